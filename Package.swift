@@ -1,0 +1,23 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Zero package dependencies: the engine depends on the Swift toolchain alone
+// (stdlib, Foundation, Dispatch, Synchronization, Swift Testing).
+let package = Package(
+    name: "EntitlementEngine",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "EntitlementEngine", targets: ["EntitlementEngine"]),
+        .library(name: "EntitlementSimulator", targets: ["EntitlementSimulator"]),
+        .executable(name: "entitle", targets: ["entitle"]),
+    ],
+    dependencies: [],
+    targets: [
+        .target(name: "EntitlementEngine"),
+        .target(name: "EntitlementSimulator", dependencies: ["EntitlementEngine"]),
+        .executableTarget(name: "entitle", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
+        .testTarget(name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
+        .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,258 @@
+/// The entitlement engine for one device session, with the cookbook's API.
+///
+/// Every public call is turned into an ``Input`` for the pure ``EntitlementMachine`` and the
+/// returned ``Action``s are run in order. Results come back through ``AccessEnablerDelegate`` and
+/// the ``callbacks`` stream. Calls made before `setRequestor` completes are held and run after it.
+///
+/// Each call returns its ``CallID``; the call is *accepted* when the method returns (its
+/// synchronous callbacks have already been delivered); results that need the backend follow.
+///
+/// ```swift
+/// let enabler = AccessEnabler(backend: myBackend, delegate: myDelegate, environment: .live(deviceID: id))
+/// await enabler.setRequestor("my-requestor")
+/// await enabler.getAuthorization("news-channel")   // → setToken or tokenRequestFailed
+/// ```
+public actor AccessEnabler {
+    /// Options `setOptions` accepts (reference §1.1).
+    public static let knownOptions: Set<String> = ["applicationProfile", "visitorID", "handleSVC", "device_info"]
+
+    /// Why `setOptions` refused its argument.
+    public enum OptionsError: Error, Sendable, Equatable {
+        /// These keys are not options AccessEnabler knows.
+        case unknownKeys([String])
+    }
+
+    private var machine: EntitlementMachine
+    private let backend: any EntitlementBackend
+    private let storage: any TokenStorage
+    private let environment: EngineEnvironment
+    private let monitor: (any EngineMonitor)?
+    private weak var delegate: (any AccessEnablerDelegate)?
+
+    private var mailbox: [Input] = []
+    private var immediate: [Input] = []
+    private var draining = false
+    private var lastCallID: UInt64 = 0
+    private var timers: [TimerID: ScheduledTimer] = [:]
+    private var backendTasksInFlight = 0
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Every callback the engine emits, in order (for one consumer).
+    public nonisolated let callbacks: AsyncStream<Callback>
+    private let callbackSink: AsyncStream<Callback>.Continuation
+
+    /// Creates an engine.
+    /// - Parameters:
+    ///   - backend: the entitlement service port.
+    ///   - delegate: receives callbacks (held weakly, as AccessEnabler does).
+    ///   - storage: where tokens live between sessions.
+    ///   - environment: clock, device id and random sources.
+    ///   - settings: redirect URL, timeouts, queue bound, tracking fields.
+    ///   - monitor: observes every boundary event (tests, debug logs, traces).
+    public init(
+        backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
+        storage: any TokenStorage = InMemoryTokenStorage(), environment: EngineEnvironment,
+        settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil
+    ) {
+        self.machine = EntitlementMachine(settings: settings, deviceID: environment.deviceID)
+        self.backend = backend
+        self.delegate = delegate
+        self.storage = storage
+        self.environment = environment
+        self.monitor = monitor
+        (callbacks, callbackSink) = AsyncStream.makeStream(of: Callback.self, bufferingPolicy: .unbounded)
+    }
+
+    deinit {
+        callbackSink.finish()
+        for timer in timers.values { timer.cancel() }
+    }
+
+    // MARK: - Public API (cookbook calls)
+
+    /// Replaces the delegate (held weakly).
+    public func setDelegate(_ delegate: (any AccessEnablerDelegate)?) { self.delegate = delegate }
+
+    /// Sets the requestor and loads its configuration → `setRequestorComplete`. Calling it again reconfigures.
+    @discardableResult
+    public func setRequestor(_ requestorID: String, serviceProviders: [String] = []) -> CallID {
+        submit(.setRequestor(requestorID: requestorID, serviceProviders: serviceProviders))
+    }
+
+    /// Sets the options sent with every backend request; unknown keys are refused and nothing changes.
+    public func setOptions(_ options: [String: String]) throws(OptionsError) {
+        let unknown = options.keys.filter { !Self.knownOptions.contains($0) }.sorted()
+        guard unknown.isEmpty else { throw .unknownKeys(unknown) }
+        enqueue(.optionsChanged(options))
+    }
+
+    /// Answers from local state only → `setAuthenticationStatus`.
+    @discardableResult
+    public func checkAuthentication() -> CallID { submit(.checkAuthentication) }
+
+    /// Runs the login flow if needed → `setAuthenticationStatus` (after `displayProviderDialog` /
+    /// `navigateToUrl`). A second call while a login runs joins it.
+    @discardableResult
+    public func getAuthentication(forceAuthn: Bool = false, data: [String: String] = [:]) -> CallID {
+        submit(.getAuthentication(forceAuthn: forceAuthn, data: data))
+    }
+
+    /// Chooses the MVPD for the login (→ `navigateToUrl`), or cancels with nil
+    /// (→ `setAuthenticationStatus(0, PROVIDER_NOT_SELECTED_ERROR)`).
+    @discardableResult
+    public func setSelectedProvider(_ mvpdID: String?) -> CallID { submit(.setSelectedProvider(mvpdID)) }
+
+    /// Completes a login or logout with the final redirect URL, after checking it; a refused URL
+    /// is answered by `status` and changes nothing.
+    @discardableResult
+    public func handleExternalURL(_ url: String) -> CallID { submit(.handleExternalURL(url)) }
+
+    /// → `selectedProvider`.
+    @discardableResult
+    public func getSelectedProvider() -> CallID { submit(.getSelectedProvider) }
+
+    /// Authorizes without any UI → `setToken` or `tokenRequestFailed`.
+    @discardableResult
+    public func checkAuthorization(_ resource: String, data: [String: String] = [:]) -> CallID {
+        submit(.checkAuthorization(resource: resource, data: data))
+    }
+
+    /// Authorizes, running the login first if needed → `setToken` or `tokenRequestFailed`.
+    @discardableResult
+    public func getAuthorization(_ resource: String, data: [String: String] = [:]) -> CallID {
+        submit(.getAuthorization(resource: resource, data: data))
+    }
+
+    /// → `preauthorizedResources` with the authorized subset.
+    @discardableResult
+    public func checkPreauthorizedResources(_ resources: [String], cache: Bool = true) -> CallID {
+        submit(.checkPreauthorizedResources(resources, cache: cache))
+    }
+
+    /// → `setMetadataStatus`.
+    @discardableResult
+    public func getMetadata(_ key: MetadataKey) -> CallID { submit(.getMetadata(key)) }
+
+    /// Clears local tokens, then `navigateToUrl` with the logout URL; the logout redirect completes it.
+    @discardableResult
+    public func logout() -> CallID { submit(.logout) }
+
+    // MARK: - Inspection
+
+    /// The machine as it is now (for tests and debugging).
+    public var machineSnapshot: EntitlementMachine { machine }
+
+    /// Returns once no backend request is in flight and no input is waiting.
+    public func whenIdle() async {
+        guard backendTasksInFlight > 0 || draining else { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    // MARK: - Run to completion
+
+    private func submit(_ call: EntitlementCall) -> CallID {
+        lastCallID += 1
+        let id = CallID(lastCallID)
+        monitor?.observe(.callReceived(id, call))
+        enqueue(.callReceived(id, call))
+        return id
+    }
+
+    /// Appends to the mailbox; drains it unless a drain is already running (a re-entrant call
+    /// from a delegate is therefore queued behind the current step, never nested in it).
+    private func enqueue(_ input: Input) {
+        mailbox.append(input)
+        guard !draining else { return }
+        draining = true
+        while let next = immediate.isEmpty ? (mailbox.isEmpty ? nil : mailbox.removeFirst()) : immediate.removeFirst() {
+            for action in machine.handle(next, at: environment.clock.now()) { run(action) }
+        }
+        draining = false
+        resumeIdleWaitersIfIdle()
+    }
+
+    private func run(_ action: Action) {
+        switch action {
+        case .emit(let callback, let answering):
+            monitor?.observe(.callbackEmitted(callback, answering: answering))
+            callbackSink.yield(callback)
+            delegate?.deliver(callback)
+        case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
+            startBackendTask(operation, request)
+        case .drawFlowSecrets(let flow, let needsVerifier):
+            let state = Base64URL.encode(environment.redirectStateRandom.bytes(32))
+            let verifier = needsVerifier ? PKCE.verifier(from: environment.pkceVerifierRandom.bytes(32)) : nil
+            immediate.append(.flowSecretsDrawn(flow, FlowSecrets(state: state, verifier: verifier)))
+        case .startTimer(let timer, let deadline):
+            timers.removeValue(forKey: timer)?.cancel()
+            timers[timer] = environment.clock.schedule(at: deadline) { [weak self] in await self?.timerFired(timer) }
+        case .cancelTimer(let timer):
+            timers.removeValue(forKey: timer)?.cancel()
+        case .persist(let tokens, let requestorID):
+            do {
+                try storage.save(tokens, deviceID: environment.deviceID, requestorID: requestorID)
+            } catch {
+                monitor?.observe(.storageFailed(String(describing: error)))
+            }
+        case .log(let log):
+            monitor?.observe(.log(log))
+        }
+    }
+
+    // MARK: - Backend and timers
+
+    private func startBackendTask(_ operation: OperationID, _ request: BackendRequest) {
+        monitor?.observe(.backendRequested(operation, request))
+        backendTasksInFlight += 1
+        let backend = self.backend
+        Task {
+            let result: Result<BackendResponse, BackendError>
+            do throws(BackendError) {
+                result = .success(try await backend.perform(request))
+            } catch {
+                result = .failure(error)
+            }
+            self.backendFinished(operation, request, result)
+        }
+    }
+
+    private func backendFinished(
+        _ operation: OperationID, _ request: BackendRequest, _ result: Result<BackendResponse, BackendError>
+    ) {
+        backendTasksInFlight -= 1
+        monitor?.observe(.backendFinished(operation, result))
+        guard case .configuration(let requestorID, _, _, _) = request else {
+            switch result {
+            case .success(let response): enqueue(.backendAnswered(operation, response))
+            case .failure(let error): enqueue(.backendFailed(operation, error))
+            }
+            return
+        }
+        switch result {
+        case .success(.configuration(let configuration)) where configuration.requestorID == requestorID:
+            var stored = StoredTokens.empty
+            do {
+                stored = try storage.load(deviceID: environment.deviceID, requestorID: requestorID)
+            } catch {
+                monitor?.observe(.storageFailed(String(describing: error)))
+            }
+            enqueue(.configurationLoaded(operation, configuration, stored))
+        case .success:
+            enqueue(.configurationFailed(operation, .malformedResponse("not a configuration for '\(requestorID)'")))
+        case .failure(let error):
+            enqueue(.configurationFailed(operation, error))
+        }
+    }
+
+    private func timerFired(_ timer: TimerID) {
+        timers[timer] = nil
+        enqueue(.timerFired(timer))
+    }
+
+    private func resumeIdleWaitersIfIdle() {
+        guard backendTasksInFlight == 0, !draining, !idleWaiters.isEmpty else { return }
+        let waiters = idleWaiters
+        idleWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+}

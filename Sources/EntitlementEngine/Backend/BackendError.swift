@@ -1,0 +1,30 @@
+/// A typed failure from the backend, so the machine can classify it as AuthN, AuthZ or other.
+public enum BackendError: Error, Sendable, Hashable, Codable {
+    /// The connection failed.
+    case network(String)
+    /// The backend did not answer in time.
+    case timeout
+    /// An HTTP status the port could not map to anything more specific.
+    case httpStatus(Int, String)
+    /// Throttled (HTTP 429); retry after this many seconds.
+    case throttled(retryAfterSeconds: Int)
+    /// The answer could not be understood.
+    case malformedResponse(String)
+    /// The authentication is missing, expired or revoked on the server (HTTP 401/410/412).
+    case authenticationRequired(String)
+    /// The request was refused with a code and a message (MVPD denial, invalid grant, unknown requestor).
+    case denied(code: String, message: String)
+
+    /// A sentence for `tokenRequestFailed` descriptions and `status` messages.
+    public var summary: String {
+        switch self {
+        case .network(let why): "network error: \(why)"
+        case .timeout: "the backend timed out"
+        case .httpStatus(let status, let why): "HTTP \(status): \(why)"
+        case .throttled(let seconds): "throttled; retry after \(seconds) s"
+        case .malformedResponse(let why): "malformed backend response: \(why)"
+        case .authenticationRequired(let why): "authentication required: \(why)"
+        case .denied(let code, let message): "\(code): \(message)"
+        }
+    }
+}

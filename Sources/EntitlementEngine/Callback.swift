@@ -1,0 +1,70 @@
+/// One delegate callback as a value: what the ``AccessEnabler/callbacks`` stream yields and what
+/// tests and transcripts compare. Cases and labels follow the cookbook's callback names.
+public enum Callback: Sendable, Hashable {
+    /// `setRequestorComplete(status)`: configuration finished (`success`) or failed.
+    case setRequestorComplete(success: Bool)
+    /// `displayProviderDialog(mvpds)`: the app shows a picker and answers with `setSelectedProvider`.
+    case displayProviderDialog([MVPD])
+    /// `setAuthenticationStatus(status, errorCode)`: 1 with `""`, or 0 with an ``ErrorCode``.
+    case setAuthenticationStatus(status: Int, errorCode: String)
+    /// `navigateToUrl(url)`: the app opens the login or logout URL in a web view.
+    case navigateToUrl(String)
+    /// `sendTrackingData(event, data)`.
+    case sendTrackingData(TrackingEvent, [String])
+    /// `setToken(token, resource)`: a fresh short-lived media token.
+    case setToken(token: String, resource: String)
+    /// `tokenRequestFailed(resource, code, description)`.
+    case tokenRequestFailed(resource: String, errorCode: String, errorDescription: String)
+    /// `selectedProvider(mvpd)`: nil when none is selected.
+    case selectedProvider(MVPD?)
+    /// `setMetadataStatus(metadata, encrypted, key)`: nil metadata when there is no answer.
+    case setMetadataStatus(MetadataValue?, encrypted: Bool, key: MetadataKey)
+    /// `preauthorizedResources(resources)`: the authorized subset, in the caller's order.
+    case preauthorizedResources([String])
+    /// `presentTvProviderDialog(dialog)` (platform SSO, a later issue).
+    case presentTvProviderDialog(TvProviderDialog)
+    /// `dismissTvProviderDialog(dialog)` (platform SSO, a later issue).
+    case dismissTvProviderDialog(TvProviderDialog)
+    /// `status(report)`: refusals, configuration errors, notices.
+    case status(StatusReport)
+
+    /// The callback's cookbook name.
+    public var name: String {
+        switch self {
+        case .setRequestorComplete: "setRequestorComplete"
+        case .displayProviderDialog: "displayProviderDialog"
+        case .setAuthenticationStatus: "setAuthenticationStatus"
+        case .navigateToUrl: "navigateToUrl"
+        case .sendTrackingData: "sendTrackingData"
+        case .setToken: "setToken"
+        case .tokenRequestFailed: "tokenRequestFailed"
+        case .selectedProvider: "selectedProvider"
+        case .setMetadataStatus: "setMetadataStatus"
+        case .preauthorizedResources: "preauthorizedResources"
+        case .presentTvProviderDialog: "presentTvProviderDialog"
+        case .dismissTvProviderDialog: "dismissTvProviderDialog"
+        case .status: "status"
+        }
+    }
+
+    /// The callback in cookbook notation with tokens and URL secrets shortened.
+    public var redactedDescription: String {
+        switch self {
+        case .setRequestorComplete(let success): "setRequestorComplete(\(success ? "SUCCESS" : "FAILURE"))"
+        case .displayProviderDialog(let mvpds): "displayProviderDialog([\(mvpds.map(\.id).joined(separator: ", "))])"
+        case .setAuthenticationStatus(let status, let code): "setAuthenticationStatus(\(status), \"\(code)\")"
+        case .navigateToUrl(let url): "navigateToUrl(\"\(Redactor.redactURL(url))\")"
+        case .sendTrackingData(let event, let data): "sendTrackingData(\(event.rawValue), \(data))"
+        case .setToken(let token, let resource): "setToken(\"\(Redactor.shorten(token))\", \"\(resource)\")"
+        case .tokenRequestFailed(let resource, let code, let description):
+            "tokenRequestFailed(\"\(resource)\", \"\(code)\", \"\(description)\")"
+        case .selectedProvider(let mvpd): "selectedProvider(\(mvpd.map { "\"\($0.id)\"" } ?? "nil"))"
+        case .setMetadataStatus(let value, let encrypted, let key):
+            "setMetadataStatus(\(value.map { "\($0)" } ?? "nil"), encrypted: \(encrypted), key: \(key))"
+        case .preauthorizedResources(let resources): "preauthorizedResources(\(resources))"
+        case .presentTvProviderDialog(let dialog): "presentTvProviderDialog(\(dialog.id))"
+        case .dismissTvProviderDialog(let dialog): "dismissTvProviderDialog(\(dialog.id))"
+        case .status(let report): "status(\(report.code), \(report.level.rawValue), \"\(report.message)\")"
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// Base64url without padding (RFC 4648 §5), as PKCE (RFC 7636) and redirect `state` values use it.
+public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Encodes `bytes` as unpadded base64url text.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            out.append(alphabet[Int(chunk >> 18 & 63)])
+            out.append(alphabet[Int(chunk >> 12 & 63)])
+            out.append(alphabet[Int(chunk >> 6 & 63)])
+            out.append(alphabet[Int(chunk & 63)])
+            index += 3
+        }
+        let rest = bytes.count - index
+        if rest == 1 {
+            let chunk = UInt32(bytes[index]) << 16
+            out.append(alphabet[Int(chunk >> 18 & 63)])
+            out.append(alphabet[Int(chunk >> 12 & 63)])
+        } else if rest == 2 {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+            out.append(alphabet[Int(chunk >> 18 & 63)])
+            out.append(alphabet[Int(chunk >> 12 & 63)])
+            out.append(alphabet[Int(chunk >> 6 & 63)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Lower-case hexadecimal text for byte strings (digests in tracking data and tests).
+public enum Hex {
+    /// Encodes `bytes` as lower-case hexadecimal.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Comparison whose running time does not depend on where two secrets first differ.
+public enum ConstantTime {
+    /// True when `lhs` and `rhs` hold the same bytes; time depends only on the lengths.
+    public static func equals(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8), right = Array(rhs.utf8)
+        var difference = UInt8(left.count == right.count ? 0 : 1)
+        let count = max(left.count, right.count)
+        for index in 0..<count {
+            let a = index < left.count ? left[index] : 0
+            let b = index < right.count ? right[index] : 0
+            difference |= a ^ b
+        }
+        return difference == 0
+    }
+}

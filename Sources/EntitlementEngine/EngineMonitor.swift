@@ -1,0 +1,40 @@
+/// Observes everything that crosses the engine's boundary, in order: calls, callbacks (with the
+/// calls each one answers), backend traffic and debug-log events. Tests use it to check the
+/// exactly-once rule; traces and debug logs build on it.
+///
+/// Events carry raw values, secrets included (as the delegate does); use
+/// ``EngineEvent/redactedDescription`` for anything written down.
+public protocol EngineMonitor: Sendable {
+    /// Called on the engine's actor, in order, for every event.
+    func observe(_ event: EngineEvent)
+}
+
+/// One boundary event.
+public enum EngineEvent: Sendable {
+    /// A public call was received and given an id.
+    case callReceived(CallID, EntitlementCall)
+    /// A callback was emitted; `answering` lists the calls it ends (empty for non-terminal callbacks).
+    case callbackEmitted(Callback, answering: [CallID])
+    /// A backend request was sent.
+    case backendRequested(OperationID, BackendRequest)
+    /// A backend request finished.
+    case backendFinished(OperationID, Result<BackendResponse, BackendError>)
+    /// The machine logged something (late results, joins).
+    case log(EngineLog)
+    /// Token storage failed; the engine carries on with its in-memory state.
+    case storageFailed(String)
+
+    /// One log line with secrets shortened.
+    public var redactedDescription: String {
+        switch self {
+        case .callReceived(let id, let call): "\(id) > \(call.redactedDescription)"
+        case .callbackEmitted(let callback, let answering):
+            "< \(callback.redactedDescription)" + (answering.isEmpty ? "" : "  answers \(answering.map(\.description).joined(separator: ","))")
+        case .backendRequested(let operation, let request): "\(operation) → backend \(request.operation.rawValue)"
+        case .backendFinished(let operation, .success): "\(operation) ← backend answered"
+        case .backendFinished(let operation, .failure(let error)): "\(operation) ← backend failed: \(error.summary)"
+        case .log(let log): "· \(log)"
+        case .storageFailed(let why): "· token storage failed: \(why)"
+        }
+    }
+}

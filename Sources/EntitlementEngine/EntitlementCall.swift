@@ -1,0 +1,62 @@
+/// One public call with its arguments, as the machine receives it.
+public enum EntitlementCall: Sendable, Hashable {
+    /// `setRequestor(_:serviceProviders:)`.
+    case setRequestor(requestorID: String, serviceProviders: [String])
+    /// `checkAuthentication()`.
+    case checkAuthentication
+    /// `getAuthentication(forceAuthn:data:)`.
+    case getAuthentication(forceAuthn: Bool, data: [String: String])
+    /// `setSelectedProvider(_:)`; nil cancels.
+    case setSelectedProvider(String?)
+    /// `handleExternalURL(_:)` with the raw URL (a secret: it carries code and state).
+    case handleExternalURL(String)
+    /// `getSelectedProvider()`.
+    case getSelectedProvider
+    /// `checkAuthorization(_:data:)`.
+    case checkAuthorization(resource: String, data: [String: String])
+    /// `getAuthorization(_:data:)`.
+    case getAuthorization(resource: String, data: [String: String])
+    /// `checkPreauthorizedResources(_:cache:)`.
+    case checkPreauthorizedResources([String], cache: Bool)
+    /// `getMetadata(_:)`.
+    case getMetadata(MetadataKey)
+    /// `logout()`.
+    case logout
+
+    /// The call's name as the cookbook writes it.
+    public var name: String {
+        switch self {
+        case .setRequestor: "setRequestor"
+        case .checkAuthentication: "checkAuthentication"
+        case .getAuthentication: "getAuthentication"
+        case .setSelectedProvider: "setSelectedProvider"
+        case .handleExternalURL: "handleExternalURL"
+        case .getSelectedProvider: "getSelectedProvider"
+        case .checkAuthorization: "checkAuthorization"
+        case .getAuthorization: "getAuthorization"
+        case .checkPreauthorizedResources: "checkPreauthorizedResources"
+        case .getMetadata: "getMetadata"
+        case .logout: "logout"
+        }
+    }
+
+    /// The call in cookbook notation with secrets shortened (safe for logs and transcripts).
+    public var redactedDescription: String {
+        switch self {
+        case .setRequestor(let requestor, let providers):
+            providers.isEmpty ? "setRequestor(\"\(requestor)\")" : "setRequestor(\"\(requestor)\", \(providers))"
+        case .checkAuthentication: "checkAuthentication()"
+        case .getAuthentication(let force, let data):
+            force || !data.isEmpty ? "getAuthentication(forceAuthn: \(force), data: \(data))" : "getAuthentication()"
+        case .setSelectedProvider(let id): "setSelectedProvider(\(id.map { "\"\($0)\"" } ?? "nil"))"
+        case .handleExternalURL(let url): "handleExternalURL(\"\(Redactor.redactURL(url))\")"
+        case .getSelectedProvider: "getSelectedProvider()"
+        case .checkAuthorization(let resource, _): "checkAuthorization(\"\(resource)\")"
+        case .getAuthorization(let resource, _): "getAuthorization(\"\(resource)\")"
+        case .checkPreauthorizedResources(let resources, let cache):
+            "checkPreauthorizedResources(\(resources), cache: \(cache))"
+        case .getMetadata(let key): "getMetadata(\(key))"
+        case .logout: "logout()"
+        }
+    }
+}

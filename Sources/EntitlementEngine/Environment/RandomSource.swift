@@ -1,0 +1,47 @@
+import Synchronization
+
+/// A source of random bytes. The engine holds one per purpose (redirect state, PKCE verifier,
+/// identifiers) so that drawing for one purpose never shifts the values of another.
+public protocol RandomSource: Sendable {
+    /// `count` random bytes.
+    func bytes(_ count: Int) -> [UInt8]
+}
+
+/// The operating system's CSPRNG, for production.
+public struct SystemRandomSource: RandomSource {
+    /// Creates a source backed by `SystemRandomNumberGenerator`.
+    public init() {}
+
+    /// `count` bytes from the system CSPRNG.
+    public func bytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+}
+
+/// A deterministic source (SplitMix64) for tests, scenarios, the demo and replay. Not for production.
+public final class SeededRandomSource: RandomSource {
+    private let state: Mutex<UInt64>
+
+    /// Creates a source whose sequence is fixed by `seed`.
+    public init(seed: UInt64) { state = Mutex(seed) }
+
+    /// The next `count` bytes of the sequence.
+    public func bytes(_ count: Int) -> [UInt8] {
+        state.withLock { state in
+            var out: [UInt8] = []
+            out.reserveCapacity(count)
+            while out.count < count {
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                z ^= z >> 31
+                for shift in stride(from: 0, to: 64, by: 8) where out.count < count {
+                    out.append(UInt8(truncatingIfNeeded: z >> UInt64(shift)))
+                }
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/// The error-code strings the engine passes to `setAuthenticationStatus` and `tokenRequestFailed`.
+///
+/// Adobe does not publish the iOS string values; these are the constant names themselves.
+public enum ErrorCode {
+    /// `setAuthenticationStatus(1, "")`: the user is authenticated.
+    public static let userAuthenticated = ""
+    /// The user is not authenticated (also the code logout completes with).
+    public static let userNotAuthenticated = "USER_NOT_AUTHENTICATED_ERROR"
+    /// The user cancelled provider selection or the login (`setSelectedProvider(nil)`).
+    public static let providerNotSelected = "PROVIDER_NOT_SELECTED_ERROR"
+    /// A login flow failed (provider `error=`, failed code exchange, expiry, reconfiguration).
+    public static let genericAuthentication = "GENERIC_AUTHENTICATION_ERROR"
+    /// The MVPD does not authorize the resource (`tokenRequestFailed`).
+    public static let userNotAuthorized = "USER_NOT_AUTHORIZED_ERROR"
+    /// Authorization failed for another reason: network, timeout, throttling, malformed answer.
+    public static let genericAuthorization = "GENERIC_AUTHORIZATION_ERROR"
+}

@@ -1,0 +1,43 @@
+/// What to do: the machine's only way to affect the world. The actor runs them in order.
+public enum Action: Sendable, Hashable {
+    /// Call the delegate (and the callback stream); `answering` names the calls this callback ends.
+    case emit(Callback, answering: [CallID])
+    /// Fetch the configuration, then load the stored tokens; answer with
+    /// ``Input/configurationLoaded(_:_:_:)`` or ``Input/configurationFailed(_:_:)``.
+    case loadConfiguration(OperationID, BackendRequest)
+    /// Send a backend request; answer with ``Input/backendAnswered(_:_:)`` or ``Input/backendFailed(_:_:)``.
+    case callBackend(OperationID, BackendRequest)
+    /// Draw a flow's `state` (and PKCE verifier) at once; answer with ``Input/flowSecretsDrawn(_:_:)``
+    /// before any other input.
+    case drawFlowSecrets(FlowID, verifier: Bool)
+    /// Start a timer.
+    case startTimer(TimerID, at: Timestamp)
+    /// Cancel a timer (no effect if it already fired).
+    case cancelTimer(TimerID)
+    /// Replace the stored tokens of this device and requestor.
+    case persist(StoredTokens, requestorID: String)
+    /// Record something worth a debug log line (late results, joined calls).
+    case log(EngineLog)
+}
+
+/// Debug-log events the machine reports; none carries a secret.
+public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
+    /// A backend answer arrived for an operation that is no longer pending (cancelled, superseded, logged out).
+    case lateResultIgnored(OperationID)
+    /// A timer fired for a flow that has ended.
+    case lateTimerIgnored(TimerID)
+    /// Secrets arrived for a flow that has ended.
+    case lateSecretsIgnored(FlowID)
+    /// A call joined a running flow or request instead of starting another.
+    case joined(CallID, flow: String)
+
+    /// One log line.
+    public var description: String {
+        switch self {
+        case .lateResultIgnored(let operation): "late backend result for \(operation) ignored"
+        case .lateTimerIgnored(let timer): "late timer \(timer) ignored"
+        case .lateSecretsIgnored(let flow): "late secrets for \(flow) ignored"
+        case .joined(let call, let flow): "call \(call) joined \(flow)"
+        }
+    }
+}

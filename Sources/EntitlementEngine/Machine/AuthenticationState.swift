@@ -1,0 +1,50 @@
+/// The authentication region, including logout.
+public enum AuthenticationState: Sendable, Hashable {
+    /// Not known yet: waits for the configuration and the stored tokens.
+    case unknown
+    /// No valid authentication: waits for getAuthentication, getAuthorization or setSelectedProvider.
+    case unauthenticated
+    /// `displayProviderDialog` sent: waits for `setSelectedProvider` (an id, or nil to cancel).
+    case selectingProvider(LoginFlow)
+    /// Provider chosen: waits for the shell to draw the flow's `state` and PKCE verifier
+    /// (drawn at once, before any other input; never seen between two calls).
+    case preparingLogin(LoginFlow)
+    /// `navigateToUrl` sent: waits for `handleExternalURL` with this flow's `state`, or the deadline.
+    case awaitingRedirect(LoginFlow)
+    /// Redirect accepted: waits for the backend to exchange the code for an authentication token.
+    case exchangingCode(LoginFlow, operation: OperationID)
+    /// A valid authentication token is held: waits for logout, expiry or a forced login.
+    case authenticated(AuthenticationToken)
+    /// Local tokens cleared: waits for the shell to draw the logout flow's `state` (at once).
+    case preparingLogout(LogoutFlow)
+    /// Logout `navigateToUrl` sent: waits for `handleExternalURL` with the logout `state`, or the deadline.
+    case loggingOut(LogoutFlow)
+}
+
+/// One login attempt, from the provider dialog to the code exchange.
+public struct LoginFlow: Sendable, Hashable {
+    /// The flow's id.
+    public var id: FlowID
+    /// The chosen MVPD (nil while the dialog is open).
+    public var mvpd: MVPD?
+    /// The flow's `state` and PKCE verifier, once drawn.
+    public var secrets: FlowSecrets?
+    /// When the redirect must have arrived by.
+    public var deadline: Timestamp?
+    /// The calls the flow's one `setAuthenticationStatus` answers.
+    public var waiters: [CallID]
+    /// The `data` given to `getAuthentication`, forwarded at the code exchange.
+    public var data: [String: String]
+}
+
+/// One logout: local tokens are already gone; waits for the logout redirect chain to finish.
+public struct LogoutFlow: Sendable, Hashable {
+    /// The flow's id.
+    public var id: FlowID
+    /// The flow's `state`, once drawn.
+    public var secrets: FlowSecrets?
+    /// When the redirect must have arrived by.
+    public var deadline: Timestamp?
+    /// The calls the logout's `setAuthenticationStatus` answers.
+    public var waiters: [CallID]
+}

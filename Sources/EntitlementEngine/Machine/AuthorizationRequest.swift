@@ -1,0 +1,30 @@
+/// One authorization request machine, keyed by resource and data; identical concurrent requests
+/// join it and each gets its own answer.
+public struct AuthorizationRequest: Sendable, Hashable {
+    /// Where the request is.
+    public enum Phase: Sendable, Hashable {
+        /// `getAuthorization` started (or joined) a login: waits for it to end.
+        case waitingForAuthentication
+        /// Waits for the backend's authorization token.
+        case authorizing(OperationID)
+        /// Authorized (`cached` when the authorization token was reused): waits for a fresh media token.
+        case fetchingMediaToken(OperationID, AuthorizationToken, cached: Bool)
+    }
+
+    /// The resource.
+    public var resource: String
+    /// The `data` passed with the call (part of the identity of a request).
+    public var data: [String: String]
+    /// The calls waiting for this request, in arrival order.
+    public var waiters: [CallID]
+    /// Where the request is.
+    public var phase: Phase
+
+    /// The pending backend operation, if any.
+    var operation: OperationID? {
+        switch phase {
+        case .waitingForAuthentication: nil
+        case .authorizing(let operation), .fetchingMediaToken(let operation, _, _): operation
+        }
+    }
+}

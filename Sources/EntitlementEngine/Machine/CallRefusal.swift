@@ -1,0 +1,52 @@
+/// Why a call was refused. A refused call changes nothing and is answered by one `status`
+/// callback (level `error`) carrying ``code`` and ``message``.
+public enum CallRefusal: Error, Sendable, Hashable {
+    /// `setSelectedProvider` named an MVPD the requestor does not have.
+    case unknownProvider(String)
+    /// An argument is empty or otherwise unusable.
+    case invalidArgument(String)
+    /// More calls are waiting for `setRequestor` than the queue holds.
+    case queueFull(limit: Int)
+    /// A login-type call arrived while a logout is waiting for its redirect.
+    case logoutInProgress
+    /// `setSelectedProvider(id)` while the user is authenticated.
+    case alreadyAuthenticated
+    /// `setSelectedProvider(id)` while the login's code is being exchanged.
+    case codeExchangeInProgress
+    /// `handleExternalURL` when no requestor could be configured.
+    case requestorNotConfigured
+    /// `handleExternalURL` refused the URL.
+    case redirect(RedirectRefusal)
+
+    /// The `status` code.
+    public var code: String {
+        switch self {
+        case .unknownProvider: "UNKNOWN_PROVIDER"
+        case .invalidArgument: "INVALID_ARGUMENT"
+        case .queueFull: "QUEUE_FULL"
+        case .logoutInProgress: "LOGOUT_IN_PROGRESS"
+        case .alreadyAuthenticated: "ALREADY_AUTHENTICATED"
+        case .codeExchangeInProgress: "CODE_EXCHANGE_IN_PROGRESS"
+        case .requestorNotConfigured: "REQUESTOR_NOT_CONFIGURED"
+        case .redirect(let refusal): refusal.code
+        }
+    }
+
+    /// A sentence for people; never contains a secret.
+    public var message: String {
+        switch self {
+        case .unknownProvider(let id): "The requestor has no MVPD with id '\(id)'."
+        case .invalidArgument(let why): "Invalid argument: \(why)."
+        case .queueFull(let limit): "\(limit) calls are already waiting for setRequestor to complete."
+        case .logoutInProgress: "A logout is waiting for its redirect; call again after it completes."
+        case .alreadyAuthenticated:
+            "The user is already authenticated; call logout() or setSelectedProvider(nil) first."
+        case .codeExchangeInProgress: "The login's code is being exchanged; wait for setAuthenticationStatus."
+        case .requestorNotConfigured: "No requestor is configured."
+        case .redirect(let refusal): refusal.message
+        }
+    }
+
+    /// The `status` report that answers the refused call.
+    public var report: StatusReport { StatusReport(code: code, level: .error, message: message) }
+}

@@ -1,0 +1,200 @@
+/// The authorization region (one request machine per resource and data), plus pre-authorization
+/// and metadata, which need an authentication but no flow of their own.
+extension EntitlementMachine {
+    // MARK: - check/getAuthorization
+
+    mutating func requestAuthorization(
+        _ id: CallID, resource: String, data: [String: String], isCheck: Bool, _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        guard !resource.isEmpty else { return refuse(id, .invalidArgument("the resource id is empty")) }
+        if let index = authorizations.firstIndex(where: { $0.resource == resource && $0.data == data }),
+            !(isCheck && authorizations[index].phase == .waitingForAuthentication)
+        {
+            authorizations[index].waiters.append(id)
+            return [.log(.joined(id, flow: "the authorization of '\(resource)'"))]
+        }
+        if case .authenticated(let token) = authentication {
+            authorizations.append(
+                AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForAuthentication))
+            return startAuthorizing(at: authorizations.count - 1, token, configuration)
+        }
+        if isCheck {
+            return authorizationFailed(
+                resource, ErrorCode.userNotAuthenticated, "The user is not authenticated.", answering: [id])
+        }
+        if currentLogoutFlow != nil { return refuse(id, .logoutInProgress) }
+        authorizations.append(
+            AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForAuthentication))
+        if currentLoginFlow != nil { return [.log(.joined(id, flow: "the running login"))] }
+        return startLogin(waiters: [], data: [:], configuration)
+    }
+
+    /// Reuses a valid cached authorization token (then fetches the media token) or asks for one.
+    private mutating func startAuthorizing(
+        at index: Int, _ token: AuthenticationToken, _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        let request = authorizations[index]
+        let operation = nextOperation()
+        if let cached = authorizationCache[request.resource], cached.expires > now {
+            authorizations[index].phase = .fetchingMediaToken(operation, cached, cached: true)
+            return [
+                .callBackend(
+                    operation, .mediaToken(context(configuration), authentication: token, authorization: cached))
+            ]
+        }
+        authorizations[index].phase = .authorizing(operation)
+        return [
+            .callBackend(
+                operation,
+                .authorize(context(configuration), authentication: token, resource: request.resource, data: request.data))
+        ]
+    }
+
+    /// A login ended with authentication: every authorization that waited for it starts.
+    mutating func resumeAuthorizationsAfterLogin(_ token: AuthenticationToken, _ configuration: RequestorConfiguration)
+        -> [Action]
+    {
+        var actions: [Action] = []
+        for index in authorizations.indices where authorizations[index].phase == .waitingForAuthentication {
+            actions += startAuthorizing(at: index, token, configuration)
+        }
+        return actions
+    }
+
+    mutating func authorizationStepFinished(
+        _ index: Int, _ result: Result<BackendResponse, BackendError>, _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        let request = authorizations[index]
+        guard case .authenticated(let token) = authentication else {
+            authorizations.remove(at: index)
+            return authorizationFailed(
+                request.resource, ErrorCode.userNotAuthenticated, "The user is not authenticated.",
+                answering: request.waiters)
+        }
+        switch (request.phase, result) {
+        case (.authorizing, .success(.authorized(let authorization)))
+        where authorization.resource == request.resource && authorization.expires > now:
+            // An authorization never outlives its authentication.
+            var cached = authorization
+            cached.expires = min(authorization.expires, token.expires)
+            authorizationCache[request.resource] = cached
+            let operation = nextOperation()
+            authorizations[index].phase = .fetchingMediaToken(operation, cached, cached: false)
+            return [
+                persist(configuration),
+                .callBackend(
+                    operation, .mediaToken(context(configuration), authentication: token, authorization: cached)),
+            ]
+        case (.fetchingMediaToken(_, _, let cached), .success(.mediaToken(let media)))
+        where media.resource == request.resource && !media.serialized.isEmpty:
+            authorizations.remove(at: index)
+            return [authorizationTracking(success: true, token: token, cached: cached, error: "", details: "")]
+                + request.waiters.map {
+                    .emit(.setToken(token: media.serialized, resource: request.resource), answering: [$0])
+                }
+        case (_, .success):
+            authorizations.remove(at: index)
+            return authorizationFailed(
+                request.resource, ErrorCode.genericAuthorization,
+                "malformed backend response: the answer does not match the request", answering: request.waiters,
+                token: token)
+        case (_, .failure(let error)):
+            authorizations.remove(at: index)
+            return authorizationFailure(request, error, token, configuration)
+        }
+    }
+
+    /// Classifies a failure as authentication, authorization (with the MVPD's message) or other.
+    private mutating func authorizationFailure(
+        _ request: AuthorizationRequest, _ error: BackendError, _ token: AuthenticationToken,
+        _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        switch error {
+        case .authenticationRequired(let why):
+            // The server no longer knows this authentication: drop it locally too.
+            authentication = .unauthenticated
+            authorizationCache = [:]
+            return [persist(configuration)]
+                + authorizationFailed(
+                    request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)",
+                    answering: request.waiters, token: token)
+        case .denied(_, let message):
+            authorizationCache[request.resource] = nil
+            return authorizationFailed(
+                request.resource, ErrorCode.userNotAuthorized, message, answering: request.waiters, token: token)
+        case .network, .timeout, .httpStatus, .throttled, .malformedResponse:
+            return authorizationFailed(
+                request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters,
+                token: token)
+        }
+    }
+
+    // MARK: - Pre-authorization
+
+    mutating func checkPreauthorizedResources(
+        _ id: CallID, _ resources: [String], _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        guard case .authenticated(let token) = authentication, !resources.isEmpty else {
+            return [.emit(.preauthorizedResources([]), answering: [id])]
+        }
+        let operation = nextOperation()
+        preauthorizations.append(PendingPreauthorization(operation: operation, call: id, resources: resources))
+        return [
+            .callBackend(operation, .preauthorize(context(configuration), authentication: token, resources: resources))
+        ]
+    }
+
+    mutating func preauthorizationFinished(
+        _ pending: PendingPreauthorization, _ result: Result<BackendResponse, BackendError>
+    ) -> [Action] {
+        switch result {
+        case .success(.preauthorized(let decisions)):
+            let authorized = Set(decisions.filter(\.authorized).map(\.resource))
+            return [.emit(.preauthorizedResources(pending.resources.filter(authorized.contains)), answering: [pending.call])]
+        case .success:
+            return preauthorizationFailed(pending, "malformed backend response")
+        case .failure(let error):
+            return preauthorizationFailed(pending, error.summary)
+        }
+    }
+
+    private func preauthorizationFailed(_ pending: PendingPreauthorization, _ why: String) -> [Action] {
+        [
+            .emit(.status(StatusReport(code: "P100", level: .error, message: "Pre-authorization failed: \(why).")), answering: []),
+            .emit(.preauthorizedResources([]), answering: [pending.call]),
+        ]
+    }
+
+    // MARK: - Metadata
+
+    mutating func getMetadata(_ id: CallID, _ key: MetadataKey, _ configuration: RequestorConfiguration) -> [Action] {
+        func answer(_ value: MetadataValue?) -> [Action] {
+            [.emit(.setMetadataStatus(value, encrypted: false, key: key), answering: [id])]
+        }
+        guard case .authenticated(let token) = authentication else {
+            return key == .deviceID ? answer(.text(deviceID)) : answer(nil)
+        }
+        switch key {
+        case .deviceID:
+            return answer(.text(deviceID))
+        case .authenticationExpiry:
+            return answer(.text(String(token.expires.milliseconds)))
+        case .authorizationExpiry(let resource):
+            return answer(authorizationCache[resource].flatMap { $0.expires > now ? .text(String($0.expires.milliseconds)) : nil })
+        case .userMetadata(let name):
+            guard !name.isEmpty else { return refuse(id, .invalidArgument("the metadata name is empty")) }
+            let operation = nextOperation()
+            metadataRequests.append(PendingMetadata(operation: operation, call: id, key: key))
+            return [.callBackend(operation, .userMetadata(context(configuration), authentication: token, name: name))]
+        }
+    }
+
+    mutating func metadataFinished(_ pending: PendingMetadata, _ result: Result<BackendResponse, BackendError>)
+        -> [Action]
+    {
+        if case .success(.userMetadata(let value, let encrypted)) = result {
+            return [.emit(.setMetadataStatus(value, encrypted: encrypted, key: pending.key), answering: [pending.call])]
+        }
+        return [.emit(.setMetadataStatus(nil, encrypted: false, key: pending.key), answering: [pending.call])]
+    }
+}

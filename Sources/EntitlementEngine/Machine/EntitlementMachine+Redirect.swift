@@ -1,0 +1,69 @@
+/// `handleExternalURL`: the redirect security checklist (A.5 items 1–13), in a fixed order.
+///
+/// 1. parse strictly (malformed, duplicated parameters) → 2. exact redirect URL → 3. a pending
+/// flow → 4. its deadline → 5. `state` present and equal (constant time), also before `error=` →
+/// 6. the MVPD chosen for this flow → 7. `error=` ends the flow → 8. a `code` → exchange once.
+/// Every refusal is answered by one `status` and changes no flow.
+extension EntitlementMachine {
+    mutating func handleExternalURL(_ id: CallID, _ raw: String, _ configuration: RequestorConfiguration) -> [Action] {
+        let url: ExternalURL
+        do { url = try ExternalURL.parse(raw) } catch { return refuse(id, .redirect(error)) }
+        guard url.base == settings.redirectURL else {
+            return refuse(id, .redirect(.urlMismatch(expected: settings.redirectURL, received: url.base)))
+        }
+        switch authentication {
+        case .awaitingRedirect(let flow): return loginRedirect(id, url, flow, configuration)
+        case .loggingOut(let flow): return logoutRedirect(id, url, flow)
+        default:
+            if let state = url.parameters["state"], let expired = expiredFlowState, ConstantTime.equals(state, expired) {
+                return refuse(id, .redirect(.expired))
+            }
+            return refuse(id, .redirect(.noPendingFlow))
+        }
+    }
+
+    private mutating func loginRedirect(
+        _ id: CallID, _ url: ExternalURL, _ flow: LoginFlow, _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        guard let secrets = flow.secrets, let verifier = secrets.verifier, let deadline = flow.deadline,
+            let mvpd = flow.mvpd
+        else { return refuse(id, .redirect(.noPendingFlow)) }
+        if now >= deadline { return expireLogin(flow) + refuse(id, .redirect(.expired)) }
+        if let refusal = stateRefusal(url, expected: secrets.state) { return refuse(id, .redirect(refusal)) }
+        guard url.parameters["mvpd"] == mvpd.id else {
+            return refuse(id, .redirect(.providerMismatch(expected: mvpd.id, received: url.parameters["mvpd"])))
+        }
+        if let error = url.parameters["error"] {
+            let description = String((url.parameters["error_description"] ?? "").prefix(200))
+            let notice = StatusReport(
+                code: "REDIRECT_PROVIDER_ERROR", level: .error,
+                message: "The MVPD ended the login with '\(error.prefix(64))'\(description.isEmpty ? "" : ": \(description)").")
+            return [.emit(.status(notice), answering: [])]
+                + endLogin(flow, code: ErrorCode.genericAuthentication,
+                    reason: "The MVPD refused the login (\(error.prefix(64))).", alsoAnswering: [id])
+        }
+        guard let code = url.parameters["code"], !code.isEmpty else { return refuse(id, .redirect(.missingCode)) }
+        var accepted = flow
+        accepted.waiters.append(id)
+        let operation = nextOperation()
+        authentication = .exchangingCode(accepted, operation: operation)
+        let exchange = CodeExchange(
+            context: context(configuration), mvpdID: mvpd.id, code: code, codeVerifier: verifier,
+            redirectURL: settings.redirectURL, data: flow.data)
+        return [.cancelTimer(.redirectDeadline(flow.id)), .callBackend(operation, .exchangeCode(exchange))]
+    }
+
+    private mutating func logoutRedirect(_ id: CallID, _ url: ExternalURL, _ flow: LogoutFlow) -> [Action] {
+        guard let secrets = flow.secrets, let deadline = flow.deadline else {
+            return refuse(id, .redirect(.noPendingFlow))
+        }
+        if now >= deadline { return finishLogout(flow, alsoAnswering: []) + refuse(id, .redirect(.expired)) }
+        if let refusal = stateRefusal(url, expected: secrets.state) { return refuse(id, .redirect(refusal)) }
+        return finishLogout(flow, alsoAnswering: [id])
+    }
+
+    private func stateRefusal(_ url: ExternalURL, expected: String) -> RedirectRefusal? {
+        guard let state = url.parameters["state"], !state.isEmpty else { return .missingState }
+        return ConstantTime.equals(state, expected) ? nil : .stateMismatch
+    }
+}

@@ -1,0 +1,351 @@
+/// The engine's pure state machine: `handle(input, at:) -> [Action]`, no I/O, clock or randomness.
+///
+/// Three orthogonal regions: ``configuration`` (with the queue of calls held until `setRequestor`
+/// completes), ``authentication`` (login flows and logout) and ``authorizations`` (one small machine
+/// per resource). The owner (``AccessEnabler``) turns calls, backend answers and timers into
+/// ``Input``s and runs the returned ``Action``s in order; tests drive this struct directly.
+///
+/// Invariant: every accepted call ends in exactly one terminal callback, whose
+/// ``Action/emit(_:answering:)`` names it; a refused call is answered by one `status` callback.
+public struct EntitlementMachine: Sendable {
+    /// A call held until `setRequestor` completes.
+    public struct QueuedCall: Sendable, Hashable {
+        /// The call's id.
+        public var id: CallID
+        /// The call.
+        public var call: EntitlementCall
+    }
+
+    /// A pre-authorization waiting for the backend.
+    struct PendingPreauthorization: Sendable, Hashable {
+        var operation: OperationID
+        var call: CallID
+        var resources: [String]
+    }
+
+    /// A user-metadata read waiting for the backend.
+    struct PendingMetadata: Sendable, Hashable {
+        var operation: OperationID
+        var call: CallID
+        var key: MetadataKey
+    }
+
+    // MARK: - State
+
+    /// Settings fixed at creation.
+    public let settings: EngineSettings
+    /// The device id sent with every request.
+    public let deviceID: String
+    /// The configuration region.
+    public internal(set) var configuration: ConfigurationState = .unconfigured
+    /// The authentication region.
+    public internal(set) var authentication: AuthenticationState = .unknown
+    /// The authorization region: one request machine per (resource, data), in arrival order.
+    public internal(set) var authorizations: [AuthorizationRequest] = []
+    /// Calls held until `setRequestor` completes, oldest first.
+    public internal(set) var queue: [QueuedCall] = []
+    /// Valid authorization tokens by resource (reused; media tokens never are).
+    public internal(set) var authorizationCache: [String: AuthorizationToken] = [:]
+    /// The provider the user chose; a later login skips the picker while it is set.
+    public internal(set) var selectedProviderID: String?
+    /// The options sent with every backend request.
+    public internal(set) var options: [String: String] = [:]
+
+    var preauthorizations: [PendingPreauthorization] = []
+    var metadataRequests: [PendingMetadata] = []
+    /// The `state` of the last login that expired, so a late redirect is refused as `expired`.
+    var expiredFlowState: String?
+    var now = Timestamp(milliseconds: 0)
+    private var lastFlow: UInt64 = 0
+    private var lastOperation: UInt64 = 0
+
+    /// Creates a machine in `unconfigured` / `unknown`.
+    public init(settings: EngineSettings = EngineSettings(), deviceID: String) {
+        self.settings = settings
+        self.deviceID = deviceID
+    }
+
+    // MARK: - Input
+
+    /// Feeds one input observed at `now` and returns what to do, in order.
+    public mutating func handle(_ input: Input, at now: Timestamp) -> [Action] {
+        self.now = now
+        switch input {
+        case .callReceived(let id, .setRequestor(let requestorID, let serviceProviders)):
+            return setRequestorCalled(id, requestorID: requestorID, serviceProviders: serviceProviders)
+        case .callReceived(let id, let call):
+            return callReceived(id, call)
+        case .optionsChanged(let options):
+            self.options = options
+            return []
+        case .configurationLoaded(let operation, let configuration, let stored):
+            return configurationLoaded(operation, configuration, stored)
+        case .configurationFailed(let operation, let error):
+            return configurationFailed(operation, error)
+        case .flowSecretsDrawn(let flow, let secrets):
+            return flowSecretsDrawn(flow, secrets)
+        case .backendAnswered(let operation, let response):
+            return backendFinished(operation, .success(response))
+        case .backendFailed(let operation, let error):
+            return backendFinished(operation, .failure(error))
+        case .timerFired(let timer):
+            return timerFired(timer)
+        }
+    }
+
+    // MARK: - Configuration region
+
+    private mutating func setRequestorCalled(_ id: CallID, requestorID: String, serviceProviders: [String]) -> [Action] {
+        guard !requestorID.isEmpty else { return refuse(id, .invalidArgument("the requestor id is empty")) }
+        var actions: [Action] = []
+        var answering = [id]
+        switch configuration {
+        case .configuring(_, _, let earlier):
+            answering = earlier + [id]
+        case .configured:
+            actions += abandonEverything(because: "The requestor was reconfigured.")
+        case .unconfigured, .failed:
+            break
+        }
+        authentication = .unknown
+        let operation = nextOperation()
+        configuration = .configuring(requestorID: requestorID, operation: operation, calls: answering)
+        actions.append(
+            .loadConfiguration(
+                operation,
+                .configuration(
+                    requestorID: requestorID, serviceProviders: serviceProviders, deviceID: deviceID, options: options)))
+        return actions
+    }
+
+    private mutating func configurationLoaded(
+        _ operation: OperationID, _ loaded: RequestorConfiguration, _ stored: StoredTokens
+    ) -> [Action] {
+        guard case .configuring(_, let expected, let calls) = configuration, expected == operation else {
+            return [.log(.lateResultIgnored(operation))]
+        }
+        configuration = .configured(loaded)
+        let token = stored.authentication.flatMap { token in
+            token.expires > now && token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil
+                ? token : nil
+        }
+        authentication = token.map(AuthenticationState.authenticated) ?? .unauthenticated
+        authorizationCache = token == nil ? [:] : stored.authorizations.filter { $0.value.expires > now }
+        selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
+        var actions: [Action] = [.emit(.setRequestorComplete(success: true), answering: calls)]
+        if storedTokens != stored { actions.append(persist(loaded)) }
+        let held = queue
+        queue.removeAll()
+        for queued in held { actions += callReceived(queued.id, queued.call) }
+        return actions
+    }
+
+    private mutating func configurationFailed(_ operation: OperationID, _ error: BackendError) -> [Action] {
+        guard case .configuring(let requestorID, let expected, let calls) = configuration, expected == operation else {
+            return [.log(.lateResultIgnored(operation))]
+        }
+        configuration = .failed(requestorID: requestorID, error)
+        var actions: [Action] = [
+            .emit(.status(Self.configurationStatus(for: error)), answering: []),
+            .emit(.setRequestorComplete(success: false), answering: calls),
+        ]
+        let held = queue
+        queue.removeAll()
+        for queued in held { actions += failWithoutConfiguration(queued.id, queued.call) }
+        return actions
+    }
+
+    /// Adobe's `CFG…` status for a failed configuration.
+    static func configurationStatus(for error: BackendError) -> StatusReport {
+        let code: String
+        switch error {
+        case .network, .timeout: code = "CFG404"
+        case .throttled: code = "CFG429"
+        case .httpStatus(let status, _) where status >= 500: code = "CFG5XX"
+        case .malformedResponse: code = "CFG5XX"
+        case .httpStatus, .denied, .authenticationRequired: code = "CFG400"
+        }
+        return StatusReport(code: code, level: .error, message: "setRequestor failed: \(error.summary)")
+    }
+
+    // MARK: - Calls
+
+    private mutating func callReceived(_ id: CallID, _ call: EntitlementCall) -> [Action] {
+        switch configuration {
+        case .unconfigured, .configuring:
+            guard queue.count < settings.queueLimit else { return refuse(id, .queueFull(limit: settings.queueLimit)) }
+            queue.append(QueuedCall(id: id, call: call))
+            return []
+        case .failed:
+            return failWithoutConfiguration(id, call)
+        case .configured(let configuration):
+            var actions = expireAuthenticationIfNeeded(configuration)
+            switch call {
+            case .setRequestor: break  // handled before the regions
+            case .checkAuthentication: actions += checkAuthentication(id)
+            case .getAuthentication(let force, let data):
+                actions += getAuthentication(id, force: force, data: data, configuration)
+            case .setSelectedProvider(let providerID): actions += setSelectedProvider(id, providerID, configuration)
+            case .handleExternalURL(let url): actions += handleExternalURL(id, url, configuration)
+            case .getSelectedProvider:
+                actions.append(.emit(.selectedProvider(currentProvider(configuration)), answering: [id]))
+            case .checkAuthorization(let resource, let data):
+                actions += requestAuthorization(id, resource: resource, data: data, isCheck: true, configuration)
+            case .getAuthorization(let resource, let data):
+                actions += requestAuthorization(id, resource: resource, data: data, isCheck: false, configuration)
+            case .checkPreauthorizedResources(let resources, _):
+                actions += checkPreauthorizedResources(id, resources, configuration)
+            case .getMetadata(let key): actions += getMetadata(id, key, configuration)
+            case .logout: actions += logout(id, configuration)
+            }
+            return actions
+        }
+    }
+
+    /// Each call's documented failure when no requestor could be configured.
+    private mutating func failWithoutConfiguration(_ id: CallID, _ call: EntitlementCall) -> [Action] {
+        let why = "The requestor is not configured."
+        switch call {
+        case .setRequestor: return []
+        case .checkAuthentication, .logout: return authenticationStatus(0, ErrorCode.userNotAuthenticated, answering: [id])
+        case .getAuthentication: return authenticationStatus(0, ErrorCode.genericAuthentication, answering: [id])
+        case .setSelectedProvider: return authenticationStatus(0, ErrorCode.providerNotSelected, answering: [id])
+        case .handleExternalURL: return refuse(id, .requestorNotConfigured)
+        case .getSelectedProvider: return [.emit(.selectedProvider(nil), answering: [id])]
+        case .checkAuthorization(let resource, _), .getAuthorization(let resource, _):
+            return authorizationFailed(resource, ErrorCode.genericAuthorization, why, answering: [id])
+        case .checkPreauthorizedResources: return [.emit(.preauthorizedResources([]), answering: [id])]
+        case .getMetadata(let key): return [.emit(.setMetadataStatus(nil, encrypted: false, key: key), answering: [id])]
+        }
+    }
+
+    // MARK: - Backend answers
+
+    private mutating func backendFinished(_ operation: OperationID, _ result: Result<BackendResponse, BackendError>)
+        -> [Action]
+    {
+        guard case .configured(let configuration) = configuration else { return [.log(.lateResultIgnored(operation))] }
+        if case .exchangingCode(let flow, let expected) = authentication, expected == operation {
+            return codeExchangeFinished(flow, result, configuration)
+        }
+        if let index = authorizations.firstIndex(where: { $0.operation == operation }) {
+            return authorizationStepFinished(index, result, configuration)
+        }
+        if let index = preauthorizations.firstIndex(where: { $0.operation == operation }) {
+            return preauthorizationFinished(preauthorizations.remove(at: index), result)
+        }
+        if let index = metadataRequests.firstIndex(where: { $0.operation == operation }) {
+            return metadataFinished(metadataRequests.remove(at: index), result)
+        }
+        return [.log(.lateResultIgnored(operation))]
+    }
+
+    // MARK: - Shared helpers
+
+    mutating func nextOperation() -> OperationID {
+        lastOperation += 1
+        return OperationID(lastOperation)
+    }
+
+    mutating func nextFlow() -> FlowID {
+        lastFlow += 1
+        return FlowID(lastFlow)
+    }
+
+    /// The request context for the configured requestor.
+    func context(_ configuration: RequestorConfiguration) -> RequestContext {
+        RequestContext(requestorID: configuration.requestorID, deviceID: deviceID, options: options)
+    }
+
+    /// What should be in token storage now.
+    var storedTokens: StoredTokens {
+        var authentication: AuthenticationToken?
+        if case .authenticated(let token) = self.authentication { authentication = token }
+        return StoredTokens(
+            authentication: authentication, authorizations: authorizationCache, selectedProvider: selectedProviderID)
+    }
+
+    func persist(_ configuration: RequestorConfiguration) -> Action {
+        .persist(storedTokens, requestorID: configuration.requestorID)
+    }
+
+    /// Answers a refused call with one `status` and changes nothing.
+    func refuse(_ id: CallID, _ refusal: CallRefusal) -> [Action] { [.emit(.status(refusal.report), answering: [id])] }
+
+    /// An anonymised user id for tracking data (never the id itself).
+    func trackingGUID(_ token: AuthenticationToken?) -> String {
+        token.map { Hex.encode(Array(SHA256.hash($0.userID).prefix(16))) } ?? ""
+    }
+
+    /// Tracking data followed by `setAuthenticationStatus`: every authentication answer goes through here.
+    func authenticationStatus(
+        _ status: Int, _ code: String, answering: [CallID], token: AuthenticationToken? = nil, cached: Bool = false
+    ) -> [Action] {
+        let data = [
+            status == 1 ? "true" : "false", token?.mvpdID ?? "", trackingGUID(token), cached ? "true" : "false",
+            settings.deviceType, settings.clientType, settings.operatingSystem,
+        ]
+        return [
+            .emit(.sendTrackingData(.authenticationDetection, data), answering: []),
+            .emit(.setAuthenticationStatus(status: status, errorCode: code), answering: answering),
+        ]
+    }
+
+    /// Tracking data for one authorization answer.
+    func authorizationTracking(
+        success: Bool, token: AuthenticationToken?, cached: Bool, error: String, details: String
+    ) -> Action {
+        let data = [
+            success ? "true" : "false", token?.mvpdID ?? "", trackingGUID(token), cached ? "true" : "false", error,
+            details, settings.deviceType, settings.clientType, settings.operatingSystem,
+        ]
+        return .emit(.sendTrackingData(.authorizationDetection, data), answering: [])
+    }
+
+    /// Tracking data followed by one `tokenRequestFailed` per waiting call.
+    func authorizationFailed(
+        _ resource: String, _ code: String, _ description: String, answering waiters: [CallID],
+        token: AuthenticationToken? = nil
+    ) -> [Action] {
+        [authorizationTracking(success: false, token: token, cached: false, error: code, details: description)]
+            + waiters.map {
+                .emit(.tokenRequestFailed(resource: resource, errorCode: code, errorDescription: description), answering: [$0])
+            }
+    }
+
+    /// Ends every in-flight flow and request with its failure callback (reconfiguration).
+    mutating func abandonEverything(because reason: String) -> [Action] {
+        var actions: [Action] = []
+        if let flow = currentLoginFlow {
+            actions += endLogin(flow, code: ErrorCode.genericAuthentication, reason: reason)
+        } else if let logout = currentLogoutFlow {
+            actions += finishLogout(logout, alsoAnswering: [])
+        }
+        actions += abortRequests(code: ErrorCode.genericAuthorization, description: reason)
+        authentication = .unknown
+        authorizationCache = [:]
+        selectedProviderID = nil
+        return actions
+    }
+
+    /// Fails every pending authorization, pre-authorization and metadata read (logout, sign-out, reconfiguration).
+    mutating func abortRequests(code: String, description: String) -> [Action] {
+        var actions: [Action] = []
+        for request in authorizations {
+            actions += authorizationFailed(request.resource, code, description, answering: request.waiters)
+        }
+        for pending in preauthorizations { actions.append(.emit(.preauthorizedResources([]), answering: [pending.call])) }
+        for pending in metadataRequests {
+            actions.append(.emit(.setMetadataStatus(nil, encrypted: false, key: pending.key), answering: [pending.call]))
+        }
+        authorizations.removeAll()
+        preauthorizations.removeAll()
+        metadataRequests.removeAll()
+        return actions
+    }
+}
+
+extension RequestorConfiguration {
+    /// The MVPD with `id`, if this requestor has it.
+    public func mvpd(_ id: String) -> MVPD? { mvpds.first { $0.id == id } }
+}

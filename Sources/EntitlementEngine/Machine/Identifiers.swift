@@ -1,0 +1,51 @@
+/// Identifies one login or logout flow; a flow's redirect `state`, deadline timer and secrets
+/// belong to it, so results for an older flow are recognised as late.
+public struct FlowID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The flow's sequence number within one machine.
+    public var rawValue: UInt64
+    /// Wraps a sequence number.
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    /// Orders flows by creation.
+    public static func < (lhs: FlowID, rhs: FlowID) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// `flow#n`.
+    public var description: String { "flow#\(rawValue)" }
+}
+
+/// Identifies one backend request; its answer is accepted only while the request is still pending.
+public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The operation's sequence number within one machine.
+    public var rawValue: UInt64
+    /// Wraps a sequence number.
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    /// Orders operations by creation.
+    public static func < (lhs: OperationID, rhs: OperationID) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// `op#n`.
+    public var description: String { "op#\(rawValue)" }
+}
+
+/// The timers the machine starts.
+public enum TimerID: Sendable, Hashable, CustomStringConvertible {
+    /// The deadline of a pending login or logout redirect.
+    case redirectDeadline(FlowID)
+
+    /// `redirectDeadline(flow#n)`.
+    public var description: String {
+        switch self {
+        case .redirectDeadline(let flow): "redirectDeadline(\(flow))"
+        }
+    }
+}
+
+/// The random values drawn for one flow: its redirect `state` and, for logins, the PKCE verifier.
+public struct FlowSecrets: Sendable, Hashable {
+    /// The 256-bit `state`, base64url (a secret).
+    public var state: String
+    /// The PKCE verifier, base64url (a secret); nil for logout flows.
+    public var verifier: String?
+
+    /// Creates flow secrets.
+    public init(state: String, verifier: String?) {
+        self.state = state
+        self.verifier = verifier
+    }
+}

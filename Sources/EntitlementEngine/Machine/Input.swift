@@ -1,0 +1,19 @@
+/// What happened: everything the machine reacts to.
+public enum Input: Sendable, Hashable {
+    /// A public call arrived (`setRequestor` and every entitlement call).
+    case callReceived(CallID, EntitlementCall)
+    /// `setOptions` replaced the options sent with every backend request.
+    case optionsChanged([String: String])
+    /// The configuration for `operation` arrived, with the tokens stored for the device and requestor.
+    case configurationLoaded(OperationID, RequestorConfiguration, StoredTokens)
+    /// The configuration for `operation` could not be loaded.
+    case configurationFailed(OperationID, BackendError)
+    /// The shell drew the secrets the machine asked for.
+    case flowSecretsDrawn(FlowID, FlowSecrets)
+    /// A backend request answered.
+    case backendAnswered(OperationID, BackendResponse)
+    /// A backend request failed.
+    case backendFailed(OperationID, BackendError)
+    /// A timer fired.
+    case timerFired(TimerID)
+}

@@ -1,0 +1,73 @@
+/// Percent-encoding for query components (RFC 3986 §2.1, §2.3): only unreserved characters
+/// (`ALPHA / DIGIT / "-" / "." / "_" / "~"`) pass through; every other byte becomes `%XX`.
+public enum PercentEncoding {
+    /// Why a percent-encoded text could not be decoded.
+    public enum DecodingError: Error, Sendable, Equatable {
+        /// A `%` was not followed by two hexadecimal digits.
+        case badEscape
+        /// The decoded bytes are not valid UTF-8.
+        case notUTF8
+    }
+
+    /// True for RFC 3986 unreserved bytes.
+    public static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Encodes `text` for use as a query key or value.
+    public static func encode(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                out.append(byte)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 15)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes `%XX` escapes strictly. `+` stays `+` (RFC 3986 gives it no special meaning).
+    public static func decode(_ text: Substring) throws(DecodingError) -> String {
+        var out: [UInt8] = []
+        var bytes = Array(text.utf8)[...]
+        while let byte = bytes.popFirst() {
+            guard byte == UInt8(ascii: "%") else {
+                out.append(byte)
+                continue
+            }
+            guard let high = bytes.popFirst().flatMap(hexValue), let low = bytes.popFirst().flatMap(hexValue) else {
+                throw .badEscape
+            }
+            out.append(high << 4 | low)
+        }
+        guard let decoded = String(validating: out, as: UTF8.self) else { throw .notUTF8 }
+        return decoded
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// Builds `base?k1=v1&k2=v2` with every key and value percent-encoded, in the given order.
+    public static func url(_ base: String, query: [(String, String)]) -> String {
+        guard !query.isEmpty else { return base }
+        let pairs = query.map { "\(encode($0.0))=\(encode($0.1))" }
+        return base + (base.contains("?") ? "&" : "?") + pairs.joined(separator: "&")
+    }
+}

@@ -1,0 +1,32 @@
+import Synchronization
+
+/// Where a device's tokens live between calls and sessions: the token storage port.
+///
+/// Keys are (device id, requestor id). Implementations must be safe to call from any thread.
+/// A later issue adds a file store and shared stores; the engine only needs these three calls.
+public protocol TokenStorage: Sendable {
+    /// The tokens stored for `deviceID` and `requestorID` (``StoredTokens/empty`` when none).
+    func load(deviceID: String, requestorID: String) throws -> StoredTokens
+    /// Replaces the tokens stored for `deviceID` and `requestorID`.
+    func save(_ tokens: StoredTokens, deviceID: String, requestorID: String) throws
+}
+
+/// Token storage in memory: the default, and what tests use.
+public final class InMemoryTokenStorage: TokenStorage {
+    private let contents = Mutex<[String: StoredTokens]>([:])
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// The stored tokens, or ``StoredTokens/empty``.
+    public func load(deviceID: String, requestorID: String) throws -> StoredTokens {
+        contents.withLock { $0[Self.key(deviceID, requestorID)] ?? .empty }
+    }
+
+    /// Replaces the stored tokens (an empty set removes the entry).
+    public func save(_ tokens: StoredTokens, deviceID: String, requestorID: String) throws {
+        contents.withLock { $0[Self.key(deviceID, requestorID)] = tokens == .empty ? nil : tokens }
+    }
+
+    private static func key(_ deviceID: String, _ requestorID: String) -> String { deviceID + "\u{1F}" + requestorID }
+}

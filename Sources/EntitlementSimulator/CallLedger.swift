@@ -1,0 +1,130 @@
+import EntitlementEngine
+import Synchronization
+
+/// Records every call and callback of one engine and checks the exactly-once rule: each accepted
+/// call is answered by exactly one terminal callback of a kind its call allows (or by one `status`
+/// refusal), and no callback answers a call twice or a call that does not exist.
+///
+/// It is the engine's ``EngineMonitor``; tests read what arrived with ``take()`` and end with
+/// ``violations(pending:)`` (leftovers fail, as in TCA's TestStore).
+public final class CallLedger: EngineMonitor {
+    private struct State {
+        var calls: [(CallID, EntitlementCall)] = []
+        var answers: [CallID: [Callback]] = [:]
+        var problems: [String] = []
+        var callbacks: [Callback] = []
+        var taken = 0
+        var logs: [EngineLog] = []
+        var backendRequests: [BackendOperation] = []
+    }
+
+    private let state = Mutex(State())
+    private let echo: (@Sendable (EngineEvent) -> Void)?
+
+    /// Creates a ledger; `echo` sees every event as it happens (the demo prints them).
+    public init(echo: (@Sendable (EngineEvent) -> Void)? = nil) { self.echo = echo }
+
+    /// Records one event.
+    public func observe(_ event: EngineEvent) {
+        state.withLock { state in
+            switch event {
+            case .callReceived(let id, let call):
+                state.calls.append((id, call))
+            case .callbackEmitted(let callback, let answering):
+                state.callbacks.append(callback)
+                for id in answering {
+                    guard let call = state.calls.first(where: { $0.0 == id })?.1 else {
+                        state.problems.append("\(callback.redactedDescription) answers \(id), which was never made")
+                        continue
+                    }
+                    if !Self.mayAnswer(callback, call) {
+                        state.problems.append(
+                            "\(callback.redactedDescription) cannot answer \(id) \(call.redactedDescription)")
+                    }
+                    state.answers[id, default: []].append(callback)
+                }
+            case .log(let log):
+                state.logs.append(log)
+            case .backendRequested(_, let request):
+                state.backendRequests.append(request.operation)
+            case .backendFinished, .storageFailed:
+                break
+            }
+        }
+        echo?(event)
+    }
+
+    /// Which terminal callbacks may answer which call (the call-semantics table).
+    public static func mayAnswer(_ callback: Callback, _ call: EntitlementCall) -> Bool {
+        if case .status = callback { return true }
+        switch (call, callback) {
+        case (.setRequestor, .setRequestorComplete): return true
+        case (.checkAuthentication, .setAuthenticationStatus), (.getAuthentication, .setAuthenticationStatus),
+            (.setSelectedProvider, .setAuthenticationStatus), (.handleExternalURL, .setAuthenticationStatus),
+            (.logout, .setAuthenticationStatus):
+            return true
+        case (.getSelectedProvider, .selectedProvider): return true
+        case (.checkAuthorization(let resource, _), .setToken(_, let answered)),
+            (.getAuthorization(let resource, _), .setToken(_, let answered)),
+            (.checkAuthorization(let resource, _), .tokenRequestFailed(let answered, _, _)),
+            (.getAuthorization(let resource, _), .tokenRequestFailed(let answered, _, _)):
+            return resource == answered
+        case (.checkPreauthorizedResources, .preauthorizedResources): return true
+        case (.getMetadata(let key), .setMetadataStatus(_, _, let answered)): return key == answered
+        default: return false
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Every callback so far, in order.
+    public var callbacks: [Callback] { state.withLock { $0.callbacks } }
+
+    /// The callbacks that arrived since the last `take`, in order.
+    public func take() -> [Callback] {
+        state.withLock { state in
+            defer { state.taken = state.callbacks.count }
+            return Array(state.callbacks[state.taken...])
+        }
+    }
+
+    /// Like ``take()`` without `sendTrackingData`, for tests that do not care about tracking.
+    public func takeIgnoringTracking() -> [Callback] {
+        take().filter { if case .sendTrackingData = $0 { false } else { true } }
+    }
+
+    /// The debug-log events so far.
+    public var logs: [EngineLog] { state.withLock { $0.logs } }
+
+    /// The backend operations requested so far, in order.
+    public var backendRequests: [BackendOperation] { state.withLock { $0.backendRequests } }
+
+    /// The callbacks that answered `id`.
+    public func answers(to id: CallID) -> [Callback] { state.withLock { $0.answers[id] ?? [] } }
+
+    /// Every breach of the exactly-once rule, plus calls still unanswered that are not in `pending`,
+    /// plus callbacks nobody has taken yet. Empty means the run was clean.
+    public func violations(pending: Set<CallID> = []) -> [String] {
+        state.withLock { state in
+            var problems = state.problems
+            for (id, call) in state.calls {
+                let answers = state.answers[id] ?? []
+                if answers.count > 1 {
+                    problems.append(
+                        "\(id) \(call.redactedDescription) answered \(answers.count) times: "
+                            + answers.map(\.redactedDescription).joined(separator: ", "))
+                } else if answers.isEmpty && !pending.contains(id) {
+                    problems.append("\(id) \(call.redactedDescription) got no terminal callback")
+                } else if !answers.isEmpty && pending.contains(id) {
+                    problems.append("\(id) \(call.redactedDescription) was expected to stay pending but was answered")
+                }
+            }
+            if state.taken < state.callbacks.count {
+                problems.append(
+                    "callbacks nobody checked: "
+                        + state.callbacks[state.taken...].map(\.redactedDescription).joined(separator: ", "))
+            }
+            return problems
+        }
+    }
+}

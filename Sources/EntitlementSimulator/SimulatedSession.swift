@@ -1,0 +1,58 @@
+import EntitlementEngine
+
+/// One engine wired to a simulator on a manual clock with seeded randomness: the same run every
+/// time. Tests, the demo and scenarios drive the engine through it.
+public struct SimulatedSession: Sendable {
+    /// The clock shared by the engine and the simulator.
+    public let clock: ManualClock
+    /// The simulated backend and MVPDs.
+    public let simulator: Simulator
+    /// Records calls and callbacks and checks exactly-once.
+    public let ledger: CallLedger
+    /// The engine under test.
+    public let enabler: AccessEnabler
+    /// The engine's token storage.
+    public let storage: any TokenStorage
+
+    /// Creates a session.
+    public init(
+        world: SimulatedWorld = .default, deviceID: String = "device-1", seed: UInt64 = 1,
+        settings: EngineSettings = EngineSettings(), storage: any TokenStorage = InMemoryTokenStorage(),
+        clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
+        echo: (@Sendable (EngineEvent) -> Void)? = nil
+    ) {
+        self.clock = clock
+        self.simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
+        self.ledger = CallLedger(echo: echo)
+        self.storage = storage
+        self.enabler = AccessEnabler(
+            backend: self.simulator.backend, delegate: delegate, storage: storage,
+            environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
+            monitor: ledger)
+    }
+
+    /// The simulated browser.
+    public var userAgent: SimulatedUserAgent { simulator.userAgent }
+
+    /// The URL of the most recent `navigateToUrl`, if any.
+    public var lastNavigation: String? {
+        ledger.callbacks.reversed().lazy.compactMap { callback -> String? in
+            if case .navigateToUrl(let url) = callback { return url }
+            return nil
+        }.first
+    }
+
+    /// Signs `username` in at the last `navigateToUrl` and hands the final URL to `handleExternalURL`.
+    /// Returns the visit; `nil` id when the chain did not reach the app.
+    @discardableResult
+    public func logIn(as username: String, password: String) async -> (visit: SimulatedUserAgent.Visit, call: CallID?) {
+        guard let url = lastNavigation else {
+            return (SimulatedUserAgent.Visit(hops: [], outcome: .failed(status: 0, message: "no navigateToUrl")), nil)
+        }
+        let visit = await userAgent.logIn(at: url, username: username, password: password)
+        guard let appURL = visit.appURL else { return (visit, nil) }
+        let call = await enabler.handleExternalURL(appURL)
+        await enabler.whenIdle()
+        return (visit, call)
+    }
+}

@@ -1,0 +1,163 @@
+import EntitlementEngine
+
+/// The world the simulator plays: requestors, MVPDs and users.
+public struct SimulatedWorld: Sendable {
+    /// A programmer (requestor) and the MVPDs it works with.
+    public struct Requestor: Sendable, Hashable {
+        /// The requestor id passed to `setRequestor`.
+        public var id: String
+        /// Its MVPDs, in picker order.
+        public var mvpdIDs: [String]
+        /// The resources it protects.
+        public var resources: [String]
+
+        /// Creates a requestor.
+        public init(id: String, mvpdIDs: [String], resources: [String]) {
+            self.id = id
+            self.mvpdIDs = mvpdIDs
+            self.resources = resources
+        }
+    }
+
+    /// A TV provider with its login page and token lifetimes.
+    public struct Provider: Sendable, Hashable {
+        /// The MVPD id.
+        public var id: String
+        /// The name in the picker.
+        public var displayName: String
+        /// How long an authentication lasts.
+        public var authenticationTTL: Duration
+        /// How long an authorization lasts.
+        public var authorizationTTL: Duration
+
+        /// Creates a provider.
+        public init(
+            id: String, displayName: String, authenticationTTL: Duration = .seconds(86_400),
+            authorizationTTL: Duration = .seconds(86_400)
+        ) {
+            self.id = id
+            self.displayName = displayName
+            self.authenticationTTL = authenticationTTL
+            self.authorizationTTL = authorizationTTL
+        }
+
+        /// The host of the provider's login pages.
+        public var loginHost: String { "https://login.\(id).sim" }
+
+        /// The provider as the engine's configuration shows it.
+        public var mvpd: MVPD { MVPD(id: id, displayName: displayName, logoURL: "\(loginHost)/logo.png") }
+    }
+
+    /// A subscriber of one MVPD.
+    public struct User: Sendable, Hashable {
+        /// The login name.
+        public var username: String
+        /// The password (a secret).
+        public var password: String
+        /// The MVPD the user subscribes through.
+        public var mvpdID: String
+        /// The MVPD's user id.
+        public var userID: String
+        /// The resources the subscription includes.
+        public var entitlements: Set<String>
+        /// Resources the MVPD denies with a specific message.
+        public var denials: [String: String]
+        /// User metadata by name (`zip`, `householdID`, `maxRating`, …).
+        public var metadata: [String: MetadataValue]
+
+        /// Creates a user.
+        public init(
+            username: String, password: String, mvpdID: String, userID: String, entitlements: Set<String>,
+            denials: [String: String] = [:], metadata: [String: MetadataValue] = [:]
+        ) {
+            self.username = username
+            self.password = password
+            self.mvpdID = mvpdID
+            self.userID = userID
+            self.entitlements = entitlements
+            self.denials = denials
+            self.metadata = metadata
+        }
+    }
+
+    /// The requestors.
+    public var requestors: [Requestor]
+    /// The MVPDs.
+    public var providers: [Provider]
+    /// The users.
+    public var users: [User]
+    /// The service provider's base URL.
+    public var serviceProvider: String
+    /// How long a media token lasts (default 7 minutes).
+    public var mediaTokenTTL: Duration
+    /// How long a one-time login code lasts (10 minutes).
+    public var codeTTL: Duration
+
+    /// Creates a world.
+    public init(
+        requestors: [Requestor], providers: [Provider], users: [User], serviceProvider: String = "https://sp.sim",
+        mediaTokenTTL: Duration = .seconds(420), codeTTL: Duration = .seconds(600)
+    ) {
+        self.requestors = requestors
+        self.providers = providers
+        self.users = users
+        self.serviceProvider = serviceProvider
+        self.mediaTokenTTL = mediaTokenTTL
+        self.codeTTL = codeTTL
+    }
+
+    /// The requestor with `id`.
+    public func requestor(_ id: String) -> Requestor? { requestors.first { $0.id == id } }
+    /// The MVPD with `id`.
+    public func provider(_ id: String) -> Provider? { providers.first { $0.id == id } }
+    /// The user with `username`.
+    public func user(_ username: String) -> User? { users.first { $0.username == username } }
+
+    /// The default world: 2 requestors, 4 MVPDs, 6 users; `frank`'s MVPD denies `sports-live` with a message.
+    public static let `default` = SimulatedWorld(
+        requestors: [
+            Requestor(
+                id: "sim-requestor", mvpdIDs: ["acme-cable", "bluesky-tv", "coastal-fiber", "delta-satellite"],
+                resources: ["news-channel", "sports-live", "movies-hd", "kids-zone"]),
+            Requestor(id: "sim-news", mvpdIDs: ["acme-cable", "bluesky-tv"], resources: ["news-channel", "weather-now"]),
+        ],
+        providers: [
+            Provider(id: "acme-cable", displayName: "Acme Cable"),
+            Provider(id: "bluesky-tv", displayName: "BlueSky TV"),
+            Provider(id: "coastal-fiber", displayName: "Coastal Fiber", authenticationTTL: .seconds(6 * 3600)),
+            Provider(id: "delta-satellite", displayName: "Delta Satellite"),
+        ],
+        users: [
+            User(
+                username: "alice", password: "wonderland", mvpdID: "acme-cable", userID: "acme-7f3a",
+                entitlements: ["news-channel", "sports-live", "movies-hd", "kids-zone", "weather-now"],
+                metadata: [
+                    "zip": .list(["10001"]), "householdID": .text("hh-alice"), "maxRating": .text("TV-MA"),
+                    "userID": .text("acme-7f3a"), "upstreamUserID": .text("up-alice"),
+                ]),
+            User(
+                username: "bob", password: "builder", mvpdID: "acme-cable", userID: "acme-22c1",
+                entitlements: ["news-channel"],
+                metadata: ["zip": .list(["10002"]), "householdID": .text("hh-bob"), "maxRating": .text("TV-PG")]),
+            User(
+                username: "carol", password: "carolina", mvpdID: "bluesky-tv", userID: "sky-0c9e",
+                entitlements: ["news-channel", "movies-hd", "weather-now"],
+                metadata: ["zip": .list(["94107"]), "householdID": .text("hh-carol")]),
+            User(
+                username: "dave", password: "diving", mvpdID: "coastal-fiber", userID: "cf-1d2b",
+                entitlements: ["news-channel", "sports-live"],
+                metadata: ["zip": .list(["33101"]), "householdID": .text("hh-dave")]),
+            User(
+                username: "erin", password: "evergreen", mvpdID: "delta-satellite", userID: "ds-9e0f",
+                entitlements: ["news-channel", "sports-live", "movies-hd", "kids-zone"],
+                metadata: ["zip": .list(["60601", "60602"]), "householdID": .text("hh-erin")]),
+            User(
+                username: "frank", password: "furnace", mvpdID: "bluesky-tv", userID: "sky-5f5f",
+                entitlements: ["news-channel"],
+                denials: [
+                    "sports-live":
+                        "Your BlueSky TV package does not include Sports Live. Call 1-800-555-0100 to upgrade."
+                ],
+                metadata: ["zip": .list(["73301"]), "householdID": .text("hh-frank")]),
+        ])
+}

@@ -1,0 +1,383 @@
+import EntitlementEngine
+
+/// An in-process programmer backend plus the MVPDs behind it: it answers the engine's backend
+/// port (``backend``) and the web pages the user agent loads (``load(_:)``).
+///
+/// Login: the service provider's authenticate URL checks its parameters and sends the browser to
+/// the MVPD's login page; a correct password leads back through the service provider, which mints
+/// a one-time `code` (10 minutes, single use) and redirects to the app's redirect URL with `code`,
+/// `state` and `mvpd`. The code exchange checks PKCE S256, the redirect URL, requestor, device and
+/// MVPD. Logout revokes the device's tokens and runs the MVPD's logout chain back to the app.
+public actor Simulator {
+    // MARK: - Records
+
+    private struct LoginSession {
+        var requestorID: String
+        var mvpdID: String
+        var deviceID: String
+        var redirectURI: String
+        var state: String
+        var codeChallenge: String
+        var username: String?
+        var assertion: String?
+    }
+
+    private struct IssuedCode {
+        var session: LoginSession
+        var username: String
+        var expires: Timestamp
+        var used = false
+        var tokenIssued: String?
+    }
+
+    private struct IssuedAuthentication {
+        var token: AuthenticationToken
+        var username: String
+        var deviceID: String
+        var revoked = false
+    }
+
+    private struct IssuedAuthorization {
+        var token: AuthorizationToken
+        var authentication: String
+    }
+
+    private struct LogoutSession {
+        var redirectURI: String
+        var state: String
+    }
+
+    // MARK: - State
+
+    /// The world being simulated.
+    public let world: SimulatedWorld
+    private let clock: any EngineClock
+    private let random: any RandomSource
+    private var loginSessions: [String: LoginSession] = [:]
+    private var codes: [String: IssuedCode] = [:]
+    private var authentications: [String: IssuedAuthentication] = [:]
+    private var authorizations: [String: IssuedAuthorization] = [:]
+    private var logoutSessions: [String: LogoutSession] = [:]
+    private var faults: [BackendOperation: (fault: SimulatedFault, remaining: Int?)] = [:]
+    private var held: Set<BackendOperation> = []
+    private var waiting: [(operation: BackendOperation, resume: CheckedContinuation<Void, Never>)] = []
+    private var watchers: [(operation: BackendOperation, count: Int, resume: CheckedContinuation<Void, Never>)] = []
+
+    /// How many requests of each operation the backend has received.
+    public private(set) var requestCounts: [BackendOperation: Int] = [:]
+    /// Every secret the simulator minted (codes, tokens, assertions), so tests can prove none leaks.
+    public private(set) var issuedSecrets: [String] = []
+
+    /// Creates a simulator of `world` on `clock`, minting secrets from `seed`.
+    public init(world: SimulatedWorld = .default, clock: any EngineClock, seed: UInt64 = 7) {
+        self.world = world
+        self.clock = clock
+        self.random = SeededRandomSource(seed: seed)
+    }
+
+    /// The backend port the engine talks to.
+    public nonisolated var backend: SimulatedBackend { SimulatedBackend(simulator: self) }
+
+    /// A browser that loads this simulator's pages.
+    public nonisolated var userAgent: SimulatedUserAgent { SimulatedUserAgent(simulator: self) }
+
+    // MARK: - Faults
+
+    /// Makes the next `times` requests of `operation` fail with `fault` (nil: until ``heal(_:)``).
+    public func inject(_ fault: SimulatedFault, into operation: BackendOperation, times: Int? = 1) {
+        faults[operation] = (fault, times)
+    }
+
+    /// Removes the fault on `operation`.
+    public func heal(_ operation: BackendOperation) { faults[operation] = nil }
+
+    // MARK: - Holding answers (deterministic interleavings)
+
+    /// Makes requests of `operation` wait until ``release(_:)``: tests use it to let results
+    /// arrive late (after a cancel, logout or reconfiguration) or to overlap requests.
+    public func hold(_ operation: BackendOperation) { held.insert(operation) }
+
+    /// Returns once `count` requests of `operation` are waiting (they were sent and are held).
+    public func whenWaiting(_ operation: BackendOperation, count: Int = 1) async {
+        guard waitingCount(operation) < count else { return }
+        await withCheckedContinuation { watchers.append((operation, count, $0)) }
+    }
+
+    /// How many requests of `operation` are waiting.
+    public func waitingCount(_ operation: BackendOperation) -> Int { waiting.filter { $0.operation == operation }.count }
+
+    /// Lets the oldest waiting request of `operation` proceed; false when none waits.
+    @discardableResult
+    public func release(_ operation: BackendOperation) -> Bool {
+        guard let index = waiting.firstIndex(where: { $0.operation == operation }) else { return false }
+        waiting.remove(at: index).resume.resume()
+        return true
+    }
+
+    /// Stops holding `operation` and lets every waiting request of it proceed, oldest first.
+    public func releaseAll(_ operation: BackendOperation) {
+        held.remove(operation)
+        while release(operation) {}
+    }
+
+    private func takeFault(_ operation: BackendOperation) -> SimulatedFault? {
+        guard let (fault, remaining) = faults[operation] else { return nil }
+        if let remaining {
+            faults[operation] = remaining > 1 ? (fault, remaining - 1) : nil
+        }
+        return fault
+    }
+
+    private func mint(_ prefix: String) -> String {
+        let secret = prefix + Base64URL.encode(random.bytes(24))
+        issuedSecrets.append(secret)
+        return secret
+    }
+
+    // MARK: - Backend port
+
+    /// Answers one backend request (after any hold and any injected fault).
+    public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+        requestCounts[request.operation, default: 0] += 1
+        if held.contains(request.operation) {
+            await withCheckedContinuation { continuation in
+                waiting.append((request.operation, continuation))
+                let satisfied = watchers.filter { $0.operation == request.operation && waitingCount($0.operation) >= $0.count }
+                watchers.removeAll { $0.operation == request.operation && waitingCount($0.operation) >= $0.count }
+                for watcher in satisfied { watcher.resume.resume() }
+            }
+        }
+        switch takeFault(request.operation) {
+        case .fail(let error): throw error
+        case .answerGarbage: return request.operation == .userMetadata ? .preauthorized([]) : .userMetadata(nil, encrypted: false)
+        case nil: break
+        }
+        switch request {
+        case .configuration(let requestorID, _, _, _): return try configuration(requestorID)
+        case .exchangeCode(let exchange): return .authenticated(try exchangeCode(exchange))
+        case .authorize(let context, let authentication, let resource, _):
+            return .authorized(try authorize(context, authentication, resource))
+        case .mediaToken(let context, let authentication, let authorization):
+            return .mediaToken(try mediaToken(context, authentication, authorization))
+        case .preauthorize(let context, let authentication, let resources):
+            let user = try validUser(context, authentication)
+            return .preauthorized(
+                resources.map { PreauthorizationDecision(resource: $0, authorized: entitled(user, $0, context) == nil) })
+        case .userMetadata(let context, let authentication, let name):
+            let user = try validUser(context, authentication)
+            return .userMetadata(user.metadata[name], encrypted: false)
+        }
+    }
+
+    private func configuration(_ requestorID: String) throws(BackendError) -> BackendResponse {
+        guard let requestor = world.requestor(requestorID) else {
+            throw .denied(code: "invalid_requestor", message: "Unknown requestor '\(requestorID)'.")
+        }
+        return .configuration(
+            RequestorConfiguration(
+                requestorID: requestor.id, mvpds: requestor.mvpdIDs.compactMap { world.provider($0)?.mvpd },
+                authenticationEndpoint: "\(world.serviceProvider)/api/v1/authenticate",
+                logoutEndpoint: "\(world.serviceProvider)/api/v1/logout"))
+    }
+
+    private func exchangeCode(_ exchange: CodeExchange) throws(BackendError) -> AuthenticationToken {
+        guard var issued = codes[exchange.code] else { throw .denied(code: "invalid_grant", message: "Unknown code.") }
+        guard !issued.used else {
+            // RFC 6749 §4.1.2: a reused code revokes what it produced.
+            if let token = issued.tokenIssued { authentications[token]?.revoked = true }
+            throw .denied(code: "invalid_grant", message: "The code was already used.")
+        }
+        guard clock.now() < issued.expires else { throw .denied(code: "invalid_grant", message: "The code expired.") }
+        let session = issued.session
+        guard PKCE.challenge(for: exchange.codeVerifier) == session.codeChallenge else {
+            throw .denied(code: "invalid_grant", message: "PKCE verification failed.")
+        }
+        guard exchange.redirectURL == session.redirectURI, exchange.context.requestorID == session.requestorID,
+            exchange.context.deviceID == session.deviceID, exchange.mvpdID == session.mvpdID,
+            let user = world.user(issued.username), let provider = world.provider(session.mvpdID)
+        else { throw .denied(code: "invalid_grant", message: "The code was issued for another client.") }
+        let token = AuthenticationToken(
+            value: mint("authn."), mvpdID: provider.id, requestorID: session.requestorID, userID: user.userID,
+            expires: clock.now().adding(provider.authenticationTTL))
+        issued.used = true
+        issued.tokenIssued = token.value
+        codes[exchange.code] = issued
+        authentications[token.value] = IssuedAuthentication(
+            token: token, username: user.username, deviceID: session.deviceID)
+        return token
+    }
+
+    private func validUser(_ context: RequestContext, _ token: AuthenticationToken) throws(BackendError)
+        -> SimulatedWorld.User
+    {
+        guard let issued = authentications[token.value], !issued.revoked else {
+            throw .authenticationRequired("the authentication is unknown or was revoked")
+        }
+        guard clock.now() < issued.token.expires else { throw .authenticationRequired("the authentication expired") }
+        guard issued.deviceID == context.deviceID, issued.token.requestorID == context.requestorID,
+            let user = world.user(issued.username)
+        else { throw .authenticationRequired("the authentication belongs to another device or requestor") }
+        return user
+    }
+
+    /// Nil when `user` may watch `resource`, else the denial.
+    private func entitled(_ user: SimulatedWorld.User, _ resource: String, _ context: RequestContext) -> BackendError? {
+        guard world.requestor(context.requestorID)?.resources.contains(resource) == true else {
+            return .denied(code: "unknown_resource", message: "The resource '\(resource)' is unknown.")
+        }
+        if let message = user.denials[resource] { return .denied(code: "authorization_denied_by_mvpd", message: message) }
+        guard user.entitlements.contains(resource) else {
+            return .denied(
+                code: "authorization_denied_by_mvpd", message: "Your subscription does not include '\(resource)'.")
+        }
+        return nil
+    }
+
+    private func authorize(_ context: RequestContext, _ authentication: AuthenticationToken, _ resource: String)
+        throws(BackendError) -> AuthorizationToken
+    {
+        let user = try validUser(context, authentication)
+        if let denial = entitled(user, resource, context) { throw denial }
+        let ttl = world.provider(user.mvpdID)?.authorizationTTL ?? .seconds(86_400)
+        let token = AuthorizationToken(value: mint("authz."), resource: resource, expires: clock.now().adding(ttl))
+        authorizations[token.value] = IssuedAuthorization(token: token, authentication: authentication.value)
+        return token
+    }
+
+    private func mediaToken(
+        _ context: RequestContext, _ authentication: AuthenticationToken, _ authorization: AuthorizationToken
+    ) throws(BackendError) -> MediaToken {
+        _ = try validUser(context, authentication)
+        guard let issued = authorizations[authorization.value], issued.authentication == authentication.value,
+            issued.token.resource == authorization.resource, clock.now() < issued.token.expires
+        else { throw .denied(code: "authorization_not_found", message: "No valid authorization for this resource.") }
+        return MediaToken(
+            serialized: mint("media."), resource: authorization.resource,
+            expires: clock.now().adding(world.mediaTokenTTL))
+    }
+
+    // MARK: - Web
+
+    /// Answers one page load or form post.
+    public func load(_ request: WebRequest) -> WebResponse {
+        guard let url = try? ExternalURL.parse(request.url) else { return .error(status: 400, message: "Bad URL.") }
+        let sp = world.serviceProvider
+        switch url.base {
+        case "\(sp)/api/v1/authenticate": return startLogin(url.parameters)
+        case "\(sp)/api/v1/authenticate/return": return finishLogin(url.parameters)
+        case "\(sp)/api/v1/logout": return startLogout(url.parameters)
+        case "\(sp)/api/v1/logout/complete": return finishLogout(url.parameters)
+        default: break
+        }
+        for provider in world.providers {
+            if url.base == "\(provider.loginHost)/login" { return loginPage(provider, request, url.parameters) }
+            if url.base == "\(provider.loginHost)/logout" { return mvpdLogout(url.parameters) }
+        }
+        return .error(status: 404, message: "Not found: \(url.base)")
+    }
+
+    private func startLogin(_ query: [String: String]) -> WebResponse {
+        guard let requestorID = query["requestor_id"], let requestor = world.requestor(requestorID),
+            let mvpdID = query["mso_id"], requestor.mvpdIDs.contains(mvpdID), let provider = world.provider(mvpdID),
+            let deviceID = query["device_id"], let redirectURI = query["redirect_uri"], let state = query["state"],
+            !state.isEmpty, let challenge = query["code_challenge"], query["code_challenge_method"] == "S256"
+        else { return .error(status: 400, message: "Invalid authentication request.") }
+        let session = mint("session.")
+        loginSessions[session] = LoginSession(
+            requestorID: requestorID, mvpdID: mvpdID, deviceID: deviceID, redirectURI: redirectURI, state: state,
+            codeChallenge: challenge)
+        return .redirect(PercentEncoding.url("\(provider.loginHost)/login", query: [("session", session)]))
+    }
+
+    private func loginPage(_ provider: SimulatedWorld.Provider, _ request: WebRequest, _ query: [String: String])
+        -> WebResponse
+    {
+        let sessionID = request.method == .post ? request.form["session"] : query["session"]
+        guard let sessionID, var session = loginSessions[sessionID], session.mvpdID == provider.id else {
+            return .error(status: 400, message: "Unknown login session.")
+        }
+        let form = LoginForm(action: "\(provider.loginHost)/login", hiddenFields: ["session": sessionID])
+        let page = WebPage(url: "\(provider.loginHost)/login", title: "\(provider.displayName) sign in", message: nil, form: form)
+        guard request.method == .post else { return .page(page) }
+        if request.form["action"] == "cancel" {
+            loginSessions[sessionID] = nil
+            return .redirect(
+                PercentEncoding.url(
+                    session.redirectURI,
+                    query: [
+                        ("error", "access_denied"), ("error_description", "The user cancelled the sign-in."),
+                        ("state", session.state), ("mvpd", provider.id),
+                    ]))
+        }
+        guard let username = request.form["username"], let user = world.user(username), user.mvpdID == provider.id,
+            request.form["password"] == user.password
+        else {
+            var retry = page
+            retry.message = "Invalid username or password."
+            return .page(retry)
+        }
+        let assertion = mint("saml.")
+        session.username = username
+        session.assertion = assertion
+        loginSessions[sessionID] = session
+        return .redirect(
+            PercentEncoding.url(
+                "\(world.serviceProvider)/api/v1/authenticate/return",
+                query: [("session", sessionID), ("assertion", assertion)]))
+    }
+
+    private func finishLogin(_ query: [String: String]) -> WebResponse {
+        guard let sessionID = query["session"], let session = loginSessions[sessionID],
+            let username = session.username, session.assertion == query["assertion"]
+        else { return .error(status: 400, message: "Invalid assertion.") }
+        loginSessions[sessionID] = nil
+        let code = mint("code.")
+        codes[code] = IssuedCode(session: session, username: username, expires: clock.now().adding(world.codeTTL))
+        return .redirect(
+            PercentEncoding.url(
+                session.redirectURI, query: [("code", code), ("state", session.state), ("mvpd", session.mvpdID)]))
+    }
+
+    private func startLogout(_ query: [String: String]) -> WebResponse {
+        guard let requestorID = query["requestor_id"], let deviceID = query["device_id"],
+            let redirectURI = query["redirect_uri"], let state = query["state"]
+        else { return .error(status: 400, message: "Invalid logout request.") }
+        var providers: [String] = []
+        for (value, issued) in authentications
+        where issued.deviceID == deviceID && issued.token.requestorID == requestorID && !issued.revoked {
+            authentications[value]?.revoked = true
+            if !providers.contains(issued.token.mvpdID) { providers.append(issued.token.mvpdID) }
+        }
+        let logoutID = mint("logout.")
+        logoutSessions[logoutID] = LogoutSession(redirectURI: redirectURI, state: state)
+        let complete = PercentEncoding.url("\(world.serviceProvider)/api/v1/logout/complete", query: [("logout", logoutID)])
+        guard let mvpd = providers.sorted().first, let provider = world.provider(mvpd) else { return .redirect(complete) }
+        return .redirect(PercentEncoding.url("\(provider.loginHost)/logout", query: [("continue", complete)]))
+    }
+
+    private func mvpdLogout(_ query: [String: String]) -> WebResponse {
+        // The MVPD only continues to its service provider: never an open redirector.
+        guard let next = query["continue"], next.hasPrefix(world.serviceProvider + "/") else {
+            return .error(status: 400, message: "Refusing to redirect outside the service provider.")
+        }
+        return .redirect(next)
+    }
+
+    private func finishLogout(_ query: [String: String]) -> WebResponse {
+        guard let logoutID = query["logout"], let session = logoutSessions.removeValue(forKey: logoutID) else {
+            return .error(status: 400, message: "Unknown logout.")
+        }
+        return .redirect(PercentEncoding.url(session.redirectURI, query: [("state", session.state)]))
+    }
+}
+
+/// The simulator as the engine's backend port.
+public struct SimulatedBackend: EntitlementBackend {
+    /// The simulator answering.
+    public let simulator: Simulator
+
+    /// Forwards `request` to the simulator.
+    public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+        try await simulator.perform(request)
+    }
+}

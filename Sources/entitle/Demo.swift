@@ -1,0 +1,103 @@
+import EntitlementEngine
+import EntitlementSimulator
+
+/// `entitle demo`: cookbook flows B, C, F, G and H on the embedded simulator, printed as a
+/// transcript. Manual clock and seeded randomness: the same output every run.
+struct Demo {
+    private let session = SimulatedSession(echo: { event in
+        switch event {
+        case .callReceived, .callbackEmitted, .log:
+            print("  " + event.redactedDescription)
+        case .backendRequested(_, let request):
+            print("      ⇢ backend \(request.operation.rawValue)")
+        case .backendFinished(_, .failure(let error)):
+            print("      ⇠ backend failed: \(error.summary)")
+        case .backendFinished, .storageFailed:
+            break
+        }
+    })
+
+    private var enabler: AccessEnabler { session.enabler }
+
+    func run() async -> Int32 {
+        print("EntitlementEngine demo: cookbook flows B, C, F, G, H against the embedded simulator")
+        print("(manual clock, seeded randomness: the same transcript every run; secrets are shortened)")
+
+        section("B. Startup: calls made before setRequestor completes are queued, then run in order")
+        await enabler.setRequestor("sim-requestor")
+        await enabler.checkAuthentication()
+        await enabler.whenIdle()
+
+        section("C. Authentication without platform SSO: picker, MVPD login page, redirect, code exchange")
+        await enabler.getAuthentication()
+        await enabler.setSelectedProvider("acme-cable")
+        guard await browseLogin(username: "alice", password: "wonderland") else { return 1 }
+        note("optional: decorate the UI with pre-authorized resources")
+        await enabler.checkPreauthorizedResources(["news-channel", "sports-live", "movies-hd", "weather-now"])
+        await enabler.whenIdle()
+
+        section("F. Authorization: authorize, then a fresh media token on every call")
+        await enabler.getAuthorization("sports-live")
+        await enabler.whenIdle()
+        note("again: the authorization token is reused, the media token is new")
+        await enabler.getAuthorization("sports-live")
+        await enabler.whenIdle()
+        note("a resource the requestor does not know: an authorization (AuthZ) error")
+        await enabler.getAuthorization("pay-per-view")
+        await enabler.whenIdle()
+
+        section("G. View media: only protected media goes through authorization")
+        for (title, resource) in [("Free trailer", nil), ("Movies HD", "movies-hd")] as [(String, String?)] {
+            guard let resource else {
+                note("'\(title)' is not protected: play it at once")
+                continue
+            }
+            note("'\(title)' is protected: authorize '\(resource)' first")
+            await enabler.checkAuthorization(resource)
+            await enabler.whenIdle()
+        }
+
+        section("H. Logout without platform SSO: local tokens first, then the logout redirect chain")
+        await enabler.logout()
+        guard let logoutURL = session.lastNavigation else { return fail("no logout navigateToUrl") }
+        let visit = await session.userAgent.follow(logoutURL)
+        printHops(visit)
+        guard let back = visit.appURL else { return fail("the logout chain did not reach the app") }
+        await enabler.handleExternalURL(back)
+        await enabler.checkAuthentication()
+        await enabler.whenIdle()
+
+        let problems = session.ledger.violations().filter { !$0.hasPrefix("callbacks nobody checked") }
+        print("")
+        guard problems.isEmpty else {
+            for problem in problems { print("exactly-once violation: \(problem)") }
+            return 1
+        }
+        let callbacks = session.ledger.callbacks.count
+        print("Done: every call got exactly one terminal callback (\(callbacks) callbacks in all).")
+        return 0
+    }
+
+    private func browseLogin(username: String, password: String) async -> Bool {
+        guard let url = session.lastNavigation else { return fail("no navigateToUrl") == 0 }
+        note("the web view opens navigateToUrl; \(username) signs in")
+        let visit = await session.userAgent.logIn(at: url, username: username, password: password)
+        printHops(visit)
+        guard let appURL = visit.appURL else { return fail("the login did not reach the app") == 0 }
+        await enabler.handleExternalURL(appURL)
+        await enabler.whenIdle()
+        return true
+    }
+
+    private func printHops(_ visit: SimulatedUserAgent.Visit) {
+        for hop in visit.hops { print("      ~ \(Redactor.redactURL(hop))") }
+    }
+
+    private func section(_ title: String) { print("\n== \(title)") }
+    private func note(_ text: String) { print("  -- \(text)") }
+
+    private func fail(_ why: String) -> Int32 {
+        print("demo failed: \(why)")
+        return 1
+    }
+}

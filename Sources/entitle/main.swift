@@ -1,0 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `entitle COMMAND [ARGS]`: the EntitlementEngine command-line tool.
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch Command.parse(arguments) {
+case .success(.demo):
+    exit(await Demo().run())
+case .success(.help):
+    print(Command.usage)
+    exit(0)
+case .failure(let error):
+    StandardError.write(error.message + "\n\n" + Command.usage + "\n")
+    exit(2)
+}

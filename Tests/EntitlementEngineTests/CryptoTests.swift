@@ -1,0 +1,79 @@
+import EntitlementEngine
+import Testing
+
+@Suite("SHA-256, base64url, PKCE and constant-time comparison against their standards' vectors")
+struct CryptoTests {
+    // NIST FIPS 180-4 example vectors (csrc.nist.gov, SHA256.pdf / SHA2_Additional).
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
+        (
+            "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+        ),
+    ])
+    func nistVectors(message: String, digest: String) {
+        #expect(Hex.encode(SHA256.hash(message)) == digest)
+    }
+
+    @Test func oneMillionTimesA() {
+        var hasher = SHA256()
+        let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
+        for _ in 0..<1000 { hasher.update(chunk) }
+        #expect(Hex.encode(hasher.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test func paddingBoundaries() {
+        // 55, 56 and 64 bytes straddle the length-field boundary; incremental and one-shot must agree.
+        for length in [55, 56, 63, 64, 65, 119, 120] {
+            let bytes = [UInt8](repeating: 0x61, count: length)
+            var split = SHA256()
+            split.update(bytes.prefix(length / 3))
+            split.update(bytes.dropFirst(length / 3))
+            #expect(split.finalize() == SHA256.hash(bytes), "length \(length)")
+        }
+        // NIST SHAVS short message: one byte 0xbd.
+        #expect(Hex.encode(SHA256.hash([0xbd])) == "68325720aabd7c82f30f554b313d0570c95accbb7dc4b5aae11204c08ffe732b")
+    }
+
+    // RFC 4648 §10 vectors, in the URL-safe alphabet without padding.
+    @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
+        ("foobar", "Zm9vYmFy")])
+    func base64URLVectors(input: String, encoded: String) {
+        #expect(Base64URL.encode(Array(input.utf8)) == encoded)
+    }
+
+    @Test func base64URLUsesTheURLSafeAlphabet() {
+        #expect(Base64URL.encode([0xfb, 0xff, 0xbf]) == "-_-_")
+    }
+
+    // RFC 7636 Appendix B.
+    @Test func pkceAppendixB() {
+        let octets: [UInt8] = [
+            116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186, 22, 212, 37, 77, 105, 214, 191,
+            240, 91, 88, 5, 88, 83, 132, 141, 121,
+        ]
+        let verifier = PKCE.verifier(from: octets)
+        #expect(verifier == "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+        #expect(PKCE.challenge(for: verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        #expect(PKCE.method == "S256")
+    }
+
+    @Test func constantTimeEquality() {
+        #expect(ConstantTime.equals("abc", "abc"))
+        #expect(!ConstantTime.equals("abc", "abd"))
+        #expect(!ConstantTime.equals("abc", "abcd"))
+        #expect(!ConstantTime.equals("", "a"))
+        #expect(ConstantTime.equals("", ""))
+    }
+
+    @Test func seededSourcesRepeatAndDiffer() {
+        #expect(SeededRandomSource(seed: 3).bytes(32) == SeededRandomSource(seed: 3).bytes(32))
+        #expect(SeededRandomSource(seed: 3).bytes(32) != SeededRandomSource(seed: 4).bytes(32))
+        #expect(SystemRandomSource().bytes(32) != SystemRandomSource().bytes(32))
+    }
+}
