@@ -109,26 +109,25 @@ extension EntitlementMachine {
     {
         guard let providerID else { return cancelSelection(id, configuration) }
         guard let mvpd = configuration.mvpd(providerID) else { return refuse(id, .unknownProvider(providerID)) }
-        var flow: LoginFlow
+        var running: LoginFlow?
         var actions: [Action] = []
         switch authentication {
         case .authenticated: return refuse(id, .alreadyAuthenticated)
         case .exchangingCode: return refuse(id, .codeExchangeInProgress)
         case .preparingLogout, .loggingOut: return refuse(id, .logoutInProgress)
         case .unknown, .unauthenticated:
-            flow = LoginFlow(id: nextFlow(), mvpd: nil, secrets: nil, deadline: nil, waiters: [], data: [:])
-        case .selectingProvider(let running), .preparingLogin(let running):
-            flow = running
-        case .awaitingRedirect(let running):
+            running = nil
+        case .selectingProvider(let flow), .preparingLogin(let flow):
+            running = flow
+        case .awaitingRedirect(let flow):
             // The user went back and chose again: the old state and deadline die with the old attempt.
-            flow = running
-            actions.append(.cancelTimer(.redirectDeadline(running.id)))
+            running = flow
+            actions.append(.cancelTimer(.redirectDeadline(flow.id)))
         }
-        flow.id = nextFlow()
-        flow.mvpd = mvpd
-        flow.secrets = nil
-        flow.deadline = nil
-        flow.waiters.append(id)
+        // Every attempt gets a new flow id, so anything still addressed to the old attempt is late.
+        let flow = LoginFlow(
+            id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: (running?.waiters ?? []) + [id],
+            data: running?.data ?? [:])
         selectedProviderID = mvpd.id
         authentication = .preparingLogin(flow)
         let tracking = [mvpd.id, settings.deviceType, settings.clientType, settings.operatingSystem]

@@ -1,0 +1,231 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Testing
+
+@Suite("C. getAuthentication: picker, MVPD login, redirect, code exchange")
+struct AuthenticationFlowTests {
+    let mvpds = SimulatedWorld.default.requestor("sim-requestor")!.mvpdIDs.compactMap {
+        SimulatedWorld.default.provider($0)?.mvpd
+    }
+
+    @Test func theWholeFlowEndsInStatusOneAndAnswersEveryCallOfTheFlowOnce() async throws {
+        let session = SimulatedSession()
+        await session.configure()
+        let get = await session.enabler.getAuthentication()
+        expectCallbacks(session.ledger.take(), [.displayProviderDialog(mvpds)])
+        let select = await session.enabler.setSelectedProvider("acme-cable")
+        let callbacks = session.ledger.take()
+        #expect(callbacks.count == 2)
+        #expect(callbacks.first == .sendTrackingData(.mvpdSelection, ["acme-cable", "computer", "swift", "Linux"]))
+        let login = try #require(callbacks.lastNavigation)
+        #expect(login.hasPrefix("https://sp.sim/api/v1/authenticate?"))
+        #expect(queryValue("mso_id", in: login) == "acme-cable")
+        #expect(queryValue("redirect_uri", in: login) == "adobepass://ios.app")
+        #expect(queryValue("code_challenge_method", in: login) == "S256")
+        let (_, handled) = await session.logIn(as: "alice", password: "wonderland")
+        let finished = session.ledger.take()
+        #expect(finished.last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        guard case .sendTrackingData(.authenticationDetection, let data) = finished.first else {
+            Issue.record("expected authenticationDetection tracking, got \(finished)")
+            return
+        }
+        #expect(data.count == 7)
+        #expect(data[0] == "true" && data[1] == "acme-cable" && data[2].count == 32 && data[3] == "false")
+        #expect(!data.contains("acme-7f3a"), "the user id is hashed, never sent in clear")
+        for call in [get, select, try #require(handled)] {
+            #expect(session.ledger.answers(to: call) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        }
+        await session.expectClean()
+    }
+
+    @Test func alreadyAuthenticatedAnswersOneWithoutAnyUI() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.enabler.getAuthentication()
+        expectCallbacks(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await session.expectClean()
+    }
+
+    @Test func aRememberedProviderGoesStraightToTheLoginPage() async throws {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.clock.advance(by: .seconds(86_400))  // the authentication expires; the choice is remembered
+        await session.enabler.getAuthentication()
+        let callbacks = session.ledger.take()
+        #expect(callbacks.count == 1)
+        let url = try #require(callbacks.lastNavigation)
+        #expect(queryValue("mso_id", in: url) == "acme-cable")
+        await session.logIn(as: "alice", password: "wonderland")
+        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await session.expectClean()
+    }
+
+    @Test func forceAuthnRunsANewLoginEvenWhenAuthenticated() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.enabler.getAuthentication(forceAuthn: true)
+        #expect(session.ledger.take().lastNavigation != nil, "the remembered provider's login page opens again")
+        await session.enabler.checkAuthentication()
+        #expect(
+            session.ledger.takeIgnoringTracking()
+                == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await session.logIn(as: "alice", password: "wonderland")
+        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await session.expectClean()
+    }
+
+    @Test func aSecondGetAuthenticationJoinsTheRunningFlow() async throws {
+        let session = SimulatedSession()
+        await session.configure()
+        let first = await session.enabler.getAuthentication()
+        _ = session.ledger.take()
+        let second = await session.enabler.getAuthentication()
+        #expect(session.ledger.take().isEmpty, "no second dialog, no second flow")
+        #expect(session.ledger.logs.contains(.joined(second, flow: "the running login")))
+        await session.enabler.setSelectedProvider("acme-cable")
+        let third = await session.enabler.getAuthentication()  // joins while awaiting the redirect
+        _ = session.ledger.take()
+        await session.logIn(as: "alice", password: "wonderland")
+        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        for call in [first, second, third] { #expect(session.ledger.answers(to: call).count == 1) }
+        await session.expectClean()
+    }
+
+    @Test func aFailedLoginLeavesTheFlowWaitingAndARetrySucceeds() async {
+        let session = SimulatedSession()
+        let url = await session.startLogin()
+        let wrong = await session.userAgent.logIn(at: url, username: "alice", password: "wrong")
+        #expect(wrong.appURL == nil)
+        let right = await session.redirectURL(from: url)
+        await session.enabler.handleExternalURL(right)
+        #expect(await session.settleIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await session.expectClean()
+    }
+
+    @Test func aFailedCodeExchangeEndsTheFlowWithAGenericError() async {
+        let session = SimulatedSession()
+        let url = await session.startLogin()
+        await session.simulator.inject(.fail(.network("reset")), into: .exchangeCode)
+        await session.enabler.handleExternalURL(await session.redirectURL(from: url))
+        let callbacks = await session.settleIgnoringTracking()
+        #expect(statusCode(callbacks.first) == "LOGIN_FAILED")
+        #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
+        await session.expectClean()
+    }
+
+    @Test func garbageFromTheExchangeIsAFailureNotACrash() async {
+        let session = SimulatedSession()
+        let url = await session.startLogin()
+        await session.simulator.inject(.answerGarbage, into: .exchangeCode)
+        await session.enabler.handleExternalURL(await session.redirectURL(from: url))
+        let callbacks = await session.settleIgnoringTracking()
+        #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
+        await session.expectClean()
+    }
+}
+
+@Suite("setSelectedProvider: choose, refuse, cancel")
+struct SelectedProviderTests {
+    @Test func anUnknownIdIsRefusedAndChangesNothing() async {
+        let session = SimulatedSession()
+        await session.configure()
+        await session.enabler.getAuthentication()
+        _ = session.ledger.take()
+        let before = await session.enabler.machineSnapshot.authentication
+        await session.enabler.setSelectedProvider("no-such-mvpd")
+        expectCallbacks(session.ledger.take(), [.status(CallRefusal.unknownProvider("no-such-mvpd").report)])
+        #expect(await session.enabler.machineSnapshot.authentication == before)
+        await session.enabler.setSelectedProvider("bluesky-tv")
+        #expect(session.ledger.take().lastNavigation != nil)
+        await session.logIn(as: "carol", password: "carolina")
+        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await session.expectClean()
+    }
+
+    @Test func cancelResetsTheFlowAndCancellingTwiceIsHarmless() async {
+        let session = SimulatedSession()
+        let url = await session.startLogin()
+        let cancel = await session.enabler.setSelectedProvider(nil)
+        let cancelled = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
+        expectCallbacks(session.ledger.takeIgnoringTracking(), [cancelled])
+        #expect(session.ledger.answers(to: cancel) == [cancelled])
+        await session.enabler.setSelectedProvider(nil)
+        expectCallbacks(session.ledger.takeIgnoringTracking(), [cancelled])
+        #expect(await session.enabler.machineSnapshot.authentication == .unauthenticated)
+        // The cancelled flow's redirect is now refused; a new login starts at once and succeeds.
+        await session.enabler.handleExternalURL(await session.redirectURL(from: url))
+        #expect(statusCode(session.ledger.take().first) == "REDIRECT_NO_PENDING_FLOW")
+        await session.enabler.getAuthentication()
+        #expect(session.ledger.take().first?.name == "displayProviderDialog", "the choice was cleared by the cancel")
+        await session.enabler.setSelectedProvider("acme-cable")
+        _ = session.ledger.take()
+        await session.logIn(as: "alice", password: "wonderland")
+        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await session.expectClean()
+    }
+
+    @Test func cancelAtThePickerAnswersGetAuthentication() async {
+        let session = SimulatedSession()
+        await session.configure()
+        let get = await session.enabler.getAuthentication()
+        _ = session.ledger.take()
+        await session.enabler.setSelectedProvider(nil)
+        #expect(session.ledger.answers(to: get) == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)])
+        _ = session.ledger.take()
+        await session.expectClean()
+    }
+
+    @Test func choosingAgainWhileAwaitingTheRedirectInvalidatesTheOldState() async throws {
+        let session = SimulatedSession()
+        let first = await session.startLogin()
+        await session.enabler.setSelectedProvider("bluesky-tv")
+        let second = try #require(session.ledger.take().lastNavigation)
+        #expect(queryValue("state", in: first) != queryValue("state", in: second))
+        await session.enabler.handleExternalURL(await session.redirectURL(from: first))
+        #expect(statusCode(session.ledger.take().first) == "REDIRECT_STATE_MISMATCH")
+        await session.enabler.handleExternalURL(await session.redirectURL(from: second, username: "carol", password: "carolina"))
+        #expect(await session.settleIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await session.expectClean()
+    }
+
+    @Test func selectingWhileAuthenticatedIsRefusedAndCancelSignsOut() async throws {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.enabler.setSelectedProvider("bluesky-tv")
+        expectCallbacks(session.ledger.take(), [.status(CallRefusal.alreadyAuthenticated.report)])
+        await session.enabler.setSelectedProvider(nil)
+        expectCallbacks(
+            session.ledger.takeIgnoringTracking(),
+            [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)])
+        await session.enabler.checkAuthentication()
+        #expect(
+            session.ledger.takeIgnoringTracking()
+                == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
+        await session.expectClean()
+    }
+
+    @Test func selectingWithoutGetAuthenticationStartsTheLogin() async {
+        let session = SimulatedSession()
+        await session.configure()
+        let select = await session.enabler.setSelectedProvider("delta-satellite")
+        #expect(session.ledger.take().lastNavigation != nil)
+        await session.logIn(as: "erin", password: "evergreen")
+        #expect(session.ledger.answers(to: select) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        _ = session.ledger.take()
+        await session.expectClean()
+    }
+
+    @Test func getSelectedProviderAnswersNilThenTheChoice() async {
+        let session = SimulatedSession()
+        await session.configure()
+        await session.enabler.getSelectedProvider()
+        #expect(session.ledger.take() == [.selectedProvider(nil)])
+        await session.enabler.getAuthentication()
+        await session.enabler.setSelectedProvider("coastal-fiber")
+        _ = session.ledger.take()
+        await session.enabler.getSelectedProvider()
+        #expect(session.ledger.take() == [.selectedProvider(SimulatedWorld.default.provider("coastal-fiber")?.mvpd)])
+        await session.expectClean(pending: [CallID(3), CallID(4)])
+    }
+}
