@@ -1,0 +1,288 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Testing
+
+@Suite("F and G. check/getAuthorization: authorization, fresh media tokens, classified failures")
+struct AuthorizationFlowTests {
+    func token(_ callbacks: [Callback]) -> String? {
+        callbacks.lazy.compactMap { if case .setToken(let token, _) = $0 { token } else { nil } }.first
+    }
+
+    @Test func checkAuthorizationWhenNotAuthenticatedFailsAtOnceWithoutUI() async {
+        let session = SimulatedSession()
+        await session.configure()
+        let before = session.ledger.backendRequests
+        await session.enabler.checkAuthorization("news-channel")
+        let callbacks = session.ledger.take()
+        expectCallbacks(
+            callbacks.withoutTracking,
+            [
+                .tokenRequestFailed(
+                    resource: "news-channel", errorCode: ErrorCode.userNotAuthenticated,
+                    errorDescription: "The user is not authenticated.")
+            ])
+        #expect(session.ledger.backendRequests == before)
+        await session.expectClean()
+    }
+
+    @Test func aFreshMediaTokenEveryTimeWhileTheAuthorizationIsReused() async throws {
+        let session = SimulatedSession()
+        await session.signIn()
+        let start = session.ledger.backendRequests.count
+        await session.enabler.checkAuthorization("movies-hd")
+        let first = await session.settle()
+        guard case .sendTrackingData(.authorizationDetection, let data) = first.first else {
+            Issue.record("expected authorizationDetection tracking, got \(first)")
+            return
+        }
+        #expect(data.count == 9 && data[0] == "true" && data[1] == "acme-cable" && data[3] == "false")
+        await session.enabler.getAuthorization("movies-hd")
+        let second = await session.settle()
+        guard case .sendTrackingData(.authorizationDetection, let cachedData) = second.first else { return }
+        #expect(cachedData[3] == "true", "the authorization token was reused")
+        let one = try #require(token(first)), two = try #require(token(second))
+        #expect(one != two, "media tokens are never cached")
+        #expect(Array(session.ledger.backendRequests.dropFirst(start)) == [.authorize, .mediaToken, .mediaToken])
+        await session.expectClean()
+    }
+
+    @Test func anAuthorizationIsPerResource() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.enabler.getAuthorization("news-channel")
+        await session.enabler.whenIdle()
+        await session.enabler.getAuthorization("movies-hd")
+        _ = await session.settle()
+        #expect(session.ledger.backendRequests.filter { $0 == .authorize }.count == 2)
+        await session.expectClean()
+    }
+
+    @Test func anExpiredAuthorizationIsFetchedAgain() async {
+        let world = SimulatedWorld(
+            requestors: SimulatedWorld.default.requestors,
+            providers: SimulatedWorld.default.providers.map {
+                var provider = $0
+                provider.authorizationTTL = .seconds(3600)
+                return provider
+            }, users: SimulatedWorld.default.users)
+        let session = SimulatedSession(world: world)
+        await session.signIn()
+        await session.enabler.getAuthorization("news-channel")
+        _ = await session.settle()
+        await session.clock.advance(by: .seconds(3600))
+        await session.enabler.getAuthorization("news-channel")
+        #expect(await session.settleIgnoringTracking().first?.name == "setToken")
+        #expect(session.ledger.backendRequests.filter { $0 == .authorize }.count == 2)
+        await session.expectClean()
+    }
+
+    @Test func anAuthorizationDenialCarriesTheMVPDsMessage() async {
+        let session = SimulatedSession()
+        await session.signIn("frank", password: "furnace", provider: "bluesky-tv")
+        await session.enabler.getAuthorization("sports-live")
+        expectCallbacks(
+            await session.settleIgnoringTracking(),
+            [
+                .tokenRequestFailed(
+                    resource: "sports-live", errorCode: ErrorCode.userNotAuthorized,
+                    errorDescription: "Your BlueSky TV package does not include Sports Live. Call 1-800-555-0100 to upgrade.")
+            ])
+        await session.expectClean()
+    }
+
+    @Test(arguments: [
+        (SimulatedFault.fail(.network("reset by peer")), "network error: reset by peer"),
+        (.fail(.timeout), "the backend timed out"),
+        (.fail(.throttled(retryAfterSeconds: 30)), "throttled; retry after 30 s"),
+        (.fail(.httpStatus(502, "bad gateway")), "HTTP 502: bad gateway"),
+        (.answerGarbage, "malformed backend response: the answer does not match the request"),
+    ])
+    func otherFailuresAreGenericAuthorizationErrors(fault: SimulatedFault, description: String) async {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.simulator.inject(fault, into: .authorize)
+        await session.enabler.checkAuthorization("news-channel")
+        expectCallbacks(
+            await session.settleIgnoringTracking(),
+            [.tokenRequestFailed(resource: "news-channel", errorCode: ErrorCode.genericAuthorization, errorDescription: description)])
+        // Still authenticated: the next try works.
+        await session.enabler.checkAuthorization("news-channel")
+        #expect(await session.settleIgnoringTracking().first?.name == "setToken")
+        await session.expectClean()
+    }
+
+    @Test func anAuthenticationErrorFromTheServerDropsTheLocalAuthentication() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.simulator.inject(.fail(.authenticationRequired("revoked")), into: .mediaToken)
+        await session.enabler.getAuthorization("news-channel")
+        expectCallbacks(
+            await session.settleIgnoringTracking(),
+            [
+                .tokenRequestFailed(
+                    resource: "news-channel", errorCode: ErrorCode.userNotAuthenticated,
+                    errorDescription: "Authentication required: revoked")
+            ])
+        await session.enabler.checkAuthentication()
+        #expect(
+            session.ledger.takeIgnoringTracking()
+                == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await session.expectClean()
+    }
+
+    @Test func anEmptyResourceIsRefused() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.enabler.getAuthorization("")
+        expectCallbacks(session.ledger.take(), [.status(CallRefusal.invalidArgument("the resource id is empty").report)])
+        await session.expectClean()
+    }
+
+    @Test func getAuthorizationRunsTheLoginFirstThenContinues() async throws {
+        let session = SimulatedSession()
+        await session.configure()
+        let get = await session.enabler.getAuthorization("sports-live")
+        #expect(session.ledger.take().first?.name == "displayProviderDialog")
+        await session.enabler.setSelectedProvider("acme-cable")
+        #expect(session.ledger.take().lastNavigation != nil)
+        let (_, handled) = await session.logIn(as: "alice", password: "wonderland")
+        let callbacks = session.ledger.takeIgnoringTracking()
+        #expect(callbacks.first == .setAuthenticationStatus(status: 1, errorCode: ""))
+        #expect(callbacks.count == 2 && callbacks.last?.name == "setToken")
+        #expect(session.ledger.answers(to: get).first?.name == "setToken")
+        #expect(session.ledger.answers(to: try #require(handled)) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await session.expectClean()
+    }
+
+    @Test func cancellingTheLoginOfGetAuthorizationEndsItWithTokenRequestFailed() async {
+        let session = SimulatedSession()
+        await session.configure()
+        let get = await session.enabler.getAuthorization("sports-live")
+        await session.enabler.setSelectedProvider(nil)
+        expectCallbacks(
+            session.ledger.takeIgnoringTracking(),
+            [
+                .displayProviderDialog(
+                    SimulatedWorld.default.requestor("sim-requestor")!.mvpdIDs.compactMap {
+                        SimulatedWorld.default.provider($0)?.mvpd
+                    }),
+                .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected),
+                .tokenRequestFailed(
+                    resource: "sports-live", errorCode: ErrorCode.userNotAuthenticated,
+                    errorDescription: "The user cancelled the login."),
+            ])
+        #expect(session.ledger.answers(to: get).count == 1)
+        await session.expectClean()
+    }
+
+    @Test func differentResourcesAreAuthorizedConcurrently() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.simulator.hold(.authorize)
+        await session.enabler.getAuthorization("news-channel")
+        await session.enabler.getAuthorization("movies-hd")
+        await session.simulator.whenWaiting(.authorize, count: 2)  // both are in flight at once
+        await session.simulator.releaseAll(.authorize)
+        let tokens = await session.settleIgnoringTracking()
+        #expect(Set(tokens.compactMap { if case .setToken(_, let resource) = $0 { resource } else { nil } }) == ["news-channel", "movies-hd"])
+        await session.expectClean()
+    }
+
+    @Test func identicalConcurrentRequestsShareOneBackendCallAndEachGetsItsAnswer() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.simulator.hold(.authorize)
+        let start = session.ledger.backendRequests.count
+        let calls = [
+            await session.enabler.getAuthorization("news-channel"), await session.enabler.checkAuthorization("news-channel"),
+            await session.enabler.getAuthorization("news-channel"),
+        ]
+        await session.simulator.whenWaiting(.authorize)
+        await session.simulator.releaseAll(.authorize)
+        let callbacks = await session.settleIgnoringTracking()
+        #expect(callbacks.count == 3 && callbacks.allSatisfy { $0.name == "setToken" })
+        for call in calls { #expect(session.ledger.answers(to: call).count == 1) }
+        #expect(Array(session.ledger.backendRequests.dropFirst(start)) == [.authorize, .mediaToken])
+        await session.expectClean()
+    }
+
+    @Test func viewMediaOnlyAuthorizesProtectedMedia() async {
+        // Cookbook G: the app decides what is protected; protected media goes through flow F.
+        let catalog: [(title: String, resource: String?)] = [("Free trailer", nil), ("Movies HD", "movies-hd")]
+        let session = SimulatedSession()
+        await session.signIn()
+        var played: [String] = []
+        for item in catalog {
+            guard let resource = item.resource else {
+                played.append(item.title)
+                continue
+            }
+            await session.enabler.checkAuthorization(resource)
+            if await session.settleIgnoringTracking().first?.name == "setToken" { played.append(item.title) }
+        }
+        #expect(played == ["Free trailer", "Movies HD"])
+        #expect(session.ledger.backendRequests.filter { $0 == .authorize }.count == 1)
+        await session.expectClean()
+    }
+}
+
+@Suite("Pre-authorization and metadata (basic; lifetimes and caching come with the token issue)")
+struct PreauthorizationAndMetadataTests {
+    @Test func preauthorizedResourcesListsTheAuthorizedSubsetInTheCallersOrder() async {
+        let session = SimulatedSession()
+        await session.signIn("bob", password: "builder")
+        await session.enabler.checkPreauthorizedResources(["movies-hd", "news-channel", "sports-live"])
+        #expect(await session.settle() == [.preauthorizedResources(["news-channel"])])
+        await session.enabler.checkPreauthorizedResources(["sports-live"], cache: false)
+        #expect(await session.settle() == [.preauthorizedResources([])])
+        await session.expectClean()
+    }
+
+    @Test func preauthorizationWithoutAuthenticationIsEmpty() async {
+        let session = SimulatedSession()
+        await session.configure()
+        await session.enabler.checkPreauthorizedResources(["news-channel"])
+        #expect(session.ledger.take() == [.preauthorizedResources([])])
+        await session.expectClean()
+    }
+
+    @Test func aFailedPreauthorizationAnswersEmptyWithAStatus() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.simulator.inject(.fail(.timeout), into: .preauthorize)
+        await session.enabler.checkPreauthorizedResources(["news-channel"])
+        let callbacks = await session.settle()
+        #expect(statusCode(callbacks.first) == "P100")
+        #expect(callbacks.last == .preauthorizedResources([]))
+        await session.expectClean()
+    }
+
+    @Test func metadataAnswersEchoTheKey() async {
+        let session = SimulatedSession()
+        await session.configure()
+        await session.enabler.getMetadata(.userMetadata("zip"))
+        await session.enabler.getMetadata(.deviceID)
+        #expect(
+            session.ledger.take() == [
+                .setMetadataStatus(nil, encrypted: false, key: .userMetadata("zip")),
+                .setMetadataStatus(.text("device-1"), encrypted: false, key: .deviceID),
+            ])
+        await session.enabler.getAuthentication()
+        await session.enabler.setSelectedProvider("acme-cable")
+        _ = session.ledger.take()
+        await session.logIn(as: "alice", password: "wonderland")
+        _ = session.ledger.take()
+        await session.enabler.getMetadata(.userMetadata("zip"))
+        await session.enabler.getMetadata(.userMetadata("householdID"))
+        await session.enabler.getMetadata(.userMetadata("shoeSize"))
+        await session.enabler.getMetadata(.authenticationExpiry)
+        let expiry = session.clock.now().adding(.seconds(86_400)).milliseconds
+        let callbacks = await session.settle()
+        #expect(callbacks.contains(.setMetadataStatus(.list(["10001"]), encrypted: false, key: .userMetadata("zip"))))
+        #expect(callbacks.contains(.setMetadataStatus(.text("hh-alice"), encrypted: false, key: .userMetadata("householdID"))))
+        #expect(callbacks.contains(.setMetadataStatus(nil, encrypted: false, key: .userMetadata("shoeSize"))))
+        #expect(callbacks.contains(.setMetadataStatus(.text(String(expiry)), encrypted: false, key: .authenticationExpiry)))
+        #expect(callbacks.count == 4)
+        await session.expectClean()
+    }
+}
