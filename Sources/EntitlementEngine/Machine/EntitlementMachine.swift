@@ -258,7 +258,7 @@ public struct EntitlementMachine: Sendable {
     }
 
     /// What should be in token storage now.
-    var storedTokens: StoredTokens {
+    public var storedTokens: StoredTokens {
         var authentication: AuthenticationToken?
         if case .authenticated(let token) = self.authentication { authentication = token }
         return StoredTokens(

@@ -1,0 +1,218 @@
+import Synchronization
+import EntitlementEngine
+import EntitlementSimulator
+import Testing
+
+@Suite("H. logout: local tokens first, then the logout redirect chain")
+struct LogoutFlowTests {
+    @Test func localTokensAreClearedBeforeTheLogoutURLAndTheRedirectCompletesIt() async throws {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.enabler.getAuthorization("news-channel")
+        _ = await session.settle()
+        let logout = await session.enabler.logout()
+        #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
+        let url = try #require(session.ledger.take().lastNavigation)
+        #expect(url.hasPrefix("https://sp.sim/api/v1/logout?"))
+        #expect(queryValue("state", in: url)?.count == 43)
+        await session.enabler.checkAuthentication()  // already logged out locally
+        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        let visit = await session.userAgent.follow(url)
+        #expect(visit.hops.contains { $0.hasPrefix("https://login.acme-cable.sim/logout") }, "the MVPD's logout page is visited")
+        let back = await session.enabler.handleExternalURL(try #require(visit.appURL))
+        let done = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)
+        #expect(session.ledger.takeIgnoringTracking() == [done])
+        #expect(session.ledger.answers(to: logout) == [done] && session.ledger.answers(to: back) == [done])
+        await session.expectClean()
+    }
+
+    @Test func theServerSessionIsGoneAfterLogout() async throws {
+        let session = SimulatedSession()
+        await session.signIn()
+        let stale = try #require(await session.enabler.machineSnapshot.storedTokens.authentication)
+        await session.enabler.logout()
+        let visit = await session.userAgent.follow(try #require(session.ledger.take().lastNavigation))
+        await session.enabler.handleExternalURL(try #require(visit.appURL))
+        _ = session.ledger.take()
+        let context = RequestContext(requestorID: "sim-requestor", deviceID: "device-1")
+        await #expect(throws: BackendError.self) {
+            try await session.simulator.perform(.authorize(context, authentication: stale, resource: "news-channel", data: [:]))
+        }
+        await session.expectClean()
+    }
+
+    @Test func aForgedLogoutRedirectIsRefusedAndTheLogoutContinues() async throws {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.enabler.logout()
+        let url = try #require(session.ledger.take().lastNavigation)
+        await session.enabler.handleExternalURL("adobepass://ios.app?state=forged")
+        #expect(statusCode(session.ledger.take().first) == "REDIRECT_STATE_MISMATCH")
+        await session.enabler.handleExternalURL(try #require(await session.userAgent.follow(url).appURL))
+        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await session.expectClean()
+    }
+
+    @Test func aSecondLogoutJoinsAndLoginCallsWaitForTheLogoutToFinish() async throws {
+        let session = SimulatedSession()
+        await session.signIn()
+        let first = await session.enabler.logout()
+        let url = try #require(session.ledger.take().lastNavigation)
+        let second = await session.enabler.logout()
+        await session.enabler.getAuthentication()
+        await session.enabler.getAuthorization("news-channel")
+        expectCallbacks(
+            session.ledger.take(), [.status(CallRefusal.logoutInProgress.report), .status(CallRefusal.logoutInProgress.report)])
+        await session.enabler.handleExternalURL(try #require(await session.userAgent.follow(url).appURL))
+        _ = session.ledger.take()
+        #expect(session.ledger.answers(to: first) == session.ledger.answers(to: second))
+        await session.expectClean()
+    }
+
+    @Test func anUnfinishedLogoutCompletesAtItsDeadline() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        let logout = await session.enabler.logout()
+        _ = session.ledger.take()
+        await session.clock.advance(by: .seconds(600))
+        let callbacks = session.ledger.takeIgnoringTracking()
+        #expect(statusCode(callbacks.first) == "LOGOUT_TIMED_OUT")
+        #expect(session.ledger.answers(to: logout) == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await session.expectClean()
+    }
+
+    @Test func cancellingDuringLogoutEndsTheLogout() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        let logout = await session.enabler.logout()
+        _ = session.ledger.take()
+        let cancel = await session.enabler.setSelectedProvider(nil)
+        let done = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)
+        #expect(session.ledger.takeIgnoringTracking() == [done])
+        #expect(session.ledger.answers(to: logout) == [done] && session.ledger.answers(to: cancel) == [done])
+        await session.expectClean()
+    }
+
+    @Test func logoutDuringALoginEndsTheLoginFirst() async {
+        let session = SimulatedSession()
+        let login = await session.startLogin()
+        await session.enabler.logout()
+        let callbacks = session.ledger.takeIgnoringTracking()
+        #expect(callbacks.first == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        #expect(callbacks.last.map(\.name) == "navigateToUrl")
+        await session.enabler.handleExternalURL(await session.redirectURL(from: login))
+        #expect(statusCode(session.ledger.take().first) == "REDIRECT_STATE_MISMATCH", "the login's state died with it")
+        await session.expectClean(pending: [CallID(4)])
+    }
+}
+
+@Suite("Late results and re-entrant delegates")
+struct LateAndReentrantEventTests {
+    @Test func anExchangeThatFinishesAfterCancelIsIgnored() async {
+        let session = SimulatedSession()
+        let login = await session.startLogin()
+        await session.simulator.hold(.exchangeCode)
+        await session.enabler.handleExternalURL(await session.redirectURL(from: login))
+        await session.simulator.whenWaiting(.exchangeCode)
+        await session.enabler.setSelectedProvider(nil)
+        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)])
+        await session.simulator.releaseAll(.exchangeCode)
+        #expect(await session.settle().isEmpty)
+        #expect(session.ledger.logs.contains { if case .lateResultIgnored = $0 { true } else { false } })
+        await session.enabler.checkAuthentication()
+        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await session.expectClean()
+    }
+
+    @Test func anAuthorizationThatFinishesAfterLogoutIsIgnored() async {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.simulator.hold(.authorize)
+        let get = await session.enabler.getAuthorization("news-channel")
+        await session.simulator.whenWaiting(.authorize)
+        await session.enabler.logout()
+        let callbacks = session.ledger.takeIgnoringTracking()
+        #expect(callbacks.first == .tokenRequestFailed(resource: "news-channel", errorCode: ErrorCode.userNotAuthenticated, errorDescription: "The user logged out."))
+        await session.simulator.releaseAll(.authorize)
+        #expect(await session.settle().isEmpty)
+        #expect(session.ledger.answers(to: get).count == 1)
+        await session.expectClean(pending: [CallID(6)])
+    }
+
+    @Test func aLateTimerIsIgnored() async {
+        var machine = EntitlementMachine(deviceID: "d")
+        #expect(machine.handle(.timerFired(.redirectDeadline(FlowID(9))), at: Timestamp(milliseconds: 0)) == [.log(.lateTimerIgnored(.redirectDeadline(FlowID(9))))])
+        #expect(machine.handle(.backendAnswered(OperationID(4), .preauthorized([])), at: Timestamp(milliseconds: 0)) == [.log(.lateResultIgnored(OperationID(4)))])
+    }
+
+    /// Calls the engine synchronously from inside a callback, the most re-entrant thing a delegate can do.
+    final class ReentrantDelegate: AccessEnablerDelegate {
+        let enabler = Mutex<AccessEnabler?>(nil)
+        func displayProviderDialog(_ mvpds: [MVPD]) {
+            enabler.withLock { $0 }?.assumeIsolated { $0.setSelectedProvider("acme-cable") }
+        }
+    }
+
+    @Test func aDelegateCallingTheEngineFromACallbackIsQueuedNotReentered() async {
+        let delegate = ReentrantDelegate()
+        let session = SimulatedSession(delegate: delegate)
+        delegate.enabler.withLock { $0 = session.enabler }
+        await session.simulator.hold(.configuration)
+        await session.enabler.setRequestor("sim-requestor")
+        await session.enabler.getAuthentication()
+        await session.enabler.getSelectedProvider()
+        await session.simulator.releaseAll(.configuration)
+        let callbacks = await session.settleIgnoringTracking()
+        // The re-entrant setSelectedProvider runs after the whole step that emitted the dialog:
+        // the queued getSelectedProvider still sees no provider.
+        #expect(callbacks.map(\.name) == ["setRequestorComplete", "displayProviderDialog", "selectedProvider", "navigateToUrl"])
+        #expect(callbacks[2] == .selectedProvider(nil))
+        await session.expectClean(pending: [CallID(2), CallID(4)])
+    }
+}
+
+@Suite("The delegate protocol and the callback stream")
+struct DelegateAndStreamTests {
+    final class Recorder: AccessEnablerDelegate {
+        let received = Mutex<[String]>([])
+        func setRequestorComplete(_ success: Bool) { received.withLock { $0.append("setRequestorComplete(\(success))") } }
+        func setAuthenticationStatus(_ status: Int, errorCode: String) {
+            received.withLock { $0.append("setAuthenticationStatus(\(status), \(errorCode))") }
+        }
+    }
+
+    final class Silent: AccessEnablerDelegate {}
+
+    @Test func theDelegateGetsCallbacksInOrderAndUnimplementedOnesAreNoOps() async {
+        let recorder = Recorder()
+        let session = SimulatedSession(delegate: recorder)
+        await session.configure()
+        await session.enabler.checkAuthentication()
+        #expect(recorder.received.withLock { $0 } == ["setRequestorComplete(true)", "setAuthenticationStatus(0, USER_NOT_AUTHENTICATED_ERROR)"])
+        _ = session.ledger.take()
+        Silent().deliver(.displayProviderDialog([]))  // default implementations exist for all thirteen
+        await session.expectClean()
+    }
+
+    @Test func theStreamYieldsEveryCallbackInOrder() async {
+        let session = SimulatedSession()
+        await session.configure()
+        await session.enabler.checkAuthentication()
+        var iterator = session.enabler.callbacks.makeAsyncIterator()
+        var streamed: [Callback] = []
+        for _ in 0..<3 { if let next = await iterator.next() { streamed.append(next) } }
+        #expect(streamed == session.ledger.callbacks)
+        _ = session.ledger.take()
+        await session.expectClean()
+    }
+
+    @Test func unknownOptionsAreRefusedAndChangeNothing() async throws {
+        let session = SimulatedSession()
+        await #expect(throws: AccessEnabler.OptionsError.unknownKeys(["colour"])) {
+            try await session.enabler.setOptions(["visitorID": "v1", "colour": "blue"])
+        }
+        #expect(await session.enabler.machineSnapshot.options.isEmpty)
+        try await session.enabler.setOptions(["visitorID": "v1"])
+        #expect(await session.enabler.machineSnapshot.options == ["visitorID": "v1"])
+    }
+}
