@@ -35,6 +35,18 @@ public struct LoginFlow: Sendable, Hashable {
     public var waiters: [CallID]
     /// The `data` given to `getAuthentication`, forwarded at the code exchange.
     public var data: [String: String]
+
+    /// Creates a login flow.
+    public init(
+        id: FlowID, mvpd: MVPD?, secrets: FlowSecrets?, deadline: Timestamp?, waiters: [CallID], data: [String: String]
+    ) {
+        self.id = id
+        self.mvpd = mvpd
+        self.secrets = secrets
+        self.deadline = deadline
+        self.waiters = waiters
+        self.data = data
+    }
 }
 
 /// One logout: local tokens are already gone; waits for the logout redirect chain to finish.
@@ -47,4 +59,12 @@ public struct LogoutFlow: Sendable, Hashable {
     public var deadline: Timestamp?
     /// The calls the logout's `setAuthenticationStatus` answers.
     public var waiters: [CallID]
+
+    /// Creates a logout flow.
+    public init(id: FlowID, secrets: FlowSecrets?, deadline: Timestamp?, waiters: [CallID]) {
+        self.id = id
+        self.secrets = secrets
+        self.deadline = deadline
+        self.waiters = waiters
+    }
 }

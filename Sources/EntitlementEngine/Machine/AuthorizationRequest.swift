@@ -20,6 +20,14 @@ public struct AuthorizationRequest: Sendable, Hashable {
     /// Where the request is.
     public var phase: Phase
 
+    /// Creates a request.
+    public init(resource: String, data: [String: String], waiters: [CallID], phase: Phase) {
+        self.resource = resource
+        self.data = data
+        self.waiters = waiters
+        self.phase = phase
+    }
+
     /// The pending backend operation, if any.
     var operation: OperationID? {
         switch phase {

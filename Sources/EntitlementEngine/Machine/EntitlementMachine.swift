@@ -14,6 +14,12 @@ public struct EntitlementMachine: Sendable {
         public var id: CallID
         /// The call.
         public var call: EntitlementCall
+
+        /// Creates a queued call.
+        public init(id: CallID, call: EntitlementCall) {
+            self.id = id
+            self.call = call
+        }
     }
 
     /// A pre-authorization waiting for the backend.
