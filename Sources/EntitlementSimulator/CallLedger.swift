@@ -16,6 +16,7 @@ public final class CallLedger: EngineMonitor {
         var taken = 0
         var logs: [EngineLog] = []
         var backendRequests: [BackendOperation] = []
+        var checked = false
     }
 
     private let state = Mutex(State())
@@ -99,6 +100,9 @@ public final class CallLedger: EngineMonitor {
     /// The backend operations requested so far, in order.
     public var backendRequests: [BackendOperation] { state.withLock { $0.backendRequests } }
 
+    /// Whether ``violations(pending:)`` has been asked at least once.
+    public var wasChecked: Bool { state.withLock { $0.checked } }
+
     /// The callbacks that answered `id`.
     public func answers(to id: CallID) -> [Callback] { state.withLock { $0.answers[id] ?? [] } }
 
@@ -106,6 +110,7 @@ public final class CallLedger: EngineMonitor {
     /// plus callbacks nobody has taken yet. Empty means the run was clean.
     public func violations(pending: Set<CallID> = []) -> [String] {
         state.withLock { state in
+            state.checked = true
             var problems = state.problems
             for (id, call) in state.calls {
                 let answers = state.answers[id] ?? []

@@ -29,6 +29,7 @@ public struct SimulatedSession: Sendable {
             backend: self.simulator.backend, delegate: delegate, storage: storage,
             environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
             monitor: ledger)
+        SessionCollector.current?.add(self)
     }
 
     /// The simulated browser.

@@ -2,7 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import Testing
 
-@Suite("C. getAuthentication: picker, MVPD login, redirect, code exchange")
+@Suite("C. getAuthentication: picker, MVPD login, redirect, code exchange", .checksExactlyOnce)
 struct AuthenticationFlowTests {
     let mvpds = SimulatedWorld.default.requestor("sim-requestor")!.mvpdIDs.compactMap {
         SimulatedWorld.default.provider($0)?.mvpd
@@ -124,7 +124,7 @@ struct AuthenticationFlowTests {
     }
 }
 
-@Suite("setSelectedProvider: choose, refuse, cancel")
+@Suite("setSelectedProvider: choose, refuse, cancel", .checksExactlyOnce)
 struct SelectedProviderTests {
     @Test func anUnknownIdIsRefusedAndChangesNothing() async {
         let session = SimulatedSession()

@@ -2,7 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import Testing
 
-@Suite("F and G. check/getAuthorization: authorization, fresh media tokens, classified failures")
+@Suite("F and G. check/getAuthorization: authorization, fresh media tokens, classified failures", .checksExactlyOnce)
 struct AuthorizationFlowTests {
     func token(_ callbacks: [Callback]) -> String? {
         callbacks.lazy.compactMap { if case .setToken(let token, _) = $0 { token } else { nil } }.first
@@ -226,7 +226,7 @@ struct AuthorizationFlowTests {
     }
 }
 
-@Suite("Pre-authorization and metadata (basic; lifetimes and caching come with the token issue)")
+@Suite("Pre-authorization and metadata (basic; lifetimes and caching come with the token issue)", .checksExactlyOnce)
 struct PreauthorizationAndMetadataTests {
     @Test func preauthorizedResourcesListsTheAuthorizedSubsetInTheCallersOrder() async {
         let session = SimulatedSession()

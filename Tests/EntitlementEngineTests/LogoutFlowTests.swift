@@ -3,7 +3,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import Testing
 
-@Suite("H. logout: local tokens first, then the logout redirect chain")
+@Suite("H. logout: local tokens first, then the logout redirect chain", .checksExactlyOnce)
 struct LogoutFlowTests {
     @Test func localTokensAreClearedBeforeTheLogoutURLAndTheRedirectCompletesIt() async throws {
         let session = SimulatedSession()
@@ -106,7 +106,7 @@ struct LogoutFlowTests {
     }
 }
 
-@Suite("Late results and re-entrant delegates")
+@Suite("Late results and re-entrant delegates", .checksExactlyOnce)
 struct LateAndReentrantEventTests {
     @Test func anExchangeThatFinishesAfterCancelIsIgnored() async {
         let session = SimulatedSession()
@@ -171,7 +171,7 @@ struct LateAndReentrantEventTests {
     }
 }
 
-@Suite("The delegate protocol and the callback stream")
+@Suite("The delegate protocol and the callback stream", .checksExactlyOnce)
 struct DelegateAndStreamTests {
     final class Recorder: AccessEnablerDelegate {
         let received = Mutex<[String]>([])

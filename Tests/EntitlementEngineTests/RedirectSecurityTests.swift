@@ -5,7 +5,7 @@ import Testing
 /// The redirect security checklist (reference A.5, items 1–13), one test or more per item.
 /// Every refusal is one `status` that answers the `handleExternalURL` call and changes no flow:
 /// each test ends by completing the still-pending login with the genuine URL.
-@Suite("handleExternalURL: the redirect security checklist")
+@Suite("handleExternalURL: the redirect security checklist", .checksExactlyOnce)
 struct RedirectSecurityTests {
     /// Delivers `url`, expects the refusal `code`, then proves the flow is untouched by finishing it.
     func expectRefused(
@@ -46,6 +46,7 @@ struct RedirectSecurityTests {
         #expect(first == second, "recorded random bytes reproduce identical login URLs")
         #expect(queryValue("state", in: first) != queryValue("state", in: third))
         #expect(queryValue("code_challenge", in: first) != queryValue("code_challenge", in: third))
+        for session in [one, two, three] { await session.expectClean(pending: [CallID(2), CallID(3)]) }
     }
 
     // 2. A callback without state is refused.
@@ -67,6 +68,7 @@ struct RedirectSecurityTests {
         let (_, genuineA) = await pendingLogin(a)
         let (_, genuineB) = await pendingLogin(b)
         await expectRefused(genuineB, code: "REDIRECT_STATE_MISMATCH", session: a, genuine: genuineA)
+        await b.expectClean(pending: [CallID(2), CallID(3)])  // B's own login is still waiting
     }
 
     @Test func aForgedStateIsRefused() async {

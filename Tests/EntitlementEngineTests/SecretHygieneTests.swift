@@ -3,7 +3,7 @@ import EntitlementSimulator
 import Synchronization
 import Testing
 
-@Suite("Secrets never reach log lines in clear")
+@Suite("Secrets never reach log lines in clear", .checksExactlyOnce)
 struct SecretHygieneTests {
     @Test func noMintedSecretStateOrVerifierAppearsInAnyLogLine() async throws {
         let lines = Mutex<[String]>([])

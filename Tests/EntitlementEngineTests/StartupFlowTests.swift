@@ -2,7 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import Testing
 
-@Suite("B. Startup: calls are queued until setRequestor completes")
+@Suite("B. Startup: calls are queued until setRequestor completes", .checksExactlyOnce)
 struct StartupFlowTests {
     @Test func callsMadeBeforeSetRequestorCompletesRunAfterItInOrder() async {
         let session = SimulatedSession()
@@ -181,7 +181,7 @@ extension AccessEnabler {
     fileprivate func displayDialogForTest() { getAuthentication() }
 }
 
-@Suite("checkAuthentication reads local state only")
+@Suite("checkAuthentication reads local state only", .checksExactlyOnce)
 struct CheckAuthenticationTests {
     @Test func answersFromLocalStateWithoutABackendCall() async {
         let session = SimulatedSession()
