@@ -1,0 +1,70 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Testing
+
+/// README.md's embedding example is compiled and run here, and must stay identical to the README.
+@Suite("README stays true")
+struct ReadmeTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The lines between the markers in this file, with the common indentation removed.
+    static func markedRegion() throws -> String {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let lines = source.components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex { $0.hasSuffix("// README-EMBEDDING-BEGIN") })
+        let end = try #require(lines.firstIndex { $0.hasSuffix("// README-EMBEDDING-END") })
+        let region = lines[(begin + 1)..<end]
+        let indent = region.filter { !$0.isEmpty }.map { $0.prefix { $0 == " " }.count }.min() ?? 0
+        return region.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
+    }
+
+    /// The first swift block after "## Embedding" in README.md.
+    static func readmeExample() throws -> String {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Embedding").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```swift\n").dropFirst().first)
+        let code = try #require(block.components(separatedBy: "\n```").first)
+        return code.replacingOccurrences(of: "import EntitlementEngine\n\n", with: "")
+    }
+
+    @Test func theEmbeddingExampleIsTheCodeThisTestRuns() throws {
+        #expect(try Self.readmeExample() == Self.markedRegion())
+    }
+
+    @Test func theEmbeddingExampleRuns() async throws {
+        let simulator = Simulator(clock: ManualClock())
+        let myBackendPort = simulator.backend
+        let deviceID = "readme-device"
+        let finalURL = "adobepass://ios.app?code=c&state=s&mvpd=acme-cable"
+        // README-EMBEDDING-BEGIN
+        final class Session: AccessEnablerDelegate {
+            func displayProviderDialog(_ mvpds: [MVPD]) { /* show a picker, then setSelectedProvider(id) */ }
+            func navigateToUrl(_ url: String) { /* open a web view; pass its final custom URL to handleExternalURL */ }
+            func setAuthenticationStatus(_ status: Int, errorCode: String) { /* 1 = authenticated */ }
+            func setToken(_ token: String, forResource resource: String) { /* verify, then play */ }
+            func tokenRequestFailed(_ resource: String, errorCode: String, errorDescription: String) { /* show why */ }
+            func status(_ report: StatusReport) { /* refusals and notices, e.g. REDIRECT_STATE_MISMATCH */ }
+        }
+
+        let delegate = Session()
+        let enabler = AccessEnabler(
+            backend: myBackendPort,                       // your EntitlementBackend (the simulator in tests)
+            delegate: delegate,                           // held weakly
+            storage: InMemoryTokenStorage(),              // or your own TokenStorage
+            environment: .live(deviceID: deviceID))       // wall clock + system CSPRNG
+        await enabler.setRequestor("my-requestor")        // calls made before it completes are queued
+        await enabler.getAuthorization("news-channel")    // logs in first if needed → setToken / tokenRequestFailed
+        // … the web view reaches adobepass://ios.app?code=…&state=…&mvpd=…
+        await enabler.handleExternalURL(finalURL)
+        // README-EMBEDDING-END
+        await enabler.whenIdle()
+        withExtendedLifetime(delegate) {}
+        // "my-requestor" is not in the simulated world: the held calls get their documented failures.
+        var callbacks: [Callback] = []
+        var iterator = enabler.callbacks.makeAsyncIterator()
+        while callbacks.count < 5, let next = await iterator.next() { callbacks.append(next) }
+        #expect(callbacks.map(\.name) == ["status", "setRequestorComplete", "sendTrackingData", "tokenRequestFailed", "status"])
+    }
+}
