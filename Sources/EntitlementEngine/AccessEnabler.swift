@@ -2,7 +2,7 @@
 ///
 /// Every public call is turned into an ``Input`` for the pure ``EntitlementMachine`` and the
 /// returned ``Action``s are run in order. Results come back through ``AccessEnablerDelegate`` and
-/// the ``callbacks`` stream. Calls made before `setRequestor` completes are held and run after it.
+/// through any stream made with ``callbacks()``. Calls made before `setRequestor` completes are held and run after it.
 ///
 /// Each call returns its ``CallID``; the call is *accepted* when the method returns (its
 /// synchronous callbacks have already been delivered); results that need the backend follow.
@@ -36,10 +36,8 @@ public actor AccessEnabler {
     private var timers: [TimerID: ScheduledTimer] = [:]
     private var backendTasksInFlight = 0
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
-
-    /// Every callback the engine emits, in order (for one consumer).
-    public nonisolated let callbacks: AsyncStream<Callback>
-    private let callbackSink: AsyncStream<Callback>.Continuation
+    private var streams: [UInt64: AsyncStream<Callback>.Continuation] = [:]
+    private var lastStreamID: UInt64 = 0
 
     /// Creates an engine.
     /// - Parameters:
@@ -60,11 +58,10 @@ public actor AccessEnabler {
         self.storage = storage
         self.environment = environment
         self.monitor = monitor
-        (callbacks, callbackSink) = AsyncStream.makeStream(of: Callback.self, bufferingPolicy: .unbounded)
     }
 
     deinit {
-        callbackSink.finish()
+        for stream in streams.values { stream.finish() }
         for timer in timers.values { timer.cancel() }
     }
 
@@ -137,6 +134,22 @@ public actor AccessEnabler {
     @discardableResult
     public func logout() -> CallID { submit(.logout) }
 
+    // MARK: - Callback streams
+
+    /// A new stream of every callback emitted from now on, in order. Each call makes its own
+    /// stream, so several consumers can listen; an engine nobody streams from buffers nothing.
+    /// The stream ends when the engine is released or the consumer stops iterating.
+    public func callbacks() -> AsyncStream<Callback> {
+        lastStreamID += 1
+        let id = lastStreamID
+        let (stream, continuation) = AsyncStream.makeStream(of: Callback.self, bufferingPolicy: .unbounded)
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeStream(id) } }
+        streams[id] = continuation
+        return stream
+    }
+
+    private func removeStream(_ id: UInt64) { streams[id] = nil }
+
     // MARK: - Inspection
 
     /// The machine as it is now (for tests and debugging).
@@ -175,7 +188,7 @@ public actor AccessEnabler {
         switch action {
         case .emit(let callback, let answering):
             monitor?.observe(.callbackEmitted(callback, answering: answering))
-            callbackSink.yield(callback)
+            for stream in streams.values { stream.yield(callback) }
             delegate?.deliver(callback)
         case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
             startBackendTask(operation, request)

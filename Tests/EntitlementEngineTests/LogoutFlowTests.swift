@@ -194,16 +194,29 @@ struct DelegateAndStreamTests {
         await session.expectClean()
     }
 
-    @Test func theStreamYieldsEveryCallbackInOrder() async {
+    @Test func everyStreamYieldsEveryCallbackFromItsCreationInOrder() async {
         let session = SimulatedSession()
+        let early = await session.enabler.callbacks()
         await session.configure()
+        let late = await session.enabler.callbacks()
         await session.enabler.checkAuthentication()
-        var iterator = session.enabler.callbacks.makeAsyncIterator()
         var streamed: [Callback] = []
+        var iterator = early.makeAsyncIterator()
         for _ in 0..<3 { if let next = await iterator.next() { streamed.append(next) } }
         #expect(streamed == session.ledger.callbacks)
+        var lateIterator = late.makeAsyncIterator()
+        #expect(await lateIterator.next() == session.ledger.callbacks[1], "a later stream starts from its creation")
         _ = session.ledger.take()
         await session.expectClean()
+    }
+
+    @Test func aStreamEndsWhenTheEngineIsReleased() async {
+        var enabler: AccessEnabler? = AccessEnabler(
+            backend: Simulator(clock: ManualClock()).backend, environment: .deterministic(clock: ManualClock()))
+        let stream = await enabler!.callbacks()
+        enabler = nil
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
     }
 
     @Test func unknownOptionsAreRefusedAndChangeNothing() async throws {

@@ -61,10 +61,9 @@ struct ReadmeTests {
         // README-EMBEDDING-END
         await enabler.whenIdle()
         withExtendedLifetime(delegate) {}
-        // "my-requestor" is not in the simulated world: the held calls get their documented failures.
-        var callbacks: [Callback] = []
-        var iterator = enabler.callbacks.makeAsyncIterator()
-        while callbacks.count < 5, let next = await iterator.next() { callbacks.append(next) }
-        #expect(callbacks.map(\.name) == ["status", "setRequestorComplete", "sendTrackingData", "tokenRequestFailed", "status"])
+        // "my-requestor" is not in the simulated world: the configuration failed and the held calls were answered.
+        let machine = await enabler.machineSnapshot
+        #expect(machine.configuration == .failed(requestorID: "my-requestor", .denied(code: "invalid_requestor", message: "Unknown requestor 'my-requestor'.")))
+        #expect(machine.queue.isEmpty && machine.authorizations.isEmpty)
     }
 }
