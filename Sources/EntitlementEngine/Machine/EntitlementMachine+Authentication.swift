@@ -21,8 +21,8 @@ extension EntitlementMachine {
         }
     }
 
-    /// Adds `id` to the running login's waiters; false when no login runs.
-    mutating func joinLogin(_ id: CallID) -> Bool {
+    /// Adds `id` to the running login's waiters (no effect when no login runs).
+    mutating func joinLogin(_ id: CallID) {
         switch authentication {
         case .selectingProvider(var flow):
             flow.waiters.append(id)
@@ -36,10 +36,9 @@ extension EntitlementMachine {
         case .exchangingCode(var flow, let operation):
             flow.waiters.append(id)
             authentication = .exchangingCode(flow, operation: operation)
-        default:
-            return false
+        case .unknown, .unauthenticated, .authenticated, .preparingLogout, .loggingOut:
+            break
         }
-        return true
     }
 
     /// The provider the user is logging in with, is authenticated with, or chose last.
@@ -81,7 +80,7 @@ extension EntitlementMachine {
         case .unknown, .unauthenticated:
             return startLogin(waiters: [id], data: data, configuration)
         case .selectingProvider, .preparingLogin, .awaitingRedirect, .exchangingCode:
-            _ = joinLogin(id)
+            joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
         case .preparingLogout, .loggingOut:
             return refuse(id, .logoutInProgress)
@@ -157,7 +156,6 @@ extension EntitlementMachine {
                 + endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the login.",
                     alsoAnswering: [id])
         }
-        if case .unknown = authentication { authentication = .unauthenticated }
         return actions + authenticationStatus(0, ErrorCode.providerNotSelected, answering: [id])
     }
 
@@ -168,6 +166,7 @@ extension EntitlementMachine {
         let deadline = now.adding(settings.redirectTimeout)
         switch authentication {
         case .preparingLogin(var flow) where flow.id == flowID:
+            // A prepared login always has its MVPD and asked for a verifier; anything else is not for it.
             guard let mvpd = flow.mvpd, let verifier = secrets.verifier else { return [.log(.lateSecretsIgnored(flowID))] }
             flow.secrets = secrets
             flow.deadline = deadline
