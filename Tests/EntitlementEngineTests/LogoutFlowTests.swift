@@ -139,6 +139,24 @@ struct LateAndReentrantEventTests {
         await session.expectClean(pending: [CallID(6)])
     }
 
+    @Test func lateResultsAreVisibleInTheDebugLog() async {
+        let lines = Mutex<[String]>([])
+        let clock = ManualClock()
+        let simulator = Simulator(clock: clock)
+        await simulator.hold(.configuration)
+        let enabler = AccessEnabler(
+            backend: simulator.backend, environment: .deterministic(clock: clock),
+            monitor: MonitorGroup([DebugLog { line in lines.withLock { $0.append(line) } }]))
+        await enabler.setRequestor("sim-requestor")
+        await enabler.setRequestor("sim-news")
+        await simulator.whenWaiting(.configuration, count: 2)
+        await simulator.releaseAll(.configuration)
+        await enabler.whenIdle()
+        let log = lines.withLock { $0 }
+        #expect(log.contains("· late backend result for op#1 ignored"), "\(log)")
+        #expect(log.contains("< setRequestorComplete(SUCCESS)  answers #1,#2"))
+    }
+
     @Test func aLateTimerIsIgnored() async {
         var machine = EntitlementMachine(deviceID: "d")
         #expect(machine.handle(.timerFired(.redirectDeadline(FlowID(9))), at: Timestamp(milliseconds: 0)) == [.log(.lateTimerIgnored(.redirectDeadline(FlowID(9))))])

@@ -1,0 +1,29 @@
+/// The engine's debug log: one line per boundary event (calls, callbacks with the calls they
+/// answer, backend traffic, late results ignored, joins), secrets shortened.
+///
+/// ```swift
+/// let enabler = AccessEnabler(backend: backend, environment: .live(deviceID: id), monitor: DebugLog())
+/// ```
+public struct DebugLog: EngineMonitor {
+    private let write: @Sendable (String) -> Void
+
+    /// Creates a log that hands each line to `write` (default: standard output).
+    public init(write: @escaping @Sendable (String) -> Void = { print($0) }) { self.write = write }
+
+    /// Writes the event's redacted line.
+    public func observe(_ event: EngineEvent) { write(event.redactedDescription) }
+}
+
+/// Several monitors observing one engine, each event in the given order.
+public struct MonitorGroup: EngineMonitor {
+    /// The monitors, in the order they observe.
+    public let members: [any EngineMonitor]
+
+    /// Groups `members`.
+    public init(_ members: [any EngineMonitor]) { self.members = members }
+
+    /// Passes the event to every member.
+    public func observe(_ event: EngineEvent) {
+        for member in members { member.observe(event) }
+    }
+}
