@@ -34,7 +34,8 @@ public actor AccessEnabler {
     private var draining = false
     private var lastCallID: UInt64 = 0
     private var timers: [TimerID: ScheduledTimer] = [:]
-    private var backendTasksInFlight = 0
+    private var operationsInFlight: Set<OperationID> = []
+    private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var streams: [UInt64: AsyncStream<Callback>.Continuation] = [:]
     private var lastStreamID: UInt64 = 0
@@ -157,8 +158,18 @@ public actor AccessEnabler {
 
     /// Returns once no backend request is in flight and no input is waiting.
     public func whenIdle() async {
-        guard backendTasksInFlight > 0 || draining else { return }
+        guard !operationsInFlight.isEmpty || draining else { return }
         await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    /// The backend requests sent and not yet answered.
+    public var backendOperationsInFlight: Set<OperationID> { operationsInFlight }
+
+    /// Returns once the answer to `operation` has been fed to the machine and its actions run
+    /// (at once if it is not in flight).
+    public func whenFinished(_ operation: OperationID) async {
+        guard operationsInFlight.contains(operation) else { return }
+        await withCheckedContinuation { finishWaiters.append((operation, $0)) }
     }
 
     // MARK: - Run to completion
@@ -216,12 +227,12 @@ public actor AccessEnabler {
 
     private func startBackendTask(_ operation: OperationID, _ request: BackendRequest) {
         monitor?.observe(.backendRequested(operation, request))
-        backendTasksInFlight += 1
+        operationsInFlight.insert(operation)
         let backend = self.backend
         Task {
             let result: Result<BackendResponse, BackendError>
             do throws(BackendError) {
-                result = .success(try await backend.perform(request))
+                result = .success(try await backend.perform(request, operation: operation))
             } catch {
                 result = .failure(error)
             }
@@ -232,7 +243,7 @@ public actor AccessEnabler {
     private func backendFinished(
         _ operation: OperationID, _ request: BackendRequest, _ result: Result<BackendResponse, BackendError>
     ) {
-        backendTasksInFlight -= 1
+        defer { operationFinished(operation) }
         monitor?.observe(.backendFinished(operation, result))
         guard case .configuration(let requestorID, _, _, _) = request else {
             switch result {
@@ -262,8 +273,17 @@ public actor AccessEnabler {
         enqueue(.timerFired(timer))
     }
 
+    /// Marks `operation` done once its answer has been processed, and wakes whoever waits for it.
+    private func operationFinished(_ operation: OperationID) {
+        operationsInFlight.remove(operation)
+        let ready = finishWaiters.filter { $0.operation == operation }
+        finishWaiters.removeAll { $0.operation == operation }
+        for waiter in ready { waiter.resume.resume() }
+        resumeIdleWaitersIfIdle()
+    }
+
     private func resumeIdleWaitersIfIdle() {
-        guard backendTasksInFlight == 0, !draining, !idleWaiters.isEmpty else { return }
+        guard operationsInFlight.isEmpty, !draining, !idleWaiters.isEmpty else { return }
         let waiters = idleWaiters
         idleWaiters.removeAll()
         for waiter in waiters { waiter.resume() }

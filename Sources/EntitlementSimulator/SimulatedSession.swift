@@ -13,23 +13,39 @@ public struct SimulatedSession: Sendable {
     public let enabler: AccessEnabler
     /// The engine's token storage.
     public let storage: any TokenStorage
+    /// When set, backend answers are delivered one at a time in operation order by ``settle()``.
+    public let stepped: SteppedBackend?
 
     /// Creates a session.
     public init(
         world: SimulatedWorld = .default, deviceID: String = "device-1", seed: UInt64 = 1,
         settings: EngineSettings = EngineSettings(), storage: any TokenStorage = InMemoryTokenStorage(),
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
-        echo: (@Sendable (EngineEvent) -> Void)? = nil
+        deliversInOrder: Bool = false, echo: (@Sendable (EngineEvent) -> Void)? = nil
     ) {
         self.clock = clock
         self.simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
         self.ledger = CallLedger(echo: echo)
         self.storage = storage
+        self.stepped = deliversInOrder ? SteppedBackend(self.simulator.backend) : nil
         self.enabler = AccessEnabler(
-            backend: self.simulator.backend, delegate: delegate, storage: storage,
+            backend: stepped ?? self.simulator.backend, delegate: delegate, storage: storage,
             environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
             monitor: ledger)
         SessionCollector.current?.add(self)
+    }
+
+    /// Lets the engine run until nothing more can happen without the outside world: with
+    /// ``stepped`` set, delivers every parked answer (except held ones) in operation order, each
+    /// fully processed before the next; otherwise waits until the engine is idle.
+    public func settle() async {
+        guard let stepped else { return await enabler.whenIdle() }
+        while true {
+            await stepped.whenParked(await enabler.backendOperationsInFlight)
+            guard let next = await stepped.nextDeliverable() else { return }
+            await stepped.deliver(next)
+            await enabler.whenFinished(next)
+        }
     }
 
     /// The simulated browser.
@@ -53,7 +69,7 @@ public struct SimulatedSession: Sendable {
         let visit = await userAgent.logIn(at: url, username: username, password: password)
         guard let appURL = visit.appURL else { return (visit, nil) }
         let call = await enabler.handleExternalURL(appURL)
-        await enabler.whenIdle()
+        await settle()
         return (visit, call)
     }
 }

@@ -29,23 +29,41 @@ public struct SimulatedWorld: Sendable {
         public var authenticationTTL: Duration
         /// How long an authorization lasts.
         public var authorizationTTL: Duration
+        /// Extra redirect hops between the MVPD's login page and the service provider (SAML-style relays).
+        public var extraLoginHops: Int
+        /// Whether logout visits the MVPD's own logout page (else the chain goes straight back).
+        public var hasLogoutPage: Bool
+        /// Supports platform single sign-on (shown as `enablePlatformServices`; flows in a later issue).
+        public var platformSSO: Bool
+        /// A TempPass pseudo-MVPD (flows in a later issue).
+        public var tempPass: Bool
+        /// Authentication per requestor: no SSO across requestors (flows in a later issue).
+        public var perRequestor: Bool
 
         /// Creates a provider.
         public init(
             id: String, displayName: String, authenticationTTL: Duration = .seconds(86_400),
-            authorizationTTL: Duration = .seconds(86_400)
+            authorizationTTL: Duration = .seconds(86_400), extraLoginHops: Int = 0, hasLogoutPage: Bool = true,
+            platformSSO: Bool = false, tempPass: Bool = false, perRequestor: Bool = false
         ) {
             self.id = id
             self.displayName = displayName
             self.authenticationTTL = authenticationTTL
             self.authorizationTTL = authorizationTTL
+            self.extraLoginHops = extraLoginHops
+            self.hasLogoutPage = hasLogoutPage
+            self.platformSSO = platformSSO
+            self.tempPass = tempPass
+            self.perRequestor = perRequestor
         }
 
         /// The host of the provider's login pages.
         public var loginHost: String { "https://login.\(id).sim" }
 
         /// The provider as the engine's configuration shows it.
-        public var mvpd: MVPD { MVPD(id: id, displayName: displayName, logoURL: "\(loginHost)/logo.png") }
+        public var mvpd: MVPD {
+            MVPD(id: id, displayName: displayName, logoURL: "\(loginHost)/logo.png", enablePlatformServices: platformSSO)
+        }
     }
 
     /// A subscriber of one MVPD.

@@ -20,6 +20,7 @@ public actor Simulator {
         var codeChallenge: String
         var username: String?
         var assertion: String?
+        var hopsLeft = 0
     }
 
     private struct IssuedCode {
@@ -271,6 +272,7 @@ public actor Simulator {
         }
         for provider in world.providers {
             if url.base == "\(provider.loginHost)/login" { return loginPage(provider, request, url.parameters) }
+            if url.base == "\(provider.loginHost)/relay" { return relay(url.parameters) }
             if url.base == "\(provider.loginHost)/logout" { return mvpdLogout(url.parameters) }
         }
         return .error(status: 404, message: "Not found: \(url.base)")
@@ -319,16 +321,36 @@ public actor Simulator {
         let assertion = mint("saml.")
         session.username = username
         session.assertion = assertion
+        session.hopsLeft = provider.extraLoginHops
         loginSessions[sessionID] = session
+        return relayOrReturn(sessionID, session)
+    }
+
+    /// The next SAML-style relay hop, or the service provider's return endpoint when none is left.
+    private func relayOrReturn(_ sessionID: String, _ session: LoginSession) -> WebResponse {
+        guard session.hopsLeft > 0, let provider = world.provider(session.mvpdID) else {
+            return .redirect(
+                PercentEncoding.url(
+                    "\(world.serviceProvider)/api/v1/authenticate/return",
+                    query: [("session", sessionID), ("assertion", session.assertion ?? "")]))
+        }
         return .redirect(
             PercentEncoding.url(
-                "\(world.serviceProvider)/api/v1/authenticate/return",
-                query: [("session", sessionID), ("assertion", assertion)]))
+                "\(provider.loginHost)/relay", query: [("session", sessionID), ("hop", String(session.hopsLeft))]))
+    }
+
+    private func relay(_ query: [String: String]) -> WebResponse {
+        guard let sessionID = query["session"], var session = loginSessions[sessionID], session.hopsLeft > 0,
+            query["hop"] == String(session.hopsLeft)
+        else { return .error(status: 400, message: "Unknown relay.") }
+        session.hopsLeft -= 1
+        loginSessions[sessionID] = session
+        return relayOrReturn(sessionID, session)
     }
 
     private func finishLogin(_ query: [String: String]) -> WebResponse {
         guard let sessionID = query["session"], let session = loginSessions[sessionID],
-            let username = session.username, session.assertion == query["assertion"]
+            let username = session.username, session.hopsLeft == 0, session.assertion == query["assertion"]
         else { return .error(status: 400, message: "Invalid assertion.") }
         loginSessions[sessionID] = nil
         let code = mint("code.")
@@ -351,7 +373,9 @@ public actor Simulator {
         let logoutID = mint("logout.")
         logoutSessions[logoutID] = LogoutSession(redirectURI: redirectURI, state: state)
         let complete = PercentEncoding.url("\(world.serviceProvider)/api/v1/logout/complete", query: [("logout", logoutID)])
-        guard let mvpd = providers.sorted().first, let provider = world.provider(mvpd) else { return .redirect(complete) }
+        guard let mvpd = providers.sorted().first, let provider = world.provider(mvpd), provider.hasLogoutPage else {
+            return .redirect(complete)
+        }
         return .redirect(PercentEncoding.url("\(provider.loginHost)/logout", query: [("continue", complete)]))
     }
 

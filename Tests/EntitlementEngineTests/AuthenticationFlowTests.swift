@@ -98,7 +98,7 @@ struct AuthenticationFlowTests {
         #expect(wrong.appURL == nil)
         let right = await session.redirectURL(from: url)
         await session.enabler.handleExternalURL(right)
-        #expect(await session.settleIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
     }
 
@@ -107,7 +107,7 @@ struct AuthenticationFlowTests {
         let url = await session.startLogin()
         await session.simulator.inject(.fail(.network("reset")), into: .exchangeCode)
         await session.enabler.handleExternalURL(await session.redirectURL(from: url))
-        let callbacks = await session.settleIgnoringTracking()
+        let callbacks = await session.collectIgnoringTracking()
         #expect(statusCode(callbacks.first) == "LOGIN_FAILED")
         #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         await session.expectClean()
@@ -118,7 +118,7 @@ struct AuthenticationFlowTests {
         let url = await session.startLogin()
         await session.simulator.inject(.answerGarbage, into: .exchangeCode)
         await session.enabler.handleExternalURL(await session.redirectURL(from: url))
-        let callbacks = await session.settleIgnoringTracking()
+        let callbacks = await session.collectIgnoringTracking()
         #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         await session.expectClean()
     }
@@ -184,7 +184,7 @@ struct SelectedProviderTests {
         await session.enabler.handleExternalURL(await session.redirectURL(from: first))
         #expect(statusCode(session.ledger.take().first) == "REDIRECT_STATE_MISMATCH")
         await session.enabler.handleExternalURL(await session.redirectURL(from: second, username: "carol", password: "carolina"))
-        #expect(await session.settleIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
     }
 

@@ -30,14 +30,14 @@ struct AuthorizationFlowTests {
         await session.signIn()
         let start = session.ledger.backendRequests.count
         await session.enabler.checkAuthorization("movies-hd")
-        let first = await session.settle()
+        let first = await session.collect()
         guard case .sendTrackingData(.authorizationDetection, let data) = first.first else {
             Issue.record("expected authorizationDetection tracking, got \(first)")
             return
         }
         #expect(data.count == 9 && data[0] == "true" && data[1] == "acme-cable" && data[3] == "false")
         await session.enabler.getAuthorization("movies-hd")
-        let second = await session.settle()
+        let second = await session.collect()
         guard case .sendTrackingData(.authorizationDetection, let cachedData) = second.first else { return }
         #expect(cachedData[3] == "true", "the authorization token was reused")
         let one = try #require(token(first)), two = try #require(token(second))
@@ -52,7 +52,7 @@ struct AuthorizationFlowTests {
         await session.enabler.getAuthorization("news-channel")
         await session.enabler.whenIdle()
         await session.enabler.getAuthorization("movies-hd")
-        _ = await session.settle()
+        _ = await session.collect()
         #expect(session.ledger.backendRequests.filter { $0 == .authorize }.count == 2)
         await session.expectClean()
     }
@@ -68,10 +68,10 @@ struct AuthorizationFlowTests {
         let session = SimulatedSession(world: world)
         await session.signIn()
         await session.enabler.getAuthorization("news-channel")
-        _ = await session.settle()
+        _ = await session.collect()
         await session.clock.advance(by: .seconds(3600))
         await session.enabler.getAuthorization("news-channel")
-        #expect(await session.settleIgnoringTracking().first?.name == "setToken")
+        #expect(await session.collectIgnoringTracking().first?.name == "setToken")
         #expect(session.ledger.backendRequests.filter { $0 == .authorize }.count == 2)
         await session.expectClean()
     }
@@ -81,7 +81,7 @@ struct AuthorizationFlowTests {
         await session.signIn("frank", password: "furnace", provider: "bluesky-tv")
         await session.enabler.getAuthorization("sports-live")
         expectCallbacks(
-            await session.settleIgnoringTracking(),
+            await session.collectIgnoringTracking(),
             [
                 .tokenRequestFailed(
                     resource: "sports-live", errorCode: ErrorCode.userNotAuthorized,
@@ -103,11 +103,11 @@ struct AuthorizationFlowTests {
         await session.simulator.inject(fault, into: .authorize)
         await session.enabler.checkAuthorization("news-channel")
         expectCallbacks(
-            await session.settleIgnoringTracking(),
+            await session.collectIgnoringTracking(),
             [.tokenRequestFailed(resource: "news-channel", errorCode: ErrorCode.genericAuthorization, errorDescription: description)])
         // Still authenticated: the next try works.
         await session.enabler.checkAuthorization("news-channel")
-        #expect(await session.settleIgnoringTracking().first?.name == "setToken")
+        #expect(await session.collectIgnoringTracking().first?.name == "setToken")
         await session.expectClean()
     }
 
@@ -117,7 +117,7 @@ struct AuthorizationFlowTests {
         await session.simulator.inject(.fail(.authenticationRequired("revoked")), into: .mediaToken)
         await session.enabler.getAuthorization("news-channel")
         expectCallbacks(
-            await session.settleIgnoringTracking(),
+            await session.collectIgnoringTracking(),
             [
                 .tokenRequestFailed(
                     resource: "news-channel", errorCode: ErrorCode.userNotAuthenticated,
@@ -183,9 +183,25 @@ struct AuthorizationFlowTests {
         await session.enabler.getAuthorization("movies-hd")
         await session.simulator.whenWaiting(.authorize, count: 2)  // both are in flight at once
         await session.simulator.releaseAll(.authorize)
-        let tokens = await session.settleIgnoringTracking()
+        let tokens = await session.collectIgnoringTracking()
         #expect(Set(tokens.compactMap { if case .setToken(_, let resource) = $0 { resource } else { nil } }) == ["news-channel", "movies-hd"])
         await session.expectClean()
+    }
+
+    @Test func withOrderedDeliveryConcurrentAnswersArriveInRequestOrderEveryTime() async {
+        var transcripts: Set<[String]> = []
+        for _ in 0..<10 {
+            let session = SimulatedSession(deliversInOrder: true)
+            await session.signIn()
+            for resource in ["sports-live", "news-channel", "movies-hd", "kids-zone"] {
+                await session.enabler.getAuthorization(resource)
+            }
+            let callbacks = await session.collectIgnoringTracking()
+            #expect(callbacks.map(\.redactedDescription).count == 4)
+            transcripts.insert(callbacks.map { "\($0)" })
+            await session.expectClean()
+        }
+        #expect(transcripts.count == 1, "ordered delivery must give the same callbacks, tokens included, every run")
     }
 
     @Test func identicalConcurrentRequestsShareOneBackendCallAndEachGetsItsAnswer() async {
@@ -199,7 +215,7 @@ struct AuthorizationFlowTests {
         ]
         await session.simulator.whenWaiting(.authorize)
         await session.simulator.releaseAll(.authorize)
-        let callbacks = await session.settleIgnoringTracking()
+        let callbacks = await session.collectIgnoringTracking()
         #expect(callbacks.count == 3 && callbacks.allSatisfy { $0.name == "setToken" })
         for call in calls { #expect(session.ledger.answers(to: call).count == 1) }
         #expect(Array(session.ledger.backendRequests.dropFirst(start)) == [.authorize, .mediaToken])
@@ -218,7 +234,7 @@ struct AuthorizationFlowTests {
                 continue
             }
             await session.enabler.checkAuthorization(resource)
-            if await session.settleIgnoringTracking().first?.name == "setToken" { played.append(item.title) }
+            if await session.collectIgnoringTracking().first?.name == "setToken" { played.append(item.title) }
         }
         #expect(played == ["Free trailer", "Movies HD"])
         #expect(session.ledger.backendRequests.filter { $0 == .authorize }.count == 1)
@@ -232,9 +248,9 @@ struct PreauthorizationAndMetadataTests {
         let session = SimulatedSession()
         await session.signIn("bob", password: "builder")
         await session.enabler.checkPreauthorizedResources(["movies-hd", "news-channel", "sports-live"])
-        #expect(await session.settle() == [.preauthorizedResources(["news-channel"])])
+        #expect(await session.collect() == [.preauthorizedResources(["news-channel"])])
         await session.enabler.checkPreauthorizedResources(["sports-live"], cache: false)
-        #expect(await session.settle() == [.preauthorizedResources([])])
+        #expect(await session.collect() == [.preauthorizedResources([])])
         await session.expectClean()
     }
 
@@ -251,7 +267,7 @@ struct PreauthorizationAndMetadataTests {
         await session.signIn()
         await session.simulator.inject(.fail(.timeout), into: .preauthorize)
         await session.enabler.checkPreauthorizedResources(["news-channel"])
-        let callbacks = await session.settle()
+        let callbacks = await session.collect()
         #expect(statusCode(callbacks.first) == "P100")
         #expect(callbacks.last == .preauthorizedResources([]))
         await session.expectClean()
@@ -277,7 +293,7 @@ struct PreauthorizationAndMetadataTests {
         await session.enabler.getMetadata(.userMetadata("shoeSize"))
         await session.enabler.getMetadata(.authenticationExpiry)
         let expiry = session.clock.now().adding(.seconds(86_400)).milliseconds
-        let callbacks = await session.settle()
+        let callbacks = await session.collect()
         #expect(callbacks.contains(.setMetadataStatus(.list(["10001"]), encrypted: false, key: .userMetadata("zip"))))
         #expect(callbacks.contains(.setMetadataStatus(.text("hh-alice"), encrypted: false, key: .userMetadata("householdID"))))
         #expect(callbacks.contains(.setMetadataStatus(nil, encrypted: false, key: .userMetadata("shoeSize"))))

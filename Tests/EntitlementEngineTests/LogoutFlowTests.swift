@@ -9,7 +9,7 @@ struct LogoutFlowTests {
         let session = SimulatedSession()
         await session.signIn()
         await session.enabler.getAuthorization("news-channel")
-        _ = await session.settle()
+        _ = await session.collect()
         let logout = await session.enabler.logout()
         #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
         let url = try #require(session.ledger.take().lastNavigation)
@@ -117,7 +117,7 @@ struct LateAndReentrantEventTests {
         await session.enabler.setSelectedProvider(nil)
         #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)])
         await session.simulator.releaseAll(.exchangeCode)
-        #expect(await session.settle().isEmpty)
+        #expect(await session.collect().isEmpty)
         #expect(session.ledger.logs.contains { if case .lateResultIgnored = $0 { true } else { false } })
         await session.enabler.checkAuthentication()
         #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
@@ -134,7 +134,7 @@ struct LateAndReentrantEventTests {
         let callbacks = session.ledger.takeIgnoringTracking()
         #expect(callbacks.first == .tokenRequestFailed(resource: "news-channel", errorCode: ErrorCode.userNotAuthenticated, errorDescription: "The user logged out."))
         await session.simulator.releaseAll(.authorize)
-        #expect(await session.settle().isEmpty)
+        #expect(await session.collect().isEmpty)
         #expect(session.ledger.answers(to: get).count == 1)
         await session.expectClean(pending: [CallID(6)])
     }
@@ -180,7 +180,7 @@ struct LateAndReentrantEventTests {
         await session.enabler.getAuthentication()
         await session.enabler.getSelectedProvider()
         await session.simulator.releaseAll(.configuration)
-        let callbacks = await session.settleIgnoringTracking()
+        let callbacks = await session.collectIgnoringTracking()
         // The re-entrant setSelectedProvider runs after the whole step that emitted the dialog:
         // the queued getSelectedProvider still sees no provider.
         #expect(callbacks.map(\.name) == ["setRequestorComplete", "displayProviderDialog", "selectedProvider", "navigateToUrl"])

@@ -14,13 +14,13 @@ struct RedirectSecurityTests {
     ) async {
         let before = await session.enabler.machineSnapshot.authentication
         let call = await session.enabler.handleExternalURL(url)
-        let callbacks = await session.settle()
+        let callbacks = await session.collect()
         #expect(callbacks.count == 1 && statusCode(callbacks.first) == code, "\(callbacks)", sourceLocation: sourceLocation)
         #expect(session.ledger.answers(to: call).count == 1, sourceLocation: sourceLocation)
         #expect(await session.enabler.machineSnapshot.authentication == before, sourceLocation: sourceLocation)
         await session.enabler.handleExternalURL(genuine)
         #expect(
-            await session.settleIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")],
+            await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")],
             sourceLocation: sourceLocation)
         await session.expectClean(sourceLocation: sourceLocation)
     }
@@ -84,7 +84,7 @@ struct RedirectSecurityTests {
         let (_, genuine) = await pendingLogin(session)
         await session.enabler.handleExternalURL(genuine)
         let replay = await session.enabler.handleExternalURL(genuine)
-        let callbacks = await session.settleIgnoringTracking()
+        let callbacks = await session.collectIgnoringTracking()
         #expect(statusCode(callbacks.first) == "REDIRECT_NO_PENDING_FLOW")
         #expect(callbacks.last == .setAuthenticationStatus(status: 1, errorCode: ""))
         #expect(session.ledger.answers(to: replay).count == 1)
@@ -116,7 +116,7 @@ struct RedirectSecurityTests {
         let login = await session.startLogin()
         let denied = await session.userAgent.cancelLogin(at: login).appURL ?? ""
         let call = await session.enabler.handleExternalURL(denied)
-        let callbacks = await session.settleIgnoringTracking()
+        let callbacks = await session.collectIgnoringTracking()
         #expect(statusCode(callbacks.first) == "REDIRECT_PROVIDER_ERROR")
         #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         #expect(session.ledger.answers(to: call) == [callbacks.last!])
@@ -159,7 +159,7 @@ struct RedirectSecurityTests {
         let session = SimulatedSession()
         let (_, genuine) = await pendingLogin(session)
         await session.enabler.handleExternalURL(genuine + "&redirect_to=" + PercentEncoding.encode("https://evil.example/"))
-        let callbacks = await session.settle()
+        let callbacks = await session.collect()
         #expect(!callbacks.contains { if case .navigateToUrl(let url) = $0 { url.contains("evil") } else { false } })
         #expect(callbacks.last == .setAuthenticationStatus(status: 1, errorCode: ""))
         await session.expectClean()
@@ -196,7 +196,7 @@ struct RedirectSecurityTests {
         #expect(!login.contains(verifier))
         #expect(queryValue("code_challenge", in: login) == PKCE.challenge(for: verifier))
         await session.enabler.handleExternalURL(genuine)
-        #expect(await session.settleIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
         #expect(!session.ledger.callbacks.contains { $0.redactedDescription.contains(verifier) })
         await session.expectClean()
     }

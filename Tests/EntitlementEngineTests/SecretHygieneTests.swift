@@ -11,13 +11,13 @@ struct SecretHygieneTests {
         await session.signIn()
         await session.enabler.getAuthorization("news-channel")
         await session.enabler.checkPreauthorizedResources(["news-channel"])
-        _ = await session.settle()
+        _ = await session.collect()
         let logoutURL = try #require(await {
             await session.enabler.logout()
             return session.ledger.take().lastNavigation
         }())
         await session.enabler.handleExternalURL(try #require(await session.userAgent.follow(logoutURL).appURL))
-        _ = await session.settle()
+        _ = await session.collect()
 
         // Everything secret that existed in this run: what the simulator minted, plus the flows' states and verifier.
         var secrets = await session.simulator.issuedSecrets

@@ -19,7 +19,7 @@ struct StartupFlowTests {
 
         await session.simulator.releaseAll(.configuration)
         expectCallbacks(
-            await session.settleIgnoringTracking(),
+            await session.collectIgnoringTracking(),
             [
                 .setRequestorComplete(success: true),
                 .selectedProvider(nil),
@@ -47,7 +47,7 @@ struct StartupFlowTests {
         await session.enabler.getMetadata(.authenticationExpiry)
         await session.enabler.logout()
         let notConfigured = "The requestor is not configured."
-        let callbacks = await session.settleIgnoringTracking()
+        let callbacks = await session.collectIgnoringTracking()
         guard case .status(let configurationError) = callbacks.first else {
             Issue.record("expected a CFG status first, got \(callbacks)")
             return
@@ -86,7 +86,7 @@ struct StartupFlowTests {
         let session = SimulatedSession()
         await session.simulator.inject(.fail(error), into: .configuration)
         await session.enabler.setRequestor("sim-requestor")
-        let callbacks = await session.settle()
+        let callbacks = await session.collect()
         #expect(statusCode(callbacks.first) == code)
         #expect(callbacks.last == .setRequestorComplete(success: false))
         await session.expectClean()
@@ -96,7 +96,7 @@ struct StartupFlowTests {
         let session = SimulatedSession()
         await session.simulator.inject(.answerGarbage, into: .configuration)
         await session.enabler.setRequestor("sim-requestor")
-        let callbacks = await session.settle()
+        let callbacks = await session.collect()
         #expect(statusCode(callbacks.first) == "CFG5XX")
         #expect(callbacks.last == .setRequestorComplete(success: false))
         await session.expectClean()
@@ -111,7 +111,7 @@ struct StartupFlowTests {
         expectCallbacks(session.ledger.take(), [.status(CallRefusal.queueFull(limit: 1024).report)])
         #expect(session.ledger.answers(to: overflow).count == 1)
         await session.simulator.releaseAll(.configuration)
-        let callbacks = await session.settle()
+        let callbacks = await session.collect()
         #expect(callbacks.count == 1025)
         #expect(callbacks.dropFirst().allSatisfy { $0 == .selectedProvider(nil) })
         await session.expectClean()
@@ -126,7 +126,7 @@ struct StartupFlowTests {
         await session.enabler.setRequestor("sim-requestor")
         let notAuthenticated = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)
         expectCallbacks(
-            await session.settleIgnoringTracking(), [.setRequestorComplete(success: true), notAuthenticated, notAuthenticated])
+            await session.collectIgnoringTracking(), [.setRequestorComplete(success: true), notAuthenticated, notAuthenticated])
         await session.expectClean()
     }
 
@@ -138,7 +138,7 @@ struct StartupFlowTests {
         await session.enabler.displayDialogForTest()
         await session.simulator.whenWaiting(.configuration, count: 2)
         await session.simulator.releaseAll(.configuration)
-        let callbacks = await session.settleIgnoringTracking()
+        let callbacks = await session.collectIgnoringTracking()
         expectCallbacks(
             callbacks,
             [
@@ -166,7 +166,7 @@ struct StartupFlowTests {
                     errorDescription: "The requestor was reconfigured.")
             ])
         await session.simulator.releaseAll(.authorize)
-        expectCallbacks(await session.settle(), [.setRequestorComplete(success: true)])
+        expectCallbacks(await session.collect(), [.setRequestorComplete(success: true)])
         #expect(session.ledger.answers(to: authorization).count == 1)
         #expect(session.ledger.logs.contains { if case .lateResultIgnored = $0 { true } else { false } })
         // Tokens are per requestor: sim-news has no login on this device yet.
@@ -229,7 +229,7 @@ struct CheckAuthenticationTests {
         await second.enabler.checkAuthentication()
         #expect(second.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
         await second.enabler.getAuthorization("movies-hd")
-        #expect(await second.settleIgnoringTracking().first.map(\.name) == "setToken")
+        #expect(await second.collectIgnoringTracking().first.map(\.name) == "setToken")
         await first.expectClean()
         await second.expectClean()
     }

@@ -53,6 +53,22 @@ struct SimulatorTests {
         #expect(visit.hops.contains("POST https://login.acme-cable.sim/login"))
     }
 
+    @Test func extraLoginHopsAndAMissingLogoutPageShapeTheChains() async throws {
+        var world = SimulatedWorld.default
+        world.providers[0].extraLoginHops = 2
+        world.providers[0].hasLogoutPage = false
+        let simulator = Simulator(world: world, clock: clock)
+        let visit = await simulator.userAgent.logIn(at: loginURL(), username: "alice", password: "wonderland")
+        #expect(visit.hops.filter { $0.hasPrefix("https://login.acme-cable.sim/relay") }.count == 2)
+        #expect(visit.appURL != nil)
+        let logout = PercentEncoding.url(
+            "https://sp.sim/api/v1/logout",
+            query: [("requestor_id", "sim-requestor"), ("device_id", "device-1"), ("redirect_uri", "adobepass://ios.app"), ("state", "s")])
+        let back = await simulator.userAgent.follow(logout)
+        #expect(!back.hops.contains { $0.contains("/logout?continue") })
+        #expect(back.appURL == "adobepass://ios.app?state=s")
+    }
+
     @Test func aWrongPasswordStaysOnTheLoginPage() async {
         let visit = await simulator.userAgent.logIn(at: loginURL(), username: "alice", password: "nope")
         guard case .stoppedAt(let page) = visit.outcome else {

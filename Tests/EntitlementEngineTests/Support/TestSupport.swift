@@ -41,19 +41,19 @@ func queryValue(_ name: String, in url: String) -> String? { (try? ExternalURL.p
 // MARK: - Sessions
 
 extension SimulatedSession {
-    /// Waits until the engine is idle and returns the callbacks since the last look.
-    func settle() async -> [Callback] {
-        await enabler.whenIdle()
+    /// Lets the engine settle and returns the callbacks since the last look.
+    func collect() async -> [Callback] {
+        await settle()
         return ledger.take()
     }
 
-    /// Like ``settle()`` without tracking data.
-    func settleIgnoringTracking() async -> [Callback] { await settle().withoutTracking }
+    /// Like ``collect()`` without tracking data.
+    func collectIgnoringTracking() async -> [Callback] { await collect().withoutTracking }
 
     /// Configures `requestor` and checks it succeeded.
     func configure(_ requestor: String = "sim-requestor", sourceLocation: SourceLocation = #_sourceLocation) async {
         await enabler.setRequestor(requestor)
-        expectCallbacks(await settle(), [.setRequestorComplete(success: true)], sourceLocation: sourceLocation)
+        expectCallbacks(await collect(), [.setRequestorComplete(success: true)], sourceLocation: sourceLocation)
     }
 
     /// Configures, then logs `username` in through the picker, the MVPD page and the redirect.
@@ -66,7 +66,7 @@ extension SimulatedSession {
         await enabler.setSelectedProvider(provider)
         let (visit, call) = await logIn(as: username, password: password)
         #expect(call != nil, "login did not reach the app: \(visit.outcome)", sourceLocation: sourceLocation)
-        let callbacks = await settleIgnoringTracking()
+        let callbacks = await collectIgnoringTracking()
         #expect(callbacks.last == .setAuthenticationStatus(status: 1, errorCode: ""), sourceLocation: sourceLocation)
     }
 
@@ -75,7 +75,7 @@ extension SimulatedSession {
         await configure(sourceLocation: sourceLocation)
         await enabler.getAuthentication()
         await enabler.setSelectedProvider(provider)
-        let url = await settle().lastNavigation
+        let url = await collect().lastNavigation
         #expect(url != nil, "no navigateToUrl", sourceLocation: sourceLocation)
         return url ?? ""
     }

@@ -1,0 +1,76 @@
+import EntitlementEngine
+
+/// A backend wrapper that parks every request until it is delivered, so answers reach the
+/// engine in a fixed order: scenario runs and replays give the same result every time.
+///
+/// ``SimulatedSession/settle()`` delivers parked requests strictly in operation order, waiting
+/// for the engine to process each answer before the next. Requests of a ``hold(_:)``-ed operation
+/// stay parked until ``release(_:)``, which is how a scenario makes a result arrive late.
+public actor SteppedBackend: EntitlementBackend {
+    private struct Parked {
+        let request: BackendRequest
+        let resume: CheckedContinuation<Result<BackendResponse, BackendError>, Never>
+    }
+
+    private let inner: any EntitlementBackend
+    private var parked: [OperationID: Parked] = [:]
+    private var watchers: [(operations: Set<OperationID>, resume: CheckedContinuation<Void, Never>)] = []
+    private var held: Set<BackendOperation> = []
+
+    /// Wraps `inner`.
+    public init(_ inner: any EntitlementBackend) { self.inner = inner }
+
+    /// Requests without an operation id are not parked.
+    public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+        try await inner.perform(request)
+    }
+
+    /// Parks the request until it is delivered.
+    public func perform(_ request: BackendRequest, operation: OperationID) async throws(BackendError)
+        -> BackendResponse
+    {
+        let result = await withCheckedContinuation { continuation in
+            parked[operation] = Parked(request: request, resume: continuation)
+            let ready = watchers.filter { $0.operations.isSubset(of: parked.keys) }
+            watchers.removeAll { $0.operations.isSubset(of: parked.keys) }
+            for watcher in ready { watcher.resume.resume() }
+        }
+        return try result.get()
+    }
+
+    /// Returns once every operation in `operations` is parked.
+    public func whenParked(_ operations: Set<OperationID>) async {
+        guard !operations.isSubset(of: parked.keys) else { return }
+        await withCheckedContinuation { watchers.append((operations, $0)) }
+    }
+
+    /// The oldest parked operation that is not held, if any.
+    public func nextDeliverable() -> OperationID? {
+        parked.filter { !held.contains($0.value.request.operation) }.keys.min()
+    }
+
+    /// Answers `operation` from the inner backend; false when it is not parked.
+    @discardableResult
+    public func deliver(_ operation: OperationID) async -> Bool {
+        guard let entry = parked.removeValue(forKey: operation) else { return false }
+        let result: Result<BackendResponse, BackendError>
+        do throws(BackendError) {
+            result = .success(try await inner.perform(entry.request, operation: operation))
+        } catch {
+            result = .failure(error)
+        }
+        entry.resume.resume(returning: result)
+        return true
+    }
+
+    /// Keeps requests of `operation` parked until ``release(_:)``.
+    public func hold(_ operation: BackendOperation) { held.insert(operation) }
+
+    /// Lets requests of `operation` be delivered again.
+    public func release(_ operation: BackendOperation) { held.remove(operation) }
+
+    /// How many requests of `operation` are parked.
+    public func parkedCount(_ operation: BackendOperation) -> Int {
+        parked.values.filter { $0.request.operation == operation }.count
+    }
+}
