@@ -9,15 +9,21 @@ let package = Package(
     products: [
         .library(name: "EntitlementEngine", targets: ["EntitlementEngine"]),
         .library(name: "EntitlementSimulator", targets: ["EntitlementSimulator"]),
+        .library(name: "EntitlementScenarios", targets: ["EntitlementScenarios"]),
         .executable(name: "entitle", targets: ["entitle"]),
     ],
     dependencies: [],
     targets: [
         .target(name: "EntitlementEngine"),
         .target(name: "EntitlementSimulator", dependencies: ["EntitlementEngine"]),
-        .executableTarget(name: "entitle", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
+        .target(name: "EntitlementScenarios", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
+        .executableTarget(
+            name: "entitle", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
         .testTarget(name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
+        .testTarget(
+            name: "EntitlementScenariosTests",
+            dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -189,7 +189,16 @@ public actor AccessEnabler {
         guard !draining else { return }
         draining = true
         while let next = immediate.isEmpty ? (mailbox.isEmpty ? nil : mailbox.removeFirst()) : immediate.removeFirst() {
-            for action in machine.handle(next, at: environment.clock.now()) { run(action) }
+            guard let monitor else {
+                for action in machine.handle(next, at: environment.clock.now()) { run(action) }
+                continue
+            }
+            let before = machine.regionStates
+            let actions = machine.handle(next, at: environment.clock.now())
+            for row in EntitlementMachine.transitions(from: before, on: next, to: machine.regionStates) {
+                monitor.observe(.transition(row))
+            }
+            for action in actions { run(action) }
         }
         draining = false
         resumeIdleWaitersIfIdle()

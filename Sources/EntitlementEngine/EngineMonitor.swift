@@ -19,6 +19,8 @@ public enum EngineEvent: Sendable {
     case backendRequested(OperationID, BackendRequest)
     /// A backend request finished.
     case backendFinished(OperationID, Result<BackendResponse, BackendError>)
+    /// The machine took a transition (reported only when a monitor is attached).
+    case transition(TransitionRow)
     /// The machine logged something (late results, joins).
     case log(EngineLog)
     /// Token storage failed; the engine carries on with its in-memory state.
@@ -33,6 +35,7 @@ public enum EngineEvent: Sendable {
         case .backendRequested(let operation, let request): "\(operation) → backend \(request.operation.rawValue)"
         case .backendFinished(let operation, .success): "\(operation) ← backend answered"
         case .backendFinished(let operation, .failure(let error)): "\(operation) ← backend failed: \(error.summary)"
+        case .transition(let row): "  ↳ \(row)"
         case .log(let log): "· \(log)"
         case .storageFailed(let why): "· token storage failed: \(why)"
         }

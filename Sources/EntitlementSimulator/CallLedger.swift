@@ -17,6 +17,7 @@ public final class CallLedger: EngineMonitor {
         var logs: [EngineLog] = []
         var backendRequests: [BackendOperation] = []
         var checked = false
+        var transitions: Set<TransitionRow> = []
     }
 
     private let state = Mutex(State())
@@ -48,6 +49,8 @@ public final class CallLedger: EngineMonitor {
                 state.logs.append(log)
             case .backendRequested(_, let request):
                 state.backendRequests.append(request.operation)
+            case .transition(let row):
+                state.transitions.insert(row)
             case .backendFinished, .storageFailed:
                 break
             }
@@ -93,6 +96,9 @@ public final class CallLedger: EngineMonitor {
     public func takeIgnoringTracking() -> [Callback] {
         take().filter { if case .sendTrackingData = $0 { false } else { true } }
     }
+
+    /// The distinct transitions the machine took so far.
+    public var transitions: Set<TransitionRow> { state.withLock { $0.transitions } }
 
     /// The debug-log events so far.
     public var logs: [EngineLog] { state.withLock { $0.logs } }

@@ -8,6 +8,8 @@ import Darwin
 enum Command: Equatable {
     /// Run cookbook flows B, C, F, G and H against the embedded simulator.
     case demo
+    /// Run scenario files and folders.
+    case run([String])
     /// Print usage.
     case help
 
@@ -22,6 +24,10 @@ enum Command: Equatable {
         commands:
           demo      run cookbook flows B, C, F, G and H against the embedded simulator
                     and print the transcript (secrets shortened)
+          run PATH...
+                    run .scenario files (folders are searched recursively): one line per
+                    scenario, a report for each failure, then "N passed, N failed";
+                    exit status 1 if any failed
           help      print this text
         """
 
@@ -32,6 +38,12 @@ enum Command: Equatable {
         case "demo":
             guard rest.isEmpty else { return .failure(UsageError(message: "entitle demo: unexpected '\(rest.first!)'")) }
             return .success(.demo)
+        case "run":
+            guard !rest.isEmpty else { return .failure(UsageError(message: "entitle run: give at least one PATH")) }
+            if let option = rest.first(where: { $0.hasPrefix("-") }) {
+                return .failure(UsageError(message: "entitle run: unknown option '\(option)'"))
+            }
+            return .success(.run(Array(rest)))
         case "help", "-h", "--help":
             return .success(.help)
         default:

@@ -9,6 +9,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch Command.parse(arguments) {
 case .success(.demo):
     exit(await Demo().run())
+case .success(.run(let paths)):
+    exit(await RunCommand().run(paths))
 case .success(.help):
     print(Command.usage)
     exit(0)

@@ -1,0 +1,149 @@
+import EntitlementEngine
+import EntitlementSimulator
+
+/// A parsed scenario script: the world it runs in, its settings and directives, and its steps.
+public struct Scenario: Sendable {
+    /// The file the script came from (for reports).
+    public var file: String
+    /// The world: a built-in one plus the script's declarations.
+    public var world: SimulatedWorld
+    /// Engine settings changed with `set`.
+    public var settings: EngineSettings
+    /// The device id (`set device`).
+    public var deviceID: String
+    /// Callbacks the script does not check (`ignore sendTrackingData`).
+    public var ignored: Set<String>
+    /// Whether calls may still be unanswered when the script ends (`allow pending calls`).
+    public var allowsPendingCalls: Bool
+    /// The steps, in order.
+    public var steps: [Step]
+
+    /// The scenario's name: the file name without `.scenario`.
+    public var name: String {
+        let last = file.split(separator: "/").last.map(String.init) ?? file
+        return last.hasSuffix(".scenario") ? String(last.dropLast(".scenario".count)) : last
+    }
+}
+
+/// One line of a script that does something.
+public struct Step: Sendable {
+    /// Where it is, 1-based.
+    public var line: Int
+    /// The line as written (for reports).
+    public var text: String
+    /// What it does.
+    public var kind: Kind
+
+    /// The three kinds of step.
+    public enum Kind: Sendable {
+        /// `>` an API call.
+        case call(CallStep)
+        /// `<` the next callback must match.
+        case expect(Expectation)
+        /// `< nothing`: no callback may be waiting.
+        case expectNothing
+        /// `!` the world acts.
+        case act(WorldAction)
+    }
+}
+
+/// A value written in a script: literal text, nil, a list, or a captured value.
+public indirect enum ValueExpression: Sendable, Hashable {
+    /// Literal text.
+    case text(String)
+    /// `nil`.
+    case none
+    /// `[a, b]`.
+    case list([ValueExpression])
+    /// `$name`: a value captured earlier.
+    case reference(String)
+}
+
+/// `>` lines: every API call with its arguments.
+public enum CallStep: Sendable, Hashable {
+    /// `> setRequestor R [SP…]`.
+    case setRequestor(ValueExpression, serviceProviders: [ValueExpression])
+    /// `> setOptions k=v …`.
+    case setOptions([String: ValueExpression])
+    /// `> checkAuthentication`.
+    case checkAuthentication
+    /// `> getAuthentication [force] [data k=v …]`.
+    case getAuthentication(force: Bool, data: [String: ValueExpression])
+    /// `> setSelectedProvider ID|nil`.
+    case setSelectedProvider(ValueExpression)
+    /// `> handleExternalURL URL`.
+    case handleExternalURL(ValueExpression)
+    /// `> getSelectedProvider`.
+    case getSelectedProvider
+    /// `> checkAuthorization R [data k=v …]`.
+    case checkAuthorization(ValueExpression, data: [String: ValueExpression])
+    /// `> getAuthorization R [data k=v …]`.
+    case getAuthorization(ValueExpression, data: [String: ValueExpression])
+    /// `> checkPreauthorizedResources [R…] [nocache]`.
+    case checkPreauthorizedResources(ValueExpression, cache: Bool)
+    /// `> getMetadata KEY`.
+    case getMetadata(MetadataKey)
+    /// `> logout`.
+    case logout
+}
+
+/// How one argument of an expected callback must look.
+public indirect enum Pattern: Sendable, Hashable {
+    /// `*`: anything.
+    case any
+    /// A literal value (text, nil, or a list of patterns).
+    case equals(ValueExpression)
+    /// `[p, p]`: a list whose elements match in order.
+    case list([Pattern])
+    /// `~"regex"`: text matching the regular expression.
+    case matches(String)
+    /// `$name=PATTERN`: match, then remember the value as `$name`.
+    case capture(String, Pattern)
+}
+
+/// `<` lines: the next callback's name and arguments.
+public struct Expectation: Sendable, Hashable {
+    /// The callback name (`setToken`), or `optionsRefused` for a refused `setOptions`.
+    public var callback: String
+    /// One pattern per argument.
+    public var arguments: [Pattern]
+    /// A trailing `...`: any further arguments are accepted.
+    public var acceptsMore: Bool
+}
+
+/// `!` lines: what the user, the MVPD, the clock, the backend or an attacker does.
+public enum WorldAction: Sendable, Hashable {
+    /// `! user logs in as U with P [holding $x]`: at the last `navigateToUrl`; the app passes the
+    /// final URL to `handleExternalURL` unless it is held in `$x`.
+    case logIn(user: ValueExpression, password: ValueExpression, holding: String?)
+    /// `! user cancels at the provider [holding $x]`: "Cancel" on the MVPD page (an `error=` redirect).
+    case cancelAtProvider(holding: String?)
+    /// `! user closes the login page`: the app calls `setSelectedProvider(nil)`.
+    case closeLoginPage
+    /// `! web view follows the logout [holding $x]`.
+    case followLogout(holding: String?)
+    /// `! clock advances D`.
+    case advanceClock(Duration)
+    /// `! backend fails OP with FAULT [until healed]`.
+    case fail(BackendOperation, SimulatedFault, untilHealed: Bool)
+    /// `! backend heals OP`.
+    case heal(BackendOperation)
+    /// `! backend holds OP`: its answers wait (arrive late).
+    case hold(BackendOperation)
+    /// `! backend releases OP`.
+    case release(BackendOperation)
+    /// `! attacker delivers URL [with p v] [without p] [adding p v] [at BASE]`.
+    case attack(ValueExpression, [URLEdit])
+}
+
+/// One change an attacker makes to a URL before delivering it.
+public enum URLEdit: Sendable, Hashable {
+    /// Replace (or add) parameter `name`.
+    case set(String, ValueExpression)
+    /// Remove parameter `name`.
+    case remove(String)
+    /// Append `name=value` again (a duplicate).
+    case append(String, ValueExpression)
+    /// Replace everything before `?`.
+    case base(ValueExpression)
+}

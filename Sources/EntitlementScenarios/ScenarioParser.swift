@@ -1,0 +1,328 @@
+import EntitlementEngine
+import EntitlementSimulator
+
+/// Parses scenario scripts. Strict: an unknown word, a missing argument, a wrong number of
+/// callback arguments, a declaration after the first step — each is refused with
+/// `file:line:column`.
+public enum ScenarioParser {
+    /// Parses `text`, naming `file` in errors and reports.
+    public static func parse(_ text: String, file: String) throws(ScenarioParseError) -> Scenario {
+        var scenario = Scenario(
+            file: file, world: .default, settings: EngineSettings(), deviceID: "device-1", ignored: [],
+            allowsPendingCalls: false, steps: [])
+        var sawHeader = false
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = offset + 1
+            let content = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            let trimmed = content.drop { $0 == " " || $0 == "\t" }
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
+            let indent = content.count - trimmed.count
+            do throws(ScenarioParseError.Reason) {
+                if let sigil = trimmed.first, ">!<".contains(sigil) {
+                    var cursor = TokenCursor(
+                        try ScenarioLexer.tokens(trimmed.dropFirst(), startColumn: indent + 2),
+                        endColumn: content.count + 1)
+                    let kind: Step.Kind
+                    switch sigil {
+                    case ">": kind = .call(try call(&cursor))
+                    case "<": kind = try expectation(&cursor)
+                    default: kind = .act(try action(&cursor))
+                    }
+                    try cursor.end()
+                    scenario.steps.append(Step(line: line, text: String(trimmed), kind: kind))
+                } else {
+                    var cursor = TokenCursor(
+                        try ScenarioLexer.tokens(trimmed, startColumn: indent + 1), endColumn: content.count + 1)
+                    guard scenario.steps.isEmpty else {
+                        throw cursor.fail("declarations and settings must come before the first step")
+                    }
+                    try header(&cursor, &scenario, first: !sawHeader)
+                    sawHeader = true
+                    try cursor.end()
+                }
+            } catch {
+                switch error {
+                case .at(let column, let message):
+                    throw ScenarioParseError(file: file, line: line, column: column, message: message)
+                }
+            }
+        }
+        return scenario
+    }
+
+    // MARK: - Declarations, settings and directives
+
+    private static func header(_ cursor: inout TokenCursor, _ scenario: inout Scenario, first: Bool)
+        throws(ScenarioParseError.Reason)
+    {
+        let start = cursor.column
+        switch try cursor.word("a declaration (world, requestor, mvpd, user), 'set', 'ignore' or 'allow'") {
+        case "world":
+            guard first else { throw .at(start, "'world' must be the first declaration") }
+            switch try cursor.word("a world name") {
+            case "default": scenario.world = .default
+            case "empty": scenario.world = SimulatedWorld(requestors: [], providers: [], users: [])
+            case let other: throw .at(start + 6, "unknown world '\(other)' (known: default, empty)")
+            }
+        case "requestor":
+            let id = try cursor.word("a requestor id")
+            try cursor.expect("mvpds")
+            let mvpds = try cursor.wordList("an MVPD id")
+            var resources: [String] = []
+            if cursor.accept("resources") { resources = try cursor.wordList("a resource id") }
+            scenario.world.requestors.removeAll { $0.id == id }
+            scenario.world.requestors.append(.init(id: id, mvpdIDs: mvpds, resources: resources))
+        case "mvpd":
+            let provider = try mvpd(&cursor)
+            scenario.world.providers.removeAll { $0.id == provider.id }
+            scenario.world.providers.append(provider)
+        case "user":
+            let user = try user(&cursor)
+            scenario.world.users.removeAll { $0.username == user.username }
+            scenario.world.users.append(user)
+        case "set":
+            let settingColumn = cursor.column
+            switch try cursor.word("a setting (redirect-timeout, queue-limit, redirect-url, device)") {
+            case "redirect-timeout":
+                let settings = scenario.settings
+                scenario.settings = EngineSettings(
+                    redirectURL: settings.redirectURL, redirectTimeout: try cursor.duration(), queueLimit: settings.queueLimit)
+            case "queue-limit": scenario.settings.queueLimit = try cursor.number("a queue limit")
+            case "redirect-url": scenario.settings.redirectURL = try text(&cursor, "a redirect URL")
+            case "device": scenario.deviceID = try text(&cursor, "a device id")
+            case let other: throw .at(settingColumn, "unknown setting '\(other)'")
+            }
+        case "ignore":
+            let nameColumn = cursor.column
+            let name = try cursor.word("a callback name")
+            guard ScenarioText.arguments[name] != nil else { throw .at(nameColumn, "unknown callback '\(name)'") }
+            scenario.ignored.insert(name)
+        case "allow":
+            try cursor.expect("pending calls")
+            scenario.allowsPendingCalls = true
+        case let other:
+            throw .at(start, "unknown declaration '\(other)' (steps start with '>', '<' or '!')")
+        }
+    }
+
+    private static func mvpd(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> SimulatedWorld.Provider {
+        let id = try cursor.word("an MVPD id")
+        var provider = SimulatedWorld.Provider(id: id, displayName: try text(&cursor, "a display name"))
+        while !cursor.atEnd {
+            let column = cursor.column
+            switch try cursor.word("an MVPD option") {
+            case "sso": provider.platformSSO = true
+            case "temppass": provider.tempPass = true
+            case "per-requestor": provider.perRequestor = true
+            case "authn-ttl": provider.authenticationTTL = try cursor.duration()
+            case "authz-ttl": provider.authorizationTTL = try cursor.duration()
+            case "login-hops": provider.extraLoginHops = try cursor.number("a number of hops")
+            case "no-logout-page": provider.hasLogoutPage = false
+            case let other:
+                throw .at(
+                    column,
+                    "unknown MVPD option '\(other)' (sso, temppass, per-requestor, authn-ttl, authz-ttl, login-hops, no-logout-page)")
+            }
+        }
+        return provider
+    }
+
+    private static func user(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> SimulatedWorld.User {
+        let name = try cursor.word("a user name")
+        try cursor.expect("password")
+        let password = try text(&cursor, "a password")
+        try cursor.expect("mvpd")
+        let mvpd = try cursor.word("an MVPD id")
+        var user = SimulatedWorld.User(
+            username: name, password: password, mvpdID: mvpd, userID: "\(mvpd)-\(name)", entitlements: [])
+        while !cursor.atEnd {
+            let column = cursor.column
+            switch try cursor.word("a user option") {
+            case "entitled": user.entitlements.formUnion(try cursor.wordList("a resource id"))
+            case "denies":
+                let resource = try cursor.word("a resource id")
+                user.denials[resource] = try text(&cursor, "the MVPD's message")
+            case "metadata":
+                while case .word(let key) = cursor.peek, !["entitled", "denies", "metadata"].contains(key) {
+                    _ = cursor.next()
+                    let valueColumn = cursor.column
+                    switch try cursor.value("a metadata value") {
+                    case .text(let text): user.metadata[key] = .text(text)
+                    case .list(let items):
+                        user.metadata[key] = .list(
+                            items.compactMap { if case .text(let text) = $0 { text } else { nil } })
+                    default: throw .at(valueColumn, "a metadata value is text or a [list]")
+                    }
+                }
+            case let other: throw .at(column, "unknown user option '\(other)' (entitled, denies, metadata)")
+            }
+        }
+        return user
+    }
+
+    private static func text(_ cursor: inout TokenCursor, _ what: String) throws(ScenarioParseError.Reason) -> String {
+        let column = cursor.column
+        guard case .text(let text) = try cursor.value(what) else { throw .at(column, "expected \(what) as text") }
+        return text
+    }
+
+    // MARK: - Steps
+
+    private static func call(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> CallStep {
+        let column = cursor.column
+        switch try cursor.word("an API call") {
+        case "setRequestor":
+            let requestor = try cursor.value("a requestor id")
+            var providers: [ValueExpression] = []
+            while !cursor.atEnd { providers.append(try cursor.value("a service provider URL")) }
+            return .setRequestor(requestor, serviceProviders: providers)
+        case "setOptions": return .setOptions(try cursor.pairs())
+        case "checkAuthentication": return .checkAuthentication
+        case "getAuthentication":
+            let force = cursor.accept("force")
+            return .getAuthentication(force: force, data: cursor.accept("data") ? try cursor.pairs() : [:])
+        case "setSelectedProvider": return .setSelectedProvider(try cursor.value("an MVPD id or nil"))
+        case "handleExternalURL": return .handleExternalURL(try cursor.value("a URL"))
+        case "getSelectedProvider": return .getSelectedProvider
+        case "checkAuthorization":
+            let resource = try cursor.value("a resource id")
+            return .checkAuthorization(resource, data: cursor.accept("data") ? try cursor.pairs() : [:])
+        case "getAuthorization":
+            let resource = try cursor.value("a resource id")
+            return .getAuthorization(resource, data: cursor.accept("data") ? try cursor.pairs() : [:])
+        case "checkPreauthorizedResources":
+            let resources = try cursor.value("a [list] of resource ids")
+            return .checkPreauthorizedResources(resources, cache: !cursor.accept("nocache"))
+        case "getMetadata":
+            let keyColumn = cursor.column
+            let text = try cursor.word("a metadata key (TTL_AUTHN, TTL_AUTHZ/<resource>, DEVICEID, user/<name>)")
+            guard let key = ScenarioText.metadataKey(text) else {
+                throw .at(keyColumn, "unknown metadata key '\(text)' (TTL_AUTHN, TTL_AUTHZ/<resource>, DEVICEID, user/<name>)")
+            }
+            return .getMetadata(key)
+        case "logout": return .logout
+        case let other: throw .at(column, "unknown API call '\(other)'")
+        }
+    }
+
+    private static func expectation(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> Step.Kind {
+        let column = cursor.column
+        let name = try cursor.word("a callback name or 'nothing'")
+        if name == "nothing" { return .expectNothing }
+        guard let arity = ScenarioText.arguments[name]?.count else { throw .at(column, "unknown callback '\(name)'") }
+        var arguments: [Pattern] = []
+        var acceptsMore = false
+        while !cursor.atEnd {
+            if case .ellipsis = cursor.peek {
+                _ = cursor.next()
+                acceptsMore = true
+                break
+            }
+            arguments.append(try cursor.pattern())
+        }
+        let signature = ScenarioText.arguments[name]!.joined(separator: " ")
+        if arguments.count > arity || (!acceptsMore && arguments.count < arity) {
+            throw .at(
+                column,
+                "\(name) takes \(arity) argument\(arity == 1 ? "" : "s") (\(signature)), got \(arguments.count); end with '...' to skip the rest")
+        }
+        return .expect(Expectation(callback: name, arguments: arguments, acceptsMore: acceptsMore))
+    }
+
+    private static func holding(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> String? {
+        cursor.accept("holding") ? try cursor.captureName() : nil
+    }
+
+    private static func action(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> WorldAction {
+        let column = cursor.column
+        switch try cursor.word("who acts: user, web view, clock, backend or attacker") {
+        case "user":
+            if cursor.accept("logs") {
+                try cursor.expect("in as")
+                let user = try cursor.value("a user name")
+                try cursor.expect("with")
+                let password = try cursor.value("a password")
+                return .logIn(user: user, password: password, holding: try holding(&cursor))
+            }
+            if cursor.accept("cancels") {
+                try cursor.expect("at the provider")
+                return .cancelAtProvider(holding: try holding(&cursor))
+            }
+            try cursor.expect("closes the login page")
+            return .closeLoginPage
+        case "web":
+            try cursor.expect("view follows the logout")
+            return .followLogout(holding: try holding(&cursor))
+        case "clock":
+            try cursor.expect("advances")
+            return .advanceClock(try cursor.duration())
+        case "backend":
+            let verbColumn = cursor.column
+            let verb = try cursor.word("fails, heals, holds or releases")
+            let operation = try self.operation(&cursor)
+            switch verb {
+            case "fails":
+                try cursor.expect("with")
+                let fault = try self.fault(&cursor)
+                var untilHealed = false
+                if cursor.accept("until") {
+                    try cursor.expect("healed")
+                    untilHealed = true
+                }
+                return .fail(operation, fault, untilHealed: untilHealed)
+            case "heals": return .heal(operation)
+            case "holds": return .hold(operation)
+            case "releases": return .release(operation)
+            default: throw .at(verbColumn, "unknown backend action '\(verb)' (fails, heals, holds, releases)")
+            }
+        case "attacker":
+            try cursor.expect("delivers")
+            let url = try cursor.value("a URL or $name")
+            var edits: [URLEdit] = []
+            while !cursor.atEnd {
+                let editColumn = cursor.column
+                switch try cursor.word("with, without, adding or at") {
+                case "with": edits.append(.set(try cursor.word("a parameter name"), try cursor.value("a value")))
+                case "without": edits.append(.remove(try cursor.word("a parameter name")))
+                case "adding": edits.append(.append(try cursor.word("a parameter name"), try cursor.value("a value")))
+                case "at": edits.append(.base(try cursor.value("a base URL")))
+                case let other: throw .at(editColumn, "unknown URL edit '\(other)' (with, without, adding, at)")
+                }
+            }
+            return .attack(url, edits)
+        case "second-screen", "platform":
+            throw .at(column, "second-screen and platform-picker actions arrive with platform SSO (a later issue)")
+        case let other:
+            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, attacker)")
+        }
+    }
+
+    private static func operation(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> BackendOperation {
+        let column = cursor.column
+        let name = try cursor.word("a backend operation")
+        guard let operation = BackendOperation(rawValue: name) else {
+            let known = BackendOperation.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .at(column, "unknown backend operation '\(name)' (\(known))")
+        }
+        return operation
+    }
+
+    private static func fault(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> SimulatedFault {
+        let column = cursor.column
+        switch try cursor.word("a fault") {
+        case "timeout": return .fail(.timeout)
+        case "network": return .fail(.network("connection reset"))
+        case "status": return .fail(.httpStatus(try cursor.number("an HTTP status"), "error"))
+        case "throttling": return .fail(.throttled(retryAfterSeconds: try cursor.number("seconds to wait")))
+        case "garbage": return .answerGarbage
+        case "authentication-required": return .fail(.authenticationRequired("the session is gone"))
+        case "denial":
+            let code = try cursor.word("a denial code")
+            return .fail(.denied(code: code, message: try text(&cursor, "a message")))
+        case let other:
+            throw .at(
+                column,
+                "unknown fault '\(other)' (timeout, network, status N, throttling N, garbage, authentication-required, denial CODE \"message\")")
+        }
+    }
+}

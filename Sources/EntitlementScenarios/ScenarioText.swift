@@ -1,0 +1,41 @@
+import EntitlementEngine
+
+/// How scenario scripts write things that are not plain text: metadata keys, callback arities.
+public enum ScenarioText {
+    /// `TTL_AUTHN`, `TTL_AUTHZ/<resource>`, `DEVICEID`, `user/<name>`.
+    public static func metadataKey(_ key: MetadataKey) -> String {
+        switch key {
+        case .authenticationExpiry: "TTL_AUTHN"
+        case .authorizationExpiry(let resource): "TTL_AUTHZ/\(resource)"
+        case .deviceID: "DEVICEID"
+        case .userMetadata(let name): "user/\(name)"
+        }
+    }
+
+    /// The key a script's text names, if any.
+    public static func metadataKey(_ text: String) -> MetadataKey? {
+        if text == "TTL_AUTHN" { return .authenticationExpiry }
+        if text == "DEVICEID" { return .deviceID }
+        if text.hasPrefix("TTL_AUTHZ/"), text.count > 10 { return .authorizationExpiry(resource: String(text.dropFirst(10))) }
+        if text.hasPrefix("user/"), text.count > 5 { return .userMetadata(String(text.dropFirst(5))) }
+        return nil
+    }
+
+    /// Each expectable callback and how many arguments it has, in script order.
+    public static let arguments: [String: [String]] = [
+        "setRequestorComplete": ["success|failure"],
+        "displayProviderDialog": ["[mvpd ids]"],
+        "setAuthenticationStatus": ["status", "errorCode"],
+        "navigateToUrl": ["url"],
+        "sendTrackingData": ["event", "[data]"],
+        "setToken": ["token", "resource"],
+        "tokenRequestFailed": ["resource", "errorCode", "errorDescription"],
+        "selectedProvider": ["mvpd id|nil"],
+        "setMetadataStatus": ["key", "value", "encrypted"],
+        "preauthorizedResources": ["[resources]"],
+        "presentTvProviderDialog": ["dialog id"],
+        "dismissTvProviderDialog": ["dialog id"],
+        "status": ["code", "level", "message"],
+        "optionsRefused": ["[unknown keys]"],
+    ]
+}

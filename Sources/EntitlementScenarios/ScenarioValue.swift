@@ -1,0 +1,97 @@
+import EntitlementEngine
+
+/// A value observed at run time: an argument of a callback, or a captured `$name`.
+public indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible {
+    /// Text (numbers and booleans are written as text too).
+    case text(String)
+    /// nil.
+    case none
+    /// A list.
+    case list([ScenarioValue])
+
+    /// The value as a script would write it.
+    public var description: String {
+        switch self {
+        case .text(let text): Self.quote(text)
+        case .none: "nil"
+        case .list(let items): "[" + items.map(\.description).joined(separator: ", ") + "]"
+        }
+    }
+
+    /// Tokens and codes are long unbroken runs of base64url characters; ordinary values are not.
+    static func looksSecret(_ text: String) -> Bool {
+        text.count >= 24 && !text.contains(" ")
+            && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
+    }
+
+    /// `text` in double quotes with `\`, `"`, newline and tab escaped, as scripts write strings.
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for character in text {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default: out.append(character)
+            }
+        }
+        return out + "\""
+    }
+
+    /// The value with secrets shortened, for reports (secrets never reach logs in clear).
+    public var redactedDescription: String {
+        switch self {
+        case .text(let text) where text.contains("://"): Self.quote(Redactor.redactURL(text))
+        case .text(let text) where Self.looksSecret(text): Self.quote(Redactor.shorten(text))
+        case .text, .none: description
+        case .list(let items): "[" + items.map(\.redactedDescription).joined(separator: ", ") + "]"
+        }
+    }
+}
+
+/// A callback (or a refused `setOptions`) as scripts see it: a name and its arguments.
+public struct ObservedCallback: Sendable, Hashable {
+    /// The callback name.
+    public var name: String
+    /// Its arguments, in script order.
+    public var arguments: [ScenarioValue]
+    /// The callback in script notation (`setToken "medi…" "news"`), secrets shortened, for reports.
+    public var redactedDescription: String {
+        ([name] + arguments.map(\.redactedDescription)).joined(separator: " ")
+    }
+
+    /// The script view of `callback`.
+    public init(_ callback: Callback) {
+        name = callback.name
+        func list(_ items: [String]) -> ScenarioValue { .list(items.map(ScenarioValue.text)) }
+        switch callback {
+        case .setRequestorComplete(let success): arguments = [.text(success ? "success" : "failure")]
+        case .displayProviderDialog(let mvpds): arguments = [list(mvpds.map(\.id))]
+        case .setAuthenticationStatus(let status, let code): arguments = [.text(String(status)), .text(code)]
+        case .navigateToUrl(let url): arguments = [.text(url)]
+        case .sendTrackingData(let event, let data): arguments = [.text(event.rawValue), list(data)]
+        case .setToken(let token, let resource): arguments = [.text(token), .text(resource)]
+        case .tokenRequestFailed(let resource, let code, let description):
+            arguments = [.text(resource), .text(code), .text(description)]
+        case .selectedProvider(let mvpd): arguments = [mvpd.map { .text($0.id) } ?? .none]
+        case .setMetadataStatus(let value, let encrypted, let key):
+            let shown: ScenarioValue
+            switch value {
+            case .text(let text)?: shown = .text(text)
+            case .list(let items)?: shown = list(items)
+            case nil: shown = .none
+            }
+            arguments = [.text(ScenarioText.metadataKey(key)), shown, .text(String(encrypted))]
+        case .preauthorizedResources(let resources): arguments = [list(resources)]
+        case .presentTvProviderDialog(let dialog), .dismissTvProviderDialog(let dialog): arguments = [.text(dialog.id)]
+        case .status(let report): arguments = [.text(report.code), .text(report.level.rawValue), .text(report.message)]
+        }
+    }
+
+    /// The pseudo-callback for a `setOptions` that threw.
+    public init(optionsRefused keys: [String]) {
+        name = "optionsRefused"
+        arguments = [.list(keys.map(ScenarioValue.text))]
+    }
+}
