@@ -99,6 +99,8 @@ public indirect enum Pattern: Sendable, Hashable {
     case matches(String)
     /// `$name=PATTERN`: match, then remember the value as `$name`.
     case capture(String, Pattern)
+    /// `!PATTERN`: anything the pattern does not match (for example `!$first`: a new value).
+    case not(Pattern)
 }
 
 /// `<` lines: the next callback's name and arguments.

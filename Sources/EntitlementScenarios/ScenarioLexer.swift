@@ -11,6 +11,7 @@ struct Token: Sendable, Hashable {
         case open
         case close
         case comma
+        case bang
     }
 
     let kind: Kind
@@ -40,6 +41,9 @@ enum ScenarioLexer {
                 index += 1
             case ",":
                 tokens.append(Token(kind: .comma, column: start))
+                index += 1
+            case "!":
+                tokens.append(Token(kind: .bang, column: start))
                 index += 1
             case "\"":
                 index += 1

@@ -297,6 +297,9 @@ private struct Run {
             guard match(inner, value, &captured) else { return false }
             captured[name] = value
             return true
+        case .not(let inner):
+            var scratch = captured
+            return !match(inner, value, &scratch)
         }
     }
 
@@ -313,6 +316,7 @@ private struct Run {
         case .list(let items): "[" + items.map(describe).joined(separator: ", ") + "]"
         case .matches(let regex): "~\(ScenarioValue.quote(regex))"
         case .capture(let name, let inner): "$\(name)=\(describe(inner))"
+        case .not(let inner): "!\(describe(inner))"
         }
     }
 }

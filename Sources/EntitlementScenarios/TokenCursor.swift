@@ -84,10 +84,13 @@ struct TokenCursor {
         return name
     }
 
-    /// An expectation argument: `*`, `~"re"`, `$x`, `$x=PATTERN`, a literal or a `[list]` of patterns.
+    /// An expectation argument: `*`, `~"re"`, `$x`, `$x=PATTERN`, `!PATTERN`, a literal or a `[list]` of patterns.
     mutating func pattern() throws(ScenarioParseError.Reason) -> Pattern {
         switch next() {
         case .star: return .any
+        case .bang:
+            guard !atEnd else { throw fail("'!' needs a pattern after it, for example '!$token'") }
+            return .not(try pattern())
         case .regex(let pattern): return .matches(pattern)
         case .reference(let name): return .equals(.reference(name))
         case .capture(let name):

@@ -34,10 +34,11 @@ extension EntitlementMachine {
             return refuse(id, .redirect(.providerMismatch(expected: mvpd.id, received: url.parameters["mvpd"])))
         }
         if let error = url.parameters["error"] {
+            var message = "The MVPD ended the login with '\(error.prefix(64))'"
             let description = String((url.parameters["error_description"] ?? "").prefix(200))
-            let notice = StatusReport(
-                code: "REDIRECT_PROVIDER_ERROR", level: .error,
-                message: "The MVPD ended the login with '\(error.prefix(64))'\(description.isEmpty ? "" : ": \(description)").")
+            if !description.isEmpty { message += ": " + description }
+            if !message.hasSuffix(".") { message += "." }
+            let notice = StatusReport(code: "REDIRECT_PROVIDER_ERROR", level: .error, message: message)
             return [.emit(.status(notice), answering: [])]
                 + endLogin(flow, code: ErrorCode.genericAuthentication,
                     reason: "The MVPD refused the login (\(error.prefix(64))).", alsoAnswering: [id])
