@@ -18,10 +18,12 @@ public indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible 
         }
     }
 
-    /// Tokens and codes are long unbroken runs of base64url characters; ordinary values are not.
+    /// Tokens, codes and states are long runs of base64url text mixing lower case, upper case and
+    /// digits; error codes, ids and sentences are not.
     static func looksSecret(_ text: String) -> Bool {
-        text.count >= 24 && !text.contains(" ")
-            && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
+        text.count >= 20
+            && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+            && text.contains(where: \.isLowercase) && text.contains(where: \.isUppercase) && text.contains(where: \.isNumber)
     }
 
     /// `text` in double quotes with `\`, `"`, newline and tab escaped, as scripts write strings.

@@ -1,0 +1,104 @@
+import EntitlementEngine
+import EntitlementScenarios
+import EntitlementSimulator
+import Testing
+
+@Suite("Scenario parser: strict, with file:line:column errors")
+struct ScenarioParserTests {
+    func error(_ text: String) -> ScenarioParseError? {
+        do {
+            _ = try ScenarioParser.parse(text, file: "t.scenario")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test(arguments: [
+        ("> getAuthorization \"news", 2, 20, "unterminated string"),
+        ("> fetchToken", 2, 3, "unknown API call 'fetchToken'"),
+        ("< setToken *", 2, 3, "setToken takes 2 arguments (token resource), got 1; end with '...' to skip the rest"),
+        ("< setToken * news extra", 2, 3, "setToken takes 2 arguments (token resource), got 3; end with '...' to skip the rest"),
+        ("< setTokn * news", 2, 3, "unknown callback 'setTokn'"),
+        ("! clock advances soon", 2, 18, "'soon' is not a duration (use ms, s, m, h or d, for example 90s)"),
+        ("! backend fails tokenz with timeout", 2, 17, "unknown backend operation 'tokenz' (configuration, exchangeCode, authorize, mediaToken, preauthorize, userMetadata)"),
+        ("! wizard waves", 2, 3, "unknown actor 'wizard' (user, web view, clock, backend, attacker)"),
+        ("! second-screen user enters code $c", 2, 3, "second-screen and platform-picker actions arrive with platform SSO (a later issue)"),
+        ("< navigateToUrl ~\"([\"", 2, 18, "invalid regular expression"),
+        ("< setToken $=* news", 2, 12, "'$' must be followed by a name"),
+        ("> setSelectedProvider", 2, 22, "expected an MVPD id or nil"),
+        ("> checkAuthentication now", 2, 23, "unexpected text at the end of the line"),
+        ("> getMetadata ZIP", 2, 15, "unknown metadata key 'ZIP' (TTL_AUTHN, TTL_AUTHZ/<resource>, DEVICEID, user/<name>)"),
+        ("< setToken \"a\\q\" news", 2, 12, "unknown escape '\\q' in string"),
+        ("> checkAuthentication\nuser zoe password p mvpd acme-cable", 3, 1, "declarations and settings must come before the first step"),
+        ("world default", 2, 1, "'world' must be the first declaration"),
+        ("set colour blue", 2, 5, "unknown setting 'colour'"),
+        ("ignore sendTrackingDatum", 2, 8, "unknown callback 'sendTrackingDatum'"),
+        ("mvpd x \"X\" turbo", 2, 12, "unknown MVPD option 'turbo' (sso, temppass, per-requestor, authn-ttl, authz-ttl, login-hops, no-logout-page)"),
+    ])
+    func refusesWithLineAndColumn(line: String, lineNumber: Int, column: Int, message: String) throws {
+        let failure = try #require(error("ignore sendTrackingData\n" + line))
+        #expect(failure.file == "t.scenario")
+        #expect(failure.line == lineNumber)
+        #expect(failure.column == column)
+        #expect(failure.message.hasPrefix(message), "\(failure.message)")
+        #expect(failure.description.hasPrefix("t.scenario:\(lineNumber):\(column): error: "))
+    }
+
+    @Test func indentationCountsInColumns() throws {
+        let failure = try #require(error("    > fetchToken"))
+        #expect(failure.line == 1 && failure.column == 7)
+    }
+
+    @Test func declarationsBuildTheWorld() throws {
+        let scenario = try ScenarioParser.parse(
+            """
+            # A world of one's own.
+            world empty
+            requestor tv mvpds cable, sat resources news, sports
+            mvpd cable "Cable Co" sso authn-ttl 2h authz-ttl 30m login-hops 2 no-logout-page
+            mvpd sat "Sat Co" temppass per-requestor
+            user zoe password "s3cret pw" mvpd cable entitled news, sports denies movies "Not in your plan." metadata zip [12345, 67890] householdID hh-z
+            set redirect-timeout 90s
+            set queue-limit 7
+            set device dev-9
+            ignore sendTrackingData
+            allow pending calls
+            > setRequestor tv
+            """, file: "w.scenario")
+        #expect(scenario.world.requestors == [.init(id: "tv", mvpdIDs: ["cable", "sat"], resources: ["news", "sports"])])
+        let cable = try #require(scenario.world.provider("cable"))
+        #expect(cable.displayName == "Cable Co" && cable.platformSSO && cable.authenticationTTL == .seconds(7200))
+        #expect(cable.authorizationTTL == .seconds(1800) && cable.extraLoginHops == 2 && !cable.hasLogoutPage)
+        let sat = try #require(scenario.world.provider("sat"))
+        #expect(sat.tempPass && sat.perRequestor && !sat.platformSSO)
+        let zoe = try #require(scenario.world.user("zoe"))
+        #expect(zoe.password == "s3cret pw" && zoe.mvpdID == "cable" && zoe.entitlements == ["news", "sports"])
+        #expect(zoe.denials == ["movies": "Not in your plan."])
+        #expect(zoe.metadata == ["zip": .list(["12345", "67890"]), "householdID": .text("hh-z")])
+        #expect(scenario.settings.redirectTimeout == .seconds(90) && scenario.settings.queueLimit == 7)
+        #expect(scenario.deviceID == "dev-9" && scenario.ignored == ["sendTrackingData"] && scenario.allowsPendingCalls)
+        #expect(scenario.steps.count == 1 && scenario.name == "w")
+    }
+
+    @Test func patternsParse() throws {
+        let scenario = try ScenarioParser.parse(
+            """
+            < setToken $t=~"^media\\." news
+            < setToken !$t *
+            < sendTrackingData mvpdSelection [acme, *, "a b", $t]
+            < status CODE ...
+            < selectedProvider nil
+            < nothing
+            """, file: "p.scenario")
+        guard case .expect(let first) = scenario.steps[0].kind, case .expect(let third) = scenario.steps[2].kind,
+            case .expect(let fourth) = scenario.steps[3].kind, case .expectNothing = scenario.steps[5].kind
+        else {
+            Issue.record("unexpected steps \(scenario.steps)")
+            return
+        }
+        #expect(first.arguments == [.capture("t", .matches("^media\\.")), .equals(.text("news"))])
+        #expect(third.arguments[1] == .list([.equals(.text("acme")), .any, .equals(.text("a b")), .equals(.reference("t"))]))
+        #expect(fourth.acceptsMore && fourth.arguments == [.equals(.text("CODE"))])
+    }
+}

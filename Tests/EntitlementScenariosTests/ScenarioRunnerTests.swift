@@ -1,0 +1,162 @@
+import EntitlementEngine
+import EntitlementScenarios
+import Foundation
+import Testing
+
+@Suite("Scenario runner: exhaustive, deterministic, with readable failures")
+struct ScenarioRunnerTests {
+    static let header = "ignore sendTrackingData\n> setRequestor sim-requestor\n< setRequestorComplete success\n"
+
+    func run(_ body: String, file: String = "r.scenario") async throws -> ScenarioResult {
+        await ScenarioRunner().run(try ScenarioParser.parse(Self.header + body, file: file))
+    }
+
+    @Test func aDifferentArgumentFailsAtItsLineWithContext() async throws {
+        let result = try await run("> checkAuthentication\n< setAuthenticationStatus 1 \"\"\n")
+        let failure = try #require(result.failure)
+        #expect(failure.line == 5)
+        #expect(failure.step == "< setAuthenticationStatus 1 \"\"")
+        #expect(failure.expected == "setAuthenticationStatus \"1\" \"\"")
+        #expect(failure.actual == "setAuthenticationStatus \"0\" \"USER_NOT_AUTHENTICATED_ERROR\"")
+        #expect(failure.context == ["2: > setRequestor sim-requestor", "3: < setRequestorComplete \"success\"", "4: > checkAuthentication"])
+        #expect(failure.description.hasPrefix("r.scenario:5: scenario failed"))
+    }
+
+    @Test func secretsAreShortenedInReportsButCodesAndIdsAreNot() {
+        #expect(ScenarioValue.text("media.Xq3v9Zt0aB7yL2kP4sD8fG1h").redactedDescription == "\"medi…\"")
+        #expect(ScenarioValue.text("USER_NOT_AUTHENTICATED_ERROR").redactedDescription == "\"USER_NOT_AUTHENTICATED_ERROR\"")
+        #expect(ScenarioValue.text("b45a4ae78cf6552fb8f510e7a83497fb").redactedDescription.count == 34, "a hash is not a secret")
+    }
+
+    @Test func aMissingCallbackFails() async throws {
+        let failure = try #require(try await run("< selectedProvider nil\n").failure)
+        #expect(failure.line == 4 && failure.actual == "no callback")
+    }
+
+    @Test func anUnexpectedCallbackFailsBeforeTheNextStep() async throws {
+        let failure = try #require(try await run("> checkAuthentication\n> getSelectedProvider\n< selectedProvider nil\n").failure)
+        #expect(failure.line == 5)
+        #expect(failure.actual.hasPrefix("unexpected setAuthenticationStatus"))
+    }
+
+    @Test func aLeftoverCallbackFailsAtTheEnd() async throws {
+        let failure = try #require(try await run("> getSelectedProvider\n").failure)
+        #expect(failure.step == "end of script" && failure.actual == "selectedProvider nil")
+    }
+
+    @Test func anUnansweredCallFailsUnlessAllowed() async throws {
+        let failure = try #require(try await run("> getAuthentication\n< displayProviderDialog *\n").failure)
+        #expect(failure.step == "end of script")
+        #expect(failure.actual == "#2 getAuthentication() got no terminal callback")
+        let allowed = await ScenarioRunner().run(
+            try ScenarioParser.parse("allow pending calls\n" + Self.header + "> getAuthentication\n< displayProviderDialog *\n", file: "a"))
+        #expect(allowed.passed)
+    }
+
+    @Test func anUncapturedReferenceIsAClearFailure() async throws {
+        let failure = try #require(try await run("> handleExternalURL $never\n").failure)
+        #expect(failure.expected == "$never to be captured earlier")
+    }
+
+    @Test func aRefusedSetOptionsCanBeExpected() async throws {
+        let result = try await run("> setOptions visitorID=v1 colour=blue\n< optionsRefused [colour]\n> setOptions visitorID=v2\n")
+        #expect(result.passed, "\(result.failure?.description ?? "")")
+    }
+
+    @Test func runsAreDeterministic() async throws {
+        let text = Self.header + """
+            > setSelectedProvider acme-cable
+            < navigateToUrl $url=*
+            ! user logs in as alice with wonderland
+            < setAuthenticationStatus 1 ""
+            > getAuthorization news-channel
+            > getAuthorization movies-hd
+            < setToken $a=* news-channel
+            < setToken $b=* movies-hd
+            < setToken $a news-channel
+            """
+        // The last line is wrong on purpose: the failure (with its token values) must be identical every run.
+        var reports: Set<String> = []
+        for _ in 0..<5 {
+            let result = await ScenarioRunner().run(try ScenarioParser.parse(text, file: "d"))
+            reports.insert(result.failure?.description ?? "passed")
+        }
+        #expect(reports.count == 1)
+        #expect(reports.first?.contains("scenario failed") == true)
+    }
+
+    @Test func runsReportTheTransitionsTheyExercised() async throws {
+        let result = try await run("""
+            > setSelectedProvider acme-cable
+            < navigateToUrl *
+            ! user logs in as alice with wonderland
+            < setAuthenticationStatus 1 ""
+            """)
+        #expect(result.passed)
+        let rows = Set(result.transitionsExercised.map(\.description))
+        #expect(rows.contains("configuration: unconfigured --> configuring : setRequestor"))
+        #expect(rows.contains("configuration: configuring --> configured : configurationLoaded"))
+        #expect(rows.contains("authentication: unauthenticated --> preparingLogin : setSelectedProvider"))
+        #expect(rows.contains("authentication: preparingLogin --> awaitingRedirect : flowSecretsDrawn"))
+        #expect(rows.contains("authentication: awaitingRedirect --> exchangingCode : handleExternalURL"))
+        #expect(rows.contains("authentication: exchangingCode --> authenticated : backendAnswered"))
+    }
+}
+
+/// "Changing one expected value in any scenario makes it fail with a report that names the line":
+/// every literal expected value of every scenario in the library is changed in turn.
+@Suite("Scenario library mutation check")
+struct ScenarioMutationTests {
+    /// Every version of the step with exactly one literal expected value changed.
+    static func mutations(of step: Step) -> [Step] {
+        guard case .expect(let expectation) = step.kind else { return [] }
+        var steps: [Step] = []
+        for index in expectation.arguments.indices {
+            for changed in mutations(of: expectation.arguments[index]) {
+                var copy = expectation
+                copy.arguments[index] = changed
+                var mutated = step
+                mutated.kind = .expect(copy)
+                steps.append(mutated)
+            }
+        }
+        return steps
+    }
+
+    /// Every version of the pattern with exactly one literal changed (negations are left alone:
+    /// changing what must *not* match usually still passes).
+    static func mutations(of pattern: Pattern) -> [Pattern] {
+        switch pattern {
+        case .equals(.text(let text)): return [.equals(.text(text + "-changed"))]
+        case .equals(.none): return [.equals(.text("not-nil"))]
+        case .list(let items):
+            return items.indices.flatMap { index in
+                mutations(of: items[index]).map { changed in
+                    var copy = items
+                    copy[index] = changed
+                    return Pattern.list(copy)
+                }
+            }
+        case .capture(let name, let inner): return mutations(of: inner).map { .capture(name, $0) }
+        default: return []
+        }
+    }
+
+    @Test(arguments: ScenarioLibraryTests.files)
+    func everyExpectedValueIsChecked(file: String) async throws {
+        let scenario = try ScenarioLibrary.load(file)
+        var mutations = 0
+        for (index, step) in scenario.steps.enumerated() {
+            for changed in Self.mutations(of: step) {
+                var copy = scenario
+                copy.steps[index] = changed
+                let result = await ScenarioRunner().run(copy)
+                mutations += 1
+                #expect(
+                    result.failure?.line == step.line,
+                    "changing line \(step.line) of \(scenario.name) was not caught there: \(result.failure?.description ?? "passed")")
+            }
+        }
+        #expect(mutations > 0, "\(scenario.name) has no literal expectation to change")
+    }
+}
