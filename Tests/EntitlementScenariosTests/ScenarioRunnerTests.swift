@@ -160,3 +160,19 @@ struct ScenarioMutationTests {
         #expect(mutations > 0, "\(scenario.name) has no literal expectation to change")
     }
 }
+
+/// The language article's first example must run as printed: someone new copies it first.
+@Suite("The scenario language article")
+struct ScenarioLanguageArticleTests {
+    @Test func theArticlesExampleRunsAndPasses() async throws {
+        let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(
+                "Sources/EntitlementScenarios/EntitlementScenarios.docc/ScenarioLanguage.md")
+        let text = try String(contentsOf: article, encoding: .utf8)
+        let between = try #require(text.components(separatedBy: "<!-- scenario-example-begin -->").dropFirst().first)
+        let block = try #require(between.components(separatedBy: "<!-- scenario-example-end -->").first)
+        let script = block.replacingOccurrences(of: "```text\n", with: "").replacingOccurrences(of: "```", with: "")
+        let result = await ScenarioRunner().run(try ScenarioParser.parse(script, file: "ScenarioLanguage.md"))
+        #expect(result.passed, "\(result.failure?.description ?? "")")
+    }
+}
