@@ -54,6 +54,7 @@ public actor AccessEnabler {
         settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil
     ) {
         self.machine = EntitlementMachine(settings: settings, deviceID: environment.deviceID)
+        self.machine.recordsTransitions = monitor != nil
         self.backend = backend
         self.delegate = delegate
         self.storage = storage
@@ -189,14 +190,9 @@ public actor AccessEnabler {
         guard !draining else { return }
         draining = true
         while let next = immediate.isEmpty ? (mailbox.isEmpty ? nil : mailbox.removeFirst()) : immediate.removeFirst() {
-            guard let monitor else {
-                for action in machine.handle(next, at: environment.clock.now()) { run(action) }
-                continue
-            }
-            let before = machine.regionStates
             let actions = machine.handle(next, at: environment.clock.now())
-            for row in EntitlementMachine.transitions(from: before, on: next, to: machine.regionStates) {
-                monitor.observe(.transition(row))
+            if let monitor {
+                for row in machine.lastTransitions { monitor.observe(.transition(row)) }
             }
             for action in actions { run(action) }
         }
@@ -212,6 +208,8 @@ public actor AccessEnabler {
             delegate?.deliver(callback)
         case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
             startBackendTask(operation, request)
+        case .resubmit(let held):
+            mailbox.insert(contentsOf: held.map { Input.callReceived($0.id, $0.call) }, at: 0)
         case .drawFlowSecrets(let flow, let needsVerifier):
             let state = Base64URL.encode(environment.redirectStateRandom.bytes(32))
             let verifier = needsVerifier ? PKCE.verifier(from: environment.pkceVerifierRandom.bytes(32)) : nil

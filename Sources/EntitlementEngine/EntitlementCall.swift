@@ -40,6 +40,13 @@ public enum EntitlementCall: Sendable, Hashable {
         }
     }
 
+    /// The names of all calls.
+    public static let names: Set<String> = [
+        "setRequestor", "checkAuthentication", "getAuthentication", "setSelectedProvider", "handleExternalURL",
+        "getSelectedProvider", "checkAuthorization", "getAuthorization", "checkPreauthorizedResources", "getMetadata",
+        "logout",
+    ]
+
     /// The call in cookbook notation with secrets shortened (safe for logs and transcripts).
     public var redactedDescription: String {
         switch self {

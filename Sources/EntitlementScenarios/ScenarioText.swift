@@ -17,7 +17,7 @@ public enum ScenarioText {
         if text == "TTL_AUTHN" { return .authenticationExpiry }
         if text == "DEVICEID" { return .deviceID }
         if text.hasPrefix("TTL_AUTHZ/"), text.count > 10 { return .authorizationExpiry(resource: String(text.dropFirst(10))) }
-        if text.hasPrefix("user/"), text.count > 5 { return .userMetadata(String(text.dropFirst(5))) }
+        if text.hasPrefix("user/") { return .userMetadata(String(text.dropFirst(5))) }
         return nil
     }
 

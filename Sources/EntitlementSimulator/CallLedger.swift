@@ -51,6 +51,9 @@ public final class CallLedger: EngineMonitor {
                 state.backendRequests.append(request.operation)
             case .transition(let row):
                 state.transitions.insert(row)
+                if !TransitionTable.rowSet.contains(row) {
+                    state.problems.append("the machine took a transition the table does not list: \(row)")
+                }
             case .backendFinished, .storageFailed:
                 break
             }

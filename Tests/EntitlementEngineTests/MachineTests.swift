@@ -52,21 +52,40 @@ struct MachineTests {
         #expect(machine.configuration == .configuring(requestorID: "req", operation: OperationID(1), calls: [CallID(1)]))
     }
 
-    @Test func givenConfiguring_whenLoaded_completesThenRunsTheQueueInOrder() {
+    @Test func givenConfiguring_whenLoaded_completesThenResubmitsTheQueueInOrder() {
         var machine = EntitlementMachine(deviceID: "dev")
         _ = machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0)
         _ = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = machine.handle(.callReceived(CallID(3), .getSelectedProvider), at: t0)
+        let held = machine.queue
         let actions = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0)
-        #expect(
-            actions == [
-                .emit(.setRequestorComplete(success: true), answering: [CallID(2)]),
-                tracking(false),
-                .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(1)]),
-                .emit(.selectedProvider(nil), answering: [CallID(3)]),
-            ])
+        #expect(actions == [.emit(.setRequestorComplete(success: true), answering: [CallID(2)]), .resubmit(held)])
+        #expect(held.map(\.id) == [CallID(1), CallID(3)])
         #expect(machine.queue.isEmpty)
         #expect(machine.authentication == .unauthenticated)
+        // Each held call then runs as its own input, in order.
+        #expect(
+            machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0) == [
+                tracking(false),
+                .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(1)]),
+            ])
+    }
+
+    @Test func recordedRowsNameTheRegionStatesConditionAndActions() {
+        var machine = EntitlementMachine(deviceID: "dev")
+        machine.recordsTransitions = true
+        _ = machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0)
+        #expect(machine.lastTransitions.map(\.description) == ["configuration: unconfigured --> unconfigured : entitlementCall [queueHasRoom] / enqueue"])
+        _ = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
+        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0)
+        #expect(
+            machine.lastTransitions.map(\.description) == [
+                "configuration: configuring --> configured : configurationLoaded [current] / setRequestorComplete, restoreTokens, runQueue",
+                "authentication: unknown --> unauthenticated : configurationLoaded [noValidStoredToken]",
+            ])
+        var silent = EntitlementMachine(deviceID: "dev")
+        _ = silent.handle(.callReceived(CallID(1), .checkAuthentication), at: t0)
+        #expect(silent.lastTransitions.isEmpty, "nothing is recorded unless asked")
     }
 
     @Test func givenConfiguring_whenAStaleConfigurationArrives_itIsLoggedAndIgnored() {

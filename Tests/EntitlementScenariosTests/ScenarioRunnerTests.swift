@@ -94,12 +94,18 @@ struct ScenarioRunnerTests {
             """)
         #expect(result.passed)
         let rows = Set(result.transitionsExercised.map(\.description))
-        #expect(rows.contains("configuration: unconfigured --> configuring : setRequestor"))
-        #expect(rows.contains("configuration: configuring --> configured : configurationLoaded"))
-        #expect(rows.contains("authentication: unauthenticated --> preparingLogin : setSelectedProvider"))
-        #expect(rows.contains("authentication: preparingLogin --> awaitingRedirect : flowSecretsDrawn"))
-        #expect(rows.contains("authentication: awaitingRedirect --> exchangingCode : handleExternalURL"))
-        #expect(rows.contains("authentication: exchangingCode --> authenticated : backendAnswered"))
+        for expected in [
+            "configuration: unconfigured --> configuring : setRequestor / loadConfiguration",
+            "configuration: configuring --> configured : configurationLoaded [current] / setRequestorComplete, restoreTokens, runQueue",
+            "authentication: unknown --> unauthenticated : configurationLoaded [noValidStoredToken]",
+            "authentication: unauthenticated --> preparingLogin : setSelectedProvider / trackSelection, persist, drawSecrets",
+            "authentication: preparingLogin --> awaitingRedirect : flowSecretsDrawn / startTimer, navigateToUrl",
+            "authentication: awaitingRedirect --> exchangingCode : handleExternalURL [accepted] / cancelTimer, exchangeCode",
+            "authentication: exchangingCode --> authenticated : backendAnswered [tokenMatchesFlow] / persist, setAuthenticationStatus",
+        ] {
+            #expect(rows.contains(expected), "\(expected)")
+        }
+        #expect(rows.count == 7, "\(rows.sorted())")
     }
 }
 

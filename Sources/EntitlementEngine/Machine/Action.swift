@@ -7,6 +7,9 @@ public enum Action: Sendable, Hashable {
     case loadConfiguration(OperationID, BackendRequest)
     /// Send a backend request; answer with ``Input/backendAnswered(_:_:)`` or ``Input/backendFailed(_:_:)``.
     case callBackend(OperationID, BackendRequest)
+    /// Feed these held calls back as inputs, in order, before any other input (the queue flush:
+    /// each call then runs as its own input).
+    case resubmit([EntitlementMachine.QueuedCall])
     /// Draw a flow's `state` (and PKCE verifier) at once; answer with ``Input/flowSecretsDrawn(_:_:)``
     /// before any other input.
     case drawFlowSecrets(FlowID, verifier: Bool)

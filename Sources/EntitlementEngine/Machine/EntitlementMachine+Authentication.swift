@@ -1,5 +1,8 @@
 /// The authentication region: checkAuthentication, getAuthentication, provider selection,
 /// the login flow's secrets, deadline and code exchange, and logout.
+///
+/// Every change of ``authentication`` goes through ``moveAuthentication(to:_:_:)``, which records
+/// the transition row; a test holds those rows to the table the charts draw.
 extension EntitlementMachine {
     // MARK: - Region accessors
 
@@ -21,21 +24,21 @@ extension EntitlementMachine {
         }
     }
 
-    /// Adds `id` to the running login's waiters (no effect when no login runs).
+    /// Adds `id` to the running login's waiters (a self-transition with `join`).
     mutating func joinLogin(_ id: CallID) {
         switch authentication {
         case .selectingProvider(var flow):
             flow.waiters.append(id)
-            authentication = .selectingProvider(flow)
+            moveAuthentication(to: .selectingProvider(flow), nil, .join)
         case .preparingLogin(var flow):
             flow.waiters.append(id)
-            authentication = .preparingLogin(flow)
+            moveAuthentication(to: .preparingLogin(flow), nil, .join)
         case .awaitingRedirect(var flow):
             flow.waiters.append(id)
-            authentication = .awaitingRedirect(flow)
+            moveAuthentication(to: .awaitingRedirect(flow), nil, .join)
         case .exchangingCode(var flow, let operation):
             flow.waiters.append(id)
-            authentication = .exchangingCode(flow, operation: operation)
+            moveAuthentication(to: .exchangingCode(flow, operation: operation), nil, .join)
         case .unknown, .unauthenticated, .authenticated, .preparingLogout, .loggingOut:
             break
         }
@@ -48,10 +51,14 @@ extension EntitlementMachine {
         return selectedProviderID.flatMap(configuration.mvpd)
     }
 
-    /// Drops an authentication whose expiry has passed (checked before every call).
+    /// Drops an authentication whose expiry has passed (noticed before every call: the row's
+    /// input is `authenticationExpired`).
     mutating func expireAuthenticationIfNeeded(_ configuration: RequestorConfiguration) -> [Action] {
         guard case .authenticated(let token) = authentication, token.expires <= now else { return [] }
-        authentication = .unauthenticated
+        let call = inputName
+        inputName = "authenticationExpired"
+        moveAuthentication(to: .unauthenticated, nil, .persist)
+        inputName = call
         authorizationCache = [:]
         return [persist(configuration)]
     }
@@ -60,6 +67,7 @@ extension EntitlementMachine {
 
     /// Local state only, no backend call: 1 with `""` or 0 with `USER_NOT_AUTHENTICATED_ERROR`.
     mutating func checkAuthentication(_ id: CallID) -> [Action] {
+        recordCall(.localAnswer, .setAuthenticationStatus)
         if case .authenticated(let token) = authentication {
             return authenticationStatus(1, ErrorCode.userAuthenticated, answering: [id], token: token, cached: true)
         }
@@ -71,10 +79,11 @@ extension EntitlementMachine {
     ) -> [Action] {
         switch authentication {
         case .authenticated(let token) where !force:
+            moveAuthentication(to: authentication, .notForced, .setAuthenticationStatus)
             return authenticationStatus(1, ErrorCode.userAuthenticated, answering: [id], token: token, cached: true)
         case .authenticated:
             // Forced: the cached authentication is discarded and a new login runs.
-            authentication = .unauthenticated
+            moveAuthentication(to: .unauthenticated, .forced, .persist)
             authorizationCache = [:]
             return [persist(configuration)] + startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
@@ -83,6 +92,7 @@ extension EntitlementMachine {
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
         case .preparingLogout, .loggingOut:
+            moveAuthentication(to: authentication, .logoutInProgress, .status)
             return refuse(id, .logoutInProgress)
         }
     }
@@ -94,10 +104,10 @@ extension EntitlementMachine {
         var flow = LoginFlow(id: nextFlow(), mvpd: nil, secrets: nil, deadline: nil, waiters: waiters, data: data)
         if let remembered = selectedProviderID.flatMap(configuration.mvpd) {
             flow.mvpd = remembered
-            authentication = .preparingLogin(flow)
+            moveAuthentication(to: .preparingLogin(flow), .rememberedProvider, .drawSecrets)
             return [.drawFlowSecrets(flow.id, verifier: true)]
         }
-        authentication = .selectingProvider(flow)
+        moveAuthentication(to: .selectingProvider(flow), .noRememberedProvider, .displayProviderDialog)
         return [.emit(.displayProviderDialog(configuration.mvpds), answering: [])]
     }
 
@@ -107,13 +117,23 @@ extension EntitlementMachine {
         -> [Action]
     {
         guard let providerID else { return cancelSelection(id, configuration) }
-        guard let mvpd = configuration.mvpd(providerID) else { return refuse(id, .unknownProvider(providerID)) }
+        guard let mvpd = configuration.mvpd(providerID) else {
+            recordCall(.unknownProvider, .status)
+            return refuse(id, .unknownProvider(providerID))
+        }
         var running: LoginFlow?
         var actions: [Action] = []
+        var cancelsTimer = false
         switch authentication {
-        case .authenticated: return refuse(id, .alreadyAuthenticated)
-        case .exchangingCode: return refuse(id, .codeExchangeInProgress)
-        case .preparingLogout, .loggingOut: return refuse(id, .logoutInProgress)
+        case .authenticated:
+            moveAuthentication(to: authentication, .authenticated, .status)
+            return refuse(id, .alreadyAuthenticated)
+        case .exchangingCode:
+            moveAuthentication(to: authentication, .codeExchangeInProgress, .status)
+            return refuse(id, .codeExchangeInProgress)
+        case .preparingLogout, .loggingOut:
+            moveAuthentication(to: authentication, .logoutInProgress, .status)
+            return refuse(id, .logoutInProgress)
         case .unknown, .unauthenticated:
             running = nil
         case .selectingProvider(let flow), .preparingLogin(let flow):
@@ -121,6 +141,7 @@ extension EntitlementMachine {
         case .awaitingRedirect(let flow):
             // The user went back and chose again: the old state and deadline die with the old attempt.
             running = flow
+            cancelsTimer = true
             actions.append(.cancelTimer(.redirectDeadline(flow.id)))
         }
         // Every attempt gets a new flow id, so anything still addressed to the old attempt is late.
@@ -128,7 +149,11 @@ extension EntitlementMachine {
             id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: (running?.waiters ?? []) + [id],
             data: running?.data ?? [:])
         selectedProviderID = mvpd.id
-        authentication = .preparingLogin(flow)
+        if cancelsTimer {
+            moveAuthentication(to: .preparingLogin(flow), nil, .cancelTimer, .trackSelection, .persist, .drawSecrets)
+        } else {
+            moveAuthentication(to: .preparingLogin(flow), nil, .trackSelection, .persist, .drawSecrets)
+        }
         let tracking = [mvpd.id, settings.deviceType, settings.clientType, settings.operatingSystem]
         actions += [
             .emit(.sendTrackingData(.mvpdSelection, tracking), answering: []),
@@ -140,22 +165,22 @@ extension EntitlementMachine {
 
     /// `setSelectedProvider(nil)`: cancel whatever runs; always answered by `setAuthenticationStatus`.
     private mutating func cancelSelection(_ id: CallID, _ configuration: RequestorConfiguration) -> [Action] {
-        if let logout = currentLogoutFlow { return finishLogout(logout, alsoAnswering: [id]) }
+        if let logout = currentLogoutFlow { return finishLogout(logout, alsoAnswering: [id], condition: .cancelled) }
+        if let flow = currentLoginFlow {
+            selectedProviderID = nil
+            return [persist(configuration)]
+                + endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the login.",
+                    alsoAnswering: [id], persists: true, condition: .cancelled)
+        }
         var actions: [Action] = []
-        let flow = currentLoginFlow
         if case .authenticated = authentication {
             // Signs this requestor out locally (no web logout), as AccessEnabler does.
-            authentication = .unauthenticated
             authorizationCache = [:]
             actions += abortRequests(code: ErrorCode.userNotAuthenticated, description: "The user signed out.")
         }
+        moveAuthentication(to: .unauthenticated, .cancelled, .persist, .setAuthenticationStatus)
         selectedProviderID = nil
         actions.append(persist(configuration))
-        if let flow {
-            return actions
-                + endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the login.",
-                    alsoAnswering: [id])
-        }
         return actions + authenticationStatus(0, ErrorCode.providerNotSelected, answering: [id])
     }
 
@@ -170,7 +195,7 @@ extension EntitlementMachine {
             guard let mvpd = flow.mvpd, let verifier = secrets.verifier else { return [.log(.lateSecretsIgnored(flowID))] }
             flow.secrets = secrets
             flow.deadline = deadline
-            authentication = .awaitingRedirect(flow)
+            moveAuthentication(to: .awaitingRedirect(flow), nil, .startTimer, .navigateToUrl)
             let url = PercentEncoding.url(
                 configuration.authenticationEndpoint,
                 query: [
@@ -182,7 +207,7 @@ extension EntitlementMachine {
         case .preparingLogout(var flow) where flow.id == flowID:
             flow.secrets = secrets
             flow.deadline = deadline
-            authentication = .loggingOut(flow)
+            moveAuthentication(to: .loggingOut(flow), nil, .startTimer, .navigateToUrl)
             let url = PercentEncoding.url(
                 configuration.logoutEndpoint,
                 query: [
@@ -203,19 +228,20 @@ extension EntitlementMachine {
             let notice = StatusReport(
                 code: "LOGOUT_TIMED_OUT", level: .warning,
                 message: "The logout redirect did not come back in time; local tokens were already cleared.")
-            return [.emit(.status(notice), answering: [])] + finishLogout(flow, alsoAnswering: [])
+            return [.emit(.status(notice), answering: [])] + finishLogout(flow, alsoAnswering: [], notice: true)
         default:
             return [.log(.lateTimerIgnored(timer))]
         }
     }
 
     /// The login passed its deadline: remember its state (a late redirect is refused as `expired`) and end it.
-    mutating func expireLogin(_ flow: LoginFlow) -> [Action] {
+    mutating func expireLogin(_ flow: LoginFlow, condition: TransitionGuard? = nil) -> [Action] {
         expiredFlowState = flow.secrets?.state
         let notice = StatusReport(
             code: "LOGIN_EXPIRED", level: .warning, message: "The login expired before the provider redirected back.")
         return [.emit(.status(notice), answering: [])]
-            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The login expired.")
+            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The login expired.", notice: true,
+                condition: condition)
     }
 
     mutating func codeExchangeFinished(
@@ -225,7 +251,7 @@ extension EntitlementMachine {
         switch result {
         case .success(.authenticated(let token))
         where token.mvpdID == flow.mvpd?.id && token.requestorID == configuration.requestorID && token.expires > now:
-            authentication = .authenticated(token)
+            moveAuthentication(to: .authenticated(token), .tokenMatchesFlow, .persist, .setAuthenticationStatus)
             selectedProviderID = token.mvpdID
             return [persist(configuration)]
                 + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
@@ -237,19 +263,30 @@ extension EntitlementMachine {
         }
         let notice = StatusReport(code: "LOGIN_FAILED", level: .error, message: "The code exchange failed: \(failure).")
         return [.emit(.status(notice), answering: [])]
-            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The login failed: \(failure).")
+            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The login failed: \(failure).",
+                notice: true, condition: result.isSuccess ? .malformedAnswer : .failed)
     }
 
     /// Ends a login without authentication: one `setAuthenticationStatus(0, code)` for all its
     /// waiters, then a `tokenRequestFailed` for every authorization that waited for it.
-    mutating func endLogin(_ flow: LoginFlow, code: String, reason: String, alsoAnswering: [CallID] = []) -> [Action] {
+    mutating func endLogin(
+        _ flow: LoginFlow, code: String, reason: String, alsoAnswering: [CallID] = [], notice: Bool = false,
+        persists: Bool = false, condition: TransitionGuard? = nil
+    ) -> [Action] {
         var actions: [Action] = []
-        if case .awaitingRedirect = authentication { actions.append(.cancelTimer(.redirectDeadline(flow.id))) }
-        authentication = .unauthenticated
+        var rowActions: [TransitionAction] = notice ? [.status] : []
+        if case .awaitingRedirect = authentication {
+            actions.append(.cancelTimer(.redirectDeadline(flow.id)))
+            rowActions.append(.cancelTimer)
+        }
+        if persists { rowActions.append(.persist) }
+        rowActions.append(.setAuthenticationStatus)
+        moveAuthentication(to: .unauthenticated, condition, rowActions)
         actions += authenticationStatus(0, code, answering: flow.waiters + alsoAnswering)
         let waiting = authorizations.filter { $0.phase == .waitingForAuthentication }
         authorizations.removeAll { $0.phase == .waitingForAuthentication }
         for request in waiting {
+            recordAuthorization(from: .waitingForAuthentication, to: .idle, nil, .tokenRequestFailed)
             actions += authorizationFailed(
                 request.resource, ErrorCode.userNotAuthenticated, reason, answering: request.waiters)
         }
@@ -264,11 +301,11 @@ extension EntitlementMachine {
         switch authentication {
         case .preparingLogout(var flow):
             flow.waiters.append(id)
-            authentication = .preparingLogout(flow)
+            moveAuthentication(to: .preparingLogout(flow), nil, .join)
             return [.log(.joined(id, flow: "the running logout"))]
         case .loggingOut(var flow):
             flow.waiters.append(id)
-            authentication = .loggingOut(flow)
+            moveAuthentication(to: .loggingOut(flow), nil, .join)
             return [.log(.joined(id, flow: "the running logout"))]
         case .selectingProvider(let flow), .preparingLogin(let flow), .awaitingRedirect(let flow),
             .exchangingCode(let flow, _):
@@ -277,21 +314,35 @@ extension EntitlementMachine {
             break
         }
         actions += abortRequests(code: ErrorCode.userNotAuthenticated, description: "The user logged out.")
-        authentication = .unauthenticated
         authorizationCache = [:]
         selectedProviderID = nil
-        actions.append(persist(configuration))
         let flow = LogoutFlow(id: nextFlow(), secrets: nil, deadline: nil, waiters: [id])
-        authentication = .preparingLogout(flow)
+        moveAuthentication(to: .preparingLogout(flow), nil, .persist, .drawSecrets)
+        actions.append(persist(configuration))
         actions.append(.drawFlowSecrets(flow.id, verifier: false))
         return actions
     }
 
     /// Completes a logout: `setAuthenticationStatus(0, USER_NOT_AUTHENTICATED_ERROR)` for all its waiters.
-    mutating func finishLogout(_ flow: LogoutFlow, alsoAnswering: [CallID]) -> [Action] {
+    mutating func finishLogout(
+        _ flow: LogoutFlow, alsoAnswering: [CallID], notice: Bool = false, condition: TransitionGuard? = nil
+    ) -> [Action] {
         var actions: [Action] = []
-        if case .loggingOut = authentication { actions.append(.cancelTimer(.redirectDeadline(flow.id))) }
-        authentication = .unauthenticated
+        var rowActions: [TransitionAction] = notice ? [.status] : []
+        if case .loggingOut = authentication {
+            actions.append(.cancelTimer(.redirectDeadline(flow.id)))
+            rowActions.append(.cancelTimer)
+        }
+        rowActions.append(.setAuthenticationStatus)
+        moveAuthentication(to: .unauthenticated, condition, rowActions)
         return actions + authenticationStatus(0, ErrorCode.userNotAuthenticated, answering: flow.waiters + alsoAnswering)
+    }
+}
+
+extension Result {
+    /// True for `.success`.
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
     }
 }

@@ -1,28 +1,37 @@
-/// The authorization region (one request machine per resource and data), plus pre-authorization
-/// and metadata, which need an authentication but no flow of their own.
+/// The authorization region (one request machine per resource and data), and the calls region's
+/// pre-authorizations and metadata reads, which need an authentication but no flow of their own.
 extension EntitlementMachine {
     // MARK: - check/getAuthorization
 
     mutating func requestAuthorization(
         _ id: CallID, resource: String, data: [String: String], isCheck: Bool, _ configuration: RequestorConfiguration
     ) -> [Action] {
-        guard !resource.isEmpty else { return refuse(id, .invalidArgument("the resource id is empty")) }
-        if let index = authorizations.firstIndex(where: { $0.resource == resource && $0.data == data }),
-            !(isCheck && authorizations[index].phase == .waitingForAuthentication)
-        {
+        guard !resource.isEmpty else {
+            recordCall(.emptyArgument, .status)
+            return refuse(id, .invalidArgument("the resource id is empty"))
+        }
+        let existing = authorizations.firstIndex { $0.resource == resource && $0.data == data }
+        if let index = existing, !(isCheck && authorizations[index].phase == .waitingForAuthentication) {
+            recordAuthorization(from: authorizations[index].kind, to: authorizations[index].kind, .identicalRequest, .join)
             authorizations[index].waiters.append(id)
             return [.log(.joined(id, flow: "the authorization of '\(resource)'"))]
         }
         if case .authenticated(let token) = authentication {
             authorizations.append(
                 AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForAuthentication))
-            return startAuthorizing(at: authorizations.count - 1, token, configuration)
+            return startAuthorizing(at: authorizations.count - 1, token, from: .idle, configuration)
         }
+        let current = existing.map { authorizations[$0].kind } ?? .idle
         if isCheck {
+            recordAuthorization(from: current, to: current, .notAuthenticated, .tokenRequestFailed)
             return authorizationFailed(
                 resource, ErrorCode.userNotAuthenticated, "The user is not authenticated.", answering: [id])
         }
-        if currentLogoutFlow != nil { return refuse(id, .logoutInProgress) }
+        if currentLogoutFlow != nil {
+            recordAuthorization(from: .idle, to: .idle, .logoutInProgress, .status)
+            return refuse(id, .logoutInProgress)
+        }
+        recordAuthorization(from: .idle, to: .waitingForAuthentication, .notAuthenticated)
         authorizations.append(
             AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForAuthentication))
         if currentLoginFlow != nil { return [.log(.joined(id, flow: "the running login"))] }
@@ -31,17 +40,20 @@ extension EntitlementMachine {
 
     /// Reuses a valid cached authorization token (then fetches the media token) or asks for one.
     private mutating func startAuthorizing(
-        at index: Int, _ token: AuthenticationToken, _ configuration: RequestorConfiguration
+        at index: Int, _ token: AuthenticationToken, from: AuthorizationRequest.Kind,
+        condition: TransitionGuard? = nil, _ configuration: RequestorConfiguration
     ) -> [Action] {
         let request = authorizations[index]
         let operation = nextOperation()
         if let cached = authorizationCache[request.resource], cached.expires > now {
+            recordAuthorization(from: from, to: .fetchingMediaToken, condition ?? .cachedAuthorization, .fetchMediaToken)
             authorizations[index].phase = .fetchingMediaToken(operation, cached, cached: true)
             return [
                 .callBackend(
                     operation, .mediaToken(context(configuration), authentication: token, authorization: cached))
             ]
         }
+        recordAuthorization(from: from, to: .authorizing, condition ?? .notCached, .authorize)
         authorizations[index].phase = .authorizing(operation)
         return [
             .callBackend(
@@ -56,7 +68,8 @@ extension EntitlementMachine {
     {
         var actions: [Action] = []
         for index in authorizations.indices where authorizations[index].phase == .waitingForAuthentication {
-            actions += startAuthorizing(at: index, token, configuration)
+            actions += startAuthorizing(
+                at: index, token, from: .waitingForAuthentication, condition: .loginSucceeded, configuration)
         }
         return actions
     }
@@ -67,6 +80,7 @@ extension EntitlementMachine {
         let request = authorizations[index]
         guard case .authenticated(let token) = authentication else {
             authorizations.remove(at: index)
+            recordAuthorization(from: request.kind, to: .idle, .notAuthenticated, .tokenRequestFailed)
             return authorizationFailed(
                 request.resource, ErrorCode.userNotAuthenticated, "The user is not authenticated.",
                 answering: request.waiters)
@@ -79,6 +93,7 @@ extension EntitlementMachine {
             cached.expires = min(authorization.expires, token.expires)
             authorizationCache[request.resource] = cached
             let operation = nextOperation()
+            recordAuthorization(from: .authorizing, to: .fetchingMediaToken, nil, .persist, .fetchMediaToken)
             authorizations[index].phase = .fetchingMediaToken(operation, cached, cached: false)
             return [
                 persist(configuration),
@@ -88,12 +103,14 @@ extension EntitlementMachine {
         case (.fetchingMediaToken(_, _, let cached), .success(.mediaToken(let media)))
         where media.resource == request.resource && !media.serialized.isEmpty:
             authorizations.remove(at: index)
+            recordAuthorization(from: .fetchingMediaToken, to: .idle, nil, .setToken)
             return [authorizationTracking(success: true, token: token, cached: cached, error: "", details: "")]
                 + request.waiters.map {
                     .emit(.setToken(token: media.serialized, resource: request.resource), answering: [$0])
                 }
         case (_, .success):
             authorizations.remove(at: index)
+            recordAuthorization(from: request.kind, to: .idle, .malformedAnswer, .tokenRequestFailed)
             return authorizationFailed(
                 request.resource, ErrorCode.genericAuthorization,
                 "malformed backend response: the answer does not match the request", answering: request.waiters,
@@ -112,31 +129,36 @@ extension EntitlementMachine {
         switch error {
         case .authenticationRequired(let why):
             // The server no longer knows this authentication: drop it locally too.
-            authentication = .unauthenticated
+            recordAuthorization(from: request.kind, to: .idle, .authenticationRequired, .tokenRequestFailed)
+            moveAuthentication(to: .unauthenticated, .authenticationRequired, .persist)
             authorizationCache = [:]
             return [persist(configuration)]
                 + authorizationFailed(
                     request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)",
                     answering: request.waiters, token: token)
         case .denied(_, let message):
+            recordAuthorization(from: request.kind, to: .idle, .denied, .tokenRequestFailed)
             authorizationCache[request.resource] = nil
             return authorizationFailed(
                 request.resource, ErrorCode.userNotAuthorized, message, answering: request.waiters, token: token)
         case .network, .timeout, .httpStatus, .throttled, .malformedResponse:
+            recordAuthorization(from: request.kind, to: .idle, .failed, .tokenRequestFailed)
             return authorizationFailed(
                 request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters,
                 token: token)
         }
     }
 
-    // MARK: - Pre-authorization
+    // MARK: - Pre-authorization (calls region)
 
     mutating func checkPreauthorizedResources(
         _ id: CallID, _ resources: [String], _ configuration: RequestorConfiguration
     ) -> [Action] {
         guard case .authenticated(let token) = authentication, !resources.isEmpty else {
+            recordCall(.localAnswer, .preauthorizedResources)
             return [.emit(.preauthorizedResources([]), answering: [id])]
         }
+        recordCall(to: .preauthorizing, .authenticated, .preauthorize)
         let operation = nextOperation()
         preauthorizations.append(PendingPreauthorization(operation: operation, call: id, resources: resources))
         return [
@@ -149,11 +171,14 @@ extension EntitlementMachine {
     ) -> [Action] {
         switch result {
         case .success(.preauthorized(let decisions)):
+            recordCall(from: .preauthorizing, to: .idle, nil, .preauthorizedResources)
             let authorized = Set(decisions.filter(\.authorized).map(\.resource))
             return [.emit(.preauthorizedResources(pending.resources.filter(authorized.contains)), answering: [pending.call])]
         case .success:
+            recordCall(from: .preauthorizing, to: .idle, .malformedAnswer, .status, .preauthorizedResources)
             return preauthorizationFailed(pending, "malformed backend response")
         case .failure(let error):
+            recordCall(from: .preauthorizing, to: .idle, nil, .status, .preauthorizedResources)
             return preauthorizationFailed(pending, error.summary)
         }
     }
@@ -165,11 +190,16 @@ extension EntitlementMachine {
         ]
     }
 
-    // MARK: - Metadata
+    // MARK: - Metadata (calls region)
 
     mutating func getMetadata(_ id: CallID, _ key: MetadataKey, _ configuration: RequestorConfiguration) -> [Action] {
         func answer(_ value: MetadataValue?) -> [Action] {
-            [.emit(.setMetadataStatus(value, encrypted: false, key: key), answering: [id])]
+            recordCall(.localAnswer, .setMetadataStatus)
+            return [.emit(.setMetadataStatus(value, encrypted: false, key: key), answering: [id])]
+        }
+        if case .userMetadata("") = key {
+            recordCall(.emptyArgument, .status)
+            return refuse(id, .invalidArgument("the metadata name is empty"))
         }
         guard case .authenticated(let token) = authentication else {
             return key == .deviceID ? answer(.text(deviceID)) : answer(nil)
@@ -182,7 +212,7 @@ extension EntitlementMachine {
         case .authorizationExpiry(let resource):
             return answer(authorizationCache[resource].flatMap { $0.expires > now ? .text(String($0.expires.milliseconds)) : nil })
         case .userMetadata(let name):
-            guard !name.isEmpty else { return refuse(id, .invalidArgument("the metadata name is empty")) }
+            recordCall(to: .readingMetadata, .userMetadata, .readUserMetadata)
             let operation = nextOperation()
             metadataRequests.append(PendingMetadata(operation: operation, call: id, key: key))
             return [.callBackend(operation, .userMetadata(context(configuration), authentication: token, name: name))]
@@ -193,8 +223,10 @@ extension EntitlementMachine {
         -> [Action]
     {
         if case .success(.userMetadata(let value, let encrypted)) = result {
+            recordCall(from: .readingMetadata, to: .idle, nil, .setMetadataStatus)
             return [.emit(.setMetadataStatus(value, encrypted: encrypted, key: pending.key), answering: [pending.call])]
         }
+        recordCall(from: .readingMetadata, to: .idle, result.isSuccess ? .malformedAnswer : nil, .setMetadataStatus)
         return [.emit(.setMetadataStatus(nil, encrypted: false, key: pending.key), answering: [pending.call])]
     }
 }

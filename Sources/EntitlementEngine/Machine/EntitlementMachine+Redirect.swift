@@ -3,18 +3,26 @@
 /// 1. parse strictly (malformed, duplicated parameters) → 2. exact redirect URL → 3. a pending
 /// flow → 4. its deadline → 5. `state` present and equal (constant time), also before `error=` →
 /// 6. the MVPD chosen for this flow → 7. `error=` ends the flow → 8. a `code` → exchange once.
-/// Every refusal is answered by one `status` and changes no flow.
+/// Every refusal is answered by one `status` and changes no flow. Steps 1–2 do not depend on any
+/// state, so their refusals are rows of the calls region; the rest are authentication rows.
 extension EntitlementMachine {
     mutating func handleExternalURL(_ id: CallID, _ raw: String, _ configuration: RequestorConfiguration) -> [Action] {
         let url: ExternalURL
-        do { url = try ExternalURL.parse(raw) } catch { return refuse(id, .redirect(error)) }
+        do {
+            url = try ExternalURL.parse(raw)
+        } catch {
+            recordCall(.badURL, .status)
+            return refuse(id, .redirect(error))
+        }
         guard url.base == settings.redirectURL else {
+            recordCall(.badURL, .status)
             return refuse(id, .redirect(.urlMismatch(expected: settings.redirectURL, received: url.base)))
         }
         switch authentication {
         case .awaitingRedirect(let flow): return loginRedirect(id, url, flow, configuration)
         case .loggingOut(let flow): return logoutRedirect(id, url, flow)
         default:
+            moveAuthentication(to: authentication, .noPendingFlow, .status)
             if let state = url.parameters["state"], let expired = expiredFlowState, ConstantTime.equals(state, expired) {
                 return refuse(id, .redirect(.expired))
             }
@@ -28,10 +36,12 @@ extension EntitlementMachine {
         guard let secrets = flow.secrets, let verifier = secrets.verifier, let deadline = flow.deadline,
             let mvpd = flow.mvpd
         else { return refuse(id, .redirect(.noPendingFlow)) }
-        if now >= deadline { return expireLogin(flow) + refuse(id, .redirect(.expired)) }
-        if let refusal = stateRefusal(url, expected: secrets.state) { return refuse(id, .redirect(refusal)) }
-        guard url.parameters["mvpd"] == mvpd.id else {
-            return refuse(id, .redirect(.providerMismatch(expected: mvpd.id, received: url.parameters["mvpd"])))
+        if now >= deadline {
+            return expireLogin(flow, condition: .deadlinePassed) + refuse(id, .redirect(.expired))
+        }
+        if let refusal = stateRefusal(url, expected: secrets.state) ?? providerRefusal(url, mvpd) {
+            moveAuthentication(to: authentication, .refused, .status)
+            return refuse(id, .redirect(refusal))
         }
         if let error = url.parameters["error"] {
             var message = "The MVPD ended the login with '\(error.prefix(64))'"
@@ -41,13 +51,17 @@ extension EntitlementMachine {
             let notice = StatusReport(code: "REDIRECT_PROVIDER_ERROR", level: .error, message: message)
             return [.emit(.status(notice), answering: [])]
                 + endLogin(flow, code: ErrorCode.genericAuthentication,
-                    reason: "The MVPD refused the login (\(error.prefix(64))).", alsoAnswering: [id])
+                    reason: "The MVPD refused the login (\(error.prefix(64))).", alsoAnswering: [id], notice: true,
+                    condition: .providerError)
         }
-        guard let code = url.parameters["code"], !code.isEmpty else { return refuse(id, .redirect(.missingCode)) }
+        guard let code = url.parameters["code"], !code.isEmpty else {
+            moveAuthentication(to: authentication, .refused, .status)
+            return refuse(id, .redirect(.missingCode))
+        }
         var accepted = flow
         accepted.waiters.append(id)
         let operation = nextOperation()
-        authentication = .exchangingCode(accepted, operation: operation)
+        moveAuthentication(to: .exchangingCode(accepted, operation: operation), .accepted, .cancelTimer, .exchangeCode)
         let exchange = CodeExchange(
             context: context(configuration), mvpdID: mvpd.id, code: code, codeVerifier: verifier,
             redirectURL: settings.redirectURL, data: flow.data)
@@ -58,13 +72,22 @@ extension EntitlementMachine {
         guard let secrets = flow.secrets, let deadline = flow.deadline else {
             return refuse(id, .redirect(.noPendingFlow))
         }
-        if now >= deadline { return finishLogout(flow, alsoAnswering: []) + refuse(id, .redirect(.expired)) }
-        if let refusal = stateRefusal(url, expected: secrets.state) { return refuse(id, .redirect(refusal)) }
-        return finishLogout(flow, alsoAnswering: [id])
+        if now >= deadline {
+            return finishLogout(flow, alsoAnswering: [], condition: .deadlinePassed) + refuse(id, .redirect(.expired))
+        }
+        if let refusal = stateRefusal(url, expected: secrets.state) {
+            moveAuthentication(to: authentication, .refused, .status)
+            return refuse(id, .redirect(refusal))
+        }
+        return finishLogout(flow, alsoAnswering: [id], condition: .accepted)
     }
 
     private func stateRefusal(_ url: ExternalURL, expected: String) -> RedirectRefusal? {
         guard let state = url.parameters["state"], !state.isEmpty else { return .missingState }
         return ConstantTime.equals(state, expected) ? nil : .stateMismatch
+    }
+
+    private func providerRefusal(_ url: ExternalURL, _ mvpd: MVPD) -> RedirectRefusal? {
+        url.parameters["mvpd"] == mvpd.id ? nil : .providerMismatch(expected: mvpd.id, received: url.parameters["mvpd"])
     }
 }

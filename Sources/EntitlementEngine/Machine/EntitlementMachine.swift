@@ -57,6 +57,14 @@ public struct EntitlementMachine: Sendable {
     /// The options sent with every backend request.
     public internal(set) var options: [String: String] = [:]
 
+    /// Whether ``handle(_:at:)`` records the rows it takes in ``lastTransitions`` (the engine
+    /// turns it on when a monitor listens).
+    public var recordsTransitions = false
+    /// The rows the last input took, in order (empty unless ``recordsTransitions``).
+    public private(set) var lastTransitions: [TransitionRow] = []
+    /// The name rows are recorded under: the input being handled.
+    var inputName = ""
+
     var preauthorizations: [PendingPreauthorization] = []
     var metadataRequests: [PendingMetadata] = []
     /// The `state` of the last login that expired, so a late redirect is refused as `expired`.
@@ -76,12 +84,15 @@ public struct EntitlementMachine: Sendable {
     /// Feeds one input observed at `now` and returns what to do, in order.
     public mutating func handle(_ input: Input, at now: Timestamp) -> [Action] {
         self.now = now
+        lastTransitions.removeAll(keepingCapacity: true)
+        inputName = input.name
         switch input {
         case .callReceived(let id, .setRequestor(let requestorID, let serviceProviders)):
             return setRequestorCalled(id, requestorID: requestorID, serviceProviders: serviceProviders)
         case .callReceived(let id, let call):
             return callReceived(id, call)
         case .optionsChanged(let options):
+            recordCall()
             self.options = options
             return []
         case .configurationLoaded(let operation, let configuration, let stored):
@@ -102,7 +113,10 @@ public struct EntitlementMachine: Sendable {
     // MARK: - Configuration region
 
     private mutating func setRequestorCalled(_ id: CallID, requestorID: String, serviceProviders: [String]) -> [Action] {
-        guard !requestorID.isEmpty else { return refuse(id, .invalidArgument("the requestor id is empty")) }
+        guard !requestorID.isEmpty else {
+            recordCall(.emptyArgument, .status)
+            return refuse(id, .invalidArgument("the requestor id is empty"))
+        }
         var actions: [Action] = []
         var answering = [id]
         switch configuration {
@@ -113,9 +127,9 @@ public struct EntitlementMachine: Sendable {
         case .unconfigured, .failed:
             break
         }
-        authentication = .unknown
         let operation = nextOperation()
-        configuration = .configuring(requestorID: requestorID, operation: operation, calls: answering)
+        moveConfiguration(
+            to: .configuring(requestorID: requestorID, operation: operation, calls: answering), nil, .loadConfiguration)
         actions.append(
             .loadConfiguration(
                 operation,
@@ -130,19 +144,24 @@ public struct EntitlementMachine: Sendable {
         guard case .configuring(_, let expected, let calls) = configuration, expected == operation else {
             return [.log(.lateResultIgnored(operation))]
         }
-        configuration = .configured(loaded)
+        moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
         let token = stored.authentication.flatMap { token in
             token.expires > now && token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil
                 ? token : nil
         }
-        authentication = token.map(AuthenticationState.authenticated) ?? .unauthenticated
+        if let token {
+            moveAuthentication(to: .authenticated(token), .validStoredToken)
+        } else {
+            moveAuthentication(to: .unauthenticated, .noValidStoredToken)
+        }
         authorizationCache = token == nil ? [:] : stored.authorizations.filter { $0.value.expires > now }
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
         var actions: [Action] = [.emit(.setRequestorComplete(success: true), answering: calls)]
         if storedTokens != stored { actions.append(persist(loaded)) }
-        let held = queue
-        queue.removeAll()
-        for queued in held { actions += callReceived(queued.id, queued.call) }
+        if !queue.isEmpty {
+            actions.append(.resubmit(queue))
+            queue.removeAll()
+        }
         return actions
     }
 
@@ -150,7 +169,8 @@ public struct EntitlementMachine: Sendable {
         guard case .configuring(let requestorID, let expected, let calls) = configuration, expected == operation else {
             return [.log(.lateResultIgnored(operation))]
         }
-        configuration = .failed(requestorID: requestorID, error)
+        moveConfiguration(
+            to: .failed(requestorID: requestorID, error), .current, .status, .setRequestorComplete, .failQueue)
         var actions: [Action] = [
             .emit(.status(Self.configurationStatus(for: error)), answering: []),
             .emit(.setRequestorComplete(success: false), answering: calls),
@@ -179,10 +199,15 @@ public struct EntitlementMachine: Sendable {
     private mutating func callReceived(_ id: CallID, _ call: EntitlementCall) -> [Action] {
         switch configuration {
         case .unconfigured, .configuring:
-            guard queue.count < settings.queueLimit else { return refuse(id, .queueFull(limit: settings.queueLimit)) }
+            guard queue.count < settings.queueLimit else {
+                stayConfiguration(.queueFull, .status)
+                return refuse(id, .queueFull(limit: settings.queueLimit))
+            }
+            stayConfiguration(.queueHasRoom, .enqueue)
             queue.append(QueuedCall(id: id, call: call))
             return []
         case .failed:
+            stayConfiguration(nil, .failCall)
             return failWithoutConfiguration(id, call)
         case .configured(let configuration):
             var actions = expireAuthenticationIfNeeded(configuration)
@@ -194,6 +219,7 @@ public struct EntitlementMachine: Sendable {
             case .setSelectedProvider(let providerID): actions += setSelectedProvider(id, providerID, configuration)
             case .handleExternalURL(let url): actions += handleExternalURL(id, url, configuration)
             case .getSelectedProvider:
+                recordCall(.localAnswer, .selectedProvider)
                 actions.append(.emit(.selectedProvider(currentProvider(configuration)), answering: [id]))
             case .checkAuthorization(let resource, let data):
                 actions += requestAuthorization(id, resource: resource, data: data, isCheck: true, configuration)
@@ -244,6 +270,68 @@ public struct EntitlementMachine: Sendable {
             return metadataFinished(metadataRequests.remove(at: index), result)
         }
         return [.log(.lateResultIgnored(operation))]
+    }
+
+    // MARK: - Recording transitions
+
+    /// Records a row (when recording is on).
+    mutating func record(
+        _ region: TransitionRow.Region, from: String, to: String, input: String? = nil, _ condition: TransitionGuard?,
+        _ actions: [TransitionAction]
+    ) {
+        guard recordsTransitions else { return }
+        lastTransitions.append(
+            TransitionRow(
+                region: region, from: from, input: input ?? inputName, condition: condition?.rawValue, to: to,
+                actions: actions.map(\.rawValue)))
+    }
+
+    /// The only way the configuration state changes: records the row, then moves.
+    mutating func moveConfiguration(
+        to next: ConfigurationState, _ condition: TransitionGuard? = nil, _ actions: TransitionAction...
+    ) {
+        record(.configuration, from: configuration.kind.rawValue, to: next.kind.rawValue, input: configurationInput, condition, actions)
+        configuration = next
+    }
+
+    /// Records a self-transition of the configuration region.
+    mutating func stayConfiguration(_ condition: TransitionGuard?, _ actions: TransitionAction...) {
+        let kind = configuration.kind.rawValue
+        record(.configuration, from: kind, to: kind, input: configurationInput, condition, actions)
+    }
+
+    /// How the configuration region names the input: every call but `setRequestor` is an `entitlementCall`.
+    private var configurationInput: String {
+        EntitlementCall.names.contains(inputName) && inputName != "setRequestor" ? "entitlementCall" : inputName
+    }
+
+    /// The only way the authentication state changes: records the row, then moves.
+    mutating func moveAuthentication(
+        to next: AuthenticationState, _ condition: TransitionGuard? = nil, _ actions: TransitionAction...
+    ) {
+        moveAuthentication(to: next, condition, actions)
+    }
+
+    /// ``moveAuthentication(to:_:_:)`` with the actions as an array.
+    mutating func moveAuthentication(to next: AuthenticationState, _ condition: TransitionGuard?, _ actions: [TransitionAction]) {
+        record(.authentication, from: authentication.kind.rawValue, to: next.kind.rawValue, condition, actions)
+        authentication = next
+    }
+
+    /// Records a row of one resource's authorization machine.
+    mutating func recordAuthorization(
+        from: AuthorizationRequest.Kind, to: AuthorizationRequest.Kind, _ condition: TransitionGuard? = nil,
+        _ actions: TransitionAction...
+    ) {
+        record(.authorization, from: from.rawValue, to: to.rawValue, condition, actions)
+    }
+
+    /// Records a row of the calls region.
+    mutating func recordCall(
+        from: PendingCallKind = .idle, to: PendingCallKind = .idle, _ condition: TransitionGuard? = nil,
+        _ actions: TransitionAction...
+    ) {
+        record(.calls, from: from.rawValue, to: to.rawValue, condition, actions)
     }
 
     // MARK: - Shared helpers
@@ -328,7 +416,7 @@ public struct EntitlementMachine: Sendable {
             actions += finishLogout(logout, alsoAnswering: [])
         }
         actions += abortRequests(code: ErrorCode.genericAuthorization, description: reason)
-        authentication = .unknown
+        moveAuthentication(to: .unknown)
         authorizationCache = [:]
         selectedProviderID = nil
         return actions
@@ -338,10 +426,15 @@ public struct EntitlementMachine: Sendable {
     mutating func abortRequests(code: String, description: String) -> [Action] {
         var actions: [Action] = []
         for request in authorizations {
+            recordAuthorization(from: request.kind, to: .idle, nil, .tokenRequestFailed)
             actions += authorizationFailed(request.resource, code, description, answering: request.waiters)
         }
-        for pending in preauthorizations { actions.append(.emit(.preauthorizedResources([]), answering: [pending.call])) }
+        for pending in preauthorizations {
+            recordCall(from: .preauthorizing, to: .idle, nil, .preauthorizedResources)
+            actions.append(.emit(.preauthorizedResources([]), answering: [pending.call]))
+        }
         for pending in metadataRequests {
+            recordCall(from: .readingMetadata, to: .idle, nil, .setMetadataStatus)
             actions.append(.emit(.setMetadataStatus(nil, encrypted: false, key: pending.key), answering: [pending.call]))
         }
         authorizations.removeAll()

@@ -1,146 +1,352 @@
-/// One transition the machine took: in `region`, from state `from` on input `input` to state `to`.
-///
-/// Rows are derived from the regions' state names before and after each input, so they cannot
-/// disagree with the code. A call produces a row in the region that handles it even when the
-/// state stays the same (a self-transition such as queueing); any other input produces rows only
-/// for the regions it changed. The authorization region is one small machine per resource, in
-/// state `idle` when no request for it runs.
+/// One row of the machine's transition table: in `region`, from state `from`, on `input`, when
+/// `condition` holds, to state `to`, doing `actions`. The charts in `StateCharts/` draw exactly
+/// these rows (`from --> to : input [condition] / action, action`).
 public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The machine's regions.
+    /// The machine's orthogonal regions.
     public enum Region: String, Sendable, Hashable, CaseIterable, Comparable {
         /// Configuration and the queue of held calls.
         case configuration
         /// Login flows and logout.
         case authentication
-        /// The per-resource authorization requests.
+        /// One small machine per resource being authorized (`idle` when none runs).
         case authorization
+        /// Every call's first stop: argument refusals, read-only answers, and one small machine per
+        /// pre-authorization or metadata read waiting for the backend (`idle` otherwise).
+        case calls
 
         /// Orders regions as listed.
         public static func < (lhs: Region, rhs: Region) -> Bool {
             allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
         }
+
+        /// The region's states, in chart order.
+        public var states: [String] {
+            switch self {
+            case .configuration: ConfigurationState.Kind.allCases.map(\.rawValue)
+            case .authentication: AuthenticationState.Kind.allCases.map(\.rawValue)
+            case .authorization: AuthorizationRequest.Kind.allCases.map(\.rawValue)
+            case .calls: PendingCallKind.allCases.map(\.rawValue)
+            }
+        }
+
+        /// The state the region starts in.
+        public var initialState: String { states[0] }
     }
 
     /// The region.
     public var region: Region
     /// The state before.
     public var from: String
-    /// The input's name (a call's name, or the input case).
+    /// The input: a call's name, another ``Input`` case, `entitlementCall` (any call but
+    /// `setRequestor`, as the configuration region sees it) or `authenticationExpired`.
     public var input: String
+    /// The condition that selects this row, if the input has several.
+    public var condition: String?
     /// The state after.
     public var to: String
+    /// What the machine does, in order.
+    public var actions: [String]
 
     /// Creates a row.
-    public init(region: Region, from: String, input: String, to: String) {
+    public init(
+        region: Region, from: String, input: String, condition: String? = nil, to: String, actions: [String] = []
+    ) {
         self.region = region
         self.from = from
         self.input = input
+        self.condition = condition
         self.to = to
+        self.actions = actions
     }
 
-    /// Orders rows by region, then source state, input and target.
+    /// Orders rows by region, source state, input, condition and target.
     public static func < (lhs: TransitionRow, rhs: TransitionRow) -> Bool {
-        (lhs.region, lhs.from, lhs.input, lhs.to) < (rhs.region, rhs.from, rhs.input, rhs.to)
+        (lhs.region, lhs.from, lhs.input, lhs.condition ?? "", lhs.to, lhs.actions.joined(separator: ","))
+            < (rhs.region, rhs.from, rhs.input, rhs.condition ?? "", rhs.to, rhs.actions.joined(separator: ","))
     }
 
-    /// `region: from --> to : input`.
-    public var description: String { "\(region.rawValue): \(from) --> \(to) : \(input)" }
+    /// The row as a chart line: `from --> to : input [condition] / action, action`.
+    public var chartLine: String {
+        var label = input
+        if let condition { label += " [\(condition)]" }
+        if !actions.isEmpty { label += " / " + actions.joined(separator: ", ") }
+        return "\(from) --> \(to) : \(label)"
+    }
+
+    /// `region: from --> to : input [condition] / actions`.
+    public var description: String { "\(region.rawValue): \(chartLine)" }
 }
 
-extension EntitlementMachine {
-    /// The state names of every region: what transition rows are made of.
-    public struct RegionStates: Sendable, Hashable {
-        /// The configuration region's state.
-        public var configuration: String
-        /// The authentication region's state.
-        public var authentication: String
-        /// Each resource's authorization request state (absent: `idle`).
-        public var authorizations: [String: String]
-    }
+/// The conditions that select between rows of the same state and input.
+public enum TransitionGuard: String, Sendable, CaseIterable {
+    /// The queue of held calls has room.
+    case queueHasRoom
+    /// The queue of held calls is full.
+    case queueFull
+    /// The answer is for the latest `setRequestor`.
+    case current
+    /// Storage holds an unexpired authentication for this requestor and one of its MVPDs.
+    case validStoredToken
+    /// Storage holds no usable authentication.
+    case noValidStoredToken
+    /// `getAuthentication(forceAuthn: true)`.
+    case forced
+    /// `getAuthentication()` without force.
+    case notForced
+    /// A provider was chosen before and not cancelled: skip the picker.
+    case rememberedProvider
+    /// No provider is remembered: show the picker.
+    case noRememberedProvider
+    /// The redirect passed every check.
+    case accepted
+    /// The redirect has a wrong or missing state, a wrong MVPD or no code.
+    case refused
+    /// The redirect arrived after the flow's deadline (before its timer fired).
+    case deadlinePassed
+    /// The redirect carries `error=` with the right state.
+    case providerError
+    /// No login or logout waits for a redirect.
+    case noPendingFlow
+    /// The exchanged token is for this flow's MVPD and requestor and unexpired.
+    case tokenMatchesFlow
+    /// The backend answered with something of the wrong kind.
+    case malformedAnswer
+    /// The user is authenticated.
+    case authenticated
+    /// The user is not authenticated.
+    case notAuthenticated
+    /// A valid authorization token for the resource is cached.
+    case cachedAuthorization
+    /// No valid authorization token is cached.
+    case notCached
+    /// A request for the same resource and data is already running.
+    case identicalRequest
+    /// A logout waits for its redirect.
+    case logoutInProgress
+    /// The login the request waited for succeeded.
+    case loginSucceeded
+    /// The server no longer knows the authentication.
+    case authenticationRequired
+    /// The MVPD or programmer denied the request.
+    case denied
+    /// Network, timeout, throttling or HTTP error.
+    case failed
+    /// The MVPD id is not the requestor's.
+    case unknownProvider
+    /// The URL is malformed or not the redirect URL.
+    case badURL
+    /// An argument is empty.
+    case emptyArgument
+    /// Answered from local state, without the backend.
+    case localAnswer
+    /// A user-metadata value is asked for while authenticated.
+    case userMetadata
+    /// The login's code is being exchanged.
+    case codeExchangeInProgress
+    /// `setSelectedProvider(nil)`.
+    case cancelled
+}
 
-    /// The state names of every region now.
-    public var regionStates: RegionStates {
-        var requests: [String: String] = [:]
-        for request in authorizations { requests[request.resource] = request.phase.name }
-        return RegionStates(configuration: configuration.name, authentication: authentication.name, authorizations: requests)
-    }
+/// What a row does, named for the callback it emits or the effect it asks for.
+public enum TransitionAction: String, Sendable, CaseIterable {
+    /// Hold the call until `setRequestor` completes.
+    case enqueue
+    /// Fetch the configuration, then the stored tokens.
+    case loadConfiguration
+    /// Emit `setRequestorComplete`.
+    case setRequestorComplete
+    /// Keep the valid stored tokens, drop the rest.
+    case restoreTokens
+    /// Resubmit the held calls, in order.
+    case runQueue
+    /// Answer every held call with its failure.
+    case failQueue
+    /// Answer the call with its failure (no configuration).
+    case failCall
+    /// Emit `status` (a refusal or a notice).
+    case status
+    /// Emit `displayProviderDialog`.
+    case displayProviderDialog
+    /// Emit `sendTrackingData(mvpdSelection)`.
+    case trackSelection
+    /// Save the tokens.
+    case persist
+    /// Draw the flow's state (and PKCE verifier).
+    case drawSecrets
+    /// Start the flow's deadline.
+    case startTimer
+    /// Cancel the flow's deadline.
+    case cancelTimer
+    /// Emit `navigateToUrl` (login or logout URL).
+    case navigateToUrl
+    /// Emit `setAuthenticationStatus` (with its tracking data).
+    case setAuthenticationStatus
+    /// Ask the backend to exchange the code.
+    case exchangeCode
+    /// Add the call to the running flow or request.
+    case join
+    /// Ask the backend for an authorization token.
+    case authorize
+    /// Ask the backend for a fresh media token.
+    case fetchMediaToken
+    /// Emit `setToken` to every waiting call (with tracking data).
+    case setToken
+    /// Emit `tokenRequestFailed` to every waiting call (with tracking data).
+    case tokenRequestFailed
+    /// Emit `selectedProvider`.
+    case selectedProvider
+    /// Emit `setMetadataStatus`.
+    case setMetadataStatus
+    /// Ask the backend to pre-authorize.
+    case preauthorize
+    /// Emit `preauthorizedResources`.
+    case preauthorizedResources
+    /// Ask the backend for a user-metadata value.
+    case readUserMetadata
+}
 
-    /// The rows `input` took between `before` and `after`.
-    public static func transitions(from before: RegionStates, on input: Input, to after: RegionStates) -> [TransitionRow] {
-        var rows: [TransitionRow] = []
-        let name = input.name
-        func row(_ region: TransitionRow.Region, _ from: String, _ to: String) {
-            rows.append(TransitionRow(region: region, from: from, input: name, to: to))
-        }
-        var owner: TransitionRow.Region?
-        var resource: String?
-        if case .callReceived(_, let call) = input {
-            switch call {
-            case .setRequestor: owner = .configuration
-            case _ where before.configuration != "configured": owner = .configuration
-            case .checkAuthorization(let name, _), .getAuthorization(let name, _):
-                owner = .authorization
-                resource = name
-            default: owner = .authentication
-            }
-        }
-        if before.configuration != after.configuration || owner == .configuration {
-            row(.configuration, before.configuration, after.configuration)
-        }
-        if before.authentication != after.authentication || owner == .authentication {
-            row(.authentication, before.authentication, after.authentication)
-        }
-        let resources = Set(before.authorizations.keys).union(after.authorizations.keys).union(resource.map { [$0] } ?? [])
-        for name in resources.sorted() {
-            let from = before.authorizations[name] ?? "idle", to = after.authorizations[name] ?? "idle"
-            if from != to || name == resource { row(.authorization, from, to) }
-        }
-        return rows
-    }
+/// Every input a row can name: the calls, the other inputs, and two the regions name specially.
+public enum TransitionInput: String, Sendable, CaseIterable {
+    /// `setRequestor`.
+    case setRequestor
+    /// Any call but `setRequestor`, as the configuration region sees it.
+    case entitlementCall
+    /// `checkAuthentication`.
+    case checkAuthentication
+    /// `getAuthentication`.
+    case getAuthentication
+    /// `setSelectedProvider`.
+    case setSelectedProvider
+    /// `handleExternalURL`.
+    case handleExternalURL
+    /// `getSelectedProvider`.
+    case getSelectedProvider
+    /// `checkAuthorization`.
+    case checkAuthorization
+    /// `getAuthorization`.
+    case getAuthorization
+    /// `checkPreauthorizedResources`.
+    case checkPreauthorizedResources
+    /// `getMetadata`.
+    case getMetadata
+    /// `logout`.
+    case logout
+    /// `setOptions` changed the options.
+    case optionsChanged
+    /// The configuration arrived.
+    case configurationLoaded
+    /// The configuration failed.
+    case configurationFailed
+    /// The shell drew a flow's secrets.
+    case flowSecretsDrawn
+    /// A backend request answered.
+    case backendAnswered
+    /// A backend request failed.
+    case backendFailed
+    /// A flow's deadline passed.
+    case timerFired
+    /// The stored authentication expired (noticed before a call).
+    case authenticationExpired
+}
+
+/// The per-request states of the calls region.
+public enum PendingCallKind: String, Sendable, CaseIterable {
+    /// No request of this kind is waiting.
+    case idle
+    /// A pre-authorization waits for the backend.
+    case preauthorizing
+    /// A user-metadata read waits for the backend.
+    case readingMetadata
 }
 
 extension ConfigurationState {
-    /// The state's name.
-    public var name: String {
+    /// The configuration region's state names.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// See ``ConfigurationState/unconfigured``.
+        case unconfigured
+        /// See ``ConfigurationState/configuring(requestorID:operation:calls:)``.
+        case configuring
+        /// See ``ConfigurationState/configured(_:)``.
+        case configured
+        /// See ``ConfigurationState/failed(requestorID:_:)``.
+        case failed
+    }
+
+    /// This state's name.
+    public var kind: Kind {
         switch self {
-        case .unconfigured: "unconfigured"
-        case .configuring: "configuring"
-        case .configured: "configured"
-        case .failed: "failed"
+        case .unconfigured: .unconfigured
+        case .configuring: .configuring
+        case .configured: .configured
+        case .failed: .failed
         }
     }
 }
 
 extension AuthenticationState {
-    /// The state's name.
-    public var name: String {
+    /// The authentication region's state names.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// See ``AuthenticationState/unknown``.
+        case unknown
+        /// See ``AuthenticationState/unauthenticated``.
+        case unauthenticated
+        /// See ``AuthenticationState/selectingProvider(_:)``.
+        case selectingProvider
+        /// See ``AuthenticationState/preparingLogin(_:)``.
+        case preparingLogin
+        /// See ``AuthenticationState/awaitingRedirect(_:)``.
+        case awaitingRedirect
+        /// See ``AuthenticationState/exchangingCode(_:operation:)``.
+        case exchangingCode
+        /// See ``AuthenticationState/authenticated(_:)``.
+        case authenticated
+        /// See ``AuthenticationState/preparingLogout(_:)``.
+        case preparingLogout
+        /// See ``AuthenticationState/loggingOut(_:)``.
+        case loggingOut
+    }
+
+    /// This state's name.
+    public var kind: Kind {
         switch self {
-        case .unknown: "unknown"
-        case .unauthenticated: "unauthenticated"
-        case .selectingProvider: "selectingProvider"
-        case .preparingLogin: "preparingLogin"
-        case .awaitingRedirect: "awaitingRedirect"
-        case .exchangingCode: "exchangingCode"
-        case .authenticated: "authenticated"
-        case .preparingLogout: "preparingLogout"
-        case .loggingOut: "loggingOut"
+        case .unknown: .unknown
+        case .unauthenticated: .unauthenticated
+        case .selectingProvider: .selectingProvider
+        case .preparingLogin: .preparingLogin
+        case .awaitingRedirect: .awaitingRedirect
+        case .exchangingCode: .exchangingCode
+        case .authenticated: .authenticated
+        case .preparingLogout: .preparingLogout
+        case .loggingOut: .loggingOut
         }
     }
 }
 
-extension AuthorizationRequest.Phase {
-    /// The phase's name.
-    public var name: String {
-        switch self {
-        case .waitingForAuthentication: "waitingForAuthentication"
-        case .authorizing: "authorizing"
-        case .fetchingMediaToken: "fetchingMediaToken"
+extension AuthorizationRequest {
+    /// The authorization region's state names (`idle`: no request for the resource).
+    public enum Kind: String, Sendable, CaseIterable {
+        /// No request for the resource runs.
+        case idle
+        /// Waits for the login it started or joined.
+        case waitingForAuthentication
+        /// Waits for the authorization token.
+        case authorizing
+        /// Waits for a fresh media token.
+        case fetchingMediaToken
+    }
+
+    /// This request's state name.
+    public var kind: Kind {
+        switch phase {
+        case .waitingForAuthentication: .waitingForAuthentication
+        case .authorizing: .authorizing
+        case .fetchingMediaToken: .fetchingMediaToken
         }
     }
 }
 
 extension Input {
-    /// The input's name: a call's name, or the input case.
+    /// The input's name in rows: a call's name, or the input case.
     public var name: String {
         switch self {
         case .callReceived(_, let call): call.name

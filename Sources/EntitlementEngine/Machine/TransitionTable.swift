@@ -1,0 +1,207 @@
+/// The machine's transition table: every row the machine can take, region by region. The charts
+/// in `StateCharts/` are drawn from it, and tests hold it to the code both ways: every row the
+/// machine takes must be listed here, and every row listed here must be taken by some scenario
+/// (or, for the few no script can reach, by a test that drives the bare machine).
+///
+/// To change a transition, change the code and this table in the same commit, then regenerate the
+/// charts with `swift run entitle chart --write` (see `StateCharts/README.md`).
+public enum TransitionTable {
+    /// Every row, in chart order.
+    public static let rows: [TransitionRow] = configurationRows + authenticationRows + authorizationRows + callRows
+
+    /// The rows as a set, for membership checks.
+    public static let rowSet = Set(rows)
+
+    /// The rows of one region, in chart order.
+    public static func rows(of region: TransitionRow.Region) -> [TransitionRow] { rows.filter { $0.region == region } }
+
+
+    // MARK: - Configuration
+
+    static let configurationRows: [TransitionRow] = [
+        configuration(.configured, .setRequestor, to: .configuring, .loadConfiguration),
+        configuration(.configuring, .configurationFailed, .current, to: .failed, .status, .setRequestorComplete, .failQueue),
+        configuration(.configuring, .configurationLoaded, .current, to: .configured, .setRequestorComplete, .restoreTokens, .runQueue),
+        configuration(.configuring, .entitlementCall, .queueFull, to: .configuring, .status),
+        configuration(.configuring, .entitlementCall, .queueHasRoom, to: .configuring, .enqueue),
+        configuration(.configuring, .setRequestor, to: .configuring, .loadConfiguration),
+        configuration(.failed, .entitlementCall, to: .failed, .failCall),
+        configuration(.failed, .setRequestor, to: .configuring, .loadConfiguration),
+        configuration(.unconfigured, .entitlementCall, .queueFull, to: .unconfigured, .status),
+        configuration(.unconfigured, .entitlementCall, .queueHasRoom, to: .unconfigured, .enqueue),
+        configuration(.unconfigured, .setRequestor, to: .configuring, .loadConfiguration),
+    ]
+
+    // MARK: - Authentication
+
+    static let authenticationRows: [TransitionRow] = [
+        authentication(.authenticated, .authenticationExpired, to: .unauthenticated, .persist),
+        authentication(.authenticated, .backendFailed, .authenticationRequired, to: .unauthenticated, .persist),
+        authentication(.authenticated, .getAuthentication, .forced, to: .unauthenticated, .persist),
+        authentication(.authenticated, .getAuthentication, .notForced, to: .authenticated, .setAuthenticationStatus),
+        authentication(.authenticated, .handleExternalURL, .noPendingFlow, to: .authenticated, .status),
+        authentication(.authenticated, .logout, to: .preparingLogout, .persist, .drawSecrets),
+        authentication(.authenticated, .setRequestor, to: .unknown),
+        authentication(.authenticated, .setSelectedProvider, .authenticated, to: .authenticated, .status),
+        authentication(.authenticated, .setSelectedProvider, .cancelled, to: .unauthenticated, .persist, .setAuthenticationStatus),
+        authentication(.awaitingRedirect, .getAuthentication, to: .awaitingRedirect, .join),
+        authentication(.awaitingRedirect, .handleExternalURL, .accepted, to: .exchangingCode, .cancelTimer, .exchangeCode),
+        authentication(.awaitingRedirect, .handleExternalURL, .deadlinePassed, to: .unauthenticated, .status, .cancelTimer, .setAuthenticationStatus),
+        authentication(.awaitingRedirect, .handleExternalURL, .providerError, to: .unauthenticated, .status, .cancelTimer, .setAuthenticationStatus),
+        authentication(.awaitingRedirect, .handleExternalURL, .refused, to: .awaitingRedirect, .status),
+        authentication(.awaitingRedirect, .logout, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
+        authentication(.awaitingRedirect, .setRequestor, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
+        authentication(.awaitingRedirect, .setSelectedProvider, to: .preparingLogin, .cancelTimer, .trackSelection, .persist, .drawSecrets),
+        authentication(.awaitingRedirect, .setSelectedProvider, .cancelled, to: .unauthenticated, .cancelTimer, .persist, .setAuthenticationStatus),
+        authentication(.awaitingRedirect, .timerFired, to: .unauthenticated, .status, .cancelTimer, .setAuthenticationStatus),
+        authentication(.exchangingCode, .backendAnswered, .malformedAnswer, to: .unauthenticated, .status, .setAuthenticationStatus),
+        authentication(.exchangingCode, .backendAnswered, .tokenMatchesFlow, to: .authenticated, .persist, .setAuthenticationStatus),
+        authentication(.exchangingCode, .backendFailed, .failed, to: .unauthenticated, .status, .setAuthenticationStatus),
+        authentication(.exchangingCode, .getAuthentication, to: .exchangingCode, .join),
+        authentication(.exchangingCode, .handleExternalURL, .noPendingFlow, to: .exchangingCode, .status),
+        authentication(.exchangingCode, .logout, to: .unauthenticated, .setAuthenticationStatus),
+        authentication(.exchangingCode, .setRequestor, to: .unauthenticated, .setAuthenticationStatus),
+        authentication(.exchangingCode, .setSelectedProvider, .cancelled, to: .unauthenticated, .persist, .setAuthenticationStatus),
+        authentication(.exchangingCode, .setSelectedProvider, .codeExchangeInProgress, to: .exchangingCode, .status),
+        authentication(.loggingOut, .getAuthentication, .logoutInProgress, to: .loggingOut, .status),
+        authentication(.loggingOut, .handleExternalURL, .accepted, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
+        authentication(.loggingOut, .handleExternalURL, .deadlinePassed, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
+        authentication(.loggingOut, .handleExternalURL, .refused, to: .loggingOut, .status),
+        authentication(.loggingOut, .logout, to: .loggingOut, .join),
+        authentication(.loggingOut, .setRequestor, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
+        authentication(.loggingOut, .setSelectedProvider, .cancelled, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
+        authentication(.loggingOut, .setSelectedProvider, .logoutInProgress, to: .loggingOut, .status),
+        authentication(.loggingOut, .timerFired, to: .unauthenticated, .status, .cancelTimer, .setAuthenticationStatus),
+        authentication(.preparingLogin, .flowSecretsDrawn, to: .awaitingRedirect, .startTimer, .navigateToUrl),
+        authentication(.preparingLogout, .flowSecretsDrawn, to: .loggingOut, .startTimer, .navigateToUrl),
+        authentication(.selectingProvider, .getAuthentication, to: .selectingProvider, .join),
+        authentication(.selectingProvider, .handleExternalURL, .noPendingFlow, to: .selectingProvider, .status),
+        authentication(.selectingProvider, .logout, to: .unauthenticated, .setAuthenticationStatus),
+        authentication(.selectingProvider, .setRequestor, to: .unauthenticated, .setAuthenticationStatus),
+        authentication(.selectingProvider, .setSelectedProvider, to: .preparingLogin, .trackSelection, .persist, .drawSecrets),
+        authentication(.selectingProvider, .setSelectedProvider, .cancelled, to: .unauthenticated, .persist, .setAuthenticationStatus),
+        authentication(.unauthenticated, .getAuthentication, .noRememberedProvider, to: .selectingProvider, .displayProviderDialog),
+        authentication(.unauthenticated, .getAuthentication, .rememberedProvider, to: .preparingLogin, .drawSecrets),
+        authentication(.unauthenticated, .getAuthorization, .noRememberedProvider, to: .selectingProvider, .displayProviderDialog),
+        authentication(.unauthenticated, .getAuthorization, .rememberedProvider, to: .preparingLogin, .drawSecrets),
+        authentication(.unauthenticated, .handleExternalURL, .noPendingFlow, to: .unauthenticated, .status),
+        authentication(.unauthenticated, .logout, to: .preparingLogout, .persist, .drawSecrets),
+        authentication(.unauthenticated, .setRequestor, to: .unknown),
+        authentication(.unauthenticated, .setSelectedProvider, to: .preparingLogin, .trackSelection, .persist, .drawSecrets),
+        authentication(.unauthenticated, .setSelectedProvider, .cancelled, to: .unauthenticated, .persist, .setAuthenticationStatus),
+        authentication(.unknown, .configurationLoaded, .noValidStoredToken, to: .unauthenticated),
+        authentication(.unknown, .configurationLoaded, .validStoredToken, to: .authenticated),
+    ]
+
+    // MARK: - Authorization
+
+    static let authorizationRows: [TransitionRow] = [
+        authorization(.authorizing, .backendAnswered, to: .fetchingMediaToken, .persist, .fetchMediaToken),
+        authorization(.authorizing, .backendAnswered, .malformedAnswer, to: .idle, .tokenRequestFailed),
+        authorization(.authorizing, .backendAnswered, .notAuthenticated, to: .idle, .tokenRequestFailed),
+        authorization(.authorizing, .backendFailed, .authenticationRequired, to: .idle, .tokenRequestFailed),
+        authorization(.authorizing, .backendFailed, .denied, to: .idle, .tokenRequestFailed),
+        authorization(.authorizing, .backendFailed, .failed, to: .idle, .tokenRequestFailed),
+        authorization(.authorizing, .backendFailed, .notAuthenticated, to: .idle, .tokenRequestFailed),
+        authorization(.authorizing, .checkAuthorization, .identicalRequest, to: .authorizing, .join),
+        authorization(.authorizing, .getAuthorization, .identicalRequest, to: .authorizing, .join),
+        authorization(.authorizing, .logout, to: .idle, .tokenRequestFailed),
+        authorization(.authorizing, .setRequestor, to: .idle, .tokenRequestFailed),
+        authorization(.authorizing, .setSelectedProvider, to: .idle, .tokenRequestFailed),
+        authorization(.fetchingMediaToken, .backendAnswered, to: .idle, .setToken),
+        authorization(.fetchingMediaToken, .backendAnswered, .malformedAnswer, to: .idle, .tokenRequestFailed),
+        authorization(.fetchingMediaToken, .backendAnswered, .notAuthenticated, to: .idle, .tokenRequestFailed),
+        authorization(.fetchingMediaToken, .backendFailed, .authenticationRequired, to: .idle, .tokenRequestFailed),
+        authorization(.fetchingMediaToken, .backendFailed, .denied, to: .idle, .tokenRequestFailed),
+        authorization(.fetchingMediaToken, .backendFailed, .failed, to: .idle, .tokenRequestFailed),
+        authorization(.fetchingMediaToken, .backendFailed, .notAuthenticated, to: .idle, .tokenRequestFailed),
+        authorization(.fetchingMediaToken, .checkAuthorization, .identicalRequest, to: .fetchingMediaToken, .join),
+        authorization(.fetchingMediaToken, .getAuthorization, .identicalRequest, to: .fetchingMediaToken, .join),
+        authorization(.idle, .checkAuthorization, .cachedAuthorization, to: .fetchingMediaToken, .fetchMediaToken),
+        authorization(.idle, .checkAuthorization, .notAuthenticated, to: .idle, .tokenRequestFailed),
+        authorization(.idle, .checkAuthorization, .notCached, to: .authorizing, .authorize),
+        authorization(.idle, .getAuthorization, .cachedAuthorization, to: .fetchingMediaToken, .fetchMediaToken),
+        authorization(.idle, .getAuthorization, .logoutInProgress, to: .idle, .status),
+        authorization(.idle, .getAuthorization, .notAuthenticated, to: .waitingForAuthentication),
+        authorization(.idle, .getAuthorization, .notCached, to: .authorizing, .authorize),
+        authorization(.waitingForAuthentication, .backendAnswered, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForAuthentication, .backendAnswered, .loginSucceeded, to: .authorizing, .authorize),
+        authorization(.waitingForAuthentication, .backendFailed, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForAuthentication, .checkAuthorization, .notAuthenticated, to: .waitingForAuthentication, .tokenRequestFailed),
+        authorization(.waitingForAuthentication, .getAuthorization, .identicalRequest, to: .waitingForAuthentication, .join),
+        authorization(.waitingForAuthentication, .handleExternalURL, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForAuthentication, .logout, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForAuthentication, .setRequestor, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForAuthentication, .setSelectedProvider, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForAuthentication, .timerFired, to: .idle, .tokenRequestFailed),
+    ]
+
+    // MARK: - Calls
+
+    static let callRows: [TransitionRow] = [
+        call(.idle, .checkAuthentication, .localAnswer, to: .idle, .setAuthenticationStatus),
+        call(.idle, .checkAuthorization, .emptyArgument, to: .idle, .status),
+        call(.idle, .checkPreauthorizedResources, .authenticated, to: .preauthorizing, .preauthorize),
+        call(.idle, .checkPreauthorizedResources, .localAnswer, to: .idle, .preauthorizedResources),
+        call(.idle, .getAuthorization, .emptyArgument, to: .idle, .status),
+        call(.idle, .getMetadata, .emptyArgument, to: .idle, .status),
+        call(.idle, .getMetadata, .localAnswer, to: .idle, .setMetadataStatus),
+        call(.idle, .getMetadata, .userMetadata, to: .readingMetadata, .readUserMetadata),
+        call(.idle, .getSelectedProvider, .localAnswer, to: .idle, .selectedProvider),
+        call(.idle, .handleExternalURL, .badURL, to: .idle, .status),
+        call(.idle, .optionsChanged, to: .idle),
+        call(.idle, .setRequestor, .emptyArgument, to: .idle, .status),
+        call(.idle, .setSelectedProvider, .unknownProvider, to: .idle, .status),
+        call(.preauthorizing, .backendAnswered, to: .idle, .preauthorizedResources),
+        call(.preauthorizing, .backendAnswered, .malformedAnswer, to: .idle, .status, .preauthorizedResources),
+        call(.preauthorizing, .backendFailed, to: .idle, .status, .preauthorizedResources),
+        call(.preauthorizing, .logout, to: .idle, .preauthorizedResources),
+        call(.preauthorizing, .setRequestor, to: .idle, .preauthorizedResources),
+        call(.preauthorizing, .setSelectedProvider, to: .idle, .preauthorizedResources),
+        call(.readingMetadata, .backendAnswered, to: .idle, .setMetadataStatus),
+        call(.readingMetadata, .backendAnswered, .malformedAnswer, to: .idle, .setMetadataStatus),
+        call(.readingMetadata, .backendFailed, to: .idle, .setMetadataStatus),
+        call(.readingMetadata, .logout, to: .idle, .setMetadataStatus),
+        call(.readingMetadata, .setRequestor, to: .idle, .setMetadataStatus),
+        call(.readingMetadata, .setSelectedProvider, to: .idle, .setMetadataStatus),
+    ]
+
+    // MARK: - Typed row builders
+
+    private static func configuration(
+        _ from: ConfigurationState.Kind, _ input: TransitionInput, _ condition: TransitionGuard? = nil,
+        to: ConfigurationState.Kind, _ actions: TransitionAction...
+    ) -> TransitionRow {
+        row(.configuration, from.rawValue, input, condition, to.rawValue, actions)
+    }
+
+    private static func authentication(
+        _ from: AuthenticationState.Kind, _ input: TransitionInput, _ condition: TransitionGuard? = nil,
+        to: AuthenticationState.Kind, _ actions: TransitionAction...
+    ) -> TransitionRow {
+        row(.authentication, from.rawValue, input, condition, to.rawValue, actions)
+    }
+
+    private static func authorization(
+        _ from: AuthorizationRequest.Kind, _ input: TransitionInput, _ condition: TransitionGuard? = nil,
+        to: AuthorizationRequest.Kind, _ actions: TransitionAction...
+    ) -> TransitionRow {
+        row(.authorization, from.rawValue, input, condition, to.rawValue, actions)
+    }
+
+    private static func call(
+        _ from: PendingCallKind, _ input: TransitionInput, _ condition: TransitionGuard? = nil, to: PendingCallKind,
+        _ actions: TransitionAction...
+    ) -> TransitionRow {
+        row(.calls, from.rawValue, input, condition, to.rawValue, actions)
+    }
+
+    private static func row(
+        _ region: TransitionRow.Region, _ from: String, _ input: TransitionInput, _ condition: TransitionGuard?,
+        _ to: String, _ actions: [TransitionAction]
+    ) -> TransitionRow {
+        TransitionRow(
+            region: region, from: from, input: input.rawValue, condition: condition?.rawValue, to: to,
+            actions: actions.map(\.rawValue))
+    }
+}
