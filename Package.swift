@@ -22,6 +22,8 @@ let package = Package(
         .testTarget(name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(
+            name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
+        .testTarget(
             name: "EntitlementScenariosTests",
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
     ],

@@ -1,3 +1,5 @@
+import EntitlementEngine
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,6 +12,8 @@ enum Command: Equatable {
     case demo
     /// Run scenario files and folders.
     case run([String])
+    /// Print the charts generated from the transition table, or rewrite them in a folder.
+    case chart(format: StateChart.Format, region: TransitionRow.Region?, writeTo: String?)
     /// Print usage.
     case help
 
@@ -28,6 +32,11 @@ enum Command: Equatable {
                     run .scenario files (folders are searched recursively): one line per
                     scenario, a report for each failure, then "N passed, N failed";
                     exit status 1 if any failed
+          chart [--format mermaid|dot|scxml] [--region REGION]
+                    print the state charts generated from the machine's transition table
+                    (regions: configuration, authentication, authorization, calls)
+          chart --write DIR
+                    rewrite the mermaid block of DIR/<region>.md for every region
           help      print this text
         """
 
@@ -44,11 +53,51 @@ enum Command: Equatable {
                 return .failure(UsageError(message: "entitle run: unknown option '\(option)'"))
             }
             return .success(.run(Array(rest)))
+        case "chart":
+            return parseChart(Array(rest))
         case "help", "-h", "--help":
             return .success(.help)
         default:
             return .failure(UsageError(message: "entitle: unknown command '\(first)'"))
         }
+    }
+}
+
+extension Command {
+    static func parseChart(_ arguments: [String]) -> Result<Command, UsageError> {
+        var format = StateChart.Format.mermaid
+        var region: TransitionRow.Region?
+        var writeTo: String?
+        var rest = arguments[...]
+        while let option = rest.popFirst() {
+            guard let value = rest.popFirst() else {
+                return .failure(UsageError(message: "entitle chart: '\(option)' needs a value"))
+            }
+            switch option {
+            case "--format":
+                guard let parsed = StateChart.Format(rawValue: value) else {
+                    return .failure(UsageError(message: "entitle chart: unknown format '\(value)' (mermaid, dot, scxml)"))
+                }
+                format = parsed
+            case "--region":
+                guard let parsed = TransitionRow.Region(rawValue: value) else {
+                    let known = TransitionRow.Region.allCases.map(\.rawValue).joined(separator: ", ")
+                    return .failure(UsageError(message: "entitle chart: unknown region '\(value)' (\(known))"))
+                }
+                region = parsed
+            case "--write":
+                writeTo = value
+            default:
+                return .failure(UsageError(message: "entitle chart: unknown option '\(option)'"))
+            }
+        }
+        if writeTo != nil, format != .mermaid || region != nil {
+            return .failure(UsageError(message: "entitle chart: --write takes no --format or --region"))
+        }
+        if region != nil, format != .mermaid {
+            return .failure(UsageError(message: "entitle chart: --region goes with --format mermaid"))
+        }
+        return .success(.chart(format: format, region: region, writeTo: writeTo))
     }
 }
 

@@ -11,6 +11,8 @@ case .success(.demo):
     exit(await Demo().run())
 case .success(.run(let paths)):
     exit(await RunCommand().run(paths))
+case .success(.chart(let format, let region, let writeTo)):
+    exit(ChartCommand().run(format: format, region: region, writeTo: writeTo))
 case .success(.help):
     print(Command.usage)
     exit(0)

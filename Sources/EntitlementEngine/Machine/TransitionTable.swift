@@ -6,8 +6,17 @@
 /// To change a transition, change the code and this table in the same commit, then regenerate the
 /// charts with `swift run entitle chart --write` (see `StateCharts/README.md`).
 public enum TransitionTable {
-    /// Every row, in chart order.
-    public static let rows: [TransitionRow] = configurationRows + authenticationRows + authorizationRows + callRows
+    /// Every row, in chart order: by region, then by the source state's place in the region,
+    /// then by input, condition and target.
+    public static let rows: [TransitionRow] = (configurationRows + authenticationRows + authorizationRows + callRows)
+        .sorted { lhs, rhs in
+            func key(_ row: TransitionRow) -> (Int, Int, String, String, String) {
+                let regionIndex = TransitionRow.Region.allCases.firstIndex(of: row.region) ?? 0
+                let stateIndex = row.region.states.firstIndex(of: row.from) ?? Int.max
+                return (regionIndex, stateIndex, row.input, row.condition ?? "", row.to)
+            }
+            return key(lhs) < key(rhs)
+        }
 
     /// The rows as a set, for membership checks.
     public static let rowSet = Set(rows)
