@@ -1,0 +1,56 @@
+import EntitlementEngine
+import EntitlementScenarios
+import Foundation
+import Testing
+
+/// Every row of the table must be taken by something: a scenario in `Tests/Scenarios`, or — for
+/// the rows no script can reach — a direct drive of the bare machine below.
+@Suite("Every transition is exercised")
+struct TransitionCoverageTests {
+    /// Rows the scenario library cannot reach: with a manual clock the deadline timer always fires
+    /// before a later URL can arrive, so "the URL came after the deadline but before the timer" is
+    /// driven on the bare machine (with a slow system clock it does happen).
+    static func machineOnlyRows() -> Set<TransitionRow> {
+        let start = Timestamp(milliseconds: 1_000)
+        let late = start.adding(.seconds(600))
+        let configuration = RequestorConfiguration(
+            requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")], authenticationEndpoint: "https://sp/authn",
+            logoutEndpoint: "https://sp/logout")
+        var rows: Set<TransitionRow> = []
+        func configured() -> EntitlementMachine {
+            var machine = EntitlementMachine(deviceID: "d")
+            machine.recordsTransitions = true
+            _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
+            _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: start)
+            return machine
+        }
+        var login = configured()
+        _ = login.handle(.callReceived(CallID(2), .setSelectedProvider("m")), at: start)
+        _ = login.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s", verifier: "v")), at: start)
+        _ = login.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=c&state=s&mvpd=m")), at: late)
+        rows.formUnion(login.lastTransitions)
+        var logout = configured()
+        _ = logout.handle(.callReceived(CallID(2), .logout), at: start)
+        _ = logout.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s", verifier: nil)), at: start)
+        _ = logout.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s")), at: late)
+        rows.formUnion(logout.lastTransitions)
+        return rows
+    }
+
+    @Test func everyRowIsTakenByAScenarioOrAMachineDrive() async throws {
+        let folder = ChartConformanceTests.root.appendingPathComponent("Tests/Scenarios").path
+        var exercised: Set<TransitionRow> = []
+        for file in try ScenarioLibrary.files(at: [folder]) {
+            let result = await ScenarioRunner().run(try ScenarioLibrary.load(file))
+            #expect(result.passed, "\(result.failure?.description ?? "")")
+            exercised.formUnion(result.transitionsExercised)
+        }
+        let byScenarios = exercised
+        let machineOnly = Self.machineOnlyRows()
+        exercised.formUnion(machineOnly)
+        let unexercised = TransitionTable.rowSet.subtracting(exercised).sorted().map(\.description)
+        #expect(unexercised.isEmpty, "rows nothing exercises:\n\(unexercised.joined(separator: "\n"))")
+        #expect(machineOnly.subtracting(byScenarios).count == 2, "the machine drives should be needed for exactly two rows")
+        #expect(machineOnly.isSubset(of: TransitionTable.rowSet))
+    }
+}
