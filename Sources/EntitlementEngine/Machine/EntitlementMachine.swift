@@ -1,9 +1,14 @@
 /// The engine's pure state machine: `handle(input, at:) -> [Action]`, no I/O, clock or randomness.
 ///
-/// Three orthogonal regions: ``configuration`` (with the queue of calls held until `setRequestor`
-/// completes), ``authentication`` (login flows and logout) and ``authorizations`` (one small machine
-/// per resource). The owner (``AccessEnabler``) turns calls, backend answers and timers into
-/// ``Input``s and runs the returned ``Action``s in order; tests drive this struct directly.
+/// Four orthogonal regions: ``configuration`` (with the queue of calls held until `setRequestor`
+/// completes), ``authentication`` (login flows and logout), ``authorizations`` (one small machine
+/// per resource) and the calls region (refusals, read-only answers, pre-authorizations and metadata
+/// reads). The owner (``AccessEnabler``) turns calls, backend answers and timers into ``Input``s and
+/// runs the returned ``Action``s in order; tests drive this struct directly.
+///
+/// Every state change goes through a recording helper, so with ``recordsTransitions`` on, each
+/// input reports the ``TransitionRow``s it took (``lastTransitions``); ``TransitionTable`` lists them
+/// all and `StateCharts/` draws them.
 ///
 /// Invariant: every accepted call ends in exactly one terminal callback, whose
 /// ``Action/emit(_:answering:)`` names it; a refused call is answered by one `status` callback.
