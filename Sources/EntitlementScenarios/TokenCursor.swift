@@ -56,24 +56,31 @@ struct TokenCursor {
         case .word(let word), .string(let word): return .text(word)
         case .reference(let name): return .reference(name)
         case .open:
-            var elements: [ValueExpression] = []
-            if case .close = peek {
-                index += 1
-                return .list([])
-            }
-            while true {
-                elements.append(try value("a list element"))
-                switch next() {
-                case .comma: continue
-                case .close: return .list(elements)
-                default:
-                    index -= 1
-                    throw fail("expected ',' or ']' in the list")
-                }
-            }
+            return .list(try listRest { cursor throws(ScenarioParseError.Reason) in try cursor.value("a list element") })
         default:
             index -= 1
             throw fail("expected \(what)")
+        }
+    }
+
+    /// The elements of a `[list]` whose `[` was just read, up to and including its `]`.
+    private mutating func listRest<Element>(
+        _ element: (inout TokenCursor) throws(ScenarioParseError.Reason) -> Element
+    ) throws(ScenarioParseError.Reason) -> [Element] {
+        var elements: [Element] = []
+        if case .close = peek {
+            index += 1
+            return elements
+        }
+        while true {
+            elements.append(try element(&self))
+            switch next() {
+            case .comma: continue
+            case .close: return elements
+            default:
+                index -= 1
+                throw fail("expected ',' or ']' in the list")
+            }
         }
     }
 
@@ -99,21 +106,7 @@ struct TokenCursor {
         case .word("nil"): return .equals(.none)
         case .word(let word), .string(let word): return .equals(.text(word))
         case .open:
-            var elements: [Pattern] = []
-            if case .close = peek {
-                index += 1
-                return .list([])
-            }
-            while true {
-                elements.append(try pattern())
-                switch next() {
-                case .comma: continue
-                case .close: return .list(elements)
-                default:
-                    index -= 1
-                    throw fail("expected ',' or ']' in the list")
-                }
-            }
+            return .list(try listRest { cursor throws(ScenarioParseError.Reason) in try cursor.pattern() })
         default:
             index -= 1
             throw fail("expected an argument: a value, '*', '~\"regex\"', '$name' or '$name=pattern'")
