@@ -47,19 +47,24 @@ public actor AccessEnabler {
     ///   - storage: where tokens live between sessions.
     ///   - environment: clock, device id and random sources.
     ///   - settings: redirect URL, timeouts, queue bound, tracking fields.
-    ///   - monitor: observes every boundary event (tests, debug logs, traces).
+    ///   - monitor: observes every boundary event (tests, debug logs).
+    ///   - recorder: records the session as a trace; nil (the default) records nothing and costs nothing.
     public init(
         backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
         storage: any TokenStorage = InMemoryTokenStorage(), environment: EngineEnvironment,
-        settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil
+        settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil,
+        recorder: TraceRecorder? = nil
     ) {
+        let observers: [any EngineMonitor] = [monitor, recorder].compactMap { $0 }
+        let combined: (any EngineMonitor)? = observers.count > 1 ? MonitorGroup(observers) : observers.first
         self.machine = EntitlementMachine(settings: settings, deviceID: environment.deviceID)
-        self.machine.recordsTransitions = monitor != nil
+        self.machine.recordsTransitions = combined != nil
         self.backend = backend
         self.delegate = delegate
         self.storage = storage
         self.environment = environment
-        self.monitor = monitor
+        self.monitor = combined
+        combined?.observe(.started(machine.settings, deviceID: environment.deviceID, at: environment.clock.now()))
     }
 
     deinit {
@@ -190,7 +195,9 @@ public actor AccessEnabler {
         guard !draining else { return }
         draining = true
         while let next = immediate.isEmpty ? (mailbox.isEmpty ? nil : mailbox.removeFirst()) : immediate.removeFirst() {
-            let actions = machine.handle(next, at: environment.clock.now())
+            let now = environment.clock.now()
+            monitor?.observe(.inputHandled(next, at: now))
+            let actions = machine.handle(next, at: now)
             if let monitor {
                 for row in machine.lastTransitions { monitor.observe(.transition(row)) }
             }

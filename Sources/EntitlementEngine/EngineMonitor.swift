@@ -11,6 +11,10 @@ public protocol EngineMonitor: Sendable {
 
 /// One boundary event.
 public enum EngineEvent: Sendable {
+    /// The engine was created with these settings, for this device, at this time.
+    case started(EngineSettings, deviceID: String, at: Timestamp)
+    /// The machine handled an input at this time (the clock reading it was given).
+    case inputHandled(Input, at: Timestamp)
     /// A public call was received and given an id.
     case callReceived(CallID, EntitlementCall)
     /// A callback was emitted; `answering` lists the calls it ends (empty for non-terminal callbacks).
@@ -29,6 +33,8 @@ public enum EngineEvent: Sendable {
     /// One log line with secrets shortened.
     public var redactedDescription: String {
         switch self {
+        case .started(_, let deviceID, let now): "engine started for \(deviceID) at \(now)"
+        case .inputHandled(let input, let now): "  · \(input.name) at \(now)"
         case .callReceived(let id, let call): "\(id) > \(call.redactedDescription)"
         case .callbackEmitted(let callback, let answering):
             "< \(callback.redactedDescription)" + (answering.isEmpty ? "" : "  answers \(answering.map(\.description).joined(separator: ","))")

@@ -41,6 +41,8 @@ public struct ScenarioResult: Sendable {
     public var milliseconds: Int
     /// The machine's transitions the run went through (for the charts' coverage check).
     public var transitionsExercised: Set<TransitionRow>
+    /// Every secret the simulator minted during the run, so tests can prove none reached a trace or report.
+    public var secretsMinted: [String]
 
     /// True when the scenario passed.
     public var passed: Bool { failure == nil }

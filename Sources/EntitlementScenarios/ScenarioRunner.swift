@@ -16,17 +16,18 @@ public struct ScenarioRunner: Sendable {
     /// Creates a runner.
     public init() {}
 
-    /// Runs `scenario`.
-    public func run(_ scenario: Scenario) async -> ScenarioResult {
+    /// Runs `scenario`, recording it into `recorder` when one is given.
+    public func run(_ scenario: Scenario, recorder: TraceRecorder? = nil) async -> ScenarioResult {
         let start = ContinuousClock.now
         let session = SimulatedSession(
-            world: scenario.world, deviceID: scenario.deviceID, settings: scenario.settings, deliversInOrder: true)
+            world: scenario.world, deviceID: scenario.deviceID, settings: scenario.settings, deliversInOrder: true,
+            recorder: recorder)
         var run = Run(scenario: scenario, session: session)
         let failure = await run.execute()
         let elapsed = ContinuousClock.now - start
         return ScenarioResult(
             name: scenario.name, file: scenario.file, failure: failure, milliseconds: Int(elapsed.milliseconds),
-            transitionsExercised: session.ledger.transitions)
+            transitionsExercised: session.ledger.transitions, secretsMinted: await session.simulator.issuedSecrets)
     }
 }
 

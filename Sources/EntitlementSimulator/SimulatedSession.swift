@@ -21,7 +21,7 @@ public struct SimulatedSession: Sendable {
         world: SimulatedWorld = .default, deviceID: String = "device-1", seed: UInt64 = 1,
         settings: EngineSettings = EngineSettings(), storage: any TokenStorage = InMemoryTokenStorage(),
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
-        deliversInOrder: Bool = false, echo: (@Sendable (EngineEvent) -> Void)? = nil
+        deliversInOrder: Bool = false, recorder: TraceRecorder? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil
     ) {
         self.clock = clock
         self.simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
@@ -31,7 +31,7 @@ public struct SimulatedSession: Sendable {
         self.enabler = AccessEnabler(
             backend: stepped ?? self.simulator.backend, delegate: delegate, storage: storage,
             environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
-            monitor: ledger)
+            monitor: ledger, recorder: recorder)
         SessionCollector.current?.add(self)
     }
 

@@ -12,7 +12,7 @@ struct Demo {
             print("      ⇢ backend \(request.operation.rawValue)")
         case .backendFinished(_, .failure(let error)):
             print("      ⇠ backend failed: \(error.summary)")
-        case .backendFinished, .storageFailed, .transition:
+        case .backendFinished, .storageFailed, .transition, .started, .inputHandled:
             break
         }
     })

@@ -1,0 +1,113 @@
+/// A recorded session: one header line, then one record per boundary event, as JSON Lines in
+/// canonical form (sorted keys, integer milliseconds, UTF-8, `\n` after every line).
+///
+/// Inputs (`"in"`): `call`, `options`, `configurationLoaded`, `configurationFailed`, `secretsDrawn`
+/// (the random values a flow drew), `backendAnswered`, `backendFailed`, `timerFired` — each with
+/// `t`, the injected clock's reading when the machine handled it. Outputs (`"out"`): `callback`
+/// (with the calls it `answers`) and `request` (a backend request). Every record has `seq`, from 1.
+/// Secrets are placeholders (`<state#1>`, `<authn#2>`); see ``SecretBook``.
+public struct Trace: Sendable, Equatable {
+    /// The major version this engine reads and writes; a trace with another major is refused.
+    public static let formatMajor = 1
+    /// The minor version this engine writes.
+    public static let formatMinor = 0
+    /// `major.minor`.
+    public static var format: String { "\(formatMajor).\(formatMinor)" }
+
+    /// The header: format, engine version, recorder, machine hash, start time, device and settings.
+    public var header: JSONValue
+    /// The records after the header, in order.
+    public var records: [JSONValue]
+
+    /// Creates a trace from its parts.
+    public init(header: JSONValue, records: [JSONValue]) {
+        self.header = header
+        self.records = records
+    }
+
+    /// The trace in its one canonical byte form.
+    public var text: String { ([header] + records).map { $0.canonicalText + "\n" }.joined() }
+
+    /// A hash of the machine's transition table: a trace records which machine wrote it.
+    public static var machineHash: String {
+        Hex.encode(Array(SHA256.hash(TransitionTable.rows.map(\.description).joined(separator: "\n")).prefix(12)))
+    }
+
+    // MARK: - Reading
+
+    /// Reads a trace, refusing anything malformed with the line number and the reason.
+    public static func parse(_ text: String) throws(TraceError) -> Trace {
+        guard !text.isEmpty else { throw TraceError(line: 1, reason: .noHeader) }
+        guard text.hasSuffix("\n") else {
+            throw TraceError(line: text.split(separator: "\n", omittingEmptySubsequences: false).count, reason: .truncated)
+        }
+        let lines = text.dropLast().split(separator: "\n", omittingEmptySubsequences: false)
+        var values: [JSONValue] = []
+        for (index, line) in lines.enumerated() {
+            do throws(JSONReader.Failure) {
+                values.append(stripExtensions(try JSONReader.read(String(line))))
+            } catch {
+                throw TraceError(line: index + 1, reason: .notJSON(error.description))
+            }
+        }
+        let header = values[0]
+        guard header["trace"]?.string == "header", let format = header["format"]?.string else {
+            throw TraceError(line: 1, reason: .noHeader)
+        }
+        guard format.split(separator: ".").first.flatMap({ Int($0) }) == formatMajor else {
+            throw TraceError(line: 1, reason: .unsupportedFormat(format))
+        }
+        for field in ["engine", "recorded_with", "machine", "device"] where header[field]?.string == nil {
+            throw TraceError(line: 1, reason: .field(field))
+        }
+        guard header["start"]?.int != nil else { throw TraceError(line: 1, reason: .field("start")) }
+        guard header["settings"]?.object != nil else { throw TraceError(line: 1, reason: .field("settings")) }
+        let records = Array(values.dropFirst())
+        for (index, record) in records.enumerated() {
+            guard let seq = record["seq"]?.int else { throw TraceError(line: index + 2, reason: .field("seq")) }
+            guard seq == Int64(index + 1) else {
+                throw TraceError(line: index + 2, reason: .sequence(expected: index + 1, found: seq))
+            }
+            guard record["in"]?.string != nil || record["out"]?.string != nil else {
+                throw TraceError(line: index + 2, reason: .field("in"))
+            }
+            if record["in"] != nil {
+                do throws(TraceError.Reason) {
+                    _ = try TraceCoding.decodeInput(record)
+                } catch {
+                    throw TraceError(line: index + 2, reason: error)
+                }
+            }
+        }
+        return Trace(header: header, records: records)
+    }
+
+    /// Drops fields whose names start with `_` (extensions other tools may add).
+    private static func stripExtensions(_ value: JSONValue) -> JSONValue {
+        guard case .object(let members) = value else { return value }
+        return .object(members.filter { !$0.key.hasPrefix("_") })
+    }
+
+    // MARK: - Settings in the header
+
+    static func encode(_ settings: EngineSettings) -> JSONValue {
+        [
+            "redirectURL": .string(settings.redirectURL), "redirectTimeout": .int(settings.redirectTimeout.milliseconds),
+            "queueLimit": .int(Int64(settings.queueLimit)), "deviceType": .string(settings.deviceType),
+            "clientType": .string(settings.clientType), "operatingSystem": .string(settings.operatingSystem),
+        ]
+    }
+
+    /// The engine settings the trace was recorded with.
+    public var settings: EngineSettings {
+        let value = header["settings"] ?? [:]
+        return EngineSettings(
+            redirectURL: value["redirectURL"]?.string ?? "adobepass://ios.app",
+            redirectTimeout: .milliseconds(value["redirectTimeout"]?.int ?? 600_000),
+            queueLimit: Int(value["queueLimit"]?.int ?? 1024), deviceType: value["deviceType"]?.string ?? "computer",
+            clientType: value["clientType"]?.string ?? "swift", operatingSystem: value["operatingSystem"]?.string ?? "Linux")
+    }
+
+    /// The device the trace was recorded on.
+    public var deviceID: String { header["device"]?.string ?? "" }
+}

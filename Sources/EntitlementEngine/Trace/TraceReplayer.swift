@@ -1,0 +1,166 @@
+/// Replays a ``Trace`` against today's machine: feeds every recorded input (at its recorded time)
+/// to a fresh ``EntitlementMachine`` and compares every output it produces — callbacks and backend
+/// requests — with the recorded ones, in order. Backend answers come from the trace: a recorded
+/// response is fed once, at its place, to the request it answered.
+///
+/// The first mismatch stops the replay (never retried) with the step, the expected record, the
+/// actual one and the records just before. Use ``replay(_:)`` for a result value or
+/// ``replayOrThrow(_:)`` to throw a ``TraceDivergence``.
+public struct TraceReplayer: Sendable {
+    /// How many records before a divergence its report shows.
+    public static let contextRecords = 4
+
+    /// Creates a replayer.
+    public init() {}
+
+    /// Replays `trace`; the result carries the divergence, if any.
+    public func replay(_ trace: Trace) -> TraceReplayResult {
+        var run = Run(trace: trace)
+        let divergence = run.execute()
+        return TraceReplayResult(
+            recordsReplayed: run.replayed, divergence: divergence, machineMatches: trace.header["machine"]?.string == Trace.machineHash)
+    }
+
+    /// Replays `trace`, throwing the first divergence.
+    public func replayOrThrow(_ trace: Trace) throws(TraceDivergence) {
+        if let divergence = replay(trace).divergence { throw divergence }
+    }
+}
+
+/// The outcome of a replay.
+public struct TraceReplayResult: Sendable {
+    /// How many records matched before the end or the divergence.
+    public var recordsReplayed: Int
+    /// The first divergence, or nil when the whole trace replayed.
+    public var divergence: TraceDivergence?
+    /// Whether the trace was recorded by a machine with today's transition table (informational:
+    /// a changed table may still replay, and behaviour is what is compared).
+    public var machineMatches: Bool
+}
+
+/// Where today's engine first did something else than the recorded one.
+public struct TraceDivergence: Error, Sendable, CustomStringConvertible {
+    /// The `seq` of the record where it diverged.
+    public var step: Int
+    /// The recorded record (canonical JSON), or a sentence when the trace had nothing there.
+    public var expected: String
+    /// What the engine produced instead (canonical JSON), or a sentence.
+    public var actual: String
+    /// The recorded records just before, oldest first.
+    public var context: [String]
+    /// For an unknown backend request: the closest recorded request.
+    public var closestRecordedRequest: String?
+
+    /// `step N: expected …, got …` with context.
+    public var description: String {
+        var lines = ["step \(step): expected \(expected)", "        got      \(actual)"]
+        if let closestRecordedRequest { lines.append("  closest recorded request: \(closestRecordedRequest)") }
+        if !context.isEmpty {
+            lines.append("  records before:")
+            lines += context.map { "    \($0)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The state of one replay.
+private struct Run {
+    let trace: Trace
+    var machine: EntitlementMachine
+    var book = SecretBook()
+    var produced: [JSONValue] = []
+    var operations: [UInt64: OperationID] = [:]
+    var replayed = 0
+
+    init(trace: Trace) {
+        self.trace = trace
+        machine = EntitlementMachine(settings: trace.settings, deviceID: trace.deviceID)
+    }
+
+    mutating func execute() -> TraceDivergence? {
+        for (index, record) in trace.records.enumerated() {
+            let step = index + 1
+            if record["in"] != nil {
+                if let extra = produced.first {
+                    return divergence(at: step, index, expected: record.canonicalText, actual: extra.canonicalText)
+                }
+                feed(record)
+            } else {
+                guard !produced.isEmpty else {
+                    return divergence(at: step, index, expected: record.canonicalText, actual: "no output")
+                }
+                let actual = produced.removeFirst()
+                if let mismatch = compare(expected: record, actual: actual, step: step, index: index) { return mismatch }
+            }
+            replayed = step
+        }
+        if let extra = produced.first {
+            return divergence(
+                at: trace.records.count + 1, trace.records.count, expected: "the end of the trace", actual: extra.canonicalText)
+        }
+        return nil
+    }
+
+    private mutating func feed(_ record: JSONValue) {
+        guard case .some(let (input, time)) = try? TraceCoding.decodeInput(record) else { return }
+        let actions = machine.handle(remap(input), at: time)
+        for action in actions {
+            let seq = 0
+            switch action {
+            case .emit(let callback, let answering):
+                produced.append(TraceCoding.encode(callback, answering: answering, seq: seq, book: &book))
+            case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
+                produced.append(TraceCoding.encode(operation, request, seq: seq, book: &book))
+            case .resubmit, .drawFlowSecrets, .startTimer, .cancelTimer, .persist, .log:
+                break
+            }
+        }
+    }
+
+    /// Recorded answers name the recorded operation; today's engine may have numbered it otherwise.
+    private func remap(_ input: Input) -> Input {
+        switch input {
+        case .configurationLoaded(let op, let configuration, let stored):
+            .configurationLoaded(operations[op.rawValue] ?? op, configuration, stored)
+        case .configurationFailed(let op, let error): .configurationFailed(operations[op.rawValue] ?? op, error)
+        case .backendAnswered(let op, let response): .backendAnswered(operations[op.rawValue] ?? op, response)
+        case .backendFailed(let op, let error): .backendFailed(operations[op.rawValue] ?? op, error)
+        default: input
+        }
+    }
+
+    private mutating func compare(expected: JSONValue, actual: JSONValue, step: Int, index: Int) -> TraceDivergence? {
+        guard var expectedFields = expected.object, var actualFields = actual.object else { return nil }
+        expectedFields["seq"] = nil
+        actualFields["seq"] = nil
+        let recordedOperation = expectedFields.removeValue(forKey: "op")?.int
+        let actualOperation = actualFields.removeValue(forKey: "op")?.int
+        guard JSONValue.object(expectedFields) == .object(actualFields) else {
+            var mismatch = divergence(at: step, index, expected: expected.canonicalText, actual: actual.canonicalText)
+            if actual["out"]?.string == "request" { mismatch.closestRecordedRequest = closestRequest(to: actualFields) }
+            return mismatch
+        }
+        if let recordedOperation, let actualOperation {
+            operations[UInt64(recordedOperation)] = OperationID(UInt64(actualOperation))
+        }
+        return nil
+    }
+
+    /// The recorded request sharing the most fields with `fields`.
+    private func closestRequest(to fields: [String: JSONValue]) -> String? {
+        let requests = trace.records.filter { $0["out"]?.string == "request" }
+        return requests.max { score($0, fields) < score($1, fields) }?.canonicalText
+    }
+
+    private func score(_ record: JSONValue, _ fields: [String: JSONValue]) -> Int {
+        guard let members = record.object else { return 0 }
+        return fields.filter { members[$0.key] == $0.value }.count
+    }
+
+    private func divergence(at step: Int, _ index: Int, expected: String, actual: String) -> TraceDivergence {
+        let start = max(0, index - TraceReplayer.contextRecords)
+        return TraceDivergence(
+            step: step, expected: expected, actual: actual,
+            context: trace.records[start..<min(index, trace.records.count)].map(\.canonicalText))
+    }
+}

@@ -1,0 +1,83 @@
+import EntitlementEngine
+import Foundation
+import Testing
+
+@Suite("Trace format: canonical JSON, strict reading, placeholders")
+struct TraceFormatTests {
+    static let header =
+        #"{"device":"d","engine":"0.1.0","format":"1.0","machine":"x","recorded_with":"t","settings":{},"start":0,"trace":"header"}"#
+
+    @Test func theWriterIsCanonicalAndAgreesWithJSONEncoder() throws {
+        let value: JSONValue = [
+            "b": [1, "two", true, .null, ["z": "é\u{1}\"\\/"]], "a": -42, "ä": "x", "A": [:], "c": "line\nbreak\ttab",
+        ]
+        #expect(value.canonicalText == #"{"A":{},"a":-42,"b":[1,"two",true,null,{"z":"é\u0001\"\\/"}],"c":"line\nbreak\ttab","ä":"x"}"#)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let foundation = String(decoding: try encoder.encode(value), as: UTF8.self)
+        #expect(try JSONReader.read(foundation) == value)
+        #expect(try JSONReader.read(value.canonicalText) == value)
+    }
+
+    @Test(arguments: [
+        ("1.5", "a number that is not an integer"), ("1e3", "a number that is not an integer"), ("[1,]", "unexpected character"),
+        (#"{"a":1,"a":2}"#, "the key 'a' twice"), (#""\x""#, "an unknown escape"), ("[1] 2", "unexpected text after the value"),
+        (#"{"a":"b"#, "an unterminated string"), ("", "unexpected end"),
+    ])
+    func theReaderRefusesWhatTracesNeverHold(text: String, reason: String) {
+        #expect(throws: JSONReader.Failure.self) { try JSONReader.read(text) }
+        do {
+            _ = try JSONReader.read(text)
+        } catch {
+            #expect(error.description.hasPrefix(reason), "\(error)")
+        }
+    }
+
+    @Test func surrogatePairsAndUnicodeRoundTrip() throws {
+        #expect(try JSONReader.read(#""\ud83d\ude00 \u00e9""#) == .string("😀 é"))
+        #expect(JSONValue.string("😀").canonicalText == "\"😀\"")
+    }
+
+    @Test(arguments: [
+        ("", 1, "the first line must be the trace header"),
+        (header + "\n" + #"{"in":"call","call":"logout","id":1,"seq":1,"t":0}"#, 2, "the file ends in the middle of a record"),
+        (header + "\n" + #"{"in":"call","call":"logout","id":1,"seq":1,"t":0"# + "\n", 2, "not a JSON record"),
+        (header + "\n" + #"{"in":"call","call":"logout","id":1,"seq":2,"t":0}"# + "\n", 2, "expected seq 1, found 2"),
+        (header + "\n" + #"{"in":"call","call":"fly","id":1,"seq":1,"t":0}"# + "\n", 2, "the field 'call'"),
+        (header + "\n" + #"{"in":"call","call":"logout","seq":1,"t":0}"# + "\n", 2, "the field 'id'"),
+        (#"{"trace":"header","format":"2.0"}"# + "\n", 1, "trace format 2.0 is not supported"),
+        (#"{"format":"1.0"}"# + "\n", 1, "the first line must be the trace header"),
+        (#"{"trace":"header","format":"1.0","engine":"0.1.0"}"# + "\n", 1, "the field 'recorded_with'"),
+    ])
+    func damagedTracesAreRefusedWithLineAndReason(text: String, line: Int, reason: String) {
+        do {
+            _ = try Trace.parse(text)
+            Issue.record("accepted a damaged trace")
+        } catch {
+            #expect(error.line == line, "\(error)")
+            #expect(error.description.contains(reason), "\(error)")
+        }
+    }
+
+    @Test func extensionFieldsAreIgnoredAndNewerMinorVersionsAccepted() throws {
+        let text = Self.header.replacingOccurrences(of: #""format":"1.0""#, with: #""format":"1.7","_tool":{"x":1}"#) + "\n"
+            + #"{"_note":"hand-added","in":"call","call":"logout","id":1,"seq":1,"t":0}"# + "\n"
+        let trace = try Trace.parse(text)
+        #expect(trace.records.first?["_note"] == nil)
+        #expect(trace.header["_tool"] == nil)
+    }
+
+    @Test func placeholdersAreStableAndNumberedPerKind() {
+        var book = SecretBook()
+        #expect(book.conceal("s3cr3t", as: .state) == "<state#1>")
+        #expect(book.conceal("other", as: .state) == "<state#2>")
+        #expect(book.conceal("s3cr3t", as: .state) == "<state#1>")
+        #expect(book.conceal("tok", as: .authn) == "<authn#1>")
+        #expect(book.conceal("<code#7>", as: .code) == "<code#7>", "a placeholder stays itself")
+        #expect(book.conceal("", as: .code) == "")
+        let url = "adobepass://ios.app?code=abc&state=s3cr3t&mvpd=m&state=dup#code=frag"
+        #expect(book.concealURL(url) == "adobepass://ios.app?code=<code#1>&state=<state#1>&mvpd=m&state=<state#3>#code=<code#2>")
+        #expect(book.concealURL("adobepass://ios.app?code=%zz") == "adobepass://ios.app?code=%zz", "undecodable values stay")
+        #expect(SecretBook.encodePlaceholders(inURL: "a://b?code=<code#1>&x=<y>") == "a://b?code=%3Ccode%231%3E&x=<y>")
+    }
+}
