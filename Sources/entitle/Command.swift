@@ -12,6 +12,12 @@ enum Command: Equatable {
     case demo
     /// Run scenario files and folders.
     case run([String])
+    /// Record a scenario run as a trace.
+    case record(scenario: String, output: String)
+    /// Replay traces against today's engine.
+    case replay([String])
+    /// Print a trace as a readable transcript.
+    case showTrace(String)
     /// Print the charts generated from the transition table, or rewrite them in a folder.
     case chart(format: StateChart.Format, region: TransitionRow.Region?, writeTo: String?)
     /// Print usage.
@@ -32,6 +38,12 @@ enum Command: Equatable {
                     run .scenario files (folders are searched recursively): one line per
                     scenario, a report for each failure, then "N passed, N failed";
                     exit status 1 if any failed
+          record SCENARIO -o TRACE
+                    run a scenario and write its trace (JSON Lines, secrets as placeholders)
+          replay TRACE...
+                    replay traces against this engine; exit status 1 at the first divergence
+          trace show TRACE
+                    print a trace as a readable transcript
           chart [--format mermaid|dot|scxml] [--region REGION]
                     print the state charts generated from the machine's transition table
                     (regions: configuration, authentication, authorization, calls)
@@ -53,6 +65,20 @@ enum Command: Equatable {
                 return .failure(UsageError(message: "entitle run: unknown option '\(option)'"))
             }
             return .success(.run(Array(rest)))
+        case "record":
+            let parts = Array(rest)
+            guard parts.count == 3, parts[1] == "-o" || parts[1] == "--output" else {
+                return .failure(UsageError(message: "entitle record: usage: entitle record SCENARIO -o TRACE"))
+            }
+            return .success(.record(scenario: parts[0], output: parts[2]))
+        case "replay":
+            guard !rest.isEmpty else { return .failure(UsageError(message: "entitle replay: give at least one TRACE")) }
+            return .success(.replay(Array(rest)))
+        case "trace":
+            guard rest.count == 2, rest.first == "show" else {
+                return .failure(UsageError(message: "entitle trace: usage: entitle trace show TRACE"))
+            }
+            return .success(.showTrace(rest.last!))
         case "chart":
             return parseChart(Array(rest))
         case "help", "-h", "--help":

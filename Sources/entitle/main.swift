@@ -11,6 +11,12 @@ case .success(.demo):
     exit(await Demo().run())
 case .success(.run(let paths)):
     exit(await RunCommand().run(paths))
+case .success(.record(let scenario, let output)):
+    exit(await TraceCommands().record(scenario, to: output))
+case .success(.replay(let traces)):
+    exit(TraceCommands().replay(traces))
+case .success(.showTrace(let trace)):
+    exit(TraceCommands().show(trace))
 case .success(.chart(let format, let region, let writeTo)):
     exit(ChartCommand().run(format: format, region: region, writeTo: writeTo))
 case .success(.help):

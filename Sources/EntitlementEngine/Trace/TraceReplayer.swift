@@ -48,12 +48,15 @@ public struct TraceDivergence: Error, Sendable, CustomStringConvertible {
     public var actual: String
     /// The recorded records just before, oldest first.
     public var context: [String]
+    /// The fields in which the two records differ (when both are records).
+    public var differingFields: [String] = []
     /// For an unknown backend request: the closest recorded request.
     public var closestRecordedRequest: String?
 
     /// `step N: expected …, got …` with context.
     public var description: String {
         var lines = ["step \(step): expected \(expected)", "        got      \(actual)"]
+        if !differingFields.isEmpty { lines.append("  differs in: \(differingFields.joined(separator: ", "))") }
         if let closestRecordedRequest { lines.append("  closest recorded request: \(closestRecordedRequest)") }
         if !context.isEmpty {
             lines.append("  records before:")
@@ -82,7 +85,7 @@ private struct Run {
             let step = index + 1
             if record["in"] != nil {
                 if let extra = produced.first {
-                    return divergence(at: step, index, expected: record.canonicalText, actual: extra.canonicalText)
+                    return divergence(at: step, index, expected: record.canonicalText, actual: numbered(extra, step))
                 }
                 feed(record)
             } else {
@@ -95,8 +98,8 @@ private struct Run {
             replayed = step
         }
         if let extra = produced.first {
-            return divergence(
-                at: trace.records.count + 1, trace.records.count, expected: "the end of the trace", actual: extra.canonicalText)
+            let step = trace.records.count + 1
+            return divergence(at: step, trace.records.count, expected: "the end of the trace", actual: numbered(extra, step))
         }
         return nil
     }
@@ -136,7 +139,11 @@ private struct Run {
         let recordedOperation = expectedFields.removeValue(forKey: "op")?.int
         let actualOperation = actualFields.removeValue(forKey: "op")?.int
         guard JSONValue.object(expectedFields) == .object(actualFields) else {
-            var mismatch = divergence(at: step, index, expected: expected.canonicalText, actual: actual.canonicalText)
+            var mismatch = divergence(at: step, index, expected: expected.canonicalText, actual: numbered(actual, step))
+            let differing = Set(expectedFields.keys).union(actualFields.keys).filter { expectedFields[$0] != actualFields[$0] }
+            // Records of different kinds differ everywhere: name the kind only.
+            mismatch.differingFields = ["out", "callback", "operation"].first(where: differing.contains).map { [$0] }
+                ?? differing.sorted()
             if actual["out"]?.string == "request" { mismatch.closestRecordedRequest = closestRequest(to: actualFields) }
             return mismatch
         }
@@ -144,6 +151,13 @@ private struct Run {
             operations[UInt64(recordedOperation)] = OperationID(UInt64(actualOperation))
         }
         return nil
+    }
+
+    /// An output record as it would have been numbered at `step`.
+    private func numbered(_ record: JSONValue, _ step: Int) -> String {
+        guard var members = record.object else { return record.canonicalText }
+        members["seq"] = .int(Int64(step))
+        return JSONValue.object(members).canonicalText
     }
 
     /// The recorded request sharing the most fields with `fields`.

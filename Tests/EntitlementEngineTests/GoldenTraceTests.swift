@@ -1,0 +1,59 @@
+import EntitlementEngine
+import Foundation
+import Testing
+
+/// Checked-in traces: `*.complete.jsonl` must replay; `*.divergent.jsonl` (hand-edited copies) must
+/// fail at the step named here, with a report that says why.
+@Suite("Golden traces in Tests/Traces")
+struct GoldenTraceTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Traces")
+
+    static func load(_ name: String) throws -> Trace {
+        try Trace.parse(try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8))
+    }
+
+    static var completes: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".complete.jsonl") }.sorted()
+    }
+
+    @Test func thereIsACompleteTraceForEachCookbookFlowSoFar() {
+        #expect(Self.completes == [
+            "flow-b-startup.complete.jsonl", "flow-c-authentication.complete.jsonl", "flow-f-authorization.complete.jsonl",
+            "flow-g-view-media.complete.jsonl", "flow-h-logout.complete.jsonl",
+        ])
+    }
+
+    @Test(arguments: completes)
+    func completeTracesReplay(name: String) throws {
+        let result = TraceReplayer().replay(try Self.load(name))
+        #expect(result.divergence == nil, "\(result.divergence?.description ?? "")")
+        #expect(result.machineMatches, "recorded by another transition table: re-record with `entitle record`")
+        try TraceReplayer().replayOrThrow(try Self.load(name))
+    }
+
+    @Test(arguments: [
+        ("flow-b-startup", 10, [String]()),  // a recorded callback removed: the engine still emits it
+        ("flow-c-authentication", 15, ["status"]),  // the expected status edited from 1 to 0
+        ("flow-f-authorization", 15, ["resource"]),  // a call's argument edited: an unknown request
+        ("flow-g-view-media", 20, ["out"]),  // a garbled backend answer: a failure instead of the media-token request
+        ("flow-h-logout", 22, ["answers"]),  // the redirect arrives after the logout's deadline
+    ])
+    func divergentTracesFailAtTheNamedStep(name: String, step: Int, fields: [String]) throws {
+        let trace = try Self.load(name + ".divergent.jsonl")
+        let result = TraceReplayer().replay(trace)
+        let divergence = try #require(result.divergence)
+        #expect(divergence.step == step, "\(divergence)")
+        #expect(divergence.differingFields == fields, "\(divergence)")
+        #expect(divergence.description.hasPrefix("step \(step): expected "))
+        #expect(!divergence.context.isEmpty)
+        #expect(result.recordsReplayed == step - 1)
+        #expect(throws: TraceDivergence.self) { try TraceReplayer().replayOrThrow(trace) }
+    }
+
+    @Test func anUnknownRequestNamesTheClosestRecordedOne() throws {
+        let divergence = try #require(TraceReplayer().replay(try Self.load("flow-f-authorization.divergent.jsonl")).divergence)
+        let closest = try #require(divergence.closestRecordedRequest)
+        #expect(closest.contains(#""operation":"authorize""#) && closest.contains(#""resource":"sports-live""#))
+    }
+}
