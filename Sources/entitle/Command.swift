@@ -12,6 +12,8 @@ enum Command: Equatable {
     case demo
     /// Run scenario files and folders.
     case run([String])
+    /// Run a benchmark.
+    case bench(String, rounds: Int)
     /// Record a scenario run as a trace.
     case record(scenario: String, output: String)
     /// Replay traces against today's engine.
@@ -49,6 +51,9 @@ enum Command: Equatable {
                     (regions: configuration, authentication, authorization, calls)
           chart --write DIR
                     rewrite the mermaid block of DIR/<region>.md for every region
+          bench json [--rounds N]
+                    time the canonical trace writer against JSONEncoder on the same records
+                    (build with -c release for numbers worth quoting)
           help      print this text
         """
 
@@ -65,6 +70,18 @@ enum Command: Equatable {
                 return .failure(UsageError(message: "entitle run: unknown option '\(option)'"))
             }
             return .success(.run(Array(rest)))
+        case "bench":
+            let parts = Array(rest)
+            guard parts.first == "json" else {
+                return .failure(UsageError(message: "entitle bench: usage: entitle bench json [--rounds N]"))
+            }
+            var rounds = 15
+            if parts.count == 3, parts[1] == "--rounds", let value = Int(parts[2]), value > 0 {
+                rounds = value
+            } else if parts.count != 1 {
+                return .failure(UsageError(message: "entitle bench: usage: entitle bench json [--rounds N]"))
+            }
+            return .success(.bench("json", rounds: rounds))
         case "record":
             let parts = Array(rest)
             guard parts.count == 3, parts[1] == "-o" || parts[1] == "--output" else {

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import Foundation
 import EntitlementScenarios
 import EntitlementSimulator
 import Testing
@@ -30,6 +31,58 @@ struct TraceRoundTripTests {
         }
         #expect(text.firstMatch(of: /[A-Za-z0-9_-]{43}/) == nil, "a state, verifier or challenge in clear")
         if let failure = result.failure { #expect(!result.secretsMinted.contains { failure.description.contains($0) }) }
+    }
+
+    @Test func aSessionOnTheLiveEnvironmentRecordsAndReplays() async throws {
+        // Wall clock and the system CSPRNG, as in production: the trace still replays, because the
+        // replay feeds the recorded inputs (times, drawn secrets as placeholders) to the machine.
+        let simulator = Simulator(clock: SystemClock())
+        let recorder = TraceRecorder(recordedWith: "production test")
+        let enabler = AccessEnabler(
+            backend: simulator.backend, environment: .live(deviceID: "tv-42"), recorder: recorder)
+        await enabler.setRequestor("sim-requestor")
+        await enabler.whenIdle()
+        await enabler.setSelectedProvider("bluesky-tv")
+        let trace = recorder.trace
+        let navigate = try #require(trace.records.last { $0["callback"]?.string == "navigateToUrl" }?["url"]?.string)
+        #expect(navigate.contains("state=<state#1>"))
+        let login = await enabler.machineSnapshot
+        guard case .awaitingRedirect(let flow) = login.authentication, let secrets = flow.secrets else {
+            Issue.record("no login waiting")
+            return
+        }
+        let url = PercentEncoding.url(
+            "https://sp.sim/api/v1/authenticate",
+            query: [
+                ("requestor_id", "sim-requestor"), ("mso_id", "bluesky-tv"), ("device_id", "tv-42"),
+                ("redirect_uri", "adobepass://ios.app"), ("state", secrets.state),
+                ("code_challenge", PKCE.challenge(for: secrets.verifier ?? "")), ("code_challenge_method", "S256"),
+            ])
+        let redirect = try #require(await simulator.userAgent.logIn(at: url, username: "carol", password: "carolina").appURL)
+        await enabler.handleExternalURL(redirect)
+        await enabler.whenIdle()
+        await enabler.getAuthorization("movies-hd")
+        await enabler.whenIdle()
+        let recorded = recorder.trace
+        #expect(recorded.records.contains { $0["callback"]?.string == "setToken" })
+        #expect(!recorded.text.contains(secrets.state) && !recorded.text.contains(secrets.verifier ?? "-"))
+        let replay = TraceReplayer().replay(try Trace.parse(recorded.text))
+        #expect(replay.divergence == nil, "\(replay.divergence?.description ?? "")")
+    }
+
+    @Test(arguments: [
+        ("flow-b-startup", "startup-queues-calls-until-configured"),
+        ("flow-c-authentication", "authentication-picker-login-redirect"),
+        ("flow-f-authorization", "authorization-fresh-media-token-every-time"),
+        ("flow-g-view-media", "view-media-authorizes-only-protected-media"),
+        ("flow-h-logout", "logout-clears-tokens-then-follows-the-logout-chain"),
+    ])
+    func goldenTracesAreFreshRecordingsOfTheirScenarios(trace: String, scenario: String) async throws {
+        let root = URL(fileURLWithPath: ScenarioLibraryTests.folder).deletingLastPathComponent()
+        let golden = try String(contentsOf: root.appendingPathComponent("Traces/\(trace).complete.jsonl"), encoding: .utf8)
+        let recorder = TraceRecorder(recordedWith: "entitle record \(EngineVersion.current)")
+        _ = await ScenarioRunner().run(try ScenarioLibrary.load(ScenarioLibraryTests.folder + "/\(scenario).scenario"), recorder: recorder)
+        #expect(recorder.trace.text == golden, "re-record with: swift run entitle record Tests/Scenarios/\(scenario).scenario -o Tests/Traces/\(trace).complete.jsonl")
     }
 
     @Test(arguments: ScenarioLibraryTests.files)
