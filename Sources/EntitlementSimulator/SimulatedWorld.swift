@@ -110,11 +110,14 @@ public struct SimulatedWorld: Sendable {
     public var mediaTokenTTL: Duration
     /// How long a one-time login code lasts (10 minutes).
     public var codeTTL: Duration
+    /// The key media tokens are signed with (HMAC-SHA-256); the programmer's backend verifies with it.
+    public var mediaTokenKey: [UInt8]
 
     /// Creates a world.
     public init(
         requestors: [Requestor], providers: [Provider], users: [User], serviceProvider: String = "https://sp.sim",
-        mediaTokenTTL: Duration = .seconds(420), codeTTL: Duration = .seconds(600)
+        mediaTokenTTL: Duration = .seconds(420), codeTTL: Duration = .seconds(600),
+        mediaTokenKey: [UInt8] = Array("sim-media-token-signing-key-0001".utf8)
     ) {
         self.requestors = requestors
         self.providers = providers
@@ -122,6 +125,7 @@ public struct SimulatedWorld: Sendable {
         self.serviceProvider = serviceProvider
         self.mediaTokenTTL = mediaTokenTTL
         self.codeTTL = codeTTL
+        self.mediaTokenKey = mediaTokenKey
     }
 
     /// The requestor with `id`.

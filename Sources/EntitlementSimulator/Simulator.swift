@@ -248,13 +248,18 @@ public actor Simulator {
     private func mediaToken(
         _ context: RequestContext, _ authentication: AuthenticationToken, _ authorization: AuthorizationToken
     ) throws(BackendError) -> MediaToken {
-        _ = try validUser(context, authentication)
+        let user = try validUser(context, authentication)
         guard let issued = authorizations[authorization.value], issued.authentication == authentication.value,
             issued.token.resource == authorization.resource, clock.now() < issued.token.expires
         else { throw .denied(code: "authorization_not_found", message: "No valid authorization for this resource.") }
-        return MediaToken(
-            serialized: mint("media."), resource: authorization.resource,
-            expires: clock.now().adding(world.mediaTokenTTL))
+        let now = clock.now()
+        let claims = MediaTokenVerifier.Claims(
+            tokenID: Base64URL.encode(random.bytes(12)), sessionGUID: Hex.encode(Array(SHA256.hash("\(user.mvpdID)/\(user.userID)").prefix(16))),
+            requestorID: context.requestorID, resourceID: authorization.resource, issued: now,
+            timeToLive: world.mediaTokenTTL.milliseconds, mvpdID: user.mvpdID)
+        let serialized = MediaTokenVerifier.sign(claims, key: world.mediaTokenKey)
+        issuedSecrets.append(serialized)
+        return MediaToken(serialized: serialized, resource: authorization.resource, expires: now.adding(world.mediaTokenTTL))
     }
 
     // MARK: - Web

@@ -28,6 +28,37 @@ public enum Base64URL {
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// Decodes unpadded base64url text; nil for anything else (padding, other alphabets, bad length).
+    public static func decode(_ text: String) -> [UInt8]? {
+        var values: [UInt8] = []
+        values.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(byte - UInt8(ascii: "a") + 26)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(byte - UInt8(ascii: "0") + 52)
+            case UInt8(ascii: "-"): values.append(62)
+            case UInt8(ascii: "_"): values.append(63)
+            default: return nil
+            }
+        }
+        guard values.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        var index = 0
+        while index < values.count {
+            let chunk = values[index..<min(index + 4, values.count)]
+            var bits: UInt32 = 0
+            for value in chunk { bits = bits << 6 | UInt32(value) }
+            bits <<= UInt32(6 * (4 - chunk.count))
+            let produced = chunk.count - 1
+            for shift in [16, 8, 0].prefix(produced) { out.append(UInt8(truncatingIfNeeded: bits >> UInt32(shift))) }
+            index += 4
+        }
+        // Canonical form only: the unused low bits of the last character must be zero.
+        guard encode(out) == text else { return nil }
+        return out
+    }
 }
 
 /// Lower-case hexadecimal text for byte strings (digests in tracking data and tests).

@@ -1,0 +1,111 @@
+/// Verifies a short-lived media token before playback starts (cookbook F.3): the backend calls it
+/// with the token from `setToken`, the resource about to play and its requestor id.
+///
+/// Token format: `base64url(payload).base64url(HMAC-SHA256(key, payload))`, where the payload is
+/// the canonical JSON `{"guid","id","issued","mvpd","requestor","resource","ttl"}` (times in integer
+/// milliseconds; `id` is the issuer's nonce, so no two tokens are alike). The signature is compared
+/// in constant time.
+public struct MediaTokenVerifier: Sendable {
+    /// The verdict, named after Adobe's verifier results.
+    public enum Verdict: String, Error, Sendable, Hashable {
+        /// The token is authentic, unexpired, and for this resource and requestor.
+        case valid = "VALID_TOKEN"
+        /// The token is not `payload.signature` with a readable payload.
+        case invalidFormat = "INVALID_TOKEN_FORMAT"
+        /// The signature does not match the payload under the key.
+        case invalidSignature = "INVALID_SIGNATURE"
+        /// The token's lifetime is over (or it was issued in the future, beyond the leeway).
+        case expired = "TOKEN_EXPIRED"
+        /// The token is for another resource.
+        case wrongResource = "INVALID_RESOURCE_ID"
+        /// The token is for another requestor.
+        case wrongRequestor = "INVALID_REQUESTOR_ID"
+    }
+
+    /// What a valid token says.
+    public struct Claims: Sendable, Hashable {
+        /// The token's own id (a nonce): two tokens never share it.
+        public var tokenID: String
+        /// An anonymised, signed user id (usable to limit concurrent streams).
+        public var sessionGUID: String
+        /// The requestor the token was issued for.
+        public var requestorID: String
+        /// The resource it unlocks.
+        public var resourceID: String
+        /// When it was issued.
+        public var issued: Timestamp
+        /// How long it lives, in milliseconds.
+        public var timeToLive: Int64
+        /// The MVPD that authorized it.
+        public var mvpdID: String
+
+        /// Creates claims.
+        public init(
+            tokenID: String, sessionGUID: String, requestorID: String, resourceID: String, issued: Timestamp,
+            timeToLive: Int64, mvpdID: String
+        ) {
+            self.tokenID = tokenID
+            self.sessionGUID = sessionGUID
+            self.requestorID = requestorID
+            self.resourceID = resourceID
+            self.issued = issued
+            self.timeToLive = timeToLive
+            self.mvpdID = mvpdID
+        }
+    }
+
+    private let key: [UInt8]
+    private let clock: any EngineClock
+    /// Clock skew tolerated between the issuer and this verifier.
+    public let leeway: Duration
+
+    /// Creates a verifier for tokens signed with `key`, checking expiry on `clock`.
+    public init(key: [UInt8], clock: any EngineClock, leeway: Duration = .seconds(30)) {
+        self.key = key
+        self.clock = clock
+        self.leeway = leeway
+    }
+
+    /// The verdict for `token`. A nil `resource` checks only authenticity, requestor and lifetime.
+    public func verify(_ token: String, resource: String?, requestor: String) -> Verdict {
+        switch claims(token) {
+        case .failure(let verdict): return verdict
+        case .success(let claims):
+            guard claims.requestorID == requestor else { return .wrongRequestor }
+            let now = clock.now().milliseconds, slack = leeway.milliseconds
+            guard claims.issued.milliseconds - slack <= now, now < claims.issued.milliseconds + claims.timeToLive + slack else {
+                return .expired
+            }
+            if let resource, resource != claims.resourceID { return .wrongResource }
+            return .valid
+        }
+    }
+
+    /// The token's claims if it is well formed and authentic.
+    public func claims(_ token: String) -> Result<Claims, Verdict> {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let payload = Base64URL.decode(String(parts[0])),
+            let signature = Base64URL.decode(String(parts[1])), let json = try? JSONReader.read(String(decoding: payload, as: UTF8.self)),
+            json.object?.count == 7, let id = json["id"]?.string, let guid = json["guid"]?.string,
+            let requestor = json["requestor"]?.string,
+            let resource = json["resource"]?.string, let issued = json["issued"]?.int, let ttl = json["ttl"]?.int, ttl > 0,
+            let mvpd = json["mvpd"]?.string
+        else { return .failure(.invalidFormat) }
+        guard HMACSHA256.isValid(signature, for: payload, key: key) else { return .failure(.invalidSignature) }
+        return .success(
+            Claims(
+                tokenID: id, sessionGUID: guid, requestorID: requestor, resourceID: resource, issued: Timestamp(milliseconds: issued),
+                timeToLive: ttl, mvpdID: mvpd))
+    }
+
+    /// Signs a token (what an issuer — the simulator, or a test — does).
+    public static func sign(_ claims: Claims, key: [UInt8]) -> String {
+        let payload: JSONValue = [
+            "id": .string(claims.tokenID), "guid": .string(claims.sessionGUID), "requestor": .string(claims.requestorID),
+            "resource": .string(claims.resourceID), "issued": .int(claims.issued.milliseconds),
+            "ttl": .int(claims.timeToLive), "mvpd": .string(claims.mvpdID),
+        ]
+        let bytes = payload.canonicalBytes
+        return Base64URL.encode(bytes) + "." + Base64URL.encode(HMACSHA256.authenticationCode(for: bytes, key: key))
+    }
+}
