@@ -98,13 +98,14 @@ struct MachineTests {
     }
 
     @Test func givenStoredTokens_whenLoaded_onlyValidOnesForThisRequestorAndItsMVPDsCount() {
-        let valid = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(60)))
-        let authorization = AuthorizationToken(value: "z", resource: "r", expires: t0.adding(.seconds(30)))
+        let valid = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
+        let authorization = AuthorizationToken(value: "z", resource: "r", expires: t0.adding(.seconds(300)))
         let machine = configured(StoredTokens(authentication: valid, authorizations: ["r": authorization], selectedProvider: "acme"))
         #expect(machine.authentication == .authenticated(valid))
         #expect(machine.authorizationCache == ["r": authorization])
         for stale in [
             AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0),  // expired
+            AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(60))),  // inside the leeway
             AuthenticationToken(value: "a", mvpdID: "gone", requestorID: "req", userID: "u", expires: t0.adding(.seconds(60))),
             AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "other", userID: "u", expires: t0.adding(.seconds(60))),
         ] {
@@ -252,8 +253,22 @@ struct MachineTests {
         #expect(machine.authorizations.isEmpty)
     }
 
+    @Test func theExpiryLeewayCoversClockSkew() {
+        // With the default 60 s leeway a token expiring in 61 s counts and one expiring in 60 s does not.
+        for (seconds, counts) in [(61, true), (60, false)] {
+            let token = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(Int64(seconds))))
+            #expect((configured(StoredTokens(authentication: token)).authentication == .authenticated(token)) == counts)
+        }
+        var noLeeway = EntitlementMachine(settings: EngineSettings(expiryLeeway: .zero), deviceID: "dev")
+        let token = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(1)))
+        _ = noLeeway.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
+        _ = noLeeway.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: token)), at: t0)
+        #expect(noLeeway.authentication == .authenticated(token))
+        #expect(EngineSettings(expiryLeeway: .seconds(3600)).expiryLeeway == .seconds(300), "clamped to 5 minutes")
+    }
+
     @Test func anAuthorizationNeverOutlivesItsAuthentication() {
-        let token = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(60)))
+        let token = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
         var machine = configured(StoredTokens(authentication: token))
         _ = machine.handle(.callReceived(CallID(2), .checkAuthorization(resource: "r", data: [:])), at: t0)
         let long = AuthorizationToken(value: "z", resource: "r", expires: t0.adding(.seconds(86_400)))

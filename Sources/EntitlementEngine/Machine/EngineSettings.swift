@@ -7,6 +7,13 @@ public struct EngineSettings: Sendable, Hashable {
     public var redirectTimeout: Duration
     /// How many calls may wait for `setRequestor` to complete; a call beyond it is refused (default 1,024).
     public var queueLimit: Int
+    /// How long before its expiry a token already counts as expired: covers clock skew between this
+    /// engine and the backend (clamped to 0…5 minutes, default 60 s, as AppAuth refreshes early).
+    public var expiryLeeway: Duration
+    /// How many resources one `checkPreauthorizedResources` may ask about (P100 beyond it; default 5).
+    public var preauthorizationLimit: Int
+    /// How long a pre-authorization decision is reused when `cache` is true (default 5 minutes).
+    public var preauthorizationCacheLifetime: Duration
     /// Device type for tracking data (`computer`, `tablet`, `mobile`, `gameconsole`, `unknown`).
     public var deviceType: String
     /// Client type for tracking data.
@@ -17,11 +24,16 @@ public struct EngineSettings: Sendable, Hashable {
     /// Creates settings; `redirectTimeout` is clamped to 60 s…600 s (security checklist A.5 #13).
     public init(
         redirectURL: String = "adobepass://ios.app", redirectTimeout: Duration = .seconds(600), queueLimit: Int = 1024,
-        deviceType: String = "computer", clientType: String = "swift", operatingSystem: String = "Linux"
+        expiryLeeway: Duration = .seconds(60), preauthorizationLimit: Int = 5,
+        preauthorizationCacheLifetime: Duration = .seconds(300), deviceType: String = "computer",
+        clientType: String = "swift", operatingSystem: String = "Linux"
     ) {
         self.redirectURL = redirectURL
         self.redirectTimeout = min(max(redirectTimeout, .seconds(60)), .seconds(600))
         self.queueLimit = max(0, queueLimit)
+        self.expiryLeeway = min(max(expiryLeeway, .zero), .seconds(300))
+        self.preauthorizationLimit = max(1, preauthorizationLimit)
+        self.preauthorizationCacheLifetime = max(preauthorizationCacheLifetime, .zero)
         self.deviceType = deviceType
         self.clientType = clientType
         self.operatingSystem = operatingSystem

@@ -54,7 +54,7 @@ extension EntitlementMachine {
     /// Drops an authentication whose expiry has passed (noticed before every call: the row's
     /// input is `authenticationExpired`).
     mutating func expireAuthenticationIfNeeded(_ configuration: RequestorConfiguration) -> [Action] {
-        guard case .authenticated(let token) = authentication, token.expires <= now else { return [] }
+        guard case .authenticated(let token) = authentication, !isUsable(token.expires) else { return [] }
         let call = inputName
         inputName = "authenticationExpired"
         moveAuthentication(to: .unauthenticated, nil, .persist)

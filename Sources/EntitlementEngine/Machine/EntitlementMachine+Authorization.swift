@@ -45,7 +45,7 @@ extension EntitlementMachine {
     ) -> [Action] {
         let request = authorizations[index]
         let operation = nextOperation()
-        if let cached = authorizationCache[request.resource], cached.expires > now {
+        if let cached = authorizationCache[request.resource], isUsable(cached.expires) {
             recordAuthorization(from: from, to: .fetchingMediaToken, condition ?? .cachedAuthorization, .fetchMediaToken)
             authorizations[index].phase = .fetchingMediaToken(operation, cached, cached: true)
             return [
@@ -210,7 +210,7 @@ extension EntitlementMachine {
         case .authenticationExpiry:
             return answer(.text(String(token.expires.milliseconds)))
         case .authorizationExpiry(let resource):
-            return answer(authorizationCache[resource].flatMap { $0.expires > now ? .text(String($0.expires.milliseconds)) : nil })
+            return answer(authorizationCache[resource].flatMap { isUsable($0.expires) ? .text(String($0.expires.milliseconds)) : nil })
         case .userMetadata(let name):
             recordCall(to: .readingMetadata, .userMetadata, .readUserMetadata)
             let operation = nextOperation()

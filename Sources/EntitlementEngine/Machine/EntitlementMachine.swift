@@ -151,7 +151,7 @@ public struct EntitlementMachine: Sendable {
         }
         moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
         let token = stored.authentication.flatMap { token in
-            token.expires > now && token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil
+            isUsable(token.expires) && token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil
                 ? token : nil
         }
         if let token {
@@ -159,7 +159,7 @@ public struct EntitlementMachine: Sendable {
         } else {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
         }
-        authorizationCache = token == nil ? [:] : stored.authorizations.filter { $0.value.expires > now }
+        authorizationCache = token == nil ? [:] : stored.authorizations.filter { isUsable($0.value.expires) }
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
         var actions: [Action] = [.emit(.setRequestorComplete(success: true), answering: calls)]
         if storedTokens != stored { actions.append(persist(loaded)) }
@@ -349,6 +349,12 @@ public struct EntitlementMachine: Sendable {
     mutating func nextFlow() -> FlowID {
         lastFlow += 1
         return FlowID(lastFlow)
+    }
+
+    /// Whether a stored or cached token expiring at `expires` still counts: unexpired by more than
+    /// the clock-skew leeway.
+    func isUsable(_ expires: Timestamp) -> Bool {
+        expires.milliseconds - settings.expiryLeeway.milliseconds > now.milliseconds
     }
 
     /// The request context for the configured requestor.

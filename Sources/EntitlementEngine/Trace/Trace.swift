@@ -94,6 +94,9 @@ public struct Trace: Sendable, Equatable {
         [
             "redirectURL": .string(settings.redirectURL), "redirectTimeout": .int(settings.redirectTimeout.milliseconds),
             "queueLimit": .int(Int64(settings.queueLimit)), "deviceType": .string(settings.deviceType),
+            "expiryLeeway": .int(settings.expiryLeeway.milliseconds),
+            "preauthorizationLimit": .int(Int64(settings.preauthorizationLimit)),
+            "preauthorizationCacheLifetime": .int(settings.preauthorizationCacheLifetime.milliseconds),
             "clientType": .string(settings.clientType), "operatingSystem": .string(settings.operatingSystem),
         ]
     }
@@ -104,7 +107,11 @@ public struct Trace: Sendable, Equatable {
         return EngineSettings(
             redirectURL: value["redirectURL"]?.string ?? "adobepass://ios.app",
             redirectTimeout: .milliseconds(value["redirectTimeout"]?.int ?? 600_000),
-            queueLimit: Int(value["queueLimit"]?.int ?? 1024), deviceType: value["deviceType"]?.string ?? "computer",
+            queueLimit: Int(value["queueLimit"]?.int ?? 1024),
+            expiryLeeway: .milliseconds(value["expiryLeeway"]?.int ?? 60_000),
+            preauthorizationLimit: Int(value["preauthorizationLimit"]?.int ?? 5),
+            preauthorizationCacheLifetime: .milliseconds(value["preauthorizationCacheLifetime"]?.int ?? 300_000),
+            deviceType: value["deviceType"]?.string ?? "computer",
             clientType: value["clientType"]?.string ?? "swift", operatingSystem: value["operatingSystem"]?.string ?? "Linux")
     }
 
