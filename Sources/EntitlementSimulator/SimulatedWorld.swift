@@ -82,11 +82,13 @@ public struct SimulatedWorld: Sendable {
         public var denials: [String: String]
         /// User metadata by name (`zip`, `householdID`, `maxRating`, …).
         public var metadata: [String: MetadataValue]
+        /// The names whose values the MVPD sends encrypted (for the programmer's key).
+        public var encryptedMetadata: Set<String>
 
         /// Creates a user.
         public init(
             username: String, password: String, mvpdID: String, userID: String, entitlements: Set<String>,
-            denials: [String: String] = [:], metadata: [String: MetadataValue] = [:]
+            denials: [String: String] = [:], metadata: [String: MetadataValue] = [:], encryptedMetadata: Set<String> = []
         ) {
             self.username = username
             self.password = password
@@ -95,6 +97,7 @@ public struct SimulatedWorld: Sendable {
             self.entitlements = entitlements
             self.denials = denials
             self.metadata = metadata
+            self.encryptedMetadata = encryptedMetadata
         }
     }
 
@@ -156,7 +159,8 @@ public struct SimulatedWorld: Sendable {
                 metadata: [
                     "zip": .list(["10001"]), "householdID": .text("hh-alice"), "maxRating": .text("TV-MA"),
                     "userID": .text("acme-7f3a"), "upstreamUserID": .text("up-alice"),
-                ]),
+                    "encryptedZip": .text("RVNBLVBLQ1MxLXYxNS4xMDAwMQ"),
+                ], encryptedMetadata: ["encryptedZip"]),
             User(
                 username: "bob", password: "builder", mvpdID: "acme-cable", userID: "acme-22c1",
                 entitlements: ["news-channel"],

@@ -163,10 +163,17 @@ public actor Simulator {
         case .preauthorize(let context, let authentication, let resources):
             let user = try validUser(context, authentication)
             return .preauthorized(
-                resources.map { PreauthorizationDecision(resource: $0, authorized: entitled(user, $0, context) == nil) })
+                resources.map { resource in
+                    switch entitled(user, resource, context) {
+                    case nil: PreauthorizationDecision(resource: resource, authorized: true)
+                    case .denied("unknown_resource", _)?:
+                        PreauthorizationDecision(resource: resource, authorized: false, error: "unknown_resource")
+                    default: PreauthorizationDecision(resource: resource, authorized: false)
+                    }
+                })
         case .userMetadata(let context, let authentication, let name):
             let user = try validUser(context, authentication)
-            return .userMetadata(user.metadata[name], encrypted: false)
+            return .userMetadata(user.metadata[name], encrypted: user.encryptedMetadata.contains(name))
         }
     }
 

@@ -110,11 +110,14 @@ public struct PreauthorizationDecision: Sendable, Hashable, Codable {
     public var resource: String
     /// Whether the user may watch it.
     public var authorized: Bool
+    /// Why no decision could be made for this item (the rest of the answer still counts).
+    public var error: String?
 
     /// Creates a decision.
-    public init(resource: String, authorized: Bool) {
+    public init(resource: String, authorized: Bool, error: String? = nil) {
         self.resource = resource
         self.authorized = authorized
+        self.error = error
     }
 }
 

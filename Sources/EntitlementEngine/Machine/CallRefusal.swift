@@ -15,6 +15,8 @@ public enum CallRefusal: Error, Sendable, Hashable {
     case codeExchangeInProgress
     /// `handleExternalURL` when no requestor could be configured.
     case requestorNotConfigured
+    /// `checkPreauthorizedResources` asked about more resources than one call may (P100).
+    case tooManyResources(limit: Int)
     /// `handleExternalURL` refused the URL.
     case redirect(RedirectRefusal)
 
@@ -28,6 +30,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .alreadyAuthenticated: "ALREADY_AUTHENTICATED"
         case .codeExchangeInProgress: "CODE_EXCHANGE_IN_PROGRESS"
         case .requestorNotConfigured: "REQUESTOR_NOT_CONFIGURED"
+        case .tooManyResources: "P100"
         case .redirect(let refusal): refusal.code
         }
     }
@@ -43,6 +46,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
             "The user is already authenticated; call logout() or setSelectedProvider(nil) first."
         case .codeExchangeInProgress: "The login's code is being exchanged; wait for setAuthenticationStatus."
         case .requestorNotConfigured: "No requestor is configured."
+        case .tooManyResources(let limit): "Pre-authorization failed: too many resources (at most \(limit) per call)."
         case .redirect(let refusal): refusal.message
         }
     }

@@ -152,17 +152,32 @@ extension EntitlementMachine {
     // MARK: - Pre-authorization (calls region)
 
     mutating func checkPreauthorizedResources(
-        _ id: CallID, _ resources: [String], _ configuration: RequestorConfiguration
+        _ id: CallID, _ resources: [String], cache: Bool, _ configuration: RequestorConfiguration
     ) -> [Action] {
         guard case .authenticated(let token) = authentication, !resources.isEmpty else {
             recordCall(.localAnswer, .preauthorizedResources)
             return [.emit(.preauthorizedResources([]), answering: [id])]
         }
+        guard resources.count <= settings.preauthorizationLimit else {
+            recordCall(.tooManyResources, .status)
+            return refuse(id, .tooManyResources(limit: settings.preauthorizationLimit))
+        }
+        var known: [String: Bool] = [:]
+        if cache {
+            for resource in resources {
+                if let decision = preauthorizationCache[resource], decision.expires > now { known[resource] = decision.authorized }
+            }
+        }
+        let missing = resources.filter { known[$0] == nil }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        guard !missing.isEmpty else {
+            recordCall(.cachedDecisions, .preauthorizedResources)
+            return [.emit(.preauthorizedResources(resources.filter { known[$0] == true }), answering: [id])]
+        }
         recordCall(to: .preauthorizing, .authenticated, .preauthorize)
         let operation = nextOperation()
-        preauthorizations.append(PendingPreauthorization(operation: operation, call: id, resources: resources))
+        preauthorizations.append(PendingPreauthorization(operation: operation, call: id, resources: resources, known: known))
         return [
-            .callBackend(operation, .preauthorize(context(configuration), authentication: token, resources: resources))
+            .callBackend(operation, .preauthorize(context(configuration), authentication: token, resources: missing))
         ]
     }
 
@@ -171,9 +186,28 @@ extension EntitlementMachine {
     ) -> [Action] {
         switch result {
         case .success(.preauthorized(let decisions)):
-            recordCall(from: .preauthorizing, to: .idle, nil, .preauthorizedResources)
-            let authorized = Set(decisions.filter(\.authorized).map(\.resource))
-            return [.emit(.preauthorizedResources(pending.resources.filter(authorized.contains)), answering: [pending.call])]
+            var known = pending.known
+            var failures: [String] = []
+            let expires = now.adding(settings.preauthorizationCacheLifetime)
+            for decision in decisions where pending.resources.contains(decision.resource) {
+                if let error = decision.error {
+                    failures.append("\(decision.resource) (\(error))")
+                } else {
+                    known[decision.resource] = decision.authorized
+                    preauthorizationCache[decision.resource] = CachedDecision(authorized: decision.authorized, expires: expires)
+                }
+            }
+            let answer = Action.emit(
+                .preauthorizedResources(pending.resources.filter { known[$0] == true }), answering: [pending.call])
+            guard !failures.isEmpty else {
+                recordCall(from: .preauthorizing, to: .idle, nil, .preauthorizedResources)
+                return [answer]
+            }
+            recordCall(from: .preauthorizing, to: .idle, .partialFailure, .status, .preauthorizedResources)
+            let report = StatusReport(
+                code: "P100", level: .warning,
+                message: "Pre-authorization failed for \(failures.joined(separator: ", ")); the other resources were decided.")
+            return [.emit(.status(report), answering: []), answer]
         case .success:
             recordCall(from: .preauthorizing, to: .idle, .malformedAnswer, .status, .preauthorizedResources)
             return preauthorizationFailed(pending, "malformed backend response")

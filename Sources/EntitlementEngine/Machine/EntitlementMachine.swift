@@ -31,7 +31,18 @@ public struct EntitlementMachine: Sendable {
     struct PendingPreauthorization: Sendable, Hashable {
         var operation: OperationID
         var call: CallID
+        /// Everything the caller asked about, in the caller's order.
         var resources: [String]
+        /// Decisions already known from the cache (for the resources not asked again).
+        var known: [String: Bool]
+    }
+
+    /// A pre-authorization decision kept for reuse.
+    public struct CachedDecision: Sendable, Hashable {
+        /// Whether the user may watch the resource.
+        public var authorized: Bool
+        /// When the decision stops being reused.
+        public var expires: Timestamp
     }
 
     /// A user-metadata read waiting for the backend.
@@ -57,6 +68,9 @@ public struct EntitlementMachine: Sendable {
     public internal(set) var queue: [QueuedCall] = []
     /// Valid authorization tokens by resource (reused; media tokens never are).
     public internal(set) var authorizationCache: [String: AuthorizationToken] = [:]
+    /// Pre-authorization decisions by resource, reused while fresh when `cache` is true; cleared
+    /// whenever the authentication changes.
+    public internal(set) var preauthorizationCache: [String: CachedDecision] = [:]
     /// The provider the user chose; a later login skips the picker while it is set.
     public internal(set) var selectedProviderID: String?
     /// The options sent with every backend request.
@@ -230,8 +244,8 @@ public struct EntitlementMachine: Sendable {
                 actions += requestAuthorization(id, resource: resource, data: data, isCheck: true, configuration)
             case .getAuthorization(let resource, let data):
                 actions += requestAuthorization(id, resource: resource, data: data, isCheck: false, configuration)
-            case .checkPreauthorizedResources(let resources, _):
-                actions += checkPreauthorizedResources(id, resources, configuration)
+            case .checkPreauthorizedResources(let resources, let cache):
+                actions += checkPreauthorizedResources(id, resources, cache: cache, configuration)
             case .getMetadata(let key): actions += getMetadata(id, key, configuration)
             case .logout: actions += logout(id, configuration)
             }
@@ -317,9 +331,11 @@ public struct EntitlementMachine: Sendable {
         moveAuthentication(to: next, condition, actions)
     }
 
-    /// ``moveAuthentication(to:_:_:)`` with the actions as an array.
+    /// ``moveAuthentication(to:_:_:)`` with the actions as an array. Leaving or entering
+    /// `authenticated` drops the pre-authorization cache: its decisions were for that session.
     mutating func moveAuthentication(to next: AuthenticationState, _ condition: TransitionGuard?, _ actions: [TransitionAction]) {
         record(.authentication, from: authentication.kind.rawValue, to: next.kind.rawValue, condition, actions)
+        if (authentication.kind == .authenticated) != (next.kind == .authenticated) { preauthorizationCache = [:] }
         authentication = next
     }
 

@@ -145,6 +145,12 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case codeExchangeInProgress
     /// `setSelectedProvider(nil)`.
     case cancelled
+    /// Every resource asked about has a fresh cached decision and `cache` is true.
+    case cachedDecisions
+    /// More resources than one pre-authorization may ask about.
+    case tooManyResources
+    /// The backend could not decide some of the items.
+    case partialFailure
 }
 
 /// What a row does, named for the callback it emits or the effect it asks for.

@@ -250,7 +250,12 @@ enum TraceCoding {
                 ]
             ]
         case .preauthorized(let decisions):
-            ["preauthorized": .array(decisions.map { ["resource": .string($0.resource), "authorized": .bool($0.authorized)] })]
+            [
+                "preauthorized": .array(
+                    decisions.map {
+                        ["resource": .string($0.resource), "authorized": .bool($0.authorized), "error": $0.error.map(JSONValue.string) ?? .null]
+                    })
+            ]
         case .userMetadata(let value, let encrypted):
             ["userMetadata": ["value": value.map(encode) ?? .null, "encrypted": .bool(encrypted)]]
         }
@@ -273,7 +278,8 @@ enum TraceCoding {
             guard let items = body.array else { throw .field("preauthorized") }
             return .preauthorized(
                 try items.map { item throws(TraceError.Reason) in
-                    PreauthorizationDecision(resource: try string(item, "resource"), authorized: try bool(item, "authorized"))
+                    PreauthorizationDecision(
+                        resource: try string(item, "resource"), authorized: try bool(item, "authorized"), error: item["error"]?.string)
                 })
         case "userMetadata":
             let metadata = try member(body, "value")
