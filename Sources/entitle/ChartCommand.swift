@@ -42,6 +42,29 @@ struct ChartCommand {
             }
             print("wrote \(path)")
         }
+        return refreshReadme(next: folder)
+    }
+
+    /// Replaces each chart block README.md (beside the charts folder) marks with
+    /// `<!-- chart: REGION -->` by the generated one.
+    private func refreshReadme(next folder: String) -> Int32 {
+        let path = (folder.hasSuffix("/") ? String(folder.dropLast()) : folder) + "/../README.md"
+        guard var text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        for region in TransitionRow.Region.allCases {
+            let marker = "<!-- chart: \(region.rawValue) -->\n"
+            guard let mark = text.range(of: marker), let open = text.range(of: "```mermaid\n", range: mark.upperBound..<text.endIndex),
+                open.lowerBound == mark.upperBound,
+                let close = text.range(of: "\n```", range: open.upperBound..<text.endIndex)
+            else { continue }
+            text.replaceSubrange(open.lowerBound..<close.upperBound, with: StateChart.mermaidBlock(region))
+        }
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            StandardError.write("entitle chart: cannot write \(path): \(error)\n")
+            return 1
+        }
+        print("refreshed the charts in \(path)")
         return 0
     }
 }

@@ -12,6 +12,8 @@ enum Command: Equatable {
     case demo
     /// Run scenario files and folders.
     case run([String])
+    /// Save token sets to a file store in a loop until killed (the crash test's writer; not in usage).
+    case storageStress(String)
     /// Run a benchmark.
     case bench(String, rounds: Int)
     /// Record a scenario run as a trace.
@@ -70,6 +72,9 @@ enum Command: Equatable {
                 return .failure(UsageError(message: "entitle run: unknown option '\(option)'"))
             }
             return .success(.run(Array(rest)))
+        case "storage-stress":
+            guard rest.count == 1 else { return .failure(UsageError(message: "entitle storage-stress: give a folder")) }
+            return .success(.storageStress(rest.first!))
         case "bench":
             let parts = Array(rest)
             guard parts.first == "json" else {

@@ -132,7 +132,7 @@ struct MachineTests {
         #expect(
             machine.handle(.callReceived(CallID(3), .setSelectedProvider("acme")), at: t0) == [
                 .emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: []),
-                .persist(StoredTokens(selectedProvider: "acme"), requestorID: "req"),
+                .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
                 .drawFlowSecrets(FlowID(2), verifier: true),
             ])
     }
@@ -167,7 +167,7 @@ struct MachineTests {
         let guid = Hex.encode(Array(SHA256.hash("user").prefix(16)))
         #expect(
             machine.handle(.backendAnswered(OperationID(2), .authenticated(token)), at: t0) == [
-                .persist(StoredTokens(authentication: token, selectedProvider: "acme"), requestorID: "req"),
+                .persist(StoredTokens(authentication: token, selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
                 tracking(true, mvpd: "acme", guid: guid),
                 .emit(.setAuthenticationStatus(status: 1, errorCode: ""), answering: [CallID(2), CallID(3)]),
             ])
@@ -242,7 +242,7 @@ struct MachineTests {
         let authorization = AuthorizationToken(value: "z", resource: "r", expires: t0.adding(.seconds(60)))
         #expect(
             machine.handle(.backendAnswered(OperationID(2), .authorized(authorization)), at: t0) == [
-                .persist(StoredTokens(authentication: token, authorizations: ["r": authorization]), requestorID: "req"),
+                .persist(StoredTokens(authentication: token, authorizations: ["r": authorization], deviceID: "dev"), requestorID: "req"),
                 .callBackend(OperationID(3), .mediaToken(context, authentication: token, authorization: authorization)),
             ])
         let actions = machine.handle(.backendAnswered(OperationID(3), .mediaToken(MediaToken(serialized: "M", resource: "r", expires: t0))), at: t0)

@@ -130,7 +130,9 @@ struct ChartConformanceTests {
     @Test func theReadmeShowsTheMainChartsAsGenerated() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         for region in [TransitionRow.Region.configuration, .authentication] {
-            #expect(readme.contains(StateChart.mermaidBlock(region)), "README's \(region.rawValue) chart is not the generated one")
+            #expect(
+                readme.contains("<!-- chart: \(region.rawValue) -->\n" + StateChart.mermaidBlock(region)),
+                "README's \(region.rawValue) chart is not the generated one: run `swift run entitle chart --write StateCharts`")
         }
     }
 }

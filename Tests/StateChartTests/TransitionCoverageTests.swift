@@ -9,7 +9,8 @@ import Testing
 struct TransitionCoverageTests {
     /// Rows the scenario library cannot reach: with a manual clock the deadline timer always fires
     /// before a later URL can arrive, so "the URL came after the deadline but before the timer" is
-    /// driven on the bare machine (with a slow system clock it does happen).
+    /// driven on the bare machine (with a slow system clock it does happen); and a script cannot
+    /// plant another device's tokens in storage.
     static func machineOnlyRows() -> Set<TransitionRow> {
         let start = Timestamp(milliseconds: 1_000)
         let late = start.adding(.seconds(600))
@@ -34,6 +35,12 @@ struct TransitionCoverageTests {
         _ = logout.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s", verifier: nil)), at: start)
         _ = logout.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s")), at: late)
         rows.formUnion(logout.lastTransitions)
+        // Tokens another device stored (a copied or tampered store): cleared with SEC412.
+        var foreign = EntitlementMachine(deviceID: "d")
+        foreign.recordsTransitions = true
+        _ = foreign.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
+        _ = foreign.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(selectedProvider: "m", deviceID: "other")), at: start)
+        rows.formUnion(foreign.lastTransitions)
         return rows
     }
 
@@ -50,7 +57,7 @@ struct TransitionCoverageTests {
         exercised.formUnion(machineOnly)
         let unexercised = TransitionTable.rowSet.subtracting(exercised).sorted().map(\.description)
         #expect(unexercised.isEmpty, "rows nothing exercises:\n\(unexercised.joined(separator: "\n"))")
-        #expect(machineOnly.subtracting(byScenarios).count == 2, "the machine drives should be needed for exactly two rows")
+        #expect(machineOnly.subtracting(byScenarios).count == 3, "the machine drives should be needed for exactly three rows")
         #expect(machineOnly.isSubset(of: TransitionTable.rowSet))
     }
 }

@@ -164,19 +164,32 @@ public struct EntitlementMachine: Sendable {
             return [.log(.lateResultIgnored(operation))]
         }
         moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
+        var actions: [Action] = []
+        var stored = stored
+        if let owner = stored.deviceID, owner != deviceID {
+            // Tokens bound to another device never count here: clear them and say so (SEC412).
+            stored = .empty
+            moveAuthentication(to: .unauthenticated, .deviceMismatch, .status, .persist)
+            authorizationCache = [:]
+            selectedProviderID = nil
+            let notice = StatusReport(
+                code: "SEC412", level: .warning,
+                message: "The stored tokens belong to another device id; they were cleared and the user must log in again.")
+            actions += [.emit(.status(notice), answering: []), persist(loaded)]
+        }
         let token = stored.authentication.flatMap { token in
             isUsable(token.expires) && token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil
                 ? token : nil
         }
         if let token {
             moveAuthentication(to: .authenticated(token), .validStoredToken)
-        } else {
+        } else if authentication.kind == .unknown {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
         }
         authorizationCache = token == nil ? [:] : stored.authorizations.filter { isUsable($0.value.expires) }
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
-        var actions: [Action] = [.emit(.setRequestorComplete(success: true), answering: calls)]
-        if storedTokens != stored { actions.append(persist(loaded)) }
+        actions.append(.emit(.setRequestorComplete(success: true), answering: calls))
+        if storedTokens != stored && !(storedTokens.holdsNothing && stored.holdsNothing) { actions.append(persist(loaded)) }
         if !queue.isEmpty {
             actions.append(.resubmit(queue))
             queue.removeAll()
@@ -378,12 +391,14 @@ public struct EntitlementMachine: Sendable {
         RequestContext(requestorID: configuration.requestorID, deviceID: deviceID, options: options)
     }
 
-    /// What should be in token storage now.
+    /// What should be in token storage now (``StoredTokens/empty`` when there is nothing to keep).
     public var storedTokens: StoredTokens {
         var authentication: AuthenticationToken?
         if case .authenticated(let token) = self.authentication { authentication = token }
-        return StoredTokens(
-            authentication: authentication, authorizations: authorizationCache, selectedProvider: selectedProviderID)
+        let tokens = StoredTokens(
+            authentication: authentication, authorizations: authorizationCache, selectedProvider: selectedProviderID,
+            deviceID: deviceID)
+        return tokens.holdsNothing ? .empty : tokens
     }
 
     func persist(_ configuration: RequestorConfiguration) -> Action {

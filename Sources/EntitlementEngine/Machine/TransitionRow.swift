@@ -151,6 +151,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case tooManyResources
     /// The backend could not decide some of the items.
     case partialFailure
+    /// The stored tokens belong to another device id.
+    case deviceMismatch
 }
 
 /// What a row does, named for the callback it emits or the effect it asks for.

@@ -44,6 +44,7 @@ public enum TransitionTable {
     // MARK: - Authentication
 
     static let authenticationRows: [TransitionRow] = [
+        authentication(.unknown, .configurationLoaded, .deviceMismatch, to: .unauthenticated, .status, .persist),
         authentication(.authenticated, .authenticationExpired, to: .unauthenticated, .persist),
         authentication(.authenticated, .backendFailed, .authenticationRequired, to: .unauthenticated, .persist),
         authentication(.authenticated, .getAuthentication, .forced, to: .unauthenticated, .persist),

@@ -63,16 +63,22 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     public var authorizations: [String: AuthorizationToken]
     /// The MVPD the user chose last (skips the picker next time), if any.
     public var selectedProvider: String?
+    /// The device the tokens were stored for; tokens of another device are cleared (SEC412).
+    public var deviceID: String?
 
     /// Creates a token set.
     public init(
         authentication: AuthenticationToken? = nil, authorizations: [String: AuthorizationToken] = [:],
-        selectedProvider: String? = nil
+        selectedProvider: String? = nil, deviceID: String? = nil
     ) {
         self.authentication = authentication
         self.authorizations = authorizations
         self.selectedProvider = selectedProvider
+        self.deviceID = deviceID
     }
+
+    /// True when nothing but (at most) the device is stored.
+    public var holdsNothing: Bool { authentication == nil && authorizations.isEmpty && selectedProvider == nil }
 
     /// No tokens.
     public static let empty = StoredTokens()

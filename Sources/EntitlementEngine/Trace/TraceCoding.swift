@@ -381,6 +381,7 @@ enum TraceCoding {
         return [
             "authentication": stored.authentication.map { encode($0, book: &book) } ?? .null,
             "authorizations": .object(authorizations), "selectedProvider": stored.selectedProvider.map(JSONValue.string) ?? .null,
+            "device": stored.deviceID.map(JSONValue.string) ?? .null,
         ]
     }
 
@@ -392,7 +393,7 @@ enum TraceCoding {
         let selected = try member(value, "selectedProvider")
         return StoredTokens(
             authentication: authentication == .null ? nil : try decodeAuthentication(authentication), authorizations: decoded,
-            selectedProvider: selected == .null ? nil : try string(value, "selectedProvider"))
+            selectedProvider: selected == .null ? nil : try string(value, "selectedProvider"), deviceID: value["device"]?.string)
     }
 
     private static func encode(_ value: MetadataValue) -> JSONValue {

@@ -1,0 +1,30 @@
+import EntitlementEngine
+
+/// `entitle storage-stress DIR`: saves two alternating token sets to a file store as fast as it can,
+/// until killed. The file-store crash test kills it mid-write many times and checks that the store
+/// always reads back as one of the two sets.
+enum StorageStress {
+    /// The two sets, told apart by their selected provider.
+    static func tokens(_ variant: Int) -> StoredTokens {
+        StoredTokens(
+            authentication: AuthenticationToken(
+                value: String(repeating: variant == 0 ? "a" : "b", count: 4000), mvpdID: "acme-cable",
+                requestorID: "stress", userID: "u", expires: Timestamp(milliseconds: 9_999_999_999_999)),
+            authorizations: [:], selectedProvider: variant == 0 ? "acme-cable" : "bluesky-tv", deviceID: "stress-device")
+    }
+
+    static func run(folder: String) -> Int32 {
+        guard let storage = try? FileTokenStorage(folder: folder) else { return 2 }
+        var variant = 0
+        print("ready")
+        while true {
+            do {
+                try storage.save(tokens(variant), deviceID: "stress-device", requestorID: "stress")
+            } catch {
+                print("save failed: \(error)")
+                return 1
+            }
+            variant = 1 - variant
+        }
+    }
+}
