@@ -1,5 +1,9 @@
 import EntitlementEngine
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `entitle storage-stress DIR`: saves two alternating token sets to a file store as fast as it can,
 /// until killed. The file-store crash test kills it mid-write many times and checks that the store
 /// always reads back as one of the two sets.
@@ -17,6 +21,7 @@ enum StorageStress {
         guard let storage = try? FileTokenStorage(folder: folder) else { return 2 }
         var variant = 0
         print("ready")
+        fflush(nil)
         while true {
             do {
                 try storage.save(tokens(variant), deviceID: "stress-device", requestorID: "stress")

@@ -73,6 +73,7 @@ public final class FileTokenStorage: TokenStorage {
             }
             // A file of another device is returned as it is: the engine clears it and reports SEC412.
             var tokens = envelope.tokens
+            guard !tokens.holdsNothing else { return .empty }
             tokens.deviceID = tokens.deviceID ?? envelope.device
             return tokens
         }

@@ -1,0 +1,155 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("The file token store")
+struct FileTokenStorageTests {
+    static func temporaryFolder() -> String {
+        let folder = NSTemporaryDirectory() + "entitle-store-" + UUID().uuidString
+        return folder
+    }
+
+    static let token = AuthenticationToken(
+        value: "authn-value", mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "u",
+        expires: Timestamp(milliseconds: 9_999_999_999_999))
+
+    @Test func savesAndLoadsWithOwnerOnlyPermissions() throws {
+        let folder = Self.temporaryFolder()
+        let store = try FileTokenStorage(folder: folder)
+        #expect(try store.load(deviceID: "d", requestorID: "r") == .empty)
+        let tokens = StoredTokens(authentication: Self.token, selectedProvider: "acme-cable", deviceID: "d")
+        try store.save(tokens, deviceID: "d", requestorID: "r")
+        #expect(try store.load(deviceID: "d", requestorID: "r") == tokens)
+        #expect(try store.load(deviceID: "d", requestorID: "other") == .empty, "one file per device and requestor")
+        let attributes = try FileManager.default.attributesOfItem(atPath: store.path(deviceID: "d", requestorID: "r"))
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let folderAttributes = try FileManager.default.attributesOfItem(atPath: folder)
+        #expect((folderAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        #expect(!store.path(deviceID: "d", requestorID: "r").contains("r.tokens"), "ids never appear in file names")
+        #expect(try String(contentsOfFile: store.path(deviceID: "d", requestorID: "r"), encoding: .utf8).contains("authn-value"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".tmp-") }.isEmpty)
+    }
+
+    @Test func aCorruptFileIsMovedAsideWithAClearError() throws {
+        let store = try FileTokenStorage(folder: Self.temporaryFolder())
+        let path = store.path(deviceID: "d", requestorID: "r")
+        try Data("{\"format\":1,\"tok".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: TokenStorageError.corrupt(file: path, movedTo: path + ".corrupt-1")) {
+            try store.load(deviceID: "d", requestorID: "r")
+        }
+        #expect(FileManager.default.fileExists(atPath: path + ".corrupt-1"))
+        #expect(try store.load(deviceID: "d", requestorID: "r") == .empty, "the next load starts afresh")
+    }
+
+    @Test func aForeignFileIsMovedAside() throws {
+        let store = try FileTokenStorage(folder: Self.temporaryFolder())
+        try store.save(StoredTokens(selectedProvider: "x", deviceID: "d"), deviceID: "d", requestorID: "someone-else")
+        let theirs = store.path(deviceID: "d", requestorID: "someone-else")
+        let mine = store.path(deviceID: "d", requestorID: "r")
+        try FileManager.default.copyItem(atPath: theirs, toPath: mine)
+        #expect(throws: TokenStorageError.foreign(file: mine, movedTo: mine + ".corrupt-1")) {
+            try store.load(deviceID: "d", requestorID: "r")
+        }
+    }
+
+    @Test func anotherDevicesTokensAreClearedWithSEC412() async throws {
+        // A store copied from another device: its file says device "tv-old".
+        let folder = Self.temporaryFolder()
+        let store = try FileTokenStorage(folder: folder)
+        let copied = StoredTokens(authentication: Self.token, selectedProvider: "acme-cable", deviceID: "tv-old")
+        try store.save(copied, deviceID: "device-1", requestorID: "sim-requestor")
+        let session = SimulatedSession(storage: store)
+        await session.enabler.setRequestor("sim-requestor")
+        await session.enabler.checkAuthentication()
+        let callbacks = await session.collectIgnoringTracking()
+        #expect(statusCode(callbacks.first) == "SEC412")
+        #expect(callbacks.dropFirst().first == .setRequestorComplete(success: true))
+        #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        #expect(try store.load(deviceID: "device-1", requestorID: "sim-requestor") == .empty, "cleared")
+        await session.expectClean()
+    }
+
+    @Test func aLoginSurvivesARestartOnTheFileStore() async throws {
+        let folder = Self.temporaryFolder()
+        let clock = ManualClock()
+        let first = SimulatedSession(storage: try FileTokenStorage(folder: folder), clock: clock)
+        await first.signIn()
+        let restarted = SimulatedSession(storage: try FileTokenStorage(folder: folder), clock: clock, simulator: first.simulator)
+        await restarted.configure()
+        await restarted.enabler.checkAuthentication()
+        #expect(restarted.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await first.expectClean()
+        await restarted.expectClean()
+    }
+
+    // MARK: - Crashes and concurrent processes
+
+    static var entitle: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("entitle")
+    }
+
+    static func launchWriter(_ folder: String) throws -> Process {
+        let process = Process()
+        process.executableURL = entitle
+        process.arguments = ["storage-stress", folder]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        _ = output.fileHandleForReading.availableData  // "ready"
+        return process
+    }
+
+    /// Both variants the writer alternates between, by their selected provider.
+    static func check(_ tokens: StoredTokens) -> Bool {
+        tokens == .empty
+            || (tokens.deviceID == "stress-device" && ["acme-cable", "bluesky-tv"].contains(tokens.selectedProvider)
+                && tokens.authentication?.value.count == 4000
+                && Set(tokens.authentication?.value ?? "").count == 1
+                && (tokens.selectedProvider == "acme-cable") == (tokens.authentication?.value.first == "a"))
+    }
+
+    @Test func aWriterKilledMidWriteNeverLeavesAMixedOrCorruptStore() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.entitle.path), "swift test builds entitle beside the tests")
+        let folder = Self.temporaryFolder()
+        let store = try FileTokenStorage(folder: folder)
+        var seen: Set<String> = []
+        for round in 0..<40 {
+            let writer = try Self.launchWriter(folder)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 1...25)))
+            kill(writer.processIdentifier, SIGKILL)
+            writer.waitUntilExit()
+            #expect(writer.terminationReason == .uncaughtSignal, "round \(round): the writer was not killed")
+            let tokens = try store.load(deviceID: "stress-device", requestorID: "stress")
+            #expect(Self.check(tokens), "round \(round): the store holds a mix")
+            seen.insert(tokens.selectedProvider ?? "empty")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(!files.contains { $0.contains(".corrupt-") }, "nothing was ever corrupt")
+        // Temporary files left behind are writes the kill interrupted: the test did kill mid-write.
+        let interrupted = files.filter { $0.contains(".tmp-") }.count
+        print("file store crash test: 40 kills, \(interrupted) of them interrupted a write in progress")
+        #expect(interrupted > 0, "no kill landed during a write; the test proved nothing")
+        #expect(seen.contains("acme-cable") || seen.contains("bluesky-tv"), "the writer did write")
+    }
+
+    @Test func twoProcessesWritingTheSameFileNeverCorruptIt() async throws {
+        let folder = Self.temporaryFolder()
+        let store = try FileTokenStorage(folder: folder)
+        let writers = [try Self.launchWriter(folder), try Self.launchWriter(folder)]
+        for _ in 0..<50 {
+            #expect(Self.check(try store.load(deviceID: "stress-device", requestorID: "stress")))
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        for writer in writers {
+            kill(writer.processIdentifier, SIGKILL)
+            writer.waitUntilExit()
+        }
+        #expect(Self.check(try store.load(deviceID: "stress-device", requestorID: "stress")))
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: folder)).contains { $0.contains(".corrupt-") })
+    }
+}
