@@ -131,8 +131,8 @@ struct MachineTests {
         _ = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: t0)
         #expect(
             machine.handle(.callReceived(CallID(3), .setSelectedProvider("acme")), at: t0) == [
-                .emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: []),
                 .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
+                .emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: []),
                 .drawFlowSecrets(FlowID(2), verifier: true),
             ])
     }

@@ -60,7 +60,7 @@ extension EntitlementMachine {
         moveAuthentication(to: .unauthenticated, nil, .persist)
         inputName = call
         authorizationCache = [:]
-        return [persist(configuration)]
+        return []
     }
 
     // MARK: - checkAuthentication / getAuthentication
@@ -85,7 +85,7 @@ extension EntitlementMachine {
             // Forced: the cached authentication is discarded and a new login runs.
             moveAuthentication(to: .unauthenticated, .forced, .persist)
             authorizationCache = [:]
-            return [persist(configuration)] + startLogin(waiters: [id], data: data, configuration)
+            return startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
             return startLogin(waiters: [id], data: data, configuration)
         case .selectingProvider, .preparingLogin, .awaitingRedirect, .exchangingCode:
@@ -157,7 +157,6 @@ extension EntitlementMachine {
         let tracking = [mvpd.id, settings.deviceType, settings.clientType, settings.operatingSystem]
         actions += [
             .emit(.sendTrackingData(.mvpdSelection, tracking), answering: []),
-            persist(configuration),
             .drawFlowSecrets(flow.id, verifier: true),
         ]
         return actions
@@ -168,8 +167,7 @@ extension EntitlementMachine {
         if let logout = currentLogoutFlow { return finishLogout(logout, alsoAnswering: [id], condition: .cancelled) }
         if let flow = currentLoginFlow {
             selectedProviderID = nil
-            return [persist(configuration)]
-                + endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the login.",
+            return endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the login.",
                     alsoAnswering: [id], persists: true, condition: .cancelled)
         }
         var actions: [Action] = []
@@ -180,7 +178,6 @@ extension EntitlementMachine {
         }
         moveAuthentication(to: .unauthenticated, .cancelled, .persist, .setAuthenticationStatus)
         selectedProviderID = nil
-        actions.append(persist(configuration))
         return actions + authenticationStatus(0, ErrorCode.providerNotSelected, answering: [id])
     }
 
@@ -253,8 +250,7 @@ extension EntitlementMachine {
         where token.mvpdID == flow.mvpd?.id && token.requestorID == configuration.requestorID && token.expires > now:
             moveAuthentication(to: .authenticated(token), .tokenMatchesFlow, .persist, .setAuthenticationStatus)
             selectedProviderID = token.mvpdID
-            return [persist(configuration)]
-                + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+            return authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
                 + resumeAuthorizationsAfterLogin(token, configuration)
         case .success:
             failure = "malformed backend response: the authentication token does not match the flow"
@@ -318,7 +314,6 @@ extension EntitlementMachine {
         selectedProviderID = nil
         let flow = LogoutFlow(id: nextFlow(), secrets: nil, deadline: nil, waiters: [id])
         moveAuthentication(to: .preparingLogout(flow), nil, .persist, .drawSecrets)
-        actions.append(persist(configuration))
         actions.append(.drawFlowSecrets(flow.id, verifier: false))
         return actions
     }

@@ -96,9 +96,7 @@ extension EntitlementMachine {
             recordAuthorization(from: .authorizing, to: .fetchingMediaToken, nil, .persist, .fetchMediaToken)
             authorizations[index].phase = .fetchingMediaToken(operation, cached, cached: false)
             return [
-                persist(configuration),
-                .callBackend(
-                    operation, .mediaToken(context(configuration), authentication: token, authorization: cached)),
+                .callBackend(operation, .mediaToken(context(configuration), authentication: token, authorization: cached))
             ]
         case (.fetchingMediaToken(_, _, let cached), .success(.mediaToken(let media)))
         where media.resource == request.resource && !media.serialized.isEmpty:
@@ -132,8 +130,7 @@ extension EntitlementMachine {
             recordAuthorization(from: request.kind, to: .idle, .authenticationRequired, .tokenRequestFailed)
             moveAuthentication(to: .unauthenticated, .authenticationRequired, .persist)
             authorizationCache = [:]
-            return [persist(configuration)]
-                + authorizationFailed(
+            return authorizationFailed(
                     request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)",
                     answering: request.waiters, token: token)
         case .denied(_, let message):

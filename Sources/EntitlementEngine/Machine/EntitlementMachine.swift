@@ -86,6 +86,8 @@ public struct EntitlementMachine: Sendable {
 
     var preauthorizations: [PendingPreauthorization] = []
     var metadataRequests: [PendingMetadata] = []
+    /// What the machine last saved (or loaded): a save happens when ``storedTokens`` differs.
+    var persisted = StoredTokens.empty
     /// The `state` of the last login that expired, so a late redirect is refused as `expired`.
     var expiredFlowState: String?
     var now = Timestamp(milliseconds: 0)
@@ -105,6 +107,16 @@ public struct EntitlementMachine: Sendable {
         self.now = now
         lastTransitions.removeAll(keepingCapacity: true)
         inputName = input.name
+        let actions = transition(input)
+        // Persistence is automatic: whatever the input changed is saved once, before any callback,
+        // so a call the delegate makes to another instance already sees it.
+        guard case .configured(let configuration) = configuration, storedTokens != persisted else { return actions }
+        persisted = storedTokens
+        return [persist(configuration)] + actions
+    }
+
+    /// The regions' transitions for one input (``handle(_:at:)`` adds persistence).
+    private mutating func transition(_ input: Input) -> [Action] {
         switch input {
         case .callReceived(let id, .setRequestor(let requestorID, let serviceProviders)):
             return setRequestorCalled(id, requestorID: requestorID, serviceProviders: serviceProviders)
@@ -165,6 +177,7 @@ public struct EntitlementMachine: Sendable {
         }
         moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
         var actions: [Action] = []
+        persisted = stored
         var stored = stored
         if let owner = stored.deviceID, owner != deviceID {
             // Tokens bound to another device never count here: clear them and say so (SEC412).
@@ -175,7 +188,7 @@ public struct EntitlementMachine: Sendable {
             let notice = StatusReport(
                 code: "SEC412", level: .warning,
                 message: "The stored tokens belong to another device id; they were cleared and the user must log in again.")
-            actions += [.emit(.status(notice), answering: []), persist(loaded)]
+            actions.append(.emit(.status(notice), answering: []))
         }
         let token = stored.authentication.flatMap { token in
             isUsable(token.expires) && token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil
@@ -189,7 +202,6 @@ public struct EntitlementMachine: Sendable {
         authorizationCache = token == nil ? [:] : stored.authorizations.filter { isUsable($0.value.expires) }
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
         actions.append(.emit(.setRequestorComplete(success: true), answering: calls))
-        if storedTokens != stored && !(storedTokens.holdsNothing && stored.holdsNothing) { actions.append(persist(loaded)) }
         if !queue.isEmpty {
             actions.append(.resubmit(queue))
             queue.removeAll()
