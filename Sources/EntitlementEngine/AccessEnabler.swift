@@ -194,17 +194,43 @@ public actor AccessEnabler {
         mailbox.append(input)
         guard !draining else { return }
         draining = true
-        while let next = immediate.isEmpty ? (mailbox.isEmpty ? nil : mailbox.removeFirst()) : immediate.removeFirst() {
-            let now = environment.clock.now()
-            monitor?.observe(.inputHandled(next, at: now))
-            let actions = machine.handle(next, at: now)
-            if let monitor {
-                for row in machine.lastTransitions { monitor.observe(.transition(row)) }
+        while true {
+            if !immediate.isEmpty {
+                process(immediate.removeFirst())
+            } else if !mailbox.isEmpty {
+                let next = mailbox.removeFirst()
+                if let change = storageChange() { process(change) }
+                process(next)
+            } else {
+                break
             }
-            for action in actions { run(action) }
         }
         draining = false
         resumeIdleWaitersIfIdle()
+    }
+
+    /// Feeds one input to the machine and runs its actions.
+    private func process(_ input: Input) {
+        let now = environment.clock.now()
+        monitor?.observe(.inputHandled(input, at: now))
+        let actions = machine.handle(input, at: now)
+        if let monitor {
+            for row in machine.lastTransitions { monitor.observe(.transition(row)) }
+        }
+        for action in actions { run(action) }
+    }
+
+    /// ``Input/storageChanged(_:)`` when shared storage holds another authentication or pending
+    /// login than the machine last saved (another instance acted); checked before every input.
+    private func storageChange() -> Input? {
+        guard case .configured(let configuration) = machine.configuration else { return nil }
+        do {
+            let stored = try storage.load(deviceID: environment.deviceID, requestorID: configuration.requestorID)
+            return machine.differs(from: stored) ? .storageChanged(stored) : nil
+        } catch {
+            monitor?.observe(.storageFailed(String(describing: error)))
+            return nil
+        }
     }
 
     private func run(_ action: Action) {

@@ -188,8 +188,43 @@ public actor Simulator {
                 logoutEndpoint: "\(world.serviceProvider)/api/v1/logout"))
     }
 
+    /// A one-time code is signed (HMAC-SHA-256 with the world's key) over what it was issued for,
+    /// so a simulator in another process with the same world can redeem it; each simulator still
+    /// redeems a code once.
+    private func signedCode(_ session: LoginSession, username: String, expires: Timestamp) -> String {
+        let payload: JSONValue = [
+            "requestor": .string(session.requestorID), "mvpd": .string(session.mvpdID), "device": .string(session.deviceID),
+            "redirect": .string(session.redirectURI), "challenge": .string(session.codeChallenge), "user": .string(username),
+            "expires": .int(expires.milliseconds), "nonce": .string(Base64URL.encode(random.bytes(12))),
+        ]
+        let bytes = payload.canonicalBytes
+        let code = "code." + Base64URL.encode(bytes) + "."
+            + Base64URL.encode(HMACSHA256.authenticationCode(for: bytes, key: world.mediaTokenKey))
+        issuedSecrets.append(code)
+        return code
+    }
+
+    /// The code's record: minted here, or signed by a simulator of the same world elsewhere.
+    private func issuedCode(_ code: String) -> IssuedCode? {
+        if let known = codes[code] { return known }
+        let parts = code.split(separator: ".")
+        guard parts.count == 3, parts[0] == "code", let payload = Base64URL.decode(String(parts[1])),
+            let signature = Base64URL.decode(String(parts[2])),
+            HMACSHA256.isValid(signature, for: payload, key: world.mediaTokenKey),
+            let claims = try? JSONReader.read(String(decoding: payload, as: UTF8.self)),
+            let requestor = claims["requestor"]?.string, let mvpd = claims["mvpd"]?.string,
+            let device = claims["device"]?.string, let redirect = claims["redirect"]?.string,
+            let challenge = claims["challenge"]?.string, let user = claims["user"]?.string,
+            let expires = claims["expires"]?.int
+        else { return nil }
+        let session = LoginSession(
+            requestorID: requestor, mvpdID: mvpd, deviceID: device, redirectURI: redirect, state: "",
+            codeChallenge: challenge)
+        return IssuedCode(session: session, username: user, expires: Timestamp(milliseconds: expires))
+    }
+
     private func exchangeCode(_ exchange: CodeExchange) throws(BackendError) -> AuthenticationToken {
-        guard var issued = codes[exchange.code] else { throw .denied(code: "invalid_grant", message: "Unknown code.") }
+        guard var issued = issuedCode(exchange.code) else { throw .denied(code: "invalid_grant", message: "Unknown code.") }
         guard !issued.used else {
             // RFC 6749 §4.1.2: a reused code revokes what it produced.
             if let token = issued.tokenIssued { authentications[token]?.revoked = true }
@@ -365,8 +400,9 @@ public actor Simulator {
             let username = session.username, session.hopsLeft == 0, session.assertion == query["assertion"]
         else { return .error(status: 400, message: "Invalid assertion.") }
         loginSessions[sessionID] = nil
-        let code = mint("code.")
-        codes[code] = IssuedCode(session: session, username: username, expires: clock.now().adding(world.codeTTL))
+        let expires = clock.now().adding(world.codeTTL)
+        let code = signedCode(session, username: username, expires: expires)
+        codes[code] = IssuedCode(session: session, username: username, expires: expires)
         return .redirect(
             PercentEncoding.url(
                 session.redirectURI, query: [("code", code), ("state", session.state), ("mvpd", session.mvpdID)]))

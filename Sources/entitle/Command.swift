@@ -14,6 +14,9 @@ enum Command: Equatable {
     case run([String])
     /// Save token sets to a file store in a loop until killed (the crash test's writer; not in usage).
     case storageStress(String)
+    /// Start a login on a file store and print the redirect the web view reached, without handing
+    /// it to the engine (the two-process session test's first process; not in usage).
+    case sessionStart(String)
     /// Run a benchmark.
     case bench(String, rounds: Int)
     /// Record a scenario run as a trace.
@@ -75,6 +78,9 @@ enum Command: Equatable {
         case "storage-stress":
             guard rest.count == 1 else { return .failure(UsageError(message: "entitle storage-stress: give a folder")) }
             return .success(.storageStress(rest.first!))
+        case "session-start":
+            guard rest.count == 1 else { return .failure(UsageError(message: "entitle session-start: give a folder")) }
+            return .success(.sessionStart(rest.first!))
         case "bench":
             let parts = Array(rest)
             guard parts.first == "json" else {

@@ -11,6 +11,8 @@ case .success(.demo):
     exit(await Demo().run())
 case .success(.run(let paths)):
     exit(await RunCommand().run(paths))
+case .success(.sessionStart(let folder)):
+    exit(await SessionStart.run(folder: folder))
 case .success(.storageStress(let folder)):
     exit(StorageStress.run(folder: folder))
 case .success(.bench(_, let rounds)):

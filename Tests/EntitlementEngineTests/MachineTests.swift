@@ -142,10 +142,12 @@ struct MachineTests {
         _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
         let url = "https://sp/authn?requestor_id=req&mso_id=acme&device_id=dev&redirect_uri=adobepass%3A%2F%2Fios.app&state=STATE"
             + "&code_challenge=\(PKCE.challenge(for: "VERIFIER"))&code_challenge_method=S256"
+        let pending = PendingLogin(mvpdID: "acme", state: "STATE", verifier: "VERIFIER", deadline: t0.adding(.seconds(600)))
         #expect(
             machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0) == [
+                .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: pending), requestorID: "req"),
                 .startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600))), .emit(.navigateToUrl(url), answering: []),
-            ])
+            ], "the pending login is saved, so another instance can complete it")
         #expect(machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0) == [.log(.lateSecretsIgnored(FlowID(1)))])
     }
 
@@ -155,7 +157,11 @@ struct MachineTests {
         let exchange = CodeExchange(
             context: RequestContext(requestorID: "req", deviceID: "dev"), mvpdID: "acme", code: "C0DE", codeVerifier: "VERIFIER",
             redirectURL: "adobepass://ios.app")
-        #expect(actions == [.cancelTimer(.redirectDeadline(FlowID(1))), .callBackend(OperationID(2), .exchangeCode(exchange))])
+        #expect(
+            actions == [
+                .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
+                .cancelTimer(.redirectDeadline(FlowID(1))), .callBackend(OperationID(2), .exchangeCode(exchange)),
+            ], "the state is used up everywhere: the pending login leaves storage")
         #expect(machine.handle(.callReceived(CallID(4), .handleExternalURL("adobepass://ios.app?code=C0DE&state=STATE&mvpd=acme")), at: t0)
             == [.emit(.status(CallRefusal.redirect(.noPendingFlow).report), answering: [CallID(4)])])
     }
@@ -185,7 +191,8 @@ struct MachineTests {
     @Test func givenAwaitingRedirect_whenTheDeadlineFires_theLoginExpires() {
         var machine = awaitingRedirect()
         let actions = machine.handle(.timerFired(.redirectDeadline(FlowID(1))), at: t0.adding(.seconds(600)))
-        #expect(actions.count == 4)
+        #expect(actions.count == 5)
+        #expect(actions.first == .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"))
         #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2)]))
         #expect(actions.contains(.cancelTimer(.redirectDeadline(FlowID(1)))))
         #expect(machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=C&state=STATE&mvpd=acme")), at: t0)

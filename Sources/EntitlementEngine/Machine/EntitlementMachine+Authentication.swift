@@ -289,6 +289,78 @@ extension EntitlementMachine {
         return actions
     }
 
+    // MARK: - Shared storage
+
+    /// Whether storage holds another authentication or pending login than this machine last saved
+    /// (another instance logged in or out, or started a login): the engine then feeds ``Input/storageChanged(_:)``.
+    public func differs(from stored: StoredTokens) -> Bool {
+        guard case .configured = configuration else { return false }
+        return stored.authentication != persisted.authentication || stored.pendingLogin != persisted.pendingLogin
+    }
+
+    /// Resumes a login another instance (or this one before a restart) started: its state,
+    /// verifier, MVPD and deadline come from storage; nobody here waits for it yet.
+    mutating func resumePendingLogin(_ pending: PendingLogin?, _ configuration: RequestorConfiguration) -> Action? {
+        guard let pending, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) else { return nil }
+        let flow = LoginFlow(
+            id: nextFlow(), mvpd: mvpd, secrets: FlowSecrets(state: pending.state, verifier: pending.verifier),
+            deadline: pending.deadline, waiters: [], data: pending.data)
+        moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .startTimer)
+        selectedProviderID = mvpd.id
+        return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
+    }
+
+    /// Another instance sharing the storage changed the authentication: adopt it where this
+    /// instance is idle, or where it was waiting for a redirect that the other one received.
+    mutating func storageChanged(_ stored: StoredTokens) -> [Action] {
+        guard case .configured(let configuration) = configuration else { return [] }
+        let mine = storedTokens
+        persisted = stored
+        let token = stored.authentication.flatMap { token in
+            isUsable(token.expires) && token.requestorID == configuration.requestorID && configuration.mvpd(token.mvpdID) != nil
+                ? token : nil
+        }
+        func adopt() {
+            authorizationCache = token == nil ? [:] : stored.authorizations.filter { isUsable($0.value.expires) }
+            selectedProviderID = stored.selectedProvider.flatMap { configuration.mvpd($0) == nil ? nil : $0 }
+        }
+        switch authentication {
+        case .unauthenticated:
+            if let token {
+                moveAuthentication(to: .authenticated(token), .validStoredToken)
+                adopt()
+            } else if let resumed = resumePendingLogin(stored.pendingLogin, configuration) {
+                return [resumed]
+            }
+            return []
+        case .authenticated(let current):
+            if let token {
+                guard token != current else { return [] }
+                moveAuthentication(to: .authenticated(token), .validStoredToken)
+            } else {
+                moveAuthentication(to: .unauthenticated, .noValidStoredToken)
+            }
+            adopt()
+            return []
+        case .awaitingRedirect(let flow):
+            guard let token else {
+                // The other instance took the login over and has not finished: keep waiting here,
+                // without writing this instance's copy of the pending login back.
+                persisted = mine
+                return []
+            }
+            moveAuthentication(to: .authenticated(token), .validStoredToken, .cancelTimer, .setAuthenticationStatus)
+            adopt()
+            return [.cancelTimer(.redirectDeadline(flow.id))]
+                + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                + resumeAuthorizationsAfterLogin(token, configuration)
+        default:
+            // In the middle of its own flow this instance keeps its view until the flow ends.
+            persisted = mine
+            return []
+        }
+    }
+
     // MARK: - Logout
 
     /// Clears local tokens first, then sends the logout URL; the logout redirect (or the deadline) completes it.

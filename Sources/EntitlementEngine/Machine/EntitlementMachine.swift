@@ -87,7 +87,7 @@ public struct EntitlementMachine: Sendable {
     var preauthorizations: [PendingPreauthorization] = []
     var metadataRequests: [PendingMetadata] = []
     /// What the machine last saved (or loaded): a save happens when ``storedTokens`` differs.
-    var persisted = StoredTokens.empty
+    public internal(set) var persisted = StoredTokens.empty
     /// The `state` of the last login that expired, so a late redirect is refused as `expired`.
     var expiredFlowState: String?
     var now = Timestamp(milliseconds: 0)
@@ -138,6 +138,8 @@ public struct EntitlementMachine: Sendable {
             return backendFinished(operation, .failure(error))
         case .timerFired(let timer):
             return timerFired(timer)
+        case .storageChanged(let stored):
+            return storageChanged(stored)
         }
     }
 
@@ -153,8 +155,8 @@ public struct EntitlementMachine: Sendable {
         switch configuration {
         case .configuring(_, _, let earlier):
             answering = earlier + [id]
-        case .configured:
-            actions += abandonEverything(because: "The requestor was reconfigured.")
+        case .configured(let current):
+            actions += abandonEverything(because: "The requestor was reconfigured.", saving: current)
         case .unconfigured, .failed:
             break
         }
@@ -196,6 +198,8 @@ public struct EntitlementMachine: Sendable {
         }
         if let token {
             moveAuthentication(to: .authenticated(token), .validStoredToken)
+        } else if let resumed = resumePendingLogin(stored.pendingLogin, loaded) {
+            actions.append(resumed)
         } else if authentication.kind == .unknown {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
         }
@@ -406,10 +410,19 @@ public struct EntitlementMachine: Sendable {
     /// What should be in token storage now (``StoredTokens/empty`` when there is nothing to keep).
     public var storedTokens: StoredTokens {
         var authentication: AuthenticationToken?
-        if case .authenticated(let token) = self.authentication { authentication = token }
+        var pending: PendingLogin?
+        switch self.authentication {
+        case .authenticated(let token): authentication = token
+        case .awaitingRedirect(let flow):
+            if let mvpd = flow.mvpd, let secrets = flow.secrets, let verifier = secrets.verifier, let deadline = flow.deadline {
+                pending = PendingLogin(
+                    mvpdID: mvpd.id, state: secrets.state, verifier: verifier, deadline: deadline, data: flow.data)
+            }
+        default: break
+        }
         let tokens = StoredTokens(
             authentication: authentication, authorizations: authorizationCache, selectedProvider: selectedProviderID,
-            deviceID: deviceID)
+            deviceID: deviceID, pendingLogin: pending)
         return tokens.holdsNothing ? .empty : tokens
     }
 
@@ -461,8 +474,10 @@ public struct EntitlementMachine: Sendable {
             }
     }
 
-    /// Ends every in-flight flow and request with its failure callback (reconfiguration).
-    mutating func abandonEverything(because reason: String) -> [Action] {
+    /// Ends every in-flight flow and request with its failure callback (reconfiguration), saves
+    /// what that leaves for the current requestor (an abandoned login must not come back when the
+    /// configuration reloads), then forgets the authentication until the new configuration arrives.
+    mutating func abandonEverything(because reason: String, saving current: RequestorConfiguration) -> [Action] {
         var actions: [Action] = []
         if let flow = currentLoginFlow {
             actions += endLogin(flow, code: ErrorCode.genericAuthentication, reason: reason)
@@ -470,6 +485,10 @@ public struct EntitlementMachine: Sendable {
             actions += finishLogout(logout, alsoAnswering: [])
         }
         actions += abortRequests(code: ErrorCode.genericAuthorization, description: reason)
+        if storedTokens != persisted {
+            persisted = storedTokens
+            actions.insert(persist(current), at: 0)
+        }
         moveAuthentication(to: .unknown)
         authorizationCache = [:]
         selectedProviderID = nil

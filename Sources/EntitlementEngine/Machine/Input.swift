@@ -16,4 +16,7 @@ public enum Input: Sendable, Hashable {
     case backendFailed(OperationID, BackendError)
     /// A timer fired.
     case timerFired(TimerID)
+    /// Shared storage holds another authentication or pending login than this machine last saved:
+    /// another instance logged in, out, or started a login (checked before every input).
+    case storageChanged(StoredTokens)
 }

@@ -153,6 +153,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case partialFailure
     /// The stored tokens belong to another device id.
     case deviceMismatch
+    /// Storage holds an unexpired login waiting for its redirect.
+    case pendingLogin
 }
 
 /// What a row does, named for the callback it emits or the effect it asks for.
@@ -255,6 +257,8 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case timerFired
     /// The stored authentication expired (noticed before a call).
     case authenticationExpired
+    /// Shared storage changed under this instance.
+    case storageChanged
 }
 
 /// The per-request states of the calls region.
@@ -365,6 +369,7 @@ extension Input {
         case .backendAnswered: "backendAnswered"
         case .backendFailed: "backendFailed"
         case .timerFired: "timerFired"
+        case .storageChanged: "storageChanged"
         }
     }
 }

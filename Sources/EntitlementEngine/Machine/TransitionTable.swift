@@ -44,6 +44,12 @@ public enum TransitionTable {
     // MARK: - Authentication
 
     static let authenticationRows: [TransitionRow] = [
+        authentication(.unknown, .configurationLoaded, .pendingLogin, to: .awaitingRedirect, .startTimer),
+        authentication(.unauthenticated, .storageChanged, .validStoredToken, to: .authenticated),
+        authentication(.unauthenticated, .storageChanged, .pendingLogin, to: .awaitingRedirect, .startTimer),
+        authentication(.authenticated, .storageChanged, .validStoredToken, to: .authenticated),
+        authentication(.authenticated, .storageChanged, .noValidStoredToken, to: .unauthenticated),
+        authentication(.awaitingRedirect, .storageChanged, .validStoredToken, to: .authenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.unknown, .configurationLoaded, .deviceMismatch, to: .unauthenticated, .status, .persist),
         authentication(.authenticated, .authenticationExpired, to: .unauthenticated, .persist),
         authentication(.authenticated, .backendFailed, .authenticationRequired, to: .unauthenticated, .persist),
@@ -106,6 +112,7 @@ public enum TransitionTable {
     // MARK: - Authorization
 
     static let authorizationRows: [TransitionRow] = [
+        authorization(.waitingForAuthentication, .storageChanged, .loginSucceeded, to: .authorizing, .authorize),
         authorization(.authorizing, .backendAnswered, to: .fetchingMediaToken, .persist, .fetchMediaToken),
         authorization(.authorizing, .backendAnswered, .malformedAnswer, to: .idle, .tokenRequestFailed),
         authorization(.authorizing, .backendAnswered, .notAuthenticated, to: .idle, .tokenRequestFailed),

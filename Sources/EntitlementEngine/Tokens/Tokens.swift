@@ -55,6 +55,30 @@ public struct MediaToken: Sendable, Hashable, Codable {
     }
 }
 
+/// A login waiting for its redirect, kept in storage so that another engine instance (or this one
+/// after a restart) can complete it. Holds secrets: storage must be private.
+public struct PendingLogin: Sendable, Hashable, Codable {
+    /// The MVPD chosen for the login.
+    public var mvpdID: String
+    /// The flow's `state`.
+    public var state: String
+    /// The flow's PKCE verifier.
+    public var verifier: String
+    /// When the redirect must have arrived by.
+    public var deadline: Timestamp
+    /// The `data` given to `getAuthentication`.
+    public var data: [String: String]
+
+    /// Creates a pending login.
+    public init(mvpdID: String, state: String, verifier: String, deadline: Timestamp, data: [String: String] = [:]) {
+        self.mvpdID = mvpdID
+        self.state = state
+        self.verifier = verifier
+        self.deadline = deadline
+        self.data = data
+    }
+}
+
 /// Everything the engine keeps for one device and requestor between sessions.
 public struct StoredTokens: Sendable, Hashable, Codable {
     /// The authentication token, if any.
@@ -65,20 +89,25 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     public var selectedProvider: String?
     /// The device the tokens were stored for; tokens of another device are cleared (SEC412).
     public var deviceID: String?
+    /// A login waiting for its redirect, if any.
+    public var pendingLogin: PendingLogin?
 
     /// Creates a token set.
     public init(
         authentication: AuthenticationToken? = nil, authorizations: [String: AuthorizationToken] = [:],
-        selectedProvider: String? = nil, deviceID: String? = nil
+        selectedProvider: String? = nil, deviceID: String? = nil, pendingLogin: PendingLogin? = nil
     ) {
         self.authentication = authentication
         self.authorizations = authorizations
         self.selectedProvider = selectedProvider
         self.deviceID = deviceID
+        self.pendingLogin = pendingLogin
     }
 
     /// True when nothing but (at most) the device is stored.
-    public var holdsNothing: Bool { authentication == nil && authorizations.isEmpty && selectedProvider == nil }
+    public var holdsNothing: Bool {
+        authentication == nil && authorizations.isEmpty && selectedProvider == nil && pendingLogin == nil
+    }
 
     /// No tokens.
     public static let empty = StoredTokens()

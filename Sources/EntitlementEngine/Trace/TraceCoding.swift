@@ -35,6 +35,9 @@ enum TraceCoding {
             record["in"] = "backendFailed"
             record["op"] = .int(Int64(operation.rawValue))
             record["error"] = encode(error)
+        case .storageChanged(let stored):
+            record["in"] = "storageChanged"
+            record["stored"] = encode(stored, book: &book)
         case .timerFired(.redirectDeadline(let flow)):
             record["in"] = "timerFired"
             record["timer"] = "redirectDeadline"
@@ -67,6 +70,8 @@ enum TraceCoding {
             input = .backendAnswered(try operation(record), try decodeResponse(try member(record, "response")))
         case "backendFailed":
             input = .backendFailed(try operation(record), try decodeError(try member(record, "error")))
+        case "storageChanged":
+            input = .storageChanged(try decodeStored(try member(record, "stored")))
         case "timerFired":
             guard try string(record, "timer") == "redirectDeadline" else { throw .field("timer") }
             input = .timerFired(.redirectDeadline(FlowID(UInt64(try int(record, "flow")))))
@@ -382,6 +387,13 @@ enum TraceCoding {
             "authentication": stored.authentication.map { encode($0, book: &book) } ?? .null,
             "authorizations": .object(authorizations), "selectedProvider": stored.selectedProvider.map(JSONValue.string) ?? .null,
             "device": stored.deviceID.map(JSONValue.string) ?? .null,
+            "pendingLogin": stored.pendingLogin.map { pending in
+                [
+                    "mvpd": .string(pending.mvpdID), "state": .string(book.conceal(pending.state, as: .state)),
+                    "verifier": .string(book.conceal(pending.verifier, as: .verifier)),
+                    "deadline": .int(pending.deadline.milliseconds), "data": .object(pending.data.mapValues(JSONValue.string)),
+                ]
+            } ?? .null,
         ]
     }
 
@@ -393,7 +405,15 @@ enum TraceCoding {
         let selected = try member(value, "selectedProvider")
         return StoredTokens(
             authentication: authentication == .null ? nil : try decodeAuthentication(authentication), authorizations: decoded,
-            selectedProvider: selected == .null ? nil : try string(value, "selectedProvider"), deviceID: value["device"]?.string)
+            selectedProvider: selected == .null ? nil : try string(value, "selectedProvider"), deviceID: value["device"]?.string,
+            pendingLogin: try decodePending(value["pendingLogin"] ?? .null))
+    }
+
+    private static func decodePending(_ value: JSONValue) throws(TraceError.Reason) -> PendingLogin? {
+        guard value != .null else { return nil }
+        return PendingLogin(
+            mvpdID: try string(value, "mvpd"), state: try string(value, "state"), verifier: try string(value, "verifier"),
+            deadline: Timestamp(milliseconds: try int(value, "deadline")), data: try stringMap(value, "data"))
     }
 
     private static func encode(_ value: MetadataValue) -> JSONValue {

@@ -1,0 +1,142 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Testing
+
+/// Sessions that outlive one process and one node: pending logins and tokens live in storage.
+@Suite("Sessions shared through token storage", .checksExactlyOnce)
+struct SharedSessionTests {
+    /// Two engine instances for one device, sharing storage and the backend (two nodes of a fleet).
+    func pair(storage: any TokenStorage = InMemoryTokenStorage()) -> (SimulatedSession, SimulatedSession) {
+        let clock = ManualClock()
+        let a = SimulatedSession(seed: 1, storage: storage, clock: clock)
+        let b = SimulatedSession(seed: 2, storage: storage, clock: clock, simulator: a.simulator)
+        return (a, b)
+    }
+
+    @Test func aLoginStartedOnOneInstanceCompletesOnAnother() async throws {
+        let (a, b) = pair()
+        await a.configure()
+        await b.configure()
+        let get = await a.enabler.getAuthentication()
+        let select = await a.enabler.setSelectedProvider("acme-cable")
+        let login = try #require(await a.collect().lastNavigation)
+        let redirect = await a.redirectURL(from: login)
+        // The web view's redirect reaches node B.
+        let handled = await b.enabler.handleExternalURL(redirect)
+        #expect(await b.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        #expect(b.ledger.answers(to: handled) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        // Node A learns it with its next input and answers the calls that waited there.
+        await a.enabler.checkAuthentication()
+        #expect(
+            await a.collectIgnoringTracking() == [
+                .setAuthenticationStatus(status: 1, errorCode: ""), .setAuthenticationStatus(status: 1, errorCode: ""),
+            ])
+        #expect(a.ledger.answers(to: get) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        #expect(a.ledger.answers(to: select) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        // The state was used once: the same redirect is refused everywhere now.
+        await a.enabler.handleExternalURL(redirect)
+        #expect(statusCode(await a.collect().first) == "REDIRECT_NO_PENDING_FLOW")
+        await a.expectClean()
+        await b.expectClean()
+    }
+
+    @Test func anAuthorizationWaitingOnOneInstanceContinuesWhenAnotherCompletesTheLogin() async throws {
+        let (a, b) = pair()
+        await a.configure()
+        await b.configure()
+        let authorization = await a.enabler.getAuthorization("news-channel")
+        await a.enabler.setSelectedProvider("acme-cable")
+        let redirect = await a.redirectURL(from: try #require(await a.collect().lastNavigation))
+        await b.enabler.handleExternalURL(redirect)
+        _ = await b.collect()
+        await a.enabler.getSelectedProvider()
+        let callbacks = await a.collectIgnoringTracking()
+        #expect(callbacks.contains(.setAuthenticationStatus(status: 1, errorCode: "")))
+        #expect(a.ledger.answers(to: authorization).first?.name == "setToken")
+        await a.expectClean()
+        await b.expectClean()
+    }
+
+    @Test func anEngineRestartedMidLoginResumesIt() async throws {
+        let storage = InMemoryTokenStorage()
+        let clock = ManualClock()
+        let before = SimulatedSession(seed: 1, storage: storage, clock: clock)
+        await before.configure()
+        await before.enabler.getAuthentication()
+        await before.enabler.setSelectedProvider("acme-cable")
+        let redirect = await before.redirectURL(from: try #require(await before.collect().lastNavigation))
+        // The process goes away here; a new engine on the same storage picks the login up.
+        let after = SimulatedSession(seed: 2, storage: storage, clock: clock, simulator: before.simulator)
+        await after.configure()
+        await after.enabler.handleExternalURL(redirect)
+        #expect(await after.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await after.enabler.getAuthorization("movies-hd")
+        #expect(await after.collectIgnoringTracking().first?.name == "setToken")
+        await before.expectClean(pending: [CallID(2), CallID(3)])  // the calls of the process that went away
+        await after.expectClean()
+    }
+
+    @Test func aResumedLoginStillExpiresAtItsDeadline() async throws {
+        let storage = InMemoryTokenStorage()
+        let clock = ManualClock()
+        let before = SimulatedSession(seed: 1, storage: storage, clock: clock)
+        await before.configure()
+        await before.enabler.setSelectedProvider("acme-cable")
+        _ = await before.collect()
+        await clock.advance(by: .seconds(300))
+        let after = SimulatedSession(seed: 2, storage: storage, clock: clock, simulator: before.simulator)
+        await after.configure()
+        await clock.advance(by: .seconds(299))
+        #expect(after.ledger.take().isEmpty)
+        await clock.advance(by: .seconds(1))
+        let expired = await after.collectIgnoringTracking()
+        #expect(expired.map(\.name) == ["status", "setAuthenticationStatus"])
+        // The first engine is still alive in this test: its own copy of the deadline ends its call too.
+        #expect(before.ledger.takeIgnoringTracking().last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
+        await before.expectClean()
+        await after.expectClean()
+    }
+
+    @Test func aLogoutOnOneInstanceIsSeenByAnother() async throws {
+        let (a, b) = pair()
+        await a.signIn()
+        await b.configure()
+        await b.enabler.checkAuthentication()
+        #expect(b.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")], "logged in on A, seen on B")
+        await a.enabler.logout()
+        _ = await a.collect()
+        await b.enabler.checkAuthentication()
+        #expect(
+            b.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await a.expectClean(pending: [CallID(5)])  // A's logout waits for its redirect
+        await b.expectClean()
+    }
+
+    @Test func aLoginStartedInOneProcessCompletesInAnotherSharingAFileStore() async throws {
+        let folder = NSTemporaryDirectory() + "entitle-shared-" + UUID().uuidString
+        let process = Process()
+        process.executableURL = FileTokenStorageTests.entitle
+        process.arguments = ["session-start", folder]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let redirect = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(redirect.hasPrefix("adobepass://ios.app?code="))
+        // This process: another engine, another simulator of the same world, the same folder.
+        let session = SimulatedSession(seed: 3, storage: try FileTokenStorage(folder: folder))
+        await session.configure()
+        #expect(await session.enabler.machineSnapshot.authentication.kind == .awaitingRedirect, "the login was resumed")
+        let handled = await session.enabler.handleExternalURL(redirect)
+        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        #expect(session.ledger.answers(to: handled) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await session.enabler.getAuthorization("sports-live")
+        #expect(await session.collectIgnoringTracking().first?.name == "setToken")
+        let stored = try FileTokenStorage(folder: folder).load(deviceID: "device-1", requestorID: "sim-requestor")
+        #expect(stored.authentication != nil && stored.pendingLogin == nil)
+        await session.expectClean()
+    }
+}
