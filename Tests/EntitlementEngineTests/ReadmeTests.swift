@@ -52,7 +52,7 @@ struct ReadmeTests {
         let enabler = AccessEnabler(
             backend: myBackendPort,                       // your EntitlementBackend (the simulator in tests)
             delegate: delegate,                           // held weakly
-            storage: InMemoryTokenStorage(),              // or your own TokenStorage
+            storage: InMemoryTokenStorage(),              // or FileTokenStorage(folder:), or your own
             environment: .live(deviceID: deviceID))       // wall clock + system CSPRNG
         await enabler.setRequestor("my-requestor")        // calls made before it completes are queued
         await enabler.getAuthorization("news-channel")    // logs in first if needed → setToken / tokenRequestFailed
