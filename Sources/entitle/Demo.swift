@@ -33,7 +33,7 @@ struct Demo {
         await enabler.setSelectedProvider("acme-cable")
         guard await browseLogin(username: "alice", password: "wonderland") else { return 1 }
         note("optional: decorate the UI with pre-authorized resources")
-        await enabler.checkPreauthorizedResources(["news-channel", "sports-live", "movies-hd", "weather-now"])
+        await enabler.checkPreauthorizedResources(["news-channel", "sports-live", "movies-hd", "kids-zone"])
         await enabler.whenIdle()
 
         section("F. Authorization: authorize, then a fresh media token on every call")
