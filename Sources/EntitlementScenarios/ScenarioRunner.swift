@@ -1,7 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 
-/// Runs a ``Scenario`` against the real ``AccessEnabler`` on the simulator, with a manual clock,
+/// Runs a ``Scenario`` against the real `AccessEnabler` on the simulator, with a manual clock,
 /// seeded randomness and answers delivered in operation order: the same result every run.
 ///
 /// Exhaustive, like TCA's TestStore: every callback must be expected, in order, before the next

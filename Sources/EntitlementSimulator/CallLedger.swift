@@ -5,7 +5,7 @@ import Synchronization
 /// call is answered by exactly one terminal callback of a kind its call allows (or by one `status`
 /// refusal), and no callback answers a call twice or a call that does not exist.
 ///
-/// It is the engine's ``EngineMonitor``; tests read what arrived with ``take()`` and end with
+/// It is the engine's `EngineMonitor`; tests read what arrived with ``take()`` and end with
 /// ``violations(pending:)`` (leftovers fail, as in TCA's TestStore).
 public final class CallLedger: EngineMonitor {
     private struct State {

@@ -1,7 +1,7 @@
 /// The one seam to the entitlement service (the "programmer backend" and, behind it, the MVPDs).
 ///
 /// The engine calls it from child tasks; each answer comes back to the machine as an input.
-/// ``EntitlementSimulator`` implements it in process; a production port speaks HTTP.
+/// `EntitlementSimulator` implements it in process; a production port speaks HTTP.
 public protocol EntitlementBackend: Sendable {
     /// Performs `request` and returns the matching response, or a typed error.
     func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse
