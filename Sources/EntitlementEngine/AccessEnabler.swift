@@ -34,6 +34,10 @@ public actor AccessEnabler {
     private var draining = false
     private var lastCallID: UInt64 = 0
     private var timers: [TimerID: ScheduledTimer] = [:]
+    /// Platform pickers the engine waits for, by flow (an open picker keeps the engine busy).
+    private var pickers: [FlowID: Task<Void, Never>] = [:]
+    private var pickerWaiters: [CheckedContinuation<Void, Never>] = []
+    private let platform: (any PlatformSSO)?
     private var operationsInFlight: Set<OperationID> = []
     private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -49,14 +53,18 @@ public actor AccessEnabler {
     ///   - settings: redirect URL, timeouts, queue bound, tracking fields.
     ///   - monitor: observes every boundary event (tests, debug logs).
     ///   - recorder: records the session as a trace; nil (the default) records nothing and costs nothing.
+    ///   - platform: the device's TV-provider account (cookbook D); nil when the device has none.
     public init(
         backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
         storage: any TokenStorage = InMemoryTokenStorage(), environment: EngineEnvironment,
         settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil,
-        recorder: TraceRecorder? = nil
+        recorder: TraceRecorder? = nil, platform: (any PlatformSSO)? = nil
     ) {
         let observers: [any EngineMonitor] = [monitor, recorder].compactMap { $0 }
         let combined: (any EngineMonitor)? = observers.count > 1 ? MonitorGroup(observers) : observers.first
+        var settings = settings
+        settings.platformSSO = platform != nil
+        self.platform = platform
         self.machine = EntitlementMachine(settings: settings, deviceID: environment.deviceID)
         self.machine.recordsTransitions = combined != nil
         self.backend = backend
@@ -70,6 +78,7 @@ public actor AccessEnabler {
     deinit {
         for stream in streams.values { stream.finish() }
         for timer in timers.values { timer.cancel() }
+        for picker in pickers.values { picker.cancel() }
     }
 
     // MARK: - Public API (cookbook calls)
@@ -162,10 +171,17 @@ public actor AccessEnabler {
     /// The machine as it is now (for tests and debugging).
     public var machineSnapshot: EntitlementMachine { machine }
 
-    /// Returns once no backend request is in flight and no input is waiting.
+    /// Returns once no backend request is in flight, no platform picker is open and no input is waiting.
     public func whenIdle() async {
-        guard !operationsInFlight.isEmpty || draining else { return }
+        guard !operationsInFlight.isEmpty || !pickers.isEmpty || draining else { return }
         await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    /// Returns once no platform picker is open (answered, or dismissed by the engine) and its
+    /// answer has been handled.
+    public func whenPlatformPickersClosed() async {
+        guard !pickers.isEmpty || draining else { return }
+        await withCheckedContinuation { pickerWaiters.append($0) }
     }
 
     /// The backend requests sent and not yet answered.
@@ -258,9 +274,34 @@ public actor AccessEnabler {
             } catch {
                 monitor?.observe(.storageFailed(String(describing: error)))
             }
+        case .presentPlatformPicker(let flow, let dialog, let requestorID):
+            startPickerTask(flow, dialog, requestorID: requestorID)
+        case .dismissPlatformPicker(let flow):
+            pickers.removeValue(forKey: flow)?.cancel()
         case .log(let log):
             monitor?.observe(.log(log))
         }
+    }
+
+    // MARK: - Platform picker
+
+    private func startPickerTask(_ flow: FlowID, _ dialog: TvProviderDialog, requestorID: String) {
+        guard let platform else {
+            // The machine only asks when a port was given; answer as a cancelled picker otherwise.
+            enqueue(.platformPickerAnswered(flow, .cancelled))
+            return
+        }
+        pickers[flow] = Task {
+            let answer = await platform.pickProvider(dialog, requestorID: requestorID)
+            self.pickerAnswered(flow, answer)
+        }
+    }
+
+    private func pickerAnswered(_ flow: FlowID, _ answer: PlatformPickerAnswer) {
+        // A dismissed picker's answer is dropped here: the machine already ended its flow.
+        guard pickers.removeValue(forKey: flow) != nil else { return }
+        enqueue(.platformPickerAnswered(flow, answer))
+        resumeIdleWaitersIfIdle()
     }
 
     // MARK: - Backend and timers
@@ -323,7 +364,12 @@ public actor AccessEnabler {
     }
 
     private func resumeIdleWaitersIfIdle() {
-        guard operationsInFlight.isEmpty, !draining, !idleWaiters.isEmpty else { return }
+        if pickers.isEmpty, !draining, !pickerWaiters.isEmpty {
+            let waiters = pickerWaiters
+            pickerWaiters.removeAll()
+            for waiter in waiters { waiter.resume() }
+        }
+        guard operationsInFlight.isEmpty, pickers.isEmpty, !draining, !idleWaiters.isEmpty else { return }
         let waiters = idleWaiters
         idleWaiters.removeAll()
         for waiter in waiters { waiter.resume() }

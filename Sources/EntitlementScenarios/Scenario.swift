@@ -11,6 +11,8 @@ public struct Scenario: Sendable {
     public var settings: EngineSettings
     /// The device id (`set device`).
     public var deviceID: String
+    /// Whether the device has a platform TV-provider account (`set platform-sso`; cookbook D).
+    public var platformSSO = false
     /// Callbacks the script does not check (`ignore sendTrackingData`).
     public var ignored: Set<String>
     /// Whether calls may still be unanswered when the script ends (`allow pending calls`).
@@ -136,6 +138,8 @@ public enum WorldAction: Sendable, Hashable {
     case release(BackendOperation)
     /// `! attacker delivers URL [with p v] [without p] [adding p v] [at BASE]`.
     case attack(ValueExpression, [URLEdit])
+    /// `! platform user will …`: what the user will do in the next platform picker.
+    case platform(SimulatedPlatform.Choice)
 }
 
 /// One change an attacker makes to a URL before delivering it.

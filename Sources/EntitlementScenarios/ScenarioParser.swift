@@ -26,7 +26,7 @@ public enum ScenarioParser {
                     switch sigil {
                     case ">": kind = .call(try call(&cursor))
                     case "<": kind = try expectation(&cursor)
-                    default: kind = .act(try action(&cursor))
+                    default: kind = .act(try action(&cursor, platform: scenario.platformSSO))
                     }
                     try cursor.end()
                     scenario.steps.append(Step(line: line, text: String(trimmed), kind: kind))
@@ -82,7 +82,7 @@ public enum ScenarioParser {
             scenario.world.users.append(user)
         case "set":
             let settingColumn = cursor.column
-            switch try cursor.word("a setting (redirect-timeout, queue-limit, redirect-url, device)") {
+            switch try cursor.word("a setting (redirect-timeout, queue-limit, redirect-url, device, platform-sso)") {
             case "redirect-timeout":
                 let settings = scenario.settings
                 scenario.settings = EngineSettings(
@@ -90,6 +90,7 @@ public enum ScenarioParser {
             case "queue-limit": scenario.settings.queueLimit = try cursor.number("a queue limit")
             case "redirect-url": scenario.settings.redirectURL = try text(&cursor, "a redirect URL")
             case "device": scenario.deviceID = try text(&cursor, "a device id")
+            case "platform-sso": scenario.platformSSO = true
             case let other: throw .at(settingColumn, "unknown setting '\(other)'")
             }
         case "ignore":
@@ -233,7 +234,7 @@ public enum ScenarioParser {
         cursor.accept("holding") ? try cursor.captureName() : nil
     }
 
-    private static func action(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> WorldAction {
+    private static func action(_ cursor: inout TokenCursor, platform: Bool) throws(ScenarioParseError.Reason) -> WorldAction {
         let column = cursor.column
         switch try cursor.word("who acts: user, web view, clock, backend or attacker") {
         case "user":
@@ -290,10 +291,27 @@ public enum ScenarioParser {
                 }
             }
             return .attack(url, edits)
-        case "second-screen", "platform":
-            throw .at(column, "second-screen and platform-picker actions arrive with platform SSO (a later issue)")
+        case "platform":
+            guard platform else { throw .at(column, "the device has no platform account: add `set platform-sso` first") }
+            try cursor.expect("user will")
+            let verbColumn = cursor.column
+            switch try cursor.word("sign, choose or cancel") {
+            case "sign":
+                try cursor.expect("in as")
+                return .platform(.signIn(username: try cursor.word("a user name")))
+            case "choose":
+                if cursor.accept("other") {
+                    try cursor.expect("providers")
+                    return .platform(.otherProviders)
+                }
+                return .platform(.choose(mvpdID: try cursor.word("an MVPD id or `other providers`")))
+            case "cancel": return .platform(.cancel)
+            case let other: throw .at(verbColumn, "unknown platform picker action '\(other)' (sign in as, choose, cancel)")
+            }
+        case "second-screen":
+            throw .at(column, "second-screen actions arrive with the tvOS flow (cookbook E, a later step of issue 7)")
         case let other:
-            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, attacker)")
+            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, attacker, platform)")
         }
     }
 

@@ -21,7 +21,7 @@ public struct ScenarioRunner: Sendable {
         let start = ContinuousClock.now
         let session = SimulatedSession(
             world: scenario.world, deviceID: scenario.deviceID, settings: scenario.settings, deliversInOrder: true,
-            recorder: recorder)
+            recorder: recorder, platformSSO: scenario.platformSSO)
         var run = Run(scenario: scenario, session: session)
         let failure = await run.execute()
         let elapsed = ContinuousClock.now - start
@@ -166,6 +166,8 @@ private struct Run {
             try await arrive(visit, holding: holding)
         case .closeLoginPage:
             await session.enabler.setSelectedProvider(nil)
+        case .platform(let choice):
+            session.platform?.script(choice)
         case .followLogout(let holding):
             let visit = await session.userAgent.follow(try lastNavigation())
             try await arrive(visit, holding: holding)

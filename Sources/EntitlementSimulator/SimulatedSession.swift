@@ -15,32 +15,38 @@ public struct SimulatedSession: Sendable {
     public let storage: any TokenStorage
     /// When set, backend answers are delivered one at a time in operation order by ``settle()``.
     public let stepped: SteppedBackend?
+    /// The device's platform TV-provider account, when the session has one (cookbook D).
+    public let platform: SimulatedPlatform?
 
     /// Creates a session.
     public init(
         world: SimulatedWorld = .default, deviceID: String = "device-1", seed: UInt64 = 1,
         settings: EngineSettings = EngineSettings(), storage: any TokenStorage = InMemoryTokenStorage(),
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
-        deliversInOrder: Bool = false, recorder: TraceRecorder? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil
+        deliversInOrder: Bool = false, recorder: TraceRecorder? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil,
+        platformSSO: Bool = false
     ) {
         self.clock = clock
         self.simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
         self.ledger = CallLedger(echo: echo)
         self.storage = storage
         self.stepped = deliversInOrder ? SteppedBackend(self.simulator.backend) : nil
+        self.platform = platformSSO ? SimulatedPlatform(simulator: self.simulator, deviceID: deviceID) : nil
         self.enabler = AccessEnabler(
             backend: stepped ?? self.simulator.backend, delegate: delegate, storage: storage,
             environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
-            monitor: ledger, recorder: recorder)
+            monitor: ledger, recorder: recorder, platform: platform)
         SessionCollector.current?.add(self)
     }
 
     /// Lets the engine run until nothing more can happen without the outside world: with
-    /// ``stepped`` set, delivers every parked answer (except held ones) in operation order, each
-    /// fully processed before the next; otherwise waits until the engine is idle.
+    /// ``stepped`` set, waits for platform pickers (answered from the script) and delivers every
+    /// parked answer (except held ones) in operation order, each fully processed before the next;
+    /// otherwise waits until the engine is idle.
     public func settle() async {
         guard let stepped else { return await enabler.whenIdle() }
         while true {
+            await enabler.whenPlatformPickersClosed()
             await stepped.whenParked(await enabler.backendOperationsInFlight)
             guard let next = await stepped.nextDeliverable() else { return }
             await stepped.deliver(next)

@@ -33,7 +33,7 @@ public struct SimulatedWorld: Sendable {
         public var extraLoginHops: Int
         /// Whether logout visits the MVPD's own logout page (else the chain goes straight back).
         public var hasLogoutPage: Bool
-        /// Supports platform single sign-on (shown as `enablePlatformServices`; flows in a later issue).
+        /// Supports platform single sign-on (shown as `enablePlatformServices`; cookbook D).
         public var platformSSO: Bool
         /// A TempPass pseudo-MVPD (flows in a later issue).
         public var tempPass: Bool
@@ -115,13 +115,20 @@ public struct SimulatedWorld: Sendable {
     public var codeTTL: Duration
     /// The key media tokens are signed with (HMAC-SHA-256); the programmer's backend verifies with it.
     public var mediaTokenKey: [UInt8]
+    /// The key the platform signs its TV-provider assertions with; the backend verifies with it.
+    public var platformKey: [UInt8]
+    /// How long a platform assertion may be exchanged (5 minutes).
+    public var assertionTTL: Duration
 
     /// Creates a world.
     public init(
         requestors: [Requestor], providers: [Provider], users: [User], serviceProvider: String = "https://sp.sim",
         mediaTokenTTL: Duration = .seconds(420), codeTTL: Duration = .seconds(600),
-        mediaTokenKey: [UInt8] = Array("sim-media-token-signing-key-0001".utf8)
+        mediaTokenKey: [UInt8] = Array("sim-media-token-signing-key-0001".utf8),
+        platformKey: [UInt8] = Array("sim-platform-assertion-key-00001".utf8), assertionTTL: Duration = .seconds(300)
     ) {
+        self.platformKey = platformKey
+        self.assertionTTL = assertionTTL
         self.requestors = requestors
         self.providers = providers
         self.users = users
@@ -138,7 +145,8 @@ public struct SimulatedWorld: Sendable {
     /// The user with `username`.
     public func user(_ username: String) -> User? { users.first { $0.username == username } }
 
-    /// The default world: 2 requestors, 4 MVPDs, 6 users; `frank`'s MVPD denies `sports-live` with a message.
+    /// The default world: 2 requestors, 4 MVPDs (Acme Cable and BlueSky TV support platform SSO),
+    /// 6 users; `frank`'s MVPD denies `sports-live` with a message.
     public static let `default` = SimulatedWorld(
         requestors: [
             Requestor(
@@ -147,8 +155,8 @@ public struct SimulatedWorld: Sendable {
             Requestor(id: "sim-news", mvpdIDs: ["acme-cable", "bluesky-tv"], resources: ["news-channel", "weather-now"]),
         ],
         providers: [
-            Provider(id: "acme-cable", displayName: "Acme Cable"),
-            Provider(id: "bluesky-tv", displayName: "BlueSky TV"),
+            Provider(id: "acme-cable", displayName: "Acme Cable", platformSSO: true),
+            Provider(id: "bluesky-tv", displayName: "BlueSky TV", platformSSO: true),
             Provider(id: "coastal-fiber", displayName: "Coastal Fiber", authenticationTTL: .seconds(6 * 3600)),
             Provider(id: "delta-satellite", displayName: "Delta Satellite"),
         ],

@@ -1,10 +1,11 @@
 import EntitlementEngine
 import EntitlementSimulator
 
-/// `entitle demo`: cookbook flows B, C, F, G and H on the embedded simulator, printed as a
-/// transcript. Manual clock and seeded randomness: the same output every run.
+/// `entitle demo`: cookbook flows B, C, F, G and H on the embedded simulator, then D and I on a
+/// second device that has a platform TV-provider account, printed as a transcript. Manual clock
+/// and seeded randomness: the same output every run.
 struct Demo {
-    private let session = SimulatedSession(echo: { event in
+    private static func echo(_ event: EngineEvent) {
         switch event {
         case .callReceived, .callbackEmitted, .log:
             print("  " + event.redactedDescription)
@@ -15,12 +16,16 @@ struct Demo {
         case .backendFinished, .storageFailed, .transition, .started, .inputHandled:
             break
         }
-    })
+    }
+
+    private let session = SimulatedSession(echo: Demo.echo)
+    /// A second device, signed in to nothing yet, whose platform offers its TV-provider picker.
+    private let platformSession = SimulatedSession(deviceID: "device-2", echo: Demo.echo, platformSSO: true)
 
     private var enabler: AccessEnabler { session.enabler }
 
     func run() async -> Int32 {
-        print("EntitlementEngine demo: cookbook flows B, C, F, G, H against the embedded simulator")
+        print("EntitlementEngine demo: cookbook flows B, C, F, G, H, D and I against the embedded simulator")
         print("(manual clock, seeded randomness: the same transcript every run; secrets are shortened)")
 
         section("B. Startup: calls made before setRequestor completes are queued, then run in order")
@@ -67,15 +72,47 @@ struct Demo {
         await enabler.checkAuthentication()
         await enabler.whenIdle()
 
-        let problems = session.ledger.violations().filter { !$0.hasPrefix("callbacks nobody checked") }
+        guard await platformFlows() else { return 1 }
+
+        let problems = [session, platformSession].flatMap {
+            $0.ledger.violations().filter { !$0.hasPrefix("callbacks nobody checked") }
+        }
         print("")
         guard problems.isEmpty else {
             for problem in problems { print("exactly-once violation: \(problem)") }
             return 1
         }
-        let callbacks = session.ledger.callbacks.count
+        let callbacks = session.ledger.callbacks.count + platformSession.ledger.callbacks.count
         print("Done: every call got exactly one terminal callback (\(callbacks) callbacks in all).")
         return 0
+    }
+
+    /// Cookbook D and I on the second device.
+    private func platformFlows() async -> Bool {
+        let enabler = platformSession.enabler
+        guard let platform = platformSession.platform else { return fail("no platform") == 0 }
+        section("D. Authentication with platform SSO: the platform's picker, no web view")
+        await enabler.setRequestor("sim-requestor")
+        await platformSession.settle()
+        note("the user will pick BlueSky TV in the platform's picker and sign in there as carol")
+        platform.script(.signIn(username: "carol"))
+        await enabler.getAuthentication()
+        await platformSession.settle()
+        note("the engine's own token authorizes as usual")
+        await enabler.getAuthorization("movies-hd")
+        await platformSession.settle()
+
+        section("I. Logout with platform SSO: this app signs out, the platform account does not (VSA203)")
+        await enabler.logout()
+        await platformSession.settle()
+        guard let logoutURL = platformSession.lastNavigation else { return fail("no logout navigateToUrl") == 0 }
+        let visit = await platformSession.userAgent.follow(logoutURL)
+        printHops(visit)
+        guard let back = visit.appURL else { return fail("the logout chain did not reach the app") == 0 }
+        await enabler.handleExternalURL(back)
+        await platformSession.settle()
+        note("the platform account is still signed in as \(platform.signedInUser ?? "nobody")")
+        return true
     }
 
     private func browseLogin(username: String, password: String) async -> Bool {

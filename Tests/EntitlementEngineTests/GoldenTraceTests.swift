@@ -19,7 +19,8 @@ struct GoldenTraceTests {
 
     @Test func thereIsACompleteTraceForEachCookbookFlowSoFar() {
         #expect(Self.completes == [
-            "flow-b-startup.complete.jsonl", "flow-c-authentication.complete.jsonl", "flow-f-authorization.complete.jsonl",
+            "flow-b-startup.complete.jsonl", "flow-c-authentication.complete.jsonl", "flow-d-platform-sso.complete.jsonl",
+            "flow-f-authorization.complete.jsonl",
             "flow-g-view-media.complete.jsonl", "flow-h-logout.complete.jsonl",
         ])
     }
@@ -31,7 +32,7 @@ struct GoldenTraceTests {
         #expect(result.machineMatches, "recorded by another transition table: re-record with `entitle record`")
         let text = try String(contentsOf: Self.folder.appendingPathComponent(name), encoding: .utf8)
         #expect(text.firstMatch(of: /[A-Za-z0-9_-]{43}/) == nil, "a state, verifier or challenge in clear")
-        #expect(text.firstMatch(of: /(code|authn|authz|media|session|saml)\.[A-Za-z0-9_-]{8}/) == nil, "a minted secret in clear")
+        #expect(text.firstMatch(of: /(code|authn|authz|media|session|saml|vsa)\.[A-Za-z0-9_-]{8}/) == nil, "a minted secret in clear")
         try TraceReplayer().replayOrThrow(try Self.load(name))
     }
 
@@ -41,6 +42,7 @@ struct GoldenTraceTests {
         ("flow-f-authorization", 15, ["resource"]),  // a call's argument edited: an unknown request
         ("flow-g-view-media", 20, ["out"]),  // a garbled backend answer: a failure instead of the media-token request
         ("flow-h-logout", 22, ["answers"]),  // the redirect arrives after the logout's deadline
+        ("flow-d-platform-sso", 8, ["out"]),  // the picker answer edited to a cancel: N005 instead of the exchange
     ])
     func divergentTracesFailAtTheNamedStep(name: String, step: Int, fields: [String]) throws {
         let trace = try Self.load(name + ".divergent.jsonl")

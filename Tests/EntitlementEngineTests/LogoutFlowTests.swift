@@ -167,7 +167,7 @@ struct LateAndReentrantEventTests {
     final class ReentrantDelegate: AccessEnablerDelegate {
         let enabler = Mutex<AccessEnabler?>(nil)
         func displayProviderDialog(_ mvpds: [MVPD]) {
-            enabler.withLock { $0 }?.assumeIsolated { $0.setSelectedProvider("acme-cable") }
+            _ = enabler.withLock { $0 }?.assumeIsolated { $0.setSelectedProvider("acme-cable") }
         }
     }
 

@@ -76,6 +76,7 @@ struct TraceRoundTripTests {
         ("flow-f-authorization", "authorization-fresh-media-token-every-time"),
         ("flow-g-view-media", "view-media-authorizes-only-protected-media"),
         ("flow-h-logout", "logout-clears-tokens-then-follows-the-logout-chain"),
+        ("flow-d-platform-sso", "platform-sso-picker-signs-in-without-a-web-view"),
     ])
     func goldenTracesAreFreshRecordingsOfTheirScenarios(trace: String, scenario: String) async throws {
         let root = URL(fileURLWithPath: ScenarioLibraryTests.folder).deletingLastPathComponent()

@@ -21,6 +21,8 @@ public enum BackendRequest: Sendable, Hashable {
     case configuration(requestorID: String, serviceProviders: [String], deviceID: String, options: [String: String])
     /// Exchange a one-time code (with its PKCE verifier) for an authentication token.
     case exchangeCode(CodeExchange)
+    /// Exchange the platform's signed assertion for the engine's own authentication token (cookbook D).
+    case exchangePlatformAssertion(RequestContext, assertion: PlatformAssertion)
     /// Authorize a resource.
     case authorize(RequestContext, authentication: AuthenticationToken, resource: String, data: [String: String])
     /// Obtain a fresh media token for an authorized resource.
@@ -35,6 +37,7 @@ public enum BackendRequest: Sendable, Hashable {
         switch self {
         case .configuration: .configuration
         case .exchangeCode: .exchangeCode
+        case .exchangePlatformAssertion: .exchangePlatformAssertion
         case .authorize: .authorize
         case .mediaToken: .mediaToken
         case .preauthorize: .preauthorize
@@ -49,6 +52,8 @@ public enum BackendOperation: String, Sendable, Hashable, Codable, CaseIterable 
     case configuration
     /// Code exchange.
     case exchangeCode
+    /// Platform-assertion exchange.
+    case exchangePlatformAssertion
     /// Authorization.
     case authorize
     /// Media token.

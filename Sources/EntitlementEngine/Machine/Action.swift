@@ -13,6 +13,11 @@ public enum Action: Sendable, Hashable {
     /// Draw a flow's `state` (and PKCE verifier) at once; answer with ``Input/flowSecretsDrawn(_:_:)``
     /// before any other input.
     case drawFlowSecrets(FlowID, verifier: Bool)
+    /// Show the platform's provider picker for a login flow; answer with
+    /// ``Input/platformPickerAnswered(_:_:)`` when the user has chosen (cookbook D).
+    case presentPlatformPicker(FlowID, TvProviderDialog, requestorID: String)
+    /// Stop waiting for the platform's picker (the flow ended); a late answer is ignored.
+    case dismissPlatformPicker(FlowID)
     /// Start a timer.
     case startTimer(TimerID, at: Timestamp)
     /// Cancel a timer (no effect if it already fired).
@@ -33,6 +38,8 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
     case lateSecretsIgnored(FlowID)
     /// A call joined a running flow or request instead of starting another.
     case joined(CallID, flow: String)
+    /// The platform picker answered for a flow that has ended.
+    case latePickerAnswerIgnored(FlowID)
 
     /// One log line.
     public var description: String {
@@ -41,6 +48,7 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
         case .lateTimerIgnored(let timer): "late timer \(timer) ignored"
         case .lateSecretsIgnored(let flow): "late secrets for \(flow) ignored"
         case .joined(let call, let flow): "call \(call) joined \(flow)"
+        case .latePickerAnswerIgnored(let flow): "late platform picker answer for \(flow) ignored"
         }
     }
 }

@@ -6,12 +6,16 @@ public enum AuthenticationState: Sendable, Hashable {
     case unauthenticated
     /// `displayProviderDialog` sent: waits for `setSelectedProvider` (an id, or nil to cancel).
     case selectingProvider(LoginFlow)
+    /// `presentTvProviderDialog` sent: waits for the platform's picker (cookbook D) to sign in,
+    /// fall back to the classic dialog ("Other TV Providers", an unsupported provider) or cancel.
+    case platformPicking(LoginFlow)
     /// Provider chosen: waits for the shell to draw the flow's `state` and PKCE verifier
     /// (drawn at once, before any other input; never seen between two calls).
     case preparingLogin(LoginFlow)
     /// `navigateToUrl` sent: waits for `handleExternalURL` with this flow's `state`, or the deadline.
     case awaitingRedirect(LoginFlow)
-    /// Redirect accepted: waits for the backend to exchange the code for an authentication token.
+    /// Redirect accepted (or platform signed in): waits for the backend to exchange the code (or
+    /// the platform's assertion) for an authentication token.
     case exchangingCode(LoginFlow, operation: OperationID)
     /// A valid authentication token is held: waits for logout, expiry or a forced login.
     case authenticated(AuthenticationToken)

@@ -20,6 +20,10 @@ public struct EngineSettings: Sendable, Hashable {
     public var clientType: String
     /// Operating system for tracking data.
     public var operatingSystem: String
+    /// Whether the device has a platform TV-provider account to sign in with (cookbook D).
+    /// ``AccessEnabler`` sets it from its `platform:` argument (true exactly when a ``PlatformSSO``
+    /// port is given) and the replayer from the trace; set it yourself only to drive the bare machine.
+    public var platformSSO = false
 
     /// Creates settings; `redirectTimeout` is clamped to 60 s…600 s (security checklist A.5 #13).
     public init(

@@ -9,8 +9,8 @@ extension EntitlementMachine {
     /// The running login flow, if any.
     var currentLoginFlow: LoginFlow? {
         switch authentication {
-        case .selectingProvider(let flow), .preparingLogin(let flow), .awaitingRedirect(let flow),
-            .exchangingCode(let flow, _):
+        case .platformPicking(let flow), .selectingProvider(let flow), .preparingLogin(let flow),
+            .awaitingRedirect(let flow), .exchangingCode(let flow, _):
             flow
         default: nil
         }
@@ -27,6 +27,9 @@ extension EntitlementMachine {
     /// Adds `id` to the running login's waiters (a self-transition with `join`).
     mutating func joinLogin(_ id: CallID) {
         switch authentication {
+        case .platformPicking(var flow):
+            flow.waiters.append(id)
+            moveAuthentication(to: .platformPicking(flow), nil, .join)
         case .selectingProvider(var flow):
             flow.waiters.append(id)
             moveAuthentication(to: .selectingProvider(flow), nil, .join)
@@ -88,7 +91,7 @@ extension EntitlementMachine {
             return startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
             return startLogin(waiters: [id], data: data, configuration)
-        case .selectingProvider, .preparingLogin, .awaitingRedirect, .exchangingCode:
+        case .platformPicking, .selectingProvider, .preparingLogin, .awaitingRedirect, .exchangingCode:
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
         case .preparingLogout, .loggingOut:
@@ -97,7 +100,8 @@ extension EntitlementMachine {
         }
     }
 
-    /// Starts a login: straight to the remembered provider, else the provider dialog.
+    /// Starts a login: straight to the remembered provider; else the platform's picker when the
+    /// device has one and the requestor has MVPDs that support it (cookbook D); else the provider dialog.
     mutating func startLogin(waiters: [CallID], data: [String: String], _ configuration: RequestorConfiguration)
         -> [Action]
     {
@@ -107,8 +111,64 @@ extension EntitlementMachine {
             moveAuthentication(to: .preparingLogin(flow), .rememberedProvider, .drawSecrets)
             return [.drawFlowSecrets(flow.id, verifier: true)]
         }
+        let platformMVPDs = configuration.mvpds.filter(\.enablePlatformServices)
+        if settings.platformSSO, !platformMVPDs.isEmpty {
+            moveAuthentication(to: .platformPicking(flow), .platformProviders, .presentTvProviderDialog)
+            let dialog = TvProviderDialog(id: "tv-provider-\(flow.id.rawValue)", mvpds: platformMVPDs)
+            return [
+                .emit(.presentTvProviderDialog(dialog), answering: []),
+                .presentPlatformPicker(flow.id, dialog, requestorID: configuration.requestorID),
+            ]
+        }
         moveAuthentication(to: .selectingProvider(flow), .noRememberedProvider, .displayProviderDialog)
         return [.emit(.displayProviderDialog(configuration.mvpds), answering: [])]
+    }
+
+    // MARK: - Platform picker (cookbook D)
+
+    /// The platform picker of `flow`, as the delegate saw it.
+    func platformDialog(_ flow: LoginFlow, _ configuration: RequestorConfiguration) -> TvProviderDialog {
+        TvProviderDialog(id: "tv-provider-\(flow.id.rawValue)", mvpds: configuration.mvpds.filter(\.enablePlatformServices))
+    }
+
+    /// The platform's picker answered: exchange its assertion, fall back to the classic dialog
+    /// (N003 / N004), or end the login (N005).
+    mutating func platformPickerAnswered(_ flowID: FlowID, _ answer: PlatformPickerAnswer) -> [Action] {
+        guard case .configured(let configuration) = configuration, case .platformPicking(var flow) = authentication,
+            flow.id == flowID
+        else { return [.log(.latePickerAnswerIgnored(flowID))] }
+        let dialog = platformDialog(flow, configuration)
+        func fallBack(_ code: String, _ message: String, _ condition: TransitionGuard) -> [Action] {
+            moveAuthentication(to: .selectingProvider(flow), condition, .dismissTvProviderDialog, .status, .displayProviderDialog)
+            return [
+                .emit(.dismissTvProviderDialog(dialog), answering: []),
+                .emit(.status(StatusReport(code: code, level: .info, message: message)), answering: []),
+                .emit(.displayProviderDialog(configuration.mvpds), answering: []),
+            ]
+        }
+        switch answer {
+        case .signedIn(let assertion):
+            guard let mvpd = configuration.mvpd(assertion.mvpdID), mvpd.enablePlatformServices else {
+                return fallBack(
+                    "N004", "The provider chosen in the platform picker is not supported through it; choose it here.",
+                    .unsupportedProvider)
+            }
+            flow.mvpd = mvpd
+            let operation = nextOperation()
+            moveAuthentication(to: .exchangingCode(flow, operation: operation), .platformSignedIn, .exchangeCode)
+            return [.callBackend(operation, .exchangePlatformAssertion(context(configuration), assertion: assertion))]
+        case .otherProviders:
+            return fallBack("N003", "The user chose another TV provider in the platform picker.", .otherProviders)
+        case .unsupportedProvider:
+            return fallBack(
+                "N004", "The provider chosen in the platform picker is not supported through it; choose it here.",
+                .unsupportedProvider)
+        case .cancelled:
+            let notice = StatusReport(code: "N005", level: .info, message: "The user cancelled the platform picker.")
+            return [.emit(.status(notice), answering: [])]
+                + endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the platform picker.",
+                    notice: true, condition: .cancelled)
+        }
     }
 
     // MARK: - setSelectedProvider
@@ -138,6 +198,12 @@ extension EntitlementMachine {
             running = nil
         case .selectingProvider(let flow), .preparingLogin(let flow):
             running = flow
+        case .platformPicking(let flow):
+            // The app chose in its own UI: the platform's picker is no longer waited for.
+            running = flow
+            actions += [
+                .dismissPlatformPicker(flow.id), .emit(.dismissTvProviderDialog(platformDialog(flow, configuration)), answering: []),
+            ]
         case .awaitingRedirect(let flow):
             // The user went back and chose again: the old state and deadline die with the old attempt.
             running = flow
@@ -151,6 +217,8 @@ extension EntitlementMachine {
         selectedProviderID = mvpd.id
         if cancelsTimer {
             moveAuthentication(to: .preparingLogin(flow), nil, .cancelTimer, .trackSelection, .persist, .drawSecrets)
+        } else if case .platformPicking = authentication {
+            moveAuthentication(to: .preparingLogin(flow), nil, .dismissTvProviderDialog, .trackSelection, .persist, .drawSecrets)
         } else {
             moveAuthentication(to: .preparingLogin(flow), nil, .trackSelection, .persist, .drawSecrets)
         }
@@ -275,6 +343,13 @@ extension EntitlementMachine {
             actions.append(.cancelTimer(.redirectDeadline(flow.id)))
             rowActions.append(.cancelTimer)
         }
+        if case .platformPicking = authentication, case .configured(let configuration) = configuration {
+            // The engine stops waiting for the picker, and the app closes it (cookbook: on cancel too).
+            actions += [
+                .dismissPlatformPicker(flow.id), .emit(.dismissTvProviderDialog(platformDialog(flow, configuration)), answering: []),
+            ]
+            rowActions.append(.dismissTvProviderDialog)
+        }
         if persists { rowActions.append(.persist) }
         rowActions.append(.setAuthenticationStatus)
         moveAuthentication(to: .unauthenticated, condition, rowActions)
@@ -375,8 +450,8 @@ extension EntitlementMachine {
             flow.waiters.append(id)
             moveAuthentication(to: .loggingOut(flow), nil, .join)
             return [.log(.joined(id, flow: "the running logout"))]
-        case .selectingProvider(let flow), .preparingLogin(let flow), .awaitingRedirect(let flow),
-            .exchangingCode(let flow, _):
+        case .platformPicking(let flow), .selectingProvider(let flow), .preparingLogin(let flow),
+            .awaitingRedirect(let flow), .exchangingCode(let flow, _):
             actions += endLogin(flow, code: ErrorCode.userNotAuthenticated, reason: "The login was abandoned by logout.")
         case .unknown, .unauthenticated, .authenticated:
             break
@@ -385,6 +460,16 @@ extension EntitlementMachine {
         authorizationCache = [:]
         selectedProviderID = nil
         let flow = LogoutFlow(id: nextFlow(), secrets: nil, deadline: nil, waiters: [id])
+        if case .authenticated(let token) = authentication, token.source == .platformSSO {
+            // Cookbook I: this app is signed out, the platform is not; say so (VSA203).
+            moveAuthentication(to: .preparingLogout(flow), .platformSession, .status, .persist, .drawSecrets)
+            let notice = StatusReport(
+                code: "VSA203", level: .info,
+                message: "Signed out of this app only: the device is still signed in to the TV provider; "
+                    + "sign out in the device settings too.")
+            actions += [.emit(.status(notice), answering: []), .drawFlowSecrets(flow.id, verifier: false)]
+            return actions
+        }
         moveAuthentication(to: .preparingLogout(flow), nil, .persist, .drawSecrets)
         actions.append(.drawFlowSecrets(flow.id, verifier: false))
         return actions

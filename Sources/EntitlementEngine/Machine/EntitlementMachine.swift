@@ -140,6 +140,8 @@ public struct EntitlementMachine: Sendable {
             return timerFired(timer)
         case .storageChanged(let stored):
             return storageChanged(stored)
+        case .platformPickerAnswered(let flow, let answer):
+            return platformPickerAnswered(flow, answer)
         }
     }
 

@@ -16,6 +16,8 @@ public enum Input: Sendable, Hashable {
     case backendFailed(OperationID, BackendError)
     /// A timer fired.
     case timerFired(TimerID)
+    /// The platform's provider picker for a login flow answered (cookbook D).
+    case platformPickerAnswered(FlowID, PlatformPickerAnswer)
     /// Shared storage holds another authentication or pending login than this machine last saved:
     /// another instance logged in, out, or started a login (checked before every input).
     case storageChanged(StoredTokens)

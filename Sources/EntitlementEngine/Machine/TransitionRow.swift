@@ -155,6 +155,16 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case deviceMismatch
     /// Storage holds an unexpired login waiting for its redirect.
     case pendingLogin
+    /// The requestor has MVPDs with platform SSO and the device has a platform picker.
+    case platformProviders
+    /// The platform signed in with a provider the requestor supports through it.
+    case platformSignedIn
+    /// The user chose "Other TV Providers" in the platform picker (N003).
+    case otherProviders
+    /// The user chose a provider the requestor does not support through the platform (N004).
+    case unsupportedProvider
+    /// The session came from platform SSO (logout reports VSA203).
+    case platformSession
 }
 
 /// What a row does, named for the callback it emits or the effect it asks for.
@@ -177,6 +187,10 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case status
     /// Emit `displayProviderDialog`.
     case displayProviderDialog
+    /// Emit `presentTvProviderDialog` and show the platform's picker.
+    case presentTvProviderDialog
+    /// Emit `dismissTvProviderDialog` and stop waiting for the platform's picker.
+    case dismissTvProviderDialog
     /// Emit `sendTrackingData(mvpdSelection)`.
     case trackSelection
     /// Save the tokens.
@@ -259,6 +273,8 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case authenticationExpired
     /// Shared storage changed under this instance.
     case storageChanged
+    /// The platform's provider picker answered.
+    case platformPickerAnswered
 }
 
 /// The per-request states of the calls region.
@@ -302,6 +318,8 @@ extension AuthenticationState {
         case unknown
         /// See ``AuthenticationState/unauthenticated``.
         case unauthenticated
+        /// See ``AuthenticationState/platformPicking(_:)``.
+        case platformPicking
         /// See ``AuthenticationState/selectingProvider(_:)``.
         case selectingProvider
         /// See ``AuthenticationState/preparingLogin(_:)``.
@@ -323,6 +341,7 @@ extension AuthenticationState {
         switch self {
         case .unknown: .unknown
         case .unauthenticated: .unauthenticated
+        case .platformPicking: .platformPicking
         case .selectingProvider: .selectingProvider
         case .preparingLogin: .preparingLogin
         case .awaitingRedirect: .awaitingRedirect
@@ -370,6 +389,7 @@ extension Input {
         case .backendFailed: "backendFailed"
         case .timerFired: "timerFired"
         case .storageChanged: "storageChanged"
+        case .platformPickerAnswered: "platformPickerAnswered"
         }
     }
 }

@@ -10,15 +10,43 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
     public var userID: String
     /// When the token stops being valid.
     public var expires: Timestamp
+    /// How the user signed in: a logout of a platform sign-in must also tell the user to sign
+    /// out of the platform (VSA203).
+    public var source: AuthenticationSource
 
     /// Creates an authentication token.
-    public init(value: String, mvpdID: String, requestorID: String, userID: String, expires: Timestamp) {
+    public init(
+        value: String, mvpdID: String, requestorID: String, userID: String, expires: Timestamp,
+        source: AuthenticationSource = .mvpdLogin
+    ) {
         self.value = value
         self.mvpdID = mvpdID
         self.requestorID = requestorID
         self.userID = userID
         self.expires = expires
+        self.source = source
     }
+
+    private enum CodingKeys: String, CodingKey { case value, mvpdID, requestorID, userID, expires, source }
+
+    /// Decodes a token; files written before `source` existed read as ``AuthenticationSource/mvpdLogin``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        value = try container.decode(String.self, forKey: .value)
+        mvpdID = try container.decode(String.self, forKey: .mvpdID)
+        requestorID = try container.decode(String.self, forKey: .requestorID)
+        userID = try container.decode(String.self, forKey: .userID)
+        expires = try container.decode(Timestamp.self, forKey: .expires)
+        source = try container.decodeIfPresent(AuthenticationSource.self, forKey: .source) ?? .mvpdLogin
+    }
+}
+
+/// How an authentication token was obtained.
+public enum AuthenticationSource: String, Sendable, Hashable, Codable {
+    /// The MVPD's own login page, through the redirect (cookbook C).
+    case mvpdLogin
+    /// The platform's TV-provider account, through its signed assertion (cookbook D).
+    case platformSSO
 }
 
 /// The authorization token for one resource; never outlives its authentication.

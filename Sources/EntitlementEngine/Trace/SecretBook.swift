@@ -21,6 +21,8 @@ public struct SecretBook: Sendable {
         case authz
         /// A media token.
         case media
+        /// A platform SSO assertion.
+        case assertion
     }
 
     /// Query parameters whose values are secrets, and their kinds.

@@ -91,7 +91,7 @@ public struct Trace: Sendable, Equatable {
     // MARK: - Settings in the header
 
     static func encode(_ settings: EngineSettings) -> JSONValue {
-        [
+        var encoded: JSONValue = [
             "redirectURL": .string(settings.redirectURL), "redirectTimeout": .int(settings.redirectTimeout.milliseconds),
             "queueLimit": .int(Int64(settings.queueLimit)), "deviceType": .string(settings.deviceType),
             "expiryLeeway": .int(settings.expiryLeeway.milliseconds),
@@ -99,12 +99,18 @@ public struct Trace: Sendable, Equatable {
             "preauthorizationCacheLifetime": .int(settings.preauthorizationCacheLifetime.milliseconds),
             "clientType": .string(settings.clientType), "operatingSystem": .string(settings.operatingSystem),
         ]
+        // Written only when on, so traces of devices without a platform account read as before.
+        if settings.platformSSO, case .object(var members) = encoded {
+            members["platformSSO"] = true
+            encoded = .object(members)
+        }
+        return encoded
     }
 
     /// The engine settings the trace was recorded with.
     public var settings: EngineSettings {
         let value = header["settings"] ?? [:]
-        return EngineSettings(
+        var settings = EngineSettings(
             redirectURL: value["redirectURL"]?.string ?? "adobepass://ios.app",
             redirectTimeout: .milliseconds(value["redirectTimeout"]?.int ?? 600_000),
             queueLimit: Int(value["queueLimit"]?.int ?? 1024),
@@ -113,6 +119,8 @@ public struct Trace: Sendable, Equatable {
             preauthorizationCacheLifetime: .milliseconds(value["preauthorizationCacheLifetime"]?.int ?? 300_000),
             deviceType: value["deviceType"]?.string ?? "computer",
             clientType: value["clientType"]?.string ?? "swift", operatingSystem: value["operatingSystem"]?.string ?? "Linux")
+        settings.platformSSO = value["platformSSO"] == .bool(true)
+        return settings
     }
 
     /// The device the trace was recorded on.

@@ -42,6 +42,10 @@ enum TraceCoding {
             record["in"] = "timerFired"
             record["timer"] = "redirectDeadline"
             record["flow"] = .int(Int64(flow.rawValue))
+        case .platformPickerAnswered(let flow, let answer):
+            record["in"] = "platformPickerAnswered"
+            record["flow"] = .int(Int64(flow.rawValue))
+            record["answer"] = encode(answer, book: &book)
         }
         return .object(record)
     }
@@ -75,10 +79,45 @@ enum TraceCoding {
         case "timerFired":
             guard try string(record, "timer") == "redirectDeadline" else { throw .field("timer") }
             input = .timerFired(.redirectDeadline(FlowID(UInt64(try int(record, "flow")))))
+        case "platformPickerAnswered":
+            input = .platformPickerAnswered(
+                FlowID(UInt64(try int(record, "flow"))), try decodePickerAnswer(try member(record, "answer")))
         default:
             throw .field("in")
         }
         return (input, time)
+    }
+
+    // MARK: - Platform picker
+
+    private static func encode(_ answer: PlatformPickerAnswer, book: inout SecretBook) -> JSONValue {
+        switch answer {
+        case .signedIn(let assertion): ["signedIn": encode(assertion, book: &book)]
+        case .otherProviders: ["otherProviders": true]
+        case .unsupportedProvider(let mvpd): ["unsupportedProvider": .string(mvpd)]
+        case .cancelled: ["cancelled": true]
+        }
+    }
+
+    private static func decodePickerAnswer(_ value: JSONValue) throws(TraceError.Reason) -> PlatformPickerAnswer {
+        guard let members = value.object, members.count == 1, let (kind, body) = members.first else { throw .field("answer") }
+        switch kind {
+        case "signedIn": return .signedIn(try decodeAssertion(body))
+        case "otherProviders": return .otherProviders
+        case "unsupportedProvider":
+            guard let mvpd = body.string else { throw .field("unsupportedProvider") }
+            return .unsupportedProvider(mvpd)
+        case "cancelled": return .cancelled
+        default: throw .field("answer")
+        }
+    }
+
+    private static func encode(_ assertion: PlatformAssertion, book: inout SecretBook) -> JSONValue {
+        ["mvpd": .string(assertion.mvpdID), "serialized": .string(book.conceal(assertion.serialized, as: .assertion))]
+    }
+
+    private static func decodeAssertion(_ value: JSONValue) throws(TraceError.Reason) -> PlatformAssertion {
+        PlatformAssertion(mvpdID: try string(value, "mvpd"), serialized: try string(value, "serialized"))
     }
 
     // MARK: - Calls
@@ -205,6 +244,9 @@ enum TraceCoding {
         case .configuration(let requestor, let providers, let device, let options):
             record["context"] = encode(RequestContext(requestorID: requestor, deviceID: device, options: options))
             record["serviceProviders"] = .array(providers.map(JSONValue.string))
+        case .exchangePlatformAssertion(let context, let assertion):
+            record["context"] = encode(context)
+            record["assertion"] = encode(assertion, book: &book)
         case .exchangeCode(let exchange):
             record["context"] = encode(exchange.context)
             record["mvpd"] = .string(exchange.mvpdID)
@@ -354,17 +396,30 @@ enum TraceCoding {
     }
 
     private static func encode(_ token: AuthenticationToken, book: inout SecretBook) -> JSONValue {
-        [
+        var encoded: JSONValue = [
             "value": .string(book.conceal(token.value, as: .authn)), "mvpd": .string(token.mvpdID),
             "requestor": .string(token.requestorID), "userID": .string(token.userID),
             "expires": .int(token.expires.milliseconds),
         ]
+        // The source is written only for platform sign-ins, so MVPD-login traces read as before.
+        if token.source != .mvpdLogin, case .object(var members) = encoded {
+            members["source"] = .string(token.source.rawValue)
+            encoded = .object(members)
+        }
+        return encoded
     }
 
     private static func decodeAuthentication(_ value: JSONValue) throws(TraceError.Reason) -> AuthenticationToken {
         AuthenticationToken(
             value: try string(value, "value"), mvpdID: try string(value, "mvpd"), requestorID: try string(value, "requestor"),
-            userID: try string(value, "userID"), expires: Timestamp(milliseconds: try int(value, "expires")))
+            userID: try string(value, "userID"), expires: Timestamp(milliseconds: try int(value, "expires")),
+            source: try decodeSource(value["source"]))
+    }
+
+    private static func decodeSource(_ value: JSONValue?) throws(TraceError.Reason) -> AuthenticationSource {
+        guard let value else { return .mvpdLogin }
+        guard let raw = value.string, let source = AuthenticationSource(rawValue: raw) else { throw .field("source") }
+        return source
     }
 
     private static func encode(_ token: AuthorizationToken, book: inout SecretBook) -> JSONValue {

@@ -114,7 +114,8 @@ private struct Run {
                 produced.append(TraceCoding.encode(callback, answering: answering, seq: seq, book: &book))
             case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
                 produced.append(TraceCoding.encode(operation, request, seq: seq, book: &book))
-            case .resubmit, .drawFlowSecrets, .startTimer, .cancelTimer, .persist, .log:
+            case .resubmit, .drawFlowSecrets, .startTimer, .cancelTimer, .persist, .log, .presentPlatformPicker,
+                .dismissPlatformPicker:
                 break
             }
         }

@@ -1,0 +1,72 @@
+import EntitlementEngine
+import Synchronization
+
+/// A device's system-wide TV-provider account, as the engine's `PlatformSSO` port sees it: the
+/// picker is answered from a script (what the user will do), and a sign-in yields an assertion
+/// the simulator's backend verifies. The account stays signed in until ``signOut()``.
+public final class SimulatedPlatform: PlatformSSO {
+    /// What the user does in the picker.
+    public enum Choice: Sendable, Hashable {
+        /// Signs in as this user (with the user's MVPD).
+        case signIn(username: String)
+        /// Picks a provider the platform cannot sign in with for this app (N004).
+        case choose(mvpdID: String)
+        /// "Other TV Providers".
+        case otherProviders
+        /// Cancel.
+        case cancel
+        /// Hands this assertion over as the platform's (forged or expired ones, for tests).
+        case present(PlatformAssertion)
+    }
+
+    private struct State {
+        var script: [Choice] = []
+        var signedIn: String?
+        var presented: [TvProviderDialog] = []
+    }
+
+    private let simulator: Simulator
+    private let deviceID: String
+    private let state = Mutex(State())
+
+    /// A platform on `deviceID` whose assertions `simulator` verifies.
+    public init(simulator: Simulator, deviceID: String) {
+        self.simulator = simulator
+        self.deviceID = deviceID
+    }
+
+    /// Queues what the user will do in the next pickers, in order; an unscripted picker is cancelled.
+    public func script(_ choices: Choice...) { state.withLock { $0.script += choices } }
+
+    /// The user signed in to the platform account, if any.
+    public var signedInUser: String? { state.withLock { $0.signedIn } }
+
+    /// The pickers presented so far.
+    public var presentedDialogs: [TvProviderDialog] { state.withLock { $0.presented } }
+
+    /// Signs the platform account out (the user did it in the device settings).
+    public func signOut() { state.withLock { $0.signedIn = nil } }
+
+    /// Answers the picker with the next scripted choice.
+    public func pickProvider(_ dialog: TvProviderDialog, requestorID: String) async -> PlatformPickerAnswer {
+        let choice: Choice? = state.withLock { state in
+            state.presented.append(dialog)
+            return state.script.isEmpty ? nil : state.script.removeFirst()
+        }
+        switch choice {
+        case .none, .cancel?: return .cancelled
+        case .otherProviders?: return .otherProviders
+        case .present(let assertion)?: return .signedIn(assertion)
+        case .choose(let mvpdID)?: return .unsupportedProvider(mvpdID)
+        case .signIn(let username)?:
+            guard let assertion = await simulator.platformAssertion(username: username, deviceID: deviceID) else {
+                return .cancelled
+            }
+            guard dialog.mvpds.contains(where: { $0.id == assertion.mvpdID }) else {
+                return .unsupportedProvider(assertion.mvpdID)
+            }
+            state.withLock { $0.signedIn = username }
+            return .signedIn(assertion)
+        }
+    }
+}

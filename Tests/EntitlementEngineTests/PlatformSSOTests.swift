@@ -1,0 +1,176 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Testing
+
+@Suite("D. platform SSO picker, and I. logout of a platform session", .checksExactlyOnce)
+struct PlatformSSOTests {
+    static let acme = MVPD(id: "acme-cable", displayName: "Acme Cable", logoURL: "https://login.acme-cable.sim/logo.png", enablePlatformServices: true)
+    static let bluesky = MVPD(id: "bluesky-tv", displayName: "BlueSky TV", logoURL: "https://login.bluesky-tv.sim/logo.png", enablePlatformServices: true)
+    static let picker = TvProviderDialog(id: "tv-provider-1", mvpds: [acme, bluesky])
+    static let authenticated = Callback.setAuthenticationStatus(status: 1, errorCode: "")
+
+    func status(_ code: String, _ message: String) -> Callback {
+        .status(StatusReport(code: code, level: .info, message: message))
+    }
+
+    @Test func signingInWithThePlatformAuthenticatesWithoutAWebView() async throws {
+        let session = SimulatedSession(platformSSO: true)
+        let platform = try #require(session.platform)
+        await session.configure()
+        platform.script(.signIn(username: "alice"))
+        let call = await session.enabler.getAuthentication()
+        let callbacks = await session.collectIgnoringTracking()
+        #expect(callbacks == [.presentTvProviderDialog(Self.picker), Self.authenticated])
+        #expect(callbacks.lastNavigation == nil, "no web view in cookbook D")
+        #expect(session.ledger.answers(to: call) == [Self.authenticated])
+        #expect(platform.presentedDialogs == [Self.picker], "only SSO-capable MVPDs are offered")
+        let token = try #require(await session.enabler.machineSnapshot.storedTokens.authentication)
+        #expect(token.source == .platformSSO && token.mvpdID == "acme-cable")
+        // The engine's own token works like any other: authorize and get a media token.
+        await session.enabler.getAuthorization("news-channel")
+        #expect(await session.collectIgnoringTracking().map(\.name) == ["setToken"])
+        await session.expectClean()
+    }
+
+    @Test func otherProvidersFallsBackToTheClassicDialog() async throws {
+        let session = SimulatedSession(platformSSO: true)
+        try #require(session.platform).script(.otherProviders)
+        await session.configure()
+        let call = await session.enabler.getAuthentication()
+        let world = SimulatedWorld.default
+        let mvpds = try #require(world.requestor("sim-requestor")).mvpdIDs.compactMap { world.provider($0)?.mvpd }
+        #expect(await session.collectIgnoringTracking() == [
+            .presentTvProviderDialog(Self.picker), .dismissTvProviderDialog(Self.picker),
+            status("N003", "The user chose another TV provider in the platform picker."),
+            .displayProviderDialog(mvpds),
+        ])
+        // The classic flow (C) continues from here and answers the original call.
+        await session.enabler.setSelectedProvider("coastal-fiber")
+        _ = await session.collect()
+        _ = await session.logIn(as: "dave", password: "diving")
+        #expect(await session.collectIgnoringTracking() == [Self.authenticated])
+        #expect(session.ledger.answers(to: call) == [Self.authenticated])
+        #expect(await session.enabler.machineSnapshot.storedTokens.authentication?.source == .mvpdLogin)
+        await session.expectClean()
+    }
+
+    @Test func anUnsupportedProviderFallsBackWithN004() async throws {
+        let session = SimulatedSession(platformSSO: true)
+        try #require(session.platform).script(.choose(mvpdID: "delta-satellite"))
+        await session.configure()
+        let call = await session.enabler.getAuthentication()
+        let callbacks = await session.collectIgnoringTracking()
+        #expect(callbacks.map(\.name) == ["presentTvProviderDialog", "dismissTvProviderDialog", "status", "displayProviderDialog"])
+        #expect(statusCode(callbacks[2]) == "N004")
+        #expect(await session.enabler.machineSnapshot.authentication.kind == .selectingProvider)
+        await session.expectClean(pending: [call])
+    }
+
+    @Test func cancellingThePickerEndsTheLoginAndANewOneStarts() async throws {
+        let session = SimulatedSession(platformSSO: true)
+        let platform = try #require(session.platform)
+        platform.script(.cancel)
+        await session.configure()
+        let call = await session.enabler.getAuthentication()
+        let ended = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
+        #expect(await session.collectIgnoringTracking() == [
+            .presentTvProviderDialog(Self.picker), status("N005", "The user cancelled the platform picker."),
+            .dismissTvProviderDialog(Self.picker), ended,
+        ])
+        #expect(session.ledger.answers(to: call) == [ended])
+        platform.script(.signIn(username: "carol"))
+        await session.enabler.getAuthentication()
+        let again = await session.collectIgnoringTracking()
+        #expect(again.last == Self.authenticated)
+        #expect(again.first?.name == "presentTvProviderDialog")
+        await session.expectClean()
+    }
+
+    @Test(arguments: ["forged", "expired", "other device"])
+    func aBadAssertionIsRefusedByTheBackendAndNothingIsStored(_ kind: String) async throws {
+        let session = SimulatedSession(platformSSO: true)
+        let platform = try #require(session.platform)
+        let genuine = try #require(await session.simulator.platformAssertion(username: "alice", deviceID: "device-1"))
+        switch kind {
+        case "forged":
+            platform.script(.present(PlatformAssertion(mvpdID: "acme-cable", serialized: genuine.serialized.dropLast(2) + "AA")))
+        case "expired":
+            platform.script(.present(genuine))
+            await session.clock.advance(by: .seconds(301))
+        default:
+            let other = try #require(await session.simulator.platformAssertion(username: "alice", deviceID: "device-2"))
+            platform.script(.present(other))
+        }
+        await session.configure()
+        let call = await session.enabler.getAuthentication()
+        let callbacks = await session.collectIgnoringTracking()
+        #expect(callbacks.first == .presentTvProviderDialog(Self.picker))
+        #expect(statusCode(callbacks.dropFirst().first) == "LOGIN_FAILED")
+        let failed = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication)
+        #expect(callbacks.last == failed && session.ledger.answers(to: call) == [failed])
+        #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-requestor").authentication == nil)
+        await session.expectClean()
+    }
+
+    @Test func loggingOutOfAPlatformSessionReportsVSA203() async throws {
+        let session = SimulatedSession(platformSSO: true)
+        let platform = try #require(session.platform)
+        platform.script(.signIn(username: "alice"))
+        await session.configure()
+        await session.enabler.getAuthentication()
+        _ = await session.collect()
+        let logout = await session.enabler.logout()
+        let callbacks = await session.collectIgnoringTracking()
+        #expect(statusCode(callbacks.first) == "VSA203")
+        #expect(callbacks.map(\.name) == ["status", "navigateToUrl"])
+        #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
+        let visit = await session.userAgent.follow(try #require(callbacks.lastNavigation))
+        await session.enabler.handleExternalURL(try #require(visit.appURL))
+        let done = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)
+        #expect(await session.collectIgnoringTracking() == [done])
+        #expect(session.ledger.answers(to: logout) == [done])
+        #expect(platform.signedInUser == "alice", "the platform account stays signed in (cookbook I)")
+        await session.expectClean()
+    }
+
+    @Test func withoutAPlatformTheClassicDialogIsShown() async throws {
+        let session = SimulatedSession()
+        await session.configure()
+        let call = await session.enabler.getAuthentication()
+        #expect(await session.collectIgnoringTracking().map(\.name) == ["displayProviderDialog"])
+        await session.expectClean(pending: [call])
+    }
+
+    @Test func aPickerAnswerAfterTheLoginEndedIsIgnored() {
+        var settings = EngineSettings()
+        settings.platformSSO = true
+        var machine = EntitlementMachine(settings: settings, deviceID: "d")
+        let now = Timestamp(milliseconds: 0)
+        let configuration = RequestorConfiguration(
+            requestorID: "r", mvpds: [Self.acme], authenticationEndpoint: "https://sp/authn", logoutEndpoint: "https://sp/logout")
+        _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: now)
+        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: now)
+        let opened = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: now)
+        let dialog = TvProviderDialog(id: "tv-provider-1", mvpds: [Self.acme])
+        #expect(opened == [
+            .emit(.presentTvProviderDialog(dialog), answering: []),
+            .presentPlatformPicker(FlowID(1), dialog, requestorID: "r"),
+        ])
+        let cancelled = machine.handle(.callReceived(CallID(3), .setSelectedProvider(nil)), at: now)
+        #expect(cancelled.contains(.dismissPlatformPicker(FlowID(1))))
+        #expect(cancelled.contains(.emit(.dismissTvProviderDialog(dialog), answering: [])))
+        let late = machine.handle(
+            .platformPickerAnswered(FlowID(1), .signedIn(PlatformAssertion(mvpdID: "acme-cable", serialized: "vsa.x.y"))), at: now)
+        #expect(late == [.log(.latePickerAnswerIgnored(FlowID(1)))])
+        #expect(machine.authentication == .unauthenticated)
+    }
+
+    @Test func aTokenStoredBeforeSourcesExistedReadsAsAnMVPDLogin() throws {
+        let json = #"{"value":"v","mvpdID":"m","requestorID":"r","userID":"u","expires":{"milliseconds":5}}"#
+        let token = try JSONDecoder().decode(AuthenticationToken.self, from: Data(json.utf8))
+        #expect(token.source == .mvpdLogin && token.expires == Timestamp(milliseconds: 5))
+        let platform = AuthenticationToken(value: "v", mvpdID: "m", requestorID: "r", userID: "u", expires: token.expires, source: .platformSSO)
+        #expect(try JSONDecoder().decode(AuthenticationToken.self, from: JSONEncoder().encode(platform)) == platform)
+    }
+}
