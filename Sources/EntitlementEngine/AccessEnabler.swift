@@ -34,9 +34,15 @@ public actor AccessEnabler {
     private var draining = false
     private var lastCallID: UInt64 = 0
     private var timers: [TimerID: ScheduledTimer] = [:]
-    /// Platform pickers the engine waits for, by flow (an open picker keeps the engine busy).
-    private var pickers: [FlowID: Task<Void, Never>] = [:]
-    private var pickerWaiters: [CheckedContinuation<Void, Never>] = []
+    /// What the engine waits for from the platform: an open picker (by flow) or a sign-in check
+    /// (by operation). Either keeps the engine busy.
+    private enum PlatformWork: Hashable {
+        case picker(FlowID)
+        case signInCheck(OperationID)
+    }
+
+    private var platformWork: [PlatformWork: Task<Void, Never>] = [:]
+    private var platformWaiters: [CheckedContinuation<Void, Never>] = []
     private let platform: (any PlatformSSO)?
     private var operationsInFlight: Set<OperationID> = []
     private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
@@ -78,7 +84,7 @@ public actor AccessEnabler {
     deinit {
         for stream in streams.values { stream.finish() }
         for timer in timers.values { timer.cancel() }
-        for picker in pickers.values { picker.cancel() }
+        for task in platformWork.values { task.cancel() }
     }
 
     // MARK: - Public API (cookbook calls)
@@ -173,15 +179,15 @@ public actor AccessEnabler {
 
     /// Returns once no backend request is in flight, no platform picker is open and no input is waiting.
     public func whenIdle() async {
-        guard !operationsInFlight.isEmpty || !pickers.isEmpty || draining else { return }
+        guard !operationsInFlight.isEmpty || !platformWork.isEmpty || draining else { return }
         await withCheckedContinuation { idleWaiters.append($0) }
     }
 
-    /// Returns once no platform picker is open (answered, or dismissed by the engine) and its
-    /// answer has been handled.
-    public func whenPlatformPickersClosed() async {
-        guard !pickers.isEmpty || draining else { return }
-        await withCheckedContinuation { pickerWaiters.append($0) }
+    /// Returns once no platform picker is open (answered, or dismissed by the engine), no platform
+    /// sign-in check is running, and their answers have been handled.
+    public func whenPlatformAnswered() async {
+        guard !platformWork.isEmpty || draining else { return }
+        await withCheckedContinuation { platformWaiters.append($0) }
     }
 
     /// The backend requests sent and not yet answered.
@@ -277,7 +283,11 @@ public actor AccessEnabler {
         case .presentPlatformPicker(let flow, let dialog, let requestorID):
             startPickerTask(flow, dialog, requestorID: requestorID)
         case .dismissPlatformPicker(let flow):
-            pickers.removeValue(forKey: flow)?.cancel()
+            platformWork.removeValue(forKey: .picker(flow))?.cancel()
+        case .checkPlatformSignIn(let operation, let requestorID, let mvpdIDs):
+            startPlatformTask(.signInCheck(operation)) { platform in
+                .platformSignInChecked(operation, await platform?.signedInAssertion(requestorID: requestorID, mvpdIDs: mvpdIDs))
+            }
         case .log(let log):
             monitor?.observe(.log(log))
         }
@@ -286,21 +296,27 @@ public actor AccessEnabler {
     // MARK: - Platform picker
 
     private func startPickerTask(_ flow: FlowID, _ dialog: TvProviderDialog, requestorID: String) {
-        guard let platform else {
-            // The machine only asks when a port was given; answer as a cancelled picker otherwise.
-            enqueue(.platformPickerAnswered(flow, .cancelled))
-            return
-        }
-        pickers[flow] = Task {
-            let answer = await platform.pickProvider(dialog, requestorID: requestorID)
-            self.pickerAnswered(flow, answer)
+        startPlatformTask(.picker(flow)) { platform in
+            // The machine only asks when a port was given; without one the picker counts as cancelled.
+            .platformPickerAnswered(flow, await platform?.pickProvider(dialog, requestorID: requestorID) ?? .cancelled)
         }
     }
 
-    private func pickerAnswered(_ flow: FlowID, _ answer: PlatformPickerAnswer) {
+    /// Runs one question to the platform as a task whose answer comes back as an input.
+    private func startPlatformTask(
+        _ work: PlatformWork, _ ask: @escaping @Sendable ((any PlatformSSO)?) async -> Input
+    ) {
+        let platform = self.platform
+        platformWork[work] = Task {
+            let answer = await ask(platform)
+            self.platformAnswered(work, answer)
+        }
+    }
+
+    private func platformAnswered(_ work: PlatformWork, _ answer: Input) {
         // A dismissed picker's answer is dropped here: the machine already ended its flow.
-        guard pickers.removeValue(forKey: flow) != nil else { return }
-        enqueue(.platformPickerAnswered(flow, answer))
+        guard platformWork.removeValue(forKey: work) != nil else { return }
+        enqueue(answer)
         resumeIdleWaitersIfIdle()
     }
 
@@ -364,12 +380,12 @@ public actor AccessEnabler {
     }
 
     private func resumeIdleWaitersIfIdle() {
-        if pickers.isEmpty, !draining, !pickerWaiters.isEmpty {
-            let waiters = pickerWaiters
-            pickerWaiters.removeAll()
+        if platformWork.isEmpty, !draining, !platformWaiters.isEmpty {
+            let waiters = platformWaiters
+            platformWaiters.removeAll()
             for waiter in waiters { waiter.resume() }
         }
-        guard operationsInFlight.isEmpty, pickers.isEmpty, !draining, !idleWaiters.isEmpty else { return }
+        guard operationsInFlight.isEmpty, platformWork.isEmpty, !draining, !idleWaiters.isEmpty else { return }
         let waiters = idleWaiters
         idleWaiters.removeAll()
         for waiter in waiters { waiter.resume() }

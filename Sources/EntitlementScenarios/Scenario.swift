@@ -140,6 +140,10 @@ public enum WorldAction: Sendable, Hashable {
     case attack(ValueExpression, [URLEdit])
     /// `! platform user will …`: what the user will do in the next platform picker.
     case platform(SimulatedPlatform.Choice)
+    /// `! platform user signs in as U` (in the device settings, now).
+    case platformSignIn(String)
+    /// `! platform user signs out` (in the device settings, now).
+    case platformSignOut
 }
 
 /// One change an attacker makes to a URL before delivering it.

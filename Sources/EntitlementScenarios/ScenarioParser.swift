@@ -293,7 +293,13 @@ public enum ScenarioParser {
             return .attack(url, edits)
         case "platform":
             guard platform else { throw .at(column, "the device has no platform account: add `set platform-sso` first") }
-            try cursor.expect("user will")
+            try cursor.expect("user")
+            if cursor.accept("signs") {
+                if cursor.accept("out") { return .platformSignOut }
+                try cursor.expect("in as")
+                return .platformSignIn(try cursor.word("a user name"))
+            }
+            try cursor.expect("will")
             let verbColumn = cursor.column
             switch try cursor.word("sign, choose or cancel") {
             case "sign":

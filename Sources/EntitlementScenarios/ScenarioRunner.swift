@@ -168,6 +168,10 @@ private struct Run {
             await session.enabler.setSelectedProvider(nil)
         case .platform(let choice):
             session.platform?.script(choice)
+        case .platformSignIn(let username):
+            session.platform?.signIn(username)
+        case .platformSignOut:
+            session.platform?.signOut()
         case .followLogout(let holding):
             let visit = await session.userAgent.follow(try lastNavigation())
             try await arrive(visit, holding: holding)

@@ -3,7 +3,8 @@ import Synchronization
 
 /// A device's system-wide TV-provider account, as the engine's `PlatformSSO` port sees it: the
 /// picker is answered from a script (what the user will do), and a sign-in yields an assertion
-/// the simulator's backend verifies. The account stays signed in until ``signOut()``.
+/// the simulator's backend verifies. The account stays signed in until ``signOut()``, and while it
+/// is, ``signedInAssertion(requestorID:mvpdIDs:)`` answers without UI.
 public final class SimulatedPlatform: PlatformSSO {
     /// What the user does in the picker.
     public enum Choice: Sendable, Hashable {
@@ -44,8 +45,20 @@ public final class SimulatedPlatform: PlatformSSO {
     /// The pickers presented so far.
     public var presentedDialogs: [TvProviderDialog] { state.withLock { $0.presented } }
 
+    /// Signs the platform account in as `username` (the user did it in the device settings).
+    public func signIn(_ username: String) { state.withLock { $0.signedIn = username } }
+
     /// Signs the platform account out (the user did it in the device settings).
     public func signOut() { state.withLock { $0.signedIn = nil } }
+
+    /// The signed-in account's assertion, when its MVPD is one of `mvpdIDs`.
+    public func signedInAssertion(requestorID: String, mvpdIDs: [String]) async -> PlatformAssertion? {
+        guard let username = signedInUser,
+            let assertion = await simulator.platformAssertion(username: username, deviceID: deviceID),
+            mvpdIDs.contains(assertion.mvpdID)
+        else { return nil }
+        return assertion
+    }
 
     /// Answers the picker with the next scripted choice.
     public func pickProvider(_ dialog: TvProviderDialog, requestorID: String) async -> PlatformPickerAnswer {

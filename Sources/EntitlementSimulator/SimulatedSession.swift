@@ -46,7 +46,7 @@ public struct SimulatedSession: Sendable {
     public func settle() async {
         guard let stepped else { return await enabler.whenIdle() }
         while true {
-            await enabler.whenPlatformPickersClosed()
+            await enabler.whenPlatformAnswered()
             await stepped.whenParked(await enabler.backendOperationsInFlight)
             guard let next = await stepped.nextDeliverable() else { return }
             await stepped.deliver(next)

@@ -112,6 +112,10 @@ struct Demo {
         await enabler.handleExternalURL(back)
         await platformSession.settle()
         note("the platform account is still signed in as \(platform.signedInUser ?? "nobody")")
+        note("so the next setRequestor (an app restart) signs this app in again, silently")
+        await enabler.setRequestor("sim-requestor")
+        await enabler.checkAuthentication()
+        await platformSession.settle()
         return true
     }
 

@@ -42,7 +42,7 @@ struct GoldenTraceTests {
         ("flow-f-authorization", 15, ["resource"]),  // a call's argument edited: an unknown request
         ("flow-g-view-media", 20, ["out"]),  // a garbled backend answer: a failure instead of the media-token request
         ("flow-h-logout", 22, ["answers"]),  // the redirect arrives after the logout's deadline
-        ("flow-d-platform-sso", 8, ["out"]),  // the picker answer edited to a cancel: N005 instead of the exchange
+        ("flow-d-platform-sso", 9, ["out"]),  // the picker answer edited to a cancel: N005 instead of the exchange
     ])
     func divergentTracesFailAtTheNamedStep(name: String, step: Int, fields: [String]) throws {
         let trace = try Self.load(name + ".divergent.jsonl")

@@ -150,7 +150,9 @@ struct PlatformSSOTests {
         let configuration = RequestorConfiguration(
             requestorID: "r", mvpds: [Self.acme], authenticationEndpoint: "https://sp/authn", logoutEndpoint: "https://sp/logout")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: now)
-        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: now)
+        let check = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: now)
+        #expect(check == [.checkPlatformSignIn(OperationID(2), requestorID: "r", mvpdIDs: ["acme-cable"])])
+        _ = machine.handle(.platformSignInChecked(OperationID(2), nil), at: now)
         let opened = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: now)
         let dialog = TvProviderDialog(id: "tv-provider-1", mvpds: [Self.acme])
         #expect(opened == [

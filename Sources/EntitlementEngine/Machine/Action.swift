@@ -18,6 +18,9 @@ public enum Action: Sendable, Hashable {
     case presentPlatformPicker(FlowID, TvProviderDialog, requestorID: String)
     /// Stop waiting for the platform's picker (the flow ended); a late answer is ignored.
     case dismissPlatformPicker(FlowID)
+    /// Ask the platform, without UI, whether it is signed in to one of `mvpdIDs`; answer with
+    /// ``Input/platformSignInChecked(_:_:)``.
+    case checkPlatformSignIn(OperationID, requestorID: String, mvpdIDs: [String])
     /// Start a timer.
     case startTimer(TimerID, at: Timestamp)
     /// Cancel a timer (no effect if it already fired).
@@ -40,6 +43,8 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
     case joined(CallID, flow: String)
     /// The platform picker answered for a flow that has ended.
     case latePickerAnswerIgnored(FlowID)
+    /// The silent platform sign-in at `setRequestor` failed; the requestor is configured without it.
+    case silentSignInFailed(String)
 
     /// One log line.
     public var description: String {
@@ -49,6 +54,7 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
         case .lateSecretsIgnored(let flow): "late secrets for \(flow) ignored"
         case .joined(let call, let flow): "call \(call) joined \(flow)"
         case .latePickerAnswerIgnored(let flow): "late platform picker answer for \(flow) ignored"
+        case .silentSignInFailed(let why): "silent platform sign-in failed: \(why)"
         }
     }
 }

@@ -391,10 +391,7 @@ extension EntitlementMachine {
         guard case .configured(let configuration) = configuration else { return [] }
         let mine = storedTokens
         persisted = stored
-        let token = stored.authentication.flatMap { token in
-            isUsable(token.expires) && token.requestorID == configuration.requestorID && configuration.mvpd(token.mvpdID) != nil
-                ? token : nil
-        }
+        let token = usableStoredToken(stored, configuration)
         func adopt() {
             authorizationCache = token == nil ? [:] : stored.authorizations.filter { isUsable($0.value.expires) }
             selectedProviderID = stored.selectedProvider.flatMap { configuration.mvpd($0) == nil ? nil : $0 }
@@ -466,7 +463,7 @@ extension EntitlementMachine {
             let notice = StatusReport(
                 code: "VSA203", level: .info,
                 message: "Signed out of this app only: the device is still signed in to the TV provider; "
-                    + "sign out in the device settings too.")
+                    + "sign out in the device settings too, or this app signs in again at its next setRequestor.")
             actions += [.emit(.status(notice), answering: []), .drawFlowSecrets(flow.id, verifier: false)]
             return actions
         }

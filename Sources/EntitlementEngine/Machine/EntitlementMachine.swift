@@ -142,6 +142,8 @@ public struct EntitlementMachine: Sendable {
             return storageChanged(stored)
         case .platformPickerAnswered(let flow, let answer):
             return platformPickerAnswered(flow, answer)
+        case .platformSignInChecked(let operation, let assertion):
+            return platformSignInChecked(operation, assertion)
         }
     }
 
@@ -155,7 +157,7 @@ public struct EntitlementMachine: Sendable {
         var actions: [Action] = []
         var answering = [id]
         switch configuration {
-        case .configuring(_, _, let earlier):
+        case .configuring(_, _, let earlier), .signingIn(_, _, let earlier):
             answering = earlier + [id]
         case .configured(let current):
             actions += abandonEverything(because: "The requestor was reconfigured.", saving: current)
@@ -179,6 +181,7 @@ public struct EntitlementMachine: Sendable {
         guard case .configuring(_, let expected, let calls) = configuration, expected == operation else {
             return [.log(.lateResultIgnored(operation))]
         }
+        if let check = signInSilently(loaded, stored, calls: calls) { return [check] }
         moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
         var actions: [Action] = []
         persisted = stored
@@ -194,10 +197,7 @@ public struct EntitlementMachine: Sendable {
                 message: "The stored tokens belong to another device id; they were cleared and the user must log in again.")
             actions.append(.emit(.status(notice), answering: []))
         }
-        let token = stored.authentication.flatMap { token in
-            isUsable(token.expires) && token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil
-                ? token : nil
-        }
+        let token = usableStoredToken(stored, loaded)
         if let token {
             moveAuthentication(to: .authenticated(token), .validStoredToken)
         } else if let resumed = resumePendingLogin(stored.pendingLogin, loaded) {
@@ -213,6 +213,84 @@ public struct EntitlementMachine: Sendable {
             queue.removeAll()
         }
         return actions
+    }
+
+    // MARK: - Silent platform sign-in at setRequestor
+
+    /// With nothing valid stored (and no login to resume) on a device with a platform account,
+    /// asks the platform whether it is signed in to one of the requestor's SSO-capable MVPDs
+    /// before completing: the silent exchange of cookbook D's platform sign-in.
+    private mutating func signInSilently(_ loaded: RequestorConfiguration, _ stored: StoredTokens, calls: [CallID])
+        -> Action?
+    {
+        let platformMVPDs = loaded.mvpds.filter(\.enablePlatformServices).map(\.id)
+        guard settings.platformSSO, !platformMVPDs.isEmpty, stored.deviceID ?? deviceID == deviceID,
+            usableStoredToken(stored, loaded) == nil,
+            !(stored.pendingLogin.map { $0.deadline > now && loaded.mvpd($0.mvpdID) != nil } ?? false)
+        else { return nil }
+        persisted = stored
+        selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
+        authorizationCache = [:]
+        let operation = nextOperation()
+        moveConfiguration(
+            to: .signingIn(loaded, operation: operation, calls: calls), .platformMayBeSignedIn, .checkPlatformSignIn)
+        return .checkPlatformSignIn(operation, requestorID: loaded.requestorID, mvpdIDs: platformMVPDs)
+    }
+
+    private mutating func platformSignInChecked(_ operation: OperationID, _ assertion: PlatformAssertion?) -> [Action] {
+        guard case .signingIn(let loaded, let expected, let calls) = configuration, expected == operation else {
+            return [.log(.lateResultIgnored(operation))]
+        }
+        guard let assertion else { return finishSigningIn(loaded, calls: calls, token: nil, .platformNotSignedIn) }
+        let exchange = nextOperation()
+        moveConfiguration(to: .signingIn(loaded, operation: exchange, calls: calls), .platformSignedIn, .exchangeCode)
+        return [.callBackend(exchange, .exchangePlatformAssertion(context(loaded), assertion: assertion))]
+    }
+
+    /// The exchange of the platform's assertion answered while signing in.
+    private mutating func silentExchangeFinished(
+        _ loaded: RequestorConfiguration, calls: [CallID], _ result: Result<BackendResponse, BackendError>
+    ) -> [Action] {
+        switch result {
+        case .success(.authenticated(let token))
+        where token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID)?.enablePlatformServices == true
+            && isUsable(token.expires):
+            return finishSigningIn(loaded, calls: calls, token: token, .tokenMatchesFlow)
+        case .success:
+            return [.log(.silentSignInFailed("the backend's answer is not a token for this requestor"))]
+                + finishSigningIn(loaded, calls: calls, token: nil, .malformedAnswer)
+        case .failure(let error):
+            return [.log(.silentSignInFailed(error.summary))] + finishSigningIn(loaded, calls: calls, token: nil, .failed)
+        }
+    }
+
+    /// Completes `setRequestor` after the silent sign-in: signed in or not, only
+    /// `setRequestorComplete` is seen, then the held calls run.
+    private mutating func finishSigningIn(
+        _ loaded: RequestorConfiguration, calls: [CallID], token: AuthenticationToken?, _ condition: TransitionGuard
+    ) -> [Action] {
+        moveConfiguration(to: .configured(loaded), condition, .setRequestorComplete, .runQueue)
+        if let token {
+            moveAuthentication(to: .authenticated(token), .platformSignedIn, .persist)
+            selectedProviderID = token.mvpdID
+        } else {
+            moveAuthentication(to: .unauthenticated, .noValidStoredToken)
+        }
+        var actions: [Action] = [.emit(.setRequestorComplete(success: true), answering: calls)]
+        if !queue.isEmpty {
+            actions.append(.resubmit(queue))
+            queue.removeAll()
+        }
+        return actions
+    }
+
+    /// The stored authentication if it still counts for `loaded`: unexpired, for this requestor,
+    /// and from one of its MVPDs.
+    func usableStoredToken(_ stored: StoredTokens, _ loaded: RequestorConfiguration) -> AuthenticationToken? {
+        stored.authentication.flatMap { token in
+            isUsable(token.expires) && token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil
+                ? token : nil
+        }
     }
 
     private mutating func configurationFailed(_ operation: OperationID, _ error: BackendError) -> [Action] {
@@ -248,7 +326,7 @@ public struct EntitlementMachine: Sendable {
 
     private mutating func callReceived(_ id: CallID, _ call: EntitlementCall) -> [Action] {
         switch configuration {
-        case .unconfigured, .configuring:
+        case .unconfigured, .configuring, .signingIn:
             guard queue.count < settings.queueLimit else {
                 stayConfiguration(.queueFull, .status)
                 return refuse(id, .queueFull(limit: settings.queueLimit))
@@ -306,6 +384,9 @@ public struct EntitlementMachine: Sendable {
     private mutating func backendFinished(_ operation: OperationID, _ result: Result<BackendResponse, BackendError>)
         -> [Action]
     {
+        if case .signingIn(let loaded, let expected, let calls) = configuration, expected == operation {
+            return silentExchangeFinished(loaded, calls: calls, result)
+        }
         guard case .configured(let configuration) = configuration else { return [.log(.lateResultIgnored(operation))] }
         if case .exchangingCode(let flow, let expected) = authentication, expected == operation {
             return codeExchangeFinished(flow, result, configuration)

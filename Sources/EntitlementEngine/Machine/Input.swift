@@ -18,6 +18,8 @@ public enum Input: Sendable, Hashable {
     case timerFired(TimerID)
     /// The platform's provider picker for a login flow answered (cookbook D).
     case platformPickerAnswered(FlowID, PlatformPickerAnswer)
+    /// The platform said, without UI, whether it is signed in: its assertion, or nil.
+    case platformSignInChecked(OperationID, PlatformAssertion?)
     /// Shared storage holds another authentication or pending login than this machine last saved:
     /// another instance logged in, out, or started a login (checked before every input).
     case storageChanged(StoredTokens)

@@ -165,6 +165,10 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case unsupportedProvider
     /// The session came from platform SSO (logout reports VSA203).
     case platformSession
+    /// Nothing valid is stored, and the platform may be signed in to one of the requestor's MVPDs.
+    case platformMayBeSignedIn
+    /// The platform is not signed in to any of the requestor's MVPDs.
+    case platformNotSignedIn
 }
 
 /// What a row does, named for the callback it emits or the effect it asks for.
@@ -191,6 +195,8 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case presentTvProviderDialog
     /// Emit `dismissTvProviderDialog` and stop waiting for the platform's picker.
     case dismissTvProviderDialog
+    /// Ask the platform, without UI, for its assertion.
+    case checkPlatformSignIn
     /// Emit `sendTrackingData(mvpdSelection)`.
     case trackSelection
     /// Save the tokens.
@@ -275,6 +281,8 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case storageChanged
     /// The platform's provider picker answered.
     case platformPickerAnswered
+    /// The platform said whether it is signed in (at `setRequestor`).
+    case platformSignInChecked
 }
 
 /// The per-request states of the calls region.
@@ -294,6 +302,8 @@ extension ConfigurationState {
         case unconfigured
         /// See ``ConfigurationState/configuring(requestorID:operation:calls:)``.
         case configuring
+        /// See ``ConfigurationState/signingIn(_:operation:calls:)``.
+        case signingIn
         /// See ``ConfigurationState/configured(_:)``.
         case configured
         /// See ``ConfigurationState/failed(requestorID:_:)``.
@@ -305,6 +315,7 @@ extension ConfigurationState {
         switch self {
         case .unconfigured: .unconfigured
         case .configuring: .configuring
+        case .signingIn: .signingIn
         case .configured: .configured
         case .failed: .failed
         }
@@ -390,6 +401,7 @@ extension Input {
         case .timerFired: "timerFired"
         case .storageChanged: "storageChanged"
         case .platformPickerAnswered: "platformPickerAnswered"
+        case .platformSignInChecked: "platformSignInChecked"
         }
     }
 }

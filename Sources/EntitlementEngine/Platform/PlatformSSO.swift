@@ -8,4 +8,9 @@ public protocol PlatformSSO: Sendable {
     /// presents the picker when `presentTvProviderDialog` arrives; cancellation of the calling
     /// task means the engine no longer waits (the answer is then ignored).
     func pickProvider(_ dialog: TvProviderDialog, requestorID: String) async -> PlatformPickerAnswer
+
+    /// Without any UI: the platform's assertion when the device is already signed in to one of
+    /// `mvpdIDs` (the requestor's MVPDs that support platform SSO), else nil. `setRequestor` asks
+    /// it when nothing valid is stored, and exchanges the assertion silently.
+    func signedInAssertion(requestorID: String, mvpdIDs: [String]) async -> PlatformAssertion?
 }

@@ -46,6 +46,10 @@ enum TraceCoding {
             record["in"] = "platformPickerAnswered"
             record["flow"] = .int(Int64(flow.rawValue))
             record["answer"] = encode(answer, book: &book)
+        case .platformSignInChecked(let operation, let assertion):
+            record["in"] = "platformSignInChecked"
+            record["op"] = .int(Int64(operation.rawValue))
+            record["assertion"] = assertion.map { encode($0, book: &book) } ?? .null
         }
         return .object(record)
     }
@@ -82,6 +86,9 @@ enum TraceCoding {
         case "platformPickerAnswered":
             input = .platformPickerAnswered(
                 FlowID(UInt64(try int(record, "flow"))), try decodePickerAnswer(try member(record, "answer")))
+        case "platformSignInChecked":
+            let assertion = try member(record, "assertion")
+            input = .platformSignInChecked(try operation(record), assertion == .null ? nil : try decodeAssertion(assertion))
         default:
             throw .field("in")
         }

@@ -115,7 +115,7 @@ private struct Run {
             case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
                 produced.append(TraceCoding.encode(operation, request, seq: seq, book: &book))
             case .resubmit, .drawFlowSecrets, .startTimer, .cancelTimer, .persist, .log, .presentPlatformPicker,
-                .dismissPlatformPicker:
+                .dismissPlatformPicker, .checkPlatformSignIn:
                 break
             }
         }
@@ -129,6 +129,7 @@ private struct Run {
         case .configurationFailed(let op, let error): .configurationFailed(operations[op.rawValue] ?? op, error)
         case .backendAnswered(let op, let response): .backendAnswered(operations[op.rawValue] ?? op, response)
         case .backendFailed(let op, let error): .backendFailed(operations[op.rawValue] ?? op, error)
+        case .platformSignInChecked(let op, let assertion): .platformSignInChecked(operations[op.rawValue] ?? op, assertion)
         default: input
         }
     }
