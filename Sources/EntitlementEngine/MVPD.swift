@@ -6,14 +6,32 @@ public struct MVPD: Sendable, Hashable, Codable {
     public var displayName: String
     /// The logo shown in the provider picker.
     public var logoURL: String
-    /// Whether the provider supports platform single sign-on (cookbook D/E; used by a later issue).
+    /// Whether the provider supports platform single sign-on (cookbook D).
     public var enablePlatformServices: Bool
+    /// Whether this is a TempPass pseudo-MVPD: choosing it signs in at once, for a limited time per
+    /// device, without any login page (the configuration's `isTempPass`).
+    public var isTempPass: Bool
 
     /// Creates an MVPD description.
-    public init(id: String, displayName: String, logoURL: String = "", enablePlatformServices: Bool = false) {
+    public init(
+        id: String, displayName: String, logoURL: String = "", enablePlatformServices: Bool = false, isTempPass: Bool = false
+    ) {
         self.id = id
         self.displayName = displayName
         self.logoURL = logoURL
         self.enablePlatformServices = enablePlatformServices
+        self.isTempPass = isTempPass
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, displayName, logoURL, enablePlatformServices, isTempPass }
+
+    /// Decodes an MVPD; `isTempPass` may be absent (false).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        displayName = try container.decode(String.self, forKey: .displayName)
+        logoURL = try container.decode(String.self, forKey: .logoURL)
+        enablePlatformServices = try container.decode(Bool.self, forKey: .enablePlatformServices)
+        isTempPass = try container.decodeIfPresent(Bool.self, forKey: .isTempPass) ?? false
     }
 }

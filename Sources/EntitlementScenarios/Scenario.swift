@@ -144,6 +144,8 @@ public enum WorldAction: Sendable, Hashable {
     case platformSignIn(String)
     /// `! platform user signs out` (in the device settings, now).
     case platformSignOut
+    /// `! backend resets temppass`: this device may use its TempPasses again.
+    case resetTempPass
 }
 
 /// One change an attacker makes to a URL before delivering it.

@@ -259,7 +259,11 @@ public enum ScenarioParser {
             return .advanceClock(try cursor.duration())
         case "backend":
             let verbColumn = cursor.column
-            let verb = try cursor.word("fails, heals, holds or releases")
+            let verb = try cursor.word("fails, heals, holds, releases or resets")
+            if verb == "resets" {
+                try cursor.expect("temppass")
+                return .resetTempPass
+            }
             let operation = try self.operation(&cursor)
             switch verb {
             case "fails":
@@ -274,7 +278,7 @@ public enum ScenarioParser {
             case "heals": return .heal(operation)
             case "holds": return .hold(operation)
             case "releases": return .release(operation)
-            default: throw .at(verbColumn, "unknown backend action '\(verb)' (fails, heals, holds, releases)")
+            default: throw .at(verbColumn, "unknown backend action '\(verb)' (fails, heals, holds, releases, resets temppass)")
             }
         case "attacker":
             try cursor.expect("delivers")

@@ -172,6 +172,8 @@ private struct Run {
             session.platform?.signIn(username)
         case .platformSignOut:
             session.platform?.signOut()
+        case .resetTempPass:
+            await session.simulator.resetTempPass(deviceID: scenario.deviceID)
         case .followLogout(let holding):
             let visit = await session.userAgent.follow(try lastNavigation())
             try await arrive(visit, holding: holding)

@@ -35,7 +35,8 @@ public struct SimulatedWorld: Sendable {
         public var hasLogoutPage: Bool
         /// Supports platform single sign-on (shown as `enablePlatformServices`; cookbook D).
         public var platformSSO: Bool
-        /// A TempPass pseudo-MVPD (flows in a later issue).
+        /// A TempPass pseudo-MVPD: choosing it signs the device in at once for `authenticationTTL`,
+        /// counted from the first grant, then never again until the simulator resets it.
         public var tempPass: Bool
         /// Authentication per requestor: no SSO across requestors (flows in a later issue).
         public var perRequestor: Bool
@@ -62,7 +63,9 @@ public struct SimulatedWorld: Sendable {
 
         /// The provider as the engine's configuration shows it.
         public var mvpd: MVPD {
-            MVPD(id: id, displayName: displayName, logoURL: "\(loginHost)/logo.png", enablePlatformServices: platformSSO)
+            MVPD(
+                id: id, displayName: displayName, logoURL: "\(loginHost)/logo.png", enablePlatformServices: platformSSO,
+                isTempPass: tempPass)
         }
     }
 

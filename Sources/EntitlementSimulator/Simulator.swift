@@ -36,6 +36,8 @@ public actor Simulator {
         var username: String
         var deviceID: String
         var revoked = false
+        /// The pseudo-subscriber of a TempPass: entitled to every resource of its requestor.
+        var tempPassUser: SimulatedWorld.User?
     }
 
     private struct IssuedAuthorization {
@@ -59,6 +61,8 @@ public actor Simulator {
     private var authentications: [String: IssuedAuthentication] = [:]
     private var authorizations: [String: IssuedAuthorization] = [:]
     private var logoutSessions: [String: LogoutSession] = [:]
+    /// When each TempPass window ends, by requestor, MVPD and device.
+    private var tempPasses: [String: Timestamp] = [:]
     private var faults: [BackendOperation: (fault: SimulatedFault, remaining: Int?)] = [:]
     private var held: Set<BackendOperation> = []
     private var waiting: [(operation: BackendOperation, resume: CheckedContinuation<Void, Never>)] = []
@@ -158,6 +162,8 @@ public actor Simulator {
         case .exchangeCode(let exchange): return .authenticated(try exchangeCode(exchange))
         case .exchangePlatformAssertion(let context, let assertion):
             return .authenticated(try exchangeAssertion(context, assertion))
+        case .startTempPass(let context, let mvpdID, _):
+            return .authenticated(try startTempPass(context, mvpdID))
         case .authorize(let context, let authentication, let resource, _):
             return .authorized(try authorize(context, authentication, resource))
         case .mediaToken(let context, let authentication, let authorization):
@@ -297,6 +303,39 @@ public actor Simulator {
         return token
     }
 
+    // MARK: - TempPass
+
+    /// Grants this device's TempPass for the MVPD's authentication TTL, counted from the first
+    /// grant; within that window it is granted again with the same end; after it, refused until
+    /// ``resetTempPass(deviceID:)``.
+    private func startTempPass(_ context: RequestContext, _ mvpdID: String) throws(BackendError) -> AuthenticationToken {
+        guard let provider = world.provider(mvpdID), provider.tempPass,
+            let requestor = world.requestor(context.requestorID), requestor.mvpdIDs.contains(mvpdID)
+        else { throw .denied(code: "invalid_temppass", message: "'\(mvpdID)' is not a TempPass of this requestor.") }
+        let key = "\(context.requestorID)|\(mvpdID)|\(context.deviceID)"
+        let now = clock.now()
+        let ends = tempPasses[key] ?? now.adding(provider.authenticationTTL)
+        guard now < ends else {
+            throw .denied(code: "temppass_expired", message: "This device has used its TempPass.")
+        }
+        tempPasses[key] = ends
+        let guid = Hex.encode(Array(SHA256.hash("temppass/" + context.deviceID).prefix(16)))
+        let user = SimulatedWorld.User(
+            username: "temppass:\(context.deviceID)", password: "", mvpdID: mvpdID, userID: guid,
+            entitlements: Set(requestor.resources))
+        let token = AuthenticationToken(
+            value: mint("authn."), mvpdID: mvpdID, requestorID: context.requestorID, userID: guid, expires: ends,
+            source: .tempPass)
+        authentications[token.value] = IssuedAuthentication(
+            token: token, username: user.username, deviceID: context.deviceID, tempPassUser: user)
+        return token
+    }
+
+    /// Lets `deviceID` use its TempPasses again (Adobe's reset-TempPass management call).
+    public func resetTempPass(deviceID: String) {
+        tempPasses = tempPasses.filter { !$0.key.hasSuffix("|" + deviceID) }
+    }
+
     private func validUser(_ context: RequestContext, _ token: AuthenticationToken) throws(BackendError)
         -> SimulatedWorld.User
     {
@@ -305,7 +344,7 @@ public actor Simulator {
         }
         guard clock.now() < issued.token.expires else { throw .authenticationRequired("the authentication expired") }
         guard issued.deviceID == context.deviceID, issued.token.requestorID == context.requestorID,
-            let user = world.user(issued.username)
+            let user = issued.tempPassUser ?? world.user(issued.username)
         else { throw .authenticationRequired("the authentication belongs to another device or requestor") }
         return user
     }
@@ -329,7 +368,10 @@ public actor Simulator {
         let user = try validUser(context, authentication)
         if let denial = entitled(user, resource, context) { throw denial }
         let ttl = world.provider(user.mvpdID)?.authorizationTTL ?? .seconds(86_400)
-        let token = AuthorizationToken(value: mint("authz."), resource: resource, expires: clock.now().adding(ttl))
+        // A TempPass's authorizations end with it (Adobe: "authN and authZ tokens share the expiry").
+        let isTempPass = authentications[authentication.value]?.tempPassUser != nil
+        let expires = isTempPass ? min(clock.now().adding(ttl), authentication.expires) : clock.now().adding(ttl)
+        let token = AuthorizationToken(value: mint("authz."), resource: resource, expires: expires)
         authorizations[token.value] = IssuedAuthorization(token: token, authentication: authentication.value)
         return token
     }

@@ -68,13 +68,14 @@ struct TransitionCoverageTests {
         rows.formUnion(restarted.lastTransitions)
         // While the platform picker is open (a script answers it ahead of time, so it cannot act
         // in between): a second call joins, a stray redirect is refused, and the app's own choice,
-        // a cancel, a logout or a new requestor each close the picker.
+        // a TempPass, a cancel, a logout or a new requestor each close the picker.
         let platformConfiguration = RequestorConfiguration(
-            requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M", enablePlatformServices: true)],
+            requestorID: "r",
+            mvpds: [MVPD(id: "m", displayName: "M", enablePlatformServices: true), MVPD(id: "tp", displayName: "TP", isTempPass: true)],
             authenticationEndpoint: "https://sp/authn", logoutEndpoint: "https://sp/logout")
         let interruptions: [EntitlementCall] = [
             .getAuthentication(forceAuthn: false, data: [:]), .handleExternalURL("adobepass://ios.app?code=c&state=s"),
-            .setSelectedProvider("m"), .setSelectedProvider(nil), .logout,
+            .setSelectedProvider("m"), .setSelectedProvider("tp"), .setSelectedProvider(nil), .logout,
             .setRequestor(requestorID: "r", serviceProviders: []),
         ]
         for call in interruptions {
@@ -118,7 +119,7 @@ struct TransitionCoverageTests {
         exercised.formUnion(machineOnly)
         let unexercised = TransitionTable.rowSet.subtracting(exercised).sorted().map(\.description)
         #expect(unexercised.isEmpty, "rows nothing exercises:\n\(unexercised.joined(separator: "\n"))")
-        #expect(machineOnly.subtracting(byScenarios).count == 18, "the machine drives should be needed for exactly 18 rows")
+        #expect(machineOnly.subtracting(byScenarios).count == 19, "the machine drives should be needed for exactly 19 rows")
         #expect(machineOnly.isSubset(of: TransitionTable.rowSet))
     }
 }

@@ -23,6 +23,8 @@ public enum BackendRequest: Sendable, Hashable {
     case exchangeCode(CodeExchange)
     /// Exchange the platform's signed assertion for the engine's own authentication token (cookbook D).
     case exchangePlatformAssertion(RequestContext, assertion: PlatformAssertion)
+    /// Start (or resume, within its window) this device's TempPass with a TempPass MVPD.
+    case startTempPass(RequestContext, mvpdID: String, data: [String: String])
     /// Authorize a resource.
     case authorize(RequestContext, authentication: AuthenticationToken, resource: String, data: [String: String])
     /// Obtain a fresh media token for an authorized resource.
@@ -38,6 +40,7 @@ public enum BackendRequest: Sendable, Hashable {
         case .configuration: .configuration
         case .exchangeCode: .exchangeCode
         case .exchangePlatformAssertion: .exchangePlatformAssertion
+        case .startTempPass: .startTempPass
         case .authorize: .authorize
         case .mediaToken: .mediaToken
         case .preauthorize: .preauthorize
@@ -54,6 +57,8 @@ public enum BackendOperation: String, Sendable, Hashable, Codable, CaseIterable 
     case exchangeCode
     /// Platform-assertion exchange.
     case exchangePlatformAssertion
+    /// TempPass start.
+    case startTempPass
     /// Authorization.
     case authorize
     /// Media token.

@@ -60,10 +60,18 @@ extension EntitlementMachine {
         guard case .authenticated(let token) = authentication, !isUsable(token.expires) else { return [] }
         let call = inputName
         inputName = "authenticationExpired"
-        moveAuthentication(to: .unauthenticated, nil, .persist)
-        inputName = call
+        defer { inputName = call }
         authorizationCache = [:]
-        return []
+        guard token.source == .tempPass else {
+            moveAuthentication(to: .unauthenticated, nil, .persist)
+            return []
+        }
+        // TempPass over: say so (N111) and forget the pseudo-MVPD, so the next login shows the picker.
+        moveAuthentication(to: .unauthenticated, .tempPass, .status, .persist)
+        selectedProviderID = nil
+        let notice = StatusReport(
+            code: "N111", level: .warning, message: "The TempPass expired; sign in with a TV provider to keep watching.")
+        return [.emit(.status(notice), answering: [])]
     }
 
     // MARK: - checkAuthentication / getAuthentication
@@ -106,7 +114,7 @@ extension EntitlementMachine {
         -> [Action]
     {
         var flow = LoginFlow(id: nextFlow(), mvpd: nil, secrets: nil, deadline: nil, waiters: waiters, data: data)
-        if let remembered = selectedProviderID.flatMap(configuration.mvpd) {
+        if let remembered = selectedProviderID.flatMap(configuration.mvpd), !remembered.isTempPass {
             flow.mvpd = remembered
             moveAuthentication(to: .preparingLogin(flow), .rememberedProvider, .drawSecrets)
             return [.drawFlowSecrets(flow.id, verifier: true)]
@@ -215,6 +223,19 @@ extension EntitlementMachine {
             id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: (running?.waiters ?? []) + [id],
             data: running?.data ?? [:])
         selectedProviderID = mvpd.id
+        let tracking = [mvpd.id, settings.deviceType, settings.clientType, settings.operatingSystem]
+        if mvpd.isTempPass {
+            // No login page: the backend grants (or resumes) this device's TempPass at once.
+            var rowActions: [TransitionAction] = cancelsTimer ? [.cancelTimer] : []
+            if case .platformPicking = authentication { rowActions.append(.dismissTvProviderDialog) }
+            let operation = nextOperation()
+            moveAuthentication(
+                to: .exchangingCode(flow, operation: operation), .tempPass, rowActions + [.trackSelection, .persist, .exchangeCode])
+            return actions + [
+                .emit(.sendTrackingData(.mvpdSelection, tracking), answering: []),
+                .callBackend(operation, .startTempPass(context(configuration), mvpdID: mvpd.id, data: flow.data)),
+            ]
+        }
         if cancelsTimer {
             moveAuthentication(to: .preparingLogin(flow), nil, .cancelTimer, .trackSelection, .persist, .drawSecrets)
         } else if case .platformPicking = authentication {
@@ -222,7 +243,6 @@ extension EntitlementMachine {
         } else {
             moveAuthentication(to: .preparingLogin(flow), nil, .trackSelection, .persist, .drawSecrets)
         }
-        let tracking = [mvpd.id, settings.deviceType, settings.clientType, settings.operatingSystem]
         actions += [
             .emit(.sendTrackingData(.mvpdSelection, tracking), answering: []),
             .drawFlowSecrets(flow.id, verifier: true),
@@ -316,9 +336,17 @@ extension EntitlementMachine {
         switch result {
         case .success(.authenticated(let token))
         where token.mvpdID == flow.mvpd?.id && token.requestorID == configuration.requestorID && token.expires > now:
-            moveAuthentication(to: .authenticated(token), .tokenMatchesFlow, .persist, .setAuthenticationStatus)
             selectedProviderID = token.mvpdID
-            return authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+            var notice: [Action] = []
+            if token.source == .tempPass {
+                moveAuthentication(to: .authenticated(token), .tempPass, .status, .persist, .setAuthenticationStatus)
+                let minutes = (token.expires.milliseconds - now.milliseconds) / 60_000
+                let left = "Signed in with TempPass: \(minutes) minutes left."
+                notice = [.emit(.status(StatusReport(code: "N011", level: .info, message: left)), answering: [])]
+            } else {
+                moveAuthentication(to: .authenticated(token), .tokenMatchesFlow, .persist, .setAuthenticationStatus)
+            }
+            return notice + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
                 + resumeAuthorizationsAfterLogin(token, configuration)
         case .success:
             failure = "malformed backend response: the authentication token does not match the flow"

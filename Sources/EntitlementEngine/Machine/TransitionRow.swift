@@ -169,6 +169,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case platformMayBeSignedIn
     /// The platform is not signed in to any of the requestor's MVPDs.
     case platformNotSignedIn
+    /// The MVPD (or the session) is TempPass.
+    case tempPass
 }
 
 /// What a row does, named for the callback it emits or the effect it asks for.

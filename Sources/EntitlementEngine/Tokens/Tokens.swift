@@ -47,6 +47,8 @@ public enum AuthenticationSource: String, Sendable, Hashable, Codable {
     case mvpdLogin
     /// The platform's TV-provider account, through its signed assertion (cookbook D).
     case platformSSO
+    /// A TempPass pseudo-MVPD: a limited time per device, no login.
+    case tempPass
 }
 
 /// The authorization token for one resource; never outlives its authentication.

@@ -254,6 +254,10 @@ enum TraceCoding {
         case .exchangePlatformAssertion(let context, let assertion):
             record["context"] = encode(context)
             record["assertion"] = encode(assertion, book: &book)
+        case .startTempPass(let context, let mvpd, let data):
+            record["context"] = encode(context)
+            record["mvpd"] = .string(mvpd)
+            record["data"] = .object(data.mapValues(JSONValue.string))
         case .exchangeCode(let exchange):
             record["context"] = encode(exchange.context)
             record["mvpd"] = .string(exchange.mvpdID)
@@ -373,16 +377,19 @@ enum TraceCoding {
     // MARK: - Configuration and tokens
 
     private static func encode(_ mvpd: MVPD) -> JSONValue {
-        [
+        var members: [String: JSONValue] = [
             "id": .string(mvpd.id), "displayName": .string(mvpd.displayName), "logoURL": .string(mvpd.logoURL),
             "enablePlatformServices": .bool(mvpd.enablePlatformServices),
         ]
+        // Written only for TempPass MVPDs, so traces of regular MVPDs read as before.
+        if mvpd.isTempPass { members["isTempPass"] = true }
+        return .object(members)
     }
 
     private static func decodeMVPD(_ value: JSONValue) throws(TraceError.Reason) -> MVPD {
         MVPD(
             id: try string(value, "id"), displayName: try string(value, "displayName"), logoURL: try string(value, "logoURL"),
-            enablePlatformServices: try bool(value, "enablePlatformServices"))
+            enablePlatformServices: try bool(value, "enablePlatformServices"), isTempPass: value["isTempPass"] == .bool(true))
     }
 
     private static func encode(_ configuration: RequestorConfiguration) -> JSONValue {
