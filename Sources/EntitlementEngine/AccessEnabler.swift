@@ -177,7 +177,8 @@ public actor AccessEnabler {
     /// The machine as it is now (for tests and debugging).
     public var machineSnapshot: EntitlementMachine { machine }
 
-    /// Returns once no backend request is in flight, no platform picker is open and no input is waiting.
+    /// Returns once no backend request is in flight, no question to the platform (picker or sign-in
+    /// check) is pending and no input is waiting.
     public func whenIdle() async {
         guard !operationsInFlight.isEmpty || !platformWork.isEmpty || draining else { return }
         await withCheckedContinuation { idleWaiters.append($0) }

@@ -119,10 +119,9 @@ extension EntitlementMachine {
             moveAuthentication(to: .preparingLogin(flow), .rememberedProvider, .drawSecrets)
             return [.drawFlowSecrets(flow.id, verifier: true)]
         }
-        let platformMVPDs = configuration.mvpds.filter(\.enablePlatformServices)
-        if settings.platformSSO, !platformMVPDs.isEmpty {
+        if settings.platformSSO, configuration.mvpds.contains(where: \.enablePlatformServices) {
             moveAuthentication(to: .platformPicking(flow), .platformProviders, .presentTvProviderDialog)
-            let dialog = TvProviderDialog(id: "tv-provider-\(flow.id.rawValue)", mvpds: platformMVPDs)
+            let dialog = platformDialog(flow, configuration)
             return [
                 .emit(.presentTvProviderDialog(dialog), answering: []),
                 .presentPlatformPicker(flow.id, dialog, requestorID: configuration.requestorID),
@@ -134,7 +133,10 @@ extension EntitlementMachine {
 
     // MARK: - Platform picker (cookbook D)
 
-    /// The platform picker of `flow`, as the delegate saw it.
+    static let unsupportedProviderMessage =
+        "The provider chosen in the platform picker is not supported through it; choose it here."
+
+    /// The platform picker of `flow`, as the delegate saw it: the MVPDs the platform can sign in with.
     func platformDialog(_ flow: LoginFlow, _ configuration: RequestorConfiguration) -> TvProviderDialog {
         TvProviderDialog(id: "tv-provider-\(flow.id.rawValue)", mvpds: configuration.mvpds.filter(\.enablePlatformServices))
     }
@@ -157,9 +159,7 @@ extension EntitlementMachine {
         switch answer {
         case .signedIn(let assertion):
             guard let mvpd = configuration.mvpd(assertion.mvpdID), mvpd.enablePlatformServices else {
-                return fallBack(
-                    "N004", "The provider chosen in the platform picker is not supported through it; choose it here.",
-                    .unsupportedProvider)
+                return fallBack("N004", Self.unsupportedProviderMessage, .unsupportedProvider)
             }
             flow.mvpd = mvpd
             let operation = nextOperation()
@@ -168,9 +168,7 @@ extension EntitlementMachine {
         case .otherProviders:
             return fallBack("N003", "The user chose another TV provider in the platform picker.", .otherProviders)
         case .unsupportedProvider:
-            return fallBack(
-                "N004", "The provider chosen in the platform picker is not supported through it; choose it here.",
-                .unsupportedProvider)
+            return fallBack("N004", Self.unsupportedProviderMessage, .unsupportedProvider)
         case .cancelled:
             let notice = StatusReport(code: "N005", level: .info, message: "The user cancelled the platform picker.")
             return [.emit(.status(notice), answering: [])]

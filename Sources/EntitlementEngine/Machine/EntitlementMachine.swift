@@ -208,10 +208,7 @@ public struct EntitlementMachine: Sendable {
         authorizationCache = token == nil ? [:] : stored.authorizations.filter { isUsable($0.value.expires) }
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
         actions.append(.emit(.setRequestorComplete(success: true), answering: calls))
-        if !queue.isEmpty {
-            actions.append(.resubmit(queue))
-            queue.removeAll()
-        }
+        actions += flushQueue()
         return actions
     }
 
@@ -277,11 +274,15 @@ public struct EntitlementMachine: Sendable {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
         }
         var actions: [Action] = [.emit(.setRequestorComplete(success: true), answering: calls)]
-        if !queue.isEmpty {
-            actions.append(.resubmit(queue))
-            queue.removeAll()
-        }
+        actions += flushQueue()
         return actions
+    }
+
+    /// Hands the held calls back to the owner, in order, to run as their own inputs.
+    private mutating func flushQueue() -> [Action] {
+        guard !queue.isEmpty else { return [] }
+        defer { queue.removeAll() }
+        return [.resubmit(queue)]
     }
 
     /// The stored authentication if it still counts for `loaded`: unexpired, for this requestor,
