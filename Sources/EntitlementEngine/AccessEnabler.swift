@@ -358,11 +358,21 @@ public actor AccessEnabler {
             } catch {
                 monitor?.observe(.storageFailed(String(describing: error)))
             }
-            enqueue(.configurationLoaded(operation, configuration, stored))
+            enqueue(.configurationLoaded(operation, configuration, stored, others: othersStored(requestorID)))
         case .success:
             enqueue(.configurationFailed(operation, .malformedResponse("not a configuration for '\(requestorID)'")))
         case .failure(let error):
             enqueue(.configurationFailed(operation, error))
+        }
+    }
+
+    /// What other requestors stored on this device (for single sign-on); a storage that cannot say finds none.
+    private func othersStored(_ requestorID: String) -> [AuthenticationToken] {
+        do {
+            return try storage.authentications(deviceID: environment.deviceID).filter { $0.requestorID != requestorID }
+        } catch {
+            monitor?.observe(.storageFailed(String(describing: error)))
+            return []
         }
     }
 

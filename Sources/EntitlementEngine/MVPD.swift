@@ -11,11 +11,16 @@ public struct MVPD: Sendable, Hashable, Codable {
     /// Whether this is a TempPass pseudo-MVPD: choosing it signs in at once, for a limited time per
     /// device, without any login page (the configuration's `isTempPass`).
     public var isTempPass: Bool
+    /// Whether the MVPD authenticates per requestor: no single sign-on across requestors; another
+    /// requestor's login on this device leads to passive authentication instead (N001).
+    public var authenticationPerRequestor: Bool
 
     /// Creates an MVPD description.
     public init(
-        id: String, displayName: String, logoURL: String = "", enablePlatformServices: Bool = false, isTempPass: Bool = false
+        id: String, displayName: String, logoURL: String = "", enablePlatformServices: Bool = false, isTempPass: Bool = false,
+        authenticationPerRequestor: Bool = false
     ) {
+        self.authenticationPerRequestor = authenticationPerRequestor
         self.id = id
         self.displayName = displayName
         self.logoURL = logoURL
@@ -23,9 +28,11 @@ public struct MVPD: Sendable, Hashable, Codable {
         self.isTempPass = isTempPass
     }
 
-    private enum CodingKeys: String, CodingKey { case id, displayName, logoURL, enablePlatformServices, isTempPass }
+    private enum CodingKeys: String, CodingKey {
+        case id, displayName, logoURL, enablePlatformServices, isTempPass, authenticationPerRequestor
+    }
 
-    /// Decodes an MVPD; `isTempPass` may be absent (false).
+    /// Decodes an MVPD; `isTempPass` and `authenticationPerRequestor` may be absent (false).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
@@ -33,5 +40,6 @@ public struct MVPD: Sendable, Hashable, Codable {
         logoURL = try container.decode(String.self, forKey: .logoURL)
         enablePlatformServices = try container.decode(Bool.self, forKey: .enablePlatformServices)
         isTempPass = try container.decodeIfPresent(Bool.self, forKey: .isTempPass) ?? false
+        authenticationPerRequestor = try container.decodeIfPresent(Bool.self, forKey: .authenticationPerRequestor) ?? false
     }
 }

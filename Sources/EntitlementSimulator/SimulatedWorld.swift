@@ -38,7 +38,8 @@ public struct SimulatedWorld: Sendable {
         /// A TempPass pseudo-MVPD: choosing it signs the device in at once for `authenticationTTL`,
         /// counted from the first grant, then never again until the simulator resets it.
         public var tempPass: Bool
-        /// Authentication per requestor: no SSO across requestors (flows in a later issue).
+        /// Authentication per requestor: no single sign-on across requestors; another requestor's
+        /// login on the device leads to passive authentication, which needs the MVPD's own session.
         public var perRequestor: Bool
 
         /// Creates a provider.
@@ -65,7 +66,7 @@ public struct SimulatedWorld: Sendable {
         public var mvpd: MVPD {
             MVPD(
                 id: id, displayName: displayName, logoURL: "\(loginHost)/logo.png", enablePlatformServices: platformSSO,
-                isTempPass: tempPass)
+                isTempPass: tempPass, authenticationPerRequestor: perRequestor)
         }
     }
 

@@ -63,6 +63,9 @@ public actor Simulator {
     private var logoutSessions: [String: LogoutSession] = [:]
     /// When each TempPass window ends, by requestor, MVPD and device.
     private var tempPasses: [String: Timestamp] = [:]
+    /// The MVPDs' own sessions on each device (`device|mvpd` → user and end), opened by a login on
+    /// the MVPD's page and closed by its logout page: what passive authentication relies on.
+    private var mvpdSessions: [String: (username: String, ends: Timestamp)] = [:]
     private var faults: [BackendOperation: (fault: SimulatedFault, remaining: Int?)] = [:]
     private var held: Set<BackendOperation> = []
     private var waiting: [(operation: BackendOperation, resume: CheckedContinuation<Void, Never>)] = []
@@ -164,6 +167,10 @@ public actor Simulator {
             return .authenticated(try exchangeAssertion(context, assertion))
         case .startTempPass(let context, let mvpdID, _):
             return .authenticated(try startTempPass(context, mvpdID))
+        case .singleSignOn(let context, let authentication):
+            return .authenticated(try singleSignOn(context, authentication))
+        case .passiveAuthentication(let context, let mvpdID):
+            return .authenticated(try passiveAuthentication(context, mvpdID))
         case .authorize(let context, let authentication, let resource, _):
             return .authorized(try authorize(context, authentication, resource))
         case .mediaToken(let context, let authentication, let authorization):
@@ -331,6 +338,42 @@ public actor Simulator {
         return token
     }
 
+    // MARK: - Single sign-on and passive authentication
+
+    /// Issues this requestor's token for another requestor's valid authentication on the same
+    /// device, when its MVPD allows single sign-on; the session (and its end) is shared.
+    private func singleSignOn(_ context: RequestContext, _ presented: AuthenticationToken) throws(BackendError)
+        -> AuthenticationToken
+    {
+        guard let issued = authentications[presented.value], !issued.revoked, clock.now() < issued.token.expires,
+            issued.deviceID == context.deviceID, issued.tempPassUser == nil
+        else { throw .denied(code: "sso_invalid", message: "The presented authentication is not valid on this device.") }
+        guard let provider = world.provider(issued.token.mvpdID), !provider.perRequestor,
+            world.requestor(context.requestorID)?.mvpdIDs.contains(provider.id) == true
+        else { throw .denied(code: "sso_not_allowed", message: "This MVPD does not allow single sign-on here.") }
+        let token = AuthenticationToken(
+            value: mint("authn."), mvpdID: provider.id, requestorID: context.requestorID, userID: issued.token.userID,
+            expires: issued.token.expires)
+        authentications[token.value] = IssuedAuthentication(token: token, username: issued.username, deviceID: context.deviceID)
+        return token
+    }
+
+    /// Signs in without UI with an MVPD that authenticates per requestor, when the MVPD's own
+    /// session on the device is still open (SAML `IsPassive`).
+    private func passiveAuthentication(_ context: RequestContext, _ mvpdID: String) throws(BackendError)
+        -> AuthenticationToken
+    {
+        guard let provider = world.provider(mvpdID), world.requestor(context.requestorID)?.mvpdIDs.contains(mvpdID) == true,
+            let session = mvpdSessions[context.deviceID + "|" + mvpdID], clock.now() < session.ends,
+            let user = world.user(session.username)
+        else { throw .denied(code: "passive_authentication_failed", message: "No session with this MVPD on the device.") }
+        let token = AuthenticationToken(
+            value: mint("authn."), mvpdID: provider.id, requestorID: context.requestorID, userID: user.userID,
+            expires: clock.now().adding(provider.authenticationTTL))
+        authentications[token.value] = IssuedAuthentication(token: token, username: user.username, deviceID: context.deviceID)
+        return token
+    }
+
     /// Lets `deviceID` use its TempPasses again (Adobe's reset-TempPass management call).
     public func resetTempPass(deviceID: String) {
         tempPasses = tempPasses.filter { !$0.key.hasSuffix("|" + deviceID) }
@@ -455,6 +498,7 @@ public actor Simulator {
             return .page(retry)
         }
         let assertion = mint("saml.")
+        mvpdSessions[session.deviceID + "|" + provider.id] = (username, clock.now().adding(provider.authenticationTTL))
         session.username = username
         session.assertion = assertion
         session.hopsLeft = provider.extraLoginHops
@@ -513,6 +557,8 @@ public actor Simulator {
         guard let mvpd = providers.sorted().first, let provider = world.provider(mvpd), provider.hasLogoutPage else {
             return .redirect(complete)
         }
+        // The MVPD's logout page ends its own session on the device too.
+        mvpdSessions[deviceID + "|" + provider.id] = nil
         return .redirect(PercentEncoding.url("\(provider.loginHost)/logout", query: [("continue", complete)]))
     }
 

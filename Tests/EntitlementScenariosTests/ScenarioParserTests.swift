@@ -21,7 +21,7 @@ struct ScenarioParserTests {
         ("< setToken * news extra", 2, 3, "setToken takes 2 arguments (token resource), got 3; end with '...' to skip the rest"),
         ("< setTokn * news", 2, 3, "unknown callback 'setTokn'"),
         ("! clock advances soon", 2, 18, "'soon' is not a duration (use ms, s, m, h or d, for example 90s)"),
-        ("! backend fails tokenz with timeout", 2, 17, "unknown backend operation 'tokenz' (configuration, exchangeCode, exchangePlatformAssertion, startTempPass, authorize, mediaToken, preauthorize, userMetadata)"),
+        ("! backend fails tokenz with timeout", 2, 17, "unknown backend operation 'tokenz' (configuration, exchangeCode, exchangePlatformAssertion, startTempPass, singleSignOn, passiveAuthentication, authorize, mediaToken, preauthorize, userMetadata)"),
         ("! wizard waves", 2, 3, "unknown actor 'wizard' (user, web view, clock, backend, attacker, platform)"),
         ("! second-screen user enters code $c", 2, 3, "second-screen actions arrive with the tvOS flow (cookbook E, a later step of issue 7)"),
         ("! platform user will cancel", 2, 3, "the device has no platform account: add `set platform-sso` first"),

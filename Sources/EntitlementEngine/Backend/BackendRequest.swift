@@ -25,6 +25,11 @@ public enum BackendRequest: Sendable, Hashable {
     case exchangePlatformAssertion(RequestContext, assertion: PlatformAssertion)
     /// Start (or resume, within its window) this device's TempPass with a TempPass MVPD.
     case startTempPass(RequestContext, mvpdID: String, data: [String: String])
+    /// Single sign-on: another requestor's authentication on this device, for this requestor.
+    case singleSignOn(RequestContext, authentication: AuthenticationToken)
+    /// Passive authentication (no UI) with an MVPD that authenticates per requestor, relying on
+    /// the MVPD's own session on this device.
+    case passiveAuthentication(RequestContext, mvpdID: String)
     /// Authorize a resource.
     case authorize(RequestContext, authentication: AuthenticationToken, resource: String, data: [String: String])
     /// Obtain a fresh media token for an authorized resource.
@@ -41,6 +46,8 @@ public enum BackendRequest: Sendable, Hashable {
         case .exchangeCode: .exchangeCode
         case .exchangePlatformAssertion: .exchangePlatformAssertion
         case .startTempPass: .startTempPass
+        case .singleSignOn: .singleSignOn
+        case .passiveAuthentication: .passiveAuthentication
         case .authorize: .authorize
         case .mediaToken: .mediaToken
         case .preauthorize: .preauthorize
@@ -59,6 +66,10 @@ public enum BackendOperation: String, Sendable, Hashable, Codable, CaseIterable 
     case exchangePlatformAssertion
     /// TempPass start.
     case startTempPass
+    /// Single sign-on across requestors.
+    case singleSignOn
+    /// Passive authentication.
+    case passiveAuthentication
     /// Authorization.
     case authorize
     /// Media token.

@@ -2,8 +2,9 @@
 public enum Action: Sendable, Hashable {
     /// Call the delegate (and the callback stream); `answering` names the calls this callback ends.
     case emit(Callback, answering: [CallID])
-    /// Fetch the configuration, then load the stored tokens; answer with
-    /// ``Input/configurationLoaded(_:_:_:)`` or ``Input/configurationFailed(_:_:)``.
+    /// Fetch the configuration, then load the stored tokens (this requestor's, and the
+    /// authentications other requestors stored on the device); answer with
+    /// ``Input/configurationLoaded(_:_:_:others:)`` or ``Input/configurationFailed(_:_:)``.
     case loadConfiguration(OperationID, BackendRequest)
     /// Send a backend request; answer with ``Input/backendAnswered(_:_:)`` or ``Input/backendFailed(_:_:)``.
     case callBackend(OperationID, BackendRequest)

@@ -126,8 +126,8 @@ public struct EntitlementMachine: Sendable {
             recordCall()
             self.options = options
             return []
-        case .configurationLoaded(let operation, let configuration, let stored):
-            return configurationLoaded(operation, configuration, stored)
+        case .configurationLoaded(let operation, let configuration, let stored, let others):
+            return configurationLoaded(operation, configuration, stored, others: others)
         case .configurationFailed(let operation, let error):
             return configurationFailed(operation, error)
         case .flowSecretsDrawn(let flow, let secrets):
@@ -176,12 +176,13 @@ public struct EntitlementMachine: Sendable {
     }
 
     private mutating func configurationLoaded(
-        _ operation: OperationID, _ loaded: RequestorConfiguration, _ stored: StoredTokens
+        _ operation: OperationID, _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken]
     ) -> [Action] {
         guard case .configuring(_, let expected, let calls) = configuration, expected == operation else {
             return [.log(.lateResultIgnored(operation))]
         }
-        if let check = signInSilently(loaded, stored, calls: calls) { return [check] }
+        let silent = signInSilently(loaded, stored, others: others, calls: calls)
+        guard silent.isEmpty else { return silent }
         moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
         var actions: [Action] = []
         persisted = stored
@@ -212,26 +213,47 @@ public struct EntitlementMachine: Sendable {
         return actions
     }
 
-    // MARK: - Silent platform sign-in at setRequestor
+    // MARK: - Silent sign-in at setRequestor
 
-    /// With nothing valid stored (and no login to resume) on a device with a platform account,
-    /// asks the platform whether it is signed in to one of the requestor's SSO-capable MVPDs
-    /// before completing: the silent exchange of cookbook D's platform sign-in.
-    private mutating func signInSilently(_ loaded: RequestorConfiguration, _ stored: StoredTokens, calls: [CallID])
-        -> Action?
-    {
-        let platformMVPDs = loaded.mvpds.filter(\.enablePlatformServices).map(\.id)
-        guard settings.platformSSO, !platformMVPDs.isEmpty, stored.deviceID ?? deviceID == deviceID,
-            usableStoredToken(stored, loaded) == nil,
+    /// With nothing valid stored (and no login to resume), signs in without UI before completing:
+    /// with another requestor's authentication on this device (single sign-on, or passive
+    /// authentication with N001 for an MVPD that authenticates per requestor), else with the
+    /// platform's account when it is signed in to one of the requestor's SSO-capable MVPDs.
+    /// Empty when there is nothing to try.
+    private mutating func signInSilently(
+        _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken], calls: [CallID]
+    ) -> [Action] {
+        guard stored.deviceID ?? deviceID == deviceID, usableStoredToken(stored, loaded) == nil,
             !(stored.pendingLogin.map { $0.deadline > now && loaded.mvpd($0.mvpdID) != nil } ?? false)
-        else { return nil }
+        else { return [] }
+        let sharedLogin = others.first { token in
+            token.requestorID != loaded.requestorID && isUsable(token.expires) && token.source != .tempPass
+                && loaded.mvpd(token.mvpdID) != nil
+        }
+        let platformMVPDs = loaded.mvpds.filter(\.enablePlatformServices).map(\.id)
+        guard sharedLogin != nil || (settings.platformSSO && !platformMVPDs.isEmpty) else { return [] }
         persisted = stored
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
         authorizationCache = [:]
         let operation = nextOperation()
-        moveConfiguration(
-            to: .signingIn(loaded, operation: operation, calls: calls), .platformMayBeSignedIn, .checkPlatformSignIn)
-        return .checkPlatformSignIn(operation, requestorID: loaded.requestorID, mvpdIDs: platformMVPDs)
+        guard let sharedLogin, let mvpd = loaded.mvpd(sharedLogin.mvpdID) else {
+            moveConfiguration(
+                to: .signingIn(loaded, operation: operation, calls: calls), .platformMayBeSignedIn, .checkPlatformSignIn)
+            return [.checkPlatformSignIn(operation, requestorID: loaded.requestorID, mvpdIDs: platformMVPDs)]
+        }
+        let signingIn = ConfigurationState.signingIn(loaded, operation: operation, calls: calls)
+        guard mvpd.authenticationPerRequestor else {
+            moveConfiguration(to: signingIn, .singleSignOn, .exchangeCode)
+            return [.callBackend(operation, .singleSignOn(context(loaded), authentication: sharedLogin))]
+        }
+        moveConfiguration(to: signingIn, .passiveAuthentication, .status, .exchangeCode)
+        let notice = StatusReport(
+            code: "N001", level: .info,
+            message: "Passive authentication with \(mvpd.displayName) started: it signs in without UI if its session allows.")
+        return [
+            .emit(.status(notice), answering: []),
+            .callBackend(operation, .passiveAuthentication(context(loaded), mvpdID: mvpd.id)),
+        ]
     }
 
     private mutating func platformSignInChecked(_ operation: OperationID, _ assertion: PlatformAssertion?) -> [Action] {
@@ -244,14 +266,13 @@ public struct EntitlementMachine: Sendable {
         return [.callBackend(exchange, .exchangePlatformAssertion(context(loaded), assertion: assertion))]
     }
 
-    /// The exchange of the platform's assertion answered while signing in.
+    /// The silent sign-in's exchange (platform assertion, single sign-on or passive authentication) answered.
     private mutating func silentExchangeFinished(
         _ loaded: RequestorConfiguration, calls: [CallID], _ result: Result<BackendResponse, BackendError>
     ) -> [Action] {
         switch result {
         case .success(.authenticated(let token))
-        where token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID)?.enablePlatformServices == true
-            && isUsable(token.expires):
+        where token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil && isUsable(token.expires):
             return finishSigningIn(loaded, calls: calls, token: token, .tokenMatchesFlow)
         case .success:
             return [.log(.silentSignInFailed("the backend's answer is not a token for this requestor"))]
@@ -262,13 +283,14 @@ public struct EntitlementMachine: Sendable {
     }
 
     /// Completes `setRequestor` after the silent sign-in: signed in or not, only
-    /// `setRequestorComplete` is seen, then the held calls run.
+    /// `setRequestorComplete` is seen (after N001 for passive authentication), then the held calls run.
     private mutating func finishSigningIn(
         _ loaded: RequestorConfiguration, calls: [CallID], token: AuthenticationToken?, _ condition: TransitionGuard
     ) -> [Action] {
         moveConfiguration(to: .configured(loaded), condition, .setRequestorComplete, .runQueue)
         if let token {
-            moveAuthentication(to: .authenticated(token), .platformSignedIn, .persist)
+            moveAuthentication(
+                to: .authenticated(token), token.source == .platformSSO ? .platformSignedIn : .singleSignOn, .persist)
             selectedProviderID = token.mvpdID
         } else {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)

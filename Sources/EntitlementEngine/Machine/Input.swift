@@ -4,8 +4,9 @@ public enum Input: Sendable, Hashable {
     case callReceived(CallID, EntitlementCall)
     /// `setOptions` replaced the options sent with every backend request.
     case optionsChanged([String: String])
-    /// The configuration for `operation` arrived, with the tokens stored for the device and requestor.
-    case configurationLoaded(OperationID, RequestorConfiguration, StoredTokens)
+    /// The configuration for `operation` arrived, with the tokens stored for the device and requestor
+    /// and the authentications other requestors stored on this device (for single sign-on).
+    case configurationLoaded(OperationID, RequestorConfiguration, StoredTokens, others: [AuthenticationToken] = [])
     /// The configuration for `operation` could not be loaded.
     case configurationFailed(OperationID, BackendError)
     /// The shell drew the secrets the machine asked for.

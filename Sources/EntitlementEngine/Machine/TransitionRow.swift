@@ -171,6 +171,10 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case platformNotSignedIn
     /// The MVPD (or the session) is TempPass.
     case tempPass
+    /// Another requestor's authentication on this device, with an MVPD that allows single sign-on.
+    case singleSignOn
+    /// Another requestor's authentication on this device, with an MVPD that authenticates per requestor.
+    case passiveAuthentication
 }
 
 /// What a row does, named for the callback it emits or the effect it asks for.

@@ -79,6 +79,22 @@ public final class FileTokenStorage: TokenStorage {
         }
     }
 
+    /// The authentications stored for `deviceID` under any requestor (files that cannot be read,
+    /// or belong to another device, are skipped here: ``load(deviceID:requestorID:)`` reports them).
+    public func authentications(deviceID: String) throws -> [AuthenticationToken] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".tokens") }.sorted().compactMap { name -> AuthenticationToken? in
+            let file = folder + "/" + name
+            let envelope = try? locked(file) { () throws -> Envelope? in
+                try FileManager.default.contents(atPath: file).map { try JSONDecoder().decode(Envelope.self, from: $0) }
+            }
+            guard let envelope = envelope ?? nil, envelope.format == 1, envelope.device == deviceID,
+                envelope.tokens.deviceID ?? deviceID == deviceID
+            else { return nil }
+            return envelope.tokens.authentication
+        }
+    }
+
     /// Replaces the stored tokens atomically.
     public func save(_ tokens: StoredTokens, deviceID: String, requestorID: String) throws {
         let file = path(deviceID: deviceID, requestorID: requestorID)

@@ -13,11 +13,13 @@ enum TraceCoding {
         case .optionsChanged(let options):
             record["in"] = "options"
             record["options"] = .object(options.mapValues(JSONValue.string))
-        case .configurationLoaded(let operation, let configuration, let stored):
+        case .configurationLoaded(let operation, let configuration, let stored, let others):
             record["in"] = "configurationLoaded"
             record["op"] = .int(Int64(operation.rawValue))
             record["configuration"] = encode(configuration)
             record["stored"] = encode(stored, book: &book)
+            // Written only when another requestor stored something, so single-app traces read as before.
+            if !others.isEmpty { record["others"] = .array(others.map { encode($0, book: &book) }) }
         case .configurationFailed(let operation, let error):
             record["in"] = "configurationFailed"
             record["op"] = .int(Int64(operation.rawValue))
@@ -64,9 +66,11 @@ enum TraceCoding {
         case "options":
             input = .optionsChanged(try stringMap(record, "options"))
         case "configurationLoaded":
+            guard let others = (record["others"] ?? .array([])).array else { throw .field("others") }
             input = .configurationLoaded(
                 try operation(record), try decodeConfiguration(try member(record, "configuration")),
-                try decodeStored(try member(record, "stored")))
+                try decodeStored(try member(record, "stored")),
+                others: try others.map { item throws(TraceError.Reason) in try decodeAuthentication(item) })
         case "configurationFailed":
             input = .configurationFailed(try operation(record), try decodeError(try member(record, "error")))
         case "secretsDrawn":
@@ -258,6 +262,12 @@ enum TraceCoding {
             record["context"] = encode(context)
             record["mvpd"] = .string(mvpd)
             record["data"] = .object(data.mapValues(JSONValue.string))
+        case .singleSignOn(let context, let authentication):
+            record["context"] = encode(context)
+            record["authentication"] = encode(authentication, book: &book)
+        case .passiveAuthentication(let context, let mvpd):
+            record["context"] = encode(context)
+            record["mvpd"] = .string(mvpd)
         case .exchangeCode(let exchange):
             record["context"] = encode(exchange.context)
             record["mvpd"] = .string(exchange.mvpdID)
@@ -383,13 +393,15 @@ enum TraceCoding {
         ]
         // Written only for TempPass MVPDs, so traces of regular MVPDs read as before.
         if mvpd.isTempPass { members["isTempPass"] = true }
+        if mvpd.authenticationPerRequestor { members["authenticationPerRequestor"] = true }
         return .object(members)
     }
 
     private static func decodeMVPD(_ value: JSONValue) throws(TraceError.Reason) -> MVPD {
         MVPD(
             id: try string(value, "id"), displayName: try string(value, "displayName"), logoURL: try string(value, "logoURL"),
-            enablePlatformServices: try bool(value, "enablePlatformServices"), isTempPass: value["isTempPass"] == .bool(true))
+            enablePlatformServices: try bool(value, "enablePlatformServices"), isTempPass: value["isTempPass"] == .bool(true),
+            authenticationPerRequestor: value["authenticationPerRequestor"] == .bool(true))
     }
 
     private static func encode(_ configuration: RequestorConfiguration) -> JSONValue {

@@ -124,8 +124,8 @@ private struct Run {
     /// Recorded answers name the recorded operation; today's engine may have numbered it otherwise.
     private func remap(_ input: Input) -> Input {
         switch input {
-        case .configurationLoaded(let op, let configuration, let stored):
-            .configurationLoaded(operations[op.rawValue] ?? op, configuration, stored)
+        case .configurationLoaded(let op, let configuration, let stored, let others):
+            .configurationLoaded(operations[op.rawValue] ?? op, configuration, stored, others: others)
         case .configurationFailed(let op, let error): .configurationFailed(operations[op.rawValue] ?? op, error)
         case .backendAnswered(let op, let response): .backendAnswered(operations[op.rawValue] ?? op, response)
         case .backendFailed(let op, let error): .backendFailed(operations[op.rawValue] ?? op, error)
