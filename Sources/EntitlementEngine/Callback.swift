@@ -64,6 +64,8 @@ public enum Callback: Sendable, Hashable {
         case .preauthorizedResources(let resources): "preauthorizedResources(\(resources))"
         case .presentTvProviderDialog(let dialog): "presentTvProviderDialog(\(dialog.id))"
         case .dismissTvProviderDialog(let dialog): "dismissTvProviderDialog(\(dialog.id))"
+        case .status(let report) where report.code == "REGCODE":
+            "status(REGCODE, \(report.level.rawValue), \"\(Redactor.shorten(report.message))\")"
         case .status(let report): "status(\(report.code), \(report.level.rawValue), \"\(report.message)\")"
         }
     }

@@ -146,6 +146,8 @@ public enum WorldAction: Sendable, Hashable {
     case platformSignOut
     /// `! backend resets temppass`: this device may use its TempPasses again.
     case resetTempPass
+    /// `! second-screen user enters CODE as U with P`: on another device, U signs in with the code.
+    case activate(code: ValueExpression, user: ValueExpression, password: ValueExpression)
 }
 
 /// One change an attacker makes to a URL before delivering it.

@@ -82,7 +82,7 @@ public enum ScenarioParser {
             scenario.world.users.append(user)
         case "set":
             let settingColumn = cursor.column
-            switch try cursor.word("a setting (redirect-timeout, queue-limit, redirect-url, device, platform-sso)") {
+            switch try cursor.word("a setting (redirect-timeout, queue-limit, redirect-url, device, platform-sso, second-screen)") {
             case "redirect-timeout":
                 let settings = scenario.settings
                 scenario.settings = EngineSettings(
@@ -91,6 +91,18 @@ public enum ScenarioParser {
             case "redirect-url": scenario.settings.redirectURL = try text(&cursor, "a redirect URL")
             case "device": scenario.deviceID = try text(&cursor, "a device id")
             case "platform-sso": scenario.platformSSO = true
+            case "second-screen":
+                var secondScreen = SecondScreen()
+                while !cursor.atEnd {
+                    let optionColumn = cursor.column
+                    switch try cursor.word("poll or code-lifetime") {
+                    case "poll": secondScreen = SecondScreen(pollInterval: try cursor.duration(), codeLifetime: secondScreen.codeLifetime)
+                    case "code-lifetime":
+                        secondScreen = SecondScreen(pollInterval: secondScreen.pollInterval, codeLifetime: try cursor.duration())
+                    case let other: throw .at(optionColumn, "unknown second-screen option '\(other)' (poll, code-lifetime)")
+                    }
+                }
+                scenario.settings.secondScreen = secondScreen
             case let other: throw .at(settingColumn, "unknown setting '\(other)'")
             }
         case "ignore":
@@ -319,9 +331,14 @@ public enum ScenarioParser {
             case let other: throw .at(verbColumn, "unknown platform picker action '\(other)' (sign in as, choose, cancel)")
             }
         case "second-screen":
-            throw .at(column, "second-screen actions arrive with the tvOS flow (cookbook E, a later step of issue 7)")
+            try cursor.expect("user enters")
+            let code = try cursor.value("a registration code or $name")
+            try cursor.expect("as")
+            let user = try cursor.value("a user name")
+            try cursor.expect("with")
+            return .activate(code: code, user: user, password: try cursor.value("a password"))
         case let other:
-            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, attacker, platform)")
+            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, attacker, platform, second-screen)")
         }
     }
 

@@ -174,6 +174,8 @@ private struct Run {
             session.platform?.signOut()
         case .resetTempPass:
             await session.simulator.resetTempPass(deviceID: scenario.deviceID)
+        case .activate(let code, let user, let password):
+            _ = await session.userAgent.activate(code: try text(code), username: try text(user), password: try text(password))
         case .followLogout(let holding):
             let visit = await session.userAgent.follow(try lastNavigation())
             try await arrive(visit, holding: holding)

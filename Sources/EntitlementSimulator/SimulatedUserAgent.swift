@@ -1,3 +1,5 @@
+import EntitlementEngine
+
 /// Plays the app's web view: opens the `navigateToUrl` URL, fills in the login form, follows
 /// redirects and stops at the first URL that is not `http(s)` — the app's custom redirect URL,
 /// which the caller then passes to `handleExternalURL`.
@@ -40,6 +42,13 @@ public struct SimulatedUserAgent: Sendable {
     /// Opens `url` and presses "Cancel" on the MVPD's login page (the MVPD redirects with `error=`).
     public func cancelLogin(at url: String) async -> Visit {
         await browse(url) { form in form.hiddenFields.merging(["action": "cancel"]) { $1 } }
+    }
+
+    /// On a second device: opens the activation page with `code` and signs `username` in at the
+    /// code's MVPD (cookbook E). The visit ends on the "Signed in" page.
+    public func activate(code: String, username: String, password: String) async -> Visit {
+        let url = PercentEncoding.url(simulator.activationURL, query: [("code", code)])
+        return await logIn(at: url, username: username, password: password)
     }
 
     /// Opens `url` and follows redirects without interacting (the logout chain).

@@ -21,6 +21,17 @@ public actor Simulator {
         var username: String?
         var assertion: String?
         var hopsLeft = 0
+        /// Set for a second-screen login: the registration code it activates.
+        var registrationCode: String?
+    }
+
+    private struct Registration {
+        var requestorID: String
+        var mvpdID: String
+        var deviceID: String
+        var expires: Timestamp
+        /// Who signed in with the code on a second screen, once someone has.
+        var username: String?
     }
 
     private struct IssuedCode {
@@ -66,6 +77,8 @@ public actor Simulator {
     /// The MVPDs' own sessions on each device (`device|mvpd` → user and end), opened by a login on
     /// the MVPD's page and closed by its logout page: what passive authentication relies on.
     private var mvpdSessions: [String: (username: String, ends: Timestamp)] = [:]
+    /// Registration codes for second-screen logins (cookbook E).
+    private var registrations: [String: Registration] = [:]
     private var faults: [BackendOperation: (fault: SimulatedFault, remaining: Int?)] = [:]
     private var held: Set<BackendOperation> = []
     private var waiting: [(operation: BackendOperation, resume: CheckedContinuation<Void, Never>)] = []
@@ -171,6 +184,10 @@ public actor Simulator {
             return .authenticated(try singleSignOn(context, authentication))
         case .passiveAuthentication(let context, let mvpdID):
             return .authenticated(try passiveAuthentication(context, mvpdID))
+        case .registrationCode(let context, let mvpdID, let lifetime):
+            return .registrationCode(try registrationCode(context, mvpdID, lifetime))
+        case .checkRegistration(let context, let code):
+            return try checkRegistration(context, code)
         case .authorize(let context, let authentication, let resource, _):
             return .authorized(try authorize(context, authentication, resource))
         case .mediaToken(let context, let authentication, let authorization):
@@ -374,6 +391,56 @@ public actor Simulator {
         return token
     }
 
+    // MARK: - Second screen (cookbook E)
+
+    /// The second-screen page where a code is entered (`GET …/activate?code=…`).
+    public nonisolated var activationURL: String { "\(world.serviceProvider)/activate" }
+
+    /// Issues a registration code (8 characters, no look-alikes) for at most 10 hours.
+    private func registrationCode(_ context: RequestContext, _ mvpdID: String, _ lifetime: Duration) throws(BackendError)
+        -> RegistrationCode
+    {
+        guard let requestor = world.requestor(context.requestorID), requestor.mvpdIDs.contains(mvpdID) else {
+            throw .denied(code: "invalid_request", message: "Unknown requestor or MVPD.")
+        }
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        let code = String(random.bytes(8).map { alphabet[Int($0) % alphabet.count] })
+        let expires = clock.now().adding(min(lifetime, .seconds(36_000)))
+        registrations[code] = Registration(
+            requestorID: context.requestorID, mvpdID: mvpdID, deviceID: context.deviceID, expires: expires)
+        issuedSecrets.append(code)
+        return RegistrationCode(code: code, expires: expires)
+    }
+
+    /// The device's poll: the token once the code was used (the code is then spent), else pending.
+    private func checkRegistration(_ context: RequestContext, _ code: String) throws(BackendError) -> BackendResponse {
+        guard let registration = registrations[code], registration.deviceID == context.deviceID,
+            registration.requestorID == context.requestorID, clock.now() < registration.expires
+        else { throw .denied(code: "invalid_code", message: "Unknown or expired registration code.") }
+        guard let username = registration.username, let user = world.user(username),
+            let provider = world.provider(registration.mvpdID)
+        else { return .registrationPending }
+        registrations[code] = nil
+        let token = AuthenticationToken(
+            value: mint("authn."), mvpdID: provider.id, requestorID: context.requestorID, userID: user.userID,
+            expires: clock.now().adding(provider.authenticationTTL))
+        authentications[token.value] = IssuedAuthentication(token: token, username: username, deviceID: context.deviceID)
+        return .authenticated(token)
+    }
+
+    /// The second screen: a code opens the MVPD's login page for the code's MVPD.
+    private func startActivation(_ query: [String: String]) -> WebResponse {
+        guard let code = query["code"]?.uppercased(), let registration = registrations[code],
+            clock.now() < registration.expires, registration.username == nil,
+            let provider = world.provider(registration.mvpdID)
+        else { return .error(status: 400, message: "Unknown or expired code.") }
+        let session = mint("session.")
+        loginSessions[session] = LoginSession(
+            requestorID: registration.requestorID, mvpdID: registration.mvpdID, deviceID: registration.deviceID,
+            redirectURI: "", state: "", codeChallenge: "", registrationCode: code)
+        return .redirect(PercentEncoding.url("\(provider.loginHost)/login", query: [("session", session)]))
+    }
+
     /// Lets `deviceID` use its TempPasses again (Adobe's reset-TempPass management call).
     public func resetTempPass(deviceID: String) {
         tempPasses = tempPasses.filter { !$0.key.hasSuffix("|" + deviceID) }
@@ -444,6 +511,7 @@ public actor Simulator {
         let sp = world.serviceProvider
         switch url.base {
         case "\(sp)/api/v1/authenticate": return startLogin(url.parameters)
+        case "\(sp)/activate": return startActivation(url.parameters)
         case "\(sp)/api/v1/authenticate/return": return finishLogin(url.parameters)
         case "\(sp)/api/v1/logout": return startLogout(url.parameters)
         case "\(sp)/api/v1/logout/complete": return finishLogout(url.parameters)
@@ -533,6 +601,12 @@ public actor Simulator {
             let username = session.username, session.hopsLeft == 0, session.assertion == query["assertion"]
         else { return .error(status: 400, message: "Invalid assertion.") }
         loginSessions[sessionID] = nil
+        if let code = session.registrationCode {
+            // A second-screen login ends here: the TV's next poll finds the user signed in.
+            guard registrations[code] != nil else { return .error(status: 400, message: "Unknown or expired code.") }
+            registrations[code]?.username = username
+            return .page(WebPage(url: "\(world.serviceProvider)/activate/done", title: "Signed in", message: "Return to your TV."))
+        }
         let expires = clock.now().adding(world.codeTTL)
         let code = signedCode(session, username: username, expires: expires)
         codes[code] = IssuedCode(session: session, username: username, expires: expires)

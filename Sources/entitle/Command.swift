@@ -8,7 +8,7 @@ import Darwin
 
 /// The commands `entitle` understands (argument parsing is hand-written: no dependencies).
 enum Command: Equatable {
-    /// Run cookbook flows B, C, D, F, G, H and I against the embedded simulator.
+    /// Run cookbook flows B to I against the embedded simulator.
     case demo
     /// Run scenario files and folders.
     case run([String])
@@ -39,7 +39,7 @@ enum Command: Equatable {
         usage: entitle COMMAND
 
         commands:
-          demo      run cookbook flows B, C, D, F, G, H and I against the embedded simulator
+          demo      run cookbook flows B to I against the embedded simulator
                     and print the transcript (secrets shortened)
           run PATH...
                     run .scenario files (folders are searched recursively): one line per

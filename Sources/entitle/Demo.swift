@@ -2,8 +2,8 @@ import EntitlementEngine
 import EntitlementSimulator
 
 /// `entitle demo`: cookbook flows B, C, F, G and H on the embedded simulator, then D and I on a
-/// second device that has a platform TV-provider account, printed as a transcript. Manual clock
-/// and seeded randomness: the same output every run.
+/// second device that has a platform TV-provider account, and E on a TV that logs in on a second
+/// screen, printed as a transcript. Manual clock and seeded randomness: the same output every run.
 struct Demo {
     private static func echo(_ event: EngineEvent) {
         switch event {
@@ -21,11 +21,18 @@ struct Demo {
     private let session = SimulatedSession(echo: Demo.echo)
     /// A second device, signed in to nothing yet, whose platform offers its TV-provider picker.
     private let platformSession = SimulatedSession(deviceID: "device-2", echo: Demo.echo, platformSSO: true)
+    /// A TV that logs in on a second screen (cookbook E).
+    private let tvSession = SimulatedSession(
+        deviceID: "living-room-tv", settings: { () -> EngineSettings in
+            var settings = EngineSettings()
+            settings.secondScreen = SecondScreen()
+            return settings
+        }(), echo: Demo.echo)
 
     private var enabler: AccessEnabler { session.enabler }
 
     func run() async -> Int32 {
-        print("EntitlementEngine demo: cookbook flows B, C, F, G, H, D and I against the embedded simulator")
+        print("EntitlementEngine demo: cookbook flows B, C, F, G, H, D, I and E against the embedded simulator")
         print("(manual clock, seeded randomness: the same transcript every run; secrets are shortened)")
 
         section("B. Startup: calls made before setRequestor completes are queued, then run in order")
@@ -73,8 +80,9 @@ struct Demo {
         await enabler.whenIdle()
 
         guard await platformFlows() else { return 1 }
+        guard await secondScreenFlow() else { return 1 }
 
-        let problems = [session, platformSession].flatMap {
+        let problems = [session, platformSession, tvSession].flatMap {
             $0.ledger.violations().filter { !$0.hasPrefix("callbacks nobody checked") }
         }
         print("")
@@ -82,7 +90,7 @@ struct Demo {
             for problem in problems { print("exactly-once violation: \(problem)") }
             return 1
         }
-        let callbacks = session.ledger.callbacks.count + platformSession.ledger.callbacks.count
+        let callbacks = [session, platformSession, tvSession].map(\.ledger.callbacks.count).reduce(0, +)
         print("Done: every call got exactly one terminal callback (\(callbacks) callbacks in all).")
         return 0
     }
@@ -116,6 +124,32 @@ struct Demo {
         await enabler.setRequestor("sim-requestor")
         await enabler.checkAuthentication()
         await platformSession.settle()
+        return true
+    }
+
+    /// Cookbook E on a TV: a registration code, polling on the clock, a sign-in on a phone.
+    private func secondScreenFlow() async -> Bool {
+        let enabler = tvSession.enabler
+        section("E. Authentication on a second screen (tvOS): a registration code and polling")
+        await enabler.setRequestor("sim-requestor")
+        await enabler.getAuthentication()
+        await tvSession.settle()
+        await enabler.setSelectedProvider("bluesky-tv")
+        await tvSession.settle()
+        let code = tvSession.ledger.callbacks.reversed().lazy.compactMap { callback -> String? in
+            if case .status(let report) = callback, report.code == "REGCODE" { return report.message }
+            return nil
+        }.first
+        guard let code else { return fail("no registration code") == 0 }
+        note("the TV shows the code; 5 s later the engine polls: not used yet")
+        await tvSession.clock.advance(by: .seconds(5))
+        await tvSession.settle()
+        note("on a phone, carol opens the activation page, enters the code and signs in at BlueSky TV")
+        let visit = await tvSession.userAgent.activate(code: code, username: "carol", password: "carolina")
+        printHops(visit)
+        note("the next poll finds her signed in")
+        await tvSession.clock.advance(by: .seconds(5))
+        await tvSession.settle()
         return true
     }
 

@@ -30,6 +30,10 @@ public enum BackendRequest: Sendable, Hashable {
     /// Passive authentication (no UI) with an MVPD that authenticates per requestor, relying on
     /// the MVPD's own session on this device.
     case passiveAuthentication(RequestContext, mvpdID: String)
+    /// A registration code for a second-screen login with `mvpdID`, usable for `lifetime`.
+    case registrationCode(RequestContext, mvpdID: String, lifetime: Duration)
+    /// Whether the registration code was used on a second screen: the token, or not yet.
+    case checkRegistration(RequestContext, code: String)
     /// Authorize a resource.
     case authorize(RequestContext, authentication: AuthenticationToken, resource: String, data: [String: String])
     /// Obtain a fresh media token for an authorized resource.
@@ -48,6 +52,8 @@ public enum BackendRequest: Sendable, Hashable {
         case .startTempPass: .startTempPass
         case .singleSignOn: .singleSignOn
         case .passiveAuthentication: .passiveAuthentication
+        case .registrationCode: .registrationCode
+        case .checkRegistration: .checkRegistration
         case .authorize: .authorize
         case .mediaToken: .mediaToken
         case .preauthorize: .preauthorize
@@ -70,6 +76,10 @@ public enum BackendOperation: String, Sendable, Hashable, Codable, CaseIterable 
     case singleSignOn
     /// Passive authentication.
     case passiveAuthentication
+    /// Registration code for a second screen.
+    case registrationCode
+    /// Second-screen poll.
+    case checkRegistration
     /// Authorization.
     case authorize
     /// Media token.
@@ -123,6 +133,10 @@ public enum BackendResponse: Sendable, Hashable {
     case preauthorized([PreauthorizationDecision])
     /// A user metadata value (nil when the MVPD has none by that name).
     case userMetadata(MetadataValue?, encrypted: Bool)
+    /// A registration code for a second-screen login.
+    case registrationCode(RegistrationCode)
+    /// The registration code has not been used on a second screen yet.
+    case registrationPending
 }
 
 /// The outcome for one resource of a pre-authorization.

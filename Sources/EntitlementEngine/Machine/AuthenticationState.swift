@@ -14,6 +14,11 @@ public enum AuthenticationState: Sendable, Hashable {
     case preparingLogin(LoginFlow)
     /// `navigateToUrl` sent: waits for `handleExternalURL` with this flow's `state`, or the deadline.
     case awaitingRedirect(LoginFlow)
+    /// Second-screen device (cookbook E), secrets drawn: waits for the backend's registration code.
+    case requestingCode(LoginFlow, operation: OperationID)
+    /// `status(REGCODE)` sent: polls on a timer until the code was used on a second screen (or it
+    /// expires, or the login is cancelled); `poll` is the check in flight, if any.
+    case awaitingSecondScreen(LoginFlow, RegistrationCode, poll: OperationID?)
     /// Redirect accepted (or platform signed in): waits for the backend to exchange the code (or
     /// the platform's assertion) for an authentication token.
     case exchangingCode(LoginFlow, operation: OperationID)

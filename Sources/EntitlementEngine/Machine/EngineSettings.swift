@@ -24,6 +24,9 @@ public struct EngineSettings: Sendable, Hashable {
     /// ``AccessEnabler`` sets it from its `platform:` argument (true exactly when a ``PlatformSSO``
     /// port is given) and the replayer from the trace; set it yourself only to drive the bare machine.
     public var platformSSO = false
+    /// Set on a device that logs in on a second screen (tvOS, cookbook E); nil (the default) logs
+    /// in through the web view's redirect (cookbook C).
+    public var secondScreen: SecondScreen?
 
     /// Creates settings; `redirectTimeout` is clamped to 60 s…600 s (security checklist A.5 #13).
     public init(

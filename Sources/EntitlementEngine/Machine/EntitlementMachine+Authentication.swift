@@ -10,7 +10,8 @@ extension EntitlementMachine {
     var currentLoginFlow: LoginFlow? {
         switch authentication {
         case .platformPicking(let flow), .selectingProvider(let flow), .preparingLogin(let flow),
-            .awaitingRedirect(let flow), .exchangingCode(let flow, _):
+            .awaitingRedirect(let flow), .requestingCode(let flow, _), .awaitingSecondScreen(let flow, _, _),
+            .exchangingCode(let flow, _):
             flow
         default: nil
         }
@@ -42,6 +43,12 @@ extension EntitlementMachine {
         case .exchangingCode(var flow, let operation):
             flow.waiters.append(id)
             moveAuthentication(to: .exchangingCode(flow, operation: operation), nil, .join)
+        case .requestingCode(var flow, let operation):
+            flow.waiters.append(id)
+            moveAuthentication(to: .requestingCode(flow, operation: operation), nil, .join)
+        case .awaitingSecondScreen(var flow, let code, let poll):
+            flow.waiters.append(id)
+            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: poll), nil, .join)
         case .unknown, .unauthenticated, .authenticated, .preparingLogout, .loggingOut:
             break
         }
@@ -99,7 +106,8 @@ extension EntitlementMachine {
             return startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
             return startLogin(waiters: [id], data: data, configuration)
-        case .platformPicking, .selectingProvider, .preparingLogin, .awaitingRedirect, .exchangingCode:
+        case .platformPicking, .selectingProvider, .preparingLogin, .awaitingRedirect, .requestingCode,
+            .awaitingSecondScreen, .exchangingCode:
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
         case .preparingLogout, .loggingOut:
@@ -202,8 +210,13 @@ extension EntitlementMachine {
             return refuse(id, .logoutInProgress)
         case .unknown, .unauthenticated:
             running = nil
-        case .selectingProvider(let flow), .preparingLogin(let flow):
+        case .selectingProvider(let flow), .preparingLogin(let flow), .requestingCode(let flow, _):
             running = flow
+        case .awaitingSecondScreen(let flow, _, _):
+            // Chosen again on the TV: the old code is no longer polled.
+            running = flow
+            cancelsTimer = true
+            actions += secondScreenTimers(flow).map(Action.cancelTimer)
         case .platformPicking(let flow):
             // The app chose in its own UI: the platform's picker is no longer waited for.
             running = flow
@@ -273,6 +286,8 @@ extension EntitlementMachine {
         guard case .configured(let configuration) = configuration else { return [.log(.lateSecretsIgnored(flowID))] }
         let deadline = now.adding(settings.redirectTimeout)
         switch authentication {
+        case .preparingLogin(let flow) where flow.id == flowID && settings.secondScreen != nil:
+            return requestRegistrationCode(flow, configuration)
         case .preparingLogin(var flow) where flow.id == flowID:
             // A prepared login always has its MVPD and asked for a verifier; anything else is not for it.
             guard let mvpd = flow.mvpd, let verifier = secrets.verifier else { return [.log(.lateSecretsIgnored(flowID))] }
@@ -305,6 +320,14 @@ extension EntitlementMachine {
 
     mutating func timerFired(_ timer: TimerID) -> [Action] {
         switch (timer, authentication) {
+        case (.registrationPoll(let flowID), .awaitingSecondScreen(let flow, let code, nil)) where flow.id == flowID:
+            return pollRegistration(flow, code)
+        case (.registrationExpiry(let flowID), .awaitingSecondScreen(let flow, _, _)) where flow.id == flowID:
+            let notice = StatusReport(
+                code: "REGCODE_EXPIRED", level: .warning, message: "The registration code expired before it was used.")
+            return [.emit(.status(notice), answering: [])]
+                + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: true,
+                    condition: .codeExpired)
         case (.redirectDeadline(let flowID), .awaitingRedirect(let flow)) where flow.id == flowID:
             return expireLogin(flow)
         case (.redirectDeadline(let flowID), .loggingOut(let flow)) where flow.id == flowID:
@@ -367,6 +390,10 @@ extension EntitlementMachine {
         var rowActions: [TransitionAction] = notice ? [.status] : []
         if case .awaitingRedirect = authentication {
             actions.append(.cancelTimer(.redirectDeadline(flow.id)))
+            rowActions.append(.cancelTimer)
+        }
+        if case .awaitingSecondScreen = authentication {
+            actions += secondScreenTimers(flow).map(Action.cancelTimer)
             rowActions.append(.cancelTimer)
         }
         if case .platformPicking = authentication, case .configured(let configuration) = configuration {
@@ -474,7 +501,8 @@ extension EntitlementMachine {
             moveAuthentication(to: .loggingOut(flow), nil, .join)
             return [.log(.joined(id, flow: "the running logout"))]
         case .platformPicking(let flow), .selectingProvider(let flow), .preparingLogin(let flow),
-            .awaitingRedirect(let flow), .exchangingCode(let flow, _):
+            .awaitingRedirect(let flow), .requestingCode(let flow, _), .awaitingSecondScreen(let flow, _, _),
+            .exchangingCode(let flow, _):
             actions += endLogin(flow, code: ErrorCode.userNotAuthenticated, reason: "The login was abandoned by logout.")
         case .unknown, .unauthenticated, .authenticated:
             break
@@ -511,6 +539,80 @@ extension EntitlementMachine {
         rowActions.append(.setAuthenticationStatus)
         moveAuthentication(to: .unauthenticated, condition, rowActions)
         return actions + authenticationStatus(0, ErrorCode.userNotAuthenticated, answering: flow.waiters + alsoAnswering)
+    }
+}
+
+extension EntitlementMachine {
+    // MARK: - Second screen (cookbook E)
+
+    /// The two timers of a second-screen login.
+    func secondScreenTimers(_ flow: LoginFlow) -> [TimerID] {
+        [.registrationPoll(flow.id), .registrationExpiry(flow.id)]
+    }
+
+    /// The provider is chosen on a second-screen device: ask the backend for a registration code.
+    mutating func requestRegistrationCode(_ flow: LoginFlow, _ configuration: RequestorConfiguration) -> [Action] {
+        guard let mvpd = flow.mvpd, let secondScreen = settings.secondScreen else { return [] }
+        let operation = nextOperation()
+        moveAuthentication(to: .requestingCode(flow, operation: operation), .secondScreen, .requestCode)
+        return [
+            .callBackend(
+                operation,
+                .registrationCode(context(configuration), mvpdID: mvpd.id, lifetime: secondScreen.codeLifetime))
+        ]
+    }
+
+    /// The registration code arrived: show it (`status(REGCODE)`) and start polling; without one
+    /// the login ends (REG500, as Adobe's "regcode fetch failed").
+    mutating func registrationCodeAnswered(_ flow: LoginFlow, _ result: Result<BackendResponse, BackendError>) -> [Action] {
+        guard let secondScreen = settings.secondScreen else { return [] }
+        let failure: String
+        switch result {
+        case .success(.registrationCode(let code)) where code.expires > now && !code.code.isEmpty:
+            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .codeIssued, .status, .startTimer)
+            return [
+                .emit(.status(StatusReport(code: "REGCODE", level: .info, message: code.code)), answering: []),
+                .startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval)),
+                .startTimer(.registrationExpiry(flow.id), at: code.expires),
+            ]
+        case .success: failure = "malformed backend response: not a usable registration code"
+        case .failure(let error): failure = error.summary
+        }
+        let notice = StatusReport(code: "REG500", level: .error, message: "No registration code: \(failure).")
+        return [.emit(.status(notice), answering: [])]
+            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "No registration code: \(failure).", notice: true,
+                condition: result.isSuccess ? .malformedAnswer : .failed)
+    }
+
+    /// The poll is due: ask whether the code was used.
+    mutating func pollRegistration(_ flow: LoginFlow, _ code: RegistrationCode) -> [Action] {
+        guard case .configured(let configuration) = configuration else { return [] }
+        let operation = nextOperation()
+        moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: operation), .pollDue, .pollRegistration)
+        return [.callBackend(operation, .checkRegistration(context(configuration), code: code.code))]
+    }
+
+    /// The poll answered: signed in on the second screen, or poll again after the interval (a
+    /// failed poll too: the code's expiry ends the login, not one lost poll).
+    mutating func pollAnswered(
+        _ flow: LoginFlow, _ code: RegistrationCode, _ result: Result<BackendResponse, BackendError>,
+        _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        guard let secondScreen = settings.secondScreen else { return [] }
+        switch result {
+        case .success(.authenticated(let token))
+        where token.mvpdID == flow.mvpd?.id && token.requestorID == configuration.requestorID && token.expires > now:
+            moveAuthentication(to: .authenticated(token), .tokenMatchesFlow, .cancelTimer, .persist, .setAuthenticationStatus)
+            selectedProviderID = token.mvpdID
+            return secondScreenTimers(flow).map(Action.cancelTimer)
+                + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                + resumeAuthorizationsAfterLogin(token, configuration)
+        case .success(.registrationPending):
+            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .notYetUsed, .startTimer)
+        default:
+            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .failed, .startTimer)
+        }
+        return [.startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval))]
     }
 }
 

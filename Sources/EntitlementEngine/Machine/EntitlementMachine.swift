@@ -414,6 +414,12 @@ public struct EntitlementMachine: Sendable {
         if case .exchangingCode(let flow, let expected) = authentication, expected == operation {
             return codeExchangeFinished(flow, result, configuration)
         }
+        if case .requestingCode(let flow, let expected) = authentication, expected == operation {
+            return registrationCodeAnswered(flow, result)
+        }
+        if case .awaitingSecondScreen(let flow, let code, let poll?) = authentication, poll == operation {
+            return pollAnswered(flow, code, result, configuration)
+        }
         if let index = authorizations.firstIndex(where: { $0.operation == operation }) {
             return authorizationStepFinished(index, result, configuration)
         }

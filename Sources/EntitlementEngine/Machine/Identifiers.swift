@@ -27,13 +27,29 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
 public enum TimerID: Sendable, Hashable, CustomStringConvertible {
     /// The deadline of a pending login or logout redirect.
     case redirectDeadline(FlowID)
+    /// The next poll for a second-screen login (cookbook E).
+    case registrationPoll(FlowID)
+    /// The end of a second-screen login's registration code.
+    case registrationExpiry(FlowID)
 
-    /// `redirectDeadline(flow#n)`.
-    public var description: String {
+    /// The timer's name.
+    public var name: String {
         switch self {
-        case .redirectDeadline(let flow): "redirectDeadline(\(flow))"
+        case .redirectDeadline: "redirectDeadline"
+        case .registrationPoll: "registrationPoll"
+        case .registrationExpiry: "registrationExpiry"
         }
     }
+
+    /// The flow the timer belongs to.
+    public var flow: FlowID {
+        switch self {
+        case .redirectDeadline(let flow), .registrationPoll(let flow), .registrationExpiry(let flow): flow
+        }
+    }
+
+    /// `redirectDeadline(flow#n)`.
+    public var description: String { "\(name)(\(flow))" }
 }
 
 /// The random values drawn for one flow: its redirect `state` and, for logins, the PKCE verifier.

@@ -175,6 +175,16 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case singleSignOn
     /// Another requestor's authentication on this device, with an MVPD that authenticates per requestor.
     case passiveAuthentication
+    /// The device logs in on a second screen (cookbook E).
+    case secondScreen
+    /// The backend issued a registration code.
+    case codeIssued
+    /// The registration code was not used yet.
+    case notYetUsed
+    /// The poll is due.
+    case pollDue
+    /// The registration code expired.
+    case codeExpired
 }
 
 /// What a row does, named for the callback it emits or the effect it asks for.
@@ -203,6 +213,10 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case dismissTvProviderDialog
     /// Ask the platform, without UI, for its assertion.
     case checkPlatformSignIn
+    /// Ask the backend for a registration code.
+    case requestCode
+    /// Ask the backend whether the registration code was used.
+    case pollRegistration
     /// Emit `sendTrackingData(mvpdSelection)`.
     case trackSelection
     /// Save the tokens.
@@ -343,6 +357,10 @@ extension AuthenticationState {
         case preparingLogin
         /// See ``AuthenticationState/awaitingRedirect(_:)``.
         case awaitingRedirect
+        /// See ``AuthenticationState/requestingCode(_:operation:)``.
+        case requestingCode
+        /// See ``AuthenticationState/awaitingSecondScreen(_:_:poll:)``.
+        case awaitingSecondScreen
         /// See ``AuthenticationState/exchangingCode(_:operation:)``.
         case exchangingCode
         /// See ``AuthenticationState/authenticated(_:)``.
@@ -362,6 +380,8 @@ extension AuthenticationState {
         case .selectingProvider: .selectingProvider
         case .preparingLogin: .preparingLogin
         case .awaitingRedirect: .awaitingRedirect
+        case .requestingCode: .requestingCode
+        case .awaitingSecondScreen: .awaitingSecondScreen
         case .exchangingCode: .exchangingCode
         case .authenticated: .authenticated
         case .preparingLogout: .preparingLogout

@@ -23,6 +23,8 @@ public struct SecretBook: Sendable {
         case media
         /// A platform SSO assertion.
         case assertion
+        /// A second-screen registration code.
+        case regcode
     }
 
     /// Query parameters whose values are secrets, and their kinds.

@@ -99,9 +99,15 @@ public struct Trace: Sendable, Equatable {
             "preauthorizationCacheLifetime": .int(settings.preauthorizationCacheLifetime.milliseconds),
             "clientType": .string(settings.clientType), "operatingSystem": .string(settings.operatingSystem),
         ]
-        // Written only when on, so traces of devices without a platform account read as before.
-        if settings.platformSSO, case .object(var members) = encoded {
-            members["platformSSO"] = true
+        // Written only when set, so traces of other devices read as before.
+        if case .object(var members) = encoded {
+            if settings.platformSSO { members["platformSSO"] = true }
+            if let secondScreen = settings.secondScreen {
+                members["secondScreen"] = [
+                    "pollInterval": .int(secondScreen.pollInterval.milliseconds),
+                    "codeLifetime": .int(secondScreen.codeLifetime.milliseconds),
+                ]
+            }
             encoded = .object(members)
         }
         return encoded
@@ -120,6 +126,11 @@ public struct Trace: Sendable, Equatable {
             deviceType: value["deviceType"]?.string ?? "computer",
             clientType: value["clientType"]?.string ?? "swift", operatingSystem: value["operatingSystem"]?.string ?? "Linux")
         settings.platformSSO = value["platformSSO"] == .bool(true)
+        if let secondScreen = value["secondScreen"] {
+            settings.secondScreen = SecondScreen(
+                pollInterval: .milliseconds(secondScreen["pollInterval"]?.int ?? 5_000),
+                codeLifetime: .milliseconds(secondScreen["codeLifetime"]?.int ?? 1_800_000))
+        }
         return settings
     }
 

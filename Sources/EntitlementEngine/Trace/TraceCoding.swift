@@ -40,10 +40,10 @@ enum TraceCoding {
         case .storageChanged(let stored):
             record["in"] = "storageChanged"
             record["stored"] = encode(stored, book: &book)
-        case .timerFired(.redirectDeadline(let flow)):
+        case .timerFired(let timer):
             record["in"] = "timerFired"
-            record["timer"] = "redirectDeadline"
-            record["flow"] = .int(Int64(flow.rawValue))
+            record["timer"] = .string(timer.name)
+            record["flow"] = .int(Int64(timer.flow.rawValue))
         case .platformPickerAnswered(let flow, let answer):
             record["in"] = "platformPickerAnswered"
             record["flow"] = .int(Int64(flow.rawValue))
@@ -85,8 +85,13 @@ enum TraceCoding {
         case "storageChanged":
             input = .storageChanged(try decodeStored(try member(record, "stored")))
         case "timerFired":
-            guard try string(record, "timer") == "redirectDeadline" else { throw .field("timer") }
-            input = .timerFired(.redirectDeadline(FlowID(UInt64(try int(record, "flow")))))
+            let flow = FlowID(UInt64(try int(record, "flow")))
+            switch try string(record, "timer") {
+            case "redirectDeadline": input = .timerFired(.redirectDeadline(flow))
+            case "registrationPoll": input = .timerFired(.registrationPoll(flow))
+            case "registrationExpiry": input = .timerFired(.registrationExpiry(flow))
+            default: throw .field("timer")
+            }
         case "platformPickerAnswered":
             input = .platformPickerAnswered(
                 FlowID(UInt64(try int(record, "flow"))), try decodePickerAnswer(try member(record, "answer")))
@@ -239,7 +244,8 @@ enum TraceCoding {
         case .status(let report):
             record["code"] = .string(report.code)
             record["level"] = .string(report.level.rawValue)
-            record["message"] = .string(report.message)
+            // The registration code is the message of REGCODE: a secret like any code.
+            record["message"] = .string(report.code == "REGCODE" ? book.conceal(report.message, as: .regcode) : report.message)
         }
         return .object(record)
     }
@@ -268,6 +274,13 @@ enum TraceCoding {
         case .passiveAuthentication(let context, let mvpd):
             record["context"] = encode(context)
             record["mvpd"] = .string(mvpd)
+        case .registrationCode(let context, let mvpd, let lifetime):
+            record["context"] = encode(context)
+            record["mvpd"] = .string(mvpd)
+            record["lifetime"] = .int(lifetime.milliseconds)
+        case .checkRegistration(let context, let code):
+            record["context"] = encode(context)
+            record["code"] = .string(book.conceal(code, as: .regcode))
         case .exchangeCode(let exchange):
             record["context"] = encode(exchange.context)
             record["mvpd"] = .string(exchange.mvpdID)
@@ -326,6 +339,13 @@ enum TraceCoding {
             ]
         case .userMetadata(let value, let encrypted):
             ["userMetadata": ["value": value.map(encode) ?? .null, "encrypted": .bool(encrypted)]]
+        case .registrationCode(let code):
+            [
+                "registrationCode": [
+                    "code": .string(book.conceal(code.code, as: .regcode)), "expires": .int(code.expires.milliseconds),
+                ]
+            ]
+        case .registrationPending: ["registrationPending": true]
         }
     }
 
@@ -349,6 +369,10 @@ enum TraceCoding {
                     PreauthorizationDecision(
                         resource: try string(item, "resource"), authorized: try bool(item, "authorized"), error: item["error"]?.string)
                 })
+        case "registrationCode":
+            return .registrationCode(
+                RegistrationCode(code: try string(body, "code"), expires: Timestamp(milliseconds: try int(body, "expires"))))
+        case "registrationPending": return .registrationPending
         case "userMetadata":
             let metadata = try member(body, "value")
             return .userMetadata(metadata == .null ? nil : try decodeMetadata(metadata), encrypted: try bool(body, "encrypted"))

@@ -1,0 +1,31 @@
+/// Settings of a device that logs in on a second screen (tvOS, cookbook E): after the provider is
+/// chosen, the engine shows a registration code (`status(REGCODE)`) and polls until the user has
+/// signed in with it on another device.
+public struct SecondScreen: Sendable, Hashable {
+    /// How often the engine asks whether the code was used (default 5 s; clamped 1 s…60 s;
+    /// Adobe recommends every 3–5 s).
+    public var pollInterval: Duration
+    /// How long a registration code may be used (default 30 minutes; clamped 1 minute…10 hours,
+    /// Adobe's default and maximum).
+    public var codeLifetime: Duration
+
+    /// Creates second-screen settings.
+    public init(pollInterval: Duration = .seconds(5), codeLifetime: Duration = .seconds(1800)) {
+        self.pollInterval = min(max(pollInterval, .seconds(1)), .seconds(60))
+        self.codeLifetime = min(max(codeLifetime, .seconds(60)), .seconds(36_000))
+    }
+}
+
+/// A registration code the backend issued for a second-screen login.
+public struct RegistrationCode: Sendable, Hashable, Codable {
+    /// The code the user types on the second screen (a short-lived secret).
+    public var code: String
+    /// When it stops being usable.
+    public var expires: Timestamp
+
+    /// Creates a registration code.
+    public init(code: String, expires: Timestamp) {
+        self.code = code
+        self.expires = expires
+    }
+}
