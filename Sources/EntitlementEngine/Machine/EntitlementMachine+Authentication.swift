@@ -139,52 +139,6 @@ extension EntitlementMachine {
         return [.emit(.displayProviderDialog(configuration.mvpds), answering: [])]
     }
 
-    // MARK: - Platform picker (cookbook D)
-
-    static let unsupportedProviderMessage =
-        "The provider chosen in the platform picker is not supported through it; choose it here."
-
-    /// The platform picker of `flow`, as the delegate saw it: the MVPDs the platform can sign in with.
-    func platformDialog(_ flow: LoginFlow, _ configuration: RequestorConfiguration) -> TvProviderDialog {
-        TvProviderDialog(id: "tv-provider-\(flow.id.rawValue)", mvpds: configuration.mvpds.filter(\.enablePlatformServices))
-    }
-
-    /// The platform's picker answered: exchange its assertion, fall back to the classic dialog
-    /// (N003 / N004), or end the login (N005).
-    mutating func platformPickerAnswered(_ flowID: FlowID, _ answer: PlatformPickerAnswer) -> [Action] {
-        guard case .configured(let configuration) = configuration, case .platformPicking(var flow) = authentication,
-            flow.id == flowID
-        else { return [.log(.latePickerAnswerIgnored(flowID))] }
-        let dialog = platformDialog(flow, configuration)
-        func fallBack(_ code: String, _ message: String, _ condition: TransitionGuard) -> [Action] {
-            moveAuthentication(to: .selectingProvider(flow), condition, .dismissTvProviderDialog, .status, .displayProviderDialog)
-            return [
-                .emit(.dismissTvProviderDialog(dialog), answering: []),
-                .emit(.status(StatusReport(code: code, level: .info, message: message)), answering: []),
-                .emit(.displayProviderDialog(configuration.mvpds), answering: []),
-            ]
-        }
-        switch answer {
-        case .signedIn(let assertion):
-            guard let mvpd = configuration.mvpd(assertion.mvpdID), mvpd.enablePlatformServices else {
-                return fallBack("N004", Self.unsupportedProviderMessage, .unsupportedProvider)
-            }
-            flow.mvpd = mvpd
-            let operation = nextOperation()
-            moveAuthentication(to: .exchangingCode(flow, operation: operation), .platformSignedIn, .exchangeCode)
-            return [.callBackend(operation, .exchangePlatformAssertion(context(configuration), assertion: assertion))]
-        case .otherProviders:
-            return fallBack("N003", "The user chose another TV provider in the platform picker.", .otherProviders)
-        case .unsupportedProvider:
-            return fallBack("N004", Self.unsupportedProviderMessage, .unsupportedProvider)
-        case .cancelled:
-            let notice = StatusReport(code: "N005", level: .info, message: "The user cancelled the platform picker.")
-            return [.emit(.status(notice), answering: [])]
-                + endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the platform picker.",
-                    notice: true, condition: .cancelled)
-        }
-    }
-
     // MARK: - setSelectedProvider
 
     mutating func setSelectedProvider(_ id: CallID, _ providerID: String?, _ configuration: RequestorConfiguration)
@@ -539,80 +493,6 @@ extension EntitlementMachine {
         rowActions.append(.setAuthenticationStatus)
         moveAuthentication(to: .unauthenticated, condition, rowActions)
         return actions + authenticationStatus(0, ErrorCode.userNotAuthenticated, answering: flow.waiters + alsoAnswering)
-    }
-}
-
-extension EntitlementMachine {
-    // MARK: - Second screen (cookbook E)
-
-    /// The two timers of a second-screen login.
-    func secondScreenTimers(_ flow: LoginFlow) -> [TimerID] {
-        [.registrationPoll(flow.id), .registrationExpiry(flow.id)]
-    }
-
-    /// The provider is chosen on a second-screen device: ask the backend for a registration code.
-    mutating func requestRegistrationCode(_ flow: LoginFlow, _ configuration: RequestorConfiguration) -> [Action] {
-        guard let mvpd = flow.mvpd, let secondScreen = settings.secondScreen else { return [] }
-        let operation = nextOperation()
-        moveAuthentication(to: .requestingCode(flow, operation: operation), .secondScreen, .requestCode)
-        return [
-            .callBackend(
-                operation,
-                .registrationCode(context(configuration), mvpdID: mvpd.id, lifetime: secondScreen.codeLifetime))
-        ]
-    }
-
-    /// The registration code arrived: show it (`status(REGCODE)`) and start polling; without one
-    /// the login ends (REG500, as Adobe's "regcode fetch failed").
-    mutating func registrationCodeAnswered(_ flow: LoginFlow, _ result: Result<BackendResponse, BackendError>) -> [Action] {
-        guard let secondScreen = settings.secondScreen else { return [] }
-        let failure: String
-        switch result {
-        case .success(.registrationCode(let code)) where code.expires > now && !code.code.isEmpty:
-            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .codeIssued, .status, .startTimer)
-            return [
-                .emit(.status(StatusReport(code: "REGCODE", level: .info, message: code.code)), answering: []),
-                .startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval)),
-                .startTimer(.registrationExpiry(flow.id), at: code.expires),
-            ]
-        case .success: failure = "malformed backend response: not a usable registration code"
-        case .failure(let error): failure = error.summary
-        }
-        let notice = StatusReport(code: "REG500", level: .error, message: "No registration code: \(failure).")
-        return [.emit(.status(notice), answering: [])]
-            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "No registration code: \(failure).", notice: true,
-                condition: result.isSuccess ? .malformedAnswer : .failed)
-    }
-
-    /// The poll is due: ask whether the code was used.
-    mutating func pollRegistration(_ flow: LoginFlow, _ code: RegistrationCode) -> [Action] {
-        guard case .configured(let configuration) = configuration else { return [] }
-        let operation = nextOperation()
-        moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: operation), .pollDue, .pollRegistration)
-        return [.callBackend(operation, .checkRegistration(context(configuration), code: code.code))]
-    }
-
-    /// The poll answered: signed in on the second screen, or poll again after the interval (a
-    /// failed poll too: the code's expiry ends the login, not one lost poll).
-    mutating func pollAnswered(
-        _ flow: LoginFlow, _ code: RegistrationCode, _ result: Result<BackendResponse, BackendError>,
-        _ configuration: RequestorConfiguration
-    ) -> [Action] {
-        guard let secondScreen = settings.secondScreen else { return [] }
-        switch result {
-        case .success(.authenticated(let token))
-        where token.mvpdID == flow.mvpd?.id && token.requestorID == configuration.requestorID && token.expires > now:
-            moveAuthentication(to: .authenticated(token), .tokenMatchesFlow, .cancelTimer, .persist, .setAuthenticationStatus)
-            selectedProviderID = token.mvpdID
-            return secondScreenTimers(flow).map(Action.cancelTimer)
-                + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
-                + resumeAuthorizationsAfterLogin(token, configuration)
-        case .success(.registrationPending):
-            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .notYetUsed, .startTimer)
-        default:
-            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .failed, .startTimer)
-        }
-        return [.startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval))]
     }
 }
 

@@ -1,0 +1,47 @@
+/// The platform's provider picker of cookbook D: its dialog, and what each answer does.
+extension EntitlementMachine {
+    /// The N004 message.
+    static let unsupportedProviderMessage =
+        "The provider chosen in the platform picker is not supported through it; choose it here."
+
+    /// The platform picker of `flow`, as the delegate saw it: the MVPDs the platform can sign in with.
+    func platformDialog(_ flow: LoginFlow, _ configuration: RequestorConfiguration) -> TvProviderDialog {
+        TvProviderDialog(id: "tv-provider-\(flow.id.rawValue)", mvpds: configuration.mvpds.filter(\.enablePlatformServices))
+    }
+
+    /// The platform's picker answered: exchange its assertion, fall back to the classic dialog
+    /// (N003 / N004), or end the login (N005).
+    mutating func platformPickerAnswered(_ flowID: FlowID, _ answer: PlatformPickerAnswer) -> [Action] {
+        guard case .configured(let configuration) = configuration, case .platformPicking(var flow) = authentication,
+            flow.id == flowID
+        else { return [.log(.latePickerAnswerIgnored(flowID))] }
+        let dialog = platformDialog(flow, configuration)
+        func fallBack(_ code: String, _ message: String, _ condition: TransitionGuard) -> [Action] {
+            moveAuthentication(to: .selectingProvider(flow), condition, .dismissTvProviderDialog, .status, .displayProviderDialog)
+            return [
+                .emit(.dismissTvProviderDialog(dialog), answering: []),
+                .emit(.status(StatusReport(code: code, level: .info, message: message)), answering: []),
+                .emit(.displayProviderDialog(configuration.mvpds), answering: []),
+            ]
+        }
+        switch answer {
+        case .signedIn(let assertion):
+            guard let mvpd = configuration.mvpd(assertion.mvpdID), mvpd.enablePlatformServices else {
+                return fallBack("N004", Self.unsupportedProviderMessage, .unsupportedProvider)
+            }
+            flow.mvpd = mvpd
+            let operation = nextOperation()
+            moveAuthentication(to: .exchangingCode(flow, operation: operation), .platformSignedIn, .exchangeCode)
+            return [.callBackend(operation, .exchangePlatformAssertion(context(configuration), assertion: assertion))]
+        case .otherProviders:
+            return fallBack("N003", "The user chose another TV provider in the platform picker.", .otherProviders)
+        case .unsupportedProvider:
+            return fallBack("N004", Self.unsupportedProviderMessage, .unsupportedProvider)
+        case .cancelled:
+            let notice = StatusReport(code: "N005", level: .info, message: "The user cancelled the platform picker.")
+            return [.emit(.status(notice), answering: [])]
+                + endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the platform picker.",
+                    notice: true, condition: .cancelled)
+        }
+    }
+}
