@@ -21,9 +21,9 @@ public enum Callback: Sendable, Hashable {
     case setMetadataStatus(MetadataValue?, encrypted: Bool, key: MetadataKey)
     /// `preauthorizedResources(resources)`: the authorized subset, in the caller's order.
     case preauthorizedResources([String])
-    /// `presentTvProviderDialog(dialog)` (platform SSO, a later issue).
+    /// `presentTvProviderDialog(dialog)`: present the platform's provider picker (cookbook D).
     case presentTvProviderDialog(TvProviderDialog)
-    /// `dismissTvProviderDialog(dialog)` (platform SSO, a later issue).
+    /// `dismissTvProviderDialog(dialog)`: close the platform's provider picker (cookbook D).
     case dismissTvProviderDialog(TvProviderDialog)
     /// `status(report)`: refusals, configuration errors, notices.
     case status(StatusReport)

@@ -107,6 +107,9 @@ struct PlatformSSOTests {
         let callbacks = await session.collectIgnoringTracking()
         #expect(callbacks.first == .presentTvProviderDialog(Self.picker))
         #expect(statusCode(callbacks.dropFirst().first) == "LOGIN_FAILED")
+        if case .status(let report)? = callbacks.dropFirst().first {
+            #expect(report.message.hasPrefix("The platform sign-in failed: "), "\(report.message)")
+        }
         let failed = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication)
         #expect(callbacks.last == failed && session.ledger.answers(to: call) == [failed])
         #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-requestor").authentication == nil)

@@ -328,7 +328,9 @@ extension EntitlementMachine {
         case .failure(let error):
             failure = error.summary
         }
-        let notice = StatusReport(code: "LOGIN_FAILED", level: .error, message: "The code exchange failed: \(failure).")
+        // Named for what was exchanged: a TempPass request, a platform assertion (no secrets drawn), or a code.
+        let what = flow.mvpd?.isTempPass == true ? "The TempPass request" : flow.secrets == nil ? "The platform sign-in" : "The code exchange"
+        let notice = StatusReport(code: "LOGIN_FAILED", level: .error, message: "\(what) failed: \(failure).")
         return [.emit(.status(notice), answering: [])]
             + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The login failed: \(failure).",
                 notice: true, condition: result.isSuccess ? .malformedAnswer : .failed)
