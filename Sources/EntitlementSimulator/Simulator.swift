@@ -8,10 +8,14 @@ import EntitlementEngine
 /// a one-time `code` (10 minutes, single use) and redirects to the app's redirect URL with `code`,
 /// `state` and `mvpd`. The code exchange checks PKCE S256, the redirect URL, requestor, device and
 /// MVPD. Logout revokes the device's tokens and runs the MVPD's logout chain back to the app.
+///
+/// The other ways in live in their own files: platform assertions (`Simulator+PlatformSSO`),
+/// TempPass (`+TempPass`), single sign-on and passive authentication (`+SingleSignOn`) and the
+/// second screen (`+SecondScreen`).
 public actor Simulator {
     // MARK: - Records
 
-    private struct LoginSession {
+    struct LoginSession {
         var requestorID: String
         var mvpdID: String
         var deviceID: String
@@ -25,7 +29,7 @@ public actor Simulator {
         var registrationCode: String?
     }
 
-    private struct Registration {
+    struct Registration {
         var requestorID: String
         var mvpdID: String
         var deviceID: String
@@ -34,7 +38,7 @@ public actor Simulator {
         var username: String?
     }
 
-    private struct IssuedCode {
+    struct IssuedCode {
         var session: LoginSession
         var username: String
         var expires: Timestamp
@@ -42,7 +46,7 @@ public actor Simulator {
         var tokenIssued: String?
     }
 
-    private struct IssuedAuthentication {
+    struct IssuedAuthentication {
         var token: AuthenticationToken
         var username: String
         var deviceID: String
@@ -51,12 +55,12 @@ public actor Simulator {
         var tempPassUser: SimulatedWorld.User?
     }
 
-    private struct IssuedAuthorization {
+    struct IssuedAuthorization {
         var token: AuthorizationToken
         var authentication: String
     }
 
-    private struct LogoutSession {
+    struct LogoutSession {
         var redirectURI: String
         var state: String
     }
@@ -65,29 +69,29 @@ public actor Simulator {
 
     /// The world being simulated.
     public let world: SimulatedWorld
-    private let clock: any EngineClock
-    private let random: any RandomSource
-    private var loginSessions: [String: LoginSession] = [:]
-    private var codes: [String: IssuedCode] = [:]
-    private var authentications: [String: IssuedAuthentication] = [:]
-    private var authorizations: [String: IssuedAuthorization] = [:]
-    private var logoutSessions: [String: LogoutSession] = [:]
+    let clock: any EngineClock
+    let random: any RandomSource
+    var loginSessions: [String: LoginSession] = [:]
+    var codes: [String: IssuedCode] = [:]
+    var authentications: [String: IssuedAuthentication] = [:]
+    var authorizations: [String: IssuedAuthorization] = [:]
+    var logoutSessions: [String: LogoutSession] = [:]
     /// When each TempPass window ends, by requestor, MVPD and device.
-    private var tempPasses: [String: Timestamp] = [:]
+    var tempPasses: [String: Timestamp] = [:]
     /// The MVPDs' own sessions on each device (`device|mvpd` → user and end), opened by a login on
     /// the MVPD's page and closed by its logout page: what passive authentication relies on.
-    private var mvpdSessions: [String: (username: String, ends: Timestamp)] = [:]
+    var mvpdSessions: [String: (username: String, ends: Timestamp)] = [:]
     /// Registration codes for second-screen logins (cookbook E).
-    private var registrations: [String: Registration] = [:]
-    private var faults: [BackendOperation: (fault: SimulatedFault, remaining: Int?)] = [:]
-    private var held: Set<BackendOperation> = []
-    private var waiting: [(operation: BackendOperation, resume: CheckedContinuation<Void, Never>)] = []
-    private var watchers: [(operation: BackendOperation, count: Int, resume: CheckedContinuation<Void, Never>)] = []
+    var registrations: [String: Registration] = [:]
+    var faults: [BackendOperation: (fault: SimulatedFault, remaining: Int?)] = [:]
+    var held: Set<BackendOperation> = []
+    var waiting: [(operation: BackendOperation, resume: CheckedContinuation<Void, Never>)] = []
+    var watchers: [(operation: BackendOperation, count: Int, resume: CheckedContinuation<Void, Never>)] = []
 
     /// How many requests of each operation the backend has received.
-    public private(set) var requestCounts: [BackendOperation: Int] = [:]
+    public internal(set) var requestCounts: [BackendOperation: Int] = [:]
     /// Every secret the simulator minted (codes, tokens, assertions), so tests can prove none leaks.
-    public private(set) var issuedSecrets: [String] = []
+    public internal(set) var issuedSecrets: [String] = []
 
     /// Creates a simulator of `world` on `clock`, minting secrets from `seed`.
     public init(world: SimulatedWorld = .default, clock: any EngineClock, seed: UInt64 = 7) {
@@ -141,7 +145,7 @@ public actor Simulator {
         while release(operation) {}
     }
 
-    private func takeFault(_ operation: BackendOperation) -> SimulatedFault? {
+    func takeFault(_ operation: BackendOperation) -> SimulatedFault? {
         guard let (fault, remaining) = faults[operation] else { return nil }
         if let remaining {
             faults[operation] = remaining > 1 ? (fault, remaining - 1) : nil
@@ -149,7 +153,7 @@ public actor Simulator {
         return fault
     }
 
-    private func mint(_ prefix: String) -> String {
+    func mint(_ prefix: String) -> String {
         let secret = prefix + Base64URL.encode(random.bytes(24))
         issuedSecrets.append(secret)
         return secret
@@ -209,7 +213,7 @@ public actor Simulator {
         }
     }
 
-    private func configuration(_ requestorID: String) throws(BackendError) -> BackendResponse {
+    func configuration(_ requestorID: String) throws(BackendError) -> BackendResponse {
         guard let requestor = world.requestor(requestorID) else {
             throw .denied(code: "invalid_requestor", message: "Unknown requestor '\(requestorID)'.")
         }
@@ -223,7 +227,7 @@ public actor Simulator {
     /// A one-time code is signed (HMAC-SHA-256 with the world's key) over what it was issued for,
     /// so a simulator in another process with the same world can redeem it; each simulator still
     /// redeems a code once.
-    private func signedCode(_ session: LoginSession, username: String, expires: Timestamp) -> String {
+    func signedCode(_ session: LoginSession, username: String, expires: Timestamp) -> String {
         let payload: JSONValue = [
             "requestor": .string(session.requestorID), "mvpd": .string(session.mvpdID), "device": .string(session.deviceID),
             "redirect": .string(session.redirectURI), "challenge": .string(session.codeChallenge), "user": .string(username),
@@ -237,7 +241,7 @@ public actor Simulator {
     }
 
     /// The code's record: minted here, or signed by a simulator of the same world elsewhere.
-    private func issuedCode(_ code: String) -> IssuedCode? {
+    func issuedCode(_ code: String) -> IssuedCode? {
         if let known = codes[code] { return known }
         let parts = code.split(separator: ".")
         guard parts.count == 3, parts[0] == "code", let payload = Base64URL.decode(String(parts[1])),
@@ -255,7 +259,7 @@ public actor Simulator {
         return IssuedCode(session: session, username: user, expires: Timestamp(milliseconds: expires))
     }
 
-    private func exchangeCode(_ exchange: CodeExchange) throws(BackendError) -> AuthenticationToken {
+    func exchangeCode(_ exchange: CodeExchange) throws(BackendError) -> AuthenticationToken {
         guard var issued = issuedCode(exchange.code) else { throw .denied(code: "invalid_grant", message: "Unknown code.") }
         guard !issued.used else {
             // RFC 6749 §4.1.2: a reused code revokes what it produced.
@@ -282,171 +286,7 @@ public actor Simulator {
         return token
     }
 
-    // MARK: - Platform SSO
-
-    /// The platform's signed statement that `username` signed in on `deviceID` (what a device's
-    /// TV-provider account hands over); valid for ``SimulatedWorld/assertionTTL``.
-    public func platformAssertion(username: String, deviceID: String) -> PlatformAssertion? {
-        guard let user = world.user(username) else { return nil }
-        let payload: JSONValue = [
-            "mvpd": .string(user.mvpdID), "user": .string(username), "device": .string(deviceID),
-            "expires": .int(clock.now().adding(world.assertionTTL).milliseconds),
-            "nonce": .string(Base64URL.encode(random.bytes(12))),
-        ]
-        let bytes = payload.canonicalBytes
-        let serialized = "vsa." + Base64URL.encode(bytes) + "."
-            + Base64URL.encode(HMACSHA256.authenticationCode(for: bytes, key: world.platformKey))
-        issuedSecrets.append(serialized)
-        return PlatformAssertion(mvpdID: user.mvpdID, serialized: serialized)
-    }
-
-    /// Verifies the platform's assertion (signature, expiry, device, MVPD) and issues this
-    /// requestor's authentication token for it.
-    private func exchangeAssertion(_ context: RequestContext, _ assertion: PlatformAssertion) throws(BackendError)
-        -> AuthenticationToken
-    {
-        let parts = assertion.serialized.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "vsa", let payload = Base64URL.decode(String(parts[1])),
-            let signature = Base64URL.decode(String(parts[2])),
-            HMACSHA256.isValid(signature, for: payload, key: world.platformKey),
-            let claims = try? JSONReader.read(String(decoding: payload, as: UTF8.self)),
-            let mvpdID = claims["mvpd"]?.string, let username = claims["user"]?.string,
-            let deviceID = claims["device"]?.string, let expires = claims["expires"]?.int
-        else { throw .denied(code: "invalid_assertion", message: "The platform assertion is not signed by the platform.") }
-        guard clock.now() < Timestamp(milliseconds: expires) else {
-            throw .denied(code: "invalid_assertion", message: "The platform assertion expired.")
-        }
-        guard deviceID == context.deviceID, mvpdID == assertion.mvpdID, let user = world.user(username),
-            user.mvpdID == mvpdID, let provider = world.provider(mvpdID), provider.platformSSO,
-            world.requestor(context.requestorID)?.mvpdIDs.contains(mvpdID) == true
-        else { throw .denied(code: "invalid_assertion", message: "The platform assertion is not for this device and requestor.") }
-        let token = AuthenticationToken(
-            value: mint("authn."), mvpdID: provider.id, requestorID: context.requestorID, userID: user.userID,
-            expires: clock.now().adding(provider.authenticationTTL), source: .platformSSO)
-        authentications[token.value] = IssuedAuthentication(token: token, username: user.username, deviceID: deviceID)
-        return token
-    }
-
-    // MARK: - TempPass
-
-    /// Grants this device's TempPass for the MVPD's authentication TTL, counted from the first
-    /// grant; within that window it is granted again with the same end; after it, refused until
-    /// ``resetTempPass(deviceID:)``.
-    private func startTempPass(_ context: RequestContext, _ mvpdID: String) throws(BackendError) -> AuthenticationToken {
-        guard let provider = world.provider(mvpdID), provider.tempPass,
-            let requestor = world.requestor(context.requestorID), requestor.mvpdIDs.contains(mvpdID)
-        else { throw .denied(code: "invalid_temppass", message: "'\(mvpdID)' is not a TempPass of this requestor.") }
-        let key = "\(context.requestorID)|\(mvpdID)|\(context.deviceID)"
-        let now = clock.now()
-        let ends = tempPasses[key] ?? now.adding(provider.authenticationTTL)
-        guard now < ends else {
-            throw .denied(code: "temppass_expired", message: "This device has used its TempPass.")
-        }
-        tempPasses[key] = ends
-        let guid = Hex.encode(Array(SHA256.hash("temppass/" + context.deviceID).prefix(16)))
-        let user = SimulatedWorld.User(
-            username: "temppass:\(context.deviceID)", password: "", mvpdID: mvpdID, userID: guid,
-            entitlements: Set(requestor.resources))
-        let token = AuthenticationToken(
-            value: mint("authn."), mvpdID: mvpdID, requestorID: context.requestorID, userID: guid, expires: ends,
-            source: .tempPass)
-        authentications[token.value] = IssuedAuthentication(
-            token: token, username: user.username, deviceID: context.deviceID, tempPassUser: user)
-        return token
-    }
-
-    // MARK: - Single sign-on and passive authentication
-
-    /// Issues this requestor's token for another requestor's valid authentication on the same
-    /// device, when its MVPD allows single sign-on; the session (and its end) is shared.
-    private func singleSignOn(_ context: RequestContext, _ presented: AuthenticationToken) throws(BackendError)
-        -> AuthenticationToken
-    {
-        guard let issued = authentications[presented.value], !issued.revoked, clock.now() < issued.token.expires,
-            issued.deviceID == context.deviceID, issued.tempPassUser == nil
-        else { throw .denied(code: "sso_invalid", message: "The presented authentication is not valid on this device.") }
-        guard let provider = world.provider(issued.token.mvpdID), !provider.perRequestor,
-            world.requestor(context.requestorID)?.mvpdIDs.contains(provider.id) == true
-        else { throw .denied(code: "sso_not_allowed", message: "This MVPD does not allow single sign-on here.") }
-        let token = AuthenticationToken(
-            value: mint("authn."), mvpdID: provider.id, requestorID: context.requestorID, userID: issued.token.userID,
-            expires: issued.token.expires)
-        authentications[token.value] = IssuedAuthentication(token: token, username: issued.username, deviceID: context.deviceID)
-        return token
-    }
-
-    /// Signs in without UI with an MVPD that authenticates per requestor, when the MVPD's own
-    /// session on the device is still open (SAML `IsPassive`).
-    private func passiveAuthentication(_ context: RequestContext, _ mvpdID: String) throws(BackendError)
-        -> AuthenticationToken
-    {
-        guard let provider = world.provider(mvpdID), world.requestor(context.requestorID)?.mvpdIDs.contains(mvpdID) == true,
-            let session = mvpdSessions[context.deviceID + "|" + mvpdID], clock.now() < session.ends,
-            let user = world.user(session.username)
-        else { throw .denied(code: "passive_authentication_failed", message: "No session with this MVPD on the device.") }
-        let token = AuthenticationToken(
-            value: mint("authn."), mvpdID: provider.id, requestorID: context.requestorID, userID: user.userID,
-            expires: clock.now().adding(provider.authenticationTTL))
-        authentications[token.value] = IssuedAuthentication(token: token, username: user.username, deviceID: context.deviceID)
-        return token
-    }
-
-    // MARK: - Second screen (cookbook E)
-
-    /// The second-screen page where a code is entered (`GET …/activate?code=…`).
-    public nonisolated var activationURL: String { "\(world.serviceProvider)/activate" }
-
-    /// Issues a registration code (8 characters, no look-alikes) for at most 10 hours.
-    private func registrationCode(_ context: RequestContext, _ mvpdID: String, _ lifetime: Duration) throws(BackendError)
-        -> RegistrationCode
-    {
-        guard let requestor = world.requestor(context.requestorID), requestor.mvpdIDs.contains(mvpdID) else {
-            throw .denied(code: "invalid_request", message: "Unknown requestor or MVPD.")
-        }
-        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-        let code = String(random.bytes(8).map { alphabet[Int($0) % alphabet.count] })
-        let expires = clock.now().adding(min(lifetime, .seconds(36_000)))
-        registrations[code] = Registration(
-            requestorID: context.requestorID, mvpdID: mvpdID, deviceID: context.deviceID, expires: expires)
-        issuedSecrets.append(code)
-        return RegistrationCode(code: code, expires: expires)
-    }
-
-    /// The device's poll: the token once the code was used (the code is then spent), else pending.
-    private func checkRegistration(_ context: RequestContext, _ code: String) throws(BackendError) -> BackendResponse {
-        guard let registration = registrations[code], registration.deviceID == context.deviceID,
-            registration.requestorID == context.requestorID, clock.now() < registration.expires
-        else { throw .denied(code: "invalid_code", message: "Unknown or expired registration code.") }
-        guard let username = registration.username, let user = world.user(username),
-            let provider = world.provider(registration.mvpdID)
-        else { return .registrationPending }
-        registrations[code] = nil
-        let token = AuthenticationToken(
-            value: mint("authn."), mvpdID: provider.id, requestorID: context.requestorID, userID: user.userID,
-            expires: clock.now().adding(provider.authenticationTTL))
-        authentications[token.value] = IssuedAuthentication(token: token, username: username, deviceID: context.deviceID)
-        return .authenticated(token)
-    }
-
-    /// The second screen: a code opens the MVPD's login page for the code's MVPD.
-    private func startActivation(_ query: [String: String]) -> WebResponse {
-        guard let code = query["code"]?.uppercased(), let registration = registrations[code],
-            clock.now() < registration.expires, registration.username == nil,
-            let provider = world.provider(registration.mvpdID)
-        else { return .error(status: 400, message: "Unknown or expired code.") }
-        let session = mint("session.")
-        loginSessions[session] = LoginSession(
-            requestorID: registration.requestorID, mvpdID: registration.mvpdID, deviceID: registration.deviceID,
-            redirectURI: "", state: "", codeChallenge: "", registrationCode: code)
-        return .redirect(PercentEncoding.url("\(provider.loginHost)/login", query: [("session", session)]))
-    }
-
-    /// Lets `deviceID` use its TempPasses again (Adobe's reset-TempPass management call).
-    public func resetTempPass(deviceID: String) {
-        tempPasses = tempPasses.filter { !$0.key.hasSuffix("|" + deviceID) }
-    }
-
-    private func validUser(_ context: RequestContext, _ token: AuthenticationToken) throws(BackendError)
+    func validUser(_ context: RequestContext, _ token: AuthenticationToken) throws(BackendError)
         -> SimulatedWorld.User
     {
         guard let issued = authentications[token.value], !issued.revoked else {
@@ -460,7 +300,7 @@ public actor Simulator {
     }
 
     /// Nil when `user` may watch `resource`, else the denial.
-    private func entitled(_ user: SimulatedWorld.User, _ resource: String, _ context: RequestContext) -> BackendError? {
+    func entitled(_ user: SimulatedWorld.User, _ resource: String, _ context: RequestContext) -> BackendError? {
         guard world.requestor(context.requestorID)?.resources.contains(resource) == true else {
             return .denied(code: "unknown_resource", message: "The resource '\(resource)' is unknown.")
         }
@@ -472,7 +312,7 @@ public actor Simulator {
         return nil
     }
 
-    private func authorize(_ context: RequestContext, _ authentication: AuthenticationToken, _ resource: String)
+    func authorize(_ context: RequestContext, _ authentication: AuthenticationToken, _ resource: String)
         throws(BackendError) -> AuthorizationToken
     {
         let user = try validUser(context, authentication)
@@ -486,7 +326,7 @@ public actor Simulator {
         return token
     }
 
-    private func mediaToken(
+    func mediaToken(
         _ context: RequestContext, _ authentication: AuthenticationToken, _ authorization: AuthorizationToken
     ) throws(BackendError) -> MediaToken {
         let user = try validUser(context, authentication)
@@ -525,7 +365,7 @@ public actor Simulator {
         return .error(status: 404, message: "Not found: \(url.base)")
     }
 
-    private func startLogin(_ query: [String: String]) -> WebResponse {
+    func startLogin(_ query: [String: String]) -> WebResponse {
         guard let requestorID = query["requestor_id"], let requestor = world.requestor(requestorID),
             let mvpdID = query["mso_id"], requestor.mvpdIDs.contains(mvpdID), let provider = world.provider(mvpdID),
             let deviceID = query["device_id"], let redirectURI = query["redirect_uri"], let state = query["state"],
@@ -538,7 +378,7 @@ public actor Simulator {
         return .redirect(PercentEncoding.url("\(provider.loginHost)/login", query: [("session", session)]))
     }
 
-    private func loginPage(_ provider: SimulatedWorld.Provider, _ request: WebRequest, _ query: [String: String])
+    func loginPage(_ provider: SimulatedWorld.Provider, _ request: WebRequest, _ query: [String: String])
         -> WebResponse
     {
         let sessionID = request.method == .post ? request.form["session"] : query["session"]
@@ -575,7 +415,7 @@ public actor Simulator {
     }
 
     /// The next SAML-style relay hop, or the service provider's return endpoint when none is left.
-    private func relayOrReturn(_ sessionID: String, _ session: LoginSession) -> WebResponse {
+    func relayOrReturn(_ sessionID: String, _ session: LoginSession) -> WebResponse {
         guard session.hopsLeft > 0, let provider = world.provider(session.mvpdID) else {
             return .redirect(
                 PercentEncoding.url(
@@ -587,7 +427,7 @@ public actor Simulator {
                 "\(provider.loginHost)/relay", query: [("session", sessionID), ("hop", String(session.hopsLeft))]))
     }
 
-    private func relay(_ query: [String: String]) -> WebResponse {
+    func relay(_ query: [String: String]) -> WebResponse {
         guard let sessionID = query["session"], var session = loginSessions[sessionID], session.hopsLeft > 0,
             query["hop"] == String(session.hopsLeft)
         else { return .error(status: 400, message: "Unknown relay.") }
@@ -596,7 +436,7 @@ public actor Simulator {
         return relayOrReturn(sessionID, session)
     }
 
-    private func finishLogin(_ query: [String: String]) -> WebResponse {
+    func finishLogin(_ query: [String: String]) -> WebResponse {
         guard let sessionID = query["session"], let session = loginSessions[sessionID],
             let username = session.username, session.hopsLeft == 0, session.assertion == query["assertion"]
         else { return .error(status: 400, message: "Invalid assertion.") }
@@ -615,7 +455,7 @@ public actor Simulator {
                 session.redirectURI, query: [("code", code), ("state", session.state), ("mvpd", session.mvpdID)]))
     }
 
-    private func startLogout(_ query: [String: String]) -> WebResponse {
+    func startLogout(_ query: [String: String]) -> WebResponse {
         guard let requestorID = query["requestor_id"], let deviceID = query["device_id"],
             let redirectURI = query["redirect_uri"], let state = query["state"]
         else { return .error(status: 400, message: "Invalid logout request.") }
@@ -636,7 +476,7 @@ public actor Simulator {
         return .redirect(PercentEncoding.url("\(provider.loginHost)/logout", query: [("continue", complete)]))
     }
 
-    private func mvpdLogout(_ query: [String: String]) -> WebResponse {
+    func mvpdLogout(_ query: [String: String]) -> WebResponse {
         // The MVPD only continues to its service provider: never an open redirector.
         guard let next = query["continue"], next.hasPrefix(world.serviceProvider + "/") else {
             return .error(status: 400, message: "Refusing to redirect outside the service provider.")
@@ -644,7 +484,7 @@ public actor Simulator {
         return .redirect(next)
     }
 
-    private func finishLogout(_ query: [String: String]) -> WebResponse {
+    func finishLogout(_ query: [String: String]) -> WebResponse {
         guard let logoutID = query["logout"], let session = logoutSessions.removeValue(forKey: logoutID) else {
             return .error(status: 400, message: "Unknown logout.")
         }
