@@ -53,7 +53,8 @@ struct ReadmeTests {
             backend: myBackendPort,                       // your EntitlementBackend (the simulator in tests)
             delegate: delegate,                           // held weakly
             storage: InMemoryTokenStorage(),              // or FileTokenStorage(folder:), or your own
-            environment: .live(deviceID: deviceID))       // wall clock + system CSPRNG
+            environment: .live(deviceID: deviceID),       // wall clock + system CSPRNG
+            platform: nil)                                // a PlatformSSO port when the device has a TV-provider account
         await enabler.setRequestor("my-requestor")        // calls made before it completes are queued
         await enabler.getAuthorization("news-channel")    // logs in first if needed → setToken / tokenRequestFailed
         // … the web view reaches adobepass://ios.app?code=…&state=…&mvpd=…
