@@ -18,12 +18,18 @@ public final class SimulatedPlatform: PlatformSSO {
         case cancel
         /// Hands this assertion over as the platform's (forged or expired ones, for tests).
         case present(PlatformAssertion)
+        /// Leaves the picker open until the engine stops waiting for it (its task is cancelled).
+        /// The engine counts an open picker as work in flight: `whenIdle()` and `settle()` wait for
+        /// it, so close it with an engine call first.
+        case wait
     }
 
     private struct State {
         var script: [Choice] = []
         var signedIn: String?
         var presented: [TvProviderDialog] = []
+        var openPicker: CheckedContinuation<Void, Never>?
+        var pickerCancelled = false
     }
 
     private let simulator: Simulator
@@ -60,6 +66,27 @@ public final class SimulatedPlatform: PlatformSSO {
         return assertion
     }
 
+    /// Whether a picker is open and waiting (``Choice/wait``).
+    public var isPickerOpen: Bool { state.withLock { $0.openPicker != nil } }
+
+    /// Suspends until the calling task is cancelled (also when it already was).
+    private func waitUntilCancelled() async {
+        state.withLock { $0.pickerCancelled = false }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                state.withLock { state in
+                    if state.pickerCancelled { continuation.resume() } else { state.openPicker = continuation }
+                }
+            }
+        } onCancel: {
+            state.withLock { state in
+                state.pickerCancelled = true
+                state.openPicker?.resume()
+                state.openPicker = nil
+            }
+        }
+    }
+
     /// Answers the picker with the next scripted choice.
     public func pickProvider(_ dialog: TvProviderDialog, requestorID: String) async -> PlatformPickerAnswer {
         let choice: Choice? = state.withLock { state in
@@ -67,6 +94,9 @@ public final class SimulatedPlatform: PlatformSSO {
             return state.script.isEmpty ? nil : state.script.removeFirst()
         }
         switch choice {
+        case .wait?:
+            await waitUntilCancelled()
+            return .cancelled
         case .none, .cancel?: return .cancelled
         case .otherProviders?: return .otherProviders
         case .present(let assertion)?: return .signedIn(assertion)

@@ -137,6 +137,35 @@ struct PlatformSSOTests {
         await session.expectClean()
     }
 
+    @Test(arguments: ["cancel", "choose"])
+    func closingAnOpenPickerStopsWaitingForIt(_ how: String) async throws {
+        let session = SimulatedSession(platformSSO: true)
+        let platform = try #require(session.platform)
+        await session.configure()
+        platform.script(.wait)
+        let call = await session.enabler.getAuthentication()
+        // The picker is open: the user has not answered, so nothing may wait for the engine here.
+        let close = how == "cancel"
+            ? await session.enabler.setSelectedProvider(nil) : await session.enabler.setSelectedProvider("coastal-fiber")
+        let callbacks = await session.collectIgnoringTracking()
+        #expect(Array(callbacks.prefix(2)) == [.presentTvProviderDialog(Self.picker), .dismissTvProviderDialog(Self.picker)])
+        for _ in 0..<1_000 where platform.isPickerOpen { await Task.yield() }
+        #expect(!platform.isPickerOpen, "the engine's dismissal cancelled the platform's picker")
+        if close == call { Issue.record("one call id for two calls") }
+        if how == "cancel" {
+            let ended = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
+            #expect(Array(callbacks.dropFirst(2)) == [ended])
+            #expect(session.ledger.answers(to: call) == [ended] && session.ledger.answers(to: close) == [ended])
+        } else {
+            #expect(callbacks.last?.name == "navigateToUrl")
+            _ = await session.logIn(as: "dave", password: "diving")
+            let done = Callback.setAuthenticationStatus(status: 1, errorCode: "")
+            #expect(await session.collectIgnoringTracking() == [done])
+            #expect(session.ledger.answers(to: call) == [done] && session.ledger.answers(to: close) == [done])
+        }
+        await session.expectClean()
+    }
+
     @Test func withoutAPlatformTheClassicDialogIsShown() async throws {
         let session = SimulatedSession()
         await session.configure()
