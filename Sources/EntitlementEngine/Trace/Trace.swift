@@ -91,7 +91,7 @@ public struct Trace: Sendable, Equatable {
     // MARK: - Settings in the header
 
     static func encode(_ settings: EngineSettings) -> JSONValue {
-        var encoded: JSONValue = [
+        var members: [String: JSONValue] = [
             "redirectURL": .string(settings.redirectURL), "redirectTimeout": .int(settings.redirectTimeout.milliseconds),
             "queueLimit": .int(Int64(settings.queueLimit)), "deviceType": .string(settings.deviceType),
             "expiryLeeway": .int(settings.expiryLeeway.milliseconds),
@@ -100,17 +100,14 @@ public struct Trace: Sendable, Equatable {
             "clientType": .string(settings.clientType), "operatingSystem": .string(settings.operatingSystem),
         ]
         // Written only when set, so traces of other devices read as before.
-        if case .object(var members) = encoded {
-            if settings.platformSSO { members["platformSSO"] = true }
-            if let secondScreen = settings.secondScreen {
-                members["secondScreen"] = [
-                    "pollInterval": .int(secondScreen.pollInterval.milliseconds),
-                    "codeLifetime": .int(secondScreen.codeLifetime.milliseconds),
-                ]
-            }
-            encoded = .object(members)
+        if settings.platformSSO { members["platformSSO"] = true }
+        if let secondScreen = settings.secondScreen {
+            members["secondScreen"] = [
+                "pollInterval": .int(secondScreen.pollInterval.milliseconds),
+                "codeLifetime": .int(secondScreen.codeLifetime.milliseconds),
+            ]
         }
-        return encoded
+        return .object(members)
     }
 
     /// The engine settings the trace was recorded with.

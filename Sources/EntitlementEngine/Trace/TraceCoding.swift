@@ -415,7 +415,7 @@ enum TraceCoding {
             "id": .string(mvpd.id), "displayName": .string(mvpd.displayName), "logoURL": .string(mvpd.logoURL),
             "enablePlatformServices": .bool(mvpd.enablePlatformServices),
         ]
-        // Written only for TempPass MVPDs, so traces of regular MVPDs read as before.
+        // Flags written only when set, so traces of regular MVPDs read as before.
         if mvpd.isTempPass { members["isTempPass"] = true }
         if mvpd.authenticationPerRequestor { members["authenticationPerRequestor"] = true }
         return .object(members)
@@ -446,17 +446,14 @@ enum TraceCoding {
     }
 
     private static func encode(_ token: AuthenticationToken, book: inout SecretBook) -> JSONValue {
-        var encoded: JSONValue = [
+        var members: [String: JSONValue] = [
             "value": .string(book.conceal(token.value, as: .authn)), "mvpd": .string(token.mvpdID),
             "requestor": .string(token.requestorID), "userID": .string(token.userID),
             "expires": .int(token.expires.milliseconds),
         ]
-        // The source is written only for platform sign-ins, so MVPD-login traces read as before.
-        if token.source != .mvpdLogin, case .object(var members) = encoded {
-            members["source"] = .string(token.source.rawValue)
-            encoded = .object(members)
-        }
-        return encoded
+        // The source is written only when it is not an MVPD login, so those traces read as before.
+        if token.source != .mvpdLogin { members["source"] = .string(token.source.rawValue) }
+        return .object(members)
     }
 
     private static func decodeAuthentication(_ value: JSONValue) throws(TraceError.Reason) -> AuthenticationToken {
