@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "EntitlementEngine", targets: ["EntitlementEngine"]),
         .library(name: "EntitlementSimulator", targets: ["EntitlementSimulator"]),
         .library(name: "EntitlementScenarios", targets: ["EntitlementScenarios"]),
+        .library(name: "EntitlementFuzzing", targets: ["EntitlementFuzzing"]),
         .executable(name: "entitle", targets: ["entitle"]),
     ],
     dependencies: [],
@@ -17,12 +18,18 @@ let package = Package(
         .target(name: "EntitlementEngine"),
         .target(name: "EntitlementSimulator", dependencies: ["EntitlementEngine"]),
         .target(name: "EntitlementScenarios", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
+        .target(
+            name: "EntitlementFuzzing", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
         .executableTarget(
-            name: "entitle", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
+            name: "entitle",
+            dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(
             name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
+        .testTarget(
+            name: "EntitlementFuzzingTests",
+            dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
         .testTarget(
             name: "EntitlementScenariosTests",
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),

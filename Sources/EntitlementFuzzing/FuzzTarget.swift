@@ -1,0 +1,59 @@
+/// One fuzz target: a seeded case generator and the oracle that judges each case.
+///
+/// A case is a pure function of its seed, so `entitle fuzz TARGET --seed S` reproduces it. A case
+/// that traps takes the process down, which `swift test` and `entitle fuzz` both report loudly;
+/// a case the oracle rejects returns a ``FuzzFailure``.
+public struct FuzzTarget: Sendable {
+    /// The name `entitle fuzz` takes (`url`, `trace`, `scenario`, `token-file`, …).
+    public let name: String
+    /// One line saying what is fuzzed and what the oracle checks.
+    public let summary: String
+    /// Runs the case for `seed`: nil when the oracle accepts it.
+    public let run: @Sendable (_ seed: UInt64) -> FuzzFailure?
+
+    /// Creates a target.
+    public init(name: String, summary: String, run: @escaping @Sendable (_ seed: UInt64) -> FuzzFailure?) {
+        self.name = name
+        self.summary = summary
+        self.run = run
+    }
+}
+
+/// A case the oracle rejected: the seed that makes it and a readable reproduction.
+public struct FuzzFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The case's seed.
+    public var seed: UInt64
+    /// What went wrong.
+    public var problem: String
+    /// The (minimised where the target can) input, printable: secrets in it are the fuzzer's own.
+    public var reproduction: String
+
+    /// Creates a failure.
+    public init(seed: UInt64, problem: String, reproduction: String) {
+        self.seed = seed
+        self.problem = problem
+        self.reproduction = reproduction
+    }
+
+    /// `seed S: problem` and the reproduction.
+    public var description: String { "seed \(seed): \(problem)\n\(reproduction)" }
+}
+
+/// Every fuzz target, by name.
+public enum FuzzTargets {
+    /// The targets `entitle fuzz` and the test suite run.
+    public static let all: [FuzzTarget] = []
+
+    /// The target called `name`, if any.
+    public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
+
+    /// Runs `count` cases of `target` from `firstSeed` on; the first rejected case, or nil.
+    public static func run(_ target: FuzzTarget, count: Int, firstSeed: UInt64 = 1) -> FuzzFailure? {
+        var seed = firstSeed
+        for _ in 0..<max(0, count) {
+            if let failure = target.run(seed) { return failure }
+            seed &+= 1
+        }
+        return nil
+    }
+}
