@@ -23,7 +23,8 @@ let package = Package(
         .executableTarget(
             name: "entitle",
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
-        .testTarget(name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
+        .testTarget(
+            name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(
             name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),

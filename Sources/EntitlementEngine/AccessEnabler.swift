@@ -29,10 +29,22 @@ public actor AccessEnabler {
     private let monitor: (any EngineMonitor)?
     private weak var delegate: (any AccessEnablerDelegate)?
 
-    private var mailbox: [Input] = []
+    /// Work waiting for the machine, in arrival order: inputs, and configuration answers that
+    /// still need the stored tokens read.
+    private enum Work {
+        case input(Input)
+        case configurationAnswered(OperationID, requestorID: String, Result<BackendResponse, BackendError>)
+    }
+
+    private var mailbox: [(work: Work, ticket: UInt64?)] = []
     private var immediate: [Input] = []
     private var draining = false
+    private var lastTicket: UInt64 = 0
+    private var ticketWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var lastCallID: UInt64 = 0
+    /// The stored version the machine's view of storage corresponds to, for the requestor it
+    /// was read or written for; nil until read (a save then reads first).
+    private var storeVersion: (requestorID: String, version: StorageVersion)?
     private var timers: [TimerID: ScheduledTimer] = [:]
     /// What the engine waits for from the platform: an open picker (by flow) or a sign-in check
     /// (by operation). Either keeps the engine busy.
@@ -94,67 +106,67 @@ public actor AccessEnabler {
 
     /// Sets the requestor and loads its configuration → `setRequestorComplete`. Calling it again reconfigures.
     @discardableResult
-    public func setRequestor(_ requestorID: String, serviceProviders: [String] = []) -> CallID {
-        submit(.setRequestor(requestorID: requestorID, serviceProviders: serviceProviders))
+    public func setRequestor(_ requestorID: String, serviceProviders: [String] = []) async -> CallID {
+        await submit(.setRequestor(requestorID: requestorID, serviceProviders: serviceProviders))
     }
 
     /// Sets the options sent with every backend request; unknown keys are refused and nothing changes.
-    public func setOptions(_ options: [String: String]) throws(OptionsError) {
+    public func setOptions(_ options: [String: String]) async throws(OptionsError) {
         let unknown = options.keys.filter { !Self.knownOptions.contains($0) }.sorted()
         guard unknown.isEmpty else { throw .unknownKeys(unknown) }
-        enqueue(.optionsChanged(options))
+        await enqueueAndWait(.input(.optionsChanged(options)))
     }
 
     /// Answers from local state only → `setAuthenticationStatus`.
     @discardableResult
-    public func checkAuthentication() -> CallID { submit(.checkAuthentication) }
+    public func checkAuthentication() async -> CallID { await submit(.checkAuthentication) }
 
     /// Runs the login flow if needed → `setAuthenticationStatus` (after `displayProviderDialog` /
     /// `navigateToUrl`). A second call while a login runs joins it.
     @discardableResult
-    public func getAuthentication(forceAuthn: Bool = false, data: [String: String] = [:]) -> CallID {
-        submit(.getAuthentication(forceAuthn: forceAuthn, data: data))
+    public func getAuthentication(forceAuthn: Bool = false, data: [String: String] = [:]) async -> CallID {
+        await submit(.getAuthentication(forceAuthn: forceAuthn, data: data))
     }
 
     /// Chooses the MVPD for the login (→ `navigateToUrl`), or cancels with nil
     /// (→ `setAuthenticationStatus(0, PROVIDER_NOT_SELECTED_ERROR)`).
     @discardableResult
-    public func setSelectedProvider(_ mvpdID: String?) -> CallID { submit(.setSelectedProvider(mvpdID)) }
+    public func setSelectedProvider(_ mvpdID: String?) async -> CallID { await submit(.setSelectedProvider(mvpdID)) }
 
     /// Completes a login or logout with the final redirect URL, after checking it; a refused URL
     /// is answered by `status` and changes nothing.
     @discardableResult
-    public func handleExternalURL(_ url: String) -> CallID { submit(.handleExternalURL(url)) }
+    public func handleExternalURL(_ url: String) async -> CallID { await submit(.handleExternalURL(url)) }
 
     /// → `selectedProvider`.
     @discardableResult
-    public func getSelectedProvider() -> CallID { submit(.getSelectedProvider) }
+    public func getSelectedProvider() async -> CallID { await submit(.getSelectedProvider) }
 
     /// Authorizes without any UI → `setToken` or `tokenRequestFailed`.
     @discardableResult
-    public func checkAuthorization(_ resource: String, data: [String: String] = [:]) -> CallID {
-        submit(.checkAuthorization(resource: resource, data: data))
+    public func checkAuthorization(_ resource: String, data: [String: String] = [:]) async -> CallID {
+        await submit(.checkAuthorization(resource: resource, data: data))
     }
 
     /// Authorizes, running the login first if needed → `setToken` or `tokenRequestFailed`.
     @discardableResult
-    public func getAuthorization(_ resource: String, data: [String: String] = [:]) -> CallID {
-        submit(.getAuthorization(resource: resource, data: data))
+    public func getAuthorization(_ resource: String, data: [String: String] = [:]) async -> CallID {
+        await submit(.getAuthorization(resource: resource, data: data))
     }
 
     /// → `preauthorizedResources` with the authorized subset.
     @discardableResult
-    public func checkPreauthorizedResources(_ resources: [String], cache: Bool = true) -> CallID {
-        submit(.checkPreauthorizedResources(resources, cache: cache))
+    public func checkPreauthorizedResources(_ resources: [String], cache: Bool = true) async -> CallID {
+        await submit(.checkPreauthorizedResources(resources, cache: cache))
     }
 
     /// → `setMetadataStatus`.
     @discardableResult
-    public func getMetadata(_ key: MetadataKey) -> CallID { submit(.getMetadata(key)) }
+    public func getMetadata(_ key: MetadataKey) async -> CallID { await submit(.getMetadata(key)) }
 
     /// Clears local tokens, then `navigateToUrl` with the logout URL; the logout redirect completes it.
     @discardableResult
-    public func logout() -> CallID { submit(.logout) }
+    public func logout() async -> CallID { await submit(.logout) }
 
     // MARK: - Callback streams
 
@@ -203,27 +215,48 @@ public actor AccessEnabler {
 
     // MARK: - Run to completion
 
-    private func submit(_ call: EntitlementCall) -> CallID {
+    /// How often one input is decided again after losing a compare-and-set to another writer
+    /// before its save counts as failed.
+    static let conflictRetries = 8
+
+    private func submit(_ call: EntitlementCall) async -> CallID {
         lastCallID += 1
         let id = CallID(lastCallID)
         monitor?.observe(.callReceived(id, call))
-        enqueue(.callReceived(id, call))
+        await enqueueAndWait(.input(.callReceived(id, call)))
         return id
     }
 
-    /// Appends to the mailbox; drains it unless a drain is already running (a re-entrant call
-    /// from a delegate is therefore queued behind the current step, never nested in it).
-    private func enqueue(_ input: Input) {
-        mailbox.append(input)
+    /// Queues `work` and returns once the machine has handled it and its actions ran (so the
+    /// call's synchronous callbacks were delivered).
+    private func enqueueAndWait(_ work: Work) async {
+        lastTicket += 1
+        let ticket = lastTicket
+        mailbox.append((work, ticket))
+        guard draining else { return await drain() }
+        await withCheckedContinuation { ticketWaiters[ticket] = $0 }
+    }
+
+    /// Runs the mailbox to empty, one input at a time; a drain already running keeps the work
+    /// (a call made from a callback is queued behind the current step, never nested in it).
+    /// Storage is awaited inside a step: whatever arrives meanwhile waits in the mailbox.
+    private func drain() async {
         guard !draining else { return }
         draining = true
         while true {
             if !immediate.isEmpty {
-                process(immediate.removeFirst())
+                await process(immediate.removeFirst())
             } else if !mailbox.isEmpty {
-                let next = mailbox.removeFirst()
-                if let change = storageChange() { process(change) }
-                process(next)
+                let (work, ticket) = mailbox.removeFirst()
+                switch work {
+                case .input(let input):
+                    await reconcileWithStorage()
+                    await process(input)
+                case .configurationAnswered(let operation, let requestorID, let result):
+                    await configurationAnswered(operation, requestorID: requestorID, result)
+                }
+                while !immediate.isEmpty { await process(immediate.removeFirst()) }
+                if let ticket { ticketWaiters.removeValue(forKey: ticket)?.resume() }
             } else {
                 break
             }
@@ -232,27 +265,141 @@ public actor AccessEnabler {
         resumeIdleWaitersIfIdle()
     }
 
-    /// Feeds one input to the machine and runs its actions.
-    private func process(_ input: Input) {
+    /// Feeds one input to the machine and runs its actions. When the input asks for a save, the
+    /// save (a compare-and-set) runs first, before any other action: if another writer got there
+    /// first, the input is decided again on what storage now holds; if the save fails, the
+    /// actions still run and the machine is told (``Input/storageWriteFailed(_:)``).
+    private func process(_ input: Input) async {
+        var conflicts = 0
+        while true {
+            let now = environment.clock.now()
+            var next = machine
+            let actions = next.handle(input, at: now)
+            var failure: TokenStorageError?
+            if case .persist(let tokens, let requestorID)? = actions.first {
+                do throws(TokenStorageError) {
+                    try await save(tokens, requestorID: requestorID)
+                } catch .conflict where conflicts < Self.conflictRetries {
+                    conflicts += 1
+                    await reconcileWithStorage(force: true)
+                    continue
+                } catch {
+                    failure = error
+                }
+            }
+            machine = next
+            monitor?.observe(.inputHandled(input, at: now))
+            if let monitor {
+                for row in machine.lastTransitions { monitor.observe(.transition(row)) }
+            }
+            for action in actions { run(action) }
+            if let failure {
+                monitor?.observe(.storageFailed(failure.description))
+                immediate.insert(.storageWriteFailed(failure.description), at: 0)
+            }
+            return
+        }
+    }
+
+    // MARK: - Storage
+
+    /// Saves with a compare-and-set against the version the machine's view came from.
+    private func save(_ tokens: StoredTokens, requestorID: String) async throws(TokenStorageError) {
+        guard let known = storeVersion, known.requestorID == requestorID else {
+            // Never read for this requestor: whatever is stored must be read before it is replaced.
+            throw .conflict(current: try await storage.version(deviceID: environment.deviceID, requestorID: requestorID))
+        }
+        let version = try await storage.save(
+            tokens, deviceID: environment.deviceID, requestorID: requestorID, replacing: known.version)
+        storeVersion = (requestorID, version)
+    }
+
+    /// Before every input (and after a lost compare-and-set): when the stored version is not the
+    /// one the machine's view came from, reads the tokens and, when they differ, feeds
+    /// ``Input/storageChanged(_:)`` (another instance logged in or out, started or took a login).
+    private func reconcileWithStorage(force: Bool = false) async {
+        guard case .configured(let configuration) = machine.configuration else { return }
+        let requestorID = configuration.requestorID
+        do throws(TokenStorageError) {
+            if !force, let known = storeVersion, known.requestorID == requestorID {
+                let version = try await storage.version(deviceID: environment.deviceID, requestorID: requestorID)
+                guard version != known.version else { return }
+            }
+            let current = try await storage.load(deviceID: environment.deviceID, requestorID: requestorID)
+            storeVersion = (requestorID, current.version)
+            guard machine.differs(from: current.tokens) else { return }
+            await processWithoutRetry(.storageChanged(current.tokens))
+        } catch {
+            monitor?.observe(.storageFailed(error.description))
+        }
+    }
+
+    /// ``process(_:)`` for the inputs that come from reading storage: a lost compare-and-set is
+    /// not retried here (the next input reads again).
+    private func processWithoutRetry(_ input: Input) async {
         let now = environment.clock.now()
+        var next = machine
+        let actions = next.handle(input, at: now)
+        if case .persist(let tokens, let requestorID)? = actions.first {
+            do throws(TokenStorageError) {
+                try await save(tokens, requestorID: requestorID)
+            } catch .conflict {
+                return
+            } catch {
+                machine = next
+                observeAndRun(input, now, actions)
+                monitor?.observe(.storageFailed(error.description))
+                immediate.insert(.storageWriteFailed(error.description), at: 0)
+                return
+            }
+        }
+        machine = next
+        observeAndRun(input, now, actions)
+    }
+
+    private func observeAndRun(_ input: Input, _ now: Timestamp, _ actions: [Action]) {
         monitor?.observe(.inputHandled(input, at: now))
-        let actions = machine.handle(input, at: now)
         if let monitor {
             for row in machine.lastTransitions { monitor.observe(.transition(row)) }
         }
         for action in actions { run(action) }
     }
 
-    /// ``Input/storageChanged(_:)`` when shared storage holds another authentication or pending
-    /// login than the machine last saved (another instance acted); checked before every input.
-    private func storageChange() -> Input? {
-        guard case .configured(let configuration) = machine.configuration else { return nil }
-        do {
-            let stored = try storage.load(deviceID: environment.deviceID, requestorID: configuration.requestorID)
-            return machine.differs(from: stored) ? .storageChanged(stored) : nil
+    /// A configuration answer: reads the stored tokens (and other requestors' logins on this
+    /// device) for the machine, unless the answer is late.
+    private func configurationAnswered(
+        _ operation: OperationID, requestorID: String, _ result: Result<BackendResponse, BackendError>
+    ) async {
+        switch result {
+        case .success(.configuration(let configuration)) where configuration.requestorID == requestorID:
+            var stored = StoredTokens.empty
+            var others: [AuthenticationToken] = []
+            if case .configuring(_, let current, _) = machine.configuration, current == operation {
+                do throws(TokenStorageError) {
+                    let loaded = try await storage.load(deviceID: environment.deviceID, requestorID: requestorID)
+                    stored = loaded.tokens
+                    storeVersion = (requestorID, loaded.version)
+                } catch {
+                    storeVersion = nil
+                    monitor?.observe(.storageFailed(error.description))
+                }
+                others = await othersStored(requestorID)
+            }
+            await process(.configurationLoaded(operation, configuration, stored, others: others))
+        case .success:
+            await process(.configurationFailed(operation, .malformedResponse("not a configuration for '\(requestorID)'")))
+        case .failure(let error):
+            await process(.configurationFailed(operation, error))
+        }
+    }
+
+    /// What other requestors stored on this device (for single sign-on); a storage that cannot say finds none.
+    private func othersStored(_ requestorID: String) async -> [AuthenticationToken] {
+        do throws(TokenStorageError) {
+            return try await storage.authentications(deviceID: environment.deviceID).filter { $0.requestorID != requestorID }
         } catch {
-            monitor?.observe(.storageFailed(String(describing: error)))
-            return nil
+            monitor?.observe(.storageFailed(error.description))
+            return []
         }
     }
 
@@ -265,7 +412,8 @@ public actor AccessEnabler {
         case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
             startBackendTask(operation, request)
         case .resubmit(let held):
-            mailbox.insert(contentsOf: held.map { Input.callReceived($0.id, $0.call) }, at: 0)
+            let resubmitted: [(work: Work, ticket: UInt64?)] = held.map { (.input(.callReceived($0.id, $0.call)), nil) }
+            mailbox.insert(contentsOf: resubmitted, at: 0)
         case .drawFlowSecrets(let flow, let needsVerifier):
             let state = Base64URL.encode(environment.redirectStateRandom.bytes(32))
             let verifier = needsVerifier ? PKCE.verifier(from: environment.pkceVerifierRandom.bytes(32)) : nil
@@ -275,12 +423,8 @@ public actor AccessEnabler {
             timers[timer] = environment.clock.schedule(at: deadline) { [weak self] in await self?.timerFired(timer) }
         case .cancelTimer(let timer):
             timers.removeValue(forKey: timer)?.cancel()
-        case .persist(let tokens, let requestorID):
-            do {
-                try storage.save(tokens, deviceID: environment.deviceID, requestorID: requestorID)
-            } catch {
-                monitor?.observe(.storageFailed(String(describing: error)))
-            }
+        case .persist:
+            break  // saved by ``process(_:)`` before any other action ran
         case .presentPlatformPicker(let flow, let dialog, let requestorID):
             startPickerTask(flow, dialog, requestorID: requestorID)
         case .dismissPlatformPicker(let flow):
@@ -310,14 +454,14 @@ public actor AccessEnabler {
         let platform = self.platform
         platformWork[work] = Task {
             let answer = await ask(platform)
-            self.platformAnswered(work, answer)
+            await self.platformAnswered(work, answer)
         }
     }
 
-    private func platformAnswered(_ work: PlatformWork, _ answer: Input) {
+    private func platformAnswered(_ work: PlatformWork, _ answer: Input) async {
         // A dismissed picker's answer is dropped here: the machine already ended its flow.
         guard platformWork.removeValue(forKey: work) != nil else { return }
-        enqueue(answer)
+        await enqueueAndWait(.input(answer))
         resumeIdleWaitersIfIdle()
     }
 
@@ -334,51 +478,30 @@ public actor AccessEnabler {
             } catch {
                 result = .failure(error)
             }
-            self.backendFinished(operation, request, result)
+            await self.backendFinished(operation, request, result)
         }
     }
 
     private func backendFinished(
         _ operation: OperationID, _ request: BackendRequest, _ result: Result<BackendResponse, BackendError>
-    ) {
+    ) async {
         defer { operationFinished(operation) }
         monitor?.observe(.backendFinished(operation, result))
-        guard case .configuration(let requestorID, _, _, _) = request else {
+        let work: Work
+        if case .configuration(let requestorID, _, _, _) = request {
+            work = .configurationAnswered(operation, requestorID: requestorID, result)
+        } else {
             switch result {
-            case .success(let response): enqueue(.backendAnswered(operation, response))
-            case .failure(let error): enqueue(.backendFailed(operation, error))
+            case .success(let response): work = .input(.backendAnswered(operation, response))
+            case .failure(let error): work = .input(.backendFailed(operation, error))
             }
-            return
         }
-        switch result {
-        case .success(.configuration(let configuration)) where configuration.requestorID == requestorID:
-            var stored = StoredTokens.empty
-            do {
-                stored = try storage.load(deviceID: environment.deviceID, requestorID: requestorID)
-            } catch {
-                monitor?.observe(.storageFailed(String(describing: error)))
-            }
-            enqueue(.configurationLoaded(operation, configuration, stored, others: othersStored(requestorID)))
-        case .success:
-            enqueue(.configurationFailed(operation, .malformedResponse("not a configuration for '\(requestorID)'")))
-        case .failure(let error):
-            enqueue(.configurationFailed(operation, error))
-        }
+        await enqueueAndWait(work)
     }
 
-    /// What other requestors stored on this device (for single sign-on); a storage that cannot say finds none.
-    private func othersStored(_ requestorID: String) -> [AuthenticationToken] {
-        do {
-            return try storage.authentications(deviceID: environment.deviceID).filter { $0.requestorID != requestorID }
-        } catch {
-            monitor?.observe(.storageFailed(String(describing: error)))
-            return []
-        }
-    }
-
-    private func timerFired(_ timer: TimerID) {
+    private func timerFired(_ timer: TimerID) async {
         timers[timer] = nil
-        enqueue(.timerFired(timer))
+        await enqueueAndWait(.input(.timerFired(timer)))
     }
 
     /// Marks `operation` done once its answer has been processed, and wakes whoever waits for it.

@@ -14,4 +14,7 @@ public enum ErrorCode {
     public static let userNotAuthorized = "USER_NOT_AUTHORIZED_ERROR"
     /// Authorization failed for another reason: network, timeout, throttling, malformed answer.
     public static let genericAuthorization = "GENERIC_AUTHORIZATION_ERROR"
+    /// `status` code: token storage refused a save (full disk, read-only folder, unreachable store);
+    /// the engine keeps its state in memory and saves again after the next call.
+    public static let storageWriteFailed = "STORAGE_WRITE_FAILED"
 }

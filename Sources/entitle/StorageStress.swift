@@ -6,7 +6,8 @@ import Glibc
 
 /// `entitle storage-stress DIR`: saves two alternating token sets to a file store as fast as it can,
 /// until killed. The file-store crash test kills it mid-write many times and checks that the store
-/// always reads back as one of the two sets.
+/// always reads back as one of the two sets. Saves are compare-and-sets: a save that loses to
+/// another writer takes the stored version and writes again.
 enum StorageStress {
     /// The two sets, told apart by their selected provider.
     static func tokens(_ variant: Int) -> StoredTokens {
@@ -17,14 +18,19 @@ enum StorageStress {
             authorizations: [:], selectedProvider: variant == 0 ? "acme-cable" : "bluesky-tv", deviceID: "stress-device")
     }
 
-    static func run(folder: String) -> Int32 {
+    static func run(folder: String) async -> Int32 {
         guard let storage = try? FileTokenStorage(folder: folder) else { return 2 }
         var variant = 0
+        var version = StorageVersion.absent
         print("ready")
         fflush(nil)
         while true {
-            do {
-                try storage.save(tokens(variant), deviceID: "stress-device", requestorID: "stress")
+            do throws(TokenStorageError) {
+                version = try await storage.save(
+                    tokens(variant), deviceID: "stress-device", requestorID: "stress", replacing: version)
+            } catch .conflict(let current) {
+                version = current
+                continue
             } catch {
                 print("save failed: \(error)")
                 return 1

@@ -14,7 +14,7 @@ case .success(.run(let paths)):
 case .success(.sessionStart(let folder)):
     exit(await SessionStart.run(folder: folder))
 case .success(.storageStress(let folder)):
-    exit(StorageStress.run(folder: folder))
+    exit(await StorageStress.run(folder: folder))
 case .success(.bench(_, let rounds)):
     exit(await JSONBenchmark().run(rounds: rounds))
 case .success(.record(let scenario, let output)):

@@ -201,7 +201,7 @@ struct SelectedProviderTests {
         #expect(
             session.ledger.takeIgnoringTracking()
                 == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
-        #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
+        #expect(try await session.storage.tokens(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
         await session.expectClean()
     }
 

@@ -18,14 +18,14 @@ struct FileTokenStorageTests {
         value: "authn-value", mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "u",
         expires: Timestamp(milliseconds: 9_999_999_999_999))
 
-    @Test func savesAndLoadsWithOwnerOnlyPermissions() throws {
+    @Test func savesAndLoadsWithOwnerOnlyPermissions() async throws {
         let folder = Self.temporaryFolder()
         let store = try FileTokenStorage(folder: folder)
-        #expect(try store.load(deviceID: "d", requestorID: "r") == .empty)
+        #expect(try await store.tokens(deviceID: "d", requestorID: "r") == .empty)
         let tokens = StoredTokens(authentication: Self.token, selectedProvider: "acme-cable", deviceID: "d")
-        try store.save(tokens, deviceID: "d", requestorID: "r")
-        #expect(try store.load(deviceID: "d", requestorID: "r") == tokens)
-        #expect(try store.load(deviceID: "d", requestorID: "other") == .empty, "one file per device and requestor")
+        try await store.overwrite(tokens, deviceID: "d", requestorID: "r")
+        #expect(try await store.tokens(deviceID: "d", requestorID: "r") == tokens)
+        #expect(try await store.tokens(deviceID: "d", requestorID: "other") == .empty, "one file per device and requestor")
         let attributes = try FileManager.default.attributesOfItem(atPath: store.path(deviceID: "d", requestorID: "r"))
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let folderAttributes = try FileManager.default.attributesOfItem(atPath: folder)
@@ -35,25 +35,25 @@ struct FileTokenStorageTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".tmp-") }.isEmpty)
     }
 
-    @Test func aCorruptFileIsMovedAsideWithAClearError() throws {
+    @Test func aCorruptFileIsMovedAsideWithAClearError() async throws {
         let store = try FileTokenStorage(folder: Self.temporaryFolder())
         let path = store.path(deviceID: "d", requestorID: "r")
         try Data("{\"format\":1,\"tok".utf8).write(to: URL(fileURLWithPath: path))
-        #expect(throws: TokenStorageError.corrupt(file: path, movedTo: path + ".corrupt-1")) {
-            try store.load(deviceID: "d", requestorID: "r")
+        await #expect(throws: TokenStorageError.corrupt(file: path, movedTo: path + ".corrupt-1")) {
+            try await store.tokens(deviceID: "d", requestorID: "r")
         }
         #expect(FileManager.default.fileExists(atPath: path + ".corrupt-1"))
-        #expect(try store.load(deviceID: "d", requestorID: "r") == .empty, "the next load starts afresh")
+        #expect(try await store.tokens(deviceID: "d", requestorID: "r") == .empty, "the next load starts afresh")
     }
 
-    @Test func aForeignFileIsMovedAside() throws {
+    @Test func aForeignFileIsMovedAside() async throws {
         let store = try FileTokenStorage(folder: Self.temporaryFolder())
-        try store.save(StoredTokens(selectedProvider: "x", deviceID: "d"), deviceID: "d", requestorID: "someone-else")
+        try await store.overwrite(StoredTokens(selectedProvider: "x", deviceID: "d"), deviceID: "d", requestorID: "someone-else")
         let theirs = store.path(deviceID: "d", requestorID: "someone-else")
         let mine = store.path(deviceID: "d", requestorID: "r")
         try FileManager.default.copyItem(atPath: theirs, toPath: mine)
-        #expect(throws: TokenStorageError.foreign(file: mine, movedTo: mine + ".corrupt-1")) {
-            try store.load(deviceID: "d", requestorID: "r")
+        await #expect(throws: TokenStorageError.foreign(file: mine, movedTo: mine + ".corrupt-1")) {
+            try await store.tokens(deviceID: "d", requestorID: "r")
         }
     }
 
@@ -62,7 +62,7 @@ struct FileTokenStorageTests {
         let folder = Self.temporaryFolder()
         let store = try FileTokenStorage(folder: folder)
         let copied = StoredTokens(authentication: Self.token, selectedProvider: "acme-cable", deviceID: "tv-old")
-        try store.save(copied, deviceID: "device-1", requestorID: "sim-requestor")
+        try await store.overwrite(copied, deviceID: "device-1", requestorID: "sim-requestor")
         let session = SimulatedSession(storage: store)
         await session.enabler.setRequestor("sim-requestor")
         await session.enabler.checkAuthentication()
@@ -70,7 +70,7 @@ struct FileTokenStorageTests {
         #expect(statusCode(callbacks.first) == "SEC412")
         #expect(callbacks.dropFirst().first == .setRequestorComplete(success: true))
         #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
-        #expect(try store.load(deviceID: "device-1", requestorID: "sim-requestor") == .empty, "cleared")
+        #expect(try await store.tokens(deviceID: "device-1", requestorID: "sim-requestor") == .empty, "cleared")
         await session.expectClean()
     }
 
@@ -124,7 +124,7 @@ struct FileTokenStorageTests {
             kill(writer.processIdentifier, SIGKILL)
             writer.waitUntilExit()
             #expect(writer.terminationReason == .uncaughtSignal, "round \(round): the writer was not killed")
-            let tokens = try store.load(deviceID: "stress-device", requestorID: "stress")
+            let tokens = try await store.tokens(deviceID: "stress-device", requestorID: "stress")
             #expect(Self.check(tokens), "round \(round): the store holds a mix")
             seen.insert(tokens.selectedProvider ?? "empty")
         }
@@ -142,14 +142,72 @@ struct FileTokenStorageTests {
         let store = try FileTokenStorage(folder: folder)
         let writers = [try Self.launchWriter(folder), try Self.launchWriter(folder)]
         for _ in 0..<50 {
-            #expect(Self.check(try store.load(deviceID: "stress-device", requestorID: "stress")))
+            #expect(Self.check(try await store.tokens(deviceID: "stress-device", requestorID: "stress")))
             try await Task.sleep(for: .milliseconds(2))
         }
         for writer in writers {
             kill(writer.processIdentifier, SIGKILL)
             writer.waitUntilExit()
         }
-        #expect(Self.check(try store.load(deviceID: "stress-device", requestorID: "stress")))
+        #expect(Self.check(try await store.tokens(deviceID: "stress-device", requestorID: "stress")))
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: folder)).contains { $0.contains(".corrupt-") })
+    }
+
+    // MARK: - Containment and bounds
+
+    @Test func aPathThatIsNotAFolderIsRefusedAndLeftAlone() async throws {
+        let file = Self.temporaryFolder()
+        try "not a folder".write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o644)
+        #expect(throws: TokenStorageError.refusedLocation("\(file) is not a folder")) { try FileTokenStorage(folder: file) }
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o644, "a refused path is never chmod-ed")
+    }
+
+    @Test func aSymlinkedFolderIsRefusedAndItsTargetLeftAlone() async throws {
+        let target = Self.temporaryFolder()
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+        chmod(target, 0o755)
+        let link = Self.temporaryFolder()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(throws: TokenStorageError.refusedLocation("\(link) is a symbolic link; give the folder's real path")) {
+            try FileTokenStorage(folder: link)
+        }
+        let attributes = try FileManager.default.attributesOfItem(atPath: target)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o755)
+    }
+
+    @Test func symlinksPlantedInTheFolderAreNeverFollowedOut() async throws {
+        let store = try FileTokenStorage(folder: Self.temporaryFolder())
+        let outside = Self.temporaryFolder()
+        try "outside".write(toFile: outside, atomically: true, encoding: .utf8)
+        let file = store.path(deviceID: "d", requestorID: "r")
+        // The lock file points out of the folder: refused, and the outside file is untouched.
+        try FileManager.default.createSymbolicLink(atPath: file + ".lock", withDestinationPath: outside)
+        await #expect(throws: TokenStorageError.refusedLocation("\(file).lock is a symbolic link; it was not followed")) {
+            try await store.load(deviceID: "d", requestorID: "r")
+        }
+        try FileManager.default.removeItem(atPath: file + ".lock")
+        // The token file points out of the folder: refused on read.
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: outside)
+        await #expect(throws: TokenStorageError.refusedLocation("\(file) is a symbolic link; it was not followed")) {
+            try await store.load(deviceID: "d", requestorID: "r")
+        }
+        #expect(try String(contentsOfFile: outside, encoding: .utf8) == "outside")
+    }
+
+    @Test func aHugeFileIsRefusedUnread() async throws {
+        let store = try FileTokenStorage(folder: Self.temporaryFolder(), maximumFileSize: 64 << 10)
+        let file = store.path(deviceID: "d", requestorID: "r")
+        try Data(repeating: 0x20, count: 200 << 10).write(to: URL(fileURLWithPath: file))
+        await #expect(throws: TokenStorageError.tooLarge(file: file, limit: 64 << 10)) {
+            try await store.load(deviceID: "d", requestorID: "r")
+        }
+        // The engine starts without tokens and says why in its log; it never reads the file whole.
+        let session = SimulatedSession(storage: store)
+        await session.configure()
+        await session.enabler.checkAuthentication()
+        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await session.expectClean()
     }
 }

@@ -11,7 +11,7 @@ struct LogoutFlowTests {
         await session.enabler.getAuthorization("news-channel")
         _ = await session.collect()
         let logout = await session.enabler.logout()
-        #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
+        #expect(try await session.storage.tokens(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
         let url = try #require(session.ledger.take().lastNavigation)
         #expect(url.hasPrefix("https://sp.sim/api/v1/logout?"))
         #expect(queryValue("state", in: url)?.count == 43)
@@ -163,11 +163,14 @@ struct LateAndReentrantEventTests {
         #expect(machine.handle(.backendAnswered(OperationID(4), .preauthorized([])), at: Timestamp(milliseconds: 0)) == [.log(.lateResultIgnored(OperationID(4)))])
     }
 
-    /// Calls the engine synchronously from inside a callback, the most re-entrant thing a delegate can do.
+    /// Calls the engine from inside a callback, while the engine is still running the step that
+    /// emitted it: the most re-entrant thing a delegate can do.
     final class ReentrantDelegate: AccessEnablerDelegate {
         let enabler = Mutex<AccessEnabler?>(nil)
+        let call = Mutex<Task<CallID, Never>?>(nil)
         func displayProviderDialog(_ mvpds: [MVPD]) {
-            _ = enabler.withLock { $0 }?.assumeIsolated { $0.setSelectedProvider("acme-cable") }
+            guard let enabler = enabler.withLock({ $0 }) else { return }
+            call.withLock { $0 = Task { await enabler.setSelectedProvider("acme-cable") } }
         }
     }
 
@@ -180,6 +183,8 @@ struct LateAndReentrantEventTests {
         await session.enabler.getAuthentication()
         await session.enabler.getSelectedProvider()
         await session.simulator.releaseAll(.configuration)
+        await session.enabler.whenIdle()
+        _ = await delegate.call.withLock({ $0 })?.value
         let callbacks = await session.collectIgnoringTracking()
         // The re-entrant setSelectedProvider runs after the whole step that emitted the dialog:
         // the queued getSelectedProvider still sees no provider.

@@ -112,7 +112,7 @@ struct PlatformSSOTests {
         }
         let failed = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication)
         #expect(callbacks.last == failed && session.ledger.answers(to: call) == [failed])
-        #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-requestor").authentication == nil)
+        #expect(try await session.storage.tokens(deviceID: "device-1", requestorID: "sim-requestor").authentication == nil)
         await session.expectClean()
     }
 
@@ -127,7 +127,7 @@ struct PlatformSSOTests {
         let callbacks = await session.collectIgnoringTracking()
         #expect(statusCode(callbacks.first) == "VSA203")
         #expect(callbacks.map(\.name) == ["status", "navigateToUrl"])
-        #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
+        #expect(try await session.storage.tokens(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
         let visit = await session.userAgent.follow(try #require(callbacks.lastNavigation))
         await session.enabler.handleExternalURL(try #require(visit.appURL))
         let done = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)

@@ -135,7 +135,7 @@ struct SharedSessionTests {
         #expect(session.ledger.answers(to: handled) == [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.enabler.getAuthorization("sports-live")
         #expect(await session.collectIgnoringTracking().first?.name == "setToken")
-        let stored = try FileTokenStorage(folder: folder).load(deviceID: "device-1", requestorID: "sim-requestor")
+        let stored = try await FileTokenStorage(folder: folder).tokens(deviceID: "device-1", requestorID: "sim-requestor")
         #expect(stored.authentication != nil && stored.pendingLogin == nil)
         await session.expectClean()
     }

@@ -25,7 +25,7 @@ struct SingleSignOnTests {
         #expect(await sports.collectIgnoringTracking() == [
             .setRequestorComplete(success: true), .setAuthenticationStatus(status: 1, errorCode: ""),
         ])
-        let token = try #require(try storage.load(deviceID: "device-1", requestorID: "sim-news").authentication)
+        let token = try #require(try await storage.tokens(deviceID: "device-1", requestorID: "sim-news").authentication)
         #expect(token.requestorID == "sim-news" && token.mvpdID == "acme-cable")
         await sports.enabler.getAuthorization("weather-now")
         #expect(await sports.collectIgnoringTracking().map(\.name) == ["setToken"])
@@ -39,7 +39,7 @@ struct SingleSignOnTests {
         let phone = SimulatedSession(deviceID: "phone", seed: 1, storage: storage, clock: clock)
         let tablet = SimulatedSession(deviceID: "tablet", seed: 2, storage: storage, clock: clock, simulator: phone.simulator)
         await phone.signIn()
-        #expect(try storage.authentications(deviceID: "tablet").isEmpty)
+        #expect(try await storage.authentications(deviceID: "tablet").isEmpty)
         await tablet.enabler.setRequestor("sim-news")
         await tablet.enabler.checkAuthentication()
         #expect(await tablet.collectIgnoringTracking() == [
@@ -49,28 +49,30 @@ struct SingleSignOnTests {
         await tablet.expectClean()
     }
 
-    @Test func aFileStoreListsOnlyTheDevicesReadableAuthentications() throws {
+    @Test func aFileStoreListsOnlyTheDevicesReadableAuthentications() async throws {
         let folder = NSTemporaryDirectory() + "entitle-sso-list-" + UUID().uuidString
         let store = try FileTokenStorage(folder: folder)
         let expires = Timestamp(milliseconds: 9_999_999_999_999)
         let a = AuthenticationToken(value: "a", mvpdID: "m", requestorID: "r1", userID: "u", expires: expires)
         let b = AuthenticationToken(value: "b", mvpdID: "m", requestorID: "r2", userID: "u", expires: expires)
-        try store.save(StoredTokens(authentication: a, deviceID: "d"), deviceID: "d", requestorID: "r1")
-        try store.save(StoredTokens(authentication: b, deviceID: "other"), deviceID: "other", requestorID: "r2")
-        try store.save(StoredTokens(selectedProvider: "m", deviceID: "d"), deviceID: "d", requestorID: "r3")
+        try await store.overwrite(StoredTokens(authentication: a, deviceID: "d"), deviceID: "d", requestorID: "r1")
+        try await store.overwrite(StoredTokens(authentication: b, deviceID: "other"), deviceID: "other", requestorID: "r2")
+        try await store.overwrite(StoredTokens(selectedProvider: "m", deviceID: "d"), deviceID: "d", requestorID: "r3")
         try "garbage".write(toFile: store.path(deviceID: "d", requestorID: "r4"), atomically: true, encoding: .utf8)
-        #expect(try store.authentications(deviceID: "d") == [a])
-        #expect(try store.authentications(deviceID: "other") == [b])
+        #expect(try await store.authentications(deviceID: "d") == [a])
+        #expect(try await store.authentications(deviceID: "other") == [b])
     }
 
     /// A storage that cannot list a device's tokens: no single sign-on, nothing else changes.
     final class PlainStorage: TokenStorage {
         let inner = InMemoryTokenStorage()
-        func load(deviceID: String, requestorID: String) throws -> StoredTokens {
-            try inner.load(deviceID: deviceID, requestorID: requestorID)
+        func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
+            try await inner.load(deviceID: deviceID, requestorID: requestorID)
         }
-        func save(_ tokens: StoredTokens, deviceID: String, requestorID: String) throws {
-            try inner.save(tokens, deviceID: deviceID, requestorID: requestorID)
+        func save(_ tokens: StoredTokens, deviceID: String, requestorID: String, replacing expected: StorageVersion)
+            async throws(TokenStorageError) -> StorageVersion
+        {
+            try await inner.save(tokens, deviceID: deviceID, requestorID: requestorID, replacing: expected)
         }
     }
 

@@ -173,14 +173,14 @@ struct StartupFlowTests {
         // token for alice's login during setRequestor.
         await session.enabler.checkAuthentication()
         #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
-        #expect(try session.storage.load(deviceID: "device-1", requestorID: "sim-news").authentication?.requestorID == "sim-news")
+        #expect(try await session.storage.tokens(deviceID: "device-1", requestorID: "sim-news").authentication?.requestorID == "sim-news")
         await session.expectClean()
     }
 }
 
 extension AccessEnabler {
     /// getAuthentication, for tests that only need a call to be queued.
-    fileprivate func displayDialogForTest() { getAuthentication() }
+    fileprivate func displayDialogForTest() async { await getAuthentication() }
 }
 
 @Suite("checkAuthentication reads local state only", .checksExactlyOnce)

@@ -12,7 +12,8 @@ struct TransitionCoverageTests {
     /// driven on the bare machine (with a slow system clock it does happen); a script cannot plant
     /// another device's tokens in storage; and a script drives one engine, while the storage rows
     /// need a second instance (tested end to end in `SharedSessionTests`); a script answers the
-    /// platform picker before it opens, so the calls made while it is open are driven here too.
+    /// platform picker before it opens, so the calls made while it is open are driven here too;
+    /// a script's storage never fails a save.
     static func machineOnlyRows() -> Set<TransitionRow> {
         let start = Timestamp(milliseconds: 1_000)
         let late = start.adding(.seconds(600))
@@ -58,8 +59,22 @@ struct TransitionCoverageTests {
         drive(.storageChanged(.empty))
         let pending = PendingLogin(mvpdID: "m", state: "s", verifier: "v", deadline: start.adding(.seconds(600)))
         drive(.storageChanged(StoredTokens(deviceID: "d", pendingLogin: pending)))
+        // The other instance restarts that login, then takes its redirect.
+        let restartedLogin = PendingLogin(mvpdID: "m", state: "s2", verifier: "v2", deadline: start.adding(.seconds(600)))
+        drive(.storageChanged(StoredTokens(deviceID: "d", pendingLogin: restartedLogin)))
+        drive(.storageChanged(StoredTokens(selectedProvider: "m", deviceID: "d")))
         drive(.callReceived(CallID(9), .getAuthorization(resource: "x", data: [:])))
         drive(.storageChanged(StoredTokens(authentication: token, deviceID: "d")))
+        // A save fails (a script's storage never does): once configured, and once for the state a
+        // reconfiguration abandons.
+        var failing = configured()
+        _ = failing.handle(.callReceived(CallID(2), .setSelectedProvider("m")), at: start)
+        _ = failing.handle(.storageWriteFailed("disk full"), at: start)
+        rows.formUnion(failing.lastTransitions)
+        _ = failing.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s", verifier: "v")), at: start)
+        _ = failing.handle(.callReceived(CallID(3), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
+        _ = failing.handle(.storageWriteFailed("disk full"), at: start)
+        rows.formUnion(failing.lastTransitions)
         // An engine restarted in the middle of a login resumes it.
         var restarted = EntitlementMachine(deviceID: "d")
         restarted.recordsTransitions = true
@@ -124,7 +139,7 @@ struct TransitionCoverageTests {
         exercised.formUnion(machineOnly)
         let unexercised = TransitionTable.rowSet.subtracting(exercised).sorted().map(\.description)
         #expect(unexercised.isEmpty, "rows nothing exercises:\n\(unexercised.joined(separator: "\n"))")
-        #expect(machineOnly.subtracting(byScenarios).count == 19, "the machine drives should be needed for exactly 19 rows")
+        #expect(machineOnly.subtracting(byScenarios).count == 23, "the machine drives should be needed for exactly 23 rows")
         #expect(machineOnly.isSubset(of: TransitionTable.rowSet))
     }
 }

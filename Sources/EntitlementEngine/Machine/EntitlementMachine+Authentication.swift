@@ -375,11 +375,12 @@ extension EntitlementMachine {
 
     // MARK: - Shared storage
 
-    /// Whether storage holds another authentication or pending login than this machine last saved
-    /// (another instance logged in or out, or started a login): the engine then feeds ``Input/storageChanged(_:)``.
+    /// Whether storage holds something else than this machine last saved or read (another
+    /// instance logged in or out, started or took a login, cached an authorization): the engine
+    /// then feeds ``Input/storageChanged(_:)``. The engine asks only when the stored version changed.
     public func differs(from stored: StoredTokens) -> Bool {
         guard case .configured = configuration else { return false }
-        return stored.authentication != persisted.authentication || stored.pendingLogin != persisted.pendingLogin
+        return stored != persisted
     }
 
     /// Resumes a login another instance (or this one before a restart) started: its state,
@@ -416,18 +417,37 @@ extension EntitlementMachine {
             return []
         case .authenticated(let current):
             if let token {
-                guard token != current else { return [] }
+                guard token != current else {
+                    // The same login: keep every authorization either instance cached.
+                    for (resource, authorization) in stored.authorizations where isUsable(authorization.expires) {
+                        if let existing = authorizationCache[resource], existing.expires >= authorization.expires { continue }
+                        authorizationCache[resource] = authorization
+                    }
+                    return []
+                }
                 moveAuthentication(to: .authenticated(token), .validStoredToken)
             } else {
                 moveAuthentication(to: .unauthenticated, .noValidStoredToken)
             }
             adopt()
             return []
-        case .awaitingRedirect(let flow):
+        case .awaitingRedirect(var flow):
             guard let token else {
-                // The other instance took the login over and has not finished: keep waiting here,
-                // without writing this instance's copy of the pending login back.
-                persisted = mine
+                guard let secrets = flow.secrets, stored.pendingLogin?.state != secrets.state else { return [] }
+                if let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) {
+                    // Another instance restarted the login: wait for that one, with its secrets and deadline.
+                    flow.mvpd = mvpd
+                    flow.secrets = FlowSecrets(state: pending.state, verifier: pending.verifier)
+                    flow.deadline = pending.deadline
+                    flow.data = pending.data
+                    moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .cancelTimer, .startTimer)
+                    return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: pending.deadline)]
+                }
+                // Another instance took the redirect (or ended the login): it completes the login and
+                // this one waits for the outcome in storage until its deadline, without the secrets,
+                // so the same redirect can never complete the login here too.
+                flow.secrets = nil
+                moveAuthentication(to: .awaitingRedirect(flow), .pendingLoginTaken)
                 return []
             }
             moveAuthentication(to: .authenticated(token), .validStoredToken, .cancelTimer, .setAuthenticationStatus)

@@ -88,6 +88,8 @@ public struct EntitlementMachine: Sendable {
     var metadataRequests: [PendingMetadata] = []
     /// What the machine last saved (or loaded): a save happens when ``storedTokens`` differs.
     public internal(set) var persisted = StoredTokens.empty
+    /// What storage held before the save the last input asked for: restored when that save fails.
+    var persistedBeforeSave: StoredTokens?
     /// The `state` of the last login that expired, so a late redirect is refused as `expired`.
     var expiredFlowState: String?
     var now = Timestamp(milliseconds: 0)
@@ -107,11 +109,13 @@ public struct EntitlementMachine: Sendable {
         self.now = now
         lastTransitions.removeAll(keepingCapacity: true)
         inputName = input.name
+        if case .storageWriteFailed = input {} else { persistedBeforeSave = nil }
         let actions = transition(input)
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
+        // After a failed save the next save waits for the next input (no retry loop).
+        if case .storageWriteFailed = input { return actions }
         guard case .configured(let configuration) = configuration, storedTokens != persisted else { return actions }
-        persisted = storedTokens
         return [persist(configuration)] + actions
     }
 
@@ -140,6 +144,8 @@ public struct EntitlementMachine: Sendable {
             return timerFired(timer)
         case .storageChanged(let stored):
             return storageChanged(stored)
+        case .storageWriteFailed(let reason):
+            return storageWriteFailed(reason)
         case .platformPickerAnswered(let flow, let answer):
             return platformPickerAnswered(flow, answer)
         case .platformSignInChecked(let operation, let assertion):
@@ -538,8 +544,24 @@ public struct EntitlementMachine: Sendable {
         return tokens.holdsNothing ? .empty : tokens
     }
 
-    func persist(_ configuration: RequestorConfiguration) -> Action {
-        .persist(storedTokens, requestorID: configuration.requestorID)
+    /// The save the last input asked for failed: storage still holds what it held, so the tokens
+    /// count as unsaved (the next input saves them again) and the app is told.
+    mutating func storageWriteFailed(_ reason: String) -> [Action] {
+        guard let before = persistedBeforeSave else { return [] }
+        persisted = before
+        persistedBeforeSave = nil
+        stayConfiguration(nil, .status)
+        let notice = StatusReport(
+            code: ErrorCode.storageWriteFailed, level: .error,
+            message: "The tokens could not be saved (\(reason.prefix(200))); they are kept in memory and saved again after the next call.")
+        return [.emit(.status(notice), answering: [])]
+    }
+
+    /// Saves ``storedTokens`` and counts them as stored; ``Input/storageWriteFailed(_:)`` takes that back.
+    mutating func persist(_ configuration: RequestorConfiguration) -> Action {
+        persistedBeforeSave = persisted
+        persisted = storedTokens
+        return .persist(storedTokens, requestorID: configuration.requestorID)
     }
 
     /// Answers a refused call with one `status` and changes nothing.
@@ -598,7 +620,6 @@ public struct EntitlementMachine: Sendable {
         }
         actions += abortRequests(code: ErrorCode.genericAuthorization, description: reason)
         if storedTokens != persisted {
-            persisted = storedTokens
             actions.insert(persist(current), at: 0)
         }
         moveAuthentication(to: .unknown)

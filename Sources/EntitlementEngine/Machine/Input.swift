@@ -24,4 +24,7 @@ public enum Input: Sendable, Hashable {
     /// Shared storage holds another authentication or pending login than this machine last saved:
     /// another instance logged in, out, or started a login (checked before every input).
     case storageChanged(StoredTokens)
+    /// The save the last input asked for failed (the reason, with no secret in it): the store
+    /// still holds what it held before, and the machine saves again after its next input.
+    case storageWriteFailed(String)
 }

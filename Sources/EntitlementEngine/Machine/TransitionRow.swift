@@ -155,6 +155,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case deviceMismatch
     /// Storage holds an unexpired login waiting for its redirect.
     case pendingLogin
+    /// Another instance took this login's pending redirect out of storage: it completes the login.
+    case pendingLoginTaken
     /// The requestor has MVPDs with platform SSO and the device has a platform picker.
     case platformProviders
     /// The platform signed in with a provider the requestor supports through it.
@@ -299,6 +301,8 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case authenticationExpired
     /// Shared storage changed under this instance.
     case storageChanged
+    /// A save of the tokens failed.
+    case storageWriteFailed
     /// The platform's provider picker answered.
     case platformPickerAnswered
     /// The platform said whether it is signed in (at `setRequestor`).
@@ -426,6 +430,7 @@ extension Input {
         case .backendFailed: "backendFailed"
         case .timerFired: "timerFired"
         case .storageChanged: "storageChanged"
+        case .storageWriteFailed: "storageWriteFailed"
         case .platformPickerAnswered: "platformPickerAnswered"
         case .platformSignInChecked: "platformSignInChecked"
         }

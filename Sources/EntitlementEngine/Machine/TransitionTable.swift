@@ -29,6 +29,8 @@ public enum TransitionTable {
 
     static let configurationRows: [TransitionRow] = [
         configuration(.configured, .setRequestor, to: .configuring, .loadConfiguration),
+        configuration(.configured, .storageWriteFailed, to: .configured, .status),
+        configuration(.configuring, .storageWriteFailed, to: .configuring, .status),
         configuration(.configuring, .configurationFailed, .current, to: .failed, .status, .setRequestorComplete, .failQueue),
         configuration(.configuring, .configurationLoaded, .current, to: .configured, .setRequestorComplete, .restoreTokens, .runQueue),
         configuration(.configuring, .configurationLoaded, .platformMayBeSignedIn, to: .signingIn, .checkPlatformSignIn),
@@ -61,6 +63,8 @@ public enum TransitionTable {
         authentication(.authenticated, .storageChanged, .validStoredToken, to: .authenticated),
         authentication(.authenticated, .storageChanged, .noValidStoredToken, to: .unauthenticated),
         authentication(.awaitingRedirect, .storageChanged, .validStoredToken, to: .authenticated, .cancelTimer, .setAuthenticationStatus),
+        authentication(.awaitingRedirect, .storageChanged, .pendingLoginTaken, to: .awaitingRedirect),
+        authentication(.awaitingRedirect, .storageChanged, .pendingLogin, to: .awaitingRedirect, .cancelTimer, .startTimer),
         authentication(.unknown, .configurationLoaded, .deviceMismatch, to: .unauthenticated, .status, .persist),
         authentication(.authenticated, .authenticationExpired, to: .unauthenticated, .persist),
         authentication(.authenticated, .authenticationExpired, .tempPass, to: .unauthenticated, .status, .persist),

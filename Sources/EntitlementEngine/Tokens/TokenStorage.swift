@@ -1,46 +1,41 @@
-import Synchronization
-
 /// Where a device's tokens live between calls and sessions: the token storage port.
 ///
-/// Keys are (device id, requestor id). Implementations must be safe to call from any thread.
+/// Keys are (device id, requestor id). Every value has a ``StorageVersion``; every write is a
+/// **compare-and-set** against the version the writer last read, so two engines (threads,
+/// processes, nodes) sharing a store never overwrite each other's update: the loser gets
+/// ``TokenStorageError/conflict(current:)``, reads again and decides again. The contract, which a
+/// network store must keep too, is written out in the *Tokens and storage* article:
+///
+/// 1. ``load(deviceID:requestorID:)`` returns the tokens with their version (``VersionedTokens/absent``
+///    when nothing is stored).
+/// 2. ``save(_:deviceID:requestorID:replacing:)`` writes only if the stored version is still
+///    `replacing`, atomically, and returns the new version; otherwise it writes nothing and throws
+///    ``TokenStorageError/conflict(current:)``. A save of ``StoredTokens/empty`` keeps a version
+///    (never goes back to ``StorageVersion/absent``), so an old version can never match again.
+/// 3. ``version(deviceID:requestorID:)`` returns the current version and should be cheap: the
+///    engine asks it before every input and reads the tokens only when it changed.
+/// 4. A failure throws a ``TokenStorageError`` and changes nothing; it is never reported as saved.
+///
+/// Implementations must be safe to call from any task.
 public protocol TokenStorage: Sendable {
-    /// The tokens stored for `deviceID` and `requestorID` (``StoredTokens/empty`` when none).
-    func load(deviceID: String, requestorID: String) throws -> StoredTokens
-    /// Replaces the tokens stored for `deviceID` and `requestorID`.
-    func save(_ tokens: StoredTokens, deviceID: String, requestorID: String) throws
+    /// The tokens stored for `deviceID` and `requestorID`, with their version.
+    func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens
+    /// Replaces the tokens if the store still holds `expected`; returns the new version.
+    func save(_ tokens: StoredTokens, deviceID: String, requestorID: String, replacing expected: StorageVersion)
+        async throws(TokenStorageError) -> StorageVersion
+    /// The current version of the tokens for `deviceID` and `requestorID` (cheaper than a load).
+    func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion
     /// Every authentication stored for `deviceID`, by any requestor: what single sign-on across
     /// apps sharing this storage starts from. The default finds none (no single sign-on).
-    func authentications(deviceID: String) throws -> [AuthenticationToken]
+    func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken]
 }
 
 extension TokenStorage {
+    /// The version, by loading the tokens (correct; stores with a cheaper way should implement it).
+    public func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
+        try await load(deviceID: deviceID, requestorID: requestorID).version
+    }
+
     /// No single sign-on: a storage that cannot list a device's tokens finds none.
-    public func authentications(deviceID: String) throws -> [AuthenticationToken] { [] }
-}
-
-/// Token storage in memory: the default, and what tests use.
-public final class InMemoryTokenStorage: TokenStorage {
-    private let contents = Mutex<[String: StoredTokens]>([:])
-
-    /// Creates an empty store.
-    public init() {}
-
-    /// The stored tokens, or ``StoredTokens/empty``.
-    public func load(deviceID: String, requestorID: String) throws -> StoredTokens {
-        contents.withLock { $0[Self.key(deviceID, requestorID)] ?? .empty }
-    }
-
-    /// Replaces the stored tokens (an empty set removes the entry).
-    public func save(_ tokens: StoredTokens, deviceID: String, requestorID: String) throws {
-        contents.withLock { $0[Self.key(deviceID, requestorID)] = tokens == .empty ? nil : tokens }
-    }
-
-    /// The authentications stored for `deviceID` under any requestor.
-    public func authentications(deviceID: String) throws -> [AuthenticationToken] {
-        contents.withLock { contents in
-            contents.filter { $0.key.hasPrefix(deviceID + "\u{1F}") }.sorted { $0.key < $1.key }.compactMap(\.value.authentication)
-        }
-    }
-
-    private static func key(_ deviceID: String, _ requestorID: String) -> String { deviceID + "\u{1F}" + requestorID }
+    public func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] { [] }
 }

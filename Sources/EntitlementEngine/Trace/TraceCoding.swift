@@ -40,6 +40,9 @@ enum TraceCoding {
         case .storageChanged(let stored):
             record["in"] = "storageChanged"
             record["stored"] = encode(stored, book: &book)
+        case .storageWriteFailed(let reason):
+            record["in"] = "storageWriteFailed"
+            record["reason"] = .string(reason)
         case .timerFired(let timer):
             record["in"] = "timerFired"
             record["timer"] = .string(timer.name)
@@ -84,6 +87,8 @@ enum TraceCoding {
             input = .backendFailed(try operation(record), try decodeError(try member(record, "error")))
         case "storageChanged":
             input = .storageChanged(try decodeStored(try member(record, "stored")))
+        case "storageWriteFailed":
+            input = .storageWriteFailed(try string(record, "reason"))
         case "timerFired":
             let flow = FlowID(UInt64(try int(record, "flow")))
             switch try string(record, "timer") {

@@ -1,0 +1,85 @@
+import EntitlementEngine
+import EntitlementFuzzing
+import EntitlementSimulator
+import Foundation
+import Testing
+
+/// Many engine instances (nodes of a fleet) serving one device session on one store, all at once:
+/// logins, logouts and authorizations interleave freely. The review saw 2–14 stale overwrites
+/// per run of 50 engines before saves became compare-and-sets.
+@Suite("Many engines on one store")
+struct ConcurrentStoreTests {
+    @Test(arguments: [(50, false), (12, true)])
+    func fiftyEnginesNeverOverwriteANewerLogin(engines count: Int, onFiles: Bool) async throws {
+        let inner: any TokenStorage =
+            onFiles ? try FileTokenStorage(folder: NSTemporaryDirectory() + "entitle-fleet-" + UUID().uuidString) : InMemoryTokenStorage()
+        let storage = ScriptedStorage(inner)
+        let clock = ManualClock()
+        let first = SimulatedSession(seed: 1, storage: storage, clock: clock)
+        let sessions = [first] + (2...count).map {
+            SimulatedSession(seed: UInt64($0), storage: storage, clock: clock, simulator: first.simulator)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, session) in sessions.enumerated() {
+                group.addTask { await Self.play(session, seed: UInt64(index + 1)) }
+            }
+        }
+        // Every flow still waiting ends at its deadline; then every call must have been answered once.
+        await clock.advance(by: .seconds(660))
+        for session in sessions {
+            await session.enabler.checkAuthentication()
+            await session.settle()
+            _ = session.ledger.take()
+            let problems = session.ledger.violations()
+            #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        }
+        // The saves form one chain: each names the version the previous one wrote.
+        let history = storage.history
+        for (previous, next) in zip(history, history.dropFirst()) {
+            #expect(next.expected == previous.written, "a save skipped a version: \(previous.written) → \(next.expected)")
+        }
+        // A login that a save removed never comes back in a later save.
+        var removed: Set<String> = []
+        var stored: AuthenticationToken?
+        for entry in history {
+            if let token = entry.tokens.authentication {
+                #expect(!removed.contains(token.value), "a removed login was written back")
+            }
+            if let old = stored, entry.tokens.authentication != old { removed.insert(old.value) }
+            stored = entry.tokens.authentication
+        }
+        #expect(history.count > count, "the engines wrote (\(history.count) saves)")
+    }
+
+    /// One engine's random script: logins, logouts, authorizations, reads.
+    static func play(_ session: SimulatedSession, seed: UInt64) async {
+        var random = FuzzRandom(seed: seed)
+        await session.enabler.setRequestor("sim-requestor")
+        await session.settle()
+        for _ in 0..<4 {
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0:
+                await session.enabler.getAuthentication()
+                await session.enabler.setSelectedProvider("acme-cable")
+                await session.settle()
+                if let url = session.lastNavigation, url.contains("login") {
+                    let visit = await session.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+                    if let redirect = visit.appURL { await session.enabler.handleExternalURL(redirect) }
+                }
+            case 1:
+                await session.enabler.logout()
+                await session.settle()
+                if random.chance(1, in: 2), let url = session.lastNavigation, url.contains("logout"),
+                    let back = await session.userAgent.follow(url).appURL
+                {
+                    await session.enabler.handleExternalURL(back)
+                }
+            case 2:
+                await session.enabler.checkAuthorization("news-channel")
+            default:
+                await session.enabler.checkAuthentication()
+            }
+            await session.settle()
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Testing
+
+/// The storage contract: versioned compare-and-set in both stores, and an engine that never
+/// loses an update, never counts a failed save as saved, and completes a pending login once.
+@Suite("Token storage never loses an update", .checksExactlyOnce)
+struct StorageContractTests {
+    static func temporaryFolder() -> String { NSTemporaryDirectory() + "entitle-cas-" + UUID().uuidString }
+
+    static let stores: [@Sendable () throws -> any TokenStorage] = [
+        { InMemoryTokenStorage() }, { try FileTokenStorage(folder: temporaryFolder()) },
+    ]
+
+    @Test(arguments: 0..<2)
+    func aSaveNamingAnOldVersionWritesNothing(store index: Int) async throws {
+        let store = try Self.stores[index]()
+        let first = StoredTokens(selectedProvider: "a", deviceID: "d")
+        let second = StoredTokens(selectedProvider: "b", deviceID: "d")
+        #expect(try await store.load(deviceID: "d", requestorID: "r") == .absent)
+        let v1 = try await store.save(first, deviceID: "d", requestorID: "r", replacing: .absent)
+        #expect(v1 > .absent)
+        await #expect(throws: TokenStorageError.conflict(current: v1)) {
+            try await store.save(second, deviceID: "d", requestorID: "r", replacing: .absent)
+        }
+        #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(first, version: v1))
+        // Clearing keeps a version: an old version can never match again (no ABA).
+        let v2 = try await store.save(.empty, deviceID: "d", requestorID: "r", replacing: v1)
+        #expect(try await store.version(deviceID: "d", requestorID: "r") == v2)
+        await #expect(throws: TokenStorageError.conflict(current: v2)) {
+            try await store.save(second, deviceID: "d", requestorID: "r", replacing: .absent)
+        }
+        #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(.empty, version: v2))
+    }
+
+    @Test func theFileStoreSeesAWriteByAnotherStoreObject() async throws {
+        let folder = Self.temporaryFolder()
+        let mine = try FileTokenStorage(folder: folder)
+        let theirs = try FileTokenStorage(folder: folder)
+        let v1 = try await mine.save(StoredTokens(selectedProvider: "a", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+        #expect(try await mine.version(deviceID: "d", requestorID: "r") == v1)
+        let v2 = try await theirs.save(StoredTokens(selectedProvider: "b", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: v1)
+        #expect(try await mine.version(deviceID: "d", requestorID: "r") == v2, "a cached version must not hide another writer")
+        await #expect(throws: TokenStorageError.conflict(current: v2)) {
+            try await mine.save(.empty, deviceID: "d", requestorID: "r", replacing: v1)
+        }
+    }
+
+    /// The review's first finding: another process clears the store between the engine's read and its write.
+    @Test func aLoginClearedByAnotherWriterDoesNotComeBack() async throws {
+        let storage = ScriptedStorage()
+        let session = SimulatedSession(storage: storage)
+        await session.signIn()
+        let login = try #require(try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor").authentication)
+        // The next save (the authorization token) meets a store another node has just cleared.
+        let savesBefore = storage.history.count
+        storage.beforeNextSave { try? await storage.inner.overwrite(.empty, deviceID: "device-1", requestorID: "sim-requestor") }
+        let call = await session.enabler.checkAuthorization("news-channel")
+        let callbacks = await session.collectIgnoringTracking()
+        #expect(callbacks.last == .tokenRequestFailed(
+            resource: "news-channel", errorCode: ErrorCode.userNotAuthenticated,
+            errorDescription: "The user is not authenticated."), "decided again on what storage holds now")
+        #expect(session.ledger.answers(to: call).count == 1)
+        let stored = try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor")
+        #expect(stored.authentication == nil, "the cleared login came back")
+        #expect(storage.history.dropFirst(savesBefore).allSatisfy { $0.tokens.authentication != login })
+        await session.enabler.checkAuthentication()
+        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await session.expectClean()
+    }
+
+    /// The review's second finding: after a failed save of a logout, `checkAuthentication` answered 1.
+    @Test func aFailedSaveIsReportedAndNeverCountsAsSaved() async throws {
+        let storage = ScriptedStorage()
+        let session = SimulatedSession(storage: storage)
+        await session.signIn()
+        storage.failSaves(true)
+        let logout = await session.enabler.logout()
+        let callbacks = await session.collect()
+        let failure = try #require(callbacks.first { statusCode($0) == ErrorCode.storageWriteFailed })
+        if case .status(let report) = failure {
+            #expect(report.message.contains("could not be saved"))
+            #expect(!report.message.contains("authn."), "no token in the message")
+        }
+        // The store still holds the login; this engine is logged out in memory and says so.
+        #expect(try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor").authentication != nil)
+        await session.enabler.checkAuthentication()
+        let answer = await session.collectIgnoringTracking()
+        // Answered from memory (0), and the save it retries fails again and is reported again.
+        #expect(answer.first == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), "\(answer)")
+        #expect(answer.dropFirst().map { statusCode($0) } == [ErrorCode.storageWriteFailed], "\(answer)")
+        // The store heals: the next input saves what the failed save could not.
+        storage.failSaves(false)
+        await session.enabler.checkAuthentication()
+        _ = await session.collect()
+        #expect(try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor").authentication == nil)
+        await session.expectClean(pending: [logout])
+    }
+
+    /// The review's third finding: one redirect completed a resumed login on two instances.
+    @Test(arguments: 0..<2)
+    func oneRedirectCompletesAPendingLoginOnExactlyOneInstance(store index: Int) async throws {
+        let storage = try Self.stores[index]()
+        let clock = ManualClock()
+        let a = SimulatedSession(seed: 1, storage: storage, clock: clock)
+        let b = SimulatedSession(seed: 2, storage: storage, clock: clock, simulator: a.simulator)
+        let login = await a.startLogin()
+        await b.configure()  // B resumes the pending login from storage
+        let redirect = await a.redirectURL(from: login)
+        let onA = await a.enabler.handleExternalURL(redirect)
+        let onB = await b.enabler.handleExternalURL(redirect)
+        await a.settle()
+        await b.settle()
+        let exchanges = a.ledger.backendRequests.filter { $0 == .exchangeCode }.count
+            + b.ledger.backendRequests.filter { $0 == .exchangeCode }.count
+        #expect(exchanges == 1, "the code was exchanged \(exchanges) times")
+        #expect(a.ledger.answers(to: onA).last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        #expect(statusCode(b.ledger.answers(to: onB).first) == "REDIRECT_NO_PENDING_FLOW")
+        // The login A completed is the one both see, and it works.
+        await b.enabler.getAuthorization("news-channel")
+        await b.settle()
+        #expect(b.ledger.callbacks.contains { $0.name == "setToken" })
+        _ = a.ledger.take()
+        _ = b.ledger.take()
+        await a.expectClean()
+        await b.expectClean()
+    }
+
+    /// Both instances hold the pending login and race to take the redirect at the same moment.
+    @Test func twoInstancesRacingForOneRedirectExchangeItOnce() async throws {
+        for seed in UInt64(1)...20 {
+            let storage = InMemoryTokenStorage()
+            let clock = ManualClock()
+            let a = SimulatedSession(seed: seed, storage: storage, clock: clock)
+            let b = SimulatedSession(seed: seed + 100, storage: storage, clock: clock, simulator: a.simulator)
+            let login = await a.startLogin()
+            await b.configure()
+            let redirect = await a.redirectURL(from: login)
+            async let onA = a.enabler.handleExternalURL(redirect)
+            async let onB = b.enabler.handleExternalURL(redirect)
+            _ = await (onA, onB)
+            await a.settle()
+            await b.settle()
+            let exchanges = (a.ledger.backendRequests + b.ledger.backendRequests).filter { $0 == .exchangeCode }.count
+            #expect(exchanges == 1, "seed \(seed): the code was exchanged \(exchanges) times")
+            // Whichever took the redirect, A's calls are answered once A reads the outcome.
+            await a.enabler.checkAuthentication()
+            await a.settle()
+            #expect(a.ledger.answers(to: CallID(2)) == [.setAuthenticationStatus(status: 1, errorCode: "")], "seed \(seed)")
+            _ = a.ledger.take()
+            _ = b.ledger.take()
+            await a.expectClean()
+            await b.expectClean()
+        }
+    }
+}
