@@ -2,7 +2,7 @@
 ///
 /// Every public call is turned into an ``Input`` for the pure ``EntitlementMachine`` and the
 /// returned ``Action``s are run in order. Results come back through ``AccessEnablerDelegate`` and
-/// through any stream made with ``callbacks()``. Calls made before `setRequestor` completes are held and run after it.
+/// through any stream made with ``callbacks(bufferLimit:)``. Calls made before `setRequestor` completes are held and run after it.
 ///
 /// Each call returns its ``CallID``; the call is *accepted* when the method returns (its
 /// synchronous callbacks have already been delivered); results that need the backend follow.
@@ -57,6 +57,8 @@ public actor AccessEnabler {
     private var platformWaiters: [CheckedContinuation<Void, Never>] = []
     private let platform: (any PlatformSSO)?
     private var operationsInFlight: Set<OperationID> = []
+    /// Each request in flight: its task and its deadline.
+    private var backendRequests: [OperationID: (task: Task<Void, Never>, deadline: ScheduledTimer)] = [:]
     private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var streams: [UInt64: AsyncStream<Callback>.Continuation] = [:]
@@ -97,6 +99,10 @@ public actor AccessEnabler {
         for stream in streams.values { stream.finish() }
         for timer in timers.values { timer.cancel() }
         for task in platformWork.values { task.cancel() }
+        for request in backendRequests.values {
+            request.task.cancel()
+            request.deadline.cancel()
+        }
     }
 
     // MARK: - Public API (cookbook calls)
@@ -173,10 +179,15 @@ public actor AccessEnabler {
     /// A new stream of every callback emitted from now on, in order. Each call makes its own
     /// stream, so several consumers can listen; an engine nobody streams from buffers nothing.
     /// The stream ends when the engine is released or the consumer stops iterating.
-    public func callbacks() -> AsyncStream<Callback> {
+    ///
+    /// Buffering is bounded: a consumer that falls `bufferLimit` callbacks behind (10,000 by
+    /// default, at least 1) is cut off — it still receives everything up to that point, then its
+    /// stream ends — rather than silently losing callbacks or letting memory grow without bound.
+    public func callbacks(bufferLimit: Int = 10_000) -> AsyncStream<Callback> {
         lastStreamID += 1
         let id = lastStreamID
-        let (stream, continuation) = AsyncStream.makeStream(of: Callback.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Callback.self, bufferingPolicy: .bufferingOldest(max(1, bufferLimit)))
         continuation.onTermination = { [weak self] _ in Task { await self?.removeStream(id) } }
         streams[id] = continuation
         return stream
@@ -407,7 +418,13 @@ public actor AccessEnabler {
         switch action {
         case .emit(let callback, let answering):
             monitor?.observe(.callbackEmitted(callback, answering: answering))
-            for stream in streams.values { stream.yield(callback) }
+            for (id, stream) in streams {
+                if case .dropped = stream.yield(callback) {
+                    // The consumer fell a whole buffer behind: end its stream (documented in `callbacks`).
+                    stream.finish()
+                    streams[id] = nil
+                }
+            }
             delegate?.deliver(callback)
         case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
             startBackendTask(operation, request)
@@ -467,19 +484,37 @@ public actor AccessEnabler {
 
     // MARK: - Backend and timers
 
+    /// Sends `request` with a deadline (``EngineSettings/requestTimeout``): whichever comes first,
+    /// the answer or the deadline, is the request's one result; the other is dropped.
     private func startBackendTask(_ operation: OperationID, _ request: BackendRequest) {
         monitor?.observe(.backendRequested(operation, request))
         operationsInFlight.insert(operation)
         let backend = self.backend
-        Task {
+        let task = Task {
             let result: Result<BackendResponse, BackendError>
             do throws(BackendError) {
                 result = .success(try await backend.perform(request, operation: operation))
             } catch {
                 result = .failure(error)
             }
-            await self.backendFinished(operation, request, result)
+            await self.backendAnswered(operation, request, result)
         }
+        let deadline = environment.clock.now().adding(machine.settings.requestTimeout)
+        let timer = environment.clock.schedule(at: deadline) { [weak self] in
+            await self?.backendAnswered(operation, request, .failure(.timeout), cancellingRequest: true)
+        }
+        backendRequests[operation] = (task, timer)
+    }
+
+    /// The first result of a request (its answer, or its deadline) goes to the machine; a second is dropped.
+    private func backendAnswered(
+        _ operation: OperationID, _ request: BackendRequest, _ result: Result<BackendResponse, BackendError>,
+        cancellingRequest: Bool = false
+    ) async {
+        guard let running = backendRequests.removeValue(forKey: operation) else { return }
+        running.deadline.cancel()
+        if cancellingRequest { running.task.cancel() }
+        await backendFinished(operation, request, result)
     }
 
     private func backendFinished(

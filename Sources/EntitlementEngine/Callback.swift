@@ -1,4 +1,4 @@
-/// One delegate callback as a value: what ``AccessEnabler/callbacks()`` streams yield and what
+/// One delegate callback as a value: what ``AccessEnabler/callbacks(bufferLimit:)`` streams yield and what
 /// tests and transcripts compare. Cases and labels follow the cookbook's callback names.
 public enum Callback: Sendable, Hashable {
     /// `setRequestorComplete(status)`: configuration finished (`success`) or failed.

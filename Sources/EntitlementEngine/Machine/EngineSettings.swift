@@ -5,6 +5,9 @@ public struct EngineSettings: Sendable, Hashable {
     public var redirectURL: String
     /// How long a login or logout may wait for its redirect, clamped to 1…10 minutes (default 10).
     public var redirectTimeout: Duration
+    /// How long one backend request may take before it fails with ``BackendError/timeout``, clamped
+    /// to 1 s…10 minutes (default 30 s): a backend that never answers cannot hold a flow for ever.
+    public var requestTimeout: Duration
     /// How many calls may wait for `setRequestor` to complete; a call beyond it is refused (default 1,024).
     public var queueLimit: Int
     /// How long before its expiry a token already counts as expired: covers clock skew between this
@@ -33,11 +36,12 @@ public struct EngineSettings: Sendable, Hashable {
         redirectURL: String = "adobepass://ios.app", redirectTimeout: Duration = .seconds(600), queueLimit: Int = 1024,
         expiryLeeway: Duration = .seconds(60), preauthorizationLimit: Int = 5,
         preauthorizationCacheLifetime: Duration = .seconds(300), deviceType: String = "computer",
-        clientType: String = "swift", operatingSystem: String = "Linux"
+        clientType: String = "swift", operatingSystem: String = "Linux", requestTimeout: Duration = .seconds(30)
     ) {
         self.redirectURL = redirectURL
         self.redirectTimeout = min(max(redirectTimeout, .seconds(60)), .seconds(600))
         self.queueLimit = max(0, queueLimit)
+        self.requestTimeout = min(max(requestTimeout, .seconds(1)), .seconds(600))
         self.expiryLeeway = min(max(expiryLeeway, .zero), .seconds(300))
         self.preauthorizationLimit = max(1, preauthorizationLimit)
         self.preauthorizationCacheLifetime = max(preauthorizationCacheLifetime, .zero)

@@ -90,6 +90,11 @@ public struct EntitlementMachine: Sendable {
     public internal(set) var persisted = StoredTokens.empty
     /// What storage held before the save the last input asked for: restored when that save fails.
     var persistedBeforeSave: StoredTokens?
+    /// When the caches are next swept for expired entries.
+    var nextCacheSweep = Timestamp(milliseconds: .min)
+    /// How often (in engine time) expired cache entries are evicted: at most one sweep per minute,
+    /// so a sweep's cost is spread however many inputs arrive.
+    static let cacheSweepInterval = Duration.seconds(60)
     /// The `state` of the last login that expired, so a late redirect is refused as `expired`.
     var expiredFlowState: String?
     var now = Timestamp(milliseconds: 0)
@@ -110,6 +115,7 @@ public struct EntitlementMachine: Sendable {
         lastTransitions.removeAll(keepingCapacity: true)
         inputName = input.name
         if case .storageWriteFailed = input {} else { persistedBeforeSave = nil }
+        if now >= nextCacheSweep { evictExpiredCacheEntries() }
         let actions = transition(input)
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
@@ -542,6 +548,18 @@ public struct EntitlementMachine: Sendable {
             authentication: authentication, authorizations: authorizationCache, selectedProvider: selectedProviderID,
             deviceID: deviceID, pendingLogin: pending)
         return tokens.holdsNothing ? .empty : tokens
+    }
+
+    /// Drops expired authorization tokens and pre-authorization decisions (the next save stores
+    /// the smaller set), at most once per ``cacheSweepInterval``.
+    mutating func evictExpiredCacheEntries() {
+        nextCacheSweep = now.adding(Self.cacheSweepInterval)
+        if authorizationCache.contains(where: { !isUsable($0.value.expires) }) {
+            authorizationCache = authorizationCache.filter { isUsable($0.value.expires) }
+        }
+        if preauthorizationCache.contains(where: { $0.value.expires <= now }) {
+            preauthorizationCache = preauthorizationCache.filter { $0.value.expires > now }
+        }
     }
 
     /// The save the last input asked for failed: storage still holds what it held, so the tokens
