@@ -174,6 +174,10 @@ public actor AccessEnabler {
     @discardableResult
     public func logout() async -> CallID { await submit(.logout) }
 
+    /// Makes any call given as a value (scripts, explorers, tools): the same as the named method.
+    @discardableResult
+    public func call(_ call: EntitlementCall) async -> CallID { await submit(call) }
+
     // MARK: - Callback streams
 
     /// A new stream of every callback emitted from now on, in order. Each call makes its own

@@ -45,6 +45,9 @@ public final class SimulatedPlatform: PlatformSSO {
     /// Queues what the user will do in the next pickers, in order; an unscripted picker is cancelled.
     public func script(_ choices: Choice...) { state.withLock { $0.script += choices } }
 
+    /// Forgets the choices scripted and not used yet.
+    public func clearScript() { state.withLock { $0.script.removeAll() } }
+
     /// The user signed in to the platform account, if any.
     public var signedInUser: String? { state.withLock { $0.signedIn } }
 

@@ -27,6 +27,8 @@ enum Command: Equatable {
     case showTrace(String)
     /// Print the charts generated from the transition table, or rewrite them in a folder.
     case chart(format: StateChart.Format, region: TransitionRow.Region?, writeTo: String?)
+    /// Run the random explorer on `seeds` seeds from `from`.
+    case explore(seeds: Int, from: UInt64, length: Int)
     /// Print usage.
     case help
 
@@ -59,6 +61,12 @@ enum Command: Equatable {
           bench json [--rounds N]
                     time the canonical trace writer against JSONEncoder on the same records
                     (build with -c release for numbers worth quoting)
+          explore [--seeds N] [--from S] [--length L]
+                    drive the engine through N random sequences (default 1000) of L steps
+                    (default 40) from seed S (default 1) and check its invariants: exactly
+                    once, listed transitions, nothing after the end, refusals change nothing,
+                    a fresh login works, the trace replays; at the first failure, print its
+                    seed and a shortened script and exit 1
           help      print this text
         """
 
@@ -109,6 +117,8 @@ enum Command: Equatable {
             return .success(.showTrace(rest.last!))
         case "chart":
             return parseChart(Array(rest))
+        case "explore":
+            return parseExplore(Array(rest))
         case "help", "-h", "--help":
             return .success(.help)
         default:
@@ -152,6 +162,40 @@ extension Command {
             return .failure(UsageError(message: "entitle chart: --region goes with --format mermaid"))
         }
         return .success(.chart(format: format, region: region, writeTo: writeTo))
+    }
+}
+
+extension Command {
+    static func parseExplore(_ arguments: [String]) -> Result<Command, UsageError> {
+        var seeds = 1000
+        var from: UInt64 = 1
+        var length = 40
+        var rest = arguments[...]
+        while let option = rest.popFirst() {
+            guard let value = rest.popFirst() else {
+                return .failure(UsageError(message: "entitle explore: '\(option)' needs a value"))
+            }
+            switch option {
+            case "--seeds":
+                guard let number = Int(value), number > 0 else {
+                    return .failure(UsageError(message: "entitle explore: --seeds takes a positive number"))
+                }
+                seeds = number
+            case "--from":
+                guard let number = UInt64(value) else {
+                    return .failure(UsageError(message: "entitle explore: --from takes a seed (0 or more)"))
+                }
+                from = number
+            case "--length":
+                guard let number = Int(value), (1...10_000).contains(number) else {
+                    return .failure(UsageError(message: "entitle explore: --length takes 1 to 10000"))
+                }
+                length = number
+            default:
+                return .failure(UsageError(message: "entitle explore: unknown option '\(option)'"))
+            }
+        }
+        return .success(.explore(seeds: seeds, from: from, length: length))
     }
 }
 

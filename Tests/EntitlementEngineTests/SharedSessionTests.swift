@@ -58,6 +58,27 @@ struct SharedSessionTests {
         await b.expectClean()
     }
 
+    /// The other node logged in and already holds an authorization for the resource: the waiting
+    /// authorization here goes straight to a fresh media token.
+    @Test func aWaitingAuthorizationUsesTheAuthorizationAnotherNodeCached() async throws {
+        let (a, b) = pair()
+        await a.configure()
+        let authorization = await a.enabler.getAuthorization("news-channel")
+        let select = await a.enabler.setSelectedProvider("acme-cable")
+        _ = await a.collect()  // A waits for its redirect
+        await b.signIn()
+        await b.enabler.getAuthorization("news-channel")
+        #expect(await b.collectIgnoringTracking().first?.name == "setToken")
+        await a.enabler.getSelectedProvider()
+        let callbacks = await a.collectIgnoringTracking()
+        #expect(callbacks.contains(.setAuthenticationStatus(status: 1, errorCode: "")))
+        #expect(a.ledger.answers(to: authorization).first?.name == "setToken")
+        #expect(a.ledger.answers(to: select) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        #expect(a.ledger.backendRequests.filter { $0 == .authorize }.isEmpty, "the cached authorization was used")
+        await a.expectClean()
+        await b.expectClean()
+    }
+
     @Test func anEngineRestartedMidLoginResumesIt() async throws {
         let storage = InMemoryTokenStorage()
         let clock = ManualClock()

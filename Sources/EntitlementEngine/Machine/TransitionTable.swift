@@ -176,6 +176,7 @@ public enum TransitionTable {
 
     static let authorizationRows: [TransitionRow] = [
         authorization(.waitingForAuthentication, .storageChanged, .loginSucceeded, to: .authorizing, .authorize),
+        authorization(.waitingForAuthentication, .storageChanged, .loginSucceeded, to: .fetchingMediaToken, .fetchMediaToken),
         authorization(.authorizing, .backendAnswered, to: .fetchingMediaToken, .persist, .fetchMediaToken),
         authorization(.authorizing, .backendAnswered, .malformedAnswer, to: .idle, .tokenRequestFailed),
         authorization(.authorizing, .backendAnswered, .notAuthenticated, to: .idle, .tokenRequestFailed),
@@ -214,6 +215,10 @@ public enum TransitionTable {
         authorization(.waitingForAuthentication, .setRequestor, to: .idle, .tokenRequestFailed),
         authorization(.waitingForAuthentication, .setSelectedProvider, to: .idle, .tokenRequestFailed),
         authorization(.waitingForAuthentication, .timerFired, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForAuthentication, .platformPickerAnswered, to: .idle, .tokenRequestFailed),
+        authorization(.fetchingMediaToken, .logout, to: .idle, .tokenRequestFailed),
+        authorization(.fetchingMediaToken, .setRequestor, to: .idle, .tokenRequestFailed),
+        authorization(.fetchingMediaToken, .setSelectedProvider, to: .idle, .tokenRequestFailed),
     ]
 
     // MARK: - Calls

@@ -1,0 +1,54 @@
+import EntitlementEngine
+import EntitlementSimulator
+
+/// One step of a random exploration: a call, something the user, the backend, the platform, the
+/// storage or the clock does. Steps print as lines, so a failing run reads as a script.
+public enum ExplorerStep: Sendable, Hashable, CustomStringConvertible {
+    /// Call the engine.
+    case call(EntitlementCall)
+    /// The user signs in at the last `navigateToUrl` (with the right password or not); the
+    /// redirect is handed to the engine, or kept for a later ``deliverKept``.
+    case logIn(rightPassword: Bool, deliver: Bool)
+    /// The user cancels at the MVPD's page.
+    case cancelAtProvider
+    /// The web view follows the last `navigateToUrl` (a logout chain) back to the app, or not.
+    case followLogout(deliver: Bool)
+    /// A redirect kept earlier reaches the engine (late, replayed, on another flow).
+    case deliverKept
+    /// The second-screen user enters the last registration code.
+    case activateSecondScreen
+    /// The engine's clock moves on.
+    case advanceClock(Duration)
+    /// The backend fails the next request of `operation` (or garbles it).
+    case fail(BackendOperation, garbage: Bool)
+    /// The backend holds answers to `operation` until released.
+    case hold(BackendOperation)
+    /// Held answers to `operation` arrive.
+    case release(BackendOperation)
+    /// Token storage starts or stops failing saves.
+    case storageFails(Bool)
+    /// What the platform's picker answers next (devices with a platform account).
+    case platformAnswers(SimulatedPlatform.Choice)
+    /// The step happens on another node serving the same device session (same storage, same
+    /// backend): what makes `storageChanged` and lost compare-and-sets happen.
+    indirect case onOtherNode(ExplorerStep)
+
+    /// The step as a script line.
+    public var description: String {
+        switch self {
+        case .call(let call): "> \(call.redactedDescription)"
+        case .logIn(let right, let deliver): "! user logs in (\(right ? "right" : "wrong") password)\(deliver ? "" : ", redirect kept")"
+        case .cancelAtProvider: "! user cancels at the provider"
+        case .followLogout(let deliver): "! web view follows the logout\(deliver ? "" : ", redirect kept")"
+        case .deliverKept: "! a kept redirect arrives"
+        case .activateSecondScreen: "! second-screen user enters the code"
+        case .advanceClock(let duration): "! clock advances \(duration)"
+        case .fail(let operation, let garbage): "! backend \(garbage ? "garbles" : "fails") \(operation.rawValue)"
+        case .hold(let operation): "! backend holds \(operation.rawValue)"
+        case .release(let operation): "! backend releases \(operation.rawValue)"
+        case .storageFails(let failing): failing ? "! storage starts failing saves" : "! storage heals"
+        case .platformAnswers(let choice): "! platform picker will answer \(choice)"
+        case .onOtherNode(let step): "[other node] \(step)"
+        }
+    }
+}

@@ -1,0 +1,297 @@
+import EntitlementEngine
+import EntitlementSimulator
+
+/// A seeded random explorer: it drives a real engine on the simulator through random sequences of
+/// calls, user actions, backend faults, storage failures and clock moves, then checks invariants:
+///
+/// - **exactly once**: after every fault heals and every deadline passes, each call has exactly one
+///   terminal callback of a kind its call allows (``CallLedger``);
+/// - **every taken row is listed** in the transition table (the ledger checks each one);
+/// - **nothing after the end**: once everything has settled, a day more passes without a callback;
+/// - **a refused call changes nothing** (no region changes state when a call is refused);
+/// - **a fresh login works afterwards**, whatever the run left behind;
+/// - **the run's trace replays** with no divergence.
+///
+/// A run is a pure function of its seed: ``steps(seed:)`` makes the script, ``run(_:seed:)`` plays it.
+public struct RandomExplorer: Sendable {
+    /// How many steps one run takes.
+    public var length: Int
+
+    /// Creates an explorer whose runs take `length` steps.
+    public init(length: Int = 40) { self.length = max(1, length) }
+
+    /// What one run found wrong: its seed, the script, and the problems.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The run's seed.
+        public var seed: UInt64
+        /// The (shortened, where it still fails) script.
+        public var steps: [ExplorerStep]
+        /// What broke.
+        public var problems: [String]
+
+        /// The seed, the problems, and the script as lines.
+        public var description: String {
+            "seed \(seed): \(problems.joined(separator: "; "))\n" + steps.map { "  \($0)" }.joined(separator: "\n")
+        }
+    }
+
+    /// The kind of device a seed plays on.
+    enum Device: CaseIterable {
+        case webView, platform, secondScreen
+    }
+
+    // MARK: - Scripts
+
+    static let resources = ["news-channel", "sports-live", "movies-hd", "weather-now", ""]
+    static let providers: [String?] = ["acme-cable", "bluesky-tv", "coastal-fiber", "nope", nil]
+    static let operations: [BackendOperation] = [
+        .configuration, .exchangeCode, .exchangePlatformAssertion, .singleSignOn, .registrationCode, .checkRegistration,
+        .authorize, .mediaToken, .preauthorize, .userMetadata,
+    ]
+    static let durations: [Duration] = [.seconds(1), .seconds(29), .seconds(31), .seconds(300), .seconds(660), .seconds(90_000)]
+
+    static func device(seed: UInt64) -> Device {
+        var random = FuzzRandom(seed: seed ^ 0xD5)
+        return random.pick(Device.allCases)
+    }
+
+    /// The script for `seed`.
+    public func steps(seed: UInt64) -> [ExplorerStep] {
+        var random = FuzzRandom(seed: seed)
+        let device = Self.device(seed: seed)
+        var steps: [ExplorerStep] = [.call(.setRequestor(requestorID: "sim-requestor", serviceProviders: []))]
+        while steps.count < length {
+            steps.append(Self.step(&random, device: device))
+        }
+        return steps
+    }
+
+    static func step(_ random: inout FuzzRandom, device: Device) -> ExplorerStep {
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<45: return .call(call(&random))
+        case 45..<55: return .logIn(rightPassword: random.chance(4, in: 5), deliver: random.chance(4, in: 5))
+        case 55..<58: return .cancelAtProvider
+        case 58..<62: return .followLogout(deliver: random.chance(3, in: 4))
+        case 62..<65: return .deliverKept
+        case 65..<75: return .advanceClock(random.pick(durations))
+        case 75..<81: return .fail(random.pick(operations), garbage: random.chance(1, in: 3))
+        case 81..<85: return .hold(random.pick(operations))
+        case 85..<90: return .release(random.pick(operations))
+        case 90..<93: return .storageFails(random.chance(1, in: 2))
+        case 93..<97:
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: return .onOtherNode(.call(.setRequestor(requestorID: "sim-requestor", serviceProviders: [])))
+            case 1: return .onOtherNode(.call(random.pick([EntitlementCall.logout, .checkAuthentication, .getAuthorization(resource: "news-channel", data: [:])])))
+            case 2: return .onOtherNode(.call(.setSelectedProvider("acme-cable")))
+            default: return .onOtherNode(random.chance(1, in: 2) ? .logIn(rightPassword: true, deliver: true) : .followLogout(deliver: true))
+            }
+        default:
+            switch device {
+            case .webView: return .call(call(&random))
+            case .secondScreen: return .activateSecondScreen
+            case .platform:
+                let choices: [SimulatedPlatform.Choice] = [
+                    .signIn(username: "alice"), .signIn(username: "carol"), .choose(mvpdID: "coastal-fiber"),
+                    .otherProviders, .cancel,
+                ]
+                return .platformAnswers(random.pick(choices))
+            }
+        }
+    }
+
+    static func call(_ random: inout FuzzRandom) -> EntitlementCall {
+        switch Int.random(in: 0..<13, using: &random) {
+        case 0: return .setRequestor(requestorID: random.pick(["sim-requestor", "sim-news", "unknown", ""]), serviceProviders: [])
+        case 1: return .checkAuthentication
+        case 2: return .getAuthentication(forceAuthn: random.chance(1, in: 5), data: [:])
+        case 3, 4: return .setSelectedProvider(random.pick(providers))
+        case 5: return .handleExternalURL(random.pick(["adobepass://ios.app?code=forged&state=forged", "garbage", "adobepass://ios.app"]))
+        case 6: return .getSelectedProvider
+        case 7: return .checkAuthorization(resource: random.pick(resources), data: [:])
+        case 8, 9: return .getAuthorization(resource: random.pick(resources), data: [:])
+        case 10:
+            let count = Int.random(in: 0...6, using: &random)
+            return .checkPreauthorizedResources((0..<count).map { _ in random.pick(resources) }, cache: random.chance(1, in: 2))
+        case 11:
+            let keys: [MetadataKey] = [.authenticationExpiry, .authorizationExpiry(resource: "news-channel"), .deviceID, .userMetadata("zip")]
+            return .getMetadata(random.pick(keys))
+        default: return .logout
+        }
+    }
+
+    // MARK: - Runs
+
+    /// Plays the script for `seed` and checks every invariant; nil when all hold.
+    public func explore(seed: UInt64) async -> Failure? {
+        let steps = steps(seed: seed)
+        let problems = await run(steps, seed: seed)
+        return problems.isEmpty ? nil : Failure(seed: seed, steps: steps, problems: problems)
+    }
+
+    /// ``explore(seed:)``, then shortens the failing script: steps are dropped one at a time while
+    /// the run still fails (at most `budget` replays).
+    public func exploreAndShrink(seed: UInt64, budget: Int = 400) async -> Failure? {
+        guard var failure = await explore(seed: seed) else { return nil }
+        var replays = 0
+        var index = failure.steps.count - 1
+        while index > 0, replays < budget {
+            var shorter = failure.steps
+            shorter.remove(at: index)
+            replays += 1
+            let problems = await run(shorter, seed: seed)
+            if !problems.isEmpty {
+                failure.steps = shorter
+                failure.problems = problems
+            }
+            index = min(index - 1, failure.steps.count - 1)
+        }
+        return failure
+    }
+
+    /// Plays `steps` on a fresh engine and returns every broken invariant.
+    public func run(_ steps: [ExplorerStep], seed: UInt64) async -> [String] {
+        let device = Self.device(seed: seed)
+        var settings = EngineSettings()
+        if device == .secondScreen { settings.secondScreen = SecondScreen() }
+        let storage = FlakyStorage()
+        let recorder = TraceRecorder(recordedWith: "entitle explore")
+        let observer = StepObserver()
+        let session = SimulatedSession(
+            seed: seed, settings: settings, storage: storage, deliversInOrder: true, recorder: recorder,
+            echo: { observer.observe($0) }, platformSSO: device == .platform)
+        // The other node shares the device's storage, backend and clock; it answers at once.
+        let other = SimulatedSession(
+            seed: seed &+ 1_000_003, settings: settings, storage: storage, clock: session.clock, simulator: session.simulator)
+        await other.enabler.setRequestor("sim-requestor")
+        var problems: [String] = []
+        var kept: [String] = []
+        for step in steps {
+            if case .onOtherNode(let step) = step {
+                await perform(step, on: other, storage: storage, kept: &kept, problems: &problems)
+            } else {
+                await perform(step, on: session, storage: storage, kept: &kept, problems: &problems)
+            }
+            await other.settle()
+            await session.settle()
+        }
+        // The end: every fault heals, every held answer arrives, every deadline passes.
+        storage.failing = false
+        for operation in BackendOperation.allCases {
+            await session.simulator.heal(operation)
+            await session.stepped?.release(operation)
+        }
+        for _ in 0..<3 {
+            for node in [session, other] {
+                await node.settle()
+                // The provider picker has no deadline: it waits for the app, which closes it here.
+                if case .selectingProvider = await node.enabler.machineSnapshot.authentication {
+                    await node.enabler.setSelectedProvider(nil)
+                    await node.settle()
+                }
+            }
+            await session.clock.advance(by: .seconds(700))
+        }
+        for node in [session, other] {
+            await node.settle()
+            _ = node.ledger.take()
+            problems += node.ledger.violations()
+        }
+        await session.clock.advance(by: .seconds(90_000))
+        await session.settle()
+        await other.settle()
+        let late = session.ledger.take() + other.ledger.take()
+        if !late.isEmpty { problems.append("callbacks after everything ended: \(late.map(\.redactedDescription))") }
+        problems += observer.refusalsThatChangedSomething
+        problems += await freshLoginProblems(session, device: device)
+        if let divergence = TraceReplayer().replay(recorder.trace).divergence {
+            problems.append("the trace does not replay: \(divergence.description.prefix(600))")
+        }
+        return problems
+    }
+
+    private func perform(
+        _ step: ExplorerStep, on session: SimulatedSession, storage: FlakyStorage, kept: inout [String],
+        problems: inout [String]
+    ) async {
+        switch step {
+        case .call(let call):
+            await session.enabler.call(call)
+        case .logIn(let right, let deliver):
+            guard let url = session.lastNavigation else { return }
+            let visit = await session.userAgent.logIn(at: url, username: "alice", password: right ? "wonderland" : "wrong")
+            await arrive(visit, deliver: deliver, session, &kept)
+        case .cancelAtProvider:
+            guard let url = session.lastNavigation else { return }
+            await arrive(await session.userAgent.cancelLogin(at: url), deliver: true, session, &kept)
+        case .followLogout(let deliver):
+            guard let url = session.lastNavigation else { return }
+            await arrive(await session.userAgent.follow(url), deliver: deliver, session, &kept)
+        case .deliverKept:
+            guard !kept.isEmpty else { return }
+            await session.enabler.handleExternalURL(kept.removeFirst())
+        case .activateSecondScreen:
+            let code = session.ledger.callbacks.reversed().lazy.compactMap { callback -> String? in
+                if case .status(let report) = callback, report.code == "REGCODE" { return report.message }
+                return nil
+            }.first
+            if let code { _ = await session.userAgent.activate(code: code, username: "alice", password: "wonderland") }
+        case .advanceClock(let duration):
+            await session.clock.advance(by: duration)
+        case .fail(let operation, let garbage):
+            await session.simulator.inject(garbage ? .answerGarbage : .fail(.httpStatus(503, "unavailable")), into: operation)
+        case .hold(let operation):
+            await session.stepped?.hold(operation)
+        case .release(let operation):
+            await session.stepped?.release(operation)
+        case .storageFails(let failing):
+            storage.failing = failing
+        case .platformAnswers(let choice):
+            session.platform?.script(choice)
+        case .onOtherNode(let step):
+            await perform(step, on: session, storage: storage, kept: &kept, problems: &problems)
+        }
+    }
+
+    private func arrive(_ visit: SimulatedUserAgent.Visit, deliver: Bool, _ session: SimulatedSession, _ kept: inout [String]) async {
+        guard let url = visit.appURL else { return }
+        if deliver { await session.enabler.handleExternalURL(url) } else { kept.append(url) }
+    }
+
+    /// Whatever the run left behind, the engine configures and a full login succeeds.
+    private func freshLoginProblems(_ session: SimulatedSession, device: Device) async -> [String] {
+        session.platform?.clearScript()
+        session.platform?.script(.otherProviders)
+        await session.enabler.setRequestor("sim-requestor")
+        await session.settle()
+        _ = session.ledger.take()
+        let login = await session.enabler.getAuthentication(forceAuthn: true)
+        await session.settle()
+        // Whether a picker is up or a remembered provider's page is open, choose Acme (alice's MVPD).
+        await session.enabler.setSelectedProvider("acme-cable")
+        await session.settle()
+        if device == .secondScreen {
+            _ = await perform(.activateSecondScreen, session)
+            await session.clock.advance(by: .seconds(5))
+            await session.settle()
+        } else if let url = session.lastNavigation {
+            let visit = await session.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+            if let back = visit.appURL { await session.enabler.handleExternalURL(back) }
+            await session.settle()
+        }
+        let answers = session.ledger.answers(to: login)
+        let callbacks = session.ledger.take()
+        guard answers == [.setAuthenticationStatus(status: 1, errorCode: "")] else {
+            return [
+                "a fresh login afterwards did not succeed: \(answers.map(\.redactedDescription)) after "
+                    + callbacks.map(\.redactedDescription).joined(separator: ", ")
+            ]
+        }
+        return []
+    }
+
+    private func perform(_ step: ExplorerStep, _ session: SimulatedSession) async {
+        var kept: [String] = []
+        var problems: [String] = []
+        await perform(step, on: session, storage: FlakyStorage(), kept: &kept, problems: &problems)
+    }
+}

@@ -1,0 +1,42 @@
+import EntitlementEngine
+import EntitlementFuzzing
+import EntitlementSimulator
+import Foundation
+import Testing
+
+/// The random explorer's bounded, seeded budget in every `swift test` (the long mode is
+/// `entitle explore --seeds N`).
+@Suite("Random explorer")
+struct RandomExplorerTests {
+    static let seeds = UInt64(ProcessInfo.processInfo.environment["ENTITLE_EXPLORE_SEEDS"].flatMap(Int.init) ?? 400)
+
+    @Test func randomSequencesKeepEveryInvariant() async {
+        let explorer = RandomExplorer()
+        for seed in 1...Self.seeds {
+            if let failure = await explorer.explore(seed: seed) {
+                let shrunk = await explorer.exploreAndShrink(seed: seed) ?? failure
+                Issue.record(Comment(rawValue: shrunk.description))
+                return
+            }
+        }
+    }
+
+    @Test func aScriptIsAPureFunctionOfItsSeed() {
+        let explorer = RandomExplorer(length: 30)
+        #expect(explorer.steps(seed: 7) == explorer.steps(seed: 7))
+        #expect(explorer.steps(seed: 7) != explorer.steps(seed: 8))
+    }
+
+    /// The explorer would see a broken invariant: a refused call that changed the machine is
+    /// not something the engine can be made to do, so the check is shown on a script that leaves
+    /// a login half done and must still end every call.
+    @Test func theInvariantsAreCheckedNotAssumed() async {
+        let explorer = RandomExplorer()
+        let steps: [ExplorerStep] = [
+            .call(.setRequestor(requestorID: "sim-requestor", serviceProviders: [])),
+            .call(.getAuthentication(forceAuthn: false, data: [:])), .call(.setSelectedProvider("acme-cable")),
+            .hold(.exchangeCode), .logIn(rightPassword: true, deliver: true),
+        ]
+        #expect(await explorer.run(steps, seed: 2).isEmpty)
+    }
+}
