@@ -5,7 +5,7 @@ import EntitlementSimulator
 /// calls, user actions, backend faults, storage failures and clock moves, then checks invariants:
 ///
 /// - **exactly once**: after every fault heals and every deadline passes, each call has exactly one
-///   terminal callback of a kind its call allows (``CallLedger``);
+///   terminal callback of a kind its call allows (the simulator's `CallLedger`);
 /// - **every taken row is listed** in the transition table (the ledger checks each one);
 /// - **nothing after the end**: once everything has settled, a day more passes without a callback;
 /// - **a refused call changes nothing** (no region changes state when a call is refused);
