@@ -120,7 +120,7 @@ struct FileTokenStorageTests {
         var seen: Set<String> = []
         for round in 0..<40 {
             let writer = try Self.launchWriter(folder)
-            try await Task.sleep(for: .milliseconds(Int.random(in: 1...25)))
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 1...25)))
             kill(writer.processIdentifier, SIGKILL)
             writer.waitUntilExit()
             #expect(writer.terminationReason == .uncaughtSignal, "round \(round): the writer was not killed")
@@ -141,13 +141,16 @@ struct FileTokenStorageTests {
         let folder = Self.temporaryFolder()
         let store = try FileTokenStorage(folder: folder)
         let writers = [try Self.launchWriter(folder), try Self.launchWriter(folder)]
+        // Whatever happens below, the writers never outlive the test.
+        defer {
+            for writer in writers {
+                kill(writer.processIdentifier, SIGKILL)
+                writer.waitUntilExit()
+            }
+        }
         for _ in 0..<50 {
             #expect(Self.check(try await store.tokens(deviceID: "stress-device", requestorID: "stress")))
             try await Task.sleep(for: .milliseconds(2))
-        }
-        for writer in writers {
-            kill(writer.processIdentifier, SIGKILL)
-            writer.waitUntilExit()
         }
         #expect(Self.check(try await store.tokens(deviceID: "stress-device", requestorID: "stress")))
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: folder)).contains { $0.contains(".corrupt-") })
