@@ -130,7 +130,9 @@ struct TokenCursor {
         let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
         for (unit, milliseconds) in units where text.hasSuffix(unit) {
             if let amount = Int64(text.dropLast(unit.count)), amount >= 0 {
-                return .milliseconds(amount * milliseconds)
+                let (total, overflow) = amount.multipliedReportingOverflow(by: milliseconds)
+                guard !overflow else { throw .at(start, "'\(text)' is longer than the engine's clock can count") }
+                return .milliseconds(total)
             }
         }
         throw .at(start, "'\(text)' is not a duration (use ms, s, m, h or d, for example 90s)")

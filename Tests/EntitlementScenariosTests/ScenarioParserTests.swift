@@ -21,6 +21,7 @@ struct ScenarioParserTests {
         ("< setToken * news extra", 2, 3, "setToken takes 2 arguments (token resource), got 3; end with '...' to skip the rest"),
         ("< setTokn * news", 2, 3, "unknown callback 'setTokn'"),
         ("! clock advances soon", 2, 18, "'soon' is not a duration (use ms, s, m, h or d, for example 90s)"),
+        ("! clock advances 9999999999999d", 2, 18, "'9999999999999d' is longer than the engine's clock can count"),
         ("! backend fails tokenz with timeout", 2, 17, "unknown backend operation 'tokenz' (configuration, exchangeCode, exchangePlatformAssertion, startTempPass, singleSignOn, passiveAuthentication, registrationCode, checkRegistration, authorize, mediaToken, preauthorize, userMetadata)"),
         ("! wizard waves", 2, 3, "unknown actor 'wizard' (user, web view, clock, backend, attacker, platform, second-screen)"),
         ("! second-screen user enters code $c", 2, 34, "expected 'as'"),
@@ -101,5 +102,12 @@ struct ScenarioParserTests {
         #expect(first.arguments == [.capture("t", .matches("^media\\.")), .equals(.text("news"))])
         #expect(third.arguments[1] == .list([.equals(.text("acme")), .any, .equals(.text("a b")), .equals(.reference("t"))]))
         #expect(fourth.acceptsMore && fourth.arguments == [.equals(.text("CODE"))])
+    }
+
+    /// The longest duration that fits runs: the clock stops at the end of time instead of trapping.
+    @Test func theLongestClockAdvanceRuns() async throws {
+        let text = "ignore sendTrackingData\n> setRequestor sim-requestor\n< setRequestorComplete success\n! clock advances 106751991000d\n> checkAuthentication\n< setAuthenticationStatus 0 USER_NOT_AUTHENTICATED_ERROR\n"
+        let result = await ScenarioRunner().run(try ScenarioParser.parse(text, file: "t.scenario"))
+        #expect(result.passed, "\(result.failure?.description ?? "")")
     }
 }

@@ -9,6 +9,9 @@ import Foundation
 
 /// Wall-clock time for production; timers are Dispatch deadlines, not parked tasks.
 public struct SystemClock: EngineClock {
+    /// The longest delay handed to Dispatch, in milliseconds (100 years).
+    static let longestDelay: Int64 = 100 * 365 * 86_400_000
+
     /// Creates the system clock.
     public init() {}
 
@@ -17,7 +20,8 @@ public struct SystemClock: EngineClock {
 
     /// Schedules `fire` on a global queue at `deadline`; cancelling before then stops it.
     public func schedule(at deadline: Timestamp, _ fire: @escaping @Sendable () async -> Void) -> ScheduledTimer {
-        let delay = max(0, deadline.milliseconds - now().milliseconds)
+        // Dispatch counts nanoseconds: a deadline beyond a century is as good as never.
+        let delay = min(max(0, deadline.milliseconds(since: now())), Self.longestDelay)
         let flag = CancellationFlag()
         DispatchQueue.global().asyncAfter(wallDeadline: .now() + .milliseconds(Int(delay))) {
             guard !flag.isCancelled else { return }

@@ -4,19 +4,26 @@ public struct EngineSettings: Sendable, Hashable {
     /// (default `adobepass://ios.app`, the cookbook's `ADOBEPASS_REDIRECT_URL`).
     public var redirectURL: String
     /// How long a login or logout may wait for its redirect, clamped to 1…10 minutes (default 10).
-    public var redirectTimeout: Duration
+    public var redirectTimeout: Duration { didSet { redirectTimeout = Self.clampRedirectTimeout(redirectTimeout) } }
     /// How long one backend request may take before it fails with ``BackendError/timeout``, clamped
     /// to 1 s…10 minutes (default 30 s): a backend that never answers cannot hold a flow for ever.
-    public var requestTimeout: Duration
-    /// How many calls may wait for `setRequestor` to complete; a call beyond it is refused (default 1,024).
-    public var queueLimit: Int
+    public var requestTimeout: Duration { didSet { requestTimeout = Self.clampRequestTimeout(requestTimeout) } }
+    /// How many calls may wait for `setRequestor` to complete; a call beyond it is refused
+    /// (default 1,024; clamped to 1…100,000).
+    public var queueLimit: Int { didSet { queueLimit = Self.clampQueueLimit(queueLimit) } }
     /// How long before its expiry a token already counts as expired: covers clock skew between this
     /// engine and the backend (clamped to 0…5 minutes, default 60 s, as AppAuth refreshes early).
-    public var expiryLeeway: Duration
-    /// How many resources one `checkPreauthorizedResources` may ask about (P100 beyond it; default 5).
-    public var preauthorizationLimit: Int
-    /// How long a pre-authorization decision is reused when `cache` is true (default 5 minutes).
-    public var preauthorizationCacheLifetime: Duration
+    public var expiryLeeway: Duration { didSet { expiryLeeway = Self.clampExpiryLeeway(expiryLeeway) } }
+    /// How many resources one `checkPreauthorizedResources` may ask about (P100 beyond it; default 5;
+    /// clamped to 1…1,000).
+    public var preauthorizationLimit: Int {
+        didSet { preauthorizationLimit = Self.clampPreauthorizationLimit(preauthorizationLimit) }
+    }
+    /// How long a pre-authorization decision is reused when `cache` is true (default 5 minutes;
+    /// clamped to 0…24 hours).
+    public var preauthorizationCacheLifetime: Duration {
+        didSet { preauthorizationCacheLifetime = Self.clampCacheLifetime(preauthorizationCacheLifetime) }
+    }
     /// Device type for tracking data (`computer`, `tablet`, `mobile`, `gameconsole`, `unknown`).
     public var deviceType: String
     /// Client type for tracking data.
@@ -31,7 +38,8 @@ public struct EngineSettings: Sendable, Hashable {
     /// in through the web view's redirect (cookbook C).
     public var secondScreen: SecondScreen?
 
-    /// Creates settings; `redirectTimeout` is clamped to 60 s…600 s (security checklist A.5 #13).
+    /// Creates settings. Every bounded setting is clamped to its documented range here and whenever
+    /// it is set later; `redirectTimeout` to 60 s…600 s (security checklist A.5 #13).
     public init(
         redirectURL: String = "adobepass://ios.app", redirectTimeout: Duration = .seconds(600), queueLimit: Int = 1024,
         expiryLeeway: Duration = .seconds(60), preauthorizationLimit: Int = 5,
@@ -39,14 +47,23 @@ public struct EngineSettings: Sendable, Hashable {
         clientType: String = "swift", operatingSystem: String = "Linux", requestTimeout: Duration = .seconds(30)
     ) {
         self.redirectURL = redirectURL
-        self.redirectTimeout = min(max(redirectTimeout, .seconds(60)), .seconds(600))
-        self.queueLimit = max(0, queueLimit)
-        self.requestTimeout = min(max(requestTimeout, .seconds(1)), .seconds(600))
-        self.expiryLeeway = min(max(expiryLeeway, .zero), .seconds(300))
-        self.preauthorizationLimit = max(1, preauthorizationLimit)
-        self.preauthorizationCacheLifetime = max(preauthorizationCacheLifetime, .zero)
+        self.redirectTimeout = Self.clampRedirectTimeout(redirectTimeout)
+        self.queueLimit = Self.clampQueueLimit(queueLimit)
+        self.requestTimeout = Self.clampRequestTimeout(requestTimeout)
+        self.expiryLeeway = Self.clampExpiryLeeway(expiryLeeway)
+        self.preauthorizationLimit = Self.clampPreauthorizationLimit(preauthorizationLimit)
+        self.preauthorizationCacheLifetime = Self.clampCacheLifetime(preauthorizationCacheLifetime)
         self.deviceType = deviceType
         self.clientType = clientType
         self.operatingSystem = operatingSystem
     }
+
+    // MARK: - Ranges
+
+    static func clampRedirectTimeout(_ value: Duration) -> Duration { min(max(value, .seconds(60)), .seconds(600)) }
+    static func clampRequestTimeout(_ value: Duration) -> Duration { min(max(value, .seconds(1)), .seconds(600)) }
+    static func clampQueueLimit(_ value: Int) -> Int { min(max(value, 1), 100_000) }
+    static func clampExpiryLeeway(_ value: Duration) -> Duration { min(max(value, .zero), .seconds(300)) }
+    static func clampPreauthorizationLimit(_ value: Int) -> Int { min(max(value, 1), 1_000) }
+    static func clampCacheLifetime(_ value: Duration) -> Duration { min(max(value, .zero), .seconds(86_400)) }
 }

@@ -315,7 +315,7 @@ extension EntitlementMachine {
             var notice: [Action] = []
             if token.source == .tempPass {
                 moveAuthentication(to: .authenticated(token), .tempPass, .status, .persist, .setAuthenticationStatus)
-                let minutes = (token.expires.milliseconds - now.milliseconds) / 60_000
+                let minutes = token.expires.milliseconds(since: now) / 60_000
                 let left = "Signed in with TempPass: \(minutes) minutes left."
                 notice = [.emit(.status(StatusReport(code: "N011", level: .info, message: left)), answering: [])]
             } else {

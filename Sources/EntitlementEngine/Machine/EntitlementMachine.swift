@@ -523,7 +523,7 @@ public struct EntitlementMachine: Sendable {
     /// Whether a stored or cached token expiring at `expires` still counts: unexpired by more than
     /// the clock-skew leeway.
     func isUsable(_ expires: Timestamp) -> Bool {
-        expires.milliseconds - settings.expiryLeeway.milliseconds > now.milliseconds
+        Saturating.subtract(expires.milliseconds, settings.expiryLeeway.milliseconds) > now.milliseconds
     }
 
     /// The request context for the configured requestor.

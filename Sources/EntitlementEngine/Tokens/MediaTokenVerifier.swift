@@ -73,7 +73,9 @@ public struct MediaTokenVerifier: Sendable {
         case .success(let claims):
             guard claims.requestorID == requestor else { return .wrongRequestor }
             let now = clock.now().milliseconds, slack = leeway.milliseconds
-            guard claims.issued.milliseconds - slack <= now, now < claims.issued.milliseconds + claims.timeToLive + slack else {
+            let notBefore = Saturating.subtract(claims.issued.milliseconds, slack)
+            let notAfter = Saturating.add(Saturating.add(claims.issued.milliseconds, claims.timeToLive), slack)
+            guard notBefore <= now, now < notAfter else {
                 return .expired
             }
             if let resource, resource != claims.resourceID { return .wrongResource }

@@ -8,34 +8,34 @@ enum TraceCoding {
         switch input {
         case .callReceived(let id, let call):
             record["in"] = "call"
-            record["id"] = .int(Int64(id.rawValue))
+            record["id"] = .int(Int64(truncatingIfNeeded: id.rawValue))
             record.merge(encode(call, book: &book)) { $1 }
         case .optionsChanged(let options):
             record["in"] = "options"
             record["options"] = .object(options.mapValues(JSONValue.string))
         case .configurationLoaded(let operation, let configuration, let stored, let others):
             record["in"] = "configurationLoaded"
-            record["op"] = .int(Int64(operation.rawValue))
+            record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
             record["configuration"] = encode(configuration)
             record["stored"] = encode(stored, book: &book)
             // Written only when another requestor stored something, so single-app traces read as before.
             if !others.isEmpty { record["others"] = .array(others.map { encode($0, book: &book) }) }
         case .configurationFailed(let operation, let error):
             record["in"] = "configurationFailed"
-            record["op"] = .int(Int64(operation.rawValue))
+            record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
             record["error"] = encode(error)
         case .flowSecretsDrawn(let flow, let secrets):
             record["in"] = "secretsDrawn"
-            record["flow"] = .int(Int64(flow.rawValue))
+            record["flow"] = .int(Int64(truncatingIfNeeded: flow.rawValue))
             record["state"] = .string(book.conceal(secrets.state, as: .state))
             record["verifier"] = secrets.verifier.map { .string(book.conceal($0, as: .verifier)) } ?? .null
         case .backendAnswered(let operation, let response):
             record["in"] = "backendAnswered"
-            record["op"] = .int(Int64(operation.rawValue))
+            record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
             record["response"] = encode(response, book: &book)
         case .backendFailed(let operation, let error):
             record["in"] = "backendFailed"
-            record["op"] = .int(Int64(operation.rawValue))
+            record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
             record["error"] = encode(error)
         case .storageChanged(let stored):
             record["in"] = "storageChanged"
@@ -46,14 +46,14 @@ enum TraceCoding {
         case .timerFired(let timer):
             record["in"] = "timerFired"
             record["timer"] = .string(timer.name)
-            record["flow"] = .int(Int64(timer.flow.rawValue))
+            record["flow"] = .int(Int64(truncatingIfNeeded: timer.flow.rawValue))
         case .platformPickerAnswered(let flow, let answer):
             record["in"] = "platformPickerAnswered"
-            record["flow"] = .int(Int64(flow.rawValue))
+            record["flow"] = .int(Int64(truncatingIfNeeded: flow.rawValue))
             record["answer"] = encode(answer, book: &book)
         case .platformSignInChecked(let operation, let assertion):
             record["in"] = "platformSignInChecked"
-            record["op"] = .int(Int64(operation.rawValue))
+            record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
             record["assertion"] = assertion.map { encode($0, book: &book) } ?? .null
         }
         return .object(record)
@@ -65,7 +65,7 @@ enum TraceCoding {
         let input: Input
         switch kind {
         case "call":
-            input = .callReceived(CallID(UInt64(try int(record, "id"))), try decodeCall(record))
+            input = .callReceived(CallID(try identifier(record, "id")), try decodeCall(record))
         case "options":
             input = .optionsChanged(try stringMap(record, "options"))
         case "configurationLoaded":
@@ -79,7 +79,7 @@ enum TraceCoding {
         case "secretsDrawn":
             let verifier = try member(record, "verifier")
             input = .flowSecretsDrawn(
-                FlowID(UInt64(try int(record, "flow"))),
+                FlowID(try identifier(record, "flow")),
                 FlowSecrets(state: try string(record, "state"), verifier: verifier == .null ? nil : verifier.string))
         case "backendAnswered":
             input = .backendAnswered(try operation(record), try decodeResponse(try member(record, "response")))
@@ -90,7 +90,7 @@ enum TraceCoding {
         case "storageWriteFailed":
             input = .storageWriteFailed(try string(record, "reason"))
         case "timerFired":
-            let flow = FlowID(UInt64(try int(record, "flow")))
+            let flow = FlowID(try identifier(record, "flow"))
             switch try string(record, "timer") {
             case "redirectDeadline": input = .timerFired(.redirectDeadline(flow))
             case "registrationPoll": input = .timerFired(.registrationPoll(flow))
@@ -99,7 +99,7 @@ enum TraceCoding {
             }
         case "platformPickerAnswered":
             input = .platformPickerAnswered(
-                FlowID(UInt64(try int(record, "flow"))), try decodePickerAnswer(try member(record, "answer")))
+                FlowID(try identifier(record, "flow")), try decodePickerAnswer(try member(record, "answer")))
         case "platformSignInChecked":
             let assertion = try member(record, "assertion")
             input = .platformSignInChecked(try operation(record), assertion == .null ? nil : try decodeAssertion(assertion))
@@ -219,7 +219,7 @@ enum TraceCoding {
     static func encode(_ callback: Callback, answering: [CallID], seq: Int, book: inout SecretBook) -> JSONValue {
         var record: [String: JSONValue] = [
             "seq": .int(Int64(seq)), "out": "callback", "callback": .string(callback.name),
-            "answers": .array(answering.map { .int(Int64($0.rawValue)) }),
+            "answers": .array(answering.map { .int(Int64(truncatingIfNeeded: $0.rawValue)) }),
         ]
         switch callback {
         case .setRequestorComplete(let success): record["success"] = .bool(success)
@@ -259,7 +259,7 @@ enum TraceCoding {
 
     static func encode(_ operation: OperationID, _ request: BackendRequest, seq: Int, book: inout SecretBook) -> JSONValue {
         var record: [String: JSONValue] = [
-            "seq": .int(Int64(seq)), "out": "request", "op": .int(Int64(operation.rawValue)),
+            "seq": .int(Int64(seq)), "out": "request", "op": .int(Int64(truncatingIfNeeded: operation.rawValue)),
             "operation": .string(request.operation.rawValue),
         ]
         switch request {
@@ -553,6 +553,13 @@ enum TraceCoding {
         return number
     }
 
+    /// A call, flow or operation number: never negative.
+    private static func identifier(_ value: JSONValue, _ key: String) throws(TraceError.Reason) -> UInt64 {
+        let number = try int(value, key)
+        guard number >= 0 else { throw .field(key) }
+        return UInt64(number)
+    }
+
     private static func bool(_ value: JSONValue, _ key: String) throws(TraceError.Reason) -> Bool {
         guard let flag = value[key]?.bool else { throw .field(key) }
         return flag
@@ -577,6 +584,6 @@ enum TraceCoding {
     }
 
     private static func operation(_ value: JSONValue) throws(TraceError.Reason) -> OperationID {
-        OperationID(UInt64(try int(value, "op")))
+        OperationID(try identifier(value, "op"))
     }
 }

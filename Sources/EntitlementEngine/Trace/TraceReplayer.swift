@@ -149,7 +149,7 @@ private struct Run {
             if actual["out"]?.string == "request" { mismatch.closestRecordedRequest = closestRequest(to: actualFields) }
             return mismatch
         }
-        if let recordedOperation, let actualOperation {
+        if let recordedOperation, let actualOperation, recordedOperation >= 0, actualOperation >= 0 {
             operations[UInt64(recordedOperation)] = OperationID(UInt64(actualOperation))
         }
         return nil

@@ -10,7 +10,7 @@ public enum TraceTranscript {
         ]
         for record in trace.records {
             let seq = String(record["seq"]?.int ?? 0)
-            let clock = record["t"]?.int.map { "+\(($0 - start) / 1000)s" } ?? ""
+            let clock = record["t"]?.int.map { "+\(Saturating.subtract($0, start) / 1000)s" } ?? ""
             lines.append(pad(seq, 4) + " " + pad(clock, 8) + " " + describe(record))
         }
         return lines.joined(separator: "\n")

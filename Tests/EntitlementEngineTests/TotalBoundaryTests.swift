@@ -1,0 +1,109 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Testing
+
+/// Inputs the review found trapping: each is now a typed refusal or a saturated value.
+@Suite("Every boundary is total")
+struct TotalBoundaryTests {
+    @Test func timeArithmeticSaturates() {
+        let end = Timestamp(milliseconds: .max)
+        let start = Timestamp(milliseconds: .min)
+        #expect(end.adding(.seconds(1)) == end)
+        #expect(start.adding(.seconds(-1)) == start)
+        #expect(Timestamp(milliseconds: 0).adding(.seconds(Int64.max)) == end)
+        #expect(end.milliseconds(since: start) == .max)
+        #expect(start.milliseconds(since: end) == .min)
+        #expect(Duration.seconds(Int64.max).milliseconds == .max)
+        #expect(Duration.seconds(Int64.min).milliseconds == .min)
+    }
+
+    @Test func settingsAreClampedWhereverTheyAreSet() {
+        var settings = EngineSettings()
+        settings.redirectTimeout = .seconds(7_200)
+        #expect(settings.redirectTimeout == .seconds(600))
+        settings.queueLimit = -1
+        #expect(settings.queueLimit == 1)
+        settings.preauthorizationCacheLifetime = .seconds(Int64.max)
+        #expect(settings.preauthorizationCacheLifetime == .seconds(86_400))
+        settings.expiryLeeway = .seconds(-5)
+        #expect(settings.expiryLeeway == .zero)
+        settings.requestTimeout = .zero
+        #expect(settings.requestTimeout == .seconds(1))
+        settings.preauthorizationLimit = 0
+        #expect(settings.preauthorizationLimit == 1)
+        var screen = SecondScreen()
+        screen.pollInterval = .milliseconds(1)
+        screen.codeLifetime = .seconds(Int64.max)
+        #expect(screen.pollInterval == .seconds(1) && screen.codeLifetime == .seconds(36_000))
+        #expect(EngineSettings(preauthorizationCacheLifetime: .seconds(Int64.max)).preauthorizationCacheLifetime == .seconds(86_400))
+    }
+
+    /// A queue limit set to -1 after creation refused every call.
+    @Test func aNegativeQueueLimitSetLaterStillQueuesACall() async {
+        var settings = EngineSettings()
+        settings.queueLimit = -1
+        let session = SimulatedSession(settings: settings)
+        await session.enabler.setRequestor("sim-requestor")
+        await session.enabler.checkAuthentication()
+        #expect(await session.collectIgnoringTracking() == [
+            .setRequestorComplete(success: true), .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated),
+        ])
+        await session.expectClean()
+    }
+
+    /// The pre-authorization lifetime of Int64.max seconds trapped when a decision was cached.
+    @Test func theLongestPreauthorizationLifetimeDoesNotTrap() async {
+        let session = SimulatedSession(settings: EngineSettings(preauthorizationCacheLifetime: .seconds(Int64.max)))
+        await session.signIn()
+        await session.enabler.checkPreauthorizedResources(["news-channel"])
+        #expect(await session.collectIgnoringTracking() == [.preauthorizedResources(["news-channel"])])
+        await session.expectClean()
+    }
+
+    /// A token file whose `expires` is the minimum 64-bit value trapped at `setRequestor`.
+    @Test(arguments: [Int64.min, Int64.max, 0, -1])
+    func aStoredTokenWithAnExtremeExpiryDoesNotTrap(expires: Int64) async throws {
+        let storage = InMemoryTokenStorage()
+        let token = AuthenticationToken(
+            value: "authn", mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "u",
+            expires: Timestamp(milliseconds: expires))
+        let authorization = AuthorizationToken(value: "authz", resource: "news-channel", expires: Timestamp(milliseconds: expires))
+        _ = try await storage.save(
+            StoredTokens(authentication: token, authorizations: ["news-channel": authorization], deviceID: "device-1"),
+            deviceID: "device-1", requestorID: "sim-requestor", replacing: .absent)
+        let session = SimulatedSession(storage: storage)
+        await session.configure()
+        await session.enabler.checkAuthentication()
+        await session.enabler.getMetadata(.authenticationExpiry)
+        let callbacks = await session.collectIgnoringTracking()
+        #expect(callbacks.first == .setAuthenticationStatus(status: expires == .max ? 1 : 0, errorCode: expires == .max ? "" : ErrorCode.userNotAuthenticated))
+        await session.expectClean()
+    }
+
+    /// Trace records with negative ids, flows or operations trapped the reader and the replayer.
+    @Test(arguments: ["id", "flow", "op"])
+    func aNegativeIdentifierInATraceIsRefused(field: String) throws {
+        let trace = try String(contentsOf: GoldenTraceTests.folder.appendingPathComponent("flow-c-authentication.complete.jsonl"), encoding: .utf8)
+        let damaged = trace.replacing(try Regex("\"\(field)\":([0-9]+)"), maxReplacements: 1) { match in
+            "\"\(field)\":-" + String(trace[match.range].split(separator: ":").last ?? "1")
+        }
+        #expect(damaged != trace, "the trace has a \(field) to damage")
+        do {
+            let result = TraceReplayer().replay(try Trace.parse(damaged))
+            // A request's `op` is matched by content on replay, so only ids and flows must diverge.
+            #expect(field == "op" || result.divergence != nil, "a damaged trace cannot replay cleanly")
+        } catch {
+            #expect("\(error)".contains(field), "\(error)")
+        }
+    }
+
+    /// A `t` near the end of time trapped replay and `trace show`.
+    @Test func aTimeNearTheEndOfTimeDoesNotTrap() throws {
+        let trace = try String(contentsOf: GoldenTraceTests.folder.appendingPathComponent("flow-c-authentication.complete.jsonl"), encoding: .utf8)
+        let damaged = trace.replacingOccurrences(of: "\"t\":1767225600000", with: "\"t\":9223372036854775000")
+        let parsed = try Trace.parse(damaged)
+        _ = TraceReplayer().replay(parsed)
+        #expect(!TraceTranscript.render(parsed).isEmpty)
+    }
+}
