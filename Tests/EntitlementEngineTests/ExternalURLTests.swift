@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSimulator
 import Testing
 
 @Suite("RFC 3986 percent-encoding and strict external-URL parsing")
@@ -60,5 +61,51 @@ struct ExternalURLTests {
         #expect(Redactor.redactURL(url) == "adobepass://ios.app?code=abcd…&state=1234…&mvpd=acme-cable")
         let nested = "https://mvpd.sim/logout?continue=" + PercentEncoding.encode("https://sp.sim/done?logout=secretvalue")
         #expect(!Redactor.redactURL(nested).contains("secretvalue"))
+    }
+}
+
+@Suite("External URLs are read as bytes", .checksExactlyOnce)
+struct ExternalURLBytesTests {
+    /// A combining mark after a delimiter made it a different Character, hiding it from the parser.
+    @Test(arguments: [
+        "adobepass://ios.app?code=c&state=s&x=#\u{301}", "adobepass://ios.app?code=c&state=s&\u{301}state=x",
+        "adobepass://ios.app?code=c&state=s\u{2028}", "adobepass://ios.app?code=c&state=s\u{85}",
+        "adobepass://ios.app?code=c&state=s\u{202E}", "adobepass://ios.app?code=c&state=s\u{FEFF}",
+        "adobepass://ios.app?code=c&state=s%0A", "adobepass://ios.app?code=c&state=s%E2%80%A8",
+    ])
+    func hiddenDelimitersAndInvisibleCharactersAreRefused(raw: String) {
+        #expect(throws: RedirectRefusal.self) { try ExternalURL.parse(raw) }
+    }
+
+    @Test func aCombiningMarkCannotHideADuplicate() throws {
+        #expect(throws: RedirectRefusal.duplicateParameter("state")) {
+            try ExternalURL.parse("adobepass://ios.app?code=c&state=s&st%61te=x")
+        }
+        // `&state=\u{301}x` is a second `state` (and raw non-ASCII is refused anyway).
+        #expect(throws: RedirectRefusal.duplicateParameter("state")) {
+            try ExternalURL.parse("adobepass://ios.app?code=c&state=s&state=%CC%81x")
+        }
+        #expect(throws: RedirectRefusal.self) { try ExternalURL.parse("adobepass://ios.app?code=c&state=s&state=\u{301}x") }
+    }
+
+    @Test func percentEncodedNamesAreTheNamesTheyEncode() throws {
+        let url = try ExternalURL.parse("adobepass://ios.app?c%6Fde=abc&st%61te=xyz")
+        #expect(url.parameters == ["code": "abc", "state": "xyz"])
+    }
+
+    @Test func aRedirectURLWithItsOwnQueryMatches() throws {
+        let url = try ExternalURL.parse("myapp://cb?app=news&code=c&state=s")
+        #expect(url.returns(to: "myapp://cb?app=news"))
+        #expect(!url.returns(to: "myapp://cb?app=new"))
+        #expect(!url.returns(to: "myapp://cb?app=sports"))
+        #expect(!(try ExternalURL.parse("myapp://cb?code=c&app=news")).returns(to: "myapp://cb?app=news"))
+    }
+
+    @Test func aLoginCompletesWithARedirectURLThatHasAQuery() async {
+        let session = SimulatedSession(settings: EngineSettings(redirectURL: "adobepass://ios.app?app=news"))
+        await session.signIn()
+        await session.enabler.handleExternalURL("adobepass://ios.app?app=sports&code=c&state=s")
+        #expect(statusCode(await session.collect().first) == "REDIRECT_URL_MISMATCH")
+        await session.expectClean()
     }
 }

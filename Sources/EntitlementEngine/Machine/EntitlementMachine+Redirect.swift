@@ -14,7 +14,7 @@ extension EntitlementMachine {
             recordCall(.badURL, .status)
             return refuse(id, .redirect(error))
         }
-        guard url.base == settings.redirectURL else {
+        guard url.returns(to: settings.redirectURL) else {
             recordCall(.badURL, .status)
             return refuse(id, .redirect(.urlMismatch(expected: settings.redirectURL, received: url.base)))
         }

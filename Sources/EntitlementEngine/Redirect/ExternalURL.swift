@@ -1,58 +1,92 @@
 /// An external URL handed to `handleExternalURL`, parsed once, strictly, into a typed value.
 ///
-/// The part before `?` is kept byte for byte so it can be compared exactly with the configured
-/// redirect URL (RFC 3986 §6.2.1 simple string comparison). Query parameters are decoded; a
-/// parameter given twice, a malformed escape, a fragment, whitespace or control characters make
-/// the whole URL a refusal (security checklist A.5 items 7 and 8).
+/// Parsing works on the UTF-8 bytes: every delimiter (`?`, `&`, `=`, `#`) is an ASCII byte, so a
+/// combining mark or any other character after it can never hide it. The part before `?` is kept
+/// byte for byte so it can be compared exactly with the configured redirect URL (RFC 3986 §6.2.1
+/// simple string comparison). Query parameters are percent-decoded, names too: `c%6Fde` *is*
+/// `code`, for the checks and for a duplicate. A parameter given twice (however spelled), a
+/// malformed escape, a fragment, raw characters outside ASCII (RFC 3986 URLs carry them
+/// percent-encoded), whitespace, control characters (raw, or percent-encoded: an
+/// encoded space is the only whitespace a decoded value may hold),
+/// Unicode line and paragraph separators, bidirectional controls or a byte-order mark make the
+/// whole URL a refusal (security checklist A.5 items 7 and 8).
 public struct ExternalURL: Sendable, Equatable {
     /// The longest external URL accepted, in bytes.
     public static let maximumLength = 8192
 
     /// Everything before the first `?`, unmodified.
     public let base: String
+    /// The query as received (after the first `?`), unmodified; empty when there is none.
+    public let query: String
     /// The decoded query parameters, each name at most once.
     public let parameters: [String: String]
 
     /// Parses `raw`, refusing anything ambiguous.
     public static func parse(_ raw: String) throws(RedirectRefusal) -> ExternalURL {
-        guard !raw.isEmpty, raw.utf8.count <= maximumLength else { throw .malformedURL("empty or longer than \(maximumLength) bytes") }
-        guard !raw.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
-            throw .malformedURL("contains whitespace or control characters")
+        let bytes = Array(raw.utf8)
+        guard !bytes.isEmpty, bytes.count <= maximumLength else { throw .malformedURL("empty or longer than \(maximumLength) bytes") }
+        guard !UnicodeHazards.containsHazard(bytes[...]) else {
+            throw .malformedURL("contains whitespace, control characters or invisible formatting characters")
         }
-        guard !raw.contains("#") else { throw .malformedURL("a fragment is not allowed") }
-        let base: Substring
-        let query: Substring?
-        if let mark = raw.firstIndex(of: "?") {
-            base = raw[..<mark]
-            query = raw[raw.index(after: mark)...]
-        } else {
-            base = raw[...]
-            query = nil
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            throw .malformedURL("contains characters outside ASCII; a URL carries them percent-encoded (RFC 3986)")
         }
-        guard let schemeEnd = base.firstRange(of: "://"), schemeEnd.lowerBound != base.startIndex else {
+        guard !bytes.contains(UInt8(ascii: "#")) else { throw .malformedURL("a fragment is not allowed") }
+        let mark = bytes.firstIndex(of: UInt8(ascii: "?"))
+        let base = bytes[..<(mark ?? bytes.endIndex)]
+        let query = mark.map { bytes[($0 + 1)...] } ?? []
+        guard let schemeEnd = firstRange(of: Array("://".utf8), in: base), schemeEnd > base.startIndex else {
             throw .malformedURL("no scheme")
         }
         var parameters: [String: String] = [:]
-        if let query, !query.isEmpty {
-            for pair in query.split(separator: "&", omittingEmptySubsequences: false) {
+        if !query.isEmpty {
+            for pair in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
                 guard !pair.isEmpty else { throw .malformedURL("empty query parameter") }
-                let name: String, value: String
-                do throws(PercentEncoding.DecodingError) {
-                    if let equals = pair.firstIndex(of: "=") {
-                        name = try PercentEncoding.decode(pair[..<equals])
-                        value = try PercentEncoding.decode(pair[pair.index(after: equals)...])
-                    } else {
-                        name = try PercentEncoding.decode(pair)
-                        value = ""
-                    }
-                } catch {
-                    throw .malformedURL(error == .badEscape ? "bad percent escape" : "not UTF-8")
-                }
+                let equals = pair.firstIndex(of: UInt8(ascii: "="))
+                let name = try decode(pair[..<(equals ?? pair.endIndex)])
+                let value = try equals.map { (index: Int) throws(RedirectRefusal) -> String in try decode(pair[(index + 1)...]) } ?? ""
                 guard !name.isEmpty else { throw .malformedURL("empty parameter name") }
                 guard parameters[name] == nil else { throw .duplicateParameter(name) }
                 parameters[name] = value
             }
         }
-        return ExternalURL(base: String(base), parameters: parameters)
+        return ExternalURL(
+            base: String(decoding: base, as: UTF8.self), query: String(decoding: query, as: UTF8.self), parameters: parameters)
+    }
+
+    /// Whether this URL returns to `redirectURL`: the same base, byte for byte, and — when the
+    /// configured redirect URL has a query of its own — that query first, byte for byte, then the
+    /// flow's parameters after an `&`.
+    public func returns(to redirectURL: String) -> Bool {
+        guard let mark = redirectURL.utf8.firstIndex(of: UInt8(ascii: "?")) else { return base == redirectURL }
+        let configuredBase = String(redirectURL[..<mark])
+        let configuredQuery = String(redirectURL[redirectURL.utf8.index(after: mark)...])
+        guard base == configuredBase, query.utf8.starts(with: configuredQuery.utf8) else { return false }
+        let rest = query.utf8.dropFirst(configuredQuery.utf8.count)
+        return rest.isEmpty || rest.first == UInt8(ascii: "&")
+    }
+
+    /// A percent-decoded name or value; decoded control characters are refused like raw ones.
+    private static func decode(_ bytes: ArraySlice<UInt8>) throws(RedirectRefusal) -> String {
+        let text: String
+        do throws(PercentEncoding.DecodingError) {
+            text = try PercentEncoding.decode(bytes: bytes)
+        } catch {
+            throw .malformedURL(error == .badEscape ? "bad percent escape" : "not UTF-8")
+        }
+        guard !UnicodeHazards.containsHazard(Array(text.utf8)[...], spaceAllowed: true) else {
+            throw .malformedURL("a parameter decodes to control or invisible formatting characters")
+        }
+        return text
+    }
+
+    private static func firstRange(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        var index = haystack.startIndex
+        while index + needle.count <= haystack.endIndex {
+            if haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
     }
 }

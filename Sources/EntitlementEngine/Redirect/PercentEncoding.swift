@@ -39,8 +39,14 @@ public enum PercentEncoding {
 
     /// Decodes `%XX` escapes strictly. `+` stays `+` (RFC 3986 gives it no special meaning).
     public static func decode(_ text: Substring) throws(DecodingError) -> String {
+        try decode(bytes: Array(text.utf8)[...])
+    }
+
+    /// Decodes `%XX` escapes in UTF-8 bytes strictly; the result must be valid UTF-8.
+    public static func decode(bytes text: ArraySlice<UInt8>) throws(DecodingError) -> String {
         var out: [UInt8] = []
-        var bytes = Array(text.utf8)[...]
+        out.reserveCapacity(text.count)
+        var bytes = text
         while let byte = bytes.popFirst() {
             guard byte == UInt8(ascii: "%") else {
                 out.append(byte)
@@ -55,7 +61,8 @@ public enum PercentEncoding {
         return decoded
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    /// The value of a hexadecimal digit byte, if it is one.
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
