@@ -53,7 +53,7 @@ public enum Callback: Sendable, Hashable {
         case .setRequestorComplete(let success): "setRequestorComplete(\(success ? "SUCCESS" : "FAILURE"))"
         case .displayProviderDialog(let mvpds): "displayProviderDialog([\(mvpds.map(\.id).joined(separator: ", "))])"
         case .setAuthenticationStatus(let status, let code): "setAuthenticationStatus(\(status), \"\(code)\")"
-        case .navigateToUrl(let url): "navigateToUrl(\"\(Redactor.redactURL(url))\")"
+        case .navigateToUrl(let url): "navigateToUrl(\"\(Redactor.redact(url))\")"
         case .sendTrackingData(let event, let data): "sendTrackingData(\(event.rawValue), \(data))"
         case .setToken(let token, let resource): "setToken(\"\(Redactor.shorten(token))\", \"\(resource)\")"
         case .tokenRequestFailed(let resource, let code, let description):

@@ -56,7 +56,7 @@ public enum EntitlementCall: Sendable, Hashable {
         case .getAuthentication(let force, let data):
             force || !data.isEmpty ? "getAuthentication(forceAuthn: \(force), data: \(data))" : "getAuthentication()"
         case .setSelectedProvider(let id): "setSelectedProvider(\(id.map { "\"\($0)\"" } ?? "nil"))"
-        case .handleExternalURL(let url): "handleExternalURL(\"\(Redactor.redactURL(url))\")"
+        case .handleExternalURL(let url): "handleExternalURL(\"\(Redactor.redact(url))\")"
         case .getSelectedProvider: "getSelectedProvider()"
         case .checkAuthorization(let resource, _): "checkAuthorization(\"\(resource)\")"
         case .getAuthorization(let resource, _): "getAuthorization(\"\(resource)\")"

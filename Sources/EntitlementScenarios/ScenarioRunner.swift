@@ -192,7 +192,7 @@ private struct Run {
         case .attack(let url, let edits):
             var crafted = try text(url)
             for edit in edits { crafted = try apply(edit, to: crafted) }
-            history.append("   attacker delivers \(Redactor.redactURL(crafted))")
+            history.append("   attacker delivers \(Redactor.redact(crafted))")
             await session.enabler.handleExternalURL(crafted)
         }
     }

@@ -44,7 +44,7 @@ public indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible 
     /// The value with secrets shortened, for reports (secrets never reach logs in clear).
     public var redactedDescription: String {
         switch self {
-        case .text(let text) where text.contains("://"): Self.quote(Redactor.redactURL(text))
+        case .text(let text) where text.contains("://"): Self.quote(Redactor.redact(text))
         case .text(let text) where Self.looksSecret(text): Self.quote(Redactor.shorten(text))
         case .text, .none: description
         case .list(let items): "[" + items.map(\.redactedDescription).joined(separator: ", ") + "]"

@@ -165,7 +165,7 @@ struct Demo {
     }
 
     private func printHops(_ visit: SimulatedUserAgent.Visit) {
-        for hop in visit.hops { print("      ~ \(Redactor.redactURL(hop))") }
+        for hop in visit.hops { print("      ~ \(Redactor.redact(hop))") }
     }
 
     private func section(_ title: String) { print("\n== \(title)") }

@@ -58,9 +58,9 @@ struct ExternalURLTests {
 
     @Test func redactorShortensSecretsOnly() {
         let url = "adobepass://ios.app?code=abcdefgh&state=12345678&mvpd=acme-cable"
-        #expect(Redactor.redactURL(url) == "adobepass://ios.app?code=abcd…&state=1234…&mvpd=acme-cable")
+        #expect(Redactor.redact(url) == "adobepass://ios.app?code=abcd…&state=1234…&mvpd=acme-cable")
         let nested = "https://mvpd.sim/logout?continue=" + PercentEncoding.encode("https://sp.sim/done?logout=secretvalue")
-        #expect(!Redactor.redactURL(nested).contains("secretvalue"))
+        #expect(!Redactor.redact(nested).contains("secretvalue"))
     }
 }
 

@@ -33,3 +33,77 @@ struct SecretHygieneTests {
         await session.expectClean()
     }
 }
+
+/// The review's findings: a redirect carrying the real code and state with its names or
+/// delimiters percent-encoded, in a fragment, in upper case, nested in another parameter (once or
+/// twice encoded) or at the end of a megabyte put them in clear into the debug log, the trace, the
+/// transcript or a status message. Each way is delivered here; no output may hold either secret in
+/// clear, percent-encoded (once or twice), or in base64 / base64url.
+@Suite("Secrets never leak, in any encoding", .checksExactlyOnce)
+struct SecretSweepTests {
+    enum Delivery: String, CaseIterable, Sendable {
+        case encodedNames, fragment, encodedQuestionMark, upperCase, nested, doubleNested, megabyte, jsonInAParameter
+    }
+
+    static func craft(_ delivery: Delivery, redirect: String, code: String, state: String) -> String {
+        let pairs = "code=\(code)&state=\(state)&mvpd=acme-cable"
+        switch delivery {
+        case .encodedNames: return "adobepass://ios.app?c%6Fde=\(code)&st%61te=\(state)&mvpd=acme-cable"
+        case .fragment: return "adobepass://ios.app#\(pairs)"
+        case .encodedQuestionMark: return "adobepass://ios.app%3F\(pairs)"
+        case .upperCase: return "adobepass://ios.app?CODE=\(code)&State=\(state)"
+        case .nested: return "adobepass://ios.app?continue=" + PercentEncoding.encode("https://x.sim/cb?\(pairs)")
+        case .doubleNested:
+            return "adobepass://ios.app?continue=" + PercentEncoding.encode("https://x.sim/a?next=" + PercentEncoding.encode(redirect))
+        case .megabyte: return "adobepass://ios.app?pad=" + String(repeating: "a", count: 1 << 20) + "&" + pairs
+        case .jsonInAParameter: return "adobepass://ios.app?data=" + PercentEncoding.encode("{\"code\":\"\(code)\",\"state\":\"\(state)\"}")
+        }
+    }
+
+    /// Every way `secret` could be written down.
+    static func encodings(of secret: String) -> [String] {
+        let once = PercentEncoding.encode(secret)
+        return [
+            secret, once, PercentEncoding.encode(once), Base64URL.encode(Array(secret.utf8)),
+            Base64URL.encode(Array(secret.utf8)).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"),
+        ].filter { $0.count >= 8 }
+    }
+
+    @Test(arguments: Delivery.allCases)
+    func aRedirectInAnyEncodingLeaksNothing(delivery: Delivery) async throws {
+        let lines = Mutex<[String]>([])
+        let recorder = TraceRecorder()
+        let session = SimulatedSession(recorder: recorder, echo: { event in lines.withLock { $0.append(event.redactedDescription) } })
+        let login = await session.startLogin()
+        let redirect = await session.redirectURL(from: login)
+        let code = try #require(queryValue("code", in: redirect))
+        let state = try #require(queryValue("state", in: redirect))
+        await session.enabler.handleExternalURL(Self.craft(delivery, redirect: redirect, code: code, state: state))
+        let callbacks = await session.collect()
+        let statuses = callbacks.compactMap { if case .status(let report) = $0 { report.message } else { nil } }
+        let outputs = [
+            ("debug log", lines.withLock { $0 }.joined(separator: "\n")), ("trace", recorder.trace.text),
+            ("transcript", TraceTranscript.render(recorder.trace)), ("status messages", statuses.joined(separator: "\n")),
+        ]
+        for (name, text) in outputs {
+            for secret in [code, state] {
+                for written in Self.encodings(of: secret) {
+                    #expect(!text.contains(written), "\(delivery): the \(name) holds a secret as \(Redactor.shorten(written))")
+                }
+            }
+            #expect(text.utf8.count < 64 << 10, "\(delivery): the \(name) is not bounded (\(text.utf8.count) bytes)")
+        }
+        _ = session.ledger.take()
+        // Percent-encoded names are the names they encode: that login completes; the others are refused.
+        await session.expectClean(pending: delivery == .encodedNames ? [] : [CallID(2), CallID(3)])
+    }
+
+    @Test func redactionIsBoundedAndEscapesControls() {
+        let huge = "adobepass://ios.app?code=" + String(repeating: "z", count: 1 << 20)
+        let redacted = Redactor.redact(huge)
+        #expect(redacted.utf8.count < Redactor.maximumLength + 64)
+        #expect(redacted.hasSuffix("more bytes)"))
+        #expect(Redactor.redact("line\nbreak\u{2028}and\u{202E}bidi") == "line\\u{A}break\\u{2028}and\\u{202E}bidi")
+        #expect(Redactor.redact("https://a.b/c?Code=abcdefgh&x=1") == "https://a.b/c?Code=abcd…&x=1")
+    }
+}

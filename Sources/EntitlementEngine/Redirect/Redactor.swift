@@ -1,30 +1,62 @@
-/// Shortens secrets for logs, transcripts and status messages: never prints one in clear.
+/// Shortens secrets for logs, transcripts, status messages and reports: never prints one in clear.
+///
+/// ``redact(_:)`` is the one redaction every text shown to people goes through — URLs and free
+/// text alike. It bounds the cost first (only the first ``maximumLength`` bytes are looked at and
+/// kept), then shortens the value of every secret parameter however it is written (see
+/// ``secretParameters``), then escapes control, separator and invisible formatting characters so a
+/// log line stays one honest line.
 public enum Redactor {
-    /// Query parameter names whose values are secrets.
-    public static let secretParameters: Set<String> = [
-        "code", "state", "code_challenge", "code_verifier", "token", "password", "assertion", "session", "logout",
-    ]
+    /// Parameter names whose values are secrets (matched in any letter case and any percent-encoding).
+    public static let secretParameters: Set<String> = Set(SecretSpans.names)
+
+    /// The most bytes of one text that are looked at and kept; the rest is counted, not shown.
+    public static let maximumLength = 2048
 
     /// The first four characters and an ellipsis: enough to tell values apart in a transcript.
     public static func shorten(_ secret: String) -> String {
         secret.count <= 4 ? "…" : String(secret.prefix(4)) + "…"
     }
 
-    /// The URL with the value of every secret query parameter shortened.
-    public static func redactURL(_ url: String) -> String {
-        guard let mark = url.firstIndex(of: "?") else { return url }
-        let query = url[url.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false).map {
-            pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = pair[..<equals]
-            let value = pair[pair.index(after: equals)...]
-            if secretParameters.contains(String(name)) { return name + "=" + shorten(String(value)) }
-            // A URL nested in a parameter (a redirect chain's `continue=`) is redacted too.
-            if let nested = try? PercentEncoding.decode(value), nested.contains("?") {
-                return name + "=" + PercentEncoding.encode(redactURL(nested))
-            }
-            return String(pair)
+    /// `text` (a URL or any message) with every secret parameter's value shortened, bounded in
+    /// length and with control and invisible characters escaped.
+    public static func redact(_ text: String) -> String {
+        let total = text.utf8.count
+        let bytes = Array(text.utf8.prefix(maximumLength))
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var position = 0
+        for span in SecretSpans.find(in: bytes) {
+            out += bytes[position..<span.range.lowerBound]
+            // A trace placeholder (`<state#1>`) is not a secret: it stays readable.
+            out += SecretBook.isPlaceholder(String(decoding: span.value, as: UTF8.self)) ? span.value : shortened(span.value)
+            position = span.range.upperBound
         }
-        return url[..<mark] + "?" + query.joined(separator: "&")
+        out += bytes[position...]
+        var result = escapingHazards(String(decoding: out, as: UTF8.self))
+        if total > bytes.count { result += "… (\(total - bytes.count) more bytes)" }
+        return result
+    }
+
+    /// A secret value as shown: up to four leading URL-safe characters, then an ellipsis.
+    private static func shortened(_ value: [UInt8]) -> [UInt8] {
+        let visible = value.prefix { PercentEncoding.isUnreserved($0) }
+        return (value.count <= 4 ? [] : Array(visible.prefix(4))) + Array("…".utf8)
+    }
+
+    /// Control characters, separators, bidirectional controls and the byte-order mark as `\u{…}`.
+    static func escapingHazards(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            let hazard =
+                value < 0x20 || (0x7F...0x9F).contains(value) || (0x200B...0x200F).contains(value)
+                || (0x2028...0x202E).contains(value) || (0x2060...0x206F).contains(value) || value == 0xFEFF
+            if hazard {
+                out.append(contentsOf: "\\u{\(String(value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
     }
 }

@@ -41,7 +41,7 @@ public enum RedirectRefusal: Error, Sendable, Equatable, Hashable {
         switch self {
         case .malformedURL(let why): "The external URL is malformed: \(why)."
         case .urlMismatch(let expected, let received):
-            "The external URL \(Redactor.redactURL(received)) does not match the redirect URL \(expected)."
+            "The external URL \(Redactor.redact(received)) does not match the redirect URL \(expected)."
         case .duplicateParameter(let name): "The external URL repeats the parameter '\(name)'."
         case .noPendingFlow: "No login or logout is waiting for an external URL."
         case .missingState: "The external URL carries no state."

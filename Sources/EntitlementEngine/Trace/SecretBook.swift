@@ -25,6 +25,8 @@ public struct SecretBook: Sendable {
         case assertion
         /// A second-screen registration code.
         case regcode
+        /// Any other secret parameter found in a URL or message (`token`, `password`, …).
+        case secret
     }
 
     /// Query parameters whose values are secrets, and their kinds.
@@ -49,35 +51,39 @@ public struct SecretBook: Sendable {
         return placeholder
     }
 
-    /// `url` with the values of its secret parameters (in the query and the fragment) concealed.
-    /// Lenient: duplicated or malformed parameters are kept as they are, only secrets change, so
-    /// a refused URL is still refused for the same reason on replay.
+    /// `url` (or any text) with the value of every secret parameter concealed, however it is
+    /// written (``Redactor/secretParameters``: raw or percent-encoded names and delimiters, nested
+    /// URLs, the query or the fragment, any letter case). Lenient: duplicated or malformed
+    /// parameters are kept as they are, only secrets change, so a refused URL is still refused for
+    /// the same reason on replay.
     public mutating func concealURL(_ url: String) -> String {
-        var base = Substring(url)
-        var fragment: Substring?
-        if let hash = base.firstIndex(of: "#") {
-            fragment = base[base.index(after: hash)...]
-            base = base[..<hash]
+        let bytes = Array(url.utf8)
+        let spans = SecretSpans.find(in: bytes)
+        guard !spans.isEmpty else { return url }
+        var out: [UInt8] = []
+        var position = 0
+        for span in spans {
+            out += bytes[position..<span.range.lowerBound]
+            let value = String(decoding: span.value, as: UTF8.self)
+            out += conceal(value, as: Self.urlParameters[span.name] ?? .secret).utf8
+            // A value the engine refuses keeps the reason it is refused for, so it is refused alike on replay.
+            out += Self.refusalMarker(bytes[span.range]).utf8
+            position = span.range.upperBound
         }
-        var result: String
-        if let mark = base.firstIndex(of: "?") {
-            result = String(base[..<mark]) + "?" + concealPairs(base[base.index(after: mark)...])
-        } else {
-            result = String(base)
-        }
-        if let fragment { result += "#" + concealPairs(fragment) }
-        return result
+        out += bytes[position...]
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private mutating func concealPairs(_ text: Substring) -> String {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = pair[..<equals], raw = pair[pair.index(after: equals)...]
-            guard let kind = Self.urlParameters[(try? PercentEncoding.decode(name)) ?? String(name)],
-                let value = try? PercentEncoding.decode(raw)
-            else { return String(pair) }
-            return name + "=" + conceal(value, as: kind)
-        }.joined(separator: "&")
+    /// What makes a raw parameter value refused by ``ExternalURL/parse(_:)``, written so that it
+    /// is refused for the same reason after its secret was concealed: a lone `%` (bad escape),
+    /// `%FF` (not UTF-8), `%01` (a control character); empty for a value the parser accepts.
+    static func refusalMarker(_ raw: ArraySlice<UInt8>) -> String {
+        do throws(PercentEncoding.DecodingError) {
+            let decoded = try PercentEncoding.decode(bytes: raw)
+            return UnicodeHazards.containsHazard(Array(decoded.utf8)[...], spaceAllowed: true) ? "%01" : ""
+        } catch {
+            return error == .badEscape ? "%" : "%FF"
+        }
     }
 
     /// True for `<kind#n>`.

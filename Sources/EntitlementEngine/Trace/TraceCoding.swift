@@ -157,7 +157,10 @@ enum TraceCoding {
         case .setSelectedProvider(let mvpd):
             fields["mvpd"] = mvpd.map(JSONValue.string) ?? .null
         case .handleExternalURL(let url):
-            fields["url"] = .string(book.concealURL(url))
+            // An over-long URL is refused for its length alone: keep just enough of it to be refused alike.
+            let kept = url.utf8.count > ExternalURL.maximumLength
+                ? String(decoding: url.utf8.prefix(ExternalURL.maximumLength + 16), as: UTF8.self) : url
+            fields["url"] = .string(book.concealURL(kept))
         case .checkAuthorization(let resource, let data), .getAuthorization(let resource, let data):
             fields["resource"] = .string(resource)
             fields["data"] = .object(data.mapValues(JSONValue.string))

@@ -35,7 +35,7 @@ public enum TraceTranscript {
     private static func describe(_ record: JSONValue) -> String {
         guard let members = record.object else { return record.canonicalText }
         let rest = members.filter { !["seq", "t", "in", "out", "call", "callback", "id", "answers", "op", "operation"].contains($0.key) }
-        let arguments = rest.keys.sorted().map { "\($0): \(brief(rest[$0]!))" }.joined(separator: ", ")
+        let arguments = Redactor.redact(rest.keys.sorted().map { "\($0): \(brief(rest[$0]!))" }.joined(separator: ", "))
         switch (record["in"]?.string, record["out"]?.string) {
         case ("call", _):
             return "#\(record["id"]?.int ?? 0) > \(record["call"]?.string ?? "?")(\(arguments))"

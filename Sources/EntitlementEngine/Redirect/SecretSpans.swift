@@ -1,0 +1,131 @@
+/// Finds the values of secret parameters in a text — a URL, a status message, a log line — however
+/// they are written: names and delimiters raw or percent-encoded (once, twice, three times, so
+/// `c%6Fde=`, `%3Fcode%3D`, a URL nested in another URL's parameter), in the query or the
+/// fragment, in any letter case, or as JSON (`"code":"…"`). Works on UTF-8 bytes.
+///
+/// Each span is a range of the *original* bytes holding one secret value, with the value as decoded.
+enum SecretSpans {
+    /// Parameter names whose values are secrets (compared in lower case).
+    static let names: [String] = [
+        "code_challenge", "code_verifier", "access_token", "refresh_token", "id_token", "client_secret",
+        "assertion", "password", "session", "logout", "token", "state", "code",
+    ]
+
+    /// One secret value found in a text.
+    struct Span {
+        /// The secret's parameter name, in lower case.
+        var name: String
+        /// The original bytes holding the value.
+        var range: Range<Int>
+        /// The value, fully decoded.
+        var value: [UInt8]
+    }
+
+    /// A byte of a (partly) decoded text and the original bytes it came from.
+    private struct Element {
+        var byte: UInt8
+        var start: Int
+        var end: Int
+    }
+
+    /// How many rounds of percent-decoding are looked through.
+    static let decodingRounds = 3
+
+    /// The secret values in `bytes`, in order, not overlapping (an outer one wins).
+    static func find(in bytes: [UInt8]) -> [Span] {
+        var found: [(span: Span, round: Int)] = []
+        var text = bytes.enumerated().map { Element(byte: $0.element, start: $0.offset, end: $0.offset + 1) }
+        for round in 0...decodingRounds {
+            found += scan(text).map { ($0, round) }
+            guard round < decodingRounds, text.contains(where: { $0.byte == UInt8(ascii: "%") }) else { break }
+            text = decodeOnce(text)
+        }
+        // Keep the widest spans, each with its most decoded value; drop any inside one already kept.
+        let ordered = found.sorted {
+            ($0.span.range.lowerBound, -$0.span.range.count, -$0.round) < ($1.span.range.lowerBound, -$1.span.range.count, -$1.round)
+        }.map(\.span)
+        var kept: [Span] = []
+        for span in ordered {
+            if let last = kept.last, last.range.overlaps(span.range) {
+                if span.range.upperBound > last.range.upperBound {
+                    kept[kept.count - 1].range = last.range.lowerBound..<span.range.upperBound
+                }
+                continue
+            }
+            kept.append(span)
+        }
+        return kept
+    }
+
+    /// One round of lenient percent-decoding: valid `%XX` escapes become their byte; the rest stays.
+    private static func decodeOnce(_ text: [Element]) -> [Element] {
+        var out: [Element] = []
+        out.reserveCapacity(text.count)
+        var index = 0
+        while index < text.count {
+            if text[index].byte == UInt8(ascii: "%"), index + 2 < text.count,
+                let high = PercentEncoding.hexValue(text[index + 1].byte), let low = PercentEncoding.hexValue(text[index + 2].byte)
+            {
+                out.append(Element(byte: high << 4 | low, start: text[index].start, end: text[index + 2].end))
+                index += 3
+            } else {
+                out.append(text[index])
+                index += 1
+            }
+        }
+        return out
+    }
+
+    private static let opening: Set<UInt8> = Set("?&#;/ \t\r\n\"'({[,|<>".utf8)
+    private static let closing: Set<UInt8> = Set("&#; \t\r\n\"')}],|<>".utf8)
+
+    /// `name=value`, `name:value`, `"name":"value"` at word starts.
+    private static func scan(_ text: [Element]) -> [Span] {
+        var spans: [Span] = []
+        let lower = text.map { $0.byte >= 0x41 && $0.byte <= 0x5A ? $0.byte | 0x20 : $0.byte }
+        var index = 0
+        while index < lower.count {
+            guard index == 0 || opening.contains(lower[index - 1]),
+                let name = names.first(where: { matches($0, lower, at: index) })
+            else {
+                index += 1
+                continue
+            }
+            var cursor = index + name.utf8.count
+            if cursor < lower.count, lower[cursor] == UInt8(ascii: "\"") { cursor += 1 }
+            guard cursor < lower.count, lower[cursor] == UInt8(ascii: "=") || lower[cursor] == UInt8(ascii: ":") else {
+                index += 1
+                continue
+            }
+            cursor += 1
+            while cursor < lower.count, lower[cursor] == UInt8(ascii: " ") || lower[cursor] == UInt8(ascii: "\"") { cursor += 1 }
+            let valueStart = cursor
+            if let end = placeholderEnd(lower, at: cursor) {
+                cursor = end  // a trace placeholder (`<state#1>`) is a value of its own
+            } else {
+                while cursor < lower.count, !closing.contains(lower[cursor]) { cursor += 1 }
+            }
+            if cursor > valueStart {
+                spans.append(
+                    Span(
+                        name: name, range: text[valueStart].start..<text[cursor - 1].end,
+                        value: text[valueStart..<cursor].map(\.byte)))
+            }
+            index = max(cursor, index + 1)
+        }
+        return spans
+    }
+
+    /// The end of a trace placeholder (`<kind#n>`) starting at `index`, if one does.
+    private static func placeholderEnd(_ lower: [UInt8], at index: Int) -> Int? {
+        guard index < lower.count, lower[index] == UInt8(ascii: "<") else { return nil }
+        guard let close = lower[index..<min(lower.count, index + 24)].firstIndex(of: UInt8(ascii: ">")) else { return nil }
+        return SecretBook.isPlaceholder(String(decoding: lower[index...close], as: UTF8.self)) ? close + 1 : nil
+    }
+
+    private static func matches(_ name: String, _ lower: [UInt8], at index: Int) -> Bool {
+        let bytes = name.utf8
+        guard index + bytes.count <= lower.count else { return false }
+        return lower[index..<(index + bytes.count)].elementsEqual(bytes)
+    }
+}
