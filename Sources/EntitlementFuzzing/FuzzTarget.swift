@@ -1,20 +1,27 @@
 /// One fuzz target: a seeded case generator and the oracle that judges each case.
 ///
 /// A case is a pure function of its seed, so `entitle fuzz TARGET --seed S` reproduces it. A case
-/// that traps takes the process down, which `swift test` and `entitle fuzz` both report loudly;
-/// a case the oracle rejects returns a ``FuzzFailure``.
+/// that traps takes the process down, which `swift test` reports loudly and `entitle fuzz` (which
+/// runs the cases in a child process) turns into the failing seed and its input; a case the
+/// oracle rejects returns a ``FuzzFailure``.
 public struct FuzzTarget: Sendable {
-    /// The name `entitle fuzz` takes (`url`, `trace`, `scenario`, `token-file`, …).
+    /// The name `entitle fuzz` takes (`url`, `trace`, `scenario`, `token-file`).
     public let name: String
     /// One line saying what is fuzzed and what the oracle checks.
     public let summary: String
+    /// The input the case for a seed feeds in, printable (to reproduce a crash by hand).
+    public let input: @Sendable (_ seed: UInt64) async -> String
     /// Runs the case for `seed`: nil when the oracle accepts it.
-    public let run: @Sendable (_ seed: UInt64) -> FuzzFailure?
+    public let run: @Sendable (_ seed: UInt64) async -> FuzzFailure?
 
     /// Creates a target.
-    public init(name: String, summary: String, run: @escaping @Sendable (_ seed: UInt64) -> FuzzFailure?) {
+    public init(
+        name: String, summary: String, input: @escaping @Sendable (_ seed: UInt64) async -> String,
+        run: @escaping @Sendable (_ seed: UInt64) async -> FuzzFailure?
+    ) {
         self.name = name
         self.summary = summary
+        self.input = input
         self.run = run
     }
 }
@@ -25,7 +32,7 @@ public struct FuzzFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var seed: UInt64
     /// What went wrong.
     public var problem: String
-    /// The (minimised where the target can) input, printable: secrets in it are the fuzzer's own.
+    /// The input, printable (secrets in it are the fuzzer's own).
     public var reproduction: String
 
     /// Creates a failure.
@@ -42,16 +49,16 @@ public struct FuzzFailure: Error, Sendable, Equatable, CustomStringConvertible {
 /// Every fuzz target, by name.
 public enum FuzzTargets {
     /// The targets `entitle fuzz` and the test suite run.
-    public static let all: [FuzzTarget] = []
+    public static let all: [FuzzTarget] = [URLFuzzer.target, TraceFuzzer.target, ScenarioFuzzer.target, TokenFileFuzzer.target]
 
     /// The target called `name`, if any.
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
 
     /// Runs `count` cases of `target` from `firstSeed` on; the first rejected case, or nil.
-    public static func run(_ target: FuzzTarget, count: Int, firstSeed: UInt64 = 1) -> FuzzFailure? {
+    public static func run(_ target: FuzzTarget, count: Int, firstSeed: UInt64 = 1) async -> FuzzFailure? {
         var seed = firstSeed
         for _ in 0..<max(0, count) {
-            if let failure = target.run(seed) { return failure }
+            if let failure = await target.run(seed) { return failure }
             seed &+= 1
         }
         return nil

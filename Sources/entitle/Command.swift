@@ -27,6 +27,8 @@ enum Command: Equatable {
     case showTrace(String)
     /// Print the charts generated from the transition table, or rewrite them in a folder.
     case chart(format: StateChart.Format, region: TransitionRow.Region?, writeTo: String?)
+    /// Run `count` cases of a fuzz target from `seed`; `child` runs them here and reports each seed.
+    case fuzz(target: String, count: Int, seed: UInt64, child: Bool)
     /// Run the random explorer on `seeds` seeds from `from`.
     case explore(seeds: Int, from: UInt64, length: Int)
     /// Print usage.
@@ -67,6 +69,11 @@ enum Command: Equatable {
                     once, listed transitions, nothing after the end, refusals change nothing,
                     a fresh login works, the trace replays; at the first failure, print its
                     seed and a shortened script and exit 1
+          fuzz TARGET [--count N] [--seed S]
+                    run N cases (default 10000) of a fuzz target from seed S (default 1):
+                    url, trace, scenario, token-file; the cases run in a child process, so
+                    a crash is reported too; prints the first failing seed and its input
+                    and exits 1
           help      print this text
         """
 
@@ -119,6 +126,8 @@ enum Command: Equatable {
             return parseChart(Array(rest))
         case "explore":
             return parseExplore(Array(rest))
+        case "fuzz":
+            return parseFuzz(Array(rest))
         case "help", "-h", "--help":
             return .success(.help)
         default:
@@ -166,6 +175,40 @@ extension Command {
 }
 
 extension Command {
+    static func parseFuzz(_ arguments: [String]) -> Result<Command, UsageError> {
+        var rest = arguments[...]
+        guard let target = rest.popFirst(), !target.hasPrefix("-") else {
+            return .failure(UsageError(message: "entitle fuzz: give a target (url, trace, scenario, token-file)"))
+        }
+        var count = 10_000
+        var seed: UInt64 = 1
+        var child = false
+        while let option = rest.popFirst() {
+            if option == "--child" {
+                child = true
+                continue
+            }
+            guard let value = rest.popFirst() else {
+                return .failure(UsageError(message: "entitle fuzz: '\(option)' needs a value"))
+            }
+            switch option {
+            case "--count":
+                guard let number = Int(value), number > 0 else {
+                    return .failure(UsageError(message: "entitle fuzz: --count takes a positive number"))
+                }
+                count = number
+            case "--seed":
+                guard let number = UInt64(value) else {
+                    return .failure(UsageError(message: "entitle fuzz: --seed takes a seed (0 or more)"))
+                }
+                seed = number
+            default:
+                return .failure(UsageError(message: "entitle fuzz: unknown option '\(option)'"))
+            }
+        }
+        return .success(.fuzz(target: target, count: count, seed: seed, child: child))
+    }
+
     static func parseExplore(_ arguments: [String]) -> Result<Command, UsageError> {
         var seeds = 1000
         var from: UInt64 = 1

@@ -25,6 +25,8 @@ case .success(.showTrace(let trace)):
     exit(TraceCommands().show(trace))
 case .success(.chart(let format, let region, let writeTo)):
     exit(ChartCommand().run(format: format, region: region, writeTo: writeTo))
+case .success(.fuzz(let target, let count, let seed, let child)):
+    exit(await FuzzCommand.run(target: target, count: count, seed: seed, child: child))
 case .success(.explore(let seeds, let from, let length)):
     exit(await ExploreCommand.run(seeds: seeds, from: from, length: length))
 case .success(.help):

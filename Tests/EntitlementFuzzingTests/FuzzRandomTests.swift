@@ -12,11 +12,11 @@ struct FuzzRandomTests {
         #expect(a != (0..<8).map { _ in other.next() })
     }
 
-    @Test func runStopsAtTheFirstRejectedCase() {
-        let target = FuzzTarget(name: "odd", summary: "rejects seed 5") { seed in
+    @Test func runStopsAtTheFirstRejectedCase() async {
+        let target = FuzzTarget(name: "odd", summary: "rejects seed 5", input: { String($0) }) { seed in
             seed == 5 ? FuzzFailure(seed: seed, problem: "five", reproduction: "5") : nil
         }
-        #expect(FuzzTargets.run(target, count: 4) == nil)
-        #expect(FuzzTargets.run(target, count: 10)?.seed == 5)
+        #expect(await FuzzTargets.run(target, count: 4) == nil)
+        #expect(await FuzzTargets.run(target, count: 10)?.seed == 5)
     }
 }

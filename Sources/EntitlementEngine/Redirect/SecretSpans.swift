@@ -1,5 +1,5 @@
 /// Finds the values of secret parameters in a text — a URL, a status message, a log line — however
-/// they are written: names and delimiters raw or percent-encoded (once, twice, three times, so
+/// they are written: names and delimiters raw or percent-encoded (up to sixteen times over, so
 /// `c%6Fde=`, `%3Fcode%3D`, a URL nested in another URL's parameter), in the query or the
 /// fragment, in any letter case, or as JSON (`"code":"…"`). Works on UTF-8 bytes.
 ///
@@ -29,16 +29,16 @@ enum SecretSpans {
     }
 
     /// How many rounds of percent-decoding are looked through.
-    static let decodingRounds = 3
+    static let decodingRounds = 16
 
     /// The secret values in `bytes`, in order, not overlapping (an outer one wins).
     static func find(in bytes: [UInt8]) -> [Span] {
         var found: [(span: Span, round: Int)] = []
-        var text = bytes.enumerated().map { Element(byte: $0.element, start: $0.offset, end: $0.offset + 1) }
+        var text = withoutHazards(bytes.enumerated().map { Element(byte: $0.element, start: $0.offset, end: $0.offset + 1) })
         for round in 0...decodingRounds {
             found += scan(text).map { ($0, round) }
             guard round < decodingRounds, text.contains(where: { $0.byte == UInt8(ascii: "%") }) else { break }
-            text = decodeOnce(text)
+            text = withoutHazards(decodeOnce(text))
         }
         // Keep the widest spans, each with its most decoded value; drop any inside one already kept.
         let ordered = found.sorted {
@@ -55,6 +55,26 @@ enum SecretSpans {
             kept.append(span)
         }
         return kept
+    }
+
+    /// The text with control, separator and invisible formatting characters left out, so none can
+    /// hide a name from the scan (`st\u{0}ate=`, `co%E2%80%8Bde=`); the original spans stay.
+    private static func withoutHazards(_ text: [Element]) -> [Element] {
+        let bytes = text.map(\.byte)[...]
+        var out: [Element] = []
+        out.reserveCapacity(text.count)
+        var index = 0
+        while index < text.count {
+            // A space separates words; it is no hazard here.
+            let length = bytes[index] == 0x20 ? 0 : UnicodeHazards.hazardLength(bytes, at: index)
+            if length == 0 {
+                out.append(text[index])
+                index += 1
+            } else {
+                index += length
+            }
+        }
+        return out
     }
 
     /// One round of lenient percent-decoding: valid `%XX` escapes become their byte; the rest stays.
@@ -76,7 +96,6 @@ enum SecretSpans {
         return out
     }
 
-    private static let opening: Set<UInt8> = Set("?&#;/ \t\r\n\"'({[,|<>".utf8)
     private static let closing: Set<UInt8> = Set("&#; \t\r\n\"')}],|<>".utf8)
 
     /// `name=value`, `name:value`, `"name":"value"` at word starts.
@@ -85,8 +104,9 @@ enum SecretSpans {
         let lower = text.map { $0.byte >= 0x41 && $0.byte <= 0x5A ? $0.byte | 0x20 : $0.byte }
         var index = 0
         while index < lower.count {
-            guard index == 0 || opening.contains(lower[index - 1]),
-                let name = names.first(where: { matches($0, lower, at: index) })
+            // Names are matched anywhere, not only at word starts (`%code=`, `x_code=`): showing less
+            // of a harmless value costs nothing, showing a secret cannot be taken back.
+            guard let name = names.first(where: { matches($0, lower, at: index) })
             else {
                 index += 1
                 continue
