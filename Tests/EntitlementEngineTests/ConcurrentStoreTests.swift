@@ -82,4 +82,48 @@ struct ConcurrentStoreTests {
             await session.settle()
         }
     }
+
+    /// The same on the wall clock, with the system's randomness and real request deadlines: 50
+    /// engines log in and out at once through the simulator's pages on one file store.
+    @Test func fiftyEnginesOnTheWallClock() async throws {
+        let storage = ScriptedStorage(try FileTokenStorage(folder: NSTemporaryDirectory() + "entitle-wall-" + UUID().uuidString))
+        let simulator = Simulator(clock: SystemClock())
+        let engines = (0..<50).map { _ in
+            let ledger = CallLedger()
+            return (AccessEnabler(
+                backend: simulator.backend, storage: storage, environment: .live(deviceID: "device-1"), monitor: ledger), ledger)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, (enabler, ledger)) in engines.enumerated() {
+                group.addTask {
+                    await enabler.setRequestor("sim-requestor")
+                    await enabler.setSelectedProvider("acme-cable")
+                    await enabler.whenIdle()
+                    if index % 2 == 0, let url = ledger.callbacks.lastNavigation,
+                        let back = await simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland").appURL
+                    {
+                        await enabler.handleExternalURL(back)
+                    } else {
+                        await enabler.logout()
+                    }
+                    await enabler.checkAuthentication()
+                    await enabler.whenIdle()
+                }
+            }
+        }
+        var unanswered = 0
+        for (enabler, ledger) in engines {
+            await enabler.whenIdle()
+            // Calls still waiting for a redirect (a login another node restarted, a logout page not
+            // followed) end at their deadline; everything else is answered exactly once now.
+            let problems = ledger.violations().filter { !$0.contains("got no terminal callback") && !$0.contains("nobody checked") }
+            #expect(problems.isEmpty, "\(problems)")
+            unanswered += ledger.violations().filter { $0.contains("got no terminal callback") }.count
+        }
+        let history = storage.history
+        for (previous, next) in zip(history, history.dropFirst()) {
+            #expect(next.expected == previous.written, "a save skipped a version")
+        }
+        #expect(history.count >= 50, "the engines wrote (\(history.count) saves; \(unanswered) calls wait for a redirect)")
+    }
 }
