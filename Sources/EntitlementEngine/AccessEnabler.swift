@@ -281,10 +281,12 @@ public actor AccessEnabler {
     }
 
     /// Feeds one input to the machine and runs its actions. When the input asks for a save, the
-    /// save (a compare-and-set) runs first, before any other action: if another writer got there
-    /// first, the input is decided again on what storage now holds; if the save fails, the
-    /// actions still run and the machine is told (``Input/storageWriteFailed(_:)``).
-    private func process(_ input: Input) async {
+    /// save (a compare-and-set) runs first, before any other action, and the step is committed
+    /// only after it: if another writer got there first, the step is dropped and — unless the
+    /// input came from reading storage itself (`retryingConflicts` false; the next input reads
+    /// again) — decided again on what storage now holds; if the save fails, the actions still run
+    /// and the machine is told (``Input/storageWriteFailed(_:)``).
+    private func process(_ input: Input, retryingConflicts: Bool = true) async {
         var conflicts = 0
         while true {
             let now = environment.clock.now()
@@ -294,6 +296,8 @@ public actor AccessEnabler {
             if case .persist(let tokens, let requestorID)? = actions.first {
                 do throws(TokenStorageError) {
                     try await save(tokens, requestorID: requestorID)
+                } catch .conflict where !retryingConflicts {
+                    return
                 } catch .conflict where conflicts < Self.conflictRetries {
                     conflicts += 1
                     await reconcileWithStorage(force: true)
@@ -343,41 +347,10 @@ public actor AccessEnabler {
             let current = try await storage.load(deviceID: environment.deviceID, requestorID: requestorID)
             storeVersion = (requestorID, current.version)
             guard machine.differs(from: current.tokens) else { return }
-            await processWithoutRetry(.storageChanged(current.tokens))
+            await process(.storageChanged(current.tokens), retryingConflicts: false)
         } catch {
             monitor?.observe(.storageFailed(error.description))
         }
-    }
-
-    /// ``process(_:)`` for the inputs that come from reading storage: a lost compare-and-set is
-    /// not retried here (the next input reads again).
-    private func processWithoutRetry(_ input: Input) async {
-        let now = environment.clock.now()
-        var next = machine
-        let actions = next.handle(input, at: now)
-        if case .persist(let tokens, let requestorID)? = actions.first {
-            do throws(TokenStorageError) {
-                try await save(tokens, requestorID: requestorID)
-            } catch .conflict {
-                return
-            } catch {
-                machine = next
-                observeAndRun(input, now, actions)
-                monitor?.observe(.storageFailed(error.description))
-                immediate.insert(.storageWriteFailed(error.description), at: 0)
-                return
-            }
-        }
-        machine = next
-        observeAndRun(input, now, actions)
-    }
-
-    private func observeAndRun(_ input: Input, _ now: Timestamp, _ actions: [Action]) {
-        monitor?.observe(.inputHandled(input, at: now))
-        if let monitor {
-            for row in machine.lastTransitions { monitor.observe(.transition(row)) }
-        }
-        for action in actions { run(action) }
     }
 
     /// A configuration answer: reads the stored tokens (and other requestors' logins on this

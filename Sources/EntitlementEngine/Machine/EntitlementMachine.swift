@@ -571,7 +571,7 @@ public struct EntitlementMachine: Sendable {
         stayConfiguration(nil, .status)
         let notice = StatusReport(
             code: ErrorCode.storageWriteFailed, level: .error,
-            message: "The tokens could not be saved (\(reason.prefix(200))); they are kept in memory and saved again after the next call.")
+            message: "The tokens could not be saved (\(Redactor.redact(String(reason.prefix(200))))); they are kept in memory and saved again after the next call.")
         return [.emit(.status(notice), answering: [])]
     }
 
