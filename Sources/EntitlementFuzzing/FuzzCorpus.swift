@@ -77,7 +77,7 @@ enum FuzzCorpus {
         return traces
     }
 
-    /// A token file as ``FileTokenStorage`` writes it, for `device-1` and `sim-requestor`.
+    /// A token file as `FileTokenStorage` writes it, for `device-1` and `sim-requestor`.
     static let tokenFile: String = {
         let expires = Timestamp(milliseconds: 1_767_312_000_000)
         let tokens = StoredTokens(

@@ -2,7 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import Foundation
 
-/// Fuzzes token files: a mutated file on a ``FileTokenStorage`` is read by a real engine at
+/// Fuzzes token files: a mutated file on a `FileTokenStorage` is read by a real engine at
 /// `setRequestor`, which then answers every call — never traps, never leaves a call unanswered.
 public enum TokenFileFuzzer {
     /// The `token-file` target.
