@@ -63,6 +63,9 @@ enum Command: Equatable {
           bench json [--rounds N]
                     time the canonical trace writer against JSONEncoder on the same records
                     (build with -c release for numbers worth quoting)
+          bench storage [--rounds N]
+                    time calls on an engine whose file store holds 2,000 authorizations:
+                    the stored version checked per input against a full read per input
           explore [--seeds N] [--from S] [--length L]
                     drive the engine through N random sequences (default 1000) of L steps
                     (default 40) from seed S (default 1) and check its invariants: exactly
@@ -98,16 +101,17 @@ enum Command: Equatable {
             return .success(.sessionStart(rest.first!))
         case "bench":
             let parts = Array(rest)
-            guard parts.first == "json" else {
-                return .failure(UsageError(message: "entitle bench: usage: entitle bench json [--rounds N]"))
+            let usage = "entitle bench: usage: entitle bench json|storage [--rounds N]"
+            guard let which = parts.first, ["json", "storage"].contains(which) else {
+                return .failure(UsageError(message: usage))
             }
             var rounds = 15
             if parts.count == 3, parts[1] == "--rounds", let value = Int(parts[2]), value > 0 {
                 rounds = value
             } else if parts.count != 1 {
-                return .failure(UsageError(message: "entitle bench: usage: entitle bench json [--rounds N]"))
+                return .failure(UsageError(message: usage))
             }
-            return .success(.bench("json", rounds: rounds))
+            return .success(.bench(which, rounds: rounds))
         case "record":
             let parts = Array(rest)
             guard parts.count == 3, parts[1] == "-o" || parts[1] == "--output" else {

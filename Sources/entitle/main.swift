@@ -15,6 +15,8 @@ case .success(.sessionStart(let folder)):
     exit(await SessionStart.run(folder: folder))
 case .success(.storageStress(let folder)):
     exit(await StorageStress.run(folder: folder))
+case .success(.bench("storage", let rounds)):
+    exit(await StorageBenchmark().run(rounds: rounds))
 case .success(.bench(_, let rounds)):
     exit(await JSONBenchmark().run(rounds: rounds))
 case .success(.record(let scenario, let output)):
