@@ -34,11 +34,16 @@ enum SecretSpans {
     /// The secret values in `bytes`, in order, not overlapping (an outer one wins).
     static func find(in bytes: [UInt8]) -> [Span] {
         var found: [(span: Span, round: Int)] = []
-        var text = withoutHazards(bytes.enumerated().map { Element(byte: $0.element, start: $0.offset, end: $0.offset + 1) })
-        for round in 0...decodingRounds {
-            found += scan(text).map { ($0, round) }
-            guard round < decodingRounds, text.contains(where: { $0.byte == UInt8(ascii: "%") }) else { break }
-            text = withoutHazards(decodeOnce(text))
+        let original = bytes.enumerated().map { Element(byte: $0.element, start: $0.offset, end: $0.offset + 1) }
+        // Two readings: as written, and with invisible characters left out (which can join or
+        // split an escape: `%\u{2028}3D` is no escape as written, `%3D` without the separator).
+        for stripping in [false, true] {
+            var text = stripping ? withoutHazards(original) : original
+            for round in 0...decodingRounds {
+                found += scan(text).map { ($0, round) }
+                guard round < decodingRounds, text.contains(where: { $0.byte == UInt8(ascii: "%") }) else { break }
+                text = stripping ? withoutHazards(decodeOnce(text)) : decodeOnce(text)
+            }
         }
         // Keep the widest spans, each with its most decoded value; drop any inside one already kept.
         let ordered = found.sorted {
