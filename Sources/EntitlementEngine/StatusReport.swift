@@ -15,13 +15,14 @@ public struct StatusReport: Sendable, Hashable, Codable {
     public var code: String
     /// How serious it is.
     public var level: Level
-    /// A sentence for people; never contains a secret.
+    /// A sentence for people; never contains a secret (it goes through ``Redactor/redact(_:)``
+    /// when the report is made, whatever built it: an MVPD's `error_description` is not trusted).
     public var message: String
 
-    /// Creates a status report.
+    /// Creates a status report; the message is redacted and bounded here.
     public init(code: String, level: Level, message: String) {
         self.code = code
         self.level = level
-        self.message = message
+        self.message = Redactor.redact(message)
     }
 }

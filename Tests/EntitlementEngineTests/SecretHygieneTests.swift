@@ -107,3 +107,32 @@ struct SecretSweepTests {
         #expect(Redactor.redact("https://a.b/c?Code=abcdefgh&x=1") == "https://a.b/c?Code=abcd…&x=1")
     }
 }
+
+@Suite("Status text is never a channel for secrets", .checksExactlyOnce)
+struct StatusTextTests {
+    /// An MVPD's (or an attacker's) `error_description` is quoted in the status: it must not carry
+    /// a secret into the app's UI or logs (a decoded control character makes the URL refused).
+    @Test func anErrorDescriptionCannotCarryASecretOrAControlCharacter() async throws {
+        let session = SimulatedSession()
+        let login = await session.startLogin()
+        let state = try #require(queryValue("state", in: login))
+        let description = PercentEncoding.encode("see code=SECRETCODE123 and {\"token\":\"SECRETTOKEN456\"}")
+        await session.enabler.handleExternalURL(
+            "adobepass://ios.app?error=access_denied&error_description=\(description)&state=\(state)&mvpd=acme-cable")
+        let callbacks = await session.collect()
+        let messages = callbacks.compactMap { if case .status(let report) = $0 { report.message } else { nil } }
+        #expect(callbacks.contains { statusCode($0) == "REDIRECT_PROVIDER_ERROR" }, "the MVPD's error is reported")
+        for message in messages {
+            #expect(!message.contains("SECRETCODE123") && !message.contains("SECRETTOKEN456"), "\(message)")
+            #expect(!message.unicodeScalars.contains { $0.value == 0x2028 }, "\(message)")
+        }
+        _ = session.ledger.take()
+        await session.expectClean()
+    }
+
+    /// The review's case: a redirect whose parameter names hide behind a non-ASCII character in an escape.
+    @Test func aFormattingCharacterInsideAnEscapeHidesNothing() {
+        let redacted = Redactor.redact("adobepass://ios.app?s%257\u{202E}4ate=STATEVALUE1234&c%256\u{200B}Fde=CODEVALUE5678")
+        #expect(!redacted.contains("STATEVALUE1234") && !redacted.contains("CODEVALUE5678"), "\(redacted)")
+    }
+}

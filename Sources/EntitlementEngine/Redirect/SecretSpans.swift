@@ -117,8 +117,13 @@ enum SecretSpans {
                 continue
             }
             var cursor = index + name.utf8.count
-            if cursor < lower.count, lower[cursor] == UInt8(ascii: "\"") { cursor += 1 }
-            guard cursor < lower.count, lower[cursor] == UInt8(ascii: "=") || lower[cursor] == UInt8(ascii: ":") else {
+            // `name=value`, or a JSON key `"name":value` (a colon after a bare word is prose: "code: …").
+            var quoted = false
+            if cursor < lower.count, lower[cursor] == UInt8(ascii: "\"") {
+                cursor += 1
+                quoted = true
+            }
+            guard cursor < lower.count, lower[cursor] == UInt8(ascii: "=") || (quoted && lower[cursor] == UInt8(ascii: ":")) else {
                 index += 1
                 continue
             }
