@@ -1,0 +1,105 @@
+/// One decision of `POST /api/v2/{sp}/decisions/authorize/{mvpd}` or `…/preauthorize/{mvpd}`.
+/// A denial is a decision with `authorized` false and an ``V2EnhancedError`` (HTTP 200).
+public struct V2Decision: Sendable, Hashable {
+    /// Who decided.
+    public enum Source: String, Sendable, Hashable, CaseIterable {
+        /// The MVPD.
+        case mvpd
+        /// A degradation rule.
+        case degradation
+        /// TempPass.
+        case temppass
+        /// A test integration.
+        case dummy
+    }
+
+    /// The media token an authorize decision carries (never cached, one use).
+    public struct Token: Sendable, Hashable {
+        /// When it becomes valid.
+        public var notBefore: Timestamp
+        /// When it expires (7 minutes by default).
+        public var notAfter: Timestamp
+        /// The serialized media token handed to `setToken` (a secret).
+        public var serialized: String
+
+        /// Creates a token.
+        public init(notBefore: Timestamp, notAfter: Timestamp, serialized: String) {
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+            self.serialized = serialized
+        }
+    }
+
+    /// The resource decided on.
+    public var resource: String
+    /// The requestor.
+    public var serviceProvider: String
+    /// The MVPD.
+    public var mvpd: String
+    /// Whether the user may watch it.
+    public var authorized: Bool
+    /// Who decided.
+    public var source: Source
+    /// The media token (authorize permits only).
+    public var token: Token?
+    /// When the decision was made, if given.
+    public var notBefore: Timestamp?
+    /// Until when Adobe reuses it (the authorization TTL), if given.
+    public var notAfter: Timestamp?
+    /// Why it was denied (or could not be decided).
+    public var error: V2EnhancedError?
+
+    /// Creates a decision.
+    public init(
+        resource: String, serviceProvider: String, mvpd: String, authorized: Bool, source: Source, token: Token? = nil,
+        notBefore: Timestamp? = nil, notAfter: Timestamp? = nil, error: V2EnhancedError? = nil
+    ) {
+        self.resource = resource
+        self.serviceProvider = serviceProvider
+        self.mvpd = mvpd
+        self.authorized = authorized
+        self.source = source
+        self.token = token
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.error = error
+    }
+
+    /// Reads the `{"decisions": […]}` answer.
+    public static func decisions(json: JSONValue) throws(V2DecodingError) -> [V2Decision] {
+        var decisions: [V2Decision] = []
+        for object in try V2Object(json).objects("decisions") { decisions.append(try V2Decision(object)) }
+        return decisions
+    }
+
+    /// Writes a decisions answer.
+    public static func json(decisions: [V2Decision]) -> JSONValue { ["decisions": .array(decisions.map(\.json))] }
+
+    init(_ object: V2Object) throws(V2DecodingError) {
+        var token: Token?
+        if let item = try object.optionalObject("token") {
+            token = Token(
+                notBefore: try item.time("notBefore"), notAfter: try item.time("notAfter"), serialized: try item.string("serializedToken"))
+        }
+        self.init(
+            resource: try object.string("resource"), serviceProvider: try object.string("serviceProvider"),
+            mvpd: try object.string("mvpd"), authorized: try object.bool("authorized"), source: try object.oneOf("source"),
+            token: token, notBefore: try object.optionalTime("notBefore"), notAfter: try object.optionalTime("notAfter"),
+            error: try object.optionalObject("error").map { (item: V2Object) throws(V2DecodingError) in try V2EnhancedError(item) })
+    }
+
+    /// The decision as V2 writes it.
+    public var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "resource": .string(resource), "serviceProvider": .string(serviceProvider), "mvpd": .string(mvpd),
+            "authorized": .bool(authorized), "source": .string(source.rawValue),
+        ]
+        members.set(
+            "token",
+            token.map { ["notBefore": .int($0.notBefore.milliseconds), "notAfter": .int($0.notAfter.milliseconds), "serializedToken": .string($0.serialized)] })
+        members.set("notBefore", notBefore.map { .int($0.milliseconds) })
+        members.set("notAfter", notAfter.map { .int($0.milliseconds) })
+        members.set("error", error?.json)
+        return .object(members)
+    }
+}

@@ -1,0 +1,65 @@
+/// One MVPD's answer in `GET /api/v2/{sp}/logout/{mvpd}`: `{"logouts": {mvpd: action}}`.
+/// Adobe has already deleted the profile when it answers.
+public struct V2Logout: Sendable, Hashable {
+    /// What is left to do.
+    public enum ActionName: String, Sendable, Hashable, CaseIterable {
+        /// Open `url` (the MVPD's logout page); it ends at the redirect URL.
+        case logout
+        /// Tell the user to sign out of the platform (Apple SSO).
+        case partnerLogout = "partner_logout"
+        /// Nothing: the logout is complete.
+        case complete
+        /// No valid profile was found.
+        case invalid
+    }
+
+    /// How `url` is used.
+    public enum ActionType: String, Sendable, Hashable, CaseIterable {
+        /// Open it in a user agent.
+        case interactive
+        /// Tell the user (partner SSO).
+        case partnerInteractive = "partner_interactive"
+        /// Nothing to open.
+        case none
+    }
+
+    /// What is left to do.
+    public var actionName: ActionName
+    /// How.
+    public var actionType: ActionType
+    /// The MVPD.
+    public var mvpd: String
+    /// The logout page, for ``ActionName/logout``.
+    public var url: String?
+
+    /// Creates a logout answer.
+    public init(actionName: ActionName, actionType: ActionType, mvpd: String, url: String? = nil) {
+        self.actionName = actionName
+        self.actionType = actionType
+        self.mvpd = mvpd
+        self.url = url
+    }
+
+    /// Reads the `{"logouts": {…}}` answer, by MVPD.
+    public static func logouts(json: JSONValue) throws(V2DecodingError) -> [String: V2Logout] {
+        var logouts: [String: V2Logout] = [:]
+        for (mvpd, object) in try V2Object(json).objectMap("logouts") {
+            logouts[mvpd] = V2Logout(
+                actionName: try object.oneOf("actionName"), actionType: try object.oneOf("actionType"),
+                mvpd: try object.optionalString("mvpd") ?? mvpd, url: try object.optionalString("url"))
+        }
+        return logouts
+    }
+
+    /// Writes a logouts answer.
+    public static func json(logouts: [String: V2Logout]) -> JSONValue { ["logouts": .object(logouts.mapValues(\.json))] }
+
+    /// The action as V2 writes it.
+    public var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "actionName": .string(actionName.rawValue), "actionType": .string(actionType.rawValue), "mvpd": .string(mvpd),
+        ]
+        members.set("url", url.map(JSONValue.string))
+        return .object(members)
+    }
+}

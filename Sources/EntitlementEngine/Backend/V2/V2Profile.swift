@@ -1,0 +1,96 @@
+/// One profile of `GET /api/v2/{sp}/profiles[/{mvpd}|/code/{code}]`: an authentication, its
+/// validity, who issued it and the user's attributes. The answer is a map of them by MVPD id
+/// (``V2Profile/profiles(json:)``), possibly empty.
+public struct V2Profile: Sendable, Hashable {
+    /// How the profile came to be.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A login at the MVPD.
+        case regular
+        /// Degraded access (issuer `Adobe`).
+        case degraded
+        /// TempPass (issuer `Adobe`).
+        case temporary
+        /// Apple's partner single sign-on.
+        case appleSSO
+        /// A platform's single sign-on.
+        case platformSSO
+        /// A service token's single sign-on.
+        case serviceTokenSSO
+    }
+
+    /// One user attribute: its value and whether it is encrypted with the programmer's certificate.
+    public struct Attribute: Sendable, Hashable {
+        /// The value (a string, a number, a list or a map).
+        public var value: JSONValue
+        /// Whether `value` is encrypted (`enc`) or plain.
+        public var encrypted: Bool
+
+        /// Creates an attribute.
+        public init(value: JSONValue, encrypted: Bool = false) {
+            self.value = value
+            self.encrypted = encrypted
+        }
+    }
+
+    /// When the authentication started.
+    public var notBefore: Timestamp
+    /// When it ends (the authentication TTL).
+    public var notAfter: Timestamp
+    /// Who issued it: the MVPD id, or `Adobe` (degraded, temporary), or `Apple`.
+    public var issuer: String
+    /// How it came to be.
+    public var kind: Kind
+    /// The user's attributes (`userID` always; `zip`, `householdID`, … by MVPD).
+    public var attributes: [String: Attribute]
+    /// The session that made it, if given.
+    public var sessionID: String?
+
+    /// Creates a profile.
+    public init(
+        notBefore: Timestamp, notAfter: Timestamp, issuer: String, kind: Kind, attributes: [String: Attribute],
+        sessionID: String? = nil
+    ) {
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.issuer = issuer
+        self.kind = kind
+        self.attributes = attributes
+        self.sessionID = sessionID
+    }
+
+    /// Reads the `{"profiles": {mvpd: profile, …}}` answer (the map may be empty).
+    public static func profiles(json: JSONValue) throws(V2DecodingError) -> [String: V2Profile] {
+        var profiles: [String: V2Profile] = [:]
+        for (mvpd, object) in try V2Object(json).objectMap("profiles") { profiles[mvpd] = try V2Profile(object) }
+        return profiles
+    }
+
+    /// Writes a profiles answer.
+    public static func json(profiles: [String: V2Profile]) -> JSONValue { ["profiles": .object(profiles.mapValues(\.json))] }
+
+    init(_ object: V2Object) throws(V2DecodingError) {
+        var attributes: [String: Attribute] = [:]
+        for (name, attribute) in try object.objectMap("attributes") {
+            guard let value = attribute.members["value"] else { throw V2DecodingError(path: attribute.at("value"), reason: "missing") }
+            let state = try attribute.optionalString("state") ?? "plain"
+            guard state == "plain" || state == "enc" else {
+                throw V2DecodingError(path: attribute.at("state"), reason: "unknown value '\(state.prefix(32))'")
+            }
+            attributes[name] = Attribute(value: value, encrypted: state == "enc")
+        }
+        self.init(
+            notBefore: try object.time("notBefore"), notAfter: try object.time("notAfter"), issuer: try object.string("issuer"),
+            kind: try object.oneOf("type"), attributes: attributes, sessionID: try object.optionalString("sessionId"))
+    }
+
+    /// The profile as V2 writes it.
+    public var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "notBefore": .int(notBefore.milliseconds), "notAfter": .int(notAfter.milliseconds), "issuer": .string(issuer),
+            "type": .string(kind.rawValue),
+            "attributes": .object(attributes.mapValues { ["value": $0.value, "state": .string($0.encrypted ? "enc" : "plain")] }),
+        ]
+        members.set("sessionId", sessionID.map(JSONValue.string))
+        return .object(members)
+    }
+}

@@ -1,0 +1,113 @@
+/// The answer of `POST /api/v2/{sp}/sessions` (create), `…/sessions/{code}` (resume) and
+/// `…/sessions/sso/{partner}`: what to do next, and the session's code and validity.
+public struct V2Session: Sendable, Hashable {
+    /// What the caller does next.
+    public enum ActionName: String, Sendable, Hashable, CaseIterable {
+        /// Open `url` so the user logs in at the MVPD.
+        case authenticate
+        /// Parameters are missing: resume the session with them.
+        case resume
+        /// Still missing parameters (resume's answer).
+        case retry
+        /// A profile already exists: go straight to a decision.
+        case authorize
+        /// Partner (Apple) SSO: obtain a partner profile.
+        case partnerProfile = "partner_profile"
+    }
+
+    /// How `url` is used.
+    public enum ActionType: String, Sendable, Hashable, CaseIterable {
+        /// Open it in a user agent (web view or second-screen browser).
+        case interactive
+        /// Call it with an HTTP client.
+        case direct
+    }
+
+    /// Why the action is what it is.
+    public enum ReasonType: String, Sendable, Hashable, CaseIterable {
+        /// A new login.
+        case none
+        /// A regular profile exists.
+        case authenticated
+        /// A TempPass MVPD: no login needed.
+        case temporary
+        /// Degraded access: no login needed.
+        case degraded
+        /// A profile from single sign-on exists.
+        case authenticatedSSO
+        /// Partner SSO fell back: the partner framework status did not allow it.
+        case pfsFallback = "pfs_fallback"
+        /// Partner SSO fell back: the configuration does not allow it.
+        case configurationFallback = "configuration_fallback"
+        /// Partner SSO fell back: parameters were missing.
+        case missingParametersFallback = "missing_parameters_fallback"
+    }
+
+    /// What to do next.
+    public var actionName: ActionName
+    /// How to use `url`.
+    public var actionType: ActionType
+    /// Why.
+    public var reasonType: ReasonType
+    /// Parameters the session still needs (`mvpd`, `domainName`, `redirectUrl`).
+    public var missingParameters: [String]?
+    /// Where to go next (host-relative `/api/v2/…`), if anywhere.
+    public var url: String?
+    /// The session's code (also the second-screen registration code), if one was issued (a secret).
+    public var code: String?
+    /// Adobe's tracking id for the session.
+    public var sessionID: String
+    /// The MVPD, if known.
+    public var mvpd: String?
+    /// The requestor.
+    public var serviceProvider: String
+    /// When the code becomes valid (sent as a string of epoch milliseconds).
+    public var notBefore: Timestamp?
+    /// When the code stops being valid.
+    public var notAfter: Timestamp?
+
+    /// Creates a session answer.
+    public init(
+        actionName: ActionName, actionType: ActionType, reasonType: ReasonType, missingParameters: [String]? = nil,
+        url: String? = nil, code: String? = nil, sessionID: String, mvpd: String? = nil, serviceProvider: String,
+        notBefore: Timestamp? = nil, notAfter: Timestamp? = nil
+    ) {
+        self.actionName = actionName
+        self.actionType = actionType
+        self.reasonType = reasonType
+        self.missingParameters = missingParameters
+        self.url = url
+        self.code = code
+        self.sessionID = sessionID
+        self.mvpd = mvpd
+        self.serviceProvider = serviceProvider
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+    }
+
+    /// Reads a session answer.
+    public init(json: JSONValue) throws(V2DecodingError) {
+        let object = try V2Object(json)
+        self.init(
+            actionName: try object.oneOf("actionName"), actionType: try object.oneOf("actionType"),
+            reasonType: try object.oneOf("reasonType"), missingParameters: try object.optionalStrings("missingParameters"),
+            url: try object.optionalString("url"), code: try object.optionalString("code"), sessionID: try object.string("sessionId"),
+            mvpd: try object.optionalString("mvpd"), serviceProvider: try object.string("serviceProvider"),
+            notBefore: try object.optionalStringTime("notBefore"), notAfter: try object.optionalStringTime("notAfter"))
+    }
+
+    /// The answer as V2 writes it (times as strings, as V2 sends them).
+    public var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "actionName": .string(actionName.rawValue), "actionType": .string(actionType.rawValue),
+            "reasonType": .string(reasonType.rawValue), "sessionId": .string(sessionID), "serviceProvider": .string(serviceProvider),
+        ]
+        members.set("missingParameters", missingParameters.map { .array($0.map(JSONValue.string)) })
+        members.set("url", url.map(JSONValue.string))
+        members.set("code", code.map(JSONValue.string))
+        members.set("mvpd", mvpd.map(JSONValue.string))
+        members.set("notBefore", notBefore.map { .string(String($0.milliseconds)) })
+        members.set("notAfter", notAfter.map { .string(String($0.milliseconds)) })
+        return .object(members)
+    }
+}
