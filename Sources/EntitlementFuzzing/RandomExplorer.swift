@@ -230,11 +230,7 @@ public struct RandomExplorer: Sendable {
             guard !kept.isEmpty else { return }
             await session.enabler.handleExternalURL(kept.removeFirst())
         case .activateSecondScreen:
-            let code = session.ledger.callbacks.reversed().lazy.compactMap { callback -> String? in
-                if case .status(let report) = callback, report.code == "REGCODE" { return report.message }
-                return nil
-            }.first
-            if let code { _ = await session.userAgent.activate(code: code, username: "alice", password: "wonderland") }
+            await activateSecondScreen(on: session)
         case .advanceClock(let duration):
             await session.clock.advance(by: duration)
         case .fail(let operation, let garbage):
@@ -270,7 +266,7 @@ public struct RandomExplorer: Sendable {
         await session.enabler.setSelectedProvider("acme-cable")
         await session.settle()
         if device == .secondScreen {
-            _ = await perform(.activateSecondScreen, session)
+            await activateSecondScreen(on: session)
             await session.clock.advance(by: .seconds(5))
             await session.settle()
         } else if let url = session.lastNavigation {
@@ -289,9 +285,12 @@ public struct RandomExplorer: Sendable {
         return []
     }
 
-    private func perform(_ step: ExplorerStep, _ session: SimulatedSession) async {
-        var kept: [String] = []
-        var problems: [String] = []
-        await perform(step, on: session, storage: FlakyStorage(), kept: &kept, problems: &problems)
+    /// The second-screen user enters the last registration code the engine showed, as alice.
+    private func activateSecondScreen(on session: SimulatedSession) async {
+        let code = session.ledger.callbacks.reversed().lazy.compactMap { callback -> String? in
+            if case .status(let report) = callback, report.code == "REGCODE" { return report.message }
+            return nil
+        }.first
+        if let code { _ = await session.userAgent.activate(code: code, username: "alice", password: "wonderland") }
     }
 }
