@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementFuzzing
 
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +53,8 @@ enum Command: Equatable {
           record SCENARIO -o TRACE
                     run a scenario and write its trace (JSON Lines, secrets as placeholders)
           replay TRACE...
-                    replay traces against this engine; exit status 1 at the first divergence
+                    replay every trace against this engine (each stops at its first
+                    divergence); exit status 1 if any diverged
           trace show TRACE
                     print a trace as a readable transcript
           chart [--format mermaid|dot|scxml] [--region REGION]
@@ -68,7 +70,7 @@ enum Command: Equatable {
                     the stored version checked per input against a full read per input
           explore [--seeds N] [--from S] [--length L]
                     drive the engine through N random sequences (default 1000) of L steps
-                    (default 40) from seed S (default 1) and check its invariants: exactly
+                    (default 40, at most 10000) from seed S (default 1) and check its invariants: exactly
                     once, listed transitions, nothing after the end, refusals change nothing,
                     a fresh login works, the trace replays; at the first failure, print its
                     seed and a shortened script and exit 1
@@ -181,8 +183,9 @@ extension Command {
 extension Command {
     static func parseFuzz(_ arguments: [String]) -> Result<Command, UsageError> {
         var rest = arguments[...]
-        guard let target = rest.popFirst(), !target.hasPrefix("-") else {
-            return .failure(UsageError(message: "entitle fuzz: give a target (url, trace, scenario, token-file)"))
+        let targets = FuzzTargets.all.map(\.name)
+        guard let target = rest.popFirst(), targets.contains(target) else {
+            return .failure(UsageError(message: "entitle fuzz: give a target (\(targets.joined(separator: ", ")))"))
         }
         var count = 10_000
         var seed: UInt64 = 1
@@ -198,7 +201,7 @@ extension Command {
             switch option {
             case "--count":
                 guard let number = Int(value), number > 0 else {
-                    return .failure(UsageError(message: "entitle fuzz: --count takes a positive number"))
+                    return .failure(UsageError(message: "entitle fuzz: --count takes a whole number from 1 to \(Int.max)"))
                 }
                 count = number
             case "--seed":
@@ -219,13 +222,14 @@ extension Command {
         var length = 40
         var rest = arguments[...]
         while let option = rest.popFirst() {
+            guard option.hasPrefix("--") else { return .failure(UsageError(message: "entitle explore: unexpected '\(option)'")) }
             guard let value = rest.popFirst() else {
                 return .failure(UsageError(message: "entitle explore: '\(option)' needs a value"))
             }
             switch option {
             case "--seeds":
                 guard let number = Int(value), number > 0 else {
-                    return .failure(UsageError(message: "entitle explore: --seeds takes a positive number"))
+                    return .failure(UsageError(message: "entitle explore: --seeds takes a whole number from 1 to \(Int.max)"))
                 }
                 seeds = number
             case "--from":

@@ -8,7 +8,7 @@ enum FuzzCommand {
     static func run(target name: String, count: Int, seed: UInt64, child: Bool) async -> Int32 {
         guard let target = FuzzTargets.named(name) else {
             StandardError.write("entitle fuzz: unknown target '\(name)' (\(FuzzTargets.all.map(\.name).joined(separator: ", ")))\n")
-            return 64
+            return 2
         }
         return child ? await runHere(target, count: count, seed: seed) : await runInChild(target, count: count, seed: seed)
     }

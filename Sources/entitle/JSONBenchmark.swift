@@ -66,7 +66,11 @@ struct JSONBenchmark {
         print("records: \(records.count) (a \(session.count)-record session repeated), \(bytes / records.count) bytes each on average, \(rounds) rounds, medians")
         print(String(format: "canonical writer : %7.2f µs/record  %7.1f MB/s", perRecord(writerMedian), megabytes(writerMedian)))
         print(String(format: "JSONEncoder      : %7.2f µs/record  %7.1f MB/s", perRecord(foundationMedian), megabytes(foundationMedian)))
-        print(String(format: "ratio            : the canonical writer is %.1f× faster (identical bytes)", foundationMedian / writerMedian))
+        let ratio = foundationMedian / writerMedian
+        print(
+            ratio >= 1
+                ? String(format: "ratio            : the canonical writer is %.1f× faster (identical bytes)", ratio)
+                : String(format: "ratio            : the canonical writer is %.1f× slower (identical bytes)", 1 / ratio))
         return 0
     }
 

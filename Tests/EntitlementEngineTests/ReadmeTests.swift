@@ -52,7 +52,7 @@ struct ReadmeTests {
         let enabler = AccessEnabler(
             backend: myBackendPort,                       // your EntitlementBackend (the simulator in tests)
             delegate: delegate,                           // held weakly
-            storage: InMemoryTokenStorage(),              // or FileTokenStorage(folder:), or your own
+            storage: InMemoryTokenStorage(),              // or try FileTokenStorage(folder:), or your own
             environment: .live(deviceID: deviceID),       // wall clock + system CSPRNG
             platform: nil)                                // a PlatformSSO port when the device has a TV-provider account
         await enabler.setRequestor("my-requestor")        // calls made before it completes are queued

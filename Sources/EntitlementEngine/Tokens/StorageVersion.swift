@@ -9,7 +9,8 @@ public struct StorageVersion: Sendable, Hashable, Comparable, CustomStringConver
     /// Creates a version.
     public init(_ number: UInt64) { self.number = number }
 
-    /// Nothing has been stored under this key (or what was stored was removed).
+    /// Nothing has ever been stored under this key. A store never goes back to it: saving
+    /// ``StoredTokens/empty`` makes a new version like any other save.
     public static let absent = StorageVersion(0)
 
     /// The version the next successful write makes.
