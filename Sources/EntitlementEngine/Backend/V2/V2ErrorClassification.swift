@@ -1,0 +1,55 @@
+/// How the engine reads a V2 error answer (reference §11, §13): by its `action`, and HTTP 429 as
+/// throttling. One place decides it for every endpoint.
+extension BackendError {
+    /// The backend error for a V2 enhanced error received with `httpStatus` (top-level) or inside
+    /// a decision (item-level, `httpStatus` 200):
+    /// - `authentication` → ``authenticationRequired(_:)``: the engine takes the authentication path;
+    /// - `authorization`, and a denial (`…_denied_…`) whatever its action → ``denied(code:message:)``
+    ///   with the partner's own words (`details`) when there are some;
+    /// - `retry` → ``network(_:)`` after the retries ran out (see ``V2RetryPolicy``);
+    /// - anything else → ``httpStatus(_:_:)`` with the real status.
+    public init(v2 error: V2EnhancedError, httpStatus: Int) {
+        let words = error.details.flatMap { $0.isEmpty ? nil : $0 } ?? error.message
+        switch error.action {
+        case .authentication:
+            self = .authenticationRequired("\(error.code): \(error.message)")
+        case .authorization:
+            self = .denied(code: error.code, message: words)
+        case .retry:
+            self = .network("\(error.code): \(error.message)")
+        case .none where error.code.contains("_denied_"):
+            self = .denied(code: error.code, message: words)
+        case .none, .configuration, .applicationRegistration, .other:
+            let status = httpStatus == 200 ? Int(clamping: error.status) : httpStatus
+            self = .httpStatus(status, "\(error.code): \(error.message)")
+        }
+    }
+
+    /// The backend error for an HTTP status whose body is not an enhanced error (429's `text/html`,
+    /// a proxy's page): throttling waits at least one second (V2 sends no `Retry-After`).
+    public init(v2HTTPStatus status: Int) {
+        self = status == 429 ? .throttled(retryAfterSeconds: 1) : .httpStatus(status, "HTTP \(status)")
+    }
+}
+
+/// Retries for errors whose `action` is `retry`: at most twice, with a growing pause (reference §11:
+/// "retry only `retry` codes, max 2–3 or exponential backoff").
+public struct V2RetryPolicy: Sendable, Hashable {
+    /// How many times a request is sent again (2 by default, at most 3).
+    public let retries: Int
+    /// The pause before the first retry; each next one doubles it.
+    public let firstPause: Duration
+
+    /// Creates a policy; `retries` is clamped to 0…3 and `firstPause` to 0…10 s.
+    public init(retries: Int = 2, firstPause: Duration = .milliseconds(500)) {
+        self.retries = min(max(retries, 0), 3)
+        self.firstPause = min(max(firstPause, .zero), .seconds(10))
+    }
+
+    /// The pause before retry number `attempt` (1-based), or nil when no retry is left — only for
+    /// `retry` errors; every other error is answered at once.
+    public func pause(before attempt: Int, after error: V2EnhancedError) -> Duration? {
+        guard error.action == .retry, attempt >= 1, attempt <= retries else { return nil }
+        return firstPause * (1 << (attempt - 1))
+    }
+}
