@@ -1,0 +1,16 @@
+/// The headers a V2 request carries besides its body (reference §1.1), as the service reads them.
+public struct V2RequestContext: Sendable, Hashable {
+    /// The bearer access token (`Authorization: Bearer …`), if sent.
+    public var bearer: String?
+    /// The streaming device's id (`AP-Device-Identifier: fingerprint <base64>`, decoded), if sent.
+    public var deviceID: String?
+    /// The streaming device's public address (`X-Forwarded-For`), if sent; throttling keys on it.
+    public var forwardedFor: String?
+
+    /// Creates a context.
+    public init(bearer: String? = nil, deviceID: String? = nil, forwardedFor: String? = nil) {
+        self.bearer = bearer
+        self.deviceID = deviceID
+        self.forwardedFor = forwardedFor
+    }
+}
