@@ -1,7 +1,7 @@
 import EntitlementEngine
 import Synchronization
 
-/// The simulator as an Adobe Pass REST API V2 service, answering ``V2Request``s with ``V2Response``s.
+/// The simulator as an Adobe Pass REST API V2 service, answering `V2Request`s with `V2Response`s.
 ///
 /// Modelled so far: client registration and access tokens (``SimulatedClientRegistrar``), the bearer
 /// check on every `/api/v2` request, throttling per device (a burst of 10, then 1 request/s, HTTP
