@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import Foundation
 import Testing
 
 @Suite("The simulated programmer backend, MVPDs and user agent")
@@ -223,3 +224,36 @@ extension String {
         return copy
     }
 }
+
+/// The DocC article's example is the code this test runs.
+@Suite("The simulator's article stays true")
+struct SimulatorArticleTests {
+    static let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources/EntitlementSimulator/EntitlementSimulator.docc/TestingWithTheSimulator.md")
+
+    @Test func theArticlesExampleRunsAndIsVerbatim() async throws {
+        let text = try String(contentsOf: Self.article, encoding: .utf8)
+        let block = try #require(text.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "\n```").first)
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let lines = source.components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex { $0.hasSuffix("// ARTICLE-BEGIN") })
+        let end = try #require(lines.firstIndex { $0.hasSuffix("// ARTICLE-END") })
+        let region = lines[(begin + 1)..<end].map { String($0.dropFirst(8)) }.joined(separator: "\n")
+        #expect(region == block)
+        // ARTICLE-BEGIN
+        let session = SimulatedSession()                           // default world, device-1, seed 1
+        await session.enabler.setRequestor("sim-requestor")
+        await session.enabler.getAuthorization("sports-live")      // not logged in: the picker comes first
+        await session.enabler.setSelectedProvider("acme-cable")   // → navigateToUrl(login page)
+        await session.settle()
+        await session.logIn(as: "alice", password: "wonderland")  // the web view signs in, hands the URL back
+        let callbacks = session.ledger.take()
+        // setRequestorComplete, displayProviderDialog, …, setAuthenticationStatus(1), setToken(…, "sports-live")
+        let problems = session.ledger.violations()                 // exactly once, nothing unchecked
+        // ARTICLE-END
+        #expect(callbacks.contains(.setAuthenticationStatus(status: 1, errorCode: "")))
+        #expect(callbacks.last?.name == "setToken")
+        #expect(problems.isEmpty, "\(problems)")
+    }
+}
+
