@@ -153,7 +153,7 @@ public struct RandomExplorer: Sendable {
         let device = Self.device(seed: seed)
         var settings = EngineSettings()
         if device == .secondScreen { settings.secondScreen = SecondScreen() }
-        let storage = FlakyStorage()
+        let storage = ScriptedTokenStorage()
         let recorder = TraceRecorder(recordedWith: "entitle explore")
         let observer = StepObserver()
         let session = SimulatedSession(
@@ -175,7 +175,7 @@ public struct RandomExplorer: Sendable {
             await session.settle()
         }
         // The end: every fault heals, every held answer arrives, every deadline passes.
-        storage.failing = false
+        storage.failSaves(false)
         for operation in BackendOperation.allCases {
             await session.simulator.heal(operation)
             await session.stepped?.release(operation)
@@ -210,7 +210,7 @@ public struct RandomExplorer: Sendable {
     }
 
     private func perform(
-        _ step: ExplorerStep, on session: SimulatedSession, storage: FlakyStorage, kept: inout [String],
+        _ step: ExplorerStep, on session: SimulatedSession, storage: ScriptedTokenStorage, kept: inout [String],
         problems: inout [String]
     ) async {
         switch step {
@@ -240,7 +240,7 @@ public struct RandomExplorer: Sendable {
         case .release(let operation):
             await session.stepped?.release(operation)
         case .storageFails(let failing):
-            storage.failing = failing
+            storage.failSaves(failing)
         case .platformAnswers(let choice):
             session.platform?.script(choice)
         case .onOtherNode(let step):

@@ -190,28 +190,21 @@ extension Command {
         var count = 10_000
         var seed: UInt64 = 1
         var child = false
-        while let option = rest.popFirst() {
-            if option == "--child" {
-                child = true
-                continue
-            }
-            guard let value = rest.popFirst() else {
-                return .failure(UsageError(message: "entitle fuzz: '\(option)' needs a value"))
-            }
-            switch option {
-            case "--count":
-                guard let number = Int(value), number > 0 else {
-                    return .failure(UsageError(message: "entitle fuzz: --count takes a whole number from 1 to \(Int.max)"))
+        do throws(UsageError) {
+            while let option = rest.popFirst() {
+                if option == "--child" {
+                    child = true
+                    continue
                 }
-                count = number
-            case "--seed":
-                guard let number = UInt64(value) else {
-                    return .failure(UsageError(message: "entitle fuzz: --seed takes a seed (0 or more)"))
+                let value = try Self.value(of: option, from: &rest, in: "fuzz")
+                switch option {
+                case "--count": count = try Self.count(value, for: option, in: "fuzz")
+                case "--seed": seed = try Self.seed(value, for: option, in: "fuzz")
+                default: throw UsageError(message: "entitle fuzz: unknown option '\(option)'")
                 }
-                seed = number
-            default:
-                return .failure(UsageError(message: "entitle fuzz: unknown option '\(option)'"))
             }
+        } catch {
+            return .failure(error)
         }
         return .success(.fuzz(target: target, count: count, seed: seed, child: child))
     }
@@ -221,32 +214,45 @@ extension Command {
         var from: UInt64 = 1
         var length = 40
         var rest = arguments[...]
-        while let option = rest.popFirst() {
-            guard option.hasPrefix("--") else { return .failure(UsageError(message: "entitle explore: unexpected '\(option)'")) }
-            guard let value = rest.popFirst() else {
-                return .failure(UsageError(message: "entitle explore: '\(option)' needs a value"))
+        do throws(UsageError) {
+            while let option = rest.popFirst() {
+                guard option.hasPrefix("--") else { throw UsageError(message: "entitle explore: unexpected '\(option)'") }
+                let value = try Self.value(of: option, from: &rest, in: "explore")
+                switch option {
+                case "--seeds": seeds = try Self.count(value, for: option, in: "explore")
+                case "--from": from = try Self.seed(value, for: option, in: "explore")
+                case "--length":
+                    guard let number = Int(value), (1...10_000).contains(number) else {
+                        throw UsageError(message: "entitle explore: --length takes 1 to 10000")
+                    }
+                    length = number
+                default: throw UsageError(message: "entitle explore: unknown option '\(option)'")
+                }
             }
-            switch option {
-            case "--seeds":
-                guard let number = Int(value), number > 0 else {
-                    return .failure(UsageError(message: "entitle explore: --seeds takes a whole number from 1 to \(Int.max)"))
-                }
-                seeds = number
-            case "--from":
-                guard let number = UInt64(value) else {
-                    return .failure(UsageError(message: "entitle explore: --from takes a seed (0 or more)"))
-                }
-                from = number
-            case "--length":
-                guard let number = Int(value), (1...10_000).contains(number) else {
-                    return .failure(UsageError(message: "entitle explore: --length takes 1 to 10000"))
-                }
-                length = number
-            default:
-                return .failure(UsageError(message: "entitle explore: unknown option '\(option)'"))
-            }
+        } catch {
+            return .failure(error)
         }
         return .success(.explore(seeds: seeds, from: from, length: length))
+    }
+
+    /// The value following `option`.
+    private static func value(of option: String, from rest: inout ArraySlice<String>, in command: String) throws(UsageError) -> String {
+        guard let value = rest.popFirst() else { throw UsageError(message: "entitle \(command): '\(option)' needs a value") }
+        return value
+    }
+
+    /// `value` as a count of 1 or more.
+    private static func count(_ value: String, for option: String, in command: String) throws(UsageError) -> Int {
+        guard let number = Int(value), number > 0 else {
+            throw UsageError(message: "entitle \(command): \(option) takes a whole number from 1 to \(Int.max)")
+        }
+        return number
+    }
+
+    /// `value` as a seed.
+    private static func seed(_ value: String, for option: String, in command: String) throws(UsageError) -> UInt64 {
+        guard let number = UInt64(value) else { throw UsageError(message: "entitle \(command): \(option) takes a seed (0 or more)") }
+        return number
     }
 }
 

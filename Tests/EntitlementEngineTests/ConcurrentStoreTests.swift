@@ -13,7 +13,7 @@ struct ConcurrentStoreTests {
     func fiftyEnginesNeverOverwriteANewerLogin(engines count: Int, onFiles: Bool) async throws {
         let inner: any TokenStorage =
             onFiles ? try FileTokenStorage(folder: NSTemporaryDirectory() + "entitle-fleet-" + UUID().uuidString) : InMemoryTokenStorage()
-        let storage = ScriptedStorage(inner)
+        let storage = ScriptedTokenStorage(inner)
         let clock = ManualClock()
         let first = SimulatedSession(seed: 1, storage: storage, clock: clock)
         let sessions = [first] + (2...count).map {
@@ -86,7 +86,7 @@ struct ConcurrentStoreTests {
     /// The same on the wall clock, with the system's randomness and real request deadlines: 50
     /// engines log in and out at once through the simulator's pages on one file store.
     @Test func fiftyEnginesOnTheWallClock() async throws {
-        let storage = ScriptedStorage(try FileTokenStorage(folder: NSTemporaryDirectory() + "entitle-wall-" + UUID().uuidString))
+        let storage = ScriptedTokenStorage(try FileTokenStorage(folder: NSTemporaryDirectory() + "entitle-wall-" + UUID().uuidString))
         let simulator = Simulator(clock: SystemClock())
         let engines = (0..<50).map { _ in
             let ledger = CallLedger()

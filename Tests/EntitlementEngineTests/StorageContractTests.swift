@@ -49,7 +49,7 @@ struct StorageContractTests {
 
     /// The review's first finding: another process clears the store between the engine's read and its write.
     @Test func aLoginClearedByAnotherWriterDoesNotComeBack() async throws {
-        let storage = ScriptedStorage()
+        let storage = ScriptedTokenStorage()
         let session = SimulatedSession(storage: storage)
         await session.signIn()
         let login = try #require(try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor").authentication)
@@ -72,7 +72,7 @@ struct StorageContractTests {
 
     /// The review's second finding: after a failed save of a logout, `checkAuthentication` answered 1.
     @Test func aFailedSaveIsReportedAndNeverCountsAsSaved() async throws {
-        let storage = ScriptedStorage()
+        let storage = ScriptedTokenStorage()
         let session = SimulatedSession(storage: storage)
         await session.signIn()
         storage.failSaves(true)

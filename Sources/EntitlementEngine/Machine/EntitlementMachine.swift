@@ -114,15 +114,17 @@ public struct EntitlementMachine: Sendable {
         self.now = now
         lastTransitions.removeAll(keepingCapacity: true)
         inputName = input.name
-        if case .storageWriteFailed = input {} else { persistedBeforeSave = nil }
+        let saveFailed = if case .storageWriteFailed = input { true } else { false }
+        if !saveFailed { persistedBeforeSave = nil }
         if now >= nextCacheSweep { evictExpiredCacheEntries() }
         let actions = transition(input)
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
-        if case .storageWriteFailed = input { return actions }
-        guard case .configured(let configuration) = configuration, storedTokens != persisted else { return actions }
-        return [persist(configuration)] + actions
+        guard !saveFailed, case .configured(let configuration) = configuration else { return actions }
+        let tokens = storedTokens
+        guard tokens != persisted else { return actions }
+        return [persist(tokens, configuration)] + actions
     }
 
     /// The regions' transitions for one input (``handle(_:at:)`` adds persistence).
@@ -575,11 +577,11 @@ public struct EntitlementMachine: Sendable {
         return [.emit(.status(notice), answering: [])]
     }
 
-    /// Saves ``storedTokens`` and counts them as stored; ``Input/storageWriteFailed(_:)`` takes that back.
-    mutating func persist(_ configuration: RequestorConfiguration) -> Action {
+    /// Saves `tokens` (the current ``storedTokens``) and counts them as stored; ``Input/storageWriteFailed(_:)`` takes that back.
+    mutating func persist(_ tokens: StoredTokens, _ configuration: RequestorConfiguration) -> Action {
         persistedBeforeSave = persisted
-        persisted = storedTokens
-        return .persist(storedTokens, requestorID: configuration.requestorID)
+        persisted = tokens
+        return .persist(tokens, requestorID: configuration.requestorID)
     }
 
     /// Answers a refused call with one `status` and changes nothing.
@@ -637,8 +639,9 @@ public struct EntitlementMachine: Sendable {
             actions += finishLogout(logout, alsoAnswering: [])
         }
         actions += abortRequests(code: ErrorCode.genericAuthorization, description: reason)
-        if storedTokens != persisted {
-            actions.insert(persist(current), at: 0)
+        let tokens = storedTokens
+        if tokens != persisted {
+            actions.insert(persist(tokens, current), at: 0)
         }
         moveAuthentication(to: .unknown)
         authorizationCache = [:]

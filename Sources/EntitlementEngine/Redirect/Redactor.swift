@@ -22,16 +22,10 @@ public enum Redactor {
     public static func redact(_ text: String) -> String {
         let total = text.utf8.count
         let bytes = Array(text.utf8.prefix(maximumLength))
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 16)
-        var position = 0
-        for span in SecretSpans.find(in: bytes) {
-            out += bytes[position..<span.range.lowerBound]
+        let out = SecretSpans.replacing(in: bytes) { span in
             // A trace placeholder (`<state#1>`) is not a secret: it stays readable.
-            out += SecretBook.isPlaceholder(String(decoding: span.value, as: UTF8.self)) ? span.value : shortened(span.value)
-            position = span.range.upperBound
+            SecretBook.isPlaceholder(String(decoding: span.value, as: UTF8.self)) ? span.value : shortened(span.value)
         }
-        out += bytes[position...]
         var result = escapingHazards(String(decoding: out, as: UTF8.self))
         if total > bytes.count { result += "… (\(total - bytes.count) more bytes)" }
         return result

@@ -82,6 +82,20 @@ enum SecretSpans {
         return out
     }
 
+    /// `bytes` with each secret span replaced by what `replacement` makes of it (the rest unchanged).
+    static func replacing(in bytes: [UInt8], _ replacement: (Span) -> [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var position = 0
+        for span in find(in: bytes) {
+            out += bytes[position..<span.range.lowerBound]
+            out += replacement(span)
+            position = span.range.upperBound
+        }
+        out += bytes[position...]
+        return out
+    }
+
     /// One round of lenient percent-decoding: valid `%XX` escapes become their byte; the rest stays.
     private static func decodeOnce(_ text: [Element]) -> [Element] {
         var out: [Element] = []

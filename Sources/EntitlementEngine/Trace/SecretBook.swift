@@ -58,19 +58,11 @@ public struct SecretBook: Sendable {
     /// the same reason on replay.
     public mutating func concealURL(_ url: String) -> String {
         let bytes = Array(url.utf8)
-        let spans = SecretSpans.find(in: bytes)
-        guard !spans.isEmpty else { return url }
-        var out: [UInt8] = []
-        var position = 0
-        for span in spans {
-            out += bytes[position..<span.range.lowerBound]
-            let value = String(decoding: span.value, as: UTF8.self)
-            out += conceal(value, as: Self.urlParameters[span.name] ?? .secret).utf8
+        let out = SecretSpans.replacing(in: bytes) { span in
+            let placeholder = conceal(String(decoding: span.value, as: UTF8.self), as: Self.urlParameters[span.name] ?? .secret)
             // A value the engine refuses keeps the reason it is refused for, so it is refused alike on replay.
-            out += Self.refusalMarker(bytes[span.range]).utf8
-            position = span.range.upperBound
+            return Array((placeholder + Self.refusalMarker(bytes[span.range])).utf8)
         }
-        out += bytes[position...]
         return String(decoding: out, as: UTF8.self)
     }
 
