@@ -359,7 +359,8 @@ public actor AccessEnabler {
         _ operation: OperationID, requestorID: String, _ result: Result<BackendResponse, BackendError>
     ) async {
         switch result {
-        case .success(.configuration(let configuration)) where configuration.requestorID == requestorID:
+        case .success(.configuration(let answer)) where answer.requestorID == requestorID:
+            let configuration = RequestorConfiguration(answer)
             var stored = StoredTokens.empty
             var others: [AuthenticationToken] = []
             if case .configuring(_, let current, _) = machine.configuration, current == operation {
@@ -408,10 +409,9 @@ public actor AccessEnabler {
         case .resubmit(let held):
             let resubmitted: [(work: Work, ticket: UInt64?)] = held.map { (.input(.callReceived($0.id, $0.call)), nil) }
             mailbox.insert(contentsOf: resubmitted, at: 0)
-        case .drawFlowSecrets(let flow, let needsVerifier):
+        case .drawFlowSecrets(let flow):
             let state = Base64URL.encode(environment.redirectStateRandom.bytes(32))
-            let verifier = needsVerifier ? PKCE.verifier(from: environment.pkceVerifierRandom.bytes(32)) : nil
-            immediate.append(.flowSecretsDrawn(flow, FlowSecrets(state: state, verifier: verifier)))
+            immediate.append(.flowSecretsDrawn(flow, FlowSecrets(state: state)))
         case .startTimer(let timer, let deadline):
             timers.removeValue(forKey: timer)?.cancel()
             timers[timer] = environment.clock.schedule(at: deadline) { [weak self] in await self?.timerFired(timer) }
@@ -500,8 +500,8 @@ public actor AccessEnabler {
         defer { operationFinished(operation) }
         monitor?.observe(.backendFinished(operation, result))
         let work: Work
-        if case .configuration(let requestorID, _, _, _) = request {
-            work = .configurationAnswered(operation, requestorID: requestorID, result)
+        if case .configuration(let context) = request {
+            work = .configurationAnswered(operation, requestorID: context.requestorID, result)
         } else {
             switch result {
             case .success(let response): work = .input(.backendAnswered(operation, response))

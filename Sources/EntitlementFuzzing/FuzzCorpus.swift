@@ -82,10 +82,10 @@ enum FuzzCorpus {
         let expires = Timestamp(milliseconds: 1_767_312_000_000)
         let tokens = StoredTokens(
             authentication: AuthenticationToken(
-                value: "authn.fuzz", mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "acme-7f3a", expires: expires),
-            authorizations: ["news-channel": AuthorizationToken(value: "authz.fuzz", resource: "news-channel", expires: expires)],
+                mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "acme-7f3a", expires: expires,
+                metadata: ["zip": .list(["10001"]), "householdID": .text("hh-alice")], encryptedMetadata: ["householdID"]),
             selectedProvider: "acme-cable", deviceID: "device-1",
-            pendingLogin: PendingLogin(mvpdID: "acme-cable", state: "s", verifier: "v", deadline: expires, data: ["k": "v"]))
+            pendingLogin: PendingLogin(mvpdID: "acme-cable", state: "s", code: "CODE1234", deadline: expires, data: ["k": "v"]))
         // The envelope FileTokenStorage writes: format, device, requestor, version, tokens.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -45,8 +45,8 @@ public struct RandomExplorer: Sendable {
     static let resources = ["news-channel", "sports-live", "movies-hd", "weather-now", ""]
     static let providers: [String?] = ["acme-cable", "bluesky-tv", "coastal-fiber", "nope", nil]
     static let operations: [BackendOperation] = [
-        .configuration, .exchangeCode, .exchangePlatformAssertion, .singleSignOn, .registrationCode, .checkRegistration,
-        .authorize, .mediaToken, .preauthorize, .userMetadata,
+        .configuration, .createSession, .profiles, .profile, .profileByCode, .partnerProfile, .authorize, .preauthorize,
+        .logout,
     ]
     static let durations: [Duration] = [.seconds(1), .seconds(29), .seconds(31), .seconds(300), .seconds(660), .seconds(90_000)]
 

@@ -127,6 +127,7 @@ public enum ScenarioParser {
             case "sso": provider.platformSSO = true
             case "temppass": provider.tempPass = true
             case "per-requestor": provider.perRequestor = true
+            case "degraded": provider.degraded = true
             case "authn-ttl": provider.authenticationTTL = try cursor.duration()
             case "authz-ttl": provider.authorizationTTL = try cursor.duration()
             case "login-hops": provider.extraLoginHops = try cursor.number("a number of hops")
@@ -134,7 +135,7 @@ public enum ScenarioParser {
             case let other:
                 throw .at(
                     column,
-                    "unknown MVPD option '\(other)' (sso, temppass, per-requestor, authn-ttl, authz-ttl, login-hops, no-logout-page)")
+                    "unknown MVPD option '\(other)' (sso, temppass, per-requestor, degraded, authn-ttl, authz-ttl, login-hops, no-logout-page)")
             }
         }
         return provider
@@ -354,7 +355,8 @@ public enum ScenarioParser {
 
     private static func fault(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> SimulatedFault {
         let column = cursor.column
-        switch try cursor.word("a fault") {
+        let kind = try cursor.word("a fault")
+        switch kind {
         case "timeout": return .fail(.timeout)
         case "network": return .fail(.network("connection reset"))
         case "status": return .fail(.httpStatus(try cursor.number("an HTTP status"), "error"))
@@ -364,10 +366,18 @@ public enum ScenarioParser {
         case "denial":
             let code = try cursor.word("a denial code")
             return .fail(.denied(code: code, message: try text(&cursor, "a message")))
+        case "not-yet": return .answerNoProfileYet
+        case "error", "item-error":
+            let codeColumn = cursor.column
+            let code = try cursor.word("an enhanced error code")
+            guard let error = V2ErrorCatalogue.error(code) else {
+                throw .at(codeColumn, "unknown enhanced error code '\(code)' (REST API V2's, e.g. network_received_error)")
+            }
+            return kind == "error" ? .refuse(error) : .refuseItems(error)
         case let other:
             throw .at(
                 column,
-                "unknown fault '\(other)' (timeout, network, status N, throttling N, garbage, authentication-required, denial CODE \"message\")")
+                "unknown fault '\(other)' (timeout, network, status N, throttling N, garbage, authentication-required, denial CODE \"message\", not-yet, error CODE, item-error CODE)")
         }
     }
 }

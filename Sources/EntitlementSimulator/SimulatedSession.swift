@@ -65,10 +65,12 @@ public struct SimulatedSession: Sendable {
         }.first
     }
 
-    /// Signs `username` in at the last `navigateToUrl` and hands the final URL to `handleExternalURL`.
-    /// Returns the visit; `nil` id when the chain did not reach the app.
+    /// Signs `username` in at the last `navigateToUrl` (once the engine has settled: the login URL
+    /// comes with the session's answer) and hands the final URL to `handleExternalURL`. Returns the
+    /// visit; `nil` id when the chain did not reach the app.
     @discardableResult
     public func logIn(as username: String, password: String) async -> (visit: SimulatedUserAgent.Visit, call: CallID?) {
+        await settle()
         guard let url = lastNavigation else {
             return (SimulatedUserAgent.Visit(hops: [], outcome: .failed(status: 0, message: "no navigateToUrl")), nil)
         }

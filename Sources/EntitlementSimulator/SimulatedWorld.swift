@@ -41,13 +41,17 @@ public struct SimulatedWorld: Sendable {
         /// Authentication per requestor: no single sign-on across requestors; another requestor's
         /// login on the device leads to passive authentication, which needs the MVPD's own session.
         public var perRequestor: Bool
+        /// Degraded access (Adobe's AuthNAll rule while the MVPD is down): sessions answer
+        /// `authorize/degraded`, profiles are issued by Adobe, decisions permit with `source: degradation`.
+        public var degraded: Bool
 
         /// Creates a provider.
         public init(
             id: String, displayName: String, authenticationTTL: Duration = .seconds(86_400),
             authorizationTTL: Duration = .seconds(86_400), extraLoginHops: Int = 0, hasLogoutPage: Bool = true,
-            platformSSO: Bool = false, tempPass: Bool = false, perRequestor: Bool = false
+            platformSSO: Bool = false, tempPass: Bool = false, perRequestor: Bool = false, degraded: Bool = false
         ) {
+            self.degraded = degraded
             self.id = id
             self.displayName = displayName
             self.authenticationTTL = authenticationTTL
@@ -115,8 +119,8 @@ public struct SimulatedWorld: Sendable {
     public var serviceProvider: String
     /// How long a media token lasts (default 7 minutes).
     public var mediaTokenTTL: Duration
-    /// How long a one-time login code lasts (10 minutes).
-    public var codeTTL: Duration
+    /// How long a session's code may be used to log in (30 minutes, REST API V2's sample).
+    public var sessionTTL: Duration
     /// The key media tokens are signed with (HMAC-SHA-256); the programmer's backend verifies with it.
     public var mediaTokenKey: [UInt8]
     /// The key the platform signs its TV-provider assertions with; the backend verifies with it.
@@ -127,7 +131,7 @@ public struct SimulatedWorld: Sendable {
     /// Creates a world.
     public init(
         requestors: [Requestor], providers: [Provider], users: [User], serviceProvider: String = "https://sp.sim",
-        mediaTokenTTL: Duration = .seconds(420), codeTTL: Duration = .seconds(600),
+        mediaTokenTTL: Duration = .seconds(420), sessionTTL: Duration = .seconds(1800),
         mediaTokenKey: [UInt8] = Array("sim-media-token-signing-key-0001".utf8),
         platformKey: [UInt8] = Array("sim-platform-assertion-key-00001".utf8), assertionTTL: Duration = .seconds(300)
     ) {
@@ -138,7 +142,7 @@ public struct SimulatedWorld: Sendable {
         self.users = users
         self.serviceProvider = serviceProvider
         self.mediaTokenTTL = mediaTokenTTL
-        self.codeTTL = codeTTL
+        self.sessionTTL = sessionTTL
         self.mediaTokenKey = mediaTokenKey
     }
 

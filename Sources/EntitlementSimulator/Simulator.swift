@@ -1,68 +1,58 @@
 import EntitlementEngine
 
-/// An in-process programmer backend plus the MVPDs behind it: it answers the engine's backend
-/// port (``backend``) and the web pages the user agent loads (``load(_:)``).
+/// An in-process Adobe Pass REST API V2 service plus the MVPDs behind it: it answers the engine's
+/// backend port (``backend``) with V2's value types, and the web pages a user agent loads
+/// (``load(_:)``).
 ///
-/// Login: the service provider's authenticate URL checks its parameters and sends the browser to
-/// the MVPD's login page; a correct password leads back through the service provider, which mints
-/// a one-time `code` (10 minutes, single use) and redirects to the app's redirect URL with `code`,
-/// `state` and `mvpd`. The code exchange checks PKCE S256, the redirect URL, requestor, device and
-/// MVPD. Logout revokes the device's tokens and runs the MVPD's logout chain back to the app.
+/// Login: `POST sessions` issues a code (valid ``SimulatedWorld/sessionTTL``) and the URL
+/// `{sp}/api/v2/authenticate/{requestor}/{code}`; that page sends the browser to the MVPD's login
+/// page; a correct password leads back through the service provider, which saves a `regular`
+/// profile for the device and sends the browser to the session's `redirectUrl` (nothing appended;
+/// `error=` when the user cancels). The device then reads the profile by the code. A new session
+/// for the device replaces its older ones.
 ///
-/// The other ways in live in their own files: platform assertions (`Simulator+PlatformSSO`),
-/// TempPass (`+TempPass`), single sign-on and passive authentication (`+SingleSignOn`) and the
-/// second screen (`+SecondScreen`).
+/// The rest lives in its own files: profiles, single sign-on, TempPass, degraded access and the
+/// platform's partner profile (`Simulator+Profiles`); decisions and media tokens
+/// (`+Decisions`); logout (`+Logout`); the login pages and the second screen (`+Web`).
+/// Refusals are REST API V2's enhanced errors with the status and `action` the reference lists.
 public actor Simulator {
     // MARK: - Records
 
-    struct LoginSession {
+    /// A session: a login that may run until `notAfter`.
+    struct Session {
         var requestorID: String
-        var mvpdID: String
         var deviceID: String
-        var redirectURI: String
-        var state: String
-        var codeChallenge: String
+        var mvpdID: String
+        var domainName: String
+        var redirectURL: String?
+        var notAfter: Timestamp
+        /// The session's tracking id (`sessionId`), carried by the profile its login saves.
+        var sessionID: String
+        /// Who logged in with it, once someone has.
+        var username: String?
+    }
+
+    /// A page flow on the MVPD's login page, for one session.
+    struct LoginPage {
+        var code: String
         var username: String?
         var assertion: String?
         var hopsLeft = 0
-        /// Set for a second-screen login: the registration code it activates.
-        var registrationCode: String?
     }
 
-    struct Registration {
-        var requestorID: String
-        var mvpdID: String
-        var deviceID: String
-        var expires: Timestamp
-        /// Who signed in with the code on a second screen, once someone has.
-        var username: String?
-    }
-
-    struct IssuedCode {
-        var session: LoginSession
+    /// A profile the service holds for a device, requestor and MVPD.
+    struct Profile {
         var username: String
-        var expires: Timestamp
-        var used = false
-        var tokenIssued: String?
+        var kind: V2Profile.Kind
+        var notBefore: Timestamp
+        var notAfter: Timestamp
+        /// The id of the session whose login saved it.
+        var sessionID: String?
     }
 
-    struct IssuedAuthentication {
-        var token: AuthenticationToken
-        var username: String
-        var deviceID: String
-        var revoked = false
-        /// The pseudo-subscriber of a TempPass: entitled to every resource of its requestor.
-        var tempPassUser: SimulatedWorld.User?
-    }
-
-    struct IssuedAuthorization {
-        var token: AuthorizationToken
-        var authentication: String
-    }
-
-    struct LogoutSession {
-        var redirectURI: String
-        var state: String
+    /// `device|requestor|mvpd`.
+    static func profileKey(_ deviceID: String, _ requestorID: String, _ mvpdID: String) -> String {
+        "\(deviceID)|\(requestorID)|\(mvpdID)"
     }
 
     // MARK: - State
@@ -71,18 +61,19 @@ public actor Simulator {
     public let world: SimulatedWorld
     let clock: any EngineClock
     let random: any RandomSource
-    var loginSessions: [String: LoginSession] = [:]
-    var codes: [String: IssuedCode] = [:]
-    var authentications: [String: IssuedAuthentication] = [:]
-    var authorizations: [String: IssuedAuthorization] = [:]
-    var logoutSessions: [String: LogoutSession] = [:]
+    /// Sessions by code.
+    var sessions: [String: Session] = [:]
+    /// Login page flows by their id.
+    var loginPages: [String: LoginPage] = [:]
+    /// Profiles by ``profileKey(_:_:_:)``.
+    var profiles: [String: Profile] = [:]
+    /// Interactive logouts waiting for the MVPD's logout page, by id: where they end.
+    var logoutReturns: [String: String] = [:]
     /// When each TempPass window ends, by requestor, MVPD and device.
     var tempPasses: [String: Timestamp] = [:]
     /// The MVPDs' own sessions on each device (`device|mvpd` → user and end), opened by a login on
     /// the MVPD's page and closed by its logout page: what passive authentication relies on.
     var mvpdSessions: [String: (username: String, ends: Timestamp)] = [:]
-    /// Registration codes for second-screen logins (cookbook E).
-    var registrations: [String: Registration] = [:]
     var faults: [BackendOperation: (fault: SimulatedFault, remaining: Int?)] = [:]
     var held: Set<BackendOperation> = []
     var waiting: [(operation: BackendOperation, resume: CheckedContinuation<Void, Never>)] = []
@@ -90,7 +81,7 @@ public actor Simulator {
 
     /// How many requests of each operation the backend has received.
     public internal(set) var requestCounts: [BackendOperation: Int] = [:]
-    /// Every secret the simulator minted (codes, tokens, assertions), so tests can prove none leaks.
+    /// Every secret the simulator minted (codes, media tokens, assertions), so tests can prove none leaks.
     public internal(set) var issuedSecrets: [String] = []
 
     /// Creates a simulator of `world` on `clock`, minting secrets from `seed`.
@@ -153,6 +144,9 @@ public actor Simulator {
         return fault
     }
 
+    /// An opaque id that is no secret (a session's tracking id).
+    func trackingID(_ prefix: String) -> String { prefix + Base64URL.encode(random.bytes(12)) }
+
     func mint(_ prefix: String) -> String {
         let secret = prefix + Base64URL.encode(random.bytes(24))
         issuedSecrets.append(secret)
@@ -174,321 +168,140 @@ public actor Simulator {
         }
         switch takeFault(request.operation) {
         case .fail(let error): throw error
-        case .answerGarbage: return request.operation == .userMetadata ? .preauthorized([]) : .userMetadata(nil, encrypted: false)
+        case .refuse(let error): throw BackendError(v2: error, httpStatus: Int(clamping: error.status))
+        case .refuseItems(let error):
+            switch request {
+            case .authorize(let context, let mvpd, let resource): return .decisions([Self.itemError(error, context, mvpd, resource)])
+            case .preauthorize(let context, let mvpd, let resources):
+                return .decisions(resources.map { Self.itemError(error, context, mvpd, $0) })
+            default: throw BackendError(v2: error, httpStatus: Int(clamping: error.status))
+            }
+        case .answerGarbage: return request.operation == .logout ? .profiles([:]) : .logouts([:])
+        case .answerNoProfileYet: return .profiles([:])
         case nil: break
         }
+        do throws(V2EnhancedError) {
+            return try answer(request)
+        } catch {
+            throw BackendError(v2: error, httpStatus: Int(clamping: error.status))
+        }
+    }
+
+    /// A decision refused with `error` on the item.
+    static func itemError(_ error: V2EnhancedError, _ context: RequestContext, _ mvpd: String, _ resource: String) -> V2Decision {
+        V2Decision(
+            resource: resource, serviceProvider: context.requestorID, mvpd: mvpd, authorized: false, source: .mvpd, error: error)
+    }
+
+    /// The V2 answer to `request`, or its enhanced error.
+    func answer(_ request: BackendRequest) throws(V2EnhancedError) -> BackendResponse {
+        let context = request.context
         switch request {
-        case .configuration(let requestorID, _, _, _): return try configuration(requestorID)
-        case .exchangeCode(let exchange): return .authenticated(try exchangeCode(exchange))
-        case .exchangePlatformAssertion(let context, let assertion):
-            return .authenticated(try exchangeAssertion(context, assertion))
-        case .startTempPass(let context, let mvpdID, _):
-            return .authenticated(try startTempPass(context, mvpdID))
-        case .singleSignOn(let context, let authentication):
-            return .authenticated(try singleSignOn(context, authentication))
-        case .passiveAuthentication(let context, let mvpdID):
-            return .authenticated(try passiveAuthentication(context, mvpdID))
-        case .registrationCode(let context, let mvpdID, let lifetime):
-            return .registrationCode(try registrationCode(context, mvpdID, lifetime))
-        case .checkRegistration(let context, let code):
-            return try checkRegistration(context, code)
-        case .authorize(let context, let authentication, let resource, _):
-            return .authorized(try authorize(context, authentication, resource))
-        case .mediaToken(let context, let authentication, let authorization):
-            return .mediaToken(try mediaToken(context, authentication, authorization))
-        case .preauthorize(let context, let authentication, let resources):
-            let user = try validUser(context, authentication)
-            return .preauthorized(
-                resources.map { resource in
-                    switch entitled(user, resource, context) {
-                    case nil: PreauthorizationDecision(resource: resource, authorized: true)
-                    case .denied("unknown_resource", _)?:
-                        PreauthorizationDecision(resource: resource, authorized: false, error: "unknown_resource")
-                    default: PreauthorizationDecision(resource: resource, authorized: false)
-                    }
-                })
-        case .userMetadata(let context, let authentication, let name):
-            let user = try validUser(context, authentication)
-            return .userMetadata(user.metadata[name], encrypted: user.encryptedMetadata.contains(name))
+        case .configuration: return .configuration(try configuration(context))
+        case .createSession(_, let mvpd, let domainName, let redirectURL):
+            return .session(try createSession(context, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL))
+        case .profiles: return .profiles(try allProfiles(context))
+        case .profile(_, let mvpd): return .profiles(try profile(context, mvpd: mvpd))
+        case .profileByCode(_, let code): return .profiles(try profile(context, code: code))
+        case .partnerProfile(_, _, let assertion): return .profiles(try partnerProfile(context, assertion))
+        case .authorize(_, let mvpd, let resource): return .decisions(try authorize(context, mvpd: mvpd, resources: [resource]))
+        case .preauthorize(_, let mvpd, let resources): return .decisions(try preauthorize(context, mvpd: mvpd, resources))
+        case .logout(_, let mvpd, let redirectURL): return .logouts(try logout(context, mvpd: mvpd, redirectURL: redirectURL))
         }
     }
 
-    func configuration(_ requestorID: String) throws(BackendError) -> BackendResponse {
-        guard let requestor = world.requestor(requestorID) else {
-            throw .denied(code: "invalid_requestor", message: "Unknown requestor '\(requestorID)'.")
-        }
-        return .configuration(
-            RequestorConfiguration(
-                requestorID: requestor.id, mvpds: requestor.mvpdIDs.compactMap { world.provider($0)?.mvpd },
-                authenticationEndpoint: "\(world.serviceProvider)/api/v1/authenticate",
-                logoutEndpoint: "\(world.serviceProvider)/api/v1/logout"))
+    /// An enhanced error as REST API V2 sends it.
+    static func refusal(
+        _ status: Int64, _ code: String, _ message: String, _ action: V2EnhancedError.Action = .none, details: String? = nil
+    ) -> V2EnhancedError {
+        V2EnhancedError(status: status, code: code, message: message, details: details, action: action)
     }
 
-    /// A one-time code is signed (HMAC-SHA-256 with the world's key) over what it was issued for,
-    /// so a simulator in another process with the same world can redeem it; each simulator still
-    /// redeems a code once.
-    func signedCode(_ session: LoginSession, username: String, expires: Timestamp) -> String {
-        let payload: JSONValue = [
-            "requestor": .string(session.requestorID), "mvpd": .string(session.mvpdID), "device": .string(session.deviceID),
-            "redirect": .string(session.redirectURI), "challenge": .string(session.codeChallenge), "user": .string(username),
-            "expires": .int(expires.milliseconds), "nonce": .string(Base64URL.encode(random.bytes(12))),
-        ]
-        let bytes = payload.canonicalBytes
-        let code = "code." + Base64URL.encode(bytes) + "."
-            + Base64URL.encode(HMACSHA256.authenticationCode(for: bytes, key: world.mediaTokenKey))
+    /// The requestor, or `invalid_parameter_service_provider`.
+    func requestor(_ context: RequestContext) throws(V2EnhancedError) -> SimulatedWorld.Requestor {
+        guard let requestor = world.requestor(context.requestorID) else {
+            throw Self.refusal(400, "invalid_parameter_service_provider", "The service provider '\(context.requestorID.prefix(64))' is not known.")
+        }
+        return requestor
+    }
+
+    /// The requestor's MVPD, or `invalid_parameter_mvpd`.
+    func provider(_ context: RequestContext, _ mvpdID: String) throws(V2EnhancedError) -> SimulatedWorld.Provider {
+        guard try requestor(context).mvpdIDs.contains(mvpdID), let provider = world.provider(mvpdID) else {
+            throw Self.refusal(400, "invalid_parameter_mvpd", "The MVPD '\(mvpdID.prefix(64))' is not integrated with this service provider.")
+        }
+        return provider
+    }
+
+    func configuration(_ context: RequestContext) throws(V2EnhancedError) -> V2Configuration {
+        let requestor = try requestor(context)
+        let mvpds = requestor.mvpdIDs.compactMap { world.provider($0) }.map { provider in
+            V2Configuration.MVPD(
+                id: provider.id, displayName: provider.displayName, logoURL: provider.mvpd.logoURL, isTempPass: provider.tempPass,
+                authPerAggregator: provider.perRequestor, enablePlatformServices: provider.platformSSO,
+                displayInPlatformPicker: provider.platformSSO)
+        }
+        return V2Configuration(requestorID: requestor.id, requestorName: requestor.id, mvpds: mvpds)
+    }
+
+    // MARK: - Sessions
+
+    /// `POST sessions`: a code and login URL (`authenticate`), or `resume` when the redirect URL is
+    /// missing (a second screen supplies it), or `authorize` when no login is needed (TempPass,
+    /// degraded access). A new session replaces the device's older ones for the requestor.
+    func createSession(_ context: RequestContext, mvpd: String, domainName: String, redirectURL: String?)
+        throws(V2EnhancedError) -> V2Session
+    {
+        let provider = try provider(context, mvpd)
+        let now = clock.now()
+        if provider.tempPass || provider.degraded {
+            if provider.tempPass { _ = try tempPassWindow(context, provider) }
+            return V2Session(
+                actionName: .authorize, actionType: .direct, reasonType: provider.tempPass ? .temporary : .degraded,
+                url: "\(world.serviceProvider)/api/v2/\(context.requestorID)/decisions/authorize/\(mvpd)",
+                sessionID: trackingID("sid."), mvpd: mvpd, serviceProvider: context.requestorID)
+        }
+        if let redirectURL, !redirectURL.contains(":") {
+            throw Self.refusal(400, "invalid_parameter_redirect_url", "The redirect URL is not a URL.")
+        }
+        sessions = sessions.filter { $0.value.deviceID != context.deviceID || $0.value.requestorID != context.requestorID }
+        let code = registrationCode()
+        let notAfter = now.adding(world.sessionTTL)
+        let sessionID = trackingID("sid.")
+        sessions[code] = Session(
+            requestorID: context.requestorID, deviceID: context.deviceID, mvpdID: mvpd, domainName: domainName,
+            redirectURL: redirectURL, notAfter: notAfter, sessionID: sessionID)
+        guard redirectURL != nil else {
+            return V2Session(
+                actionName: .resume, actionType: .direct, reasonType: .none, missingParameters: ["redirectUrl"],
+                url: "\(world.serviceProvider)/api/v2/\(context.requestorID)/sessions/\(code)", code: code,
+                sessionID: sessionID, mvpd: mvpd, serviceProvider: context.requestorID, notBefore: now, notAfter: notAfter)
+        }
+        return V2Session(
+            actionName: .authenticate, actionType: .interactive, reasonType: .none, url: authenticateURL(context.requestorID, code),
+            code: code, sessionID: sessionID, mvpd: mvpd, serviceProvider: context.requestorID, notBefore: now,
+            notAfter: notAfter)
+    }
+
+    /// The page that starts a session's login in a browser.
+    func authenticateURL(_ requestorID: String, _ code: String) -> String {
+        "\(world.serviceProvider)/api/v2/authenticate/\(requestorID)/\(code)"
+    }
+
+    /// A session code: 8 characters without look-alikes (the second screen's registration code too).
+    func registrationCode() -> String {
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        let code = String(random.bytes(8).map { alphabet[Int($0) % alphabet.count] })
         issuedSecrets.append(code)
         return code
     }
 
-    /// The code's record: minted here, or signed by a simulator of the same world elsewhere.
-    func issuedCode(_ code: String) -> IssuedCode? {
-        if let known = codes[code] { return known }
-        let parts = code.split(separator: ".")
-        guard parts.count == 3, parts[0] == "code", let payload = Base64URL.decode(String(parts[1])),
-            let signature = Base64URL.decode(String(parts[2])),
-            HMACSHA256.isValid(signature, for: payload, key: world.mediaTokenKey),
-            let claims = try? JSONReader.read(String(decoding: payload, as: UTF8.self)),
-            let requestor = claims["requestor"]?.string, let mvpd = claims["mvpd"]?.string,
-            let device = claims["device"]?.string, let redirect = claims["redirect"]?.string,
-            let challenge = claims["challenge"]?.string, let user = claims["user"]?.string,
-            let expires = claims["expires"]?.int
-        else { return nil }
-        let session = LoginSession(
-            requestorID: requestor, mvpdID: mvpd, deviceID: device, redirectURI: redirect, state: "",
-            codeChallenge: challenge)
-        return IssuedCode(session: session, username: user, expires: Timestamp(milliseconds: expires))
-    }
-
-    func exchangeCode(_ exchange: CodeExchange) throws(BackendError) -> AuthenticationToken {
-        guard var issued = issuedCode(exchange.code) else { throw .denied(code: "invalid_grant", message: "Unknown code.") }
-        guard !issued.used else {
-            // RFC 6749 §4.1.2: a reused code revokes what it produced.
-            if let token = issued.tokenIssued { authentications[token]?.revoked = true }
-            throw .denied(code: "invalid_grant", message: "The code was already used.")
+    /// The session with `code` for this device's requestor, unexpired, or `invalid_authentication_session`.
+    func session(_ code: String, requestorID: String) throws(V2EnhancedError) -> Session {
+        guard let session = sessions[code], session.requestorID == requestorID, clock.now() < session.notAfter else {
+            throw Self.refusal(400, "invalid_authentication_session", "The authentication session is unknown or expired.")
         }
-        guard clock.now() < issued.expires else { throw .denied(code: "invalid_grant", message: "The code expired.") }
-        let session = issued.session
-        guard PKCE.challenge(for: exchange.codeVerifier) == session.codeChallenge else {
-            throw .denied(code: "invalid_grant", message: "PKCE verification failed.")
-        }
-        guard exchange.redirectURL == session.redirectURI, exchange.context.requestorID == session.requestorID,
-            exchange.context.deviceID == session.deviceID, exchange.mvpdID == session.mvpdID,
-            let user = world.user(issued.username), let provider = world.provider(session.mvpdID)
-        else { throw .denied(code: "invalid_grant", message: "The code was issued for another client.") }
-        let token = AuthenticationToken(
-            value: mint("authn."), mvpdID: provider.id, requestorID: session.requestorID, userID: user.userID,
-            expires: clock.now().adding(provider.authenticationTTL))
-        issued.used = true
-        issued.tokenIssued = token.value
-        codes[exchange.code] = issued
-        authentications[token.value] = IssuedAuthentication(
-            token: token, username: user.username, deviceID: session.deviceID)
-        return token
-    }
-
-    func validUser(_ context: RequestContext, _ token: AuthenticationToken) throws(BackendError)
-        -> SimulatedWorld.User
-    {
-        guard let issued = authentications[token.value], !issued.revoked else {
-            throw .authenticationRequired("the authentication is unknown or was revoked")
-        }
-        guard clock.now() < issued.token.expires else { throw .authenticationRequired("the authentication expired") }
-        guard issued.deviceID == context.deviceID, issued.token.requestorID == context.requestorID,
-            let user = issued.tempPassUser ?? world.user(issued.username)
-        else { throw .authenticationRequired("the authentication belongs to another device or requestor") }
-        return user
-    }
-
-    /// Nil when `user` may watch `resource`, else the denial.
-    func entitled(_ user: SimulatedWorld.User, _ resource: String, _ context: RequestContext) -> BackendError? {
-        guard world.requestor(context.requestorID)?.resources.contains(resource) == true else {
-            return .denied(code: "unknown_resource", message: "The resource '\(resource)' is unknown.")
-        }
-        if let message = user.denials[resource] { return .denied(code: "authorization_denied_by_mvpd", message: message) }
-        guard user.entitlements.contains(resource) else {
-            return .denied(
-                code: "authorization_denied_by_mvpd", message: "Your subscription does not include '\(resource)'.")
-        }
-        return nil
-    }
-
-    func authorize(_ context: RequestContext, _ authentication: AuthenticationToken, _ resource: String)
-        throws(BackendError) -> AuthorizationToken
-    {
-        let user = try validUser(context, authentication)
-        if let denial = entitled(user, resource, context) { throw denial }
-        let ttl = world.provider(user.mvpdID)?.authorizationTTL ?? .seconds(86_400)
-        // A TempPass's authorizations end with it (Adobe: "authN and authZ tokens share the expiry").
-        let isTempPass = authentications[authentication.value]?.tempPassUser != nil
-        let expires = isTempPass ? min(clock.now().adding(ttl), authentication.expires) : clock.now().adding(ttl)
-        let token = AuthorizationToken(value: mint("authz."), resource: resource, expires: expires)
-        authorizations[token.value] = IssuedAuthorization(token: token, authentication: authentication.value)
-        return token
-    }
-
-    func mediaToken(
-        _ context: RequestContext, _ authentication: AuthenticationToken, _ authorization: AuthorizationToken
-    ) throws(BackendError) -> MediaToken {
-        let user = try validUser(context, authentication)
-        guard let issued = authorizations[authorization.value], issued.authentication == authentication.value,
-            issued.token.resource == authorization.resource, clock.now() < issued.token.expires
-        else { throw .denied(code: "authorization_not_found", message: "No valid authorization for this resource.") }
-        let now = clock.now()
-        let claims = MediaTokenVerifier.Claims(
-            tokenID: Base64URL.encode(random.bytes(12)), sessionGUID: Hex.encode(Array(SHA256.hash("\(user.mvpdID)/\(user.userID)").prefix(16))),
-            requestorID: context.requestorID, resourceID: authorization.resource, issued: now,
-            timeToLive: world.mediaTokenTTL.milliseconds, mvpdID: user.mvpdID)
-        let serialized = MediaTokenVerifier.sign(claims, key: world.mediaTokenKey)
-        issuedSecrets.append(serialized)
-        return MediaToken(serialized: serialized, resource: authorization.resource, expires: now.adding(world.mediaTokenTTL))
-    }
-
-    // MARK: - Web
-
-    /// Answers one page load or form post.
-    public func load(_ request: WebRequest) -> WebResponse {
-        guard let url = try? ExternalURL.parse(request.url) else { return .error(status: 400, message: "Bad URL.") }
-        let sp = world.serviceProvider
-        switch url.base {
-        case "\(sp)/api/v1/authenticate": return startLogin(url.parameters)
-        case "\(sp)/activate": return startActivation(url.parameters)
-        case "\(sp)/api/v1/authenticate/return": return finishLogin(url.parameters)
-        case "\(sp)/api/v1/logout": return startLogout(url.parameters)
-        case "\(sp)/api/v1/logout/complete": return finishLogout(url.parameters)
-        default: break
-        }
-        for provider in world.providers {
-            if url.base == "\(provider.loginHost)/login" { return loginPage(provider, request, url.parameters) }
-            if url.base == "\(provider.loginHost)/relay" { return relay(url.parameters) }
-            if url.base == "\(provider.loginHost)/logout" { return mvpdLogout(url.parameters) }
-        }
-        return .error(status: 404, message: "Not found: \(url.base)")
-    }
-
-    func startLogin(_ query: [String: String]) -> WebResponse {
-        guard let requestorID = query["requestor_id"], let requestor = world.requestor(requestorID),
-            let mvpdID = query["mso_id"], requestor.mvpdIDs.contains(mvpdID), let provider = world.provider(mvpdID),
-            let deviceID = query["device_id"], let redirectURI = query["redirect_uri"], let state = query["state"],
-            !state.isEmpty, let challenge = query["code_challenge"], query["code_challenge_method"] == "S256"
-        else { return .error(status: 400, message: "Invalid authentication request.") }
-        let session = mint("session.")
-        loginSessions[session] = LoginSession(
-            requestorID: requestorID, mvpdID: mvpdID, deviceID: deviceID, redirectURI: redirectURI, state: state,
-            codeChallenge: challenge)
-        return .redirect(PercentEncoding.url("\(provider.loginHost)/login", query: [("session", session)]))
-    }
-
-    func loginPage(_ provider: SimulatedWorld.Provider, _ request: WebRequest, _ query: [String: String])
-        -> WebResponse
-    {
-        let sessionID = request.method == .post ? request.form["session"] : query["session"]
-        guard let sessionID, var session = loginSessions[sessionID], session.mvpdID == provider.id else {
-            return .error(status: 400, message: "Unknown login session.")
-        }
-        let form = LoginForm(action: "\(provider.loginHost)/login", hiddenFields: ["session": sessionID])
-        let page = WebPage(url: "\(provider.loginHost)/login", title: "\(provider.displayName) sign in", message: nil, form: form)
-        guard request.method == .post else { return .page(page) }
-        if request.form["action"] == "cancel" {
-            loginSessions[sessionID] = nil
-            return .redirect(
-                PercentEncoding.url(
-                    session.redirectURI,
-                    query: [
-                        ("error", "access_denied"), ("error_description", "The user cancelled the sign-in."),
-                        ("state", session.state), ("mvpd", provider.id),
-                    ]))
-        }
-        guard let username = request.form["username"], let user = world.user(username), user.mvpdID == provider.id,
-            request.form["password"] == user.password
-        else {
-            var retry = page
-            retry.message = "Invalid username or password."
-            return .page(retry)
-        }
-        let assertion = mint("saml.")
-        mvpdSessions[session.deviceID + "|" + provider.id] = (username, clock.now().adding(provider.authenticationTTL))
-        session.username = username
-        session.assertion = assertion
-        session.hopsLeft = provider.extraLoginHops
-        loginSessions[sessionID] = session
-        return relayOrReturn(sessionID, session)
-    }
-
-    /// The next SAML-style relay hop, or the service provider's return endpoint when none is left.
-    func relayOrReturn(_ sessionID: String, _ session: LoginSession) -> WebResponse {
-        guard session.hopsLeft > 0, let provider = world.provider(session.mvpdID) else {
-            return .redirect(
-                PercentEncoding.url(
-                    "\(world.serviceProvider)/api/v1/authenticate/return",
-                    query: [("session", sessionID), ("assertion", session.assertion ?? "")]))
-        }
-        return .redirect(
-            PercentEncoding.url(
-                "\(provider.loginHost)/relay", query: [("session", sessionID), ("hop", String(session.hopsLeft))]))
-    }
-
-    func relay(_ query: [String: String]) -> WebResponse {
-        guard let sessionID = query["session"], var session = loginSessions[sessionID], session.hopsLeft > 0,
-            query["hop"] == String(session.hopsLeft)
-        else { return .error(status: 400, message: "Unknown relay.") }
-        session.hopsLeft -= 1
-        loginSessions[sessionID] = session
-        return relayOrReturn(sessionID, session)
-    }
-
-    func finishLogin(_ query: [String: String]) -> WebResponse {
-        guard let sessionID = query["session"], let session = loginSessions[sessionID],
-            let username = session.username, session.hopsLeft == 0, session.assertion == query["assertion"]
-        else { return .error(status: 400, message: "Invalid assertion.") }
-        loginSessions[sessionID] = nil
-        if let code = session.registrationCode {
-            // A second-screen login ends here: the TV's next poll finds the user signed in.
-            guard registrations[code] != nil else { return .error(status: 400, message: "Unknown or expired code.") }
-            registrations[code]?.username = username
-            return .page(WebPage(url: "\(world.serviceProvider)/activate/done", title: "Signed in", message: "Return to your TV."))
-        }
-        let expires = clock.now().adding(world.codeTTL)
-        let code = signedCode(session, username: username, expires: expires)
-        codes[code] = IssuedCode(session: session, username: username, expires: expires)
-        return .redirect(
-            PercentEncoding.url(
-                session.redirectURI, query: [("code", code), ("state", session.state), ("mvpd", session.mvpdID)]))
-    }
-
-    func startLogout(_ query: [String: String]) -> WebResponse {
-        guard let requestorID = query["requestor_id"], let deviceID = query["device_id"],
-            let redirectURI = query["redirect_uri"], let state = query["state"]
-        else { return .error(status: 400, message: "Invalid logout request.") }
-        var providers: [String] = []
-        for (value, issued) in authentications
-        where issued.deviceID == deviceID && issued.token.requestorID == requestorID && !issued.revoked {
-            authentications[value]?.revoked = true
-            if !providers.contains(issued.token.mvpdID) { providers.append(issued.token.mvpdID) }
-        }
-        let logoutID = mint("logout.")
-        logoutSessions[logoutID] = LogoutSession(redirectURI: redirectURI, state: state)
-        let complete = PercentEncoding.url("\(world.serviceProvider)/api/v1/logout/complete", query: [("logout", logoutID)])
-        guard let mvpd = providers.sorted().first, let provider = world.provider(mvpd), provider.hasLogoutPage else {
-            return .redirect(complete)
-        }
-        // The MVPD's logout page ends its own session on the device too.
-        mvpdSessions[deviceID + "|" + provider.id] = nil
-        return .redirect(PercentEncoding.url("\(provider.loginHost)/logout", query: [("continue", complete)]))
-    }
-
-    func mvpdLogout(_ query: [String: String]) -> WebResponse {
-        // The MVPD only continues to its service provider: never an open redirector.
-        guard let next = query["continue"], next.hasPrefix(world.serviceProvider + "/") else {
-            return .error(status: 400, message: "Refusing to redirect outside the service provider.")
-        }
-        return .redirect(next)
-    }
-
-    func finishLogout(_ query: [String: String]) -> WebResponse {
-        guard let logoutID = query["logout"], let session = logoutSessions.removeValue(forKey: logoutID) else {
-            return .error(status: 400, message: "Unknown logout.")
-        }
-        return .redirect(PercentEncoding.url(session.redirectURI, query: [("state", session.state)]))
+        return session
     }
 }
 

@@ -3,7 +3,8 @@ import EntitlementSimulator
 
 /// `entitle session-start DIR`: one engine instance on a file store in DIR starts a login; the
 /// simulated user logs in; the final redirect URL is printed instead of being handed to this engine,
-/// and the process ends. The two-process test hands that URL to an engine in another process.
+/// then the simulated service's state (the session and the profile the login saved), and the
+/// process ends. The two-process test hands both to an engine and a simulator in another process.
 enum SessionStart {
     static func run(folder: String) async -> Int32 {
         guard let storage = try? FileTokenStorage(folder: folder) else { return 2 }
@@ -16,6 +17,7 @@ enum SessionStart {
         let visit = await session.userAgent.logIn(at: login, username: "alice", password: "wonderland")
         guard let redirect = visit.appURL else { return 1 }
         print(redirect)
+        print(await session.simulator.exportedState())
         return 0
     }
 }

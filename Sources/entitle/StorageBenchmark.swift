@@ -21,7 +21,7 @@ struct StorageBenchmark {
         // `version` is the protocol's default: a full load.
     }
 
-    static let resources = 2_000
+    static let attributes = 2_000
     static let callsPerRound = 200
 
     func run(rounds: Int) async -> Int32 {
@@ -34,27 +34,26 @@ struct StorageBenchmark {
         }
         let perCall = { (seconds: Double) in seconds / Double(Self.callsPerRound) * 1_000_000 }
         let a = Self.median(versioned), b = Self.median(fullRead)
-        print("\(Self.resources) authorizations on file, \(Self.callsPerRound) checkAuthentication calls per round, \(rounds) rounds, medians")
+        print("\(Self.attributes) metadata attributes on file, \(Self.callsPerRound) checkAuthentication calls per round, \(rounds) rounds, medians")
         print(String(format: "version per input   : %9.1f µs/call", perCall(a)))
         print(String(format: "full read per input : %9.1f µs/call", perCall(b)))
         print(String(format: "ratio               : checking the version is %.1f× faster", b / a))
         return 0
     }
 
-    /// Seconds for `callsPerRound` calls on a fresh engine over a store holding `resources` authorizations.
+    /// Seconds for `callsPerRound` calls on a fresh engine over a store holding a profile with `resources` metadata attributes.
     static func measure(useVersion: Bool) async -> Double? {
         let folder = NSTemporaryDirectory() + "entitle-bench-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }
         guard let files = try? FileTokenStorage(folder: folder) else { return nil }
         let clock = ManualClock()
         let expires = clock.now().adding(.seconds(86_400))
-        var authorizations: [String: AuthorizationToken] = [:]
-        for index in 0..<resources {
-            authorizations["resource-\(index)"] = AuthorizationToken(value: "authz-\(index)", resource: "resource-\(index)", expires: expires)
-        }
-        let login = AuthenticationToken(value: "authn", mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "u", expires: expires)
+        var metadata: [String: MetadataValue] = [:]
+        for index in 0..<attributes { metadata["attribute-\(index)"] = .text("value-\(index)") }
+        let login = AuthenticationToken(
+            mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "u", expires: expires, metadata: metadata)
         guard (try? await files.save(
-            StoredTokens(authentication: login, authorizations: authorizations, deviceID: "device-1"),
+            StoredTokens(authentication: login, deviceID: "device-1"),
             deviceID: "device-1", requestorID: "sim-requestor", replacing: .absent)) != nil
         else { return nil }
         let storage: any TokenStorage = useVersion ? files : FullReadStorage(files)

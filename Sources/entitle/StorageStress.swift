@@ -13,9 +13,9 @@ enum StorageStress {
     static func tokens(_ variant: Int) -> StoredTokens {
         StoredTokens(
             authentication: AuthenticationToken(
-                value: String(repeating: variant == 0 ? "a" : "b", count: 4000), mvpdID: "acme-cable",
-                requestorID: "stress", userID: "u", expires: Timestamp(milliseconds: 9_999_999_999_999)),
-            authorizations: [:], selectedProvider: variant == 0 ? "acme-cable" : "bluesky-tv", deviceID: "stress-device")
+                mvpdID: "acme-cable", requestorID: "stress", userID: String(repeating: variant == 0 ? "a" : "b", count: 4000),
+                expires: Timestamp(milliseconds: 9_999_999_999_999)),
+            selectedProvider: variant == 0 ? "acme-cable" : "bluesky-tv", deviceID: "stress-device")
     }
 
     static func run(folder: String) async -> Int32 {

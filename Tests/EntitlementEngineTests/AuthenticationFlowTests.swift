@@ -14,14 +14,12 @@ struct AuthenticationFlowTests {
         let get = await session.enabler.getAuthentication()
         expectCallbacks(session.ledger.take(), [.displayProviderDialog(mvpds)])
         let select = await session.enabler.setSelectedProvider("acme-cable")
-        let callbacks = session.ledger.take()
-        #expect(callbacks.count == 2)
-        #expect(callbacks.first == .sendTrackingData(.mvpdSelection, ["acme-cable", "computer", "swift", "Linux"]))
+        #expect(session.ledger.take() == [.sendTrackingData(.mvpdSelection, ["acme-cable", "computer", "swift", "Linux"])])
+        // The login URL is the session's: it arrives with the answer to `POST sessions`.
+        let callbacks = await session.collect()
+        #expect(callbacks.count == 1)
         let login = try #require(callbacks.lastNavigation)
-        #expect(login.hasPrefix("https://sp.sim/api/v1/authenticate?"))
-        #expect(queryValue("mso_id", in: login) == "acme-cable")
-        #expect(queryValue("redirect_uri", in: login) == "adobepass://ios.app")
-        #expect(queryValue("code_challenge_method", in: login) == "S256")
+        #expect(login.firstMatch(of: /^https:\/\/sp\.sim\/api\/v2\/authenticate\/sim-requestor\/[A-Z2-9]{8}$/) != nil, "\(login)")
         let (_, handled) = await session.logIn(as: "alice", password: "wonderland")
         let finished = session.ledger.take()
         #expect(finished.last == .setAuthenticationStatus(status: 1, errorCode: ""))
@@ -51,10 +49,10 @@ struct AuthenticationFlowTests {
         await session.signIn()
         await session.clock.advance(by: .seconds(86_400))  // the authentication expires; the choice is remembered
         await session.enabler.getAuthentication()
-        let callbacks = session.ledger.take()
+        let callbacks = await session.collect()
         #expect(callbacks.count == 1)
-        let url = try #require(callbacks.lastNavigation)
-        #expect(queryValue("mso_id", in: url) == "acme-cable")
+        _ = try #require(callbacks.lastNavigation)
+        #expect(session.ledger.backendRequests.suffix(1) == [.createSession], "no picker: a session at once")
         await session.logIn(as: "alice", password: "wonderland")
         #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
@@ -64,7 +62,7 @@ struct AuthenticationFlowTests {
         let session = SimulatedSession()
         await session.signIn()
         await session.enabler.getAuthentication(forceAuthn: true)
-        #expect(session.ledger.take().lastNavigation != nil, "the remembered provider's login page opens again")
+        #expect(await session.collect().lastNavigation != nil, "the remembered provider's login page opens again")
         await session.enabler.checkAuthentication()
         #expect(
             session.ledger.takeIgnoringTracking()
@@ -102,10 +100,10 @@ struct AuthenticationFlowTests {
         await session.expectClean()
     }
 
-    @Test func aFailedCodeExchangeEndsTheFlowWithAGenericError() async {
+    @Test func aFailedProfileReadEndsTheFlowWithAGenericError() async {
         let session = SimulatedSession()
         let url = await session.startLogin()
-        await session.simulator.inject(.fail(.network("reset")), into: .exchangeCode)
+        await session.simulator.inject(.fail(.network("reset")), into: .profileByCode)
         await session.enabler.handleExternalURL(await session.redirectURL(from: url))
         let callbacks = await session.collectIgnoringTracking()
         #expect(statusCode(callbacks.first) == "LOGIN_FAILED")
@@ -113,10 +111,10 @@ struct AuthenticationFlowTests {
         await session.expectClean()
     }
 
-    @Test func garbageFromTheExchangeIsAFailureNotACrash() async {
+    @Test func garbageFromTheProfileReadIsAFailureNotACrash() async {
         let session = SimulatedSession()
         let url = await session.startLogin()
-        await session.simulator.inject(.answerGarbage, into: .exchangeCode)
+        await session.simulator.inject(.answerGarbage, into: .profileByCode)
         await session.enabler.handleExternalURL(await session.redirectURL(from: url))
         let callbacks = await session.collectIgnoringTracking()
         #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
@@ -136,7 +134,7 @@ struct SelectedProviderTests {
         expectCallbacks(session.ledger.take(), [.status(CallRefusal.unknownProvider("no-such-mvpd").report)])
         #expect(await session.enabler.machineSnapshot.authentication == before)
         await session.enabler.setSelectedProvider("bluesky-tv")
-        #expect(session.ledger.take().lastNavigation != nil)
+        #expect(await session.collect().lastNavigation != nil)
         await session.logIn(as: "carol", password: "carolina")
         #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
@@ -158,7 +156,7 @@ struct SelectedProviderTests {
         await session.enabler.getAuthentication()
         #expect(session.ledger.take().first?.name == "displayProviderDialog", "the choice was cleared by the cancel")
         await session.enabler.setSelectedProvider("acme-cable")
-        _ = session.ledger.take()
+        _ = await session.collect()
         await session.logIn(as: "alice", password: "wonderland")
         #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
@@ -178,11 +176,18 @@ struct SelectedProviderTests {
     @Test func choosingAgainWhileAwaitingTheRedirectInvalidatesTheOldState() async throws {
         let session = SimulatedSession()
         let first = await session.startLogin()
+        guard case .awaitingRedirect(let flow) = await session.enabler.machineSnapshot.authentication,
+            let old = flow.secrets?.state
+        else {
+            Issue.record("no login waiting")
+            return
+        }
         await session.enabler.setSelectedProvider("bluesky-tv")
-        let second = try #require(session.ledger.take().lastNavigation)
-        #expect(queryValue("state", in: first) != queryValue("state", in: second))
-        await session.enabler.handleExternalURL(await session.redirectURL(from: first))
-        #expect(statusCode(session.ledger.take().first) == "REDIRECT_STATE_MISMATCH")
+        let second = try #require(await session.collect().lastNavigation)
+        #expect(first != second, "a new session, a new code")
+        #expect(await session.userAgent.logIn(at: first, username: "alice", password: "wonderland").appURL == nil, "the service replaced the old session")
+        await session.enabler.handleExternalURL("adobepass://ios.app?state=\(old)&mvpd=acme-cable")
+        #expect(statusCode(await session.collect().first) == "REDIRECT_STATE_MISMATCH")
         await session.enabler.handleExternalURL(await session.redirectURL(from: second, username: "carol", password: "carolina"))
         #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
@@ -209,7 +214,7 @@ struct SelectedProviderTests {
         let session = SimulatedSession()
         await session.configure()
         let select = await session.enabler.setSelectedProvider("delta-satellite")
-        #expect(session.ledger.take().lastNavigation != nil)
+        #expect(await session.collect().lastNavigation != nil)
         await session.logIn(as: "erin", password: "evergreen")
         #expect(session.ledger.answers(to: select) == [.setAuthenticationStatus(status: 1, errorCode: "")])
         _ = session.ledger.take()
@@ -223,7 +228,7 @@ struct SelectedProviderTests {
         #expect(session.ledger.take() == [.selectedProvider(nil)])
         await session.enabler.getAuthentication()
         await session.enabler.setSelectedProvider("coastal-fiber")
-        _ = session.ledger.take()
+        _ = await session.collect()
         await session.enabler.getSelectedProvider()
         #expect(session.ledger.take() == [.selectedProvider(SimulatedWorld.default.provider("coastal-fiber")?.mvpd)])
         await session.expectClean(pending: [CallID(3), CallID(4)])

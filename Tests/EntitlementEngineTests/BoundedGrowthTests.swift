@@ -7,32 +7,30 @@ import Testing
 @Suite("Bounded growth")
 struct BoundedGrowthTests {
     let t0 = Timestamp(milliseconds: 1_000_000)
-    let configuration = RequestorConfiguration(
-        requestorID: "req", mvpds: [MVPD(id: "acme", displayName: "Acme")], authenticationEndpoint: "https://sp/authn",
-        logoutEndpoint: "https://sp/logout")
+    let configuration = RequestorConfiguration(requestorID: "req", mvpds: [MVPD(id: "acme", displayName: "Acme")])
 
-    /// The review kept 10,001 expired authorizations in memory and in the saved file two hours later.
-    @Test func expiredAuthorizationsAreEvictedAndTheSmallerSetIsSaved() {
+    /// The review kept 10,001 expired authorizations in memory two hours later; decisions are not
+    /// cached any more, but their windows (for `TTL_AUTHZ`) are kept, and must leave memory too.
+    @Test func expiredDecisionWindowsAreEvicted() {
         let day = t0.adding(.seconds(86_400))
-        let login = AuthenticationToken(value: "authn", mvpdID: "acme", requestorID: "req", userID: "u", expires: day)
-        var authorizations: [String: AuthorizationToken] = [:]
-        for index in 0...10_000 {
-            authorizations["resource-\(index)"] = AuthorizationToken(
-                value: "authz-\(index)", resource: "resource-\(index)", expires: t0.adding(.seconds(3_600)))
-        }
-        authorizations["lasting"] = AuthorizationToken(value: "authz", resource: "lasting", expires: day)
+        let login = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: day)
         var machine = EntitlementMachine(deviceID: "dev")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-        let stored = StoredTokens(authentication: login, authorizations: authorizations, deviceID: "dev")
-        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, stored), at: t0)
-        #expect(machine.authorizationCache.count == 10_002)
-        let actions = machine.handle(.callReceived(CallID(2), .checkAuthentication), at: t0.adding(.seconds(7_200)))
-        #expect(machine.authorizationCache.keys.sorted() == ["lasting"])
-        guard case .persist(let saved, _)? = actions.first else {
-            Issue.record("the smaller set was not saved first: \(actions)")
-            return
+        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: login, deviceID: "dev")), at: t0)
+        func decide(_ resource: String, call: UInt64, until end: Timestamp) {
+            let actions = machine.handle(.callReceived(CallID(call), .getAuthorization(resource: resource, data: [:])), at: t0)
+            guard case .callBackend(let operation, _)? = actions.last else { return }
+            let decision = V2Decision(
+                resource: resource, serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
+                token: V2Decision.Token(notBefore: t0, notAfter: t0.adding(.seconds(420)), serialized: "media"),
+                notBefore: t0, notAfter: end)
+            _ = machine.handle(.backendAnswered(operation, .decisions([decision])), at: t0)
         }
-        #expect(saved.authorizations.keys.sorted() == ["lasting"])
+        for index in 0..<1_000 { decide("resource-\(index)", call: UInt64(index + 2), until: t0.adding(.seconds(3_600))) }
+        decide("lasting", call: 5_000, until: day)
+        #expect(machine.authorizationExpiries.count == 1_001)
+        _ = machine.handle(.callReceived(CallID(6_000), .checkAuthentication), at: t0.adding(.seconds(7_200)))
+        #expect(machine.authorizationExpiries.keys.sorted() == ["lasting"])
     }
 
     @Test func expiredPreauthorizationDecisionsAreEvicted() async {

@@ -51,18 +51,6 @@ struct CryptoTests {
         #expect(Base64URL.encode([0xfb, 0xff, 0xbf]) == "-_-_")
     }
 
-    // RFC 7636 Appendix B.
-    @Test func pkceAppendixB() {
-        let octets: [UInt8] = [
-            116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186, 22, 212, 37, 77, 105, 214, 191,
-            240, 91, 88, 5, 88, 83, 132, 141, 121,
-        ]
-        let verifier = PKCE.verifier(from: octets)
-        #expect(verifier == "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
-        #expect(PKCE.challenge(for: verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
-        #expect(PKCE.method == "S256")
-    }
-
     @Test func constantTimeEquality() {
         #expect(ConstantTime.equals("abc", "abc"))
         #expect(!ConstantTime.equals("abc", "abd"))

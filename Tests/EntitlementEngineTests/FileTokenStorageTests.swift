@@ -15,7 +15,7 @@ struct FileTokenStorageTests {
     }
 
     static let token = AuthenticationToken(
-        value: "authn-value", mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "u",
+        mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "u",
         expires: Timestamp(milliseconds: 9_999_999_999_999))
 
     @Test func savesAndLoadsWithOwnerOnlyPermissions() async throws {
@@ -31,7 +31,7 @@ struct FileTokenStorageTests {
         let folderAttributes = try FileManager.default.attributesOfItem(atPath: folder)
         #expect((folderAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
         #expect(!store.path(deviceID: "d", requestorID: "r").contains("r.tokens"), "ids never appear in file names")
-        #expect(try String(contentsOfFile: store.path(deviceID: "d", requestorID: "r"), encoding: .utf8).contains("authn-value"))
+        #expect(try String(contentsOfFile: store.path(deviceID: "d", requestorID: "r"), encoding: .utf8).contains("acme-cable"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".tmp-") }.isEmpty)
     }
 
@@ -108,9 +108,9 @@ struct FileTokenStorageTests {
     static func check(_ tokens: StoredTokens) -> Bool {
         tokens == .empty
             || (tokens.deviceID == "stress-device" && ["acme-cable", "bluesky-tv"].contains(tokens.selectedProvider)
-                && tokens.authentication?.value.count == 4000
-                && Set(tokens.authentication?.value ?? "").count == 1
-                && (tokens.selectedProvider == "acme-cable") == (tokens.authentication?.value.first == "a"))
+                && tokens.authentication?.userID.count == 4000
+                && Set(tokens.authentication?.userID ?? "").count == 1
+                && (tokens.selectedProvider == "acme-cable") == (tokens.authentication?.userID.first == "a"))
     }
 
     @Test func aWriterKilledMidWriteNeverLeavesAMixedOrCorruptStore() async throws {

@@ -38,11 +38,11 @@ struct GoldenTraceTests {
 
     @Test(arguments: [
         ("flow-b-startup", 10, [String]()),  // a recorded callback removed: the engine still emits it
-        ("flow-c-authentication", 15, ["status"]),  // the expected status edited from 1 to 0
-        ("flow-f-authorization", 15, ["resource"]),  // a call's argument edited: an unknown request
-        ("flow-g-view-media", 20, ["out"]),  // a garbled backend answer: a failure instead of the media-token request
-        ("flow-h-logout", 22, ["answers"]),  // the redirect arrives after the logout's deadline
-        ("flow-d-platform-sso", 9, ["out"]),  // the picker answer edited to a cancel: N005 instead of the exchange
+        ("flow-c-authentication", 17, ["status"]),  // the expected status edited from 1 to 0
+        ("flow-f-authorization", 17, ["resource"]),  // a call's argument edited: an unknown request
+        ("flow-g-view-media", 22, ["data"]),  // a garbled decision (for another resource): a failure, not a permit
+        ("flow-h-logout", 26, ["answers"]),  // the redirect arrives after the logout's deadline
+        ("flow-d-platform-sso", 9, ["out"]),  // the picker answer edited to a cancel: N005 instead of the partner profile
     ])
     func divergentTracesFailAtTheNamedStep(name: String, step: Int, fields: [String]) throws {
         let trace = try Self.load(name + ".divergent.jsonl")

@@ -7,11 +7,21 @@ struct MachineTests {
     let t0 = Timestamp(milliseconds: 1_000_000)
     let acme = MVPD(id: "acme", displayName: "Acme")
     let sky = MVPD(id: "sky", displayName: "Sky")
-    var configuration: RequestorConfiguration {
-        RequestorConfiguration(
-            requestorID: "req", mvpds: [acme, sky], authenticationEndpoint: "https://sp/authn", logoutEndpoint: "https://sp/logout")
+    var configuration: RequestorConfiguration { RequestorConfiguration(requestorID: "req", mvpds: [acme, sky]) }
+    let secrets = FlowSecrets(state: "STATE")
+    let context = RequestContext(requestorID: "req", deviceID: "dev")
+    var session: V2Session {
+        V2Session(
+            actionName: .authenticate, actionType: .interactive, reasonType: .none, url: "https://sp/authenticate/req/C0DE",
+            code: "C0DE", sessionID: "sid", mvpd: "acme", serviceProvider: "req", notBefore: t0, notAfter: t0.adding(.seconds(1800)))
     }
-    let secrets = FlowSecrets(state: "STATE", verifier: "VERIFIER")
+
+    /// A regular profile of `user`, valid for an hour.
+    func profile(_ user: String = "user") -> V2Profile {
+        V2Profile(
+            notBefore: t0, notAfter: t0.adding(.seconds(3600)), issuer: "acme", kind: .regular,
+            attributes: ["userID": .init(value: .string(user)), "zip": .init(value: .array(["10001"]), encrypted: true)])
+    }
 
     func tracking(_ success: Bool, mvpd: String = "", guid: String = "", cached: Bool = false) -> Action {
         .emit(
@@ -28,11 +38,12 @@ struct MachineTests {
         return machine
     }
 
-    /// A machine awaiting the redirect of flow #1 chosen by call #2.
+    /// A machine awaiting the redirect of flow #1 chosen by call #2 (its session was operation #2).
     func awaitingRedirect() -> EntitlementMachine {
         var machine = configured()
         _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
+        _ = machine.handle(.backendAnswered(OperationID(2), .session(session)), at: t0)
         return machine
     }
 
@@ -48,7 +59,7 @@ struct MachineTests {
         var machine = EntitlementMachine(deviceID: "dev")
         #expect(
             machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: ["https://sp"])), at: t0)
-                == [.loadConfiguration(OperationID(1), .configuration(requestorID: "req", serviceProviders: ["https://sp"], deviceID: "dev", options: [:]))])
+                == [.loadConfiguration(OperationID(1), .configuration(RequestContext(requestorID: "req", deviceID: "dev")))])
         #expect(machine.configuration == .configuring(requestorID: "req", operation: OperationID(1), calls: [CallID(1)]))
     }
 
@@ -98,20 +109,18 @@ struct MachineTests {
     }
 
     @Test func givenStoredTokens_whenLoaded_onlyValidOnesForThisRequestorAndItsMVPDsCount() {
-        let valid = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
-        let authorization = AuthorizationToken(value: "z", resource: "r", expires: t0.adding(.seconds(300)))
-        let machine = configured(StoredTokens(authentication: valid, authorizations: ["r": authorization], selectedProvider: "acme"))
+        let valid = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
+        let machine = configured(StoredTokens(authentication: valid, selectedProvider: "acme"))
         #expect(machine.authentication == .authenticated(valid))
-        #expect(machine.authorizationCache == ["r": authorization])
         for stale in [
-            AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0),  // expired
-            AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(60))),  // inside the leeway
-            AuthenticationToken(value: "a", mvpdID: "gone", requestorID: "req", userID: "u", expires: t0.adding(.seconds(60))),
-            AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "other", userID: "u", expires: t0.adding(.seconds(60))),
+            AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0),  // expired
+            AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(60))),  // inside the leeway
+            AuthenticationToken(mvpdID: "gone", requestorID: "req", userID: "u", expires: t0.adding(.seconds(60))),
+            AuthenticationToken(mvpdID: "acme", requestorID: "other", userID: "u", expires: t0.adding(.seconds(60))),
         ] {
             var machine = EntitlementMachine(deviceID: "dev")
             _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-            let actions = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: stale, authorizations: ["r": authorization])), at: t0)
+            let actions = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: stale)), at: t0)
             #expect(machine.authentication == .unauthenticated)
             #expect(actions.contains(.persist(.empty, requestorID: "req")), "the store is sanitized")
         }
@@ -133,57 +142,94 @@ struct MachineTests {
             machine.handle(.callReceived(CallID(3), .setSelectedProvider("acme")), at: t0) == [
                 .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
                 .emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: []),
-                .drawFlowSecrets(FlowID(2), verifier: true),
+                .drawFlowSecrets(FlowID(2)),
             ])
     }
 
-    @Test func givenPreparingLogin_whenSecretsAreDrawn_startsTheDeadlineAndNavigates() {
+    @Test func givenPreparingLogin_whenSecretsAreDrawn_createsASessionWhoseRedirectURLCarriesTheState() {
         var machine = configured()
         _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
-        let url = "https://sp/authn?requestor_id=req&mso_id=acme&device_id=dev&redirect_uri=adobepass%3A%2F%2Fios.app&state=STATE"
-            + "&code_challenge=\(PKCE.challenge(for: "VERIFIER"))&code_challenge_method=S256"
-        let pending = PendingLogin(mvpdID: "acme", state: "STATE", verifier: "VERIFIER", deadline: t0.adding(.seconds(600)))
         #expect(
             machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0) == [
-                .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: pending), requestorID: "req"),
-                .startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600))), .emit(.navigateToUrl(url), answering: []),
-            ], "the pending login is saved, so another instance can complete it")
+                .callBackend(
+                    OperationID(2),
+                    .createSession(
+                        context, mvpd: "acme", domainName: "sim-app.example", redirectURL: "adobepass://ios.app?state=STATE&mvpd=acme"))
+            ])
         #expect(machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0) == [.log(.lateSecretsIgnored(FlowID(1)))])
     }
 
-    @Test func givenAwaitingRedirect_whenTheGenuineURLArrives_exchangesTheCodeOnceWithTheVerifier() {
+    @Test func givenCreatingSession_whenTheSessionAnswers_savesThePendingLoginStartsTheDeadlineAndNavigates() {
+        var machine = configured()
+        _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
+        _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
+        let pending = PendingLogin(mvpdID: "acme", state: "STATE", code: "C0DE", deadline: t0.adding(.seconds(600)))
+        #expect(
+            machine.handle(.backendAnswered(OperationID(2), .session(session)), at: t0) == [
+                .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: pending), requestorID: "req"),
+                .startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600))),
+                .emit(.navigateToUrl("https://sp/authenticate/req/C0DE"), answering: []),
+            ], "the pending login is saved, so another instance can complete it")
+    }
+
+    @Test func aSessionThatEndsBeforeTheRedirectTimeoutShortensTheDeadline() {
+        var machine = configured()
+        _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
+        _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
+        var short = session
+        short.notAfter = t0.adding(.seconds(120))
+        let actions = machine.handle(.backendAnswered(OperationID(2), .session(short)), at: t0)
+        #expect(actions.contains(.startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(120)))))
+    }
+
+    @Test func givenAwaitingRedirect_whenTheGenuineURLArrives_readsTheProfileByTheSessionsCodeOnce() {
         var machine = awaitingRedirect()
-        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=C0DE&state=STATE&mvpd=acme")), at: t0)
-        let exchange = CodeExchange(
-            context: RequestContext(requestorID: "req", deviceID: "dev"), mvpdID: "acme", code: "C0DE", codeVerifier: "VERIFIER",
-            redirectURL: "adobepass://ios.app")
+        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0)
         #expect(
             actions == [
                 .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
-                .cancelTimer(.redirectDeadline(FlowID(1))), .callBackend(OperationID(2), .exchangeCode(exchange)),
+                .cancelTimer(.redirectDeadline(FlowID(1))), .callBackend(OperationID(3), .profileByCode(context, code: "C0DE")),
             ], "the state is used up everywhere: the pending login leaves storage")
-        #expect(machine.handle(.callReceived(CallID(4), .handleExternalURL("adobepass://ios.app?code=C0DE&state=STATE&mvpd=acme")), at: t0)
+        #expect(machine.handle(.callReceived(CallID(4), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0)
             == [.emit(.status(CallRefusal.redirect(.noPendingFlow).report), answering: [CallID(4)])])
     }
 
-    @Test func givenExchangingCode_whenTheTokenArrives_authenticatesAndAnswersEveryWaiter() {
+    @Test func givenReadingProfile_whenTheProfileArrives_authenticatesWithItsAttributesAndAnswersEveryWaiter() throws {
         var machine = awaitingRedirect()
-        _ = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=C0DE&state=STATE&mvpd=acme")), at: t0)
-        let token = AuthenticationToken(value: "tok", mvpdID: "acme", requestorID: "req", userID: "user", expires: t0.adding(.seconds(3600)))
+        _ = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0)
+        let token = try #require(AuthenticationToken(profile: profile(), mvpdID: "acme", requestorID: "req"))
+        #expect(token.metadata == ["userID": .text("user"), "zip": .list(["10001"])] && token.encryptedMetadata == ["zip"])
         let guid = Hex.encode(Array(SHA256.hash("user").prefix(16)))
         #expect(
-            machine.handle(.backendAnswered(OperationID(2), .authenticated(token)), at: t0) == [
+            machine.handle(.backendAnswered(OperationID(3), .profiles(["acme": profile()])), at: t0) == [
                 .persist(StoredTokens(authentication: token, selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
                 tracking(true, mvpd: "acme", guid: guid),
                 .emit(.setAuthenticationStatus(status: 1, errorCode: ""), answering: [CallID(2), CallID(3)]),
             ])
+        #expect(
+            machine.handle(.callReceived(CallID(4), .getMetadata(.userMetadata("zip"))), at: t0)
+                == [.emit(.setMetadataStatus(.list(["10001"]), encrypted: true, key: .userMetadata("zip")), answering: [CallID(4)])])
     }
 
-    @Test func givenExchangingCode_whenATokenForAnotherMVPDArrives_theLoginFails() {
+    @Test func givenReadingProfile_whenItIsNotThereYet_readsAgainAFewTimesThenTheLoginFails() {
         var machine = awaitingRedirect()
-        _ = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=C0DE&state=STATE&mvpd=acme")), at: t0)
-        let wrong = AuthenticationToken(value: "tok", mvpdID: "sky", requestorID: "req", userID: "user", expires: t0.adding(.seconds(3600)))
-        let actions = machine.handle(.backendAnswered(OperationID(2), .authenticated(wrong)), at: t0)
+        _ = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0)
+        var now = t0
+        var operation = OperationID(3)
+        for read in 1..<EntitlementMachine.profileReads {
+            // Another MVPD's profile is not this login's either.
+            let empty: [String: V2Profile] = read == 1 ? ["sky": profile()] : [:]
+            #expect(
+                machine.handle(.backendAnswered(operation, .profiles(empty)), at: now)
+                    == [.startTimer(.profileRead(FlowID(1)), at: now.adding(.seconds(3)))])
+            now = now.adding(.seconds(3))
+            operation = OperationID(operation.rawValue + 1)
+            #expect(
+                machine.handle(.timerFired(.profileRead(FlowID(1))), at: now)
+                    == [.callBackend(operation, .profileByCode(context, code: "C0DE"))])
+        }
+        let actions = machine.handle(.backendAnswered(operation, .profiles([:])), at: now)
+        #expect(actions.first == .emit(.status(StatusReport(code: "LOGIN_FAILED", level: .error, message: "Reading the login's profile failed: the service saved no profile for this login in time.")), answering: []))
         #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2), CallID(3)]))
         #expect(machine.authentication == .unauthenticated)
     }
@@ -204,7 +250,6 @@ struct MachineTests {
         ("adobepass://ios.app?code=C&mvpd=acme", "REDIRECT_STATE_MISSING"),
         ("adobepass://ios.app?code=C&state=STATF&mvpd=acme", "REDIRECT_STATE_MISMATCH"),
         ("adobepass://ios.app?code=C&state=STATE&mvpd=sky", "REDIRECT_PROVIDER_MISMATCH"),
-        ("adobepass://ios.app?state=STATE&mvpd=acme", "REDIRECT_CODE_MISSING"),
         ("adobepass://ios.app?code=C&state=STATE&state=STATE&mvpd=acme", "REDIRECT_DUPLICATE_PARAMETER"),
         ("adobepass://ios.app?code=%&state=STATE&mvpd=acme", "REDIRECT_MALFORMED"),
         ("adobepass://ios.app?error=access_denied&state=nope&mvpd=acme", "REDIRECT_STATE_MISMATCH"),
@@ -222,37 +267,71 @@ struct MachineTests {
         #expect(machine.authentication == before)
     }
 
-    @Test func givenAuthenticated_whenLogout_clearsTokensFirstThenDrawsTheLogoutState() {
-        let token = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(60)))
+    @Test func givenAuthenticated_whenLogout_clearsTokensFirstThenAsksTheServiceAndFollowsAnInteractiveLogout() {
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
         var machine = configured(StoredTokens(authentication: token, selectedProvider: "acme"))
         #expect(
             machine.handle(.callReceived(CallID(2), .logout), at: t0) == [
-                .persist(.empty, requestorID: "req"), .drawFlowSecrets(FlowID(1), verifier: false),
+                .persist(.empty, requestorID: "req"), .drawFlowSecrets(FlowID(1)),
             ])
-        let actions = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE", verifier: nil)), at: t0)
-        #expect(actions.last == .emit(.navigateToUrl("https://sp/logout?requestor_id=req&device_id=dev&redirect_uri=adobepass%3A%2F%2Fios.app&state=BYE"), answering: []))
+        #expect(
+            machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
+                == [.callBackend(OperationID(2), .logout(context, mvpd: "acme", redirectURL: "adobepass://ios.app?state=BYE"))])
+        let step = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "acme", url: "https://mvpd/logout")
+        #expect(
+            machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0) == [
+                .startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600))),
+                .emit(.navigateToUrl("https://mvpd/logout"), answering: []),
+            ])
         let done = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=BYE")), at: t0)
         #expect(done.first == .cancelTimer(.redirectDeadline(FlowID(1))))
         #expect(done.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2), CallID(3)]))
     }
 
+    @Test(arguments: [
+        V2Logout(actionName: .complete, actionType: .none, mvpd: "acme"),
+        V2Logout(actionName: .invalid, actionType: .none, mvpd: "acme"),
+        V2Logout(actionName: .partnerLogout, actionType: .partnerInteractive, mvpd: "acme"),
+    ])
+    func givenRequestingLogout_whenNoInteractionIsNeeded_theLogoutEndsAtOnce(step: V2Logout) {
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
+        var machine = configured(StoredTokens(authentication: token))
+        _ = machine.handle(.callReceived(CallID(2), .logout), at: t0)
+        _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
+        #expect(
+            machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0) == [
+                tracking(false), .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2)]),
+            ])
+    }
+
+    @Test func aDeviceWithoutAWebViewNeverWaitsForALogoutRedirect() {
+        var settings = EngineSettings()
+        settings.secondScreen = SecondScreen()
+        var machine = EntitlementMachine(settings: settings, deviceID: "dev")
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
+        _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
+        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: token, deviceID: "dev")), at: t0)
+        _ = machine.handle(.callReceived(CallID(2), .logout), at: t0)
+        _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
+        let step = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "acme", url: "https://mvpd/logout")
+        let actions = machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0)
+        #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2)]))
+        #expect(!actions.contains { if case .emit(.navigateToUrl, _) = $0 { true } else { false } })
+    }
+
     // MARK: - Authorization region
 
-    @Test func givenAuthenticated_whenGetAuthorizationTwice_oneRequestTwoAnswers() {
-        let token = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
+    @Test func givenAuthenticated_whenGetAuthorizationTwice_oneDecisionTwoAnswers() {
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
         var machine = configured(StoredTokens(authentication: token))
-        let context = RequestContext(requestorID: "req", deviceID: "dev")
         #expect(machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0)
-            == [.callBackend(OperationID(2), .authorize(context, authentication: token, resource: "r", data: [:]))])
+            == [.callBackend(OperationID(2), .authorize(context, mvpd: "acme", resource: "r"))])
         #expect(machine.handle(.callReceived(CallID(3), .getAuthorization(resource: "r", data: [:])), at: t0)
             == [.log(.joined(CallID(3), flow: "the authorization of 'r'"))])
-        let authorization = AuthorizationToken(value: "z", resource: "r", expires: t0.adding(.seconds(60)))
-        #expect(
-            machine.handle(.backendAnswered(OperationID(2), .authorized(authorization)), at: t0) == [
-                .persist(StoredTokens(authentication: token, authorizations: ["r": authorization], deviceID: "dev"), requestorID: "req"),
-                .callBackend(OperationID(3), .mediaToken(context, authentication: token, authorization: authorization)),
-            ])
-        let actions = machine.handle(.backendAnswered(OperationID(3), .mediaToken(MediaToken(serialized: "M", resource: "r", expires: t0))), at: t0)
+        let permit = V2Decision(
+            resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
+            token: V2Decision.Token(notBefore: t0, notAfter: t0.adding(.seconds(420)), serialized: "M"))
+        let actions = machine.handle(.backendAnswered(OperationID(2), .decisions([permit])), at: t0)
         #expect(Array(actions.dropFirst()) == [
             .emit(.setToken(token: "M", resource: "r"), answering: [CallID(2)]),
             .emit(.setToken(token: "M", resource: "r"), answering: [CallID(3)]),
@@ -260,14 +339,26 @@ struct MachineTests {
         #expect(machine.authorizations.isEmpty)
     }
 
+    @Test func aDenialIsAnItemErrorWithThePartnersWords() {
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
+        var machine = configured(StoredTokens(authentication: token))
+        _ = machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0)
+        let deny = V2Decision(
+            resource: "r", serviceProvider: "req", mvpd: "acme", authorized: false, source: .mvpd,
+            error: V2EnhancedError(status: 403, code: "authorization_denied_by_mvpd", message: "Deny.", details: "Upgrade your package."))
+        let actions = machine.handle(.backendAnswered(OperationID(2), .decisions([deny])), at: t0)
+        #expect(actions.last == .emit(.tokenRequestFailed(resource: "r", errorCode: ErrorCode.userNotAuthorized, errorDescription: "Upgrade your package."), answering: [CallID(2)]))
+        #expect(machine.authentication == .authenticated(token))
+    }
+
     @Test func theExpiryLeewayCoversClockSkew() {
         // With the default 60 s leeway a token expiring in 61 s counts and one expiring in 60 s does not.
         for (seconds, counts) in [(61, true), (60, false)] {
-            let token = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(Int64(seconds))))
+            let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(Int64(seconds))))
             #expect((configured(StoredTokens(authentication: token)).authentication == .authenticated(token)) == counts)
         }
         var noLeeway = EntitlementMachine(settings: EngineSettings(expiryLeeway: .zero), deviceID: "dev")
-        let token = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(1)))
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(1)))
         _ = noLeeway.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = noLeeway.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: token)), at: t0)
         #expect(noLeeway.authentication == .authenticated(token))
@@ -275,28 +366,30 @@ struct MachineTests {
     }
 
     @Test func anAuthorizationNeverOutlivesItsAuthentication() {
-        let token = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
         var machine = configured(StoredTokens(authentication: token))
         _ = machine.handle(.callReceived(CallID(2), .checkAuthorization(resource: "r", data: [:])), at: t0)
-        let long = AuthorizationToken(value: "z", resource: "r", expires: t0.adding(.seconds(86_400)))
-        _ = machine.handle(.backendAnswered(OperationID(2), .authorized(long)), at: t0)
-        #expect(machine.authorizationCache["r"]?.expires == token.expires)
+        let long = V2Decision(
+            resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
+            token: V2Decision.Token(notBefore: t0, notAfter: t0.adding(.seconds(420)), serialized: "M"), notBefore: t0,
+            notAfter: t0.adding(.seconds(86_400)))
+        _ = machine.handle(.backendAnswered(OperationID(2), .decisions([long])), at: t0)
+        #expect(machine.authorizationExpiries["r"] == token.expires)
     }
 
     @Test func givenAnythingRunning_whenReconfigured_everyCallIsAnsweredOnce() {
-        let token = AuthenticationToken(value: "a", mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
         var machine = configured(StoredTokens(authentication: token))
         _ = machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0)
         _ = machine.handle(.callReceived(CallID(3), .checkPreauthorizedResources(["r"], cache: true)), at: t0)
-        _ = machine.handle(.callReceived(CallID(4), .getMetadata(.userMetadata("zip"))), at: t0)
-        let actions = machine.handle(.callReceived(CallID(5), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
+        let actions = machine.handle(.callReceived(CallID(4), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         let answered = actions.flatMap { action -> [CallID] in
             if case .emit(_, let answering) = action { return answering }
             return []
         }
-        #expect(answered.sorted() == [CallID(2), CallID(3), CallID(4)])
+        #expect(answered.sorted() == [CallID(2), CallID(3)])
         #expect(machine.authentication == .unknown)
-        #expect(machine.handle(.backendAnswered(OperationID(2), .authorized(AuthorizationToken(value: "z", resource: "r", expires: t0))), at: t0)
+        #expect(machine.handle(.backendAnswered(OperationID(2), .decisions([])), at: t0)
             == [.log(.lateResultIgnored(OperationID(2)))])
     }
 }

@@ -57,14 +57,18 @@ struct ReadmeTests {
             platform: nil)                                // a PlatformSSO port when the device has a TV-provider account
         await enabler.setRequestor("my-requestor")        // calls made before it completes are queued
         await enabler.getAuthorization("news-channel")    // logs in first if needed → setToken / tokenRequestFailed
-        // … the web view reaches adobepass://ios.app?code=…&state=…&mvpd=…
+        // … the web view reaches adobepass://ios.app?state=…&mvpd=…
         await enabler.handleExternalURL(finalURL)
         // README-EMBEDDING-END
         await enabler.whenIdle()
         withExtendedLifetime(delegate) {}
         // "my-requestor" is not in the simulated world: the configuration failed and the held calls were answered.
         let machine = await enabler.machineSnapshot
-        #expect(machine.configuration == .failed(requestorID: "my-requestor", .denied(code: "invalid_requestor", message: "Unknown requestor 'my-requestor'.")))
+        #expect(
+            machine.configuration
+                == .failed(
+                    requestorID: "my-requestor",
+                    .httpStatus(400, "invalid_parameter_service_provider: The service provider 'my-requestor' is not known.")))
         #expect(machine.queue.isEmpty && machine.authorizations.isEmpty)
     }
 }

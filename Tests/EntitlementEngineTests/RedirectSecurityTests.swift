@@ -37,15 +37,18 @@ struct RedirectSecurityTests {
         return PercentEncoding.url("adobepass://ios.app", query: parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
-    // 1. 256-bit state (and verifier) from the injected random source.
+    // 1. 256-bit state from the injected random source.
     @Test func stateIs256BitsFromTheInjectedSourceAndRepeatsWithTheSeed() async throws {
         let one = SimulatedSession(seed: 42), two = SimulatedSession(seed: 42), three = SimulatedSession(seed: 43)
-        let first = await one.startLogin(), second = await two.startLogin(), third = await three.startLogin()
-        let state = try #require(queryValue("state", in: first))
-        #expect(state.count == 43, "32 random bytes, base64url")
-        #expect(first == second, "recorded random bytes reproduce identical login URLs")
-        #expect(queryValue("state", in: first) != queryValue("state", in: third))
-        #expect(queryValue("code_challenge", in: first) != queryValue("code_challenge", in: third))
+        var states: [String] = []
+        for session in [one, two, three] {
+            let login = await session.startLogin()
+            let redirect = await session.redirectURL(from: login)
+            states.append(try #require(queryValue("state", in: redirect)))
+        }
+        #expect(states[0].count == 43, "32 random bytes, base64url")
+        #expect(states[0] == states[1], "recorded random bytes reproduce the same state")
+        #expect(states[0] != states[2])
         for session in [one, two, three] { await session.expectClean(pending: [CallID(2), CallID(3)]) }
     }
 
@@ -64,7 +67,8 @@ struct RedirectSecurityTests {
 
     // 3. State is bound to the flow that started it: session B's URL delivered to session A fails.
     @Test func anotherSessionsStateIsRefused() async {
-        let a = SimulatedSession(seed: 1), b = SimulatedSession(seed: 2, clock: a.clock, simulator: a.simulator)
+        let a = SimulatedSession(seed: 1)
+        let b = SimulatedSession(deviceID: "device-2", seed: 2, clock: a.clock, simulator: a.simulator)
         let (_, genuineA) = await pendingLogin(a)
         let (_, genuineB) = await pendingLogin(b)
         await expectRefused(genuineB, code: "REDIRECT_STATE_MISMATCH", session: a, genuine: genuineA)
@@ -78,8 +82,8 @@ struct RedirectSecurityTests {
         await expectRefused(forged, code: "REDIRECT_STATE_MISMATCH", session: session, genuine: genuine)
     }
 
-    // 4 and 12. State is single use; a replayed URL never causes a second exchange.
-    @Test func aReplayedURLIsRefusedAndTheCodeIsExchangedOnce() async {
+    // 4 and 12. State is single use; a replayed URL never causes a second profile read.
+    @Test func aReplayedURLIsRefusedAndTheProfileIsReadOnce() async {
         let session = SimulatedSession()
         let (_, genuine) = await pendingLogin(session)
         await session.enabler.handleExternalURL(genuine)
@@ -88,7 +92,7 @@ struct RedirectSecurityTests {
         #expect(statusCode(callbacks.first) == "REDIRECT_NO_PENDING_FLOW")
         #expect(callbacks.last == .setAuthenticationStatus(status: 1, errorCode: ""))
         #expect(session.ledger.answers(to: replay).count == 1)
-        #expect(session.ledger.backendRequests.filter { $0 == .exchangeCode }.count == 1)
+        #expect(session.ledger.backendRequests.filter { $0 == .profileByCode }.count == 1)
         await session.expectClean()
     }
 
@@ -137,7 +141,7 @@ struct RedirectSecurityTests {
     }
 
     // 8. Duplicated parameters are refused.
-    @Test(arguments: ["state", "code", "mvpd"])
+    @Test(arguments: ["state", "mvpd"])
     func aDuplicatedParameterIsRefused(name: String) async {
         let session = SimulatedSession()
         let (_, genuine) = await pendingLogin(session)
@@ -181,23 +185,23 @@ struct RedirectSecurityTests {
             replacing("mvpd", with: nil, in: genuine), code: "REDIRECT_PROVIDER_MISMATCH", session: session, genuine: genuine)
     }
 
-    @Test func aCallbackWithTheRightStateButNoCodeIsRefused() async {
-        let session = SimulatedSession()
-        let (_, genuine) = await pendingLogin(session)
-        await expectRefused(
-            replacing("code", with: nil, in: genuine), code: "REDIRECT_CODE_MISSING", session: session, genuine: genuine)
-    }
-
-    // 11. PKCE S256: the verifier never appears in the login URL; the exchange proves it.
-    @Test func theVerifierNeverLeavesTheEngineExceptAtTheExchange() async throws {
+    // 11. PKCE protected a code carried by the redirect. REST API V2 puts none there: the engine
+    // holds the session's code and reads the profile by it, so what binds the redirect to the flow
+    // is the state in the redirect URL the engine sent with the session. A code planted in the
+    // redirect is never used.
+    @Test func theProfileIsReadByTheSessionsCodeNeverByOneInTheRedirect() async throws {
         let session = SimulatedSession()
         let (login, genuine) = await pendingLogin(session)
-        let verifier = PKCE.verifier(from: SeededRandomSource(seed: 1 &* 2 &+ 2).bytes(32))
-        #expect(!login.contains(verifier))
-        #expect(queryValue("code_challenge", in: login) == PKCE.challenge(for: verifier))
-        await session.enabler.handleExternalURL(genuine)
+        let state = try #require(queryValue("state", in: genuine))
+        #expect(!login.contains(state), "the login URL (the service's) never carries the state")
+        guard case .awaitingRedirect(let flow) = await session.enabler.machineSnapshot.authentication, let code = flow.code else {
+            Issue.record("no login waiting")
+            return
+        }
+        #expect(login.hasSuffix("/" + code))
+        await session.enabler.handleExternalURL(genuine + "&code=PLANTED1")
         #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
-        #expect(!session.ledger.callbacks.contains { $0.redactedDescription.contains(verifier) })
+        #expect(session.ledger.backendRequests.filter { $0 == .profileByCode }.count == 1)
         await session.expectClean()
     }
 
@@ -213,7 +217,7 @@ struct RedirectSecurityTests {
         #expect(expired.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         await session.enabler.handleExternalURL(genuine)
         #expect(statusCode(session.ledger.take().first) == "REDIRECT_EXPIRED")
-        #expect(session.ledger.backendRequests.filter { $0 == .exchangeCode }.isEmpty)
+        #expect(session.ledger.backendRequests.filter { $0 == .profileByCode }.isEmpty)
         await session.expectClean()
     }
 
@@ -230,16 +234,18 @@ struct RedirectSecurityTests {
     @Test func aURLArrivingAfterTheDeadlineBeforeTheTimerFiresIsRefusedAsExpired() async {
         // The machine checks the deadline itself, so a slow timer never lets a stale login through.
         var machine = EntitlementMachine(deviceID: "device-1")
-        let configuration = RequestorConfiguration(
-            requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")], authenticationEndpoint: "https://sp/authn",
-            logoutEndpoint: "https://sp/logout")
+        let configuration = RequestorConfiguration(requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")])
         let start = Timestamp(milliseconds: 1_000)
+        let session = V2Session(
+            actionName: .authenticate, actionType: .interactive, reasonType: .none, url: "https://sp/authenticate/r/C",
+            code: "C", sessionID: "sid", serviceProvider: "r", notBefore: start, notAfter: start.adding(.seconds(1800)))
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
         _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: start)
         _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("m")), at: start)
-        _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s", verifier: "v")), at: start)
+        _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s")), at: start)
+        _ = machine.handle(.backendAnswered(OperationID(2), .session(session)), at: start)
         let late = start.adding(.seconds(600))
-        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=c&state=s&mvpd=m")), at: late)
+        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s&mvpd=m")), at: late)
         #expect(actions.last == .emit(.status(CallRefusal.redirect(.expired).report), answering: [CallID(3)]))
         #expect(actions.contains(.emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2)])))
         #expect(machine.authentication == .unauthenticated)

@@ -27,7 +27,7 @@ struct SecondScreenTests {
             await session.clock.advance(by: .seconds(3))
             await session.settle()
         }
-        #expect(await session.simulator.requestCounts[.checkRegistration] == 4, "one poll per interval, no more")
+        #expect(await session.simulator.requestCounts[.profileByCode] == 4, "one poll per interval, no more")
         #expect(session.ledger.take().isEmpty)
         let visit = await session.userAgent.activate(code: code, username: "alice", password: "wonderland")
         guard case .stoppedAt(let page) = visit.outcome else { Issue.record("activation did not end on a page: \(visit.outcome)"); return }
@@ -38,7 +38,7 @@ struct SecondScreenTests {
         #expect(session.ledger.answers(to: call) == [done])
         await session.clock.advance(by: .seconds(30))
         await session.settle()
-        #expect(await session.simulator.requestCounts[.checkRegistration] == 5, "polling stops with the login")
+        #expect(await session.simulator.requestCounts[.profileByCode] == 5, "polling stops with the login")
         #expect(session.ledger.take().isEmpty)
         await session.expectClean()
     }

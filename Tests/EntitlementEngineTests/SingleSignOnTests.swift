@@ -53,8 +53,8 @@ struct SingleSignOnTests {
         let folder = NSTemporaryDirectory() + "entitle-sso-list-" + UUID().uuidString
         let store = try FileTokenStorage(folder: folder)
         let expires = Timestamp(milliseconds: 9_999_999_999_999)
-        let a = AuthenticationToken(value: "a", mvpdID: "m", requestorID: "r1", userID: "u", expires: expires)
-        let b = AuthenticationToken(value: "b", mvpdID: "m", requestorID: "r2", userID: "u", expires: expires)
+        let a = AuthenticationToken(mvpdID: "m", requestorID: "r1", userID: "u", expires: expires)
+        let b = AuthenticationToken(mvpdID: "m", requestorID: "r2", userID: "u", expires: expires)
         try await store.overwrite(StoredTokens(authentication: a, deviceID: "d"), deviceID: "d", requestorID: "r1")
         try await store.overwrite(StoredTokens(authentication: b, deviceID: "other"), deviceID: "other", requestorID: "r2")
         try await store.overwrite(StoredTokens(selectedProvider: "m", deviceID: "d"), deviceID: "d", requestorID: "r3")

@@ -47,15 +47,16 @@ struct StorageContractTests {
         }
     }
 
-    /// The review's first finding: another process clears the store between the engine's read and its write.
+    /// The review's first finding: another process clears the store (a logout on another node)
+    /// while this engine holds the login; decisions are not stored, so no save of this engine's
+    /// may bring the login back, and the next call sees the store's new version.
     @Test func aLoginClearedByAnotherWriterDoesNotComeBack() async throws {
         let storage = ScriptedTokenStorage()
         let session = SimulatedSession(storage: storage)
         await session.signIn()
         let login = try #require(try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor").authentication)
-        // The next save (the authorization token) meets a store another node has just cleared.
         let savesBefore = storage.history.count
-        storage.beforeNextSave { try? await storage.inner.overwrite(.empty, deviceID: "device-1", requestorID: "sim-requestor") }
+        try await storage.inner.overwrite(.empty, deviceID: "device-1", requestorID: "sim-requestor")
         let call = await session.enabler.checkAuthorization("news-channel")
         let callbacks = await session.collectIgnoringTracking()
         #expect(callbacks.last == .tokenRequestFailed(
@@ -112,9 +113,9 @@ struct StorageContractTests {
         let onB = await b.enabler.handleExternalURL(redirect)
         await a.settle()
         await b.settle()
-        let exchanges = a.ledger.backendRequests.filter { $0 == .exchangeCode }.count
-            + b.ledger.backendRequests.filter { $0 == .exchangeCode }.count
-        #expect(exchanges == 1, "the code was exchanged \(exchanges) times")
+        let exchanges = a.ledger.backendRequests.filter { $0 == .profileByCode }.count
+            + b.ledger.backendRequests.filter { $0 == .profileByCode }.count
+        #expect(exchanges == 1, "the profile was read \(exchanges) times")
         #expect(a.ledger.answers(to: onA).last == .setAuthenticationStatus(status: 1, errorCode: ""))
         #expect(statusCode(b.ledger.answers(to: onB).first) == "REDIRECT_NO_PENDING_FLOW")
         // The login A completed is the one both see, and it works.
@@ -128,7 +129,7 @@ struct StorageContractTests {
     }
 
     /// Both instances hold the pending login and race to take the redirect at the same moment.
-    @Test func twoInstancesRacingForOneRedirectExchangeItOnce() async throws {
+    @Test func twoInstancesRacingForOneRedirectReadTheProfileOnce() async throws {
         for seed in UInt64(1)...20 {
             let storage = InMemoryTokenStorage()
             let clock = ManualClock()
@@ -142,8 +143,8 @@ struct StorageContractTests {
             _ = await (onA, onB)
             await a.settle()
             await b.settle()
-            let exchanges = (a.ledger.backendRequests + b.ledger.backendRequests).filter { $0 == .exchangeCode }.count
-            #expect(exchanges == 1, "seed \(seed): the code was exchanged \(exchanges) times")
+            let exchanges = (a.ledger.backendRequests + b.ledger.backendRequests).filter { $0 == .profileByCode }.count
+            #expect(exchanges == 1, "seed \(seed): the profile was read \(exchanges) times")
             // Whichever took the redirect, A's calls are answered once A reads the outcome.
             await a.enabler.checkAuthentication()
             await a.settle()

@@ -66,11 +66,9 @@ struct TotalBoundaryTests {
     func aStoredTokenWithAnExtremeExpiryDoesNotTrap(expires: Int64) async throws {
         let storage = InMemoryTokenStorage()
         let token = AuthenticationToken(
-            value: "authn", mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "u",
-            expires: Timestamp(milliseconds: expires))
-        let authorization = AuthorizationToken(value: "authz", resource: "news-channel", expires: Timestamp(milliseconds: expires))
+            mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "u", expires: Timestamp(milliseconds: expires))
         _ = try await storage.save(
-            StoredTokens(authentication: token, authorizations: ["news-channel": authorization], deviceID: "device-1"),
+            StoredTokens(authentication: token, deviceID: "device-1"),
             deviceID: "device-1", requestorID: "sim-requestor", replacing: .absent)
         let session = SimulatedSession(storage: storage)
         await session.configure()

@@ -5,7 +5,7 @@ import Testing
 @Suite("Trace format: canonical JSON, strict reading, placeholders")
 struct TraceFormatTests {
     static let header =
-        #"{"device":"d","engine":"0.1.0","format":"1.0","machine":"x","recorded_with":"t","settings":{},"start":0,"trace":"header"}"#
+        #"{"device":"d","engine":"0.1.0","format":"2.0","machine":"x","recorded_with":"t","settings":{},"start":0,"trace":"header"}"#
 
     @Test func theWriterIsCanonicalAndAgreesWithJSONEncoder() throws {
         let value: JSONValue = [
@@ -45,9 +45,11 @@ struct TraceFormatTests {
         (header + "\n" + #"{"in":"call","call":"logout","id":1,"seq":2,"t":0}"# + "\n", 2, "expected seq 1, found 2"),
         (header + "\n" + #"{"in":"call","call":"fly","id":1,"seq":1,"t":0}"# + "\n", 2, "the field 'call'"),
         (header + "\n" + #"{"in":"call","call":"logout","seq":1,"t":0}"# + "\n", 2, "the field 'id'"),
-        (#"{"trace":"header","format":"2.0"}"# + "\n", 1, "trace format 2.0 is not supported"),
-        (#"{"format":"1.0"}"# + "\n", 1, "the first line must be the trace header"),
-        (#"{"trace":"header","format":"1.0","engine":"0.1.0"}"# + "\n", 1, "the field 'recorded_with'"),
+        (#"{"trace":"header","format":"3.0"}"# + "\n", 1, "trace format 3.0 is not supported"),
+        // Format 1 recorded the v1-style port (code exchange, separate media tokens): refused, with the way out.
+        (#"{"trace":"header","format":"1.0"}"# + "\n", 1, "trace format 1.0 is not supported: this engine reads format 2.x; re-record the session with this version"),
+        (#"{"format":"2.0"}"# + "\n", 1, "the first line must be the trace header"),
+        (#"{"trace":"header","format":"2.0","engine":"0.1.0"}"# + "\n", 1, "the field 'recorded_with'"),
     ])
     func damagedTracesAreRefusedWithLineAndReason(text: String, line: Int, reason: String) {
         do {
@@ -60,7 +62,7 @@ struct TraceFormatTests {
     }
 
     @Test func extensionFieldsAreIgnoredAndNewerMinorVersionsAccepted() throws {
-        let text = Self.header.replacingOccurrences(of: #""format":"1.0""#, with: #""format":"1.7","_tool":{"x":1}"#) + "\n"
+        let text = Self.header.replacingOccurrences(of: #""format":"2.0""#, with: #""format":"2.7","_tool":{"x":1}"#) + "\n"
             + #"{"_note":"hand-added","in":"call","call":"logout","id":1,"seq":1,"t":0}"# + "\n"
         let trace = try Trace.parse(text)
         #expect(trace.records.first?["_note"] == nil)
@@ -72,7 +74,7 @@ struct TraceFormatTests {
         #expect(book.conceal("s3cr3t", as: .state) == "<state#1>")
         #expect(book.conceal("other", as: .state) == "<state#2>")
         #expect(book.conceal("s3cr3t", as: .state) == "<state#1>")
-        #expect(book.conceal("tok", as: .authn) == "<authn#1>")
+        #expect(book.conceal("tok", as: .media) == "<media#1>")
         #expect(book.conceal("<code#7>", as: .code) == "<code#7>", "a placeholder stays itself")
         #expect(book.conceal("", as: .code) == "")
         let url = "adobepass://ios.app?code=abc&state=s3cr3t&mvpd=m&state=dup#code=frag"

@@ -16,7 +16,7 @@ struct V2ErrorClassificationTests {
         #expect(BackendError(v2: Self.error("authorization_denied_by_parental_controls", .authorization), httpStatus: 200)
             == .denied(code: "authorization_denied_by_parental_controls", message: "The message."))
         #expect(BackendError(v2: Self.error("network_connection_timeout", .retry), httpStatus: 403)
-            == .network("network_connection_timeout: The message."))
+            == .retryable("network_connection_timeout: The message."))
         #expect(BackendError(v2: Self.error("invalid_parameter_code", .none, status: 400), httpStatus: 400)
             == .httpStatus(400, "invalid_parameter_code: The message."))
         #expect(BackendError(v2: Self.error("too_many_resources", .configuration), httpStatus: 200)

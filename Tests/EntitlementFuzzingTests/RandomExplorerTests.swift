@@ -35,7 +35,7 @@ struct RandomExplorerTests {
         let steps: [ExplorerStep] = [
             .call(.setRequestor(requestorID: "sim-requestor", serviceProviders: [])),
             .call(.getAuthentication(forceAuthn: false, data: [:])), .call(.setSelectedProvider("acme-cable")),
-            .hold(.exchangeCode), .logIn(rightPassword: true, deliver: true),
+            .hold(.profileByCode), .logIn(rightPassword: true, deliver: true),
         ]
         #expect(await explorer.run(steps, seed: 2).isEmpty)
     }

@@ -22,7 +22,7 @@ struct ScenarioParserTests {
         ("< setTokn * news", 2, 3, "unknown callback 'setTokn'"),
         ("! clock advances soon", 2, 18, "'soon' is not a duration (use ms, s, m, h or d, for example 90s)"),
         ("! clock advances 9999999999999d", 2, 18, "'9999999999999d' is longer than the engine's clock can count"),
-        ("! backend fails tokenz with timeout", 2, 17, "unknown backend operation 'tokenz' (configuration, exchangeCode, exchangePlatformAssertion, startTempPass, singleSignOn, passiveAuthentication, registrationCode, checkRegistration, authorize, mediaToken, preauthorize, userMetadata)"),
+        ("! backend fails tokenz with timeout", 2, 17, "unknown backend operation 'tokenz' (configuration, createSession, profiles, profile, profileByCode, partnerProfile, authorize, preauthorize, logout)"),
         ("! wizard waves", 2, 3, "unknown actor 'wizard' (user, web view, clock, backend, attacker, platform, second-screen)"),
         ("! second-screen user enters code $c", 2, 34, "expected 'as'"),
         ("! platform user will cancel", 2, 3, "the device has no platform account: add `set platform-sso` first"),
@@ -36,7 +36,7 @@ struct ScenarioParserTests {
         ("world default", 2, 1, "'world' must be the first declaration"),
         ("set colour blue", 2, 5, "unknown setting 'colour'"),
         ("ignore sendTrackingDatum", 2, 8, "unknown callback 'sendTrackingDatum'"),
-        ("mvpd x \"X\" turbo", 2, 12, "unknown MVPD option 'turbo' (sso, temppass, per-requestor, authn-ttl, authz-ttl, login-hops, no-logout-page)"),
+        ("mvpd x \"X\" turbo", 2, 12, "unknown MVPD option 'turbo' (sso, temppass, per-requestor, degraded, authn-ttl, authz-ttl, login-hops, no-logout-page)"),
     ])
     func refusesWithLineAndColumn(line: String, lineNumber: Int, column: Int, message: String) throws {
         let failure = try #require(error("ignore sendTrackingData\n" + line))

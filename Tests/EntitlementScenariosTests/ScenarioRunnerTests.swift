@@ -99,13 +99,14 @@ struct ScenarioRunnerTests {
             "configuration: configuring --> configured : configurationLoaded [current] / setRequestorComplete, restoreTokens, runQueue",
             "authentication: unknown --> unauthenticated : configurationLoaded [noValidStoredToken]",
             "authentication: unauthenticated --> preparingLogin : setSelectedProvider / trackSelection, persist, drawSecrets",
-            "authentication: preparingLogin --> awaitingRedirect : flowSecretsDrawn / startTimer, navigateToUrl",
-            "authentication: awaitingRedirect --> exchangingCode : handleExternalURL [accepted] / cancelTimer, exchangeCode",
-            "authentication: exchangingCode --> authenticated : backendAnswered [tokenMatchesFlow] / persist, setAuthenticationStatus",
+            "authentication: preparingLogin --> creatingSession : flowSecretsDrawn / createSession",
+            "authentication: creatingSession --> awaitingRedirect : backendAnswered [loginNeeded] / startTimer, navigateToUrl",
+            "authentication: awaitingRedirect --> readingProfile : handleExternalURL [accepted] / cancelTimer, readProfile",
+            "authentication: readingProfile --> authenticated : backendAnswered [profileMatchesFlow] / persist, setAuthenticationStatus",
         ] {
             #expect(rows.contains(expected), "\(expected)")
         }
-        #expect(rows.count == 7, "\(rows.sorted())")
+        #expect(rows.count == 8, "\(rows.sorted())")
     }
 }
 

@@ -43,21 +43,16 @@ struct TraceRoundTripTests {
         await enabler.setRequestor("sim-requestor")
         await enabler.whenIdle()
         await enabler.setSelectedProvider("bluesky-tv")
+        await enabler.whenIdle()
         let trace = recorder.trace
         let navigate = try #require(trace.records.last { $0["callback"]?.string == "navigateToUrl" }?["url"]?.string)
-        #expect(navigate.contains("state=<state#1>"))
+        #expect(navigate == "https://sp.sim/api/v2/authenticate/sim-requestor/<code#1>")
         let login = await enabler.machineSnapshot
-        guard case .awaitingRedirect(let flow) = login.authentication, let secrets = flow.secrets else {
+        guard case .awaitingRedirect(let flow) = login.authentication, let secrets = flow.secrets, let code = flow.code else {
             Issue.record("no login waiting")
             return
         }
-        let url = PercentEncoding.url(
-            "https://sp.sim/api/v1/authenticate",
-            query: [
-                ("requestor_id", "sim-requestor"), ("mso_id", "bluesky-tv"), ("device_id", "tv-42"),
-                ("redirect_uri", "adobepass://ios.app"), ("state", secrets.state),
-                ("code_challenge", PKCE.challenge(for: secrets.verifier ?? "")), ("code_challenge_method", "S256"),
-            ])
+        let url = "https://sp.sim/api/v2/authenticate/sim-requestor/\(code)"
         let redirect = try #require(await simulator.userAgent.logIn(at: url, username: "carol", password: "carolina").appURL)
         await enabler.handleExternalURL(redirect)
         await enabler.whenIdle()
@@ -65,7 +60,7 @@ struct TraceRoundTripTests {
         await enabler.whenIdle()
         let recorded = recorder.trace
         #expect(recorded.records.contains { $0["callback"]?.string == "setToken" })
-        #expect(!recorded.text.contains(secrets.state) && !recorded.text.contains(secrets.verifier ?? "-"))
+        #expect(!recorded.text.contains(secrets.state) && !recorded.text.contains(code))
         let replay = TraceReplayer().replay(try Trace.parse(recorded.text))
         #expect(replay.divergence == nil, "\(replay.divergence?.description ?? "")")
     }

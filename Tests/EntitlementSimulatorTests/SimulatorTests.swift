@@ -3,34 +3,40 @@ import EntitlementSimulator
 import Foundation
 import Testing
 
-@Suite("The simulated programmer backend, MVPDs and user agent")
+@Suite("The simulated REST API V2 service, MVPDs and user agent")
 struct SimulatorTests {
     let clock = ManualClock()
-    let verifier = PKCE.verifier(from: [UInt8](repeating: 7, count: 32))
     let context = RequestContext(requestorID: "sim-requestor", deviceID: "device-1")
+    static let redirect = "adobepass://ios.app?state=s1&mvpd=acme-cable"
 
     var simulator: Simulator { Simulator(clock: clock) }
 
-    func loginURL(state: String = "state-1", mvpd: String = "acme-cable", challenge: String? = nil) -> String {
-        PercentEncoding.url(
-            "https://sp.sim/api/v1/authenticate",
-            query: [
-                ("requestor_id", "sim-requestor"), ("mso_id", mvpd), ("device_id", "device-1"),
-                ("redirect_uri", "adobepass://ios.app"), ("state", state),
-                ("code_challenge", challenge ?? PKCE.challenge(for: verifier)), ("code_challenge_method", "S256"),
-            ])
+    /// `POST sessions` for the device.
+    func session(_ simulator: Simulator, mvpd: String = "acme-cable", redirect: String? = Self.redirect) async throws -> V2Session {
+        let answer = try await simulator.perform(.createSession(context, mvpd: mvpd, domainName: "sim-app.example", redirectURL: redirect))
+        guard case .session(let session) = answer else { throw BackendError.malformedResponse("\(answer)") }
+        return session
     }
 
-    func exchange(_ code: String, verifier: String? = nil, mvpd: String = "acme-cable") -> BackendRequest {
-        .exchangeCode(
-            CodeExchange(
-                context: context, mvpdID: mvpd, code: code, codeVerifier: verifier ?? self.verifier,
-                redirectURL: "adobepass://ios.app"))
+    /// Logs `user` in through a new session; the session and the browser's visit.
+    func logIn(
+        _ simulator: Simulator, mvpd: String = "acme-cable", user: String = "alice", password: String = "wonderland"
+    ) async throws -> (session: V2Session, visit: SimulatedUserAgent.Visit) {
+        let session = try await session(simulator, mvpd: mvpd)
+        let visit = await simulator.userAgent.logIn(at: try #require(session.url), username: user, password: password)
+        return (session, visit)
     }
 
-    func code(_ simulator: Simulator, user: String = "alice", password: String = "wonderland") async -> String {
-        let visit = await simulator.userAgent.logIn(at: loginURL(), username: user, password: password)
-        return visit.appURL.flatMap { try? ExternalURL.parse($0).parameters["code"] } ?? ""
+    func profiles(_ simulator: Simulator, _ request: BackendRequest) async throws -> [String: V2Profile] {
+        guard case .profiles(let profiles) = try await simulator.perform(request) else { throw BackendError.malformedResponse("") }
+        return profiles
+    }
+
+    func decisions(_ simulator: Simulator, _ resource: String, mvpd: String = "acme-cable") async throws -> [V2Decision] {
+        guard case .decisions(let decisions) = try await simulator.perform(.authorize(context, mvpd: mvpd, resource: resource)) else {
+            throw BackendError.malformedResponse("")
+        }
+        return decisions
     }
 
     @Test func theDefaultWorldHasWhatTheIssueAsksFor() {
@@ -42,16 +48,47 @@ struct SimulatorTests {
         #expect(world.users.allSatisfy { $0.metadata["zip"] != nil && $0.metadata["householdID"] != nil })
     }
 
-    @Test func loginChainEndsAtTheAppWithCodeStateAndMVPD() async throws {
-        let visit = await simulator.userAgent.logIn(at: loginURL(), username: "alice", password: "wonderland")
-        let app = try #require(visit.appURL)
-        let url = try ExternalURL.parse(app)
-        #expect(url.base == "adobepass://ios.app")
-        #expect(url.parameters["state"] == "state-1")
-        #expect(url.parameters["mvpd"] == "acme-cable")
-        #expect(url.parameters["code"]?.isEmpty == false)
+    @Test func aSessionIsALoginURLAndACodeValidForThirtyMinutes() async throws {
+        let session = try await session(simulator)
+        #expect(session.actionName == .authenticate && session.actionType == .interactive && session.reasonType == .none)
+        let code = try #require(session.code)
+        #expect(session.url == "https://sp.sim/api/v2/authenticate/sim-requestor/\(code)")
+        #expect(session.notAfter == clock.now().adding(.seconds(1800)))
+        #expect(session.serviceProvider == "sim-requestor" && session.mvpd == "acme-cable")
+    }
+
+    @Test func theLoginChainSavesAProfileAndEndsAtTheRedirectURLWithNothingAppended() async throws {
+        let simulator = self.simulator
+        let (session, visit) = try await logIn(simulator)
+        #expect(visit.appURL == Self.redirect)
         #expect(visit.hops.contains { $0.hasPrefix("https://login.acme-cable.sim/login") })
         #expect(visit.hops.contains("POST https://login.acme-cable.sim/login"))
+        let profiles = try await profiles(simulator, .profileByCode(context, code: try #require(session.code)))
+        let profile = try #require(profiles["acme-cable"])
+        #expect(profile.kind == .regular && profile.issuer == "acme-cable")
+        #expect(profile.attributes["userID"]?.value == .string("acme-7f3a"))
+        #expect(profile.attributes["encryptedZip"]?.encrypted == true)
+        #expect(profile.notAfter == clock.now().adding(.seconds(86_400)))
+        #expect(try await self.profiles(simulator, .profile(context, mvpd: "acme-cable"))["acme-cable"] == profile)
+    }
+
+    @Test func beforeTheLoginTheProfileByCodeIsEmptyAndAnExpiredCodeIsRefused() async throws {
+        let simulator = self.simulator
+        let session = try await session(simulator)
+        let code = try #require(session.code)
+        #expect(try await profiles(simulator, .profileByCode(context, code: code)).isEmpty)
+        await clock.advance(by: .seconds(1800))
+        await #expect(throws: BackendError.httpStatus(400, "invalid_authentication_session: The authentication session is unknown or expired.")) {
+            try await simulator.perform(.profileByCode(context, code: code))
+        }
+    }
+
+    @Test func aNewSessionReplacesTheDevicesOlderOne() async throws {
+        let simulator = self.simulator
+        let first = try await session(simulator)
+        _ = try await session(simulator)
+        let visit = await simulator.userAgent.logIn(at: try #require(first.url), username: "alice", password: "wonderland")
+        #expect(visit.appURL == nil)
     }
 
     @Test func extraLoginHopsAndAMissingLogoutPageShapeTheChains() async throws {
@@ -59,19 +96,15 @@ struct SimulatorTests {
         world.providers[0].extraLoginHops = 2
         world.providers[0].hasLogoutPage = false
         let simulator = Simulator(world: world, clock: clock)
-        let visit = await simulator.userAgent.logIn(at: loginURL(), username: "alice", password: "wonderland")
+        let (_, visit) = try await logIn(simulator)
         #expect(visit.hops.filter { $0.hasPrefix("https://login.acme-cable.sim/relay") }.count == 2)
         #expect(visit.appURL != nil)
-        let logout = PercentEncoding.url(
-            "https://sp.sim/api/v1/logout",
-            query: [("requestor_id", "sim-requestor"), ("device_id", "device-1"), ("redirect_uri", "adobepass://ios.app"), ("state", "s")])
-        let back = await simulator.userAgent.follow(logout)
-        #expect(!back.hops.contains { $0.contains("/logout?continue") })
-        #expect(back.appURL == "adobepass://ios.app?state=s")
+        let logout = try await simulator.perform(.logout(context, mvpd: "acme-cable", redirectURL: "adobepass://ios.app?state=s"))
+        #expect(logout == .logouts(["acme-cable": V2Logout(actionName: .complete, actionType: .none, mvpd: "acme-cable")]))
     }
 
-    @Test func aWrongPasswordStaysOnTheLoginPage() async {
-        let visit = await simulator.userAgent.logIn(at: loginURL(), username: "alice", password: "nope")
+    @Test func aWrongPasswordStaysOnTheLoginPage() async throws {
+        let (_, visit) = try await logIn(simulator, password: "nope")
         guard case .stoppedAt(let page) = visit.outcome else {
             Issue.record("expected the login page, got \(visit.outcome)")
             return
@@ -79,113 +112,74 @@ struct SimulatorTests {
         #expect(page.message == "Invalid username or password.")
     }
 
-    @Test func aUserOfAnotherMVPDCannotSignInHere() async {
-        let visit = await simulator.userAgent.logIn(at: loginURL(), username: "carol", password: "carolina")
+    @Test func aUserOfAnotherMVPDCannotSignInHere() async throws {
+        let (_, visit) = try await logIn(simulator, user: "carol", password: "carolina")
         #expect(visit.appURL == nil)
     }
 
-    @Test func cancellingTheLoginRedirectsWithAnErrorAndTheState() async throws {
-        let visit = await simulator.userAgent.cancelLogin(at: loginURL())
+    @Test func cancellingTheLoginRedirectsWithAnErrorAndKeepsTheRedirectURLsOwnQuery() async throws {
+        let simulator = self.simulator
+        let session = try await session(simulator)
+        let visit = await simulator.userAgent.cancelLogin(at: try #require(session.url))
         let url = try ExternalURL.parse(try #require(visit.appURL))
         #expect(url.parameters["error"] == "access_denied")
-        #expect(url.parameters["state"] == "state-1")
-        #expect(url.parameters["code"] == nil)
+        #expect(url.parameters["state"] == "s1")
+        #expect(try await profiles(simulator, .profileByCode(context, code: try #require(session.code))).isEmpty)
     }
 
-    @Test func aLoginRequestWithoutPKCEOrStateIsRefused() async {
-        let noChallenge = loginURL().replacingFirst("code_challenge_method=S256", with: "code_challenge_method=plain")
-        #expect(await simulator.userAgent.follow(noChallenge).appURL == nil)
-        let noState = loginURL(state: "")
-        #expect(await simulator.userAgent.follow(noState).appURL == nil)
-    }
-
-    @Test func codesAreSingleUseAndAReuseRevokesTheToken() async throws {
+    @Test func aSecondScreenSessionResumesOnTheActivationPage() async throws {
         let simulator = self.simulator
-        let code = await code(simulator)
-        guard case .authenticated(let token) = try await simulator.perform(exchange(code)) else {
-            Issue.record("no token")
+        let session = try await session(simulator, redirect: nil)
+        #expect(session.actionName == .resume && session.missingParameters == ["redirectUrl"])
+        let code = try #require(session.code)
+        let visit = await simulator.userAgent.activate(code: code, username: "alice", password: "wonderland")
+        guard case .stoppedAt(let page) = visit.outcome else {
+            Issue.record("expected the done page, got \(visit.outcome)")
             return
         }
-        #expect(token.mvpdID == "acme-cable")
-        await #expect(throws: BackendError.denied(code: "invalid_grant", message: "The code was already used.")) {
-            try await simulator.perform(exchange(code))
-        }
-        await #expect(throws: BackendError.self) {
-            try await simulator.perform(.authorize(context, authentication: token, resource: "news-channel", data: [:]))
+        #expect(page.title == "Signed in")
+        #expect(try await profiles(simulator, .profileByCode(context, code: code))["acme-cable"] != nil)
+    }
+
+    @Test func decisionsCarryAVerifiableMediaTokenAndDenialsAreItemErrors() async throws {
+        let simulator = self.simulator
+        _ = try await logIn(simulator, mvpd: "bluesky-tv", user: "frank", password: "furnace")
+        let permit = try #require(try await decisions(simulator, "news-channel", mvpd: "bluesky-tv").first)
+        #expect(permit.authorized && permit.source == .mvpd && permit.error == nil)
+        let token = try #require(permit.token)
+        #expect(token.notAfter == clock.now().adding(.seconds(420)))
+        let verifier = MediaTokenVerifier(key: SimulatedWorld.default.mediaTokenKey, clock: clock)
+        #expect(verifier.verify(token.serialized, resource: "news-channel", requestor: "sim-requestor") == .valid)
+        let claims = try verifier.claims(token.serialized).get()
+        #expect(claims.mvpdID == "bluesky-tv")
+        let deny = try #require(try await decisions(simulator, "sports-live", mvpd: "bluesky-tv").first)
+        #expect(!deny.authorized && deny.token == nil)
+        #expect(deny.error?.code == "authorization_denied_by_mvpd" && deny.error?.status == 403)
+        #expect(deny.error?.details == "Your BlueSky TV package does not include Sports Live. Call 1-800-555-0100 to upgrade.")
+    }
+
+    @Test func withoutAProfileAnAuthorizationIsSentBackToAuthentication() async throws {
+        await #expect(throws: BackendError.authenticationRequired("authenticated_profile_missing: The authenticated profile is missing.")) {
+            try await simulator.perform(.authorize(context, mvpd: "acme-cable", resource: "news-channel"))
         }
     }
 
-    @Test func codesExpireAfterTenMinutes() async throws {
+    @Test func logoutDeletesTheProfileAndRunsTheMVPDsLogoutPage() async throws {
         let simulator = self.simulator
-        let code = await code(simulator)
-        await clock.advance(by: .seconds(600))
-        await #expect(throws: BackendError.denied(code: "invalid_grant", message: "The code expired.")) {
-            try await simulator.perform(exchange(code))
-        }
-    }
-
-    @Test func pkceIsCheckedAtTheExchange() async throws {
-        let simulator = self.simulator
-        let code = await code(simulator)
-        let wrong = PKCE.verifier(from: [UInt8](repeating: 8, count: 32))
-        await #expect(throws: BackendError.denied(code: "invalid_grant", message: "PKCE verification failed.")) {
-            try await simulator.perform(exchange(code, verifier: wrong))
-        }
-    }
-
-    @Test func aCodeIsBoundToItsMVPD() async throws {
-        let simulator = self.simulator
-        let code = await code(simulator)
-        await #expect(throws: BackendError.self) { try await simulator.perform(exchange(code, mvpd: "bluesky-tv")) }
-    }
-
-    @Test func authorizationFollowsEntitlementsAndDenialMessages() async throws {
-        let simulator = self.simulator
-        let visit = await simulator.userAgent.logIn(
-            at: loginURL(mvpd: "bluesky-tv"), username: "frank", password: "furnace")
-        let code = try #require(visit.appURL.flatMap { try? ExternalURL.parse($0).parameters["code"] })
-        guard case .authenticated(let token) = try await simulator.perform(exchange(code, mvpd: "bluesky-tv")) else {
-            Issue.record("no token")
+        _ = try await logIn(simulator)
+        let answer = try await simulator.perform(.logout(context, mvpd: "acme-cable", redirectURL: "adobepass://ios.app?state=bye"))
+        guard case .logouts(let logouts) = answer, let step = logouts["acme-cable"], let url = step.url else {
+            Issue.record("no interactive logout: \(answer)")
             return
         }
-        let allowed = try await simulator.perform(
-            .authorize(context, authentication: token, resource: "news-channel", data: [:]))
-        guard case .authorized(let authorization) = allowed else {
-            Issue.record("not authorized: \(allowed)")
-            return
-        }
-        #expect(authorization.resource == "news-channel")
-        await #expect(
-            throws: BackendError.denied(
-                code: "authorization_denied_by_mvpd",
-                message: "Your BlueSky TV package does not include Sports Live. Call 1-800-555-0100 to upgrade.")
-        ) {
-            try await simulator.perform(.authorize(context, authentication: token, resource: "sports-live", data: [:]))
-        }
-        let media = try await simulator.perform(.mediaToken(context, authentication: token, authorization: authorization))
-        guard case .mediaToken(let mediaToken) = media else {
-            Issue.record("no media token")
-            return
-        }
-        #expect(mediaToken.expires == clock.now().adding(.seconds(420)))
-    }
-
-    @Test func logoutRevokesTheDeviceTokensAndRunsTheMVPDChain() async throws {
-        let simulator = self.simulator
-        let code = await code(simulator)
-        guard case .authenticated(let token) = try await simulator.perform(exchange(code)) else { return }
-        let logout = PercentEncoding.url(
-            "https://sp.sim/api/v1/logout",
-            query: [
-                ("requestor_id", "sim-requestor"), ("device_id", "device-1"), ("redirect_uri", "adobepass://ios.app"),
-                ("state", "bye"),
-            ])
-        let visit = await simulator.userAgent.follow(logout)
+        #expect(step.actionName == .logout && step.actionType == .interactive)
+        let visit = await simulator.userAgent.follow(url)
         #expect(visit.appURL == "adobepass://ios.app?state=bye")
-        #expect(visit.hops.contains { $0.hasPrefix("https://login.acme-cable.sim/logout") })
         await #expect(throws: BackendError.self) {
-            try await simulator.perform(.authorize(context, authentication: token, resource: "news-channel", data: [:]))
+            try await simulator.perform(.authorize(context, mvpd: "acme-cable", resource: "news-channel"))
         }
+        let again = try await simulator.perform(.logout(context, mvpd: "acme-cable", redirectURL: "adobepass://ios.app?state=bye"))
+        #expect(again == .logouts(["acme-cable": V2Logout(actionName: .invalid, actionType: .none, mvpd: "acme-cable")]))
     }
 
     @Test func theMVPDLogoutPageIsNotAnOpenRedirector() async {
@@ -194,10 +188,33 @@ struct SimulatorTests {
         #expect(!visit.hops.contains("https://evil.example/"))
     }
 
+    @Test func tempPassAndDegradedAccessNeedNoLoginAndAreIssuedByAdobe() async throws {
+        var world = SimulatedWorld.default
+        world.providers += [
+            SimulatedWorld.Provider(id: "tp", displayName: "TempPass", authenticationTTL: .seconds(3600), tempPass: true),
+            SimulatedWorld.Provider(id: "down", displayName: "Down MVPD", degraded: true),
+        ]
+        world.requestors[0].mvpdIDs += ["tp", "down"]
+        let simulator = Simulator(world: world, clock: clock)
+        let temporary = try await session(simulator, mvpd: "tp")
+        #expect(temporary.actionName == .authorize && temporary.reasonType == .temporary && temporary.code == nil)
+        let degraded = try await session(simulator, mvpd: "down")
+        #expect(degraded.actionName == .authorize && degraded.reasonType == .degraded)
+        let tempProfile = try #require(try await profiles(simulator, .profile(context, mvpd: "tp"))["tp"])
+        #expect(tempProfile.kind == .temporary && tempProfile.issuer == "Adobe")
+        #expect(tempProfile.notAfter == clock.now().adding(.seconds(3600)))
+        let degradedProfile = try #require(try await profiles(simulator, .profile(context, mvpd: "down"))["down"])
+        #expect(degradedProfile.kind == .degraded && degradedProfile.issuer == "Adobe")
+        #expect(try await decisions(simulator, "sports-live", mvpd: "down").first?.source == .degradation)
+        await clock.advance(by: .seconds(3600))
+        await #expect(throws: BackendError.authenticationRequired("temporary_access_duration_limit_exceeded: The temporary access duration limit has been exceeded.")) {
+            try await simulator.perform(.profile(context, mvpd: "tp"))
+        }
+    }
+
     @Test func faultsFireOnceOrUntilHealed() async throws {
         let simulator = self.simulator
-        let request = BackendRequest.configuration(
-            requestorID: "sim-requestor", serviceProviders: [], deviceID: "device-1", options: [:])
+        let request = BackendRequest.configuration(context)
         await simulator.inject(.fail(.timeout), into: .configuration)
         await #expect(throws: BackendError.timeout) { try await simulator.perform(request) }
         _ = try await simulator.perform(request)
@@ -208,20 +225,10 @@ struct SimulatorTests {
         #expect(await simulator.requestCounts[.configuration] == 6)
     }
 
-    @Test func unknownRequestorsAreDenied() async {
-        await #expect(throws: BackendError.self) {
-            try await simulator.perform(
-                .configuration(requestorID: "nobody", serviceProviders: [], deviceID: "d", options: [:]))
+    @Test func unknownRequestorsAreRefusedWithTheEnhancedError() async {
+        await #expect(throws: BackendError.httpStatus(400, "invalid_parameter_service_provider: The service provider 'nobody' is not known.")) {
+            try await simulator.perform(.configuration(RequestContext(requestorID: "nobody", deviceID: "d")))
         }
-    }
-}
-
-extension String {
-    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
-        guard let range = firstRange(of: target) else { return self }
-        var copy = self
-        copy.replaceSubrange(range, with: replacement)
-        return copy
     }
 }
 

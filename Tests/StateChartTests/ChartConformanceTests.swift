@@ -63,8 +63,8 @@ struct ChartConformanceTests {
         #expect(EntitlementCall.names.isSubset(of: inputs))
         let sample: [Input] = [
             .optionsChanged([:]), .configurationFailed(OperationID(1), .timeout),
-            .flowSecretsDrawn(FlowID(1), FlowSecrets(state: "", verifier: nil)),
-            .backendAnswered(OperationID(1), .preauthorized([])), .backendFailed(OperationID(1), .timeout),
+            .flowSecretsDrawn(FlowID(1), FlowSecrets(state: "")),
+            .backendAnswered(OperationID(1), .decisions([])), .backendFailed(OperationID(1), .timeout),
             .timerFired(.redirectDeadline(FlowID(1))),
         ]
         #expect(sample.allSatisfy { inputs.contains($0.name) })

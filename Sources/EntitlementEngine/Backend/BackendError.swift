@@ -8,6 +8,9 @@ public enum BackendError: Error, Sendable, Hashable, Codable {
     case httpStatus(Int, String)
     /// Throttled (HTTP 429); retry after this many seconds.
     case throttled(retryAfterSeconds: Int)
+    /// The service asked for the request to be sent again (an enhanced error with `action:
+    /// retry`); the engine does so at most twice, then reports it like a network error.
+    case retryable(String)
     /// The answer could not be understood.
     case malformedResponse(String)
     /// The authentication is missing, expired or revoked on the server (HTTP 401/410/412).
@@ -22,6 +25,7 @@ public enum BackendError: Error, Sendable, Hashable, Codable {
         case .timeout: "the backend timed out"
         case .httpStatus(let status, let why): "HTTP \(status): \(why)"
         case .throttled(let seconds): "throttled; retry after \(seconds) s"
+        case .retryable(let why): "the service asked to retry: \(why)"
         case .malformedResponse(let why): "malformed backend response: \(why)"
         case .authenticationRequired(let why): "authentication required: \(why)"
         case .denied(let code, let message): "\(code): \(message)"

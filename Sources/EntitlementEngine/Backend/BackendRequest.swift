@@ -1,8 +1,8 @@
 /// What every backend request carries: who asks, from which device, with which options.
 public struct RequestContext: Sendable, Hashable, Codable {
-    /// The requestor (programmer) id.
+    /// The requestor id: REST API V2's `serviceProvider`.
     public var requestorID: String
-    /// The device id.
+    /// The streaming device's id (`AP-Device-Identifier`).
     public var deviceID: String
     /// The options set with `setOptions` (sent on every call, as AccessEnabler does).
     public var options: [String: String]
@@ -15,163 +15,135 @@ public struct RequestContext: Sendable, Hashable, Codable {
     }
 }
 
-/// One request to the backend port, as the machine asks for it.
+/// One request to the backend port: a REST API V2 operation, made on behalf of one device
+/// (reference §3–§8). ``v2`` is the transport-independent request a V2 client sends.
 public enum BackendRequest: Sendable, Hashable {
-    /// Fetch the requestor's configuration.
-    case configuration(requestorID: String, serviceProviders: [String], deviceID: String, options: [String: String])
-    /// Exchange a one-time code (with its PKCE verifier) for an authentication token.
-    case exchangeCode(CodeExchange)
-    /// Exchange the platform's signed assertion for the engine's own authentication token (cookbook D).
-    case exchangePlatformAssertion(RequestContext, assertion: PlatformAssertion)
-    /// Start (or resume, within its window) this device's TempPass with a TempPass MVPD.
-    case startTempPass(RequestContext, mvpdID: String, data: [String: String])
-    /// Single sign-on: another requestor's authentication on this device, for this requestor.
-    case singleSignOn(RequestContext, authentication: AuthenticationToken)
-    /// Passive authentication (no UI) with an MVPD that authenticates per requestor, relying on
-    /// the MVPD's own session on this device.
-    case passiveAuthentication(RequestContext, mvpdID: String)
-    /// A registration code for a second-screen login with `mvpdID`, usable for `lifetime`.
-    case registrationCode(RequestContext, mvpdID: String, lifetime: Duration)
-    /// Whether the registration code was used on a second screen: the token, or not yet.
-    case checkRegistration(RequestContext, code: String)
-    /// Authorize a resource.
-    case authorize(RequestContext, authentication: AuthenticationToken, resource: String, data: [String: String])
-    /// Obtain a fresh media token for an authorized resource.
-    case mediaToken(RequestContext, authentication: AuthenticationToken, authorization: AuthorizationToken)
-    /// Pre-authorize a list of resources.
-    case preauthorize(RequestContext, authentication: AuthenticationToken, resources: [String])
-    /// Read one user metadata value.
-    case userMetadata(RequestContext, authentication: AuthenticationToken, name: String)
+    /// `GET /api/v2/{sp}/configuration`: the requestor's MVPDs.
+    case configuration(RequestContext)
+    /// `POST /api/v2/{sp}/sessions`: start a login. Parameters the device cannot supply are left
+    /// out (a second screen supplies its own `redirectUrl`; the answer is then `resume`).
+    case createSession(RequestContext, mvpd: String, domainName: String, redirectURL: String?)
+    /// `GET /api/v2/{sp}/profiles`: every valid profile of the device (single sign-on at `setRequestor`).
+    case profiles(RequestContext)
+    /// `GET /api/v2/{sp}/profiles/{mvpd}`: the device's profile with one MVPD.
+    case profile(RequestContext, mvpd: String)
+    /// `GET /api/v2/{sp}/profiles/code/{code}`: the profile a session's login made (read after the
+    /// redirect; polled by a second-screen login).
+    case profileByCode(RequestContext, code: String)
+    /// `POST /api/v2/{sp}/profiles/sso/{partner}`: the platform's signed sign-in (`SAMLResponse`)
+    /// exchanged for a profile (partner single sign-on, cookbook D).
+    case partnerProfile(RequestContext, partner: String, assertion: PlatformAssertion)
+    /// `POST /api/v2/{sp}/decisions/authorize/{mvpd}` for one resource: the decision carries the media token.
+    case authorize(RequestContext, mvpd: String, resource: String)
+    /// `POST /api/v2/{sp}/decisions/preauthorize/{mvpd}`: decisions without media tokens.
+    case preauthorize(RequestContext, mvpd: String, resources: [String])
+    /// `GET /api/v2/{sp}/logout/{mvpd}?redirectUrl=…`: the service deletes the profile and says how
+    /// the MVPD's own logout goes on.
+    case logout(RequestContext, mvpd: String, redirectURL: String)
 
     /// The request's operation name (for logs, faults and transcripts).
     public var operation: BackendOperation {
         switch self {
         case .configuration: .configuration
-        case .exchangeCode: .exchangeCode
-        case .exchangePlatformAssertion: .exchangePlatformAssertion
-        case .startTempPass: .startTempPass
-        case .singleSignOn: .singleSignOn
-        case .passiveAuthentication: .passiveAuthentication
-        case .registrationCode: .registrationCode
-        case .checkRegistration: .checkRegistration
+        case .createSession: .createSession
+        case .profiles: .profiles
+        case .profile: .profile
+        case .profileByCode: .profileByCode
+        case .partnerProfile: .partnerProfile
         case .authorize: .authorize
-        case .mediaToken: .mediaToken
         case .preauthorize: .preauthorize
-        case .userMetadata: .userMetadata
+        case .logout: .logout
+        }
+    }
+
+    /// Who asks.
+    public var context: RequestContext {
+        switch self {
+        case .configuration(let context), .createSession(let context, _, _, _), .profiles(let context),
+            .profile(let context, _), .profileByCode(let context, _), .partnerProfile(let context, _, _),
+            .authorize(let context, _, _), .preauthorize(let context, _, _), .logout(let context, _, _):
+            context
+        }
+    }
+
+    /// The REST API V2 request this operation is on the wire.
+    public var v2: V2Request {
+        let sp = context.requestorID
+        switch self {
+        case .configuration: return .configuration(serviceProvider: sp)
+        case .createSession(_, let mvpd, let domainName, let redirectURL):
+            return .createSession(serviceProvider: sp, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL)
+        case .profiles: return .profiles(serviceProvider: sp)
+        case .profile(_, let mvpd): return .profile(serviceProvider: sp, mvpd: mvpd)
+        case .profileByCode(_, let code): return .profileByCode(serviceProvider: sp, code: code)
+        case .partnerProfile(_, let partner, let assertion):
+            return .partnerProfile(serviceProvider: sp, partner: partner, samlResponse: assertion.serialized)
+        case .authorize(_, let mvpd, let resource): return .authorize(serviceProvider: sp, mvpd: mvpd, resources: [resource])
+        case .preauthorize(_, let mvpd, let resources):
+            return .preauthorize(serviceProvider: sp, mvpd: mvpd, resources: resources)
+        case .logout(_, let mvpd, let redirectURL): return .logout(serviceProvider: sp, mvpd: mvpd, redirectURL: redirectURL)
         }
     }
 }
 
-/// The backend operations, by name.
+/// The backend operations, by name (REST API V2's, reference §16).
 public enum BackendOperation: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Requestor configuration.
+    /// `GET configuration`.
     case configuration
-    /// Code exchange.
-    case exchangeCode
-    /// Platform-assertion exchange.
-    case exchangePlatformAssertion
-    /// TempPass start.
-    case startTempPass
-    /// Single sign-on across requestors.
-    case singleSignOn
-    /// Passive authentication.
-    case passiveAuthentication
-    /// Registration code for a second screen.
-    case registrationCode
-    /// Second-screen poll.
-    case checkRegistration
-    /// Authorization.
+    /// `POST sessions`.
+    case createSession
+    /// `GET profiles`.
+    case profiles
+    /// `GET profiles/{mvpd}`.
+    case profile
+    /// `GET profiles/code/{code}`.
+    case profileByCode
+    /// `POST profiles/sso/{partner}`.
+    case partnerProfile
+    /// `POST decisions/authorize/{mvpd}`.
     case authorize
-    /// Media token.
-    case mediaToken
-    /// Pre-authorization.
+    /// `POST decisions/preauthorize/{mvpd}`.
     case preauthorize
-    /// User metadata.
-    case userMetadata
+    /// `GET logout/{mvpd}`.
+    case logout
 }
 
-/// The code-exchange request (RFC 6749 §4.1.3 with RFC 7636 PKCE).
-public struct CodeExchange: Sendable, Hashable, Codable {
-    /// Who asks.
-    public var context: RequestContext
-    /// The MVPD chosen for the flow.
-    public var mvpdID: String
-    /// The one-time code from the redirect (a secret).
-    public var code: String
-    /// The PKCE verifier drawn for the flow (a secret).
-    public var codeVerifier: String
-    /// The redirect URL the flow used (must match the one given at login).
-    public var redirectURL: String
-    /// The `data` passed to `getAuthentication`, forwarded to the server.
-    public var data: [String: String]
-
-    /// Creates a code-exchange request.
-    public init(
-        context: RequestContext, mvpdID: String, code: String, codeVerifier: String, redirectURL: String,
-        data: [String: String] = [:]
-    ) {
-        self.context = context
-        self.mvpdID = mvpdID
-        self.code = code
-        self.codeVerifier = codeVerifier
-        self.redirectURL = redirectURL
-        self.data = data
-    }
-}
-
-/// A backend answer, as the machine receives it.
+/// A backend answer, as REST API V2's value types.
 public enum BackendResponse: Sendable, Hashable {
     /// The requestor's configuration.
-    case configuration(RequestorConfiguration)
-    /// A new authentication token.
-    case authenticated(AuthenticationToken)
-    /// An authorization token.
-    case authorized(AuthorizationToken)
-    /// A media token.
-    case mediaToken(MediaToken)
-    /// Pre-authorization decisions, one per resource.
-    case preauthorized([PreauthorizationDecision])
-    /// A user metadata value (nil when the MVPD has none by that name).
-    case userMetadata(MetadataValue?, encrypted: Bool)
-    /// A registration code for a second-screen login.
-    case registrationCode(RegistrationCode)
-    /// The registration code has not been used on a second screen yet.
-    case registrationPending
+    case configuration(V2Configuration)
+    /// A session: what to do next to log in.
+    case session(V2Session)
+    /// Profiles by MVPD id (possibly none).
+    case profiles([String: V2Profile])
+    /// Authorization or pre-authorization decisions, one per resource (a denial is an item error).
+    case decisions([V2Decision])
+    /// The logout's next step, by MVPD id.
+    case logouts([String: V2Logout])
 }
 
-/// The outcome for one resource of a pre-authorization.
-public struct PreauthorizationDecision: Sendable, Hashable, Codable {
-    /// The resource.
-    public var resource: String
-    /// Whether the user may watch it.
-    public var authorized: Bool
-    /// Why no decision could be made for this item (the rest of the answer still counts).
-    public var error: String?
-
-    /// Creates a decision.
-    public init(resource: String, authorized: Bool, error: String? = nil) {
-        self.resource = resource
-        self.authorized = authorized
-        self.error = error
-    }
-}
-
-/// A requestor's configuration: its MVPDs and the service provider's login and logout endpoints.
+/// A requestor's configuration, as the engine keeps it: its MVPDs in picker order.
 public struct RequestorConfiguration: Sendable, Hashable, Codable {
     /// The requestor id.
     public var requestorID: String
     /// The MVPDs this requestor works with, in picker order.
     public var mvpds: [MVPD]
-    /// The service provider's authentication endpoint the login URL is built on.
-    public var authenticationEndpoint: String
-    /// The service provider's logout endpoint.
-    public var logoutEndpoint: String
 
     /// Creates a configuration.
-    public init(requestorID: String, mvpds: [MVPD], authenticationEndpoint: String, logoutEndpoint: String) {
+    public init(requestorID: String, mvpds: [MVPD]) {
         self.requestorID = requestorID
         self.mvpds = mvpds
-        self.authenticationEndpoint = authenticationEndpoint
-        self.logoutEndpoint = logoutEndpoint
+    }
+
+    /// The configuration REST API V2 answered.
+    public init(_ v2: V2Configuration) {
+        self.init(
+            requestorID: v2.requestorID,
+            mvpds: v2.mvpds.map { mvpd in
+                MVPD(
+                    id: mvpd.id, displayName: mvpd.displayName, logoURL: mvpd.logoURL ?? "",
+                    enablePlatformServices: mvpd.enablePlatformServices, isTempPass: mvpd.isTempPass,
+                    authenticationPerRequestor: mvpd.authPerAggregator)
+            })
     }
 }

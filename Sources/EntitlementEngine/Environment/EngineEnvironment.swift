@@ -7,33 +7,23 @@ public struct EngineEnvironment: Sendable {
     public var deviceID: String
     /// Draws the 256-bit redirect `state` of each login and logout flow.
     public var redirectStateRandom: any RandomSource
-    /// Draws the 256-bit PKCE verifier of each login flow.
-    public var pkceVerifierRandom: any RandomSource
 
     /// Creates an environment from its parts.
-    public init(
-        clock: any EngineClock, deviceID: String, redirectStateRandom: any RandomSource,
-        pkceVerifierRandom: any RandomSource
-    ) {
+    public init(clock: any EngineClock, deviceID: String, redirectStateRandom: any RandomSource) {
         self.clock = clock
         self.deviceID = deviceID
         self.redirectStateRandom = redirectStateRandom
-        self.pkceVerifierRandom = pkceVerifierRandom
     }
 
     /// Production: wall clock and the system CSPRNG.
     public static func live(deviceID: String) -> EngineEnvironment {
-        EngineEnvironment(
-            clock: SystemClock(), deviceID: deviceID, redirectStateRandom: SystemRandomSource(),
-            pkceVerifierRandom: SystemRandomSource())
+        EngineEnvironment(clock: SystemClock(), deviceID: deviceID, redirectStateRandom: SystemRandomSource())
     }
 
     /// Tests, scenarios and the demo: a manual clock and seeded sources, the same every run.
     public static func deterministic(clock: ManualClock, deviceID: String = "device-1", seed: UInt64 = 1)
         -> EngineEnvironment
     {
-        EngineEnvironment(
-            clock: clock, deviceID: deviceID, redirectStateRandom: SeededRandomSource(seed: seed &* 2 &+ 1),
-            pkceVerifierRandom: SeededRandomSource(seed: seed &* 2 &+ 2))
+        EngineEnvironment(clock: clock, deviceID: deviceID, redirectStateRandom: SeededRandomSource(seed: seed &* 2 &+ 1))
     }
 }

@@ -11,9 +11,8 @@ public enum Action: Sendable, Hashable {
     /// Feed these held calls back as inputs, in order, before any other input (the queue flush:
     /// each call then runs as its own input).
     case resubmit([EntitlementMachine.QueuedCall])
-    /// Draw a flow's `state` (and PKCE verifier) at once; answer with ``Input/flowSecretsDrawn(_:_:)``
-    /// before any other input.
-    case drawFlowSecrets(FlowID, verifier: Bool)
+    /// Draw a flow's `state` at once; answer with ``Input/flowSecretsDrawn(_:_:)`` before any other input.
+    case drawFlowSecrets(FlowID)
     /// Show the platform's provider picker for a login flow; answer with
     /// ``Input/platformPickerAnswered(_:_:)`` when the user has chosen (cookbook D).
     case presentPlatformPicker(FlowID, TvProviderDialog, requestorID: String)

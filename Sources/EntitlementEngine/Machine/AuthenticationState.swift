@@ -9,40 +9,48 @@ public enum AuthenticationState: Sendable, Hashable {
     /// `presentTvProviderDialog` sent: waits for the platform's picker (cookbook D) to sign in,
     /// fall back to the classic dialog ("Other TV Providers", an unsupported provider) or cancel.
     case platformPicking(LoginFlow)
-    /// Provider chosen: waits for the shell to draw the flow's `state` and PKCE verifier
-    /// (drawn at once, before any other input; never seen between two calls).
+    /// Provider chosen: waits for the shell to draw the flow's `state` (drawn at once, before any
+    /// other input; never seen between two calls).
     case preparingLogin(LoginFlow)
+    /// `POST sessions` sent (its `redirectUrl` carries the flow's `state`): waits for the session —
+    /// a login URL and code, or `authorize` when no login is needed (TempPass, degraded, a profile
+    /// that already exists).
+    case creatingSession(LoginFlow, operation: OperationID)
     /// `navigateToUrl` sent: waits for `handleExternalURL` with this flow's `state`, or the deadline.
     case awaitingRedirect(LoginFlow)
-    /// Second-screen device (cookbook E), secrets drawn: waits for the backend's registration code.
-    case requestingCode(LoginFlow, operation: OperationID)
-    /// `status(REGCODE)` sent: polls on a timer until the code was used on a second screen (or it
-    /// expires, or the login is cancelled); `poll` is the check in flight, if any.
+    /// `status(REGCODE)` sent with the session's code (cookbook E): polls the profile by code on a
+    /// timer until the user has signed in on a second screen (or the code expires, or the login is
+    /// cancelled); `poll` is the read in flight, if any.
     case awaitingSecondScreen(LoginFlow, RegistrationCode, poll: OperationID?)
-    /// Redirect accepted (or platform signed in): waits for the backend to exchange the code (or
-    /// the platform's assertion) for an authentication token.
-    case exchangingCode(LoginFlow, operation: OperationID)
+    /// Redirect accepted (or session authorized, or platform signed in): reads the profile the
+    /// login made; `operation` is nil while waiting to read again (the profile was not there yet),
+    /// `attempt` counts the reads.
+    case readingProfile(LoginFlow, operation: OperationID?, attempt: Int)
     /// A valid authentication token is held: waits for logout, expiry or a forced login.
     case authenticated(AuthenticationToken)
     /// Local tokens cleared: waits for the shell to draw the logout flow's `state` (at once).
     case preparingLogout(LogoutFlow)
+    /// `GET logout/{mvpd}` sent: waits for the logout's next step (an interactive MVPD logout, or done).
+    case requestingLogout(LogoutFlow, operation: OperationID)
     /// Logout `navigateToUrl` sent: waits for `handleExternalURL` with the logout `state`, or the deadline.
     case loggingOut(LogoutFlow)
 }
 
-/// One login attempt, from the provider dialog to the code exchange.
+/// One login attempt, from the provider dialog to the profile.
 public struct LoginFlow: Sendable, Hashable {
     /// The flow's id.
     public var id: FlowID
     /// The chosen MVPD (nil while the dialog is open).
     public var mvpd: MVPD?
-    /// The flow's `state` and PKCE verifier, once drawn.
+    /// The flow's `state`, once drawn.
     public var secrets: FlowSecrets?
+    /// The session's code, once the session was created: the profile is read by it (a secret).
+    public var code: String?
     /// When the redirect must have arrived by.
     public var deadline: Timestamp?
     /// The calls the flow's one `setAuthenticationStatus` answers.
     public var waiters: [CallID]
-    /// The `data` given to `getAuthentication`, forwarded at the code exchange.
+    /// The `data` given to `getAuthentication` (kept with a pending login).
     public var data: [String: String]
 
     /// Creates a login flow.
@@ -52,13 +60,15 @@ public struct LoginFlow: Sendable, Hashable {
         self.id = id
         self.mvpd = mvpd
         self.secrets = secrets
+        self.code = nil
         self.deadline = deadline
         self.waiters = waiters
         self.data = data
     }
 }
 
-/// One logout: local tokens are already gone; waits for the logout redirect chain to finish.
+/// One logout: local tokens are already gone; the logout request, then (interactive) the MVPD's
+/// logout redirect chain.
 public struct LogoutFlow: Sendable, Hashable {
     /// The flow's id.
     public var id: FlowID
@@ -66,14 +76,17 @@ public struct LogoutFlow: Sendable, Hashable {
     public var secrets: FlowSecrets?
     /// When the redirect must have arrived by.
     public var deadline: Timestamp?
+    /// The MVPD of the authentication logged out (nil: nothing to log out on the service).
+    public var mvpdID: String?
     /// The calls the logout's `setAuthenticationStatus` answers.
     public var waiters: [CallID]
 
     /// Creates a logout flow.
-    public init(id: FlowID, secrets: FlowSecrets?, deadline: Timestamp?, waiters: [CallID]) {
+    public init(id: FlowID, secrets: FlowSecrets?, deadline: Timestamp?, mvpdID: String? = nil, waiters: [CallID]) {
         self.id = id
         self.secrets = secrets
         self.deadline = deadline
+        self.mvpdID = mvpdID
         self.waiters = waiters
     }
 }

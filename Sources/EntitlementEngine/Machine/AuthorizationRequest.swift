@@ -5,10 +5,8 @@ public struct AuthorizationRequest: Sendable, Hashable {
     public enum Phase: Sendable, Hashable {
         /// `getAuthorization` started (or joined) a login: waits for it to end.
         case waitingForAuthentication
-        /// Waits for the backend's authorization token.
+        /// Waits for the backend's decision (which carries the media token).
         case authorizing(OperationID)
-        /// Authorized (`cached` when the authorization token was reused): waits for a fresh media token.
-        case fetchingMediaToken(OperationID, AuthorizationToken, cached: Bool)
     }
 
     /// The resource.
@@ -32,7 +30,7 @@ public struct AuthorizationRequest: Sendable, Hashable {
     var operation: OperationID? {
         switch phase {
         case .waitingForAuthentication: nil
-        case .authorizing(let operation), .fetchingMediaToken(let operation, _, _): operation
+        case .authorizing(let operation): operation
         }
     }
 }

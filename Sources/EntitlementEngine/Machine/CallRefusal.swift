@@ -12,7 +12,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
     /// `setSelectedProvider(id)` while the user is authenticated.
     case alreadyAuthenticated
     /// `setSelectedProvider(id)` while the login's code is being exchanged.
-    case codeExchangeInProgress
+    case profileReadInProgress
     /// `handleExternalURL` when no requestor could be configured.
     case requestorNotConfigured
     /// `checkPreauthorizedResources` asked about more resources than one call may (P100).
@@ -28,7 +28,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .queueFull: "QUEUE_FULL"
         case .logoutInProgress: "LOGOUT_IN_PROGRESS"
         case .alreadyAuthenticated: "ALREADY_AUTHENTICATED"
-        case .codeExchangeInProgress: "CODE_EXCHANGE_IN_PROGRESS"
+        case .profileReadInProgress: "PROFILE_READ_IN_PROGRESS"
         case .requestorNotConfigured: "REQUESTOR_NOT_CONFIGURED"
         case .tooManyResources: "P100"
         case .redirect(let refusal): refusal.code
@@ -44,7 +44,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .logoutInProgress: "A logout is waiting for its redirect; call again after it completes."
         case .alreadyAuthenticated:
             "The user is already authenticated; call logout() or setSelectedProvider(nil) first."
-        case .codeExchangeInProgress: "The login's code is being exchanged; wait for setAuthenticationStatus."
+        case .profileReadInProgress: "The login's profile is being read; wait for setAuthenticationStatus."
         case .requestorNotConfigured: "No requestor is configured."
         case .tooManyResources(let limit): "Pre-authorization failed: too many resources (at most \(limit) per call)."
         case .redirect(let refusal): refusal.message

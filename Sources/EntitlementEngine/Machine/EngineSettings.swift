@@ -3,6 +3,9 @@ public struct EngineSettings: Sendable, Hashable {
     /// The custom URL that ends login and logout redirect chains, compared exactly
     /// (default `adobepass://ios.app`, the cookbook's `ADOBEPASS_REDIRECT_URL`).
     public var redirectURL: String
+    /// The originating domain sent as `domainName` when a session is created (REST API V2 §4.1;
+    /// default `sim-app.example`).
+    public var domainName: String
     /// How long a login or logout may wait for its redirect, clamped to 1…10 minutes (default 10).
     public var redirectTimeout: Duration { didSet { redirectTimeout = Self.clampRedirectTimeout(redirectTimeout) } }
     /// How long one backend request may take before it fails with ``BackendError/timeout``, clamped
@@ -44,9 +47,11 @@ public struct EngineSettings: Sendable, Hashable {
         redirectURL: String = "adobepass://ios.app", redirectTimeout: Duration = .seconds(600), queueLimit: Int = 1024,
         expiryLeeway: Duration = .seconds(60), preauthorizationLimit: Int = 5,
         preauthorizationCacheLifetime: Duration = .seconds(300), deviceType: String = "computer",
-        clientType: String = "swift", operatingSystem: String = "Linux", requestTimeout: Duration = .seconds(30)
+        clientType: String = "swift", operatingSystem: String = "Linux", requestTimeout: Duration = .seconds(30),
+        domainName: String = "sim-app.example"
     ) {
         self.redirectURL = redirectURL
+        self.domainName = domainName
         self.redirectTimeout = Self.clampRedirectTimeout(redirectTimeout)
         self.queueLimit = Self.clampQueueLimit(queueLimit)
         self.requestTimeout = Self.clampRequestTimeout(requestTimeout)

@@ -1,5 +1,5 @@
 /// The authentication region: checkAuthentication, getAuthentication, provider selection,
-/// the login flow's secrets, deadline and code exchange, and logout.
+/// the login flow's secrets, session, deadline and profile, and logout.
 ///
 /// Every change of ``authentication`` goes through ``moveAuthentication(to:_:_:)``, which records
 /// the transition row; a test holds those rows to the table the charts draw.
@@ -10,8 +10,8 @@ extension EntitlementMachine {
     var currentLoginFlow: LoginFlow? {
         switch authentication {
         case .platformPicking(let flow), .selectingProvider(let flow), .preparingLogin(let flow),
-            .awaitingRedirect(let flow), .requestingCode(let flow, _), .awaitingSecondScreen(let flow, _, _),
-            .exchangingCode(let flow, _):
+            .creatingSession(let flow, _), .awaitingRedirect(let flow), .awaitingSecondScreen(let flow, _, _),
+            .readingProfile(let flow, _, _):
             flow
         default: nil
         }
@@ -20,7 +20,7 @@ extension EntitlementMachine {
     /// The running logout, if any.
     var currentLogoutFlow: LogoutFlow? {
         switch authentication {
-        case .preparingLogout(let flow), .loggingOut(let flow): flow
+        case .preparingLogout(let flow), .requestingLogout(let flow, _), .loggingOut(let flow): flow
         default: nil
         }
     }
@@ -37,19 +37,19 @@ extension EntitlementMachine {
         case .preparingLogin(var flow):
             flow.waiters.append(id)
             moveAuthentication(to: .preparingLogin(flow), nil, .join)
+        case .creatingSession(var flow, let operation):
+            flow.waiters.append(id)
+            moveAuthentication(to: .creatingSession(flow, operation: operation), nil, .join)
         case .awaitingRedirect(var flow):
             flow.waiters.append(id)
             moveAuthentication(to: .awaitingRedirect(flow), nil, .join)
-        case .exchangingCode(var flow, let operation):
+        case .readingProfile(var flow, let operation, let attempt):
             flow.waiters.append(id)
-            moveAuthentication(to: .exchangingCode(flow, operation: operation), nil, .join)
-        case .requestingCode(var flow, let operation):
-            flow.waiters.append(id)
-            moveAuthentication(to: .requestingCode(flow, operation: operation), nil, .join)
+            moveAuthentication(to: .readingProfile(flow, operation: operation, attempt: attempt), nil, .join)
         case .awaitingSecondScreen(var flow, let code, let poll):
             flow.waiters.append(id)
             moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: poll), nil, .join)
-        case .unknown, .unauthenticated, .authenticated, .preparingLogout, .loggingOut:
+        case .unknown, .unauthenticated, .authenticated, .preparingLogout, .requestingLogout, .loggingOut:
             break
         }
     }
@@ -68,7 +68,7 @@ extension EntitlementMachine {
         let call = inputName
         inputName = "authenticationExpired"
         defer { inputName = call }
-        authorizationCache = [:]
+        authorizationExpiries = [:]
         guard token.source == .tempPass else {
             moveAuthentication(to: .unauthenticated, nil, .persist)
             return []
@@ -102,15 +102,15 @@ extension EntitlementMachine {
         case .authenticated:
             // Forced: the cached authentication is discarded and a new login runs.
             moveAuthentication(to: .unauthenticated, .forced, .persist)
-            authorizationCache = [:]
+            authorizationExpiries = [:]
             return startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
             return startLogin(waiters: [id], data: data, configuration)
-        case .platformPicking, .selectingProvider, .preparingLogin, .awaitingRedirect, .requestingCode,
-            .awaitingSecondScreen, .exchangingCode:
+        case .platformPicking, .selectingProvider, .preparingLogin, .creatingSession, .awaitingRedirect,
+            .awaitingSecondScreen, .readingProfile:
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
-        case .preparingLogout, .loggingOut:
+        case .preparingLogout, .requestingLogout, .loggingOut:
             moveAuthentication(to: authentication, .logoutInProgress, .status)
             return refuse(id, .logoutInProgress)
         }
@@ -125,7 +125,7 @@ extension EntitlementMachine {
         if let remembered = selectedProviderID.flatMap(configuration.mvpd), !remembered.isTempPass {
             flow.mvpd = remembered
             moveAuthentication(to: .preparingLogin(flow), .rememberedProvider, .drawSecrets)
-            return [.drawFlowSecrets(flow.id, verifier: true)]
+            return [.drawFlowSecrets(flow.id)]
         }
         if settings.platformSSO, configuration.mvpds.contains(where: \.enablePlatformServices) {
             moveAuthentication(to: .platformPicking(flow), .platformProviders, .presentTvProviderDialog)
@@ -156,15 +156,16 @@ extension EntitlementMachine {
         case .authenticated:
             moveAuthentication(to: authentication, .authenticated, .status)
             return refuse(id, .alreadyAuthenticated)
-        case .exchangingCode:
-            moveAuthentication(to: authentication, .codeExchangeInProgress, .status)
-            return refuse(id, .codeExchangeInProgress)
-        case .preparingLogout, .loggingOut:
+        case .readingProfile:
+            moveAuthentication(to: authentication, .profileReadInProgress, .status)
+            return refuse(id, .profileReadInProgress)
+        case .preparingLogout, .requestingLogout, .loggingOut:
             moveAuthentication(to: authentication, .logoutInProgress, .status)
             return refuse(id, .logoutInProgress)
         case .unknown, .unauthenticated:
             running = nil
-        case .selectingProvider(let flow), .preparingLogin(let flow), .requestingCode(let flow, _):
+        case .selectingProvider(let flow), .preparingLogin(let flow), .creatingSession(let flow, _):
+            // A session still being created is abandoned: its late answer is ignored.
             running = flow
         case .awaitingSecondScreen(let flow, _, _):
             // Chosen again on the TV: the old code is no longer polled.
@@ -190,15 +191,19 @@ extension EntitlementMachine {
         selectedProviderID = mvpd.id
         let tracking = [mvpd.id, settings.deviceType, settings.clientType, settings.operatingSystem]
         if mvpd.isTempPass {
-            // No login page: the backend grants (or resumes) this device's TempPass at once.
+            // No login page and no state to bind: the session answers `authorize` (temporary) at once.
             var rowActions: [TransitionAction] = cancelsTimer ? [.cancelTimer] : []
             if case .platformPicking = authentication { rowActions.append(.dismissTvProviderDialog) }
             let operation = nextOperation()
             moveAuthentication(
-                to: .exchangingCode(flow, operation: operation), .tempPass, rowActions + [.trackSelection, .persist, .exchangeCode])
+                to: .creatingSession(flow, operation: operation), .tempPass, rowActions + [.trackSelection, .persist, .createSession])
             return actions + [
                 .emit(.sendTrackingData(.mvpdSelection, tracking), answering: []),
-                .callBackend(operation, .startTempPass(context(configuration), mvpdID: mvpd.id, data: flow.data)),
+                .callBackend(
+                    operation,
+                    .createSession(
+                        context(configuration), mvpd: mvpd.id, domainName: settings.domainName,
+                        redirectURL: settings.redirectURL)),
             ]
         }
         if cancelsTimer {
@@ -210,7 +215,7 @@ extension EntitlementMachine {
         }
         actions += [
             .emit(.sendTrackingData(.mvpdSelection, tracking), answering: []),
-            .drawFlowSecrets(flow.id, verifier: true),
+            .drawFlowSecrets(flow.id),
         ]
         return actions
     }
@@ -226,7 +231,7 @@ extension EntitlementMachine {
         var actions: [Action] = []
         if case .authenticated = authentication {
             // Signs this requestor out locally (no web logout), as AccessEnabler does.
-            authorizationCache = [:]
+            authorizationExpiries = [:]
             actions += abortRequests(code: ErrorCode.userNotAuthenticated, description: "The user signed out.")
         }
         moveAuthentication(to: .unauthenticated, .cancelled, .persist, .setAuthenticationStatus)
@@ -234,43 +239,107 @@ extension EntitlementMachine {
         return actions + authenticationStatus(0, ErrorCode.providerNotSelected, answering: [id])
     }
 
-    // MARK: - Flow secrets, deadline, code exchange
+    // MARK: - Flow secrets, session, deadline, profile
+
+    /// The redirect URL sent in a session or logout request: the app's, with the flow's `state`
+    /// (and the MVPD) added, so the redirect is bound to this flow.
+    func redirectURL(state: String, mvpdID: String?) -> String {
+        PercentEncoding.url(settings.redirectURL, query: [("state", state)] + (mvpdID.map { [("mvpd", $0)] } ?? []))
+    }
 
     mutating func flowSecretsDrawn(_ flowID: FlowID, _ secrets: FlowSecrets) -> [Action] {
         guard case .configured(let configuration) = configuration else { return [.log(.lateSecretsIgnored(flowID))] }
-        let deadline = now.adding(settings.redirectTimeout)
         switch authentication {
-        case .preparingLogin(let flow) where flow.id == flowID && settings.secondScreen != nil:
-            return requestRegistrationCode(flow, configuration)
         case .preparingLogin(var flow) where flow.id == flowID:
-            // A prepared login always has its MVPD and asked for a verifier; anything else is not for it.
-            guard let mvpd = flow.mvpd, let verifier = secrets.verifier else { return [.log(.lateSecretsIgnored(flowID))] }
+            guard let mvpd = flow.mvpd else { return [.log(.lateSecretsIgnored(flowID))] }
             flow.secrets = secrets
-            flow.deadline = deadline
-            moveAuthentication(to: .awaitingRedirect(flow), nil, .startTimer, .navigateToUrl)
-            let url = PercentEncoding.url(
-                configuration.authenticationEndpoint,
-                query: [
-                    ("requestor_id", configuration.requestorID), ("mso_id", mvpd.id), ("device_id", deviceID),
-                    ("redirect_uri", settings.redirectURL), ("state", secrets.state),
-                    ("code_challenge", PKCE.challenge(for: verifier)), ("code_challenge_method", PKCE.method),
-                ])
-            return [.startTimer(.redirectDeadline(flowID), at: deadline), .emit(.navigateToUrl(url), answering: [])]
+            let operation = nextOperation()
+            // A second screen has no redirect of its own: it supplies its `redirectUrl` when it resumes the session.
+            let secondScreen = settings.secondScreen != nil
+            moveAuthentication(
+                to: .creatingSession(flow, operation: operation), secondScreen ? .secondScreen : nil, .createSession)
+            let redirect = secondScreen ? nil : redirectURL(state: secrets.state, mvpdID: mvpd.id)
+            return [
+                .callBackend(
+                    operation,
+                    .createSession(context(configuration), mvpd: mvpd.id, domainName: settings.domainName, redirectURL: redirect))
+            ]
         case .preparingLogout(var flow) where flow.id == flowID:
+            guard let mvpdID = flow.mvpdID else { return [.log(.lateSecretsIgnored(flowID))] }
             flow.secrets = secrets
-            flow.deadline = deadline
-            moveAuthentication(to: .loggingOut(flow), nil, .startTimer, .navigateToUrl)
-            let url = PercentEncoding.url(
-                configuration.logoutEndpoint,
-                query: [
-                    ("requestor_id", configuration.requestorID), ("device_id", deviceID),
-                    ("redirect_uri", settings.redirectURL), ("state", secrets.state),
-                ])
-            return [.startTimer(.redirectDeadline(flowID), at: deadline), .emit(.navigateToUrl(url), answering: [])]
+            let operation = nextOperation()
+            moveAuthentication(to: .requestingLogout(flow, operation: operation), nil, .requestLogout)
+            return [
+                .callBackend(
+                    operation,
+                    .logout(context(configuration), mvpd: mvpdID, redirectURL: redirectURL(state: secrets.state, mvpdID: nil)))
+            ]
         default:
             return [.log(.lateSecretsIgnored(flowID))]
         }
     }
+
+    /// The session answered: open its login URL (or, on a second screen, show its code and poll),
+    /// or — `authorize`, no login needed — read the profile at once.
+    mutating func sessionAnswered(
+        _ flow: LoginFlow, _ result: Result<BackendResponse, BackendError>, _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        guard let mvpd = flow.mvpd else { return [] }
+        var failure: String
+        switch result {
+        case .success(.session(let session)) where session.actionName == .authorize:
+            let operation = nextOperation()
+            moveAuthentication(
+                to: .readingProfile(flow, operation: operation, attempt: 1), mvpd.isTempPass ? .tempPass : .noLoginNeeded,
+                .readProfile)
+            return [.callBackend(operation, .profile(context(configuration), mvpd: mvpd.id))]
+        case .success(.session(let session)):
+            guard let code = session.code, !code.isEmpty, !mvpd.isTempPass,
+                session.actionName == .authenticate || session.actionName == .resume
+            else {
+                failure = "malformed backend response: the session has no login for this flow"
+                break
+            }
+            if settings.secondScreen != nil { return secondScreenCodeIssued(flow, code: code, session, configuration) }
+            guard session.actionName == .authenticate, let url = session.url, !url.isEmpty else {
+                failure = "malformed backend response: the session has no login URL"
+                break
+            }
+            var waiting = flow
+            waiting.code = code
+            var deadline = now.adding(settings.redirectTimeout)
+            if let notAfter = session.notAfter, notAfter < deadline { deadline = notAfter }
+            guard deadline > now else {
+                failure = "the session expired before it started"
+                break
+            }
+            waiting.deadline = deadline
+            moveAuthentication(to: .awaitingRedirect(waiting), .loginNeeded, .startTimer, .navigateToUrl)
+            return [.startTimer(.redirectDeadline(flow.id), at: deadline), .emit(.navigateToUrl(url), answering: [])]
+        case .success:
+            failure = "malformed backend response: not a session"
+        case .failure(let error):
+            failure = error.summary
+        }
+        if settings.secondScreen != nil {
+            let notice = StatusReport(code: "REG500", level: .error, message: sentence("No registration code: \(failure)"))
+            return [.emit(.status(notice), answering: [])]
+                + endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("No registration code: \(failure)"),
+                    notice: true, condition: result.isSuccess ? .malformedAnswer : .failed)
+        }
+        let what = mvpd.isTempPass ? "The TempPass request" : "The login session"
+        let notice = StatusReport(code: "LOGIN_FAILED", level: .error, message: sentence("\(what) failed: \(failure)"))
+        return [.emit(.status(notice), answering: [])]
+            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("The login failed: \(failure)"),
+                notice: true, condition: result.isSuccess ? .malformedAnswer : .failed)
+    }
+
+    /// How many times the profile is read after a redirect before the login counts as failed, and
+    /// the pause between reads: a short, bounded wait for a service that saves the profile a moment
+    /// after the browser came back (V2's polling advice: every 3–5 s).
+    public static let profileReads = 4
+    /// The pause between two reads of a profile that is not there yet.
+    public static let profileReadPause = Duration.seconds(3)
 
     mutating func timerFired(_ timer: TimerID) -> [Action] {
         switch (timer, authentication) {
@@ -282,6 +351,11 @@ extension EntitlementMachine {
             return [.emit(.status(notice), answering: [])]
                 + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: true,
                     condition: .codeExpired)
+        case (.profileRead(let flowID), .readingProfile(let flow, nil, let attempt)) where flow.id == flowID:
+            guard case .configured(let configuration) = configuration, let code = flow.code else { return [] }
+            let operation = nextOperation()
+            moveAuthentication(to: .readingProfile(flow, operation: operation, attempt: attempt + 1), .pollDue, .readProfile)
+            return [.callBackend(operation, .profileByCode(context(configuration), code: code))]
         case (.redirectDeadline(let flowID), .awaitingRedirect(let flow)) where flow.id == flowID:
             return expireLogin(flow)
         case (.redirectDeadline(let flowID), .loggingOut(let flow)) where flow.id == flowID:
@@ -304,36 +378,62 @@ extension EntitlementMachine {
                 condition: condition)
     }
 
-    mutating func codeExchangeFinished(
-        _ flow: LoginFlow, _ result: Result<BackendResponse, BackendError>, _ configuration: RequestorConfiguration
+    /// The login's profile answered: signed in; or not there yet — read again after a pause, a
+    /// few times; or the login failed.
+    mutating func profileAnswered(
+        _ flow: LoginFlow, attempt: Int, _ result: Result<BackendResponse, BackendError>,
+        _ configuration: RequestorConfiguration
     ) -> [Action] {
         let failure: String
         switch result {
-        case .success(.authenticated(let token))
-        where token.mvpdID == flow.mvpd?.id && token.requestorID == configuration.requestorID && token.expires > now:
-            selectedProviderID = token.mvpdID
-            var notice: [Action] = []
-            if token.source == .tempPass {
-                moveAuthentication(to: .authenticated(token), .tempPass, .status, .persist, .setAuthenticationStatus)
-                let minutes = token.expires.milliseconds(since: now) / 60_000
-                let left = "Signed in with TempPass: \(minutes) minutes left."
-                notice = [.emit(.status(StatusReport(code: "N011", level: .info, message: left)), answering: [])]
-            } else {
-                moveAuthentication(to: .authenticated(token), .tokenMatchesFlow, .persist, .setAuthenticationStatus)
+        case .success(.profiles(let profiles)):
+            if let mvpd = flow.mvpd, let token = bestProfile(profiles, configuration, mvpd: mvpd.id) {
+                return signedIn(flow, token, configuration)
             }
-            return notice + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
-                + resumeAuthorizationsAfterLogin(token, configuration)
+            guard flow.code != nil, flow.secrets != nil else {
+                failure = "the service has no valid profile for this login"
+                return loginFailed(flow, failure, .malformedAnswer)
+            }
+            guard attempt < Self.profileReads else {
+                failure = "the service saved no profile for this login in time"
+                return loginFailed(flow, failure, .profileWaitOver)
+            }
+            moveAuthentication(to: .readingProfile(flow, operation: nil, attempt: attempt), .profileNotYet, .startTimer)
+            return [.startTimer(.profileRead(flow.id), at: now.adding(Self.profileReadPause))]
         case .success:
-            failure = "malformed backend response: the authentication token does not match the flow"
+            return loginFailed(flow, "malformed backend response: not a profile", .malformedAnswer)
         case .failure(let error):
-            failure = error.summary
+            return loginFailed(flow, error.summary, .failed)
         }
-        // Named for what was exchanged: a TempPass request, a platform assertion (no secrets drawn), or a code.
-        let what = flow.mvpd?.isTempPass == true ? "The TempPass request" : flow.secrets == nil ? "The platform sign-in" : "The code exchange"
-        let notice = StatusReport(code: "LOGIN_FAILED", level: .error, message: "\(what) failed: \(failure).")
+    }
+
+    /// A login ended with a profile: authenticated, every waiter answered, waiting authorizations resumed.
+    private mutating func signedIn(_ flow: LoginFlow, _ token: AuthenticationToken, _ configuration: RequestorConfiguration)
+        -> [Action]
+    {
+        selectedProviderID = token.mvpdID
+        var notice: [Action] = []
+        if token.source == .tempPass {
+            moveAuthentication(to: .authenticated(token), .tempPass, .status, .persist, .setAuthenticationStatus)
+            let minutes = token.expires.milliseconds(since: now) / 60_000
+            let left = "Signed in with TempPass: \(minutes) minutes left."
+            notice = [.emit(.status(StatusReport(code: "N011", level: .info, message: left)), answering: [])]
+        } else {
+            moveAuthentication(to: .authenticated(token), .profileMatchesFlow, .persist, .setAuthenticationStatus)
+        }
+        return notice + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+            + resumeAuthorizationsAfterLogin(token, configuration)
+    }
+
+    /// The profile could not be read: LOGIN_FAILED, named for how the login went.
+    private mutating func loginFailed(_ flow: LoginFlow, _ failure: String, _ condition: TransitionGuard) -> [Action] {
+        let what =
+            flow.mvpd?.isTempPass == true
+            ? "The TempPass request" : flow.secrets == nil ? "The platform sign-in" : "Reading the login's profile"
+        let notice = StatusReport(code: "LOGIN_FAILED", level: .error, message: sentence("\(what) failed: \(failure)"))
         return [.emit(.status(notice), answering: [])]
-            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The login failed: \(failure).",
-                notice: true, condition: result.isSuccess ? .malformedAnswer : .failed)
+            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("The login failed: \(failure)"),
+                notice: true, condition: condition)
     }
 
     /// Ends a login without authentication: one `setAuthenticationStatus(0, code)` for all its
@@ -350,6 +450,10 @@ extension EntitlementMachine {
         }
         if case .awaitingSecondScreen = authentication {
             actions += secondScreenTimers(flow).map(Action.cancelTimer)
+            rowActions.append(.cancelTimer)
+        }
+        if case .readingProfile(_, nil, _) = authentication {
+            actions.append(.cancelTimer(.profileRead(flow.id)))
             rowActions.append(.cancelTimer)
         }
         if case .platformPicking = authentication, case .configured(let configuration) = configuration {
@@ -384,12 +488,13 @@ extension EntitlementMachine {
     }
 
     /// Resumes a login another instance (or this one before a restart) started: its state,
-    /// verifier, MVPD and deadline come from storage; nobody here waits for it yet.
+    /// session code, MVPD and deadline come from storage; nobody here waits for it yet.
     mutating func resumePendingLogin(_ pending: PendingLogin?, _ configuration: RequestorConfiguration) -> Action? {
         guard let pending, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) else { return nil }
-        let flow = LoginFlow(
-            id: nextFlow(), mvpd: mvpd, secrets: FlowSecrets(state: pending.state, verifier: pending.verifier),
-            deadline: pending.deadline, waiters: [], data: pending.data)
+        var flow = LoginFlow(
+            id: nextFlow(), mvpd: mvpd, secrets: FlowSecrets(state: pending.state), deadline: pending.deadline,
+            waiters: [], data: pending.data)
+        flow.code = pending.code
         moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .startTimer)
         selectedProviderID = mvpd.id
         return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
@@ -403,7 +508,7 @@ extension EntitlementMachine {
         persisted = stored
         let token = usableStoredToken(stored, configuration)
         func adopt() {
-            authorizationCache = token == nil ? [:] : stored.authorizations.filter { isUsable($0.value.expires) }
+            authorizationExpiries = [:]
             selectedProviderID = stored.selectedProvider.flatMap { configuration.mvpd($0) == nil ? nil : $0 }
         }
         switch authentication {
@@ -417,14 +522,7 @@ extension EntitlementMachine {
             return []
         case .authenticated(let current):
             if let token {
-                guard token != current else {
-                    // The same login: keep every authorization either instance cached.
-                    for (resource, authorization) in stored.authorizations where isUsable(authorization.expires) {
-                        if let existing = authorizationCache[resource], existing.expires >= authorization.expires { continue }
-                        authorizationCache[resource] = authorization
-                    }
-                    return []
-                }
+                guard token != current else { return [] }
                 moveAuthentication(to: .authenticated(token), .validStoredToken)
             } else {
                 moveAuthentication(to: .unauthenticated, .noValidStoredToken)
@@ -437,7 +535,8 @@ extension EntitlementMachine {
                 if let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) {
                     // Another instance restarted the login: wait for that one, with its secrets and deadline.
                     flow.mvpd = mvpd
-                    flow.secrets = FlowSecrets(state: pending.state, verifier: pending.verifier)
+                    flow.secrets = FlowSecrets(state: pending.state)
+                    flow.code = pending.code
                     flow.deadline = pending.deadline
                     flow.data = pending.data
                     moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .cancelTimer, .startTimer)
@@ -447,6 +546,7 @@ extension EntitlementMachine {
                 // this one waits for the outcome in storage until its deadline, without the secrets,
                 // so the same redirect can never complete the login here too.
                 flow.secrets = nil
+                flow.code = nil
                 moveAuthentication(to: .awaitingRedirect(flow), .pendingLoginTaken)
                 return []
             }
@@ -464,42 +564,88 @@ extension EntitlementMachine {
 
     // MARK: - Logout
 
-    /// Clears local tokens first, then sends the logout URL; the logout redirect (or the deadline) completes it.
+    /// Clears local tokens first, then asks the service to log out (`GET logout/{mvpd}`); an
+    /// interactive answer sends the MVPD's logout URL and its redirect (or the deadline) completes
+    /// the logout; any other answer completes it at once. With no authentication there is nothing
+    /// to log out on the service, and the logout completes at once.
     mutating func logout(_ id: CallID, _ configuration: RequestorConfiguration) -> [Action] {
         var actions: [Action] = []
+        // The MVPD to log out of on the service: the authentication's, or that of a login whose
+        // session exists (its profile may already be saved there).
+        var mvpdID: String?
+        if case .authenticated(let token) = authentication { mvpdID = token.mvpdID }
+        if let flow = currentLoginFlow, flow.code != nil { mvpdID = flow.mvpd?.id }
+        let platformSession = if case .authenticated(let token) = authentication { token.source == .platformSSO } else { false }
         switch authentication {
         case .preparingLogout(var flow):
             flow.waiters.append(id)
             moveAuthentication(to: .preparingLogout(flow), nil, .join)
+            return [.log(.joined(id, flow: "the running logout"))]
+        case .requestingLogout(var flow, let operation):
+            flow.waiters.append(id)
+            moveAuthentication(to: .requestingLogout(flow, operation: operation), nil, .join)
             return [.log(.joined(id, flow: "the running logout"))]
         case .loggingOut(var flow):
             flow.waiters.append(id)
             moveAuthentication(to: .loggingOut(flow), nil, .join)
             return [.log(.joined(id, flow: "the running logout"))]
         case .platformPicking(let flow), .selectingProvider(let flow), .preparingLogin(let flow),
-            .awaitingRedirect(let flow), .requestingCode(let flow, _), .awaitingSecondScreen(let flow, _, _),
-            .exchangingCode(let flow, _):
+            .creatingSession(let flow, _), .awaitingRedirect(let flow), .awaitingSecondScreen(let flow, _, _),
+            .readingProfile(let flow, _, _):
             actions += endLogin(flow, code: ErrorCode.userNotAuthenticated, reason: "The login was abandoned by logout.")
         case .unknown, .unauthenticated, .authenticated:
             break
         }
         actions += abortRequests(code: ErrorCode.userNotAuthenticated, description: "The user logged out.")
-        authorizationCache = [:]
+        authorizationExpiries = [:]
         selectedProviderID = nil
-        let flow = LogoutFlow(id: nextFlow(), secrets: nil, deadline: nil, waiters: [id])
-        if case .authenticated(let token) = authentication, token.source == .platformSSO {
+        guard let mvpdID else {
+            moveAuthentication(to: .unauthenticated, .notAuthenticated, .persist, .setAuthenticationStatus)
+            return actions + authenticationStatus(0, ErrorCode.userNotAuthenticated, answering: [id])
+        }
+        let flow = LogoutFlow(id: nextFlow(), secrets: nil, deadline: nil, mvpdID: mvpdID, waiters: [id])
+        if platformSession {
             // Cookbook I: this app is signed out, the platform is not; say so (VSA203).
             moveAuthentication(to: .preparingLogout(flow), .platformSession, .status, .persist, .drawSecrets)
             let notice = StatusReport(
                 code: "VSA203", level: .info,
                 message: "Signed out of this app only: the device is still signed in to the TV provider; "
                     + "sign out in the device settings too, or this app signs in again at its next setRequestor.")
-            actions += [.emit(.status(notice), answering: []), .drawFlowSecrets(flow.id, verifier: false)]
+            actions += [.emit(.status(notice), answering: []), .drawFlowSecrets(flow.id)]
             return actions
         }
         moveAuthentication(to: .preparingLogout(flow), nil, .persist, .drawSecrets)
-        actions.append(.drawFlowSecrets(flow.id, verifier: false))
+        actions.append(.drawFlowSecrets(flow.id))
         return actions
+    }
+
+    /// The service logged out: follow an interactive MVPD logout when the device has a web view,
+    /// else the logout is complete (`complete`, `invalid`, `partner_logout`, or no web view). A
+    /// failed request completes it too: the local tokens are already gone, and the app is told.
+    mutating func logoutAnswered(_ flow: LogoutFlow, _ result: Result<BackendResponse, BackendError>) -> [Action] {
+        switch result {
+        case .success(.logouts(let logouts)):
+            let step = flow.mvpdID.flatMap { logouts[$0] } ?? logouts.values.first
+            guard let step, step.actionName == .logout, step.actionType == .interactive, let url = step.url, !url.isEmpty,
+                settings.secondScreen == nil
+            else { return finishLogout(flow, alsoAnswering: [], condition: .noInteraction) }
+            var waiting = flow
+            let deadline = now.adding(settings.redirectTimeout)
+            waiting.deadline = deadline
+            moveAuthentication(to: .loggingOut(waiting), .interactive, .startTimer, .navigateToUrl)
+            return [.startTimer(.redirectDeadline(flow.id), at: deadline), .emit(.navigateToUrl(url), answering: [])]
+        case .success:
+            return logoutFailed(flow, "malformed backend response: not a logout", .malformedAnswer)
+        case .failure(let error):
+            return logoutFailed(flow, error.summary, .failed)
+        }
+    }
+
+    private mutating func logoutFailed(_ flow: LogoutFlow, _ why: String, _ condition: TransitionGuard) -> [Action] {
+        let notice = StatusReport(
+            code: "LOGOUT_FAILED", level: .warning,
+            message: "The service could not log out (\(why)); local tokens were already cleared.")
+        return [.emit(.status(notice), answering: [])] + finishLogout(flow, alsoAnswering: [], notice: true, condition: condition)
     }
 
     /// Completes a logout: `setAuthenticationStatus(0, USER_NOT_AUTHENTICATED_ERROR)` for all its waiters.

@@ -1,5 +1,5 @@
 /// The authorization region (one request machine per resource and data), and the calls region's
-/// pre-authorizations and metadata reads, which need an authentication but no flow of their own.
+/// pre-authorizations and metadata, which need an authentication but no flow of their own.
 extension EntitlementMachine {
     // MARK: - check/getAuthorization
 
@@ -38,28 +38,17 @@ extension EntitlementMachine {
         return startLogin(waiters: [], data: [:], configuration)
     }
 
-    /// Reuses a valid cached authorization token (then fetches the media token) or asks for one.
+    /// Asks for a decision for the resource (one `POST decisions/authorize/{mvpd}` per call: a
+    /// decision is never reused for playback, and its media token is used once).
     private mutating func startAuthorizing(
         at index: Int, _ token: AuthenticationToken, from: AuthorizationRequest.Kind,
         condition: TransitionGuard? = nil, _ configuration: RequestorConfiguration
     ) -> [Action] {
         let request = authorizations[index]
         let operation = nextOperation()
-        if let cached = authorizationCache[request.resource], isUsable(cached.expires) {
-            recordAuthorization(from: from, to: .fetchingMediaToken, condition ?? .cachedAuthorization, .fetchMediaToken)
-            authorizations[index].phase = .fetchingMediaToken(operation, cached, cached: true)
-            return [
-                .callBackend(
-                    operation, .mediaToken(context(configuration), authentication: token, authorization: cached))
-            ]
-        }
-        recordAuthorization(from: from, to: .authorizing, condition ?? .notCached, .authorize)
+        recordAuthorization(from: from, to: .authorizing, condition, .authorize)
         authorizations[index].phase = .authorizing(operation)
-        return [
-            .callBackend(
-                operation,
-                .authorize(context(configuration), authentication: token, resource: request.resource, data: request.data))
-        ]
+        return [.callBackend(operation, .authorize(context(configuration), mvpd: token.mvpdID, resource: request.resource))]
     }
 
     /// A login ended with authentication: every authorization that waited for it starts.
@@ -85,38 +74,37 @@ extension EntitlementMachine {
                 request.resource, ErrorCode.userNotAuthenticated, "The user is not authenticated.",
                 answering: request.waiters)
         }
-        switch (request.phase, result) {
-        case (.authorizing, .success(.authorized(let authorization)))
-        where authorization.resource == request.resource && authorization.expires > now:
-            // An authorization never outlives its authentication.
-            var cached = authorization
-            cached.expires = min(authorization.expires, token.expires)
-            authorizationCache[request.resource] = cached
-            let operation = nextOperation()
-            recordAuthorization(from: .authorizing, to: .fetchingMediaToken, nil, .persist, .fetchMediaToken)
-            authorizations[index].phase = .fetchingMediaToken(operation, cached, cached: false)
-            return [
-                .callBackend(operation, .mediaToken(context(configuration), authentication: token, authorization: cached))
-            ]
-        case (.fetchingMediaToken(_, _, let cached), .success(.mediaToken(let media)))
-        where media.resource == request.resource && !media.serialized.isEmpty:
-            authorizations.remove(at: index)
-            recordAuthorization(from: .fetchingMediaToken, to: .idle, nil, .setToken)
-            return [authorizationTracking(success: true, token: token, cached: cached, error: "", details: "")]
-                + request.waiters.map {
-                    .emit(.setToken(token: media.serialized, resource: request.resource), answering: [$0])
-                }
-        case (_, .success):
-            authorizations.remove(at: index)
+        authorizations.remove(at: index)
+        guard case .success(.decisions(let decisions)) = result,
+            let decision = decisions.first(where: { $0.resource == request.resource })
+        else {
+            if case .failure(let error) = result { return authorizationFailure(request, error, token, configuration) }
             recordAuthorization(from: request.kind, to: .idle, .malformedAnswer, .tokenRequestFailed)
             return authorizationFailed(
                 request.resource, ErrorCode.genericAuthorization,
-                "malformed backend response: the answer does not match the request", answering: request.waiters,
+                "malformed backend response: the answer has no decision for the resource", answering: request.waiters,
                 token: token)
-        case (_, .failure(let error)):
-            authorizations.remove(at: index)
-            return authorizationFailure(request, error, token, configuration)
         }
+        if decision.authorized {
+            guard let media = decision.token, !media.serialized.isEmpty, media.notAfter > now else {
+                recordAuthorization(from: request.kind, to: .idle, .malformedAnswer, .tokenRequestFailed)
+                return authorizationFailed(
+                    request.resource, ErrorCode.genericAuthorization,
+                    "malformed backend response: the decision has no valid media token", answering: request.waiters,
+                    token: token)
+            }
+            // The decision's window, for TTL_AUTHZ only; it never outlives its authentication.
+            authorizationExpiries[request.resource] = min(decision.notAfter ?? media.notAfter, token.expires)
+            recordAuthorization(from: request.kind, to: .idle, nil, .setToken)
+            return [authorizationTracking(success: true, token: token, cached: false, error: "", details: "")]
+                + request.waiters.map {
+                    .emit(.setToken(token: media.serialized, resource: request.resource), answering: [$0])
+                }
+        }
+        let error =
+            decision.error.map { BackendError(v2: $0, httpStatus: 200) }
+            ?? .denied(code: "authorization_denied", message: "The TV provider denied access to '\(request.resource)'.")
+        return authorizationFailure(request, error, token, configuration)
     }
 
     /// Classifies a failure as authentication, authorization (with the MVPD's message) or other.
@@ -129,16 +117,16 @@ extension EntitlementMachine {
             // The server no longer knows this authentication: drop it locally too.
             recordAuthorization(from: request.kind, to: .idle, .authenticationRequired, .tokenRequestFailed)
             moveAuthentication(to: .unauthenticated, .authenticationRequired, .persist)
-            authorizationCache = [:]
+            authorizationExpiries = [:]
             return authorizationFailed(
                     request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)",
                     answering: request.waiters, token: token)
         case .denied(_, let message):
             recordAuthorization(from: request.kind, to: .idle, .denied, .tokenRequestFailed)
-            authorizationCache[request.resource] = nil
+            authorizationExpiries[request.resource] = nil
             return authorizationFailed(
                 request.resource, ErrorCode.userNotAuthorized, message, answering: request.waiters, token: token)
-        case .network, .timeout, .httpStatus, .throttled, .malformedResponse:
+        case .network, .timeout, .httpStatus, .throttled, .retryable, .malformedResponse:
             recordAuthorization(from: request.kind, to: .idle, .failed, .tokenRequestFailed)
             return authorizationFailed(
                 request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters,
@@ -174,7 +162,7 @@ extension EntitlementMachine {
         let operation = nextOperation()
         preauthorizations.append(PendingPreauthorization(operation: operation, call: id, resources: resources, known: known))
         return [
-            .callBackend(operation, .preauthorize(context(configuration), authentication: token, resources: missing))
+            .callBackend(operation, .preauthorize(context(configuration), mvpd: token.mvpdID, resources: missing))
         ]
     }
 
@@ -182,13 +170,13 @@ extension EntitlementMachine {
         _ pending: PendingPreauthorization, _ result: Result<BackendResponse, BackendError>
     ) -> [Action] {
         switch result {
-        case .success(.preauthorized(let decisions)):
+        case .success(.decisions(let decisions)):
             var known = pending.known
             var failures: [String] = []
             let expires = now.adding(settings.preauthorizationCacheLifetime)
             for decision in decisions where pending.resources.contains(decision.resource) {
                 if let error = decision.error {
-                    failures.append("\(decision.resource) (\(error))")
+                    failures.append("\(decision.resource) (\(error.code))")
                 } else {
                     known[decision.resource] = decision.authorized
                     preauthorizationCache[decision.resource] = CachedDecision(authorized: decision.authorized, expires: expires)
@@ -216,17 +204,19 @@ extension EntitlementMachine {
 
     private func preauthorizationFailed(_ pending: PendingPreauthorization, _ why: String) -> [Action] {
         [
-            .emit(.status(StatusReport(code: "P100", level: .error, message: "Pre-authorization failed: \(why).")), answering: []),
+            .emit(.status(StatusReport(code: "P100", level: .error, message: sentence("Pre-authorization failed: \(why)"))), answering: []),
             .emit(.preauthorizedResources([]), answering: [pending.call]),
         ]
     }
 
     // MARK: - Metadata (calls region)
 
+    /// Answered from local state: the profile's attributes and validity, the last decision's
+    /// window, the device id (REST API V2 has no metadata endpoint).
     mutating func getMetadata(_ id: CallID, _ key: MetadataKey, _ configuration: RequestorConfiguration) -> [Action] {
-        func answer(_ value: MetadataValue?) -> [Action] {
+        func answer(_ value: MetadataValue?, encrypted: Bool = false) -> [Action] {
             recordCall(.localAnswer, .setMetadataStatus)
-            return [.emit(.setMetadataStatus(value, encrypted: false, key: key), answering: [id])]
+            return [.emit(.setMetadataStatus(value, encrypted: encrypted, key: key), answering: [id])]
         }
         if case .userMetadata("") = key {
             recordCall(.emptyArgument, .status)
@@ -241,23 +231,9 @@ extension EntitlementMachine {
         case .authenticationExpiry:
             return answer(.text(String(token.expires.milliseconds)))
         case .authorizationExpiry(let resource):
-            return answer(authorizationCache[resource].flatMap { isUsable($0.expires) ? .text(String($0.expires.milliseconds)) : nil })
+            return answer(authorizationExpiries[resource].flatMap { isUsable($0) ? .text(String($0.milliseconds)) : nil })
         case .userMetadata(let name):
-            recordCall(to: .readingMetadata, .userMetadata, .readUserMetadata)
-            let operation = nextOperation()
-            metadataRequests.append(PendingMetadata(operation: operation, call: id, key: key))
-            return [.callBackend(operation, .userMetadata(context(configuration), authentication: token, name: name))]
+            return answer(token.metadata[name], encrypted: token.encryptedMetadata.contains(name))
         }
-    }
-
-    mutating func metadataFinished(_ pending: PendingMetadata, _ result: Result<BackendResponse, BackendError>)
-        -> [Action]
-    {
-        if case .success(.userMetadata(let value, let encrypted)) = result {
-            recordCall(from: .readingMetadata, to: .idle, nil, .setMetadataStatus)
-            return [.emit(.setMetadataStatus(value, encrypted: encrypted, key: pending.key), answering: [pending.call])]
-        }
-        recordCall(from: .readingMetadata, to: .idle, result.isSuccess ? .malformedAnswer : nil, .setMetadataStatus)
-        return [.emit(.setMetadataStatus(nil, encrypted: false, key: pending.key), answering: [pending.call])]
     }
 }

@@ -9,7 +9,7 @@ extension EntitlementMachine {
         TvProviderDialog(id: "tv-provider-\(flow.id.rawValue)", mvpds: configuration.mvpds.filter(\.enablePlatformServices))
     }
 
-    /// The platform's picker answered: exchange its assertion, fall back to the classic dialog
+    /// The platform's picker answered: read the partner profile for its assertion, fall back to the classic dialog
     /// (N003 / N004), or end the login (N005).
     mutating func platformPickerAnswered(_ flowID: FlowID, _ answer: PlatformPickerAnswer) -> [Action] {
         guard case .configured(let configuration) = configuration, case .platformPicking(var flow) = authentication,
@@ -31,8 +31,12 @@ extension EntitlementMachine {
             }
             flow.mvpd = mvpd
             let operation = nextOperation()
-            moveAuthentication(to: .exchangingCode(flow, operation: operation), .platformSignedIn, .exchangeCode)
-            return [.callBackend(operation, .exchangePlatformAssertion(context(configuration), assertion: assertion))]
+            moveAuthentication(
+                to: .readingProfile(flow, operation: operation, attempt: 1), .platformSignedIn, .readProfile)
+            return [
+                .callBackend(
+                    operation, .partnerProfile(context(configuration), partner: Self.platformPartner, assertion: assertion))
+            ]
         case .otherProviders:
             return fallBack("N003", "The user chose another TV provider in the platform picker.", .otherProviders)
         case .unsupportedProvider:

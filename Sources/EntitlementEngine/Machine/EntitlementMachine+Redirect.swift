@@ -2,7 +2,10 @@
 ///
 /// 1. parse strictly (malformed, duplicated parameters) → 2. exact redirect URL → 3. a pending
 /// flow → 4. its deadline → 5. `state` present and equal (constant time), also before `error=` →
-/// 6. the MVPD chosen for this flow → 7. `error=` ends the flow → 8. a `code` → exchange once.
+/// 6. the MVPD chosen for this flow → 7. `error=` ends the flow → 8. read the profile by the
+/// session's code, once. REST API V2 puts no code in the redirect (the engine holds the session's
+/// code from `POST sessions`), so there is no code to check or exchange and PKCE has nothing to
+/// protect; the `state` the engine put in its own `redirectUrl` binds the redirect to the flow.
 /// Every refusal is answered by one `status` and changes no flow. Steps 1–2 do not depend on any
 /// state, so their refusals are rows of the calls region; the rest are authentication rows.
 extension EntitlementMachine {
@@ -33,8 +36,7 @@ extension EntitlementMachine {
     private mutating func loginRedirect(
         _ id: CallID, _ url: ExternalURL, _ flow: LoginFlow, _ configuration: RequestorConfiguration
     ) -> [Action] {
-        guard let secrets = flow.secrets, let verifier = secrets.verifier, let deadline = flow.deadline,
-            let mvpd = flow.mvpd
+        guard let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline, let mvpd = flow.mvpd
         else { return refuse(id, .redirect(.noPendingFlow)) }
         if now >= deadline {
             return expireLogin(flow, condition: .deadlinePassed) + refuse(id, .redirect(.expired))
@@ -54,18 +56,14 @@ extension EntitlementMachine {
                     reason: "The MVPD refused the login (\(error.prefix(64))).", alsoAnswering: [id], notice: true,
                     condition: .providerError)
         }
-        guard let code = url.parameters["code"], !code.isEmpty else {
-            moveAuthentication(to: authentication, .refused, .status)
-            return refuse(id, .redirect(.missingCode))
-        }
         var accepted = flow
         accepted.waiters.append(id)
         let operation = nextOperation()
-        moveAuthentication(to: .exchangingCode(accepted, operation: operation), .accepted, .cancelTimer, .exchangeCode)
-        let exchange = CodeExchange(
-            context: context(configuration), mvpdID: mvpd.id, code: code, codeVerifier: verifier,
-            redirectURL: settings.redirectURL, data: flow.data)
-        return [.cancelTimer(.redirectDeadline(flow.id)), .callBackend(operation, .exchangeCode(exchange))]
+        moveAuthentication(
+            to: .readingProfile(accepted, operation: operation, attempt: 1), .accepted, .cancelTimer, .readProfile)
+        return [
+            .cancelTimer(.redirectDeadline(flow.id)), .callBackend(operation, .profileByCode(context(configuration), code: code)),
+        ]
     }
 
     private mutating func logoutRedirect(_ id: CallID, _ url: ExternalURL, _ flow: LogoutFlow) -> [Action] {

@@ -1,5 +1,5 @@
-/// The second-screen login of cookbook E (tvOS): a registration code, polling on the machine's
-/// timers, and the code's expiry.
+/// The second-screen login of cookbook E (tvOS): the session's code is the registration code;
+/// the engine shows it and polls the profile by code on its timers until the code's `notAfter`.
 extension EntitlementMachine {
     // MARK: - Second screen (cookbook E)
 
@@ -8,46 +8,37 @@ extension EntitlementMachine {
         [.registrationPoll(flow.id), .registrationExpiry(flow.id)]
     }
 
-    /// The provider is chosen on a second-screen device: ask the backend for a registration code.
-    mutating func requestRegistrationCode(_ flow: LoginFlow, _ configuration: RequestorConfiguration) -> [Action] {
-        guard let mvpd = flow.mvpd, let secondScreen = settings.secondScreen else { return [] }
-        let operation = nextOperation()
-        moveAuthentication(to: .requestingCode(flow, operation: operation), .secondScreen, .requestCode)
+    /// The session issued its code on a second-screen device: show it (`status(REGCODE)`) and
+    /// poll until the code's `notAfter` or the configured lifetime, whichever comes first.
+    mutating func secondScreenCodeIssued(
+        _ flow: LoginFlow, code: String, _ session: V2Session, _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        guard let secondScreen = settings.secondScreen else { return [] }
+        var waiting = flow
+        waiting.code = code
+        let shown = now.adding(secondScreen.codeLifetime)
+        let expires = min(session.notAfter ?? shown, shown)
+        guard expires > now else {
+            let notice = StatusReport(code: "REG500", level: .error, message: "No registration code: the code expired at once.")
+            return [.emit(.status(notice), answering: [])]
+                + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "No registration code: the code expired at once.",
+                    notice: true, condition: .malformedAnswer)
+        }
+        let registration = RegistrationCode(code: code, expires: expires)
+        moveAuthentication(to: .awaitingSecondScreen(waiting, registration, poll: nil), .codeIssued, .status, .startTimer)
         return [
-            .callBackend(
-                operation,
-                .registrationCode(context(configuration), mvpdID: mvpd.id, lifetime: secondScreen.codeLifetime))
+            .emit(.status(StatusReport(code: "REGCODE", level: .info, message: code)), answering: []),
+            .startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval)),
+            .startTimer(.registrationExpiry(flow.id), at: expires),
         ]
     }
 
-    /// The registration code arrived: show it (`status(REGCODE)`) and start polling; without one
-    /// the login ends (REG500, as Adobe's "regcode fetch failed").
-    mutating func registrationCodeAnswered(_ flow: LoginFlow, _ result: Result<BackendResponse, BackendError>) -> [Action] {
-        guard let secondScreen = settings.secondScreen else { return [] }
-        let failure: String
-        switch result {
-        case .success(.registrationCode(let code)) where code.expires > now && !code.code.isEmpty:
-            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .codeIssued, .status, .startTimer)
-            return [
-                .emit(.status(StatusReport(code: "REGCODE", level: .info, message: code.code)), answering: []),
-                .startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval)),
-                .startTimer(.registrationExpiry(flow.id), at: code.expires),
-            ]
-        case .success: failure = "malformed backend response: not a usable registration code"
-        case .failure(let error): failure = error.summary
-        }
-        let notice = StatusReport(code: "REG500", level: .error, message: "No registration code: \(failure).")
-        return [.emit(.status(notice), answering: [])]
-            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "No registration code: \(failure).", notice: true,
-                condition: result.isSuccess ? .malformedAnswer : .failed)
-    }
-
-    /// The poll is due: ask whether the code was used.
+    /// The poll is due: read the profile by the code.
     mutating func pollRegistration(_ flow: LoginFlow, _ code: RegistrationCode) -> [Action] {
         guard case .configured(let configuration) = configuration else { return [] }
         let operation = nextOperation()
         moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: operation), .pollDue, .pollRegistration)
-        return [.callBackend(operation, .checkRegistration(context(configuration), code: code.code))]
+        return [.callBackend(operation, .profileByCode(context(configuration), code: code.code))]
     }
 
     /// The poll answered: signed in on the second screen, or poll again after the interval (a
@@ -58,14 +49,14 @@ extension EntitlementMachine {
     ) -> [Action] {
         guard let secondScreen = settings.secondScreen else { return [] }
         switch result {
-        case .success(.authenticated(let token))
-        where token.mvpdID == flow.mvpd?.id && token.requestorID == configuration.requestorID && token.expires > now:
-            moveAuthentication(to: .authenticated(token), .tokenMatchesFlow, .cancelTimer, .persist, .setAuthenticationStatus)
-            selectedProviderID = token.mvpdID
-            return secondScreenTimers(flow).map(Action.cancelTimer)
-                + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
-                + resumeAuthorizationsAfterLogin(token, configuration)
-        case .success(.registrationPending):
+        case .success(.profiles(let profiles)):
+            if let mvpd = flow.mvpd, let token = bestProfile(profiles, configuration, mvpd: mvpd.id) {
+                moveAuthentication(to: .authenticated(token), .profileMatchesFlow, .cancelTimer, .persist, .setAuthenticationStatus)
+                selectedProviderID = token.mvpdID
+                return secondScreenTimers(flow).map(Action.cancelTimer)
+                    + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                    + resumeAuthorizationsAfterLogin(token, configuration)
+            }
             moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .notYetUsed, .startTimer)
         default:
             moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .failed, .startTimer)

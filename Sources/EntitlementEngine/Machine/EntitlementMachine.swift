@@ -45,13 +45,6 @@ public struct EntitlementMachine: Sendable {
         public var expires: Timestamp
     }
 
-    /// A user-metadata read waiting for the backend.
-    struct PendingMetadata: Sendable, Hashable {
-        var operation: OperationID
-        var call: CallID
-        var key: MetadataKey
-    }
-
     // MARK: - State
 
     /// Settings fixed at creation.
@@ -66,8 +59,9 @@ public struct EntitlementMachine: Sendable {
     public internal(set) var authorizations: [AuthorizationRequest] = []
     /// Calls held until `setRequestor` completes, oldest first.
     public internal(set) var queue: [QueuedCall] = []
-    /// Valid authorization tokens by resource (reused; media tokens never are).
-    public internal(set) var authorizationCache: [String: AuthorizationToken] = [:]
+    /// When the last decision for each resource stops counting (its `notAfter`), for `TTL_AUTHZ`
+    /// metadata only: decisions are never reused for playback, so every authorization asks again.
+    public internal(set) var authorizationExpiries: [String: Timestamp] = [:]
     /// Pre-authorization decisions by resource, reused while fresh when `cache` is true; cleared
     /// whenever the authentication changes.
     public internal(set) var preauthorizationCache: [String: CachedDecision] = [:]
@@ -85,7 +79,11 @@ public struct EntitlementMachine: Sendable {
     var inputName = ""
 
     var preauthorizations: [PendingPreauthorization] = []
-    var metadataRequests: [PendingMetadata] = []
+    /// Every backend request sent and not answered yet, with its attempt: a request the service
+    /// asks to retry is sent again as it was (``V2RetryPolicy``: at most twice, 0.5 s then 1 s later).
+    var requestsSent: [OperationID: (request: BackendRequest, attempt: Int)] = [:]
+    /// How often, and after what pause, a request is retried when the service asks.
+    static let retryPolicy = V2RetryPolicy()
     /// What the machine last saved (or loaded): a save happens when ``storedTokens`` differs.
     public internal(set) var persisted = StoredTokens.empty
     /// What storage held before the save the last input asked for: restored when that save fails.
@@ -118,6 +116,13 @@ public struct EntitlementMachine: Sendable {
         if !saveFailed { persistedBeforeSave = nil }
         if now >= nextCacheSweep { evictExpiredCacheEntries() }
         let actions = transition(input)
+        for action in actions {
+            switch action {
+            case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
+                if requestsSent[operation] == nil { requestsSent[operation] = (request, 1) }
+            default: break
+            }
+        }
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
@@ -130,8 +135,9 @@ public struct EntitlementMachine: Sendable {
     /// The regions' transitions for one input (``handle(_:at:)`` adds persistence).
     private mutating func transition(_ input: Input) -> [Action] {
         switch input {
-        case .callReceived(let id, .setRequestor(let requestorID, let serviceProviders)):
-            return setRequestorCalled(id, requestorID: requestorID, serviceProviders: serviceProviders)
+        case .callReceived(let id, .setRequestor(let requestorID, _)):
+            // The service-provider URLs are the transport's business (the V2 client's base URL).
+            return setRequestorCalled(id, requestorID: requestorID)
         case .callReceived(let id, let call):
             return callReceived(id, call)
         case .optionsChanged(let options):
@@ -139,15 +145,23 @@ public struct EntitlementMachine: Sendable {
             self.options = options
             return []
         case .configurationLoaded(let operation, let configuration, let stored, let others):
+            requestsSent[operation] = nil
             return configurationLoaded(operation, configuration, stored, others: others)
         case .configurationFailed(let operation, let error):
+            if let retry = retryLater(operation, error) { return retry }
+            requestsSent[operation] = nil
             return configurationFailed(operation, error)
         case .flowSecretsDrawn(let flow, let secrets):
             return flowSecretsDrawn(flow, secrets)
         case .backendAnswered(let operation, let response):
+            requestsSent[operation] = nil
             return backendFinished(operation, .success(response))
         case .backendFailed(let operation, let error):
+            if let retry = retryLater(operation, error) { return retry }
+            requestsSent[operation] = nil
             return backendFinished(operation, .failure(error))
+        case .timerFired(.retry(let operation)):
+            return resend(operation)
         case .timerFired(let timer):
             return timerFired(timer)
         case .storageChanged(let stored):
@@ -163,7 +177,7 @@ public struct EntitlementMachine: Sendable {
 
     // MARK: - Configuration region
 
-    private mutating func setRequestorCalled(_ id: CallID, requestorID: String, serviceProviders: [String]) -> [Action] {
+    private mutating func setRequestorCalled(_ id: CallID, requestorID: String) -> [Action] {
         guard !requestorID.isEmpty else {
             recordCall(.emptyArgument, .status)
             return refuse(id, .invalidArgument("the requestor id is empty"))
@@ -184,8 +198,7 @@ public struct EntitlementMachine: Sendable {
         actions.append(
             .loadConfiguration(
                 operation,
-                .configuration(
-                    requestorID: requestorID, serviceProviders: serviceProviders, deviceID: deviceID, options: options)))
+                .configuration(RequestContext(requestorID: requestorID, deviceID: deviceID, options: options))))
         return actions
     }
 
@@ -205,7 +218,7 @@ public struct EntitlementMachine: Sendable {
             // Tokens bound to another device never count here: clear them and say so (SEC412).
             stored = .empty
             moveAuthentication(to: .unauthenticated, .deviceMismatch, .status, .persist)
-            authorizationCache = [:]
+            authorizationExpiries = [:]
             selectedProviderID = nil
             let notice = StatusReport(
                 code: "SEC412", level: .warning,
@@ -220,7 +233,7 @@ public struct EntitlementMachine: Sendable {
         } else if authentication.kind == .unknown {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
         }
-        authorizationCache = token == nil ? [:] : stored.authorizations.filter { isUsable($0.value.expires) }
+        authorizationExpiries = [:]
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
         actions.append(.emit(.setRequestorComplete(success: true), answering: calls))
         actions += flushQueue()
@@ -230,10 +243,11 @@ public struct EntitlementMachine: Sendable {
     // MARK: - Silent sign-in at setRequestor
 
     /// With nothing valid stored (and no login to resume), signs in without UI before completing:
-    /// with another requestor's authentication on this device (single sign-on, or passive
-    /// authentication with N001 for an MVPD that authenticates per requestor), else with the
-    /// platform's account when it is signed in to one of the requestor's SSO-capable MVPDs.
-    /// Empty when there is nothing to try.
+    /// when another requestor holds an authentication on this device, by reading the device's
+    /// profiles (`GET profiles`: single sign-on, or — N001 first — passive authentication for an
+    /// MVPD that authenticates per requestor); else with the platform's account when it is signed
+    /// in to one of the requestor's SSO-capable MVPDs (partner single sign-on). Empty when there is
+    /// nothing to try: a device where nobody signed in has no profile to find.
     private mutating func signInSilently(
         _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken], calls: [CallID]
     ) -> [Action] {
@@ -248,7 +262,7 @@ public struct EntitlementMachine: Sendable {
         guard sharedLogin != nil || (settings.platformSSO && !platformMVPDs.isEmpty) else { return [] }
         persisted = stored
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
-        authorizationCache = [:]
+        authorizationExpiries = [:]
         let operation = nextOperation()
         guard let sharedLogin, let mvpd = loaded.mvpd(sharedLogin.mvpdID) else {
             moveConfiguration(
@@ -257,16 +271,16 @@ public struct EntitlementMachine: Sendable {
         }
         let signingIn = ConfigurationState.signingIn(loaded, operation: operation, calls: calls)
         guard mvpd.authenticationPerRequestor else {
-            moveConfiguration(to: signingIn, .singleSignOn, .exchangeCode)
-            return [.callBackend(operation, .singleSignOn(context(loaded), authentication: sharedLogin))]
+            moveConfiguration(to: signingIn, .singleSignOn, .readProfiles)
+            return [.callBackend(operation, .profiles(context(loaded)))]
         }
-        moveConfiguration(to: signingIn, .passiveAuthentication, .status, .exchangeCode)
+        moveConfiguration(to: signingIn, .passiveAuthentication, .status, .readProfiles)
         let notice = StatusReport(
             code: "N001", level: .info,
             message: "Passive authentication with \(mvpd.displayName) started: it signs in without UI if its session allows.")
         return [
             .emit(.status(notice), answering: []),
-            .callBackend(operation, .passiveAuthentication(context(loaded), mvpdID: mvpd.id)),
+            .callBackend(operation, .profiles(context(loaded))),
         ]
     }
 
@@ -276,20 +290,29 @@ public struct EntitlementMachine: Sendable {
         }
         guard let assertion else { return finishSigningIn(loaded, calls: calls, token: nil, .platformNotSignedIn) }
         let exchange = nextOperation()
-        moveConfiguration(to: .signingIn(loaded, operation: exchange, calls: calls), .platformSignedIn, .exchangeCode)
-        return [.callBackend(exchange, .exchangePlatformAssertion(context(loaded), assertion: assertion))]
+        moveConfiguration(to: .signingIn(loaded, operation: exchange, calls: calls), .platformSignedIn, .readProfile)
+        return [
+            .callBackend(
+                exchange, .partnerProfile(context(loaded), partner: Self.platformPartner, assertion: assertion))
+        ]
     }
 
-    /// The silent sign-in's exchange (platform assertion, single sign-on or passive authentication) answered.
+    /// The partner name of the platform's single sign-on (`profiles/sso/{partner}`).
+    static let platformPartner = "Apple"
+
+    /// The silent sign-in's read (the device's profiles, or the platform's partner profile) answered.
     private mutating func silentExchangeFinished(
         _ loaded: RequestorConfiguration, calls: [CallID], _ result: Result<BackendResponse, BackendError>
     ) -> [Action] {
         switch result {
-        case .success(.authenticated(let token))
-        where token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil && isUsable(token.expires):
-            return finishSigningIn(loaded, calls: calls, token: token, .tokenMatchesFlow)
+        case .success(.profiles(let profiles)):
+            guard let token = bestProfile(profiles, loaded) else {
+                return [.log(.silentSignInFailed("the device has no valid profile for this requestor"))]
+                    + finishSigningIn(loaded, calls: calls, token: nil, .malformedAnswer)
+            }
+            return finishSigningIn(loaded, calls: calls, token: token, .profileMatchesFlow)
         case .success:
-            return [.log(.silentSignInFailed("the backend's answer is not a token for this requestor"))]
+            return [.log(.silentSignInFailed("the backend's answer is not a profile"))]
                 + finishSigningIn(loaded, calls: calls, token: nil, .malformedAnswer)
         case .failure(let error):
             return [.log(.silentSignInFailed(error.summary))] + finishSigningIn(loaded, calls: calls, token: nil, .failed)
@@ -321,6 +344,22 @@ public struct EntitlementMachine: Sendable {
         return [.resubmit(queue)]
     }
 
+    /// The authentication to adopt from a profiles answer: a valid profile of one of the
+    /// requestor's MVPDs (not a TempPass: another app's TempPass is not this app's), the remembered
+    /// provider's first, else the one that lasts longest (reference §5: the app chooses).
+    func bestProfile(_ profiles: [String: V2Profile], _ loaded: RequestorConfiguration, mvpd only: String? = nil)
+        -> AuthenticationToken?
+    {
+        let tokens = profiles.sorted { $0.key < $1.key }.compactMap { mvpdID, profile -> AuthenticationToken? in
+            guard only == nil || only == mvpdID, let mvpd = loaded.mvpd(mvpdID), only != nil || !mvpd.isTempPass,
+                let token = AuthenticationToken(profile: profile, mvpdID: mvpdID, requestorID: loaded.requestorID),
+                isUsable(token.expires), profile.notBefore <= now.adding(settings.expiryLeeway)
+            else { return nil }
+            return token
+        }
+        return tokens.first { $0.mvpdID == selectedProviderID } ?? tokens.max { $0.expires < $1.expires }
+    }
+
     /// The stored authentication if it still counts for `loaded`: unexpired, for this requestor,
     /// and from one of its MVPDs.
     func usableStoredToken(_ stored: StoredTokens, _ loaded: RequestorConfiguration) -> AuthenticationToken? {
@@ -350,7 +389,7 @@ public struct EntitlementMachine: Sendable {
     static func configurationStatus(for error: BackendError) -> StatusReport {
         let code: String
         switch error {
-        case .network, .timeout: code = "CFG404"
+        case .network, .timeout, .retryable: code = "CFG404"
         case .throttled: code = "CFG429"
         case .httpStatus(let status, _) where status >= 500: code = "CFG5XX"
         case .malformedResponse: code = "CFG5XX"
@@ -425,11 +464,14 @@ public struct EntitlementMachine: Sendable {
             return silentExchangeFinished(loaded, calls: calls, result)
         }
         guard case .configured(let configuration) = configuration else { return [.log(.lateResultIgnored(operation))] }
-        if case .exchangingCode(let flow, let expected) = authentication, expected == operation {
-            return codeExchangeFinished(flow, result, configuration)
+        if case .creatingSession(let flow, let expected) = authentication, expected == operation {
+            return sessionAnswered(flow, result, configuration)
         }
-        if case .requestingCode(let flow, let expected) = authentication, expected == operation {
-            return registrationCodeAnswered(flow, result)
+        if case .readingProfile(let flow, let expected?, let attempt) = authentication, expected == operation {
+            return profileAnswered(flow, attempt: attempt, result, configuration)
+        }
+        if case .requestingLogout(let flow, let expected) = authentication, expected == operation {
+            return logoutAnswered(flow, result)
         }
         if case .awaitingSecondScreen(let flow, let code, let poll?) = authentication, poll == operation {
             return pollAnswered(flow, code, result, configuration)
@@ -440,10 +482,48 @@ public struct EntitlementMachine: Sendable {
         if let index = preauthorizations.firstIndex(where: { $0.operation == operation }) {
             return preauthorizationFinished(preauthorizations.remove(at: index), result)
         }
-        if let index = metadataRequests.firstIndex(where: { $0.operation == operation }) {
-            return metadataFinished(metadataRequests.remove(at: index), result)
-        }
         return [.log(.lateResultIgnored(operation))]
+    }
+
+    // MARK: - Retries the service asks for
+
+    /// The operations some region still waits for.
+    var awaitedOperations: Set<OperationID> {
+        var operations = Set(authorizations.compactMap(\.operation) + preauthorizations.map(\.operation))
+        switch configuration {
+        case .configuring(_, let operation, _), .signingIn(_, let operation, _): operations.insert(operation)
+        default: break
+        }
+        switch authentication {
+        case .creatingSession(_, let operation), .requestingLogout(_, let operation), .readingProfile(_, let operation?, _),
+            .awaitingSecondScreen(_, _, let operation?):
+            operations.insert(operation)
+        default: break
+        }
+        return operations
+    }
+
+    /// A `retry` error for a request still waited for, with attempts left: send it again after a
+    /// pause (nil: the failure is the request's result).
+    private mutating func retryLater(_ operation: OperationID, _ error: BackendError) -> [Action]? {
+        guard case .retryable = error, let sent = requestsSent[operation], awaitedOperations.contains(operation),
+            let pause = Self.retryPolicy.pause(before: sent.attempt)
+        else { return nil }
+        recordCall(.retryAsked, .startTimer)
+        return [.startTimer(.retry(operation), at: now.adding(pause))]
+    }
+
+    /// The retry is due: the same request again, under the same operation.
+    private mutating func resend(_ operation: OperationID) -> [Action] {
+        guard var sent = requestsSent[operation], awaitedOperations.contains(operation) else {
+            requestsSent[operation] = nil
+            return [.log(.lateTimerIgnored(.retry(operation)))]
+        }
+        sent.attempt += 1
+        requestsSent[operation] = sent
+        recordCall(.retryDue, .resendRequest)
+        if case .configuration = sent.request { return [.loadConfiguration(operation, sent.request)] }
+        return [.callBackend(operation, sent.request)]
     }
 
     // MARK: - Recording transitions
@@ -540,24 +620,23 @@ public struct EntitlementMachine: Sendable {
         switch self.authentication {
         case .authenticated(let token): authentication = token
         case .awaitingRedirect(let flow):
-            if let mvpd = flow.mvpd, let secrets = flow.secrets, let verifier = secrets.verifier, let deadline = flow.deadline {
-                pending = PendingLogin(
-                    mvpdID: mvpd.id, state: secrets.state, verifier: verifier, deadline: deadline, data: flow.data)
+            if let mvpd = flow.mvpd, let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline {
+                pending = PendingLogin(mvpdID: mvpd.id, state: secrets.state, code: code, deadline: deadline, data: flow.data)
             }
         default: break
         }
         let tokens = StoredTokens(
-            authentication: authentication, authorizations: authorizationCache, selectedProvider: selectedProviderID,
+            authentication: authentication, selectedProvider: selectedProviderID,
             deviceID: deviceID, pendingLogin: pending)
         return tokens.holdsNothing ? .empty : tokens
     }
 
-    /// Drops expired authorization tokens and pre-authorization decisions (the next save stores
-    /// the smaller set), at most once per ``cacheSweepInterval``.
+    /// Drops expired decision windows and pre-authorization decisions, at most once per
+    /// ``cacheSweepInterval``.
     mutating func evictExpiredCacheEntries() {
         nextCacheSweep = now.adding(Self.cacheSweepInterval)
-        if authorizationCache.contains(where: { !isUsable($0.value.expires) }) {
-            authorizationCache = authorizationCache.filter { isUsable($0.value.expires) }
+        if authorizationExpiries.contains(where: { !isUsable($0.value) }) {
+            authorizationExpiries = authorizationExpiries.filter { isUsable($0.value) }
         }
         if preauthorizationCache.contains(where: { $0.value.expires <= now }) {
             preauthorizationCache = preauthorizationCache.filter { $0.value.expires > now }
@@ -583,6 +662,9 @@ public struct EntitlementMachine: Sendable {
         persisted = tokens
         return .persist(tokens, requestorID: configuration.requestorID)
     }
+
+    /// `text` ending with exactly one period (a backend's message may bring its own).
+    func sentence(_ text: String) -> String { text.hasSuffix(".") ? text : text + "." }
 
     /// Answers a refused call with one `status` and changes nothing.
     func refuse(_ id: CallID, _ refusal: CallRefusal) -> [Action] { [.emit(.status(refusal.report), answering: [id])] }
@@ -644,12 +726,12 @@ public struct EntitlementMachine: Sendable {
             actions.insert(persist(tokens, current), at: 0)
         }
         moveAuthentication(to: .unknown)
-        authorizationCache = [:]
+        authorizationExpiries = [:]
         selectedProviderID = nil
         return actions
     }
 
-    /// Fails every pending authorization, pre-authorization and metadata read (logout, sign-out, reconfiguration).
+    /// Fails every pending authorization and pre-authorization (logout, sign-out, reconfiguration).
     mutating func abortRequests(code: String, description: String) -> [Action] {
         var actions: [Action] = []
         for request in authorizations {
@@ -660,13 +742,8 @@ public struct EntitlementMachine: Sendable {
             recordCall(from: .preauthorizing, to: .idle, nil, .preauthorizedResources)
             actions.append(.emit(.preauthorizedResources([]), answering: [pending.call]))
         }
-        for pending in metadataRequests {
-            recordCall(from: .readingMetadata, to: .idle, nil, .setMetadataStatus)
-            actions.append(.emit(.setMetadataStatus(nil, encrypted: false, key: pending.key), answering: [pending.call]))
-        }
         authorizations.removeAll()
         preauthorizations.removeAll()
-        metadataRequests.removeAll()
         return actions
     }
 }

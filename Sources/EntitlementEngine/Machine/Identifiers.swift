@@ -31,6 +31,10 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
     case registrationPoll(FlowID)
     /// The end of a second-screen login's registration code.
     case registrationExpiry(FlowID)
+    /// The next read of a login's profile that was not there yet.
+    case profileRead(FlowID)
+    /// The next attempt of a request the service asked to retry (an enhanced error with `action: retry`).
+    case retry(OperationID)
 
     /// The timer's name.
     public var name: String {
@@ -38,30 +42,37 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
         case .redirectDeadline: "redirectDeadline"
         case .registrationPoll: "registrationPoll"
         case .registrationExpiry: "registrationExpiry"
+        case .profileRead: "profileRead"
+        case .retry: "retry"
         }
     }
 
-    /// The flow the timer belongs to.
-    public var flow: FlowID {
+    /// The flow the timer belongs to (nil for a request's retry).
+    public var flow: FlowID? {
         switch self {
-        case .redirectDeadline(let flow), .registrationPoll(let flow), .registrationExpiry(let flow): flow
+        case .redirectDeadline(let flow), .registrationPoll(let flow), .registrationExpiry(let flow), .profileRead(let flow):
+            flow
+        case .retry: nil
         }
     }
 
-    /// `redirectDeadline(flow#n)`.
-    public var description: String { "\(name)(\(flow))" }
+    /// `redirectDeadline(flow#n)`, `retry(op#n)`.
+    public var description: String {
+        switch self {
+        case .retry(let operation): "\(name)(\(operation))"
+        default: "\(name)(\(flow.map(\.description) ?? ""))"
+        }
+    }
 }
 
-/// The random values drawn for one flow: its redirect `state` and, for logins, the PKCE verifier.
+/// The random value drawn for one flow: the `state` the engine puts in the `redirectUrl` it sends,
+/// which binds the redirect to the flow.
 public struct FlowSecrets: Sendable, Hashable {
     /// The 256-bit `state`, base64url (a secret).
     public var state: String
-    /// The PKCE verifier, base64url (a secret); nil for logout flows.
-    public var verifier: String?
 
     /// Creates flow secrets.
-    public init(state: String, verifier: String?) {
+    public init(state: String) {
         self.state = state
-        self.verifier = verifier
     }
 }

@@ -5,8 +5,8 @@ public struct SecondScreen: Sendable, Hashable {
     /// How often the engine asks whether the code was used (default 5 s; clamped 1 s…60 s;
     /// Adobe recommends every 3–5 s).
     public var pollInterval: Duration { didSet { pollInterval = Self.clampPollInterval(pollInterval) } }
-    /// How long a registration code may be used (default 30 minutes; clamped 1 minute…10 hours,
-    /// Adobe's default and maximum).
+    /// How long the engine shows a registration code and polls for it (default 30 minutes; clamped
+    /// 1 minute…10 hours); never past the session's `notAfter`.
     public var codeLifetime: Duration { didSet { codeLifetime = Self.clampCodeLifetime(codeLifetime) } }
 
     /// Creates second-screen settings.

@@ -99,7 +99,7 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case noRememberedProvider
     /// The redirect passed every check.
     case accepted
-    /// The redirect has a wrong or missing state, a wrong MVPD or no code.
+    /// The redirect has a wrong or missing state or a wrong MVPD.
     case refused
     /// The redirect arrived after the flow's deadline (before its timer fired).
     case deadlinePassed
@@ -107,18 +107,26 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case providerError
     /// No login or logout waits for a redirect.
     case noPendingFlow
-    /// The exchanged token is for this flow's MVPD and requestor and unexpired.
-    case tokenMatchesFlow
+    /// The profile read is for this flow's MVPD, valid, with a user id.
+    case profileMatchesFlow
+    /// No profile yet (the login has not finished on the service): read again after a pause.
+    case profileNotYet
+    /// Still no profile after the last read of the bounded wait.
+    case profileWaitOver
+    /// The session answered `authenticate` with a login URL and code.
+    case loginNeeded
+    /// The session answered `authorize`: no login is needed (a profile exists, TempPass, degraded).
+    case noLoginNeeded
+    /// The logout answered with an interactive MVPD logout and the device has a web view.
+    case interactive
+    /// The logout is complete without the MVPD (`complete`, `invalid`, `partner_logout`, no web view).
+    case noInteraction
     /// The backend answered with something of the wrong kind.
     case malformedAnswer
     /// The user is authenticated.
     case authenticated
     /// The user is not authenticated.
     case notAuthenticated
-    /// A valid authorization token for the resource is cached.
-    case cachedAuthorization
-    /// No valid authorization token is cached.
-    case notCached
     /// A request for the same resource and data is already running.
     case identicalRequest
     /// A logout waits for its redirect.
@@ -139,10 +147,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case emptyArgument
     /// Answered from local state, without the backend.
     case localAnswer
-    /// A user-metadata value is asked for while authenticated.
-    case userMetadata
-    /// The login's code is being exchanged.
-    case codeExchangeInProgress
+    /// The login's profile is being read.
+    case profileReadInProgress
     /// `setSelectedProvider(nil)`.
     case cancelled
     /// Every resource asked about has a fresh cached decision and `cache` is true.
@@ -179,14 +185,18 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case passiveAuthentication
     /// The device logs in on a second screen (cookbook E).
     case secondScreen
-    /// The backend issued a registration code.
+    /// The session's code was issued for a second screen.
     case codeIssued
-    /// The registration code was not used yet.
+    /// No profile for the code yet.
     case notYetUsed
     /// The poll is due.
     case pollDue
     /// The registration code expired.
     case codeExpired
+    /// The service asked to retry a request still waited for, and attempts are left.
+    case retryAsked
+    /// A retry's pause is over.
+    case retryDue
 }
 
 /// What a row does, named for the callback it emits or the effect it asks for.
@@ -215,15 +225,15 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case dismissTvProviderDialog
     /// Ask the platform, without UI, for its assertion.
     case checkPlatformSignIn
-    /// Ask the backend for a registration code.
-    case requestCode
-    /// Ask the backend whether the registration code was used.
+    /// Create a session (`POST sessions`).
+    case createSession
+    /// Read the profile by the second screen's code.
     case pollRegistration
     /// Emit `sendTrackingData(mvpdSelection)`.
     case trackSelection
     /// Save the tokens.
     case persist
-    /// Draw the flow's state (and PKCE verifier).
+    /// Draw the flow's state.
     case drawSecrets
     /// Start the flow's deadline.
     case startTimer
@@ -233,14 +243,12 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case navigateToUrl
     /// Emit `setAuthenticationStatus` (with its tracking data).
     case setAuthenticationStatus
-    /// Ask the backend to exchange the code.
-    case exchangeCode
+    /// Read the login's profile (by code, by MVPD, or the platform's partner profile).
+    case readProfile
     /// Add the call to the running flow or request.
     case join
-    /// Ask the backend for an authorization token.
+    /// Ask the backend for a decision (with a fresh media token).
     case authorize
-    /// Ask the backend for a fresh media token.
-    case fetchMediaToken
     /// Emit `setToken` to every waiting call (with tracking data).
     case setToken
     /// Emit `tokenRequestFailed` to every waiting call (with tracking data).
@@ -253,8 +261,12 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case preauthorize
     /// Emit `preauthorizedResources`.
     case preauthorizedResources
-    /// Ask the backend for a user-metadata value.
-    case readUserMetadata
+    /// Send the logout request (`GET logout/{mvpd}`).
+    case requestLogout
+    /// Read the device's profiles (single sign-on at `setRequestor`).
+    case readProfiles
+    /// Send a request again, as it was.
+    case resendRequest
 }
 
 /// Every input a row can name: the calls, the other inputs, and two the regions name specially.
@@ -315,8 +327,6 @@ public enum PendingCallKind: String, Sendable, CaseIterable {
     case idle
     /// A pre-authorization waits for the backend.
     case preauthorizing
-    /// A user-metadata read waits for the backend.
-    case readingMetadata
 }
 
 extension ConfigurationState {
@@ -359,18 +369,20 @@ extension AuthenticationState {
         case selectingProvider
         /// See ``AuthenticationState/preparingLogin(_:)``.
         case preparingLogin
+        /// See ``AuthenticationState/creatingSession(_:operation:)``.
+        case creatingSession
         /// See ``AuthenticationState/awaitingRedirect(_:)``.
         case awaitingRedirect
-        /// See ``AuthenticationState/requestingCode(_:operation:)``.
-        case requestingCode
         /// See ``AuthenticationState/awaitingSecondScreen(_:_:poll:)``.
         case awaitingSecondScreen
-        /// See ``AuthenticationState/exchangingCode(_:operation:)``.
-        case exchangingCode
+        /// See ``AuthenticationState/readingProfile(_:operation:attempt:)``.
+        case readingProfile
         /// See ``AuthenticationState/authenticated(_:)``.
         case authenticated
         /// See ``AuthenticationState/preparingLogout(_:)``.
         case preparingLogout
+        /// See ``AuthenticationState/requestingLogout(_:operation:)``.
+        case requestingLogout
         /// See ``AuthenticationState/loggingOut(_:)``.
         case loggingOut
     }
@@ -383,12 +395,13 @@ extension AuthenticationState {
         case .platformPicking: .platformPicking
         case .selectingProvider: .selectingProvider
         case .preparingLogin: .preparingLogin
+        case .creatingSession: .creatingSession
         case .awaitingRedirect: .awaitingRedirect
-        case .requestingCode: .requestingCode
         case .awaitingSecondScreen: .awaitingSecondScreen
-        case .exchangingCode: .exchangingCode
+        case .readingProfile: .readingProfile
         case .authenticated: .authenticated
         case .preparingLogout: .preparingLogout
+        case .requestingLogout: .requestingLogout
         case .loggingOut: .loggingOut
         }
     }
@@ -401,10 +414,8 @@ extension AuthorizationRequest {
         case idle
         /// Waits for the login it started or joined.
         case waitingForAuthentication
-        /// Waits for the authorization token.
+        /// Waits for the decision (and its media token).
         case authorizing
-        /// Waits for a fresh media token.
-        case fetchingMediaToken
     }
 
     /// This request's state name.
@@ -412,7 +423,6 @@ extension AuthorizationRequest {
         switch phase {
         case .waitingForAuthentication: .waitingForAuthentication
         case .authorizing: .authorizing
-        case .fetchingMediaToken: .fetchingMediaToken
         }
     }
 }

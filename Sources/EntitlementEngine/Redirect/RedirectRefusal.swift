@@ -16,8 +16,6 @@ public enum RedirectRefusal: Error, Sendable, Equatable, Hashable {
     case stateMismatch
     /// The callback names another MVPD than the one chosen for this flow (mix-up defence).
     case providerMismatch(expected: String, received: String?)
-    /// The URL has the right `state` but neither a `code` nor an `error`.
-    case missingCode
     /// The pending flow passed its deadline before the URL arrived.
     case expired
 
@@ -31,7 +29,6 @@ public enum RedirectRefusal: Error, Sendable, Equatable, Hashable {
         case .missingState: "REDIRECT_STATE_MISSING"
         case .stateMismatch: "REDIRECT_STATE_MISMATCH"
         case .providerMismatch: "REDIRECT_PROVIDER_MISMATCH"
-        case .missingCode: "REDIRECT_CODE_MISSING"
         case .expired: "REDIRECT_EXPIRED"
         }
     }
@@ -48,7 +45,6 @@ public enum RedirectRefusal: Error, Sendable, Equatable, Hashable {
         case .stateMismatch: "The external URL's state does not belong to the pending flow."
         case .providerMismatch(let expected, let received):
             "The external URL comes from MVPD '\(received ?? "none")', but this flow chose '\(expected)'."
-        case .missingCode: "The external URL carries neither a code nor an error."
         case .expired: "The pending login expired before the external URL arrived."
         }
     }

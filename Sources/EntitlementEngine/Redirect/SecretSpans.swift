@@ -1,7 +1,9 @@
 /// Finds the values of secret parameters in a text — a URL, a status message, a log line — however
 /// they are written: names and delimiters raw or percent-encoded (up to sixteen times over, so
 /// `c%6Fde=`, `%3Fcode%3D`, a URL nested in another URL's parameter), in the query or the
-/// fragment, in any letter case, or as JSON (`"code":"…"`). Works on UTF-8 bytes.
+/// fragment, in any letter case, or as JSON (`"code":"…"`) — and REST API V2's session codes in a
+/// path (`/api/v2/authenticate/{sp}/{code}`, `/sessions/{code}`, `/profiles/code/{code}`). Works on
+/// UTF-8 bytes.
 ///
 /// Each span is a range of the *original* bytes holding one secret value, with the value as decoded.
 enum SecretSpans {
@@ -117,10 +119,49 @@ enum SecretSpans {
 
     private static let closing: Set<UInt8> = Set("&#; \t\r\n\"')}],|<>".utf8)
 
-    /// `name=value`, `name:value`, `"name":"value"` at word starts.
-    private static func scan(_ text: [Element]) -> [Span] {
+    /// Path prefixes a REST API V2 session code follows, and how many segments come before it.
+    static let codePaths: [(prefix: String, skipped: Int)] = [
+        ("/authenticate/", 1), ("/profiles/code/", 0), ("/sessions/", 0),
+    ]
+
+    /// The session codes in REST API V2 paths (`/sessions/sso/…` is a partner, not a code).
+    private static func pathSpans(_ text: [Element], _ lower: [UInt8]) -> [Span] {
         var spans: [Span] = []
+        for (prefix, skipped) in codePaths {
+            var index = 0
+            while index < lower.count {
+                guard matches(prefix, lower, at: index) else {
+                    index += 1
+                    continue
+                }
+                var cursor = index + prefix.utf8.count
+                for _ in 0..<skipped {
+                    while cursor < lower.count, !pathEnd.contains(lower[cursor]) { cursor += 1 }
+                    guard cursor < lower.count, lower[cursor] == UInt8(ascii: "/") else { break }
+                    cursor += 1
+                }
+                let valueStart = cursor
+                if let end = placeholderEnd(lower, at: cursor) {
+                    cursor = end
+                } else {
+                    while cursor < lower.count, !pathEnd.contains(lower[cursor]) { cursor += 1 }
+                }
+                let value = text[valueStart..<cursor].map(\.byte)
+                if cursor > valueStart, value != Array("sso".utf8) {
+                    spans.append(Span(name: "code", range: text[valueStart].start..<text[cursor - 1].end, value: value))
+                }
+                index = max(cursor, index + 1)
+            }
+        }
+        return spans
+    }
+
+    private static let pathEnd: Set<UInt8> = closing.union(Set("/?".utf8))
+
+    /// `name=value`, `name:value`, `"name":"value"` at word starts, and codes in V2 paths.
+    private static func scan(_ text: [Element]) -> [Span] {
         let lower = text.map { $0.byte >= 0x41 && $0.byte <= 0x5A ? $0.byte | 0x20 : $0.byte }
+        var spans = pathSpans(text, lower)
         var index = 0
         while index < lower.count {
             // Names are matched anywhere, not only at word starts (`%code=`, `x_code=`): showing less

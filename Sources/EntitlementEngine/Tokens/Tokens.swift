@@ -1,88 +1,102 @@
-/// The authentication token the backend issues for a device, requestor and MVPD.
+/// An authentication, as the engine keeps it: REST API V2's profile for this device, requestor and
+/// MVPD (reference §5). The profile lives on the service; this is the engine's local copy, so
+/// `checkAuthentication` and metadata need no request. It holds no bearer secret of its own.
 public struct AuthenticationToken: Sendable, Hashable, Codable {
-    /// The opaque token value (a secret).
-    public var value: String
     /// The MVPD that authenticated the user.
     public var mvpdID: String
-    /// The requestor the token was issued for.
+    /// The requestor the profile is for.
     public var requestorID: String
-    /// The MVPD's (anonymised) user id; only its hash reaches tracking data.
+    /// The MVPD's (anonymised) user id (the profile's `userID`); only its hash reaches tracking data.
     public var userID: String
-    /// When the token stops being valid.
+    /// When the profile stops being valid (its `notAfter`).
     public var expires: Timestamp
-    /// How the user signed in: a logout of a platform sign-in must also tell the user to sign
-    /// out of the platform (VSA203).
+    /// How the user signed in (the profile's `type`): a logout of a platform sign-in must also tell
+    /// the user to sign out of the platform (VSA203).
     public var source: AuthenticationSource
+    /// The profile's attributes (`userID` too), as `getMetadata` answers them.
+    public var metadata: [String: MetadataValue]
+    /// The names of the attributes whose value is encrypted (`state: enc`).
+    public var encryptedMetadata: Set<String>
+    /// The service's id of the login that made the profile (its `sessionId`), when it gives one.
+    public var sessionID: String?
 
-    /// Creates an authentication token.
+    /// Creates an authentication.
     public init(
-        value: String, mvpdID: String, requestorID: String, userID: String, expires: Timestamp,
-        source: AuthenticationSource = .mvpdLogin
+        mvpdID: String, requestorID: String, userID: String, expires: Timestamp, source: AuthenticationSource = .mvpdLogin,
+        metadata: [String: MetadataValue] = [:], encryptedMetadata: Set<String> = [], sessionID: String? = nil
     ) {
-        self.value = value
+        self.sessionID = sessionID
         self.mvpdID = mvpdID
         self.requestorID = requestorID
         self.userID = userID
         self.expires = expires
         self.source = source
+        self.metadata = metadata
+        self.encryptedMetadata = encryptedMetadata
     }
 
-    private enum CodingKeys: String, CodingKey { case value, mvpdID, requestorID, userID, expires, source }
+    private enum CodingKeys: String, CodingKey {
+        case mvpdID, requestorID, userID, expires, source, metadata, encryptedMetadata, sessionID
+    }
 
-    /// Decodes a token; files written before `source` existed read as ``AuthenticationSource/mvpdLogin``.
+    /// Decodes an authentication; what earlier versions stored without a source or attributes
+    /// reads as an MVPD login without metadata (their opaque `value` is ignored).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        value = try container.decode(String.self, forKey: .value)
         mvpdID = try container.decode(String.self, forKey: .mvpdID)
         requestorID = try container.decode(String.self, forKey: .requestorID)
         userID = try container.decode(String.self, forKey: .userID)
         expires = try container.decode(Timestamp.self, forKey: .expires)
         source = try container.decodeIfPresent(AuthenticationSource.self, forKey: .source) ?? .mvpdLogin
+        metadata = try container.decodeIfPresent([String: MetadataValue].self, forKey: .metadata) ?? [:]
+        encryptedMetadata = try container.decodeIfPresent(Set<String>.self, forKey: .encryptedMetadata) ?? []
+        sessionID = try container.decodeIfPresent(String.self, forKey: .sessionID)
+    }
+
+    /// The authentication a V2 profile describes, for `requestorID` (nil when it has no `userID`).
+    public init?(profile: V2Profile, mvpdID: String, requestorID: String) {
+        guard let userID = profile.attributes["userID"].flatMap({ Self.metadataValue($0.value) }), case .text(let id) = userID
+        else { return nil }
+        var metadata: [String: MetadataValue] = [:]
+        for (name, attribute) in profile.attributes {
+            metadata[name] = Self.metadataValue(attribute.value)
+        }
+        let source: AuthenticationSource =
+            switch profile.kind {
+            case .regular: .mvpdLogin
+            case .temporary: .tempPass
+            case .degraded: .degraded
+            case .appleSSO, .platformSSO, .serviceTokenSSO: .platformSSO
+            }
+        self.init(
+            mvpdID: mvpdID, requestorID: requestorID, userID: id, expires: profile.notAfter, source: source,
+            metadata: metadata, encryptedMetadata: Set(profile.attributes.filter { $0.value.encrypted }.keys),
+            sessionID: profile.sessionID)
+    }
+
+    /// An attribute value as metadata: text, a list of texts, or (numbers, maps) its JSON text.
+    static func metadataValue(_ value: JSONValue) -> MetadataValue? {
+        switch value {
+        case .string(let text): return .text(text)
+        case .null: return nil
+        case .array(let items):
+            let texts = items.compactMap { item -> String? in if case .string(let text) = item { text } else { nil } }
+            return texts.count == items.count ? .list(texts) : .text(value.canonicalText)
+        default: return .text(value.canonicalText)
+        }
     }
 }
 
-/// How an authentication token was obtained.
+/// How an authentication was obtained (the V2 profile's `type`).
 public enum AuthenticationSource: String, Sendable, Hashable, Codable {
-    /// The MVPD's own login page, through the redirect (cookbook C).
+    /// The MVPD's own login page, through a session (cookbook C; profile type `regular`).
     case mvpdLogin
-    /// The platform's TV-provider account, through its signed assertion (cookbook D).
+    /// The platform's TV-provider account (cookbook D; `appleSSO`, `platformSSO`, `serviceTokenSSO`).
     case platformSSO
-    /// A TempPass pseudo-MVPD: a limited time per device, no login.
+    /// A TempPass pseudo-MVPD: a limited time per device, no login (`temporary`).
     case tempPass
-}
-
-/// The authorization token for one resource; never outlives its authentication.
-public struct AuthorizationToken: Sendable, Hashable, Codable {
-    /// The opaque token value (a secret).
-    public var value: String
-    /// The resource it authorizes.
-    public var resource: String
-    /// When the token stops being valid.
-    public var expires: Timestamp
-
-    /// Creates an authorization token.
-    public init(value: String, resource: String, expires: Timestamp) {
-        self.value = value
-        self.resource = resource
-        self.expires = expires
-    }
-}
-
-/// A short-lived media token: never cached, fetched fresh for every authorization.
-public struct MediaToken: Sendable, Hashable, Codable {
-    /// The serialized token handed to `setToken` (a secret).
-    public var serialized: String
-    /// The resource it unlocks.
-    public var resource: String
-    /// When it expires.
-    public var expires: Timestamp
-
-    /// Creates a media token.
-    public init(serialized: String, resource: String, expires: Timestamp) {
-        self.serialized = serialized
-        self.resource = resource
-        self.expires = expires
-    }
+    /// Degraded access while the MVPD is down (`degraded`, issuer `Adobe`).
+    case degraded
 }
 
 /// A login waiting for its redirect, kept in storage so that another engine instance (or this one
@@ -92,18 +106,18 @@ public struct PendingLogin: Sendable, Hashable, Codable {
     public var mvpdID: String
     /// The flow's `state`.
     public var state: String
-    /// The flow's PKCE verifier.
-    public var verifier: String
+    /// The session's code: the profile the login makes is read by it (a secret).
+    public var code: String
     /// When the redirect must have arrived by.
     public var deadline: Timestamp
     /// The `data` given to `getAuthentication`.
     public var data: [String: String]
 
     /// Creates a pending login.
-    public init(mvpdID: String, state: String, verifier: String, deadline: Timestamp, data: [String: String] = [:]) {
+    public init(mvpdID: String, state: String, code: String, deadline: Timestamp, data: [String: String] = [:]) {
         self.mvpdID = mvpdID
         self.state = state
-        self.verifier = verifier
+        self.code = code
         self.deadline = deadline
         self.data = data
     }
@@ -113,8 +127,6 @@ public struct PendingLogin: Sendable, Hashable, Codable {
 public struct StoredTokens: Sendable, Hashable, Codable {
     /// The authentication token, if any.
     public var authentication: AuthenticationToken?
-    /// Authorization tokens by resource.
-    public var authorizations: [String: AuthorizationToken]
     /// The MVPD the user chose last (skips the picker next time), if any.
     public var selectedProvider: String?
     /// The device the tokens were stored for; tokens of another device are cleared (SEC412).
@@ -124,11 +136,9 @@ public struct StoredTokens: Sendable, Hashable, Codable {
 
     /// Creates a token set.
     public init(
-        authentication: AuthenticationToken? = nil, authorizations: [String: AuthorizationToken] = [:],
-        selectedProvider: String? = nil, deviceID: String? = nil, pendingLogin: PendingLogin? = nil
+        authentication: AuthenticationToken? = nil, selectedProvider: String? = nil, deviceID: String? = nil, pendingLogin: PendingLogin? = nil
     ) {
         self.authentication = authentication
-        self.authorizations = authorizations
         self.selectedProvider = selectedProvider
         self.deviceID = deviceID
         self.pendingLogin = pendingLogin
@@ -136,7 +146,7 @@ public struct StoredTokens: Sendable, Hashable, Codable {
 
     /// True when nothing but (at most) the device is stored.
     public var holdsNothing: Bool {
-        authentication == nil && authorizations.isEmpty && selectedProvider == nil && pendingLogin == nil
+        authentication == nil && selectedProvider == nil && pendingLogin == nil
     }
 
     /// No tokens.

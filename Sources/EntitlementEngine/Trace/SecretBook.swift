@@ -9,16 +9,8 @@ public struct SecretBook: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         /// A flow's redirect `state`.
         case state
-        /// A one-time login `code`.
+        /// A session's `code` (the registration code of a second-screen login too).
         case code
-        /// A PKCE `code_challenge` (derived from the verifier).
-        case challenge
-        /// A PKCE verifier.
-        case verifier
-        /// An authentication token.
-        case authn
-        /// An authorization token.
-        case authz
         /// A media token.
         case media
         /// A platform SSO assertion.
@@ -31,7 +23,7 @@ public struct SecretBook: Sendable {
 
     /// Query parameters whose values are secrets, and their kinds.
     static let urlParameters: [String: Kind] = [
-        "state": .state, "code": .code, "code_challenge": .challenge, "code_verifier": .verifier,
+        "state": .state, "code": .code,
     ]
 
     private var placeholders: [String: String] = [:]

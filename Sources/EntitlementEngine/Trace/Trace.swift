@@ -8,7 +8,7 @@
 /// Secrets are placeholders (`<state#1>`, `<authn#2>`); see ``SecretBook``.
 public struct Trace: Sendable, Equatable {
     /// The major version this engine reads and writes; a trace with another major is refused.
-    public static let formatMajor = 1
+    public static let formatMajor = 2
     /// The minor version this engine writes.
     public static let formatMinor = 0
     /// `major.minor`.

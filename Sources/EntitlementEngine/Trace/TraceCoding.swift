@@ -28,7 +28,6 @@ enum TraceCoding {
             record["in"] = "secretsDrawn"
             record["flow"] = .int(Int64(truncatingIfNeeded: flow.rawValue))
             record["state"] = .string(book.conceal(secrets.state, as: .state))
-            record["verifier"] = secrets.verifier.map { .string(book.conceal($0, as: .verifier)) } ?? .null
         case .backendAnswered(let operation, let response):
             record["in"] = "backendAnswered"
             record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
@@ -46,7 +45,10 @@ enum TraceCoding {
         case .timerFired(let timer):
             record["in"] = "timerFired"
             record["timer"] = .string(timer.name)
-            record["flow"] = .int(Int64(truncatingIfNeeded: timer.flow.rawValue))
+            switch timer {
+            case .retry(let operation): record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
+            default: record["flow"] = .int(Int64(truncatingIfNeeded: (timer.flow ?? FlowID(0)).rawValue))
+            }
         case .platformPickerAnswered(let flow, let answer):
             record["in"] = "platformPickerAnswered"
             record["flow"] = .int(Int64(truncatingIfNeeded: flow.rawValue))
@@ -77,10 +79,7 @@ enum TraceCoding {
         case "configurationFailed":
             input = .configurationFailed(try operation(record), try decodeError(try member(record, "error")))
         case "secretsDrawn":
-            let verifier = try member(record, "verifier")
-            input = .flowSecretsDrawn(
-                FlowID(try identifier(record, "flow")),
-                FlowSecrets(state: try string(record, "state"), verifier: verifier == .null ? nil : verifier.string))
+            input = .flowSecretsDrawn(FlowID(try identifier(record, "flow")), FlowSecrets(state: try string(record, "state")))
         case "backendAnswered":
             input = .backendAnswered(try operation(record), try decodeResponse(try member(record, "response")))
         case "backendFailed":
@@ -89,12 +88,15 @@ enum TraceCoding {
             input = .storageChanged(try decodeStored(try member(record, "stored")))
         case "storageWriteFailed":
             input = .storageWriteFailed(try string(record, "reason"))
+        case "timerFired" where record["timer"]?.string == "retry":
+            input = .timerFired(.retry(try operation(record)))
         case "timerFired":
             let flow = FlowID(try identifier(record, "flow"))
             switch try string(record, "timer") {
             case "redirectDeadline": input = .timerFired(.redirectDeadline(flow))
             case "registrationPoll": input = .timerFired(.registrationPoll(flow))
             case "registrationExpiry": input = .timerFired(.registrationExpiry(flow))
+            case "profileRead": input = .timerFired(.profileRead(flow))
             default: throw .field("timer")
             }
         case "platformPickerAnswered":
@@ -265,54 +267,29 @@ enum TraceCoding {
             "seq": .int(Int64(seq)), "out": "request", "op": .int(Int64(truncatingIfNeeded: operation.rawValue)),
             "operation": .string(request.operation.rawValue),
         ]
+        record["context"] = encode(request.context)
         switch request {
-        case .configuration(let requestor, let providers, let device, let options):
-            record["context"] = encode(RequestContext(requestorID: requestor, deviceID: device, options: options))
-            record["serviceProviders"] = .array(providers.map(JSONValue.string))
-        case .exchangePlatformAssertion(let context, let assertion):
-            record["context"] = encode(context)
+        case .configuration, .profiles: break
+        case .createSession(_, let mvpd, let domainName, let redirectURL):
+            record["mvpd"] = .string(mvpd)
+            record["domainName"] = .string(domainName)
+            record["redirectURL"] = redirectURL.map { .string(book.concealURL($0)) } ?? .null
+        case .profile(_, let mvpd):
+            record["mvpd"] = .string(mvpd)
+        case .profileByCode(_, let code):
+            record["code"] = .string(book.conceal(code, as: .code))
+        case .partnerProfile(_, let partner, let assertion):
+            record["partner"] = .string(partner)
             record["assertion"] = encode(assertion, book: &book)
-        case .startTempPass(let context, let mvpd, let data):
-            record["context"] = encode(context)
+        case .authorize(_, let mvpd, let resource):
             record["mvpd"] = .string(mvpd)
-            record["data"] = .object(data.mapValues(JSONValue.string))
-        case .singleSignOn(let context, let authentication):
-            record["context"] = encode(context)
-            record["authentication"] = encode(authentication, book: &book)
-        case .passiveAuthentication(let context, let mvpd):
-            record["context"] = encode(context)
-            record["mvpd"] = .string(mvpd)
-        case .registrationCode(let context, let mvpd, let lifetime):
-            record["context"] = encode(context)
-            record["mvpd"] = .string(mvpd)
-            record["lifetime"] = .int(lifetime.milliseconds)
-        case .checkRegistration(let context, let code):
-            record["context"] = encode(context)
-            record["code"] = .string(book.conceal(code, as: .regcode))
-        case .exchangeCode(let exchange):
-            record["context"] = encode(exchange.context)
-            record["mvpd"] = .string(exchange.mvpdID)
-            record["code"] = .string(book.conceal(exchange.code, as: .code))
-            record["codeVerifier"] = .string(book.conceal(exchange.codeVerifier, as: .verifier))
-            record["redirectURL"] = .string(exchange.redirectURL)
-            record["data"] = .object(exchange.data.mapValues(JSONValue.string))
-        case .authorize(let context, let authentication, let resource, let data):
-            record["context"] = encode(context)
-            record["authentication"] = encode(authentication, book: &book)
             record["resource"] = .string(resource)
-            record["data"] = .object(data.mapValues(JSONValue.string))
-        case .mediaToken(let context, let authentication, let authorization):
-            record["context"] = encode(context)
-            record["authentication"] = encode(authentication, book: &book)
-            record["authorization"] = encode(authorization, book: &book)
-        case .preauthorize(let context, let authentication, let resources):
-            record["context"] = encode(context)
-            record["authentication"] = encode(authentication, book: &book)
+        case .preauthorize(_, let mvpd, let resources):
+            record["mvpd"] = .string(mvpd)
             record["resources"] = .array(resources.map(JSONValue.string))
-        case .userMetadata(let context, let authentication, let name):
-            record["context"] = encode(context)
-            record["authentication"] = encode(authentication, book: &book)
-            record["name"] = .string(name)
+        case .logout(_, let mvpd, let redirectURL):
+            record["mvpd"] = .string(mvpd)
+            record["redirectURL"] = .string(book.concealURL(redirectURL))
         }
         return .object(record)
     }
@@ -326,34 +303,33 @@ enum TraceCoding {
 
     // MARK: - Backend answers
 
+    /// REST API V2's own JSON for each answer — `{"profiles": …}`, `{"decisions": […]}` and
+    /// `{"logouts": …}` as the service sends them; a configuration or a session under its name — with
+    /// its secrets (session codes, login URLs, media tokens) concealed.
     private static func encode(_ response: BackendResponse, book: inout SecretBook) -> JSONValue {
         switch response {
-        case .configuration(let configuration): ["configuration": encode(configuration)]
-        case .authenticated(let token): ["authenticated": encode(token, book: &book)]
-        case .authorized(let token): ["authorized": encode(token, book: &book)]
-        case .mediaToken(let token):
-            [
-                "mediaToken": [
-                    "serialized": .string(book.conceal(token.serialized, as: .media)), "resource": .string(token.resource),
-                    "expires": .int(token.expires.milliseconds),
-                ]
-            ]
-        case .preauthorized(let decisions):
-            [
-                "preauthorized": .array(
-                    decisions.map {
-                        ["resource": .string($0.resource), "authorized": .bool($0.authorized), "error": $0.error.map(JSONValue.string) ?? .null]
-                    })
-            ]
-        case .userMetadata(let value, let encrypted):
-            ["userMetadata": ["value": value.map(encode) ?? .null, "encrypted": .bool(encrypted)]]
-        case .registrationCode(let code):
-            [
-                "registrationCode": [
-                    "code": .string(book.conceal(code.code, as: .regcode)), "expires": .int(code.expires.milliseconds),
-                ]
-            ]
-        case .registrationPending: ["registrationPending": true]
+        case .configuration(let configuration):
+            return ["configuration": configuration.json]
+        case .session(var session):
+            session.code = session.code.map { book.conceal($0, as: .code) }
+            session.url = session.url.map { book.concealURL($0) }
+            return ["session": session.json]
+        case .profiles(let profiles):
+            return V2Profile.json(profiles: profiles)
+        case .decisions(let decisions):
+            let concealed = decisions.map { decision in
+                var decision = decision
+                if let serialized = decision.token?.serialized { decision.token?.serialized = book.conceal(serialized, as: .media) }
+                return decision
+            }
+            return V2Decision.json(decisions: concealed)
+        case .logouts(let logouts):
+            let concealed = logouts.mapValues { logout in
+                var logout = logout
+                logout.url = logout.url.map { book.concealURL($0) }
+                return logout
+            }
+            return V2Logout.json(logouts: concealed)
         }
     }
 
@@ -361,31 +337,19 @@ enum TraceCoding {
         guard let members = value.object, members.count == 1, let (kind, body) = members.first else {
             throw .field("response")
         }
-        switch kind {
-        case "configuration": return .configuration(try decodeConfiguration(body))
-        case "authenticated": return .authenticated(try decodeAuthentication(body))
-        case "authorized": return .authorized(try decodeAuthorization(body))
-        case "mediaToken":
-            return .mediaToken(
-                MediaToken(
-                    serialized: try string(body, "serialized"), resource: try string(body, "resource"),
-                    expires: Timestamp(milliseconds: try int(body, "expires"))))
-        case "preauthorized":
-            guard let items = body.array else { throw .field("preauthorized") }
-            return .preauthorized(
-                try items.map { item throws(TraceError.Reason) in
-                    PreauthorizationDecision(
-                        resource: try string(item, "resource"), authorized: try bool(item, "authorized"), error: item["error"]?.string)
-                })
-        case "registrationCode":
-            return .registrationCode(
-                RegistrationCode(code: try string(body, "code"), expires: Timestamp(milliseconds: try int(body, "expires"))))
-        case "registrationPending": return .registrationPending
-        case "userMetadata":
-            let metadata = try member(body, "value")
-            return .userMetadata(metadata == .null ? nil : try decodeMetadata(metadata), encrypted: try bool(body, "encrypted"))
-        default: throw .field("response")
+        do throws(V2DecodingError) {
+            switch kind {
+            case "configuration": return .configuration(try V2Configuration(json: body))
+            case "session": return .session(try V2Session(json: body))
+            case "profiles": return .profiles(try V2Profile.profiles(json: value))
+            case "decisions": return .decisions(try V2Decision.decisions(json: value))
+            case "logouts": return .logouts(try V2Logout.logouts(json: value))
+            default: break
+            }
+        } catch {
+            throw .field("response")
         }
+        throw .field("response")
     }
 
     private static func encode(_ error: BackendError) -> JSONValue {
@@ -394,6 +358,7 @@ enum TraceCoding {
         case .timeout: ["timeout": true]
         case .httpStatus(let status, let why): ["httpStatus": ["status": .int(Int64(status)), "message": .string(why)]]
         case .throttled(let seconds): ["throttled": ["retryAfterSeconds": .int(Int64(seconds))]]
+        case .retryable(let why): ["retryable": .string(why)]
         case .malformedResponse(let why): ["malformedResponse": .string(why)]
         case .authenticationRequired(let why): ["authenticationRequired": .string(why)]
         case .denied(let code, let message): ["denied": ["code": .string(code), "message": .string(message)]]
@@ -409,6 +374,7 @@ enum TraceCoding {
         case "timeout": return .timeout
         case "httpStatus": return .httpStatus(Int(try int(body, "status")), try string(body, "message"))
         case "throttled": return .throttled(retryAfterSeconds: Int(try int(body, "retryAfterSeconds")))
+        case "retryable": return .retryable(body.string ?? "")
         case "malformedResponse": return .malformedResponse(body.string ?? "")
         case "authenticationRequired": return .authenticationRequired(body.string ?? "")
         case "denied": return .denied(code: try string(body, "code"), message: try string(body, "message"))
@@ -437,38 +403,43 @@ enum TraceCoding {
     }
 
     private static func encode(_ configuration: RequestorConfiguration) -> JSONValue {
-        [
-            "requestor": .string(configuration.requestorID), "mvpds": .array(configuration.mvpds.map(encode)),
-            "authenticationEndpoint": .string(configuration.authenticationEndpoint),
-            "logoutEndpoint": .string(configuration.logoutEndpoint),
-        ]
+        ["requestor": .string(configuration.requestorID), "mvpds": .array(configuration.mvpds.map(encode))]
     }
 
     private static func decodeConfiguration(_ value: JSONValue) throws(TraceError.Reason) -> RequestorConfiguration {
         guard let mvpds = value["mvpds"]?.array else { throw .field("mvpds") }
         return RequestorConfiguration(
             requestorID: try string(value, "requestor"),
-            mvpds: try mvpds.map { item throws(TraceError.Reason) in try decodeMVPD(item) },
-            authenticationEndpoint: try string(value, "authenticationEndpoint"),
-            logoutEndpoint: try string(value, "logoutEndpoint"))
+            mvpds: try mvpds.map { item throws(TraceError.Reason) in try decodeMVPD(item) })
     }
 
     private static func encode(_ token: AuthenticationToken, book: inout SecretBook) -> JSONValue {
         var members: [String: JSONValue] = [
-            "value": .string(book.conceal(token.value, as: .authn)), "mvpd": .string(token.mvpdID),
-            "requestor": .string(token.requestorID), "userID": .string(token.userID),
+            "mvpd": .string(token.mvpdID), "requestor": .string(token.requestorID), "userID": .string(token.userID),
             "expires": .int(token.expires.milliseconds),
         ]
-        // The source is written only when it is not an MVPD login, so those traces read as before.
+        // The source and metadata are written only when there are some.
         if token.source != .mvpdLogin { members["source"] = .string(token.source.rawValue) }
+        if !token.metadata.isEmpty { members["metadata"] = .object(token.metadata.mapValues(encode)) }
+        if let sessionID = token.sessionID { members["sessionID"] = .string(sessionID) }
+        if !token.encryptedMetadata.isEmpty {
+            members["encryptedMetadata"] = .array(token.encryptedMetadata.sorted().map(JSONValue.string))
+        }
         return .object(members)
     }
 
     private static func decodeAuthentication(_ value: JSONValue) throws(TraceError.Reason) -> AuthenticationToken {
-        AuthenticationToken(
-            value: try string(value, "value"), mvpdID: try string(value, "mvpd"), requestorID: try string(value, "requestor"),
+        var metadata: [String: MetadataValue] = [:]
+        if let members = value["metadata"] {
+            guard let object = members.object else { throw .field("metadata") }
+            for (name, item) in object { metadata[name] = try decodeMetadata(item) }
+        }
+        return AuthenticationToken(
+            mvpdID: try string(value, "mvpd"), requestorID: try string(value, "requestor"),
             userID: try string(value, "userID"), expires: Timestamp(milliseconds: try int(value, "expires")),
-            source: try decodeSource(value["source"]))
+            source: try decodeSource(value["source"]), metadata: metadata,
+            encryptedMetadata: Set(value["encryptedMetadata"] == nil ? [] : try strings(value, "encryptedMetadata")),
+            sessionID: value["sessionID"]?.string)
     }
 
     private static func decodeSource(_ value: JSONValue?) throws(TraceError.Reason) -> AuthenticationSource {
@@ -477,30 +448,15 @@ enum TraceCoding {
         return source
     }
 
-    private static func encode(_ token: AuthorizationToken, book: inout SecretBook) -> JSONValue {
-        [
-            "value": .string(book.conceal(token.value, as: .authz)), "resource": .string(token.resource),
-            "expires": .int(token.expires.milliseconds),
-        ]
-    }
-
-    private static func decodeAuthorization(_ value: JSONValue) throws(TraceError.Reason) -> AuthorizationToken {
-        AuthorizationToken(
-            value: try string(value, "value"), resource: try string(value, "resource"),
-            expires: Timestamp(milliseconds: try int(value, "expires")))
-    }
-
     private static func encode(_ stored: StoredTokens, book: inout SecretBook) -> JSONValue {
-        var authorizations: [String: JSONValue] = [:]
-        for (resource, token) in stored.authorizations { authorizations[resource] = encode(token, book: &book) }
         return [
             "authentication": stored.authentication.map { encode($0, book: &book) } ?? .null,
-            "authorizations": .object(authorizations), "selectedProvider": stored.selectedProvider.map(JSONValue.string) ?? .null,
+            "selectedProvider": stored.selectedProvider.map(JSONValue.string) ?? .null,
             "device": stored.deviceID.map(JSONValue.string) ?? .null,
             "pendingLogin": stored.pendingLogin.map { pending in
                 [
                     "mvpd": .string(pending.mvpdID), "state": .string(book.conceal(pending.state, as: .state)),
-                    "verifier": .string(book.conceal(pending.verifier, as: .verifier)),
+                    "code": .string(book.conceal(pending.code, as: .code)),
                     "deadline": .int(pending.deadline.milliseconds), "data": .object(pending.data.mapValues(JSONValue.string)),
                 ]
             } ?? .null,
@@ -509,12 +465,9 @@ enum TraceCoding {
 
     private static func decodeStored(_ value: JSONValue) throws(TraceError.Reason) -> StoredTokens {
         let authentication = try member(value, "authentication")
-        guard let authorizations = value["authorizations"]?.object else { throw .field("authorizations") }
-        var decoded: [String: AuthorizationToken] = [:]
-        for (resource, token) in authorizations { decoded[resource] = try decodeAuthorization(token) }
         let selected = try member(value, "selectedProvider")
         return StoredTokens(
-            authentication: authentication == .null ? nil : try decodeAuthentication(authentication), authorizations: decoded,
+            authentication: authentication == .null ? nil : try decodeAuthentication(authentication),
             selectedProvider: selected == .null ? nil : try string(value, "selectedProvider"), deviceID: value["device"]?.string,
             pendingLogin: try decodePending(value["pendingLogin"] ?? .null))
     }
@@ -522,7 +475,7 @@ enum TraceCoding {
     private static func decodePending(_ value: JSONValue) throws(TraceError.Reason) -> PendingLogin? {
         guard value != .null else { return nil }
         return PendingLogin(
-            mvpdID: try string(value, "mvpd"), state: try string(value, "state"), verifier: try string(value, "verifier"),
+            mvpdID: try string(value, "mvpd"), state: try string(value, "state"), code: try string(value, "code"),
             deadline: Timestamp(milliseconds: try int(value, "deadline")), data: try stringMap(value, "data"))
     }
 

@@ -1,6 +1,6 @@
 /// An enhanced error of REST API V2: the whole body of an error answer, or the `error` of one
 /// decision. `action` says what the engine does about it.
-public struct V2EnhancedError: Sendable, Hashable {
+public struct V2EnhancedError: Error, Sendable, Hashable {
     /// What to do about an error.
     public enum Action: Sendable, Hashable {
         /// Nothing can be done: report it.

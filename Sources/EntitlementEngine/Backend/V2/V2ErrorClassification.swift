@@ -6,7 +6,7 @@ extension BackendError {
     /// - `authentication` → ``authenticationRequired(_:)``: the engine takes the authentication path;
     /// - `authorization`, and a denial (`…_denied_…`) whatever its action → ``denied(code:message:)``
     ///   with the partner's own words (`details`) when there are some;
-    /// - `retry` → ``network(_:)`` after the retries ran out (see ``V2RetryPolicy``);
+    /// - `retry` → ``retryable(_:)``: sent again at most twice (see ``V2RetryPolicy``);
     /// - anything else → ``httpStatus(_:_:)`` with the real status.
     public init(v2 error: V2EnhancedError, httpStatus: Int) {
         let words = error.details.flatMap { $0.isEmpty ? nil : $0 } ?? error.message
@@ -16,7 +16,7 @@ extension BackendError {
         case .authorization:
             self = .denied(code: error.code, message: words)
         case .retry:
-            self = .network("\(error.code): \(error.message)")
+            self = .retryable("\(error.code): \(error.message)")
         case .none where error.code.contains("_denied_"):
             self = .denied(code: error.code, message: words)
         case .none, .configuration, .applicationRegistration, .other:
@@ -49,7 +49,13 @@ public struct V2RetryPolicy: Sendable, Hashable {
     /// The pause before retry number `attempt` (1-based), or nil when no retry is left — only for
     /// `retry` errors; every other error is answered at once.
     public func pause(before attempt: Int, after error: V2EnhancedError) -> Duration? {
-        guard error.action == .retry, attempt >= 1, attempt <= retries else { return nil }
+        guard error.action == .retry else { return nil }
+        return pause(before: attempt)
+    }
+
+    /// The pause before retry number `attempt` (1-based), or nil when no retry is left.
+    public func pause(before attempt: Int) -> Duration? {
+        guard attempt >= 1, attempt <= retries else { return nil }
         return firstPause * (1 << (attempt - 1))
     }
 }

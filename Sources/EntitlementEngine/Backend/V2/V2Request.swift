@@ -28,6 +28,8 @@ public enum V2Request: Sendable, Hashable {
     case logout(serviceProvider: String, mvpd: String, redirectURL: String)
     /// `POST /api/v2/{sp}/sessions/sso/{partner}`: partner (platform) single sign-on.
     case partnerSession(serviceProvider: String, partner: String, domainName: String, redirectURL: String)
+    /// `POST /api/v2/{sp}/profiles/sso/{partner}`: the partner's signed answer (`SAMLResponse`) for a profile.
+    case partnerProfile(serviceProvider: String, partner: String, samlResponse: String)
 
     /// The HTTP method.
     public enum Method: String, Sendable, Hashable {
@@ -101,6 +103,7 @@ public enum V2Request: Sendable, Hashable {
         case .preauthorize: "preauthorize"
         case .logout: "logout"
         case .partnerSession: "partnerSession"
+        case .partnerProfile: "partnerProfile"
         }
     }
 
@@ -130,6 +133,7 @@ public enum V2Request: Sendable, Hashable {
         case .preauthorize(let sp, let mvpd, _): return api(sp, "decisions", "preauthorize", mvpd)
         case .logout(let sp, let mvpd, _): return api(sp, "logout", mvpd)
         case .partnerSession(let sp, let partner, _, _): return api(sp, "sessions", "sso", partner)
+        case .partnerProfile(let sp, let partner, _): return api(sp, "profiles", "sso", partner)
         }
     }
 
@@ -160,6 +164,8 @@ public enum V2Request: Sendable, Hashable {
             return session(mvpd, domainName, redirectURL)
         case .partnerSession(_, _, let domainName, let redirectURL):
             return .form([Field("domainName", domainName), Field("redirectUrl", redirectURL)])
+        case .partnerProfile(_, _, let samlResponse):
+            return .form([Field("SAMLResponse", samlResponse)])
         case .authorize(_, _, let resources), .preauthorize(_, _, let resources):
             return .json(["resources": .array(resources.map(JSONValue.string))])
         case .configuration, .session, .profiles, .profile, .profileByCode, .logout:
@@ -178,7 +184,7 @@ public enum V2Request: Sendable, Hashable {
     /// Whether `AP-Device-Identifier` is sent (reference §1.1 and each endpoint's page).
     public var deviceIdentifier: Presence {
         switch self {
-        case .createSession, .profiles, .profile, .authorize, .preauthorize, .logout, .partnerSession: .required
+        case .createSession, .profiles, .profile, .authorize, .preauthorize, .logout, .partnerSession, .partnerProfile: .required
         case .configuration: .optional
         case .registerClient, .accessToken, .resumeSession, .session, .profileByCode: .notSent
         }
@@ -187,7 +193,8 @@ public enum V2Request: Sendable, Hashable {
     /// Whether `X-Device-Info` is sent.
     public var deviceInfo: Presence {
         switch self {
-        case .createSession, .profiles, .profile, .authorize, .preauthorize, .logout, .partnerSession, .registerClient, .accessToken:
+        case .createSession, .profiles, .profile, .authorize, .preauthorize, .logout, .partnerSession, .partnerProfile,
+            .registerClient, .accessToken:
             .required
         case .configuration: .optional
         case .resumeSession, .session, .profileByCode: .notSent
