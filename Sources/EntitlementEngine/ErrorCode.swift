@@ -8,7 +8,7 @@ public enum ErrorCode {
     public static let userNotAuthenticated = "USER_NOT_AUTHENTICATED_ERROR"
     /// The user cancelled provider selection or the login (`setSelectedProvider(nil)`).
     public static let providerNotSelected = "PROVIDER_NOT_SELECTED_ERROR"
-    /// A login flow failed (provider `error=`, failed code exchange, expiry, reconfiguration).
+    /// A login flow failed (provider `error=`, no session or profile, expiry, reconfiguration).
     public static let genericAuthentication = "GENERIC_AUTHENTICATION_ERROR"
     /// The MVPD does not authorize the resource (`tokenRequestFailed`).
     public static let userNotAuthorized = "USER_NOT_AUTHORIZED_ERROR"

@@ -2,7 +2,7 @@
 public enum MetadataKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// When the authentication token expires (`TTL_AUTHN`).
     case authenticationExpiry
-    /// When the authorization token for a resource expires (`TTL_AUTHZ`).
+    /// When the last authorization decision for a resource stops counting (`TTL_AUTHZ`).
     case authorizationExpiry(resource: String)
     /// This device's id (`DEVICEID`).
     case deviceID

@@ -58,6 +58,7 @@ enum FuzzCorpus {
         ! user logs in as u with p
         < setAuthenticationStatus 1 ""
         > getAuthorization other
+        < status Z100 error "No."
         < tokenRequestFailed other USER_NOT_AUTHORIZED_ERROR "No."
         ! clock advances 2h
         > checkAuthentication

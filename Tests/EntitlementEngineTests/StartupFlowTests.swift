@@ -80,7 +80,7 @@ struct StartupFlowTests {
 
     @Test(arguments: [
         (BackendError.network("connection refused"), "CFG404"), (.timeout, "CFG404"), (.throttled(retryAfterSeconds: 2), "CFG429"),
-        (.httpStatus(503, "unavailable"), "CFG5XX"), (.malformedResponse("not JSON"), "CFG5XX"),
+        (.httpStatus(503, "unavailable"), "CFG503"), (.malformedResponse("not JSON"), "CFG500"),
     ])
     func configurationFailuresAreReportedWithAStatusCode(error: BackendError, code: String) async {
         let session = SimulatedSession()
@@ -97,7 +97,7 @@ struct StartupFlowTests {
         await session.simulator.inject(.answerGarbage, into: .configuration)
         await session.enabler.setRequestor("sim-requestor")
         let callbacks = await session.collect()
-        #expect(statusCode(callbacks.first) == "CFG5XX")
+        #expect(statusCode(callbacks.first) == "CFG500")
         #expect(callbacks.last == .setRequestorComplete(success: false))
         await session.expectClean()
     }

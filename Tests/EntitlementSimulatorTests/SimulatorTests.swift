@@ -251,7 +251,7 @@ struct SimulatorArticleTests {
         let session = SimulatedSession()                           // default world, device-1, seed 1
         await session.enabler.setRequestor("sim-requestor")
         await session.enabler.getAuthorization("sports-live")      // not logged in: the picker comes first
-        await session.enabler.setSelectedProvider("acme-cable")   // → navigateToUrl(login page)
+        await session.enabler.setSelectedProvider("acme-cable")   // a session → navigateToUrl(its login page)
         await session.settle()
         await session.logIn(as: "alice", password: "wonderland")  // the web view signs in, hands the URL back
         let callbacks = session.ledger.take()

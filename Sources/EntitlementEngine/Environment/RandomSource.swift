@@ -1,7 +1,7 @@
 import Synchronization
 
-/// A source of random bytes. The engine holds one per purpose (redirect state, PKCE verifier,
-/// identifiers) so that drawing for one purpose never shifts the values of another.
+/// A source of random bytes. The engine holds one per purpose (today the redirect `state`) so that
+/// drawing for one purpose never shifts the values of another.
 public protocol RandomSource: Sendable {
     /// `count` random bytes.
     func bytes(_ count: Int) -> [UInt8]

@@ -122,11 +122,19 @@ extension EntitlementMachine {
                     request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)",
                     answering: request.waiters, token: token)
         case .denied(_, let message):
-            recordAuthorization(from: request.kind, to: .idle, .denied, .tokenRequestFailed)
+            // Adobe's SDK reports Z100 with the MVPD's words beside tokenRequestFailed.
+            recordAuthorization(from: request.kind, to: .idle, .denied, .status, .tokenRequestFailed)
             authorizationExpiries[request.resource] = nil
-            return authorizationFailed(
-                request.resource, ErrorCode.userNotAuthorized, message, answering: request.waiters, token: token)
-        case .network, .timeout, .httpStatus, .throttled, .retryable, .malformedResponse:
+            return [.emit(.status(StatusReport(code: "Z100", level: .error, message: message)), answering: [])]
+                + authorizationFailed(
+                    request.resource, ErrorCode.userNotAuthorized, message, answering: request.waiters, token: token)
+        case .throttled:
+            // … and Z100 when the service throttles the authorization.
+            recordAuthorization(from: request.kind, to: .idle, .throttled, .status, .tokenRequestFailed)
+            return [.emit(.status(StatusReport(code: "Z100", level: .error, message: sentence(error.summary))), answering: [])]
+                + authorizationFailed(
+                    request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters, token: token)
+        case .network, .timeout, .httpStatus, .retryable, .malformedResponse:
             recordAuthorization(from: request.kind, to: .idle, .failed, .tokenRequestFailed)
             return authorizationFailed(
                 request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters,

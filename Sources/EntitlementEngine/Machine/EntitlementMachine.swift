@@ -385,14 +385,14 @@ public struct EntitlementMachine: Sendable {
         return actions
     }
 
-    /// Adobe's `CFG…` status for a failed configuration.
+    /// Adobe's `CFG…` status for a failed configuration, with the real HTTP status in it (`CFG503`).
     static func configurationStatus(for error: BackendError) -> StatusReport {
         let code: String
         switch error {
         case .network, .timeout, .retryable: code = "CFG404"
         case .throttled: code = "CFG429"
-        case .httpStatus(let status, _) where status >= 500: code = "CFG5XX"
-        case .malformedResponse: code = "CFG5XX"
+        case .httpStatus(let status, _) where (400...599).contains(status): code = "CFG\(status)"
+        case .malformedResponse: code = "CFG500"
         case .httpStatus, .denied, .authenticationRequired: code = "CFG400"
         }
         return StatusReport(code: code, level: .error, message: "setRequestor failed: \(error.summary)")

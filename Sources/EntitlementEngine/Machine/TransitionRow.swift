@@ -137,8 +137,10 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case authenticationRequired
     /// The MVPD or programmer denied the request.
     case denied
-    /// Network, timeout, throttling or HTTP error.
+    /// Network, timeout or HTTP error.
     case failed
+    /// The service throttled the request (HTTP 429).
+    case throttled
     /// The MVPD id is not the requestor's.
     case unknownProvider
     /// The URL is malformed or not the redirect URL.

@@ -3,7 +3,7 @@
 ///
 /// Placeholders double as values on replay: the replayer feeds `<state#1>` to the machine as the
 /// state itself, so a correct engine produces the same placeholders again (a value derived from a
-/// secret, such as the PKCE challenge, is numbered by appearance the same way).
+/// secret is numbered by appearance the same way).
 public struct SecretBook: Sendable {
     /// The kinds of secret and where they appear.
     public enum Kind: String, Sendable, CaseIterable {
@@ -15,8 +15,6 @@ public struct SecretBook: Sendable {
         case media
         /// A platform SSO assertion.
         case assertion
-        /// A second-screen registration code.
-        case regcode
         /// Any other secret parameter found in a URL or message (`token`, `password`, …).
         case secret
     }

@@ -254,8 +254,8 @@ enum TraceCoding {
         case .status(let report):
             record["code"] = .string(report.code)
             record["level"] = .string(report.level.rawValue)
-            // The registration code is the message of REGCODE: a secret like any code.
-            record["message"] = .string(report.code == "REGCODE" ? book.conceal(report.message, as: .regcode) : report.message)
+            // The registration code (the session's code) is the message of REGCODE: a secret like any code.
+            record["message"] = .string(report.code == "REGCODE" ? book.conceal(report.message, as: .code) : report.message)
         }
         return .object(record)
     }

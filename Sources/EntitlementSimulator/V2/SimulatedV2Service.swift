@@ -6,8 +6,9 @@ import Synchronization
 /// Modelled so far: client registration and access tokens (``SimulatedClientRegistrar``), the bearer
 /// check on every `/api/v2` request, throttling per device (a burst of 10, then 1 request/s, HTTP
 /// 429; keyed by `X-Forwarded-For`, else the device id), and the configuration. Sessions, profiles,
-/// decisions and logout are the next steps of the V2 port: until then ``answer(_:context:)``
-/// answers them with nil — "not modelled" — never with an invented success.
+/// decisions and logout are modelled by ``Simulator``, which answers them in process through the
+/// backend port; putting them on the wire here comes with `entitle serve`. Until then
+/// ``answer(_:context:)`` answers them with nil — "not served" — never with an invented success.
 public final class SimulatedV2Service: Sendable {
     /// The world served.
     public let world: SimulatedWorld
