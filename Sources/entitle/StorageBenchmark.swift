@@ -2,8 +2,8 @@ import EntitlementEngine
 import EntitlementSimulator
 import Foundation
 
-/// `entitle bench storage`: what an input costs when the device's file holds 2,000 cached
-/// authorizations — the engine asking the stored version before each input (what it does) against
+/// `entitle bench storage`: what an input costs when the device's file holds a profile with 2,000
+/// metadata attributes — the engine asking the stored version before each input (what it does) against
 /// reading and comparing the whole file before each input (what it did before versions), in one run.
 struct StorageBenchmark {
     /// The file store with the version answered by a full read, as a store without a cheap version does.
