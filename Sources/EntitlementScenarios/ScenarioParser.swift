@@ -82,7 +82,7 @@ public enum ScenarioParser {
             scenario.world.users.append(user)
         case "set":
             let settingColumn = cursor.column
-            switch try cursor.word("a setting (redirect-timeout, queue-limit, redirect-url, device, platform-sso, second-screen)") {
+            switch try cursor.word("a setting (redirect-timeout, queue-limit, redirect-url, device, platform-sso, second-screen, session-ttl)") {
             case "redirect-timeout":
                 let settings = scenario.settings
                 scenario.settings = EngineSettings(
@@ -91,6 +91,7 @@ public enum ScenarioParser {
             case "redirect-url": scenario.settings.redirectURL = try text(&cursor, "a redirect URL")
             case "device": scenario.deviceID = try text(&cursor, "a device id")
             case "platform-sso": scenario.platformSSO = true
+            case "session-ttl": scenario.world.sessionTTL = try cursor.duration()
             case "second-screen":
                 var secondScreen = SecondScreen()
                 while !cursor.atEnd {
