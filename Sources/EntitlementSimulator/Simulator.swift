@@ -265,7 +265,7 @@ public actor Simulator {
             throw Self.refusal(400, "invalid_parameter_redirect_url", "The redirect URL is not a URL.")
         }
         sessions = sessions.filter { $0.value.deviceID != context.deviceID || $0.value.requestorID != context.requestorID }
-        let code = registrationCode()
+        let code = sessionCode()
         let notAfter = now.adding(world.sessionTTL)
         let sessionID = trackingID("sid.")
         sessions[code] = Session(
@@ -289,7 +289,7 @@ public actor Simulator {
     }
 
     /// A session code: 8 characters without look-alikes (the second screen's registration code too).
-    func registrationCode() -> String {
+    func sessionCode() -> String {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
         let code = String(random.bytes(8).map { alphabet[Int($0) % alphabet.count] })
         issuedSecrets.append(code)

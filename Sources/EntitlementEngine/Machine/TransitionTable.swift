@@ -158,6 +158,7 @@ public enum TransitionTable {
         authentication(.requestingLogout, .logout, to: .requestingLogout, .join),
         authentication(.requestingLogout, .handleExternalURL, .noPendingFlow, to: .requestingLogout, .status),
         authentication(.requestingLogout, .getAuthentication, .logoutInProgress, to: .requestingLogout, .status),
+        authentication(.requestingLogout, .setSelectedProvider, .logoutInProgress, to: .requestingLogout, .status),
         authentication(.requestingLogout, .setRequestor, to: .unauthenticated, .setAuthenticationStatus),
         authentication(.requestingLogout, .setSelectedProvider, .cancelled, to: .unauthenticated, .setAuthenticationStatus),
         authentication(.selectingProvider, .getAuthentication, to: .selectingProvider, .join),
