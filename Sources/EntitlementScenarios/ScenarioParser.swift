@@ -360,7 +360,9 @@ public enum ScenarioParser {
         switch kind {
         case "timeout": return .fail(.timeout)
         case "network": return .fail(.network("connection reset"))
-        case "status": return .fail(.httpStatus(try cursor.number("an HTTP status"), "error"))
+        case "status":
+            // An HTTP status without an enhanced error body, read as REST API V2's client reads it (429: throttled).
+            return .fail(BackendError(v2HTTPStatus: try cursor.number("an HTTP status")))
         case "throttling": return .fail(.throttled(retryAfterSeconds: try cursor.number("seconds to wait")))
         case "garbage": return .answerGarbage
         case "authentication-required": return .fail(.authenticationRequired("the session is gone"))

@@ -13,15 +13,19 @@ public struct ScenarioRunner: Sendable {
     /// How many earlier lines a failure report shows.
     public static let contextLines = 5
 
-    /// Creates a runner.
-    public init() {}
+    /// Whether the engine talks to the simulator over REST API V2's JSON (`V2Client` on the
+    /// simulator's `SimulatedV2Service`) instead of its in-process port.
+    public var overV2Wire = false
+
+    /// A runner; `overV2Wire` routes every backend request through V2's JSON.
+    public init(overV2Wire: Bool = false) { self.overV2Wire = overV2Wire }
 
     /// Runs `scenario`, recording it into `recorder` when one is given.
     public func run(_ scenario: Scenario, recorder: TraceRecorder? = nil) async -> ScenarioResult {
         let start = ContinuousClock.now
         let session = SimulatedSession(
             world: scenario.world, deviceID: scenario.deviceID, settings: scenario.settings, deliversInOrder: true,
-            recorder: recorder, platformSSO: scenario.platformSSO)
+            recorder: recorder, platformSSO: scenario.platformSSO, overV2Wire: overV2Wire)
         var run = Run(scenario: scenario, session: session)
         let failure = await run.execute()
         let elapsed = ContinuousClock.now - start

@@ -18,22 +18,32 @@ public struct SimulatedSession: Sendable {
     /// The device's platform TV-provider account, when the session has one (cookbook D).
     public let platform: SimulatedPlatform?
 
-    /// Creates a session.
+    /// Creates a session. With `overV2Wire`, the engine's backend is a `V2Client` talking to the
+    /// simulator as a REST API V2 service (``SimulatedV2Service``, unthrottled): every request and
+    /// answer goes through V2's JSON, registration and access tokens included.
     public init(
         world: SimulatedWorld = .default, deviceID: String = "device-1", seed: UInt64 = 1,
         settings: EngineSettings = EngineSettings(), storage: any TokenStorage = InMemoryTokenStorage(),
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
         deliversInOrder: Bool = false, recorder: TraceRecorder? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil,
-        platformSSO: Bool = false
+        platformSSO: Bool = false, overV2Wire: Bool = false
     ) {
         self.clock = clock
-        self.simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
+        let simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
+        self.simulator = simulator
         self.ledger = CallLedger(echo: echo)
         self.storage = storage
-        self.stepped = deliversInOrder ? SteppedBackend(self.simulator.backend) : nil
+        let port: any EntitlementBackend =
+            overV2Wire
+            ? V2Client(
+                transport: SimulatedV2Service(simulator: simulator, throttles: false),
+                softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: simulator.world.serviceProvider,
+                clock: clock)
+            : simulator.backend
+        self.stepped = deliversInOrder ? SteppedBackend(port) : nil
         self.platform = platformSSO ? SimulatedPlatform(simulator: self.simulator, deviceID: deviceID) : nil
         self.enabler = AccessEnabler(
-            backend: stepped ?? self.simulator.backend, delegate: delegate, storage: storage,
+            backend: stepped ?? port, delegate: delegate, storage: storage,
             environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
             monitor: ledger, recorder: recorder, platform: platform)
         SessionCollector.current?.add(self)

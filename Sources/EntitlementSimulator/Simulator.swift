@@ -155,8 +155,24 @@ public actor Simulator {
 
     // MARK: - Backend port
 
+    /// Why a request was not answered: the service refused it (an enhanced error, as V2 sends it),
+    /// or the request failed on the way (an injected network failure, timeout, throttling…).
+    enum Refusal: Error {
+        case service(V2EnhancedError)
+        case transport(BackendError)
+    }
+
     /// Answers one backend request (after any hold and any injected fault).
     public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+        switch await respond(request) {
+        case .success(let response): return response
+        case .failure(.service(let error)): throw BackendError(v2: error, httpStatus: Int(clamping: error.status))
+        case .failure(.transport(let error)): throw error
+        }
+    }
+
+    /// The answer to `request`, counted, after any hold and any injected fault.
+    func respond(_ request: BackendRequest) async -> Result<BackendResponse, Refusal> {
         requestCounts[request.operation, default: 0] += 1
         if held.contains(request.operation) {
             await withCheckedContinuation { continuation in
@@ -167,23 +183,23 @@ public actor Simulator {
             }
         }
         switch takeFault(request.operation) {
-        case .fail(let error): throw error
-        case .refuse(let error): throw BackendError(v2: error, httpStatus: Int(clamping: error.status))
+        case .fail(let error): return .failure(.transport(error))
+        case .refuse(let error): return .failure(.service(error))
         case .refuseItems(let error):
             switch request {
-            case .authorize(let context, let mvpd, let resource): return .decisions([Self.itemError(error, context, mvpd, resource)])
+            case .authorize(let context, let mvpd, let resource): return .success(.decisions([Self.itemError(error, context, mvpd, resource)]))
             case .preauthorize(let context, let mvpd, let resources):
-                return .decisions(resources.map { Self.itemError(error, context, mvpd, $0) })
-            default: throw BackendError(v2: error, httpStatus: Int(clamping: error.status))
+                return .success(.decisions(resources.map { Self.itemError(error, context, mvpd, $0) }))
+            default: return .failure(.service(error))
             }
-        case .answerGarbage: return request.operation == .logout ? .profiles([:]) : .logouts([:])
-        case .answerNoProfileYet: return .profiles([:])
+        case .answerGarbage: return .success(request.operation == .logout ? .profiles([:]) : .logouts([:]))
+        case .answerNoProfileYet: return .success(.profiles([:]))
         case nil: break
         }
         do throws(V2EnhancedError) {
-            return try answer(request)
+            return .success(try answer(request))
         } catch {
-            throw BackendError(v2: error, httpStatus: Int(clamping: error.status))
+            return .failure(.service(error))
         }
     }
 

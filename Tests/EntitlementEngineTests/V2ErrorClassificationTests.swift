@@ -27,7 +27,8 @@ struct V2ErrorClassificationTests {
 
     @Test func throttlingWaitsAtLeastASecond() {
         #expect(BackendError(v2HTTPStatus: 429) == .throttled(retryAfterSeconds: 1))
-        #expect(BackendError(v2HTTPStatus: 502) == .httpStatus(502, "HTTP 502"))
+        #expect(BackendError(v2HTTPStatus: 502) == .httpStatus(502, ""))
+        #expect(BackendError(v2HTTPStatus: 502).summary == "HTTP 502")
     }
 
     @Test func onlyRetryErrorsAreRetriedAtMostTwiceWithBackoff() {

@@ -18,6 +18,16 @@ struct ScenarioLibraryTests {
         if let failure = result.failure { Issue.record(Comment(rawValue: failure.description)) }
     }
 
+    /// The same library with every backend request and answer going through REST API V2's JSON:
+    /// the engine's ``V2Client`` (registration, access token, strict decoding, errors by action) on
+    /// the simulator's ``SimulatedV2Service``. The results are the in-process ones.
+    @Test(arguments: files)
+    func scenarioPassesOverV2sJSON(file: String) async throws {
+        let scenario = try ScenarioLibrary.load(file)
+        let result = await ScenarioRunner(overV2Wire: true).run(scenario)
+        if let failure = result.failure { Issue.record(Comment(rawValue: failure.description)) }
+    }
+
     @Test func theLibraryIsNotEmpty() {
         #expect(Self.files.count > 0)
     }

@@ -1,53 +1,184 @@
 import EntitlementEngine
 import EntitlementSimulator
+import Synchronization
 import Testing
 
-/// The simulator answering REST API V2: registration, the bearer check, throttling per device, configuration.
-@Suite("Simulated REST API V2 service")
+/// The simulator as REST API V2 on the wire: registration, the bearer check, throttling per
+/// device, and every operation's JSON; and the engine's ``V2Client`` on it.
+@Suite("Simulated REST API V2 service and the V2 client")
 struct SimulatedV2ServiceTests {
     /// A service and a valid bearer for it.
-    static func registered(_ clock: ManualClock) throws -> (SimulatedV2Service, String) {
-        let service = SimulatedV2Service(clock: clock)
+    static func registered(_ clock: ManualClock) async throws -> (SimulatedV2Service, String) {
+        let service = SimulatedV2Service(simulator: Simulator(clock: clock))
         let context = V2RequestContext(forwardedFor: "198.51.100.7")
-        let registration = try #require(service.answer(.registerClient(softwareStatement: SimulatedClientRegistrar.softwareStatement, redirectURI: nil), context: context))
+        let registration = try await service.send(
+            .registerClient(softwareStatement: SimulatedClientRegistrar.softwareStatement, redirectURI: nil), context: context)
         let credentials = try V2ClientCredentials(json: try #require(registration.body))
-        let issued = try #require(service.answer(.accessToken(clientID: credentials.clientID, clientSecret: credentials.clientSecret), context: context))
+        let issued = try await service.send(
+            .accessToken(clientID: credentials.clientID, clientSecret: credentials.clientSecret), context: context)
         return (service, try V2AccessToken(json: try #require(issued.body)).accessToken)
     }
 
-    @Test func theConfigurationListsTheWorldsMVPDs() throws {
-        let (service, bearer) = try Self.registered(ManualClock())
-        let answer = try #require(service.answer(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: bearer, deviceID: "device-1")))
+    @Test func theConfigurationListsTheWorldsMVPDs() async throws {
+        let (service, bearer) = try await Self.registered(ManualClock())
+        let answer = try await service.send(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: bearer, deviceID: "device-1"))
         #expect(answer.status == 200)
         let configuration = try V2Configuration(json: try #require(answer.body))
         #expect(configuration.mvpds.map(\.id) == ["acme-cable", "bluesky-tv", "coastal-fiber", "delta-satellite"])
         #expect(configuration.mvpds[0].enablePlatformServices && !configuration.mvpds[2].enablePlatformServices)
-        let unknown = try #require(service.answer(.configuration(serviceProvider: "nobody"), context: V2RequestContext(bearer: bearer, deviceID: "device-2")))
+        let unknown = try await service.send(.configuration(serviceProvider: "nobody"), context: V2RequestContext(bearer: bearer, deviceID: "device-2"))
         #expect(unknown.status == 400)
         #expect(try V2EnhancedError(json: try #require(unknown.body)).code == "invalid_parameter_service_provider")
     }
 
-    @Test func everyAPIRequestNeedsAValidBearer() throws {
-        let (service, _) = try Self.registered(ManualClock())
-        let answer = try #require(service.answer(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: "forged", deviceID: "d")))
+    @Test func everyAPIRequestNeedsAValidBearer() async throws {
+        let (service, _) = try await Self.registered(ManualClock())
+        let answer = try await service.send(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: "forged", deviceID: "d"))
         #expect(answer.status == 401)
+        #expect(try V2EnhancedError(json: try #require(answer.body)).action == .applicationRegistration)
     }
 
     @Test func throttlingIsPerDeviceWithABurstOfTen() async throws {
         let clock = ManualClock()
-        let (service, bearer) = try Self.registered(clock)
+        let (service, bearer) = try await Self.registered(clock)
         let device = V2RequestContext(bearer: bearer, deviceID: "tv", forwardedFor: "203.0.113.9")
-        let statuses = (0..<11).map { _ in service.answer(.configuration(serviceProvider: "sim-requestor"), context: device)?.status }
+        var statuses: [Int] = []
+        for _ in 0..<11 { statuses.append(try await service.send(.configuration(serviceProvider: "sim-requestor"), context: device).status) }
         #expect(statuses == Array(repeating: 200, count: 10) + [429])
         let other = V2RequestContext(bearer: bearer, deviceID: "phone", forwardedFor: "203.0.113.10")
-        #expect(service.answer(.configuration(serviceProvider: "sim-requestor"), context: other)?.status == 200, "another device has its own bucket")
+        #expect(try await service.send(.configuration(serviceProvider: "sim-requestor"), context: other).status == 200, "another device has its own bucket")
         await clock.advance(by: .seconds(1))
-        #expect(service.answer(.configuration(serviceProvider: "sim-requestor"), context: device)?.status == 200)
-        #expect(service.answer(.configuration(serviceProvider: "sim-requestor"), context: device)?.status == 429)
+        #expect(try await service.send(.configuration(serviceProvider: "sim-requestor"), context: device).status == 200)
+        #expect(try await service.send(.configuration(serviceProvider: "sim-requestor"), context: device).status == 429)
     }
 
-    @Test func requestsNotModelledYetAreNotAnswered() throws {
-        let (service, bearer) = try Self.registered(ManualClock())
-        #expect(service.answer(.profiles(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: bearer, deviceID: "d")) == nil)
+    @Test func aDenialIsAnItemErrorUnderHTTP200AndAMissingProfileA403() async throws {
+        let (service, bearer) = try await Self.registered(ManualClock())
+        let context = V2RequestContext(bearer: bearer, deviceID: "device-1")
+        let missing = try await service.send(.authorize(serviceProvider: "sim-requestor", mvpd: "acme-cable", resources: ["news-channel"]), context: context)
+        #expect(missing.status == 403)
+        let error = try V2EnhancedError(json: try #require(missing.body))
+        #expect(error.code == "authenticated_profile_missing" && error.action == .authentication)
+    }
+
+    // MARK: - The client
+
+    /// A client on a service, and the service.
+    static func client(_ clock: ManualClock, credentials: any V2CredentialStore = InMemoryV2CredentialStore())
+        -> (V2Client, SimulatedV2Service, Counter)
+    {
+        let counter = Counter()
+        let service = SimulatedV2Service(simulator: Simulator(clock: clock), throttles: false)
+        let client = V2Client(
+            transport: CountingTransport(inner: service, counter: counter), softwareStatement: SimulatedClientRegistrar.softwareStatement,
+            credentials: credentials, baseURL: "https://sp.sim", clock: clock)
+        return (client, service, counter)
+    }
+
+    @Test func theClientRegistersOnceAndReusesItsAccessTokenUntilItExpires() async throws {
+        let clock = ManualClock()
+        let (client, _, counter) = Self.client(clock)
+        let context = RequestContext(requestorID: "sim-requestor", deviceID: "device-1")
+        for _ in 0..<3 { _ = try await client.perform(.configuration(context)) }
+        #expect(counter.counts == ["registerClient": 1, "accessToken": 1, "configuration": 3])
+        await clock.advance(by: .seconds(21_600 - 60))  // within the refresh margin of the 6-hour token
+        _ = try await client.perform(.configuration(context))
+        #expect(counter.counts == ["registerClient": 1, "accessToken": 2, "configuration": 4], "refreshed before it expired, never registered again")
+    }
+
+    @Test func anAccessTokenTheServiceNoLongerAcceptsIsReplacedOnce() async throws {
+        let clock = ManualClock()
+        let (client, service, counter) = Self.client(clock)
+        let context = RequestContext(requestorID: "sim-requestor", deviceID: "device-1")
+        _ = try await client.perform(.configuration(context))
+        service.registrar.invalidateAccessTokens()
+        _ = try await client.perform(.configuration(context))
+        #expect(counter.counts == ["registerClient": 1, "accessToken": 2, "configuration": 3], "one 401, one new token, the request again")
+        // A service that keeps refusing: one retry, then a typed failure — no storm.
+        service.registrar.refusesEveryAccessToken(true)
+        await #expect(throws: BackendError.httpStatus(401, "invalid_access_token_client_application: The access token is missing, unknown or expired.")) {
+            try await client.perform(.configuration(context))
+        }
+        #expect(counter.counts == ["registerClient": 1, "accessToken": 3, "configuration": 5])
+    }
+
+    @Test func storedCredentialsAreUsedAndNotRegisteredAgain() async throws {
+        let clock = ManualClock()
+        let store = InMemoryV2CredentialStore()
+        let (first, service, _) = Self.client(clock, credentials: store)
+        _ = try await first.perform(.configuration(RequestContext(requestorID: "sim-requestor", deviceID: "d")))
+        let counter = Counter()
+        let second = V2Client(
+            transport: CountingTransport(inner: service, counter: counter), softwareStatement: SimulatedClientRegistrar.softwareStatement,
+            credentials: store, baseURL: "https://sp.sim", clock: clock)
+        _ = try await second.perform(.configuration(RequestContext(requestorID: "sim-requestor", deviceID: "d")))
+        #expect(counter.counts["registerClient"] == nil && counter.counts["accessToken"] == 1)
+    }
+
+    @Test func aRevokedSoftwareStatementIsATypedFailure() async throws {
+        let clock = ManualClock()
+        let (client, service, _) = Self.client(clock)
+        service.registrar.revoke(softwareStatement: SimulatedClientRegistrar.softwareStatement)
+        await #expect(throws: BackendError.httpStatus(400, "client registration refused: invalid_software_statement")) {
+            try await client.perform(.configuration(RequestContext(requestorID: "sim-requestor", deviceID: "d")))
+        }
+    }
+
+    @Test func relativeURLsAreResolvedAgainstTheBaseURL() async throws {
+        struct Relative: V2Transport {
+            func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+                switch request {
+                case .registerClient: return V2Response(status: 201, body: V2ClientCredentials(clientID: "c", clientSecret: "s", issuedAtSeconds: 0).json)
+                case .accessToken:
+                    return V2Response(status: 200, body: V2AccessToken(id: "t", accessToken: "a", createdAt: Timestamp(milliseconds: 0), expiresInSeconds: 3600).json)
+                default:
+                    let session = V2Session(
+                        actionName: .authenticate, actionType: .interactive, reasonType: .none, url: "/api/v2/authenticate/sp/ABC",
+                        code: "ABC", sessionID: "s", serviceProvider: "sp")
+                    return V2Response(status: 200, body: session.json)
+                }
+            }
+        }
+        let client = V2Client(transport: Relative(), softwareStatement: "x", baseURL: "https://api.example/", clock: ManualClock())
+        let answer = try await client.perform(.createSession(RequestContext(requestorID: "sp", deviceID: "d"), mvpd: "m", domainName: "d", redirectURL: "a://b"))
+        guard case .session(let session) = answer else {
+            Issue.record("not a session: \(answer)")
+            return
+        }
+        #expect(session.url == "https://api.example/api/v2/authenticate/sp/ABC")
+    }
+
+    @Test func anAnswerThatDoesNotDecodeIsMalformed() async throws {
+        struct Garbled: V2Transport {
+            func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+                switch request {
+                case .registerClient: V2Response(status: 201, body: V2ClientCredentials(clientID: "c", clientSecret: "s", issuedAtSeconds: 0).json)
+                case .accessToken:
+                    V2Response(status: 200, body: V2AccessToken(id: "t", accessToken: "a", createdAt: Timestamp(milliseconds: 0), expiresInSeconds: 3600).json)
+                default: V2Response(status: 200, body: ["decisions": "not a list"])
+                }
+            }
+        }
+        let client = V2Client(transport: Garbled(), softwareStatement: "x", baseURL: "https://api.example", clock: ManualClock())
+        await #expect(throws: BackendError.self) {
+            try await client.perform(.authorize(RequestContext(requestorID: "sp", deviceID: "d"), mvpd: "m", resource: "r"))
+        }
+    }
+}
+
+/// Counts the requests a transport sends, by operation.
+final class Counter: Sendable {
+    private let state = Mutex<[String: Int]>([:])
+    var counts: [String: Int] { state.withLock { $0 } }
+    func count(_ operation: String) { state.withLock { $0[operation, default: 0] += 1 } }
+}
+
+/// A transport that counts what it forwards.
+struct CountingTransport: V2Transport {
+    let inner: any V2Transport
+    let counter: Counter
+    func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+        counter.count(request.operation)
+        return try await inner.send(request, context: context)
     }
 }

@@ -23,7 +23,7 @@ public enum BackendError: Error, Sendable, Hashable, Codable {
         switch self {
         case .network(let why): "network error: \(why)"
         case .timeout: "the backend timed out"
-        case .httpStatus(let status, let why): "HTTP \(status): \(why)"
+        case .httpStatus(let status, let why): why.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(why)"
         case .throttled(let seconds): "throttled; retry after \(seconds) s"
         case .retryable(let why): "the service asked to retry: \(why)"
         case .malformedResponse(let why): "malformed backend response: \(why)"

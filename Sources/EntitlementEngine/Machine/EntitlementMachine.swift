@@ -154,6 +154,13 @@ public struct EntitlementMachine: Sendable {
         case .flowSecretsDrawn(let flow, let secrets):
             return flowSecretsDrawn(flow, secrets)
         case .backendAnswered(let operation, let response):
+            // A decision whose item says `retry` is retried like a request that failed with it.
+            if case .authorize = requestsSent[operation]?.request, case .decisions(let decisions) = response,
+                decisions.count == 1, let error = decisions[0].error, error.action == .retry,
+                let retry = retryLater(operation, BackendError(v2: error, httpStatus: 200))
+            {
+                return retry
+            }
             requestsSent[operation] = nil
             return backendFinished(operation, .success(response))
         case .backendFailed(let operation, let error):

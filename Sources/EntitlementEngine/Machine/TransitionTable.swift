@@ -245,6 +245,7 @@ public enum TransitionTable {
         call(.idle, .handleExternalURL, .badURL, to: .idle, .status),
         call(.idle, .optionsChanged, to: .idle),
         call(.idle, .backendFailed, .retryAsked, to: .idle, .startTimer),
+        call(.idle, .backendAnswered, .retryAsked, to: .idle, .startTimer),
         call(.idle, .configurationFailed, .retryAsked, to: .idle, .startTimer),
         call(.idle, .timerFired, .retryDue, to: .idle, .resendRequest),
         call(.idle, .setRequestor, .emptyArgument, to: .idle, .status),

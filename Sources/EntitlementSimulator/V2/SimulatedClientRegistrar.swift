@@ -14,6 +14,7 @@ public final class SimulatedClientRegistrar: Sendable {
         var credentials: [String: String] = [:]  // client id → secret
         var tokens: [String: Timestamp] = [:]  // access token → expiry
         var revokedStatements: Set<String> = []
+        var refusesEveryToken = false
     }
 
     private let state = Mutex(State())
@@ -26,6 +27,13 @@ public final class SimulatedClientRegistrar: Sendable {
         self.random = random
         self.accessTokenLifetime = accessTokenLifetime
     }
+
+    /// Forgets every access token issued so far (as the service does when client credentials
+    /// change): the next request with one is refused with 401.
+    public func invalidateAccessTokens() { state.withLock { $0.tokens.removeAll() } }
+
+    /// While on, every access token is refused with 401, new ones too (a service that keeps refusing).
+    public func refusesEveryAccessToken(_ refuses: Bool) { state.withLock { $0.refusesEveryToken = refuses } }
 
     /// Revokes a software statement: registering with it fails from now on.
     public func revoke(softwareStatement: String) { state.withLock { _ = $0.revokedStatements.insert(softwareStatement) } }
@@ -57,8 +65,8 @@ public final class SimulatedClientRegistrar: Sendable {
 
     /// The 401 for a request whose bearer token is missing, unknown or expired; nil when it may go on.
     public func refusal(bearer: String?) -> V2Response? {
-        let expires = bearer.flatMap { token in state.withLock { $0.tokens[token] } }
-        guard let expires, clock.now() < expires else {
+        let (expires, refusesAll) = state.withLock { state in (bearer.flatMap { state.tokens[$0] }, state.refusesEveryToken) }
+        guard let expires, clock.now() < expires, !refusesAll else {
             return .error(
                 V2EnhancedError(
                     status: 401, code: "invalid_access_token_client_application",

@@ -1,39 +1,51 @@
 import EntitlementEngine
 import Synchronization
 
-/// The simulator as an Adobe Pass REST API V2 service, answering `V2Request`s with `V2Response`s.
+/// The simulator as an Adobe Pass REST API V2 service on the wire: `V2Request`s with their headers
+/// in, `V2Response`s (an HTTP status and V2's JSON) out — the `V2Transport` an engine's
+/// `V2Client` talks to in process, and what `entitle serve` will put on a socket.
 ///
-/// Modelled so far: client registration and access tokens (``SimulatedClientRegistrar``), the bearer
-/// check on every `/api/v2` request, throttling per device (a burst of 10, then 1 request/s, HTTP
-/// 429; keyed by `X-Forwarded-For`, else the device id), and the configuration. Sessions, profiles,
-/// decisions and logout are modelled by ``Simulator``, which answers them in process through the
-/// backend port; putting them on the wire here comes with `entitle serve`. Until then
-/// ``answer(_:context:)`` answers them with nil — "not served" — never with an invented success.
-public final class SimulatedV2Service: Sendable {
-    /// The world served.
-    public let world: SimulatedWorld
+/// In front of the ``Simulator``'s answers: client registration and access tokens
+/// (``SimulatedClientRegistrar``), the bearer check on every `/api/v2` request (401), and
+/// throttling per device (a burst of 10, then 1 request/s, HTTP 429 with no JSON; keyed by
+/// `X-Forwarded-For`, else the device id), which ``throttles`` can turn off for test libraries
+/// that do not pace their requests. The simulator's faults and held answers apply as on the port;
+/// a refusal is the enhanced error's JSON with its status; an injected network failure or timeout
+/// is thrown, as a transport would.
+public final class SimulatedV2Service: V2Transport {
+    /// The simulator answering.
+    public let simulator: Simulator
     /// Client registration and access tokens.
     public let registrar: SimulatedClientRegistrar
+    /// Whether requests are throttled per device.
+    public let throttles: Bool
     private let clock: any EngineClock
     private let buckets = Mutex<[String: V2ThrottleBucket]>([:])
 
-    /// A service for `world` on `clock`.
-    public init(world: SimulatedWorld = .default, clock: any EngineClock, seed: UInt64 = 11) {
-        self.world = world
-        self.clock = clock
-        self.registrar = SimulatedClientRegistrar(clock: clock, random: SeededRandomSource(seed: seed))
+    /// The service of `simulator` (its world and clock), minting credentials from `seed`.
+    public init(simulator: Simulator, seed: UInt64 = 11, throttles: Bool = true) {
+        self.simulator = simulator
+        self.clock = simulator.clock
+        self.throttles = throttles
+        self.registrar = SimulatedClientRegistrar(clock: simulator.clock, random: SeededRandomSource(seed: seed))
     }
 
-    /// The answer to `request` sent with `context`; nil for a request this simulator does not model yet.
-    public func answer(_ request: V2Request, context: V2RequestContext) -> V2Response? {
-        guard takeToken(context) else { return .throttled }
+    /// The answer to `request` sent with `context`.
+    public func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+        guard !throttles || takeToken(context) else { return .throttled }
         if let registration = registrar.answer(request) { return registration }
         if let refusal = registrar.refusal(bearer: context.bearer) { return refusal }
-        switch request {
-        case .configuration(let serviceProvider):
-            return configuration(serviceProvider)
-        default:
-            return nil
+        guard let port = BackendRequest(request, deviceID: context.deviceID ?? "") else {
+            return .error(
+                V2EnhancedError(
+                    status: 400, code: "invalid_parameter_mvpd", message: "The request lacks a parameter the simulator needs.",
+                    action: .none))
+        }
+        switch await simulator.respond(port) {
+        case .success(let response): return V2Response(status: request.operation == "partnerProfile" ? 201 : 200, body: response.json)
+        case .failure(.service(let error)): return .error(error)
+        case .failure(.transport(.throttled)): return .throttled
+        case .failure(.transport(let error)): throw error
         }
     }
 
@@ -43,21 +55,40 @@ public final class SimulatedV2Service: Sendable {
         let now = clock.now()
         return buckets.withLock { buckets in buckets[key, default: V2ThrottleBucket()].take(at: now) }
     }
+}
 
-    private func configuration(_ serviceProvider: String) -> V2Response {
-        guard let requestor = world.requestor(serviceProvider) else {
-            return .error(
-                V2EnhancedError(
-                    status: 400, code: "invalid_parameter_service_provider",
-                    message: "The service provider '\(serviceProvider.prefix(64))' is not known.", action: .none))
+extension BackendRequest {
+    /// The port's request for a V2 request the simulator serves (nil: registration, which the
+    /// registrar answers, and the second-screen app's own session calls, which its pages make).
+    init?(_ request: V2Request, deviceID: String) {
+        func context(_ serviceProvider: String) -> RequestContext { RequestContext(requestorID: serviceProvider, deviceID: deviceID) }
+        switch request {
+        case .configuration(let sp): self = .configuration(context(sp))
+        case .createSession(let sp, let mvpd?, let domainName, let redirectURL):
+            self = .createSession(context(sp), mvpd: mvpd, domainName: domainName ?? "", redirectURL: redirectURL)
+        case .profiles(let sp): self = .profiles(context(sp))
+        case .profile(let sp, let mvpd): self = .profile(context(sp), mvpd: mvpd)
+        case .profileByCode(let sp, let code): self = .profileByCode(context(sp), code: code)
+        case .partnerProfile(let sp, let partner, let samlResponse):
+            self = .partnerProfile(context(sp), partner: partner, assertion: PlatformAssertion(mvpdID: "", serialized: samlResponse))
+        case .authorize(let sp, let mvpd, let resources) where resources.count == 1:
+            self = .authorize(context(sp), mvpd: mvpd, resource: resources[0])
+        case .preauthorize(let sp, let mvpd, let resources): self = .preauthorize(context(sp), mvpd: mvpd, resources: resources)
+        case .logout(let sp, let mvpd, let redirectURL): self = .logout(context(sp), mvpd: mvpd, redirectURL: redirectURL)
+        case .createSession, .authorize, .registerClient, .accessToken, .resumeSession, .session, .partnerSession: return nil
         }
-        let mvpds = requestor.mvpdIDs.compactMap { world.provider($0) }.map { provider in
-            V2Configuration.MVPD(
-                id: provider.id, displayName: provider.displayName, logoURL: provider.mvpd.logoURL, isTempPass: provider.tempPass,
-                authPerAggregator: provider.perRequestor, enablePlatformServices: provider.platformSSO,
-                displayInPlatformPicker: provider.platformSSO)
+    }
+}
+
+extension BackendResponse {
+    /// The answer's body as REST API V2 sends it.
+    var json: JSONValue {
+        switch self {
+        case .configuration(let configuration): configuration.json
+        case .session(let session): session.json
+        case .profiles(let profiles): V2Profile.json(profiles: profiles)
+        case .decisions(let decisions): V2Decision.json(decisions: decisions)
+        case .logouts(let logouts): V2Logout.json(logouts: logouts)
         }
-        let configuration = V2Configuration(requestorID: requestor.id, requestorName: requestor.id, mvpds: mvpds)
-        return V2Response(status: 200, body: configuration.json)
     }
 }

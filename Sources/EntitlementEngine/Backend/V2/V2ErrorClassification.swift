@@ -28,7 +28,7 @@ extension BackendError {
     /// The backend error for an HTTP status whose body is not an enhanced error (429's `text/html`,
     /// a proxy's page): throttling waits at least one second (V2 sends no `Retry-After`).
     public init(v2HTTPStatus status: Int) {
-        self = status == 429 ? .throttled(retryAfterSeconds: 1) : .httpStatus(status, "HTTP \(status)")
+        self = status == 429 ? .throttled(retryAfterSeconds: 1) : .httpStatus(status, "")
     }
 }
 

@@ -1,0 +1,201 @@
+import Synchronization
+
+/// The transport REST API V2 travels on: one request with its headers in, the HTTP status and the
+/// JSON body out. A network failure or a deadline is a thrown ``BackendError``; every HTTP answer,
+/// error statuses included, is a ``V2Response``.
+public protocol V2Transport: Sendable {
+    /// Sends `request` with the headers `context` describes.
+    func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response
+}
+
+/// Where the client credentials of a software statement are kept — for ever: registering again
+/// makes a new client, and the users' profiles belong to the old one (reference §2, §15 item 2).
+public protocol V2CredentialStore: Sendable {
+    /// The stored credentials, if any.
+    func load() async -> V2ClientCredentials?
+    /// Keeps `credentials`.
+    func save(_ credentials: V2ClientCredentials) async
+}
+
+/// Client credentials in memory (tests, or a process that registers at every start).
+public final class InMemoryV2CredentialStore: V2CredentialStore {
+    private let stored = Mutex<V2ClientCredentials?>(nil)
+
+    /// An empty store.
+    public init() {}
+
+    /// The stored credentials, if any.
+    public func load() async -> V2ClientCredentials? { stored.withLock { $0 } }
+
+    /// Keeps `credentials`.
+    public func save(_ credentials: V2ClientCredentials) async { stored.withLock { $0 = credentials } }
+}
+
+/// The engine's backend port over REST API V2: each ``BackendRequest`` is sent as its
+/// ``BackendRequest/v2`` request on a ``V2Transport`` and its answer decoded strictly into V2's
+/// value types.
+///
+/// - **Registration and access tokens** (reference §2): the software statement is registered once
+///   and the credentials kept in the ``V2CredentialStore``; the access token is cached until
+///   ``refreshMargin`` before it expires, fetched by one request however many arrive at once, and
+///   fetched again once when the service answers 401 — a second 401 is the request's failure, never a
+///   storm of registrations.
+/// - **Headers**: `Authorization: Bearer` on every `/api/v2` request, the device's id, and the
+///   device's public address when ``forwardedFor`` gives one (throttling is per address).
+/// - **Answers**: 200/201 bodies decode into ``BackendResponse`` (a body that does not decode is
+///   ``BackendError/malformedResponse(_:)``); an error body is read by its `action`
+///   (``BackendError/init(v2:httpStatus:)``); HTTP 429 is ``BackendError/throttled(retryAfterSeconds:)``.
+///   Relative URLs in answers (`/api/v2/authenticate/…`) are resolved against ``baseURL``.
+public actor V2Client: EntitlementBackend {
+    /// The transport.
+    public let transport: any V2Transport
+    /// The software statement registered when no credentials are stored.
+    public let softwareStatement: String
+    /// Where client credentials are kept.
+    public let credentials: any V2CredentialStore
+    /// The service's base URL, for relative URLs in answers (`https://api.auth.adobe.com`).
+    public let baseURL: String
+    /// How long before its expiry an access token is replaced.
+    public let refreshMargin: Duration
+    /// The device's public address for `X-Forwarded-For`, by device id (nil: not sent).
+    public let forwardedFor: @Sendable (String) -> String?
+    private let clock: any EngineClock
+    private var accessToken: V2AccessToken?
+    private var tokenRequest: Task<Result<V2AccessToken, BackendError>, Never>?
+
+    /// A client on `transport` registering `softwareStatement`.
+    public init(
+        transport: any V2Transport, softwareStatement: String, credentials: any V2CredentialStore = InMemoryV2CredentialStore(),
+        baseURL: String, clock: any EngineClock, refreshMargin: Duration = .seconds(60),
+        forwardedFor: @escaping @Sendable (String) -> String? = { _ in nil }
+    ) {
+        self.transport = transport
+        self.softwareStatement = softwareStatement
+        self.credentials = credentials
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.clock = clock
+        self.refreshMargin = refreshMargin
+        self.forwardedFor = forwardedFor
+    }
+
+    // MARK: - The port
+
+    /// Sends `request` (with a fresh access token once if the service refuses the cached one).
+    public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+        var bearer = try await validAccessToken()
+        var answer = try await send(request, bearer: bearer)
+        if answer.status == 401 {
+            accessToken = nil
+            bearer = try await validAccessToken()
+            answer = try await send(request, bearer: bearer)
+        }
+        return try decode(answer, for: request)
+    }
+
+    private func send(_ request: BackendRequest, bearer: String) async throws(BackendError) -> V2Response {
+        let v2 = request.v2
+        let device = request.context.deviceID
+        let context = V2RequestContext(
+            bearer: bearer, deviceID: v2.deviceIdentifier == .notSent ? nil : device, forwardedFor: forwardedFor(device))
+        return try await transport.send(v2, context: context)
+    }
+
+    // MARK: - Access tokens
+
+    /// The cached access token, or a new one (one request for every caller waiting at once).
+    private func validAccessToken() async throws(BackendError) -> String {
+        if let token = accessToken, Saturating.subtract(token.expires.milliseconds, refreshMargin.milliseconds) > clock.now().milliseconds {
+            return token.accessToken
+        }
+        let running: Task<Result<V2AccessToken, BackendError>, Never>
+        if let tokenRequest {
+            running = tokenRequest
+        } else {
+            running = Task { await self.fetchAccessToken() }
+            tokenRequest = running
+        }
+        let result = await running.value
+        if tokenRequest == running { tokenRequest = nil }
+        let token = try result.get()
+        accessToken = token
+        return token.accessToken
+    }
+
+    private func fetchAccessToken() async -> Result<V2AccessToken, BackendError> {
+        do throws(BackendError) {
+            let client = try await clientCredentials()
+            let answer = try await transport.send(
+                .accessToken(clientID: client.clientID, clientSecret: client.clientSecret), context: V2RequestContext())
+            guard answer.status == 200 || answer.status == 201, let body = answer.body else {
+                throw Self.failure(answer, what: "access token")
+            }
+            do throws(V2DecodingError) {
+                return .success(try V2AccessToken(json: body))
+            } catch {
+                throw BackendError.malformedResponse("access token: \(error)")
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The stored credentials, or new ones registered once and stored.
+    private func clientCredentials() async throws(BackendError) -> V2ClientCredentials {
+        if let stored = await credentials.load() { return stored }
+        let answer = try await transport.send(
+            .registerClient(softwareStatement: softwareStatement, redirectURI: nil), context: V2RequestContext())
+        guard answer.status == 200 || answer.status == 201, let body = answer.body else {
+            throw Self.failure(answer, what: "client registration")
+        }
+        let registered: V2ClientCredentials
+        do throws(V2DecodingError) {
+            registered = try V2ClientCredentials(json: body)
+        } catch {
+            throw BackendError.malformedResponse("client registration: \(error)")
+        }
+        await credentials.save(registered)
+        return registered
+    }
+
+    /// A registration or token failure: the OAuth `error` when there is one, else the status.
+    private static func failure(_ answer: V2Response, what: String) -> BackendError {
+        if answer.status == 429 { return BackendError(v2HTTPStatus: 429) }
+        let code = answer.body?["error"]?.string ?? "HTTP \(answer.status)"
+        return .httpStatus(answer.status, "\(what) refused: \(code.prefix(64))")
+    }
+
+    // MARK: - Answers
+
+    private func decode(_ answer: V2Response, for request: BackendRequest) throws(BackendError) -> BackendResponse {
+        guard answer.status == 200 || answer.status == 201 else {
+            if answer.status != 429, let body = answer.body, let error = try? V2EnhancedError(json: body) {
+                throw BackendError(v2: error, httpStatus: answer.status)
+            }
+            throw BackendError(v2HTTPStatus: answer.status)
+        }
+        guard let body = answer.body else { throw .malformedResponse("\(request.operation.rawValue): no body") }
+        do throws(V2DecodingError) {
+            switch request {
+            case .configuration: return .configuration(try V2Configuration(json: body))
+            case .createSession:
+                var session = try V2Session(json: body)
+                session.url = session.url.map(absolute)
+                return .session(session)
+            case .profiles, .profile, .profileByCode, .partnerProfile: return .profiles(try V2Profile.profiles(json: body))
+            case .authorize, .preauthorize: return .decisions(try V2Decision.decisions(json: body))
+            case .logout:
+                return .logouts(
+                    try V2Logout.logouts(json: body).mapValues { logout in
+                        var logout = logout
+                        logout.url = logout.url.map(absolute)
+                        return logout
+                    })
+            }
+        } catch {
+            throw .malformedResponse("\(request.operation.rawValue): \(error)")
+        }
+    }
+
+    /// `url` resolved against ``baseURL`` when it is a path.
+    private func absolute(_ url: String) -> String { url.hasPrefix("/") ? baseURL + url : url }
+}
