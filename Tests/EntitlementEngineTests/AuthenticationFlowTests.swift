@@ -2,7 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import Testing
 
-@Suite("C. getAuthentication: picker, MVPD login, redirect, code exchange", .checksExactlyOnce)
+@Suite("C. getAuthentication: picker, session, MVPD login, redirect, profile", .checksExactlyOnce)
 struct AuthenticationFlowTests {
     let mvpds = SimulatedWorld.default.requestor("sim-requestor")!.mvpdIDs.compactMap {
         SimulatedWorld.default.provider($0)?.mvpd

@@ -1,7 +1,7 @@
 import EntitlementEngine
 import Testing
 
-@Suite("SHA-256, base64url, PKCE and constant-time comparison against their standards' vectors")
+@Suite("SHA-256, base64url and constant-time comparison against their standards' vectors")
 struct CryptoTests {
     // NIST FIPS 180-4 example vectors (csrc.nist.gov, SHA256.pdf / SHA2_Additional).
     @Test(arguments: [

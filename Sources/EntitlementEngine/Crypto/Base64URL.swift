@@ -1,4 +1,4 @@
-/// Base64url without padding (RFC 4648 §5), as PKCE (RFC 7636) and redirect `state` values use it.
+/// Base64url without padding (RFC 4648 §5), as redirect `state` values and signed tokens use it.
 public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 

@@ -1,6 +1,6 @@
 /// SHA-256 (FIPS 180-4), written here because the package has no dependencies.
 ///
-/// Used for PKCE `S256` code challenges (RFC 7636) and for hashing user ids in tracking data.
+/// Used for hashing user ids in tracking data and, through HMAC, for signing media tokens.
 /// Tested against the NIST example vectors.
 public struct SHA256: Sendable {
     // MARK: - Constants (FIPS 180-4 §4.2.2, §5.3.3)
