@@ -89,17 +89,15 @@ extension Simulator {
         }
     }
 
-    /// `POST decisions/preauthorize/{mvpd}`: decisions without media tokens or windows.
+    /// `POST decisions/preauthorize/{mvpd}`: decisions without media tokens or windows; a denial
+    /// is an item error (`preauthorization_denied_by_mvpd`), as V2 sends it.
     func preauthorize(_ context: RequestContext, mvpd: String, _ resources: [String]) throws(V2EnhancedError) -> [V2Decision] {
         let viewer = try viewer(context, mvpd)
         return resources.map { resource in
             let error = denial(viewer, resource, context, code: "preauthorization_denied_by_mvpd")
-            let unknown = world.requestor(context.requestorID)?.resources.contains(resource) != true
             return V2Decision(
-                resource: resource, serviceProvider: context.requestorID, mvpd: mvpd, authorized: error == nil,
-                source: .mvpd,
-                error: unknown
-                    ? Self.refusal(400, "invalid_parameter_resources", "The resource '\(resource.prefix(64))' is unknown.") : nil)
+                resource: resource, serviceProvider: context.requestorID, mvpd: mvpd, authorized: error == nil, source: .mvpd,
+                error: error)
         }
     }
 }

@@ -234,6 +234,46 @@ struct MachineTests {
         #expect(machine.authentication == .unauthenticated)
     }
 
+    /// The service stamps its answers with its own clock: a device clock minutes off must neither
+    /// refuse a fresh profile nor a media token, nor lose the session's time.
+    @Test func aDeviceClockMinutesOffStillLogsInAndAuthorizes() {
+        var machine = awaitingRedirect()
+        _ = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0)
+        let serverNow = t0.adding(.seconds(120))  // this device is two minutes slow
+        let profile = V2Profile(
+            notBefore: serverNow, notAfter: serverNow.adding(.seconds(86_400)), issuer: "acme", kind: .regular,
+            attributes: ["userID": .init(value: .string("u1"))])
+        _ = machine.handle(.backendAnswered(OperationID(3), .profiles(["acme": profile])), at: t0)
+        #expect(machine.authentication.kind == .authenticated)
+        _ = machine.handle(.callReceived(CallID(4), .getAuthorization(resource: "r", data: [:])), at: t0)
+        let fastService = t0.adding(.seconds(-900))  // a token the service made on a clock 15 minutes behind
+        let permit = V2Decision(
+            resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
+            token: V2Decision.Token(notBefore: fastService, notAfter: fastService.adding(.seconds(420)), serialized: "M"))
+        let actions = machine.handle(.backendAnswered(OperationID(4), .decisions([permit])), at: t0)
+        #expect(actions.last == .emit(.setToken(token: "M", resource: "r"), answering: [CallID(4)]))
+        // A session stamped an hour ahead still gives its 30 minutes (here: the 10-minute deadline).
+        var late = configured()
+        _ = late.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
+        _ = late.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
+        var ahead = session
+        ahead.notBefore = t0.adding(.seconds(3600))
+        ahead.notAfter = t0.adding(.seconds(3600 + 1800))
+        let started = late.handle(.backendAnswered(OperationID(2), .session(ahead)), at: t0)
+        #expect(started.contains(.startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600)))))
+    }
+
+    /// Another instance restarted the login after this one had handed its redirect over: the
+    /// new pending login is adopted, so its redirect completes here too.
+    @Test func aLoginRestartedElsewhereIsAdoptedAfterTheFirstWasTaken() {
+        var machine = awaitingRedirect()
+        _ = machine.handle(.storageChanged(StoredTokens(selectedProvider: "sky", deviceID: "dev")), at: t0)
+        let restarted = PendingLogin(mvpdID: "sky", state: "STATE2", code: "C0DE2", deadline: t0.adding(.seconds(600)))
+        _ = machine.handle(.storageChanged(StoredTokens(selectedProvider: "sky", deviceID: "dev", pendingLogin: restarted)), at: t0)
+        let actions = machine.handle(.callReceived(CallID(9), .handleExternalURL("adobepass://ios.app?state=STATE2&mvpd=sky")), at: t0)
+        #expect(actions.contains(.callBackend(OperationID(3), .profileByCode(context, code: "C0DE2"))))
+    }
+
     @Test func givenAwaitingRedirect_whenTheDeadlineFires_theLoginExpires() {
         var machine = awaitingRedirect()
         let actions = machine.handle(.timerFired(.redirectDeadline(FlowID(1))), at: t0.adding(.seconds(600)))

@@ -197,6 +197,12 @@ struct PlatformSSOTests {
         #expect(machine.authentication == .unauthenticated)
     }
 
+    @Test func aPendingLoginSavedByAnEarlierVersionIsDroppedAndTheRestKept() throws {
+        let json = #"{"selectedProvider":"acme","deviceID":"dev","pendingLogin":{"mvpdID":"acme","state":"S","verifier":"V","deadline":{"milliseconds":5},"data":{}}}"#
+        let tokens = try JSONDecoder().decode(StoredTokens.self, from: Data(json.utf8))
+        #expect(tokens == StoredTokens(selectedProvider: "acme", deviceID: "dev"))
+    }
+
     @Test func aTokenStoredByAnEarlierVersionReadsAsAnMVPDLoginWithoutMetadata() throws {
         let json = #"{"value":"v","mvpdID":"m","requestorID":"r","userID":"u","expires":{"milliseconds":5}}"#
         let token = try JSONDecoder().decode(AuthenticationToken.self, from: Data(json.utf8))

@@ -308,7 +308,7 @@ extension EntitlementMachine {
             var waiting = flow
             waiting.code = code
             var deadline = now.adding(settings.redirectTimeout)
-            if let notAfter = session.notAfter, notAfter < deadline { deadline = notAfter }
+            if let end = sessionEnd(session), end < deadline { deadline = end }
             guard deadline > now else {
                 failure = "the session expired before it started"
                 break
@@ -332,6 +332,15 @@ extension EntitlementMachine {
         return [.emit(.status(notice), answering: [])]
             + endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("The login failed: \(failure)"),
                 notice: true, condition: result.isSuccess ? .malformedAnswer : .failed)
+    }
+
+    /// When a session's code stops being usable, on this engine's clock: the session's own window
+    /// (`notAfter − notBefore`) counted from now, so a device whose clock is off by minutes neither
+    /// loses nor gains time; the bare `notAfter` when the session gives no `notBefore`.
+    func sessionEnd(_ session: V2Session) -> Timestamp? {
+        guard let notAfter = session.notAfter else { return nil }
+        guard let notBefore = session.notBefore else { return notAfter }
+        return now.adding(.milliseconds(Saturating.subtract(notAfter.milliseconds, notBefore.milliseconds)))
     }
 
     /// How many times the profile is read after a redirect before the login counts as failed, and
@@ -531,7 +540,7 @@ extension EntitlementMachine {
             return []
         case .awaitingRedirect(var flow):
             guard let token else {
-                guard let secrets = flow.secrets, stored.pendingLogin?.state != secrets.state else { return [] }
+                guard stored.pendingLogin?.state != flow.secrets?.state else { return [] }
                 if let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) {
                     // Another instance restarted the login: wait for that one, with its secrets and deadline.
                     flow.mvpd = mvpd

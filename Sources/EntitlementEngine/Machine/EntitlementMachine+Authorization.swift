@@ -86,7 +86,8 @@ extension EntitlementMachine {
                 token: token)
         }
         if decision.authorized {
-            guard let media = decision.token, !media.serialized.isEmpty, media.notAfter > now else {
+            // The media token's window is the service's clock: the player's verifier judges it, not this device.
+            guard let media = decision.token, !media.serialized.isEmpty else {
                 recordAuthorization(from: request.kind, to: .idle, .malformedAnswer, .tokenRequestFailed)
                 return authorizationFailed(
                     request.resource, ErrorCode.genericAuthorization,
@@ -116,8 +117,7 @@ extension EntitlementMachine {
         case .authenticationRequired(let why):
             // The server no longer knows this authentication: drop it locally too.
             recordAuthorization(from: request.kind, to: .idle, .authenticationRequired, .tokenRequestFailed)
-            moveAuthentication(to: .unauthenticated, .authenticationRequired, .persist)
-            authorizationExpiries = [:]
+            dropAuthentication()
             return authorizationFailed(
                     request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)",
                     answering: request.waiters, token: token)
@@ -140,6 +140,14 @@ extension EntitlementMachine {
                 request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters,
                 token: token)
         }
+    }
+
+    /// The service no longer knows the profile (an error with `action: authentication`): the
+    /// engine forgets it too, so `checkAuthentication` answers 0 and the next login starts fresh.
+    mutating func dropAuthentication() {
+        guard case .authenticated = authentication else { return }
+        moveAuthentication(to: .unauthenticated, .authenticationRequired, .persist)
+        authorizationExpiries = [:]
     }
 
     // MARK: - Pre-authorization (calls region)
@@ -181,14 +189,28 @@ extension EntitlementMachine {
         case .success(.decisions(let decisions)):
             var known = pending.known
             var failures: [String] = []
+            var authenticationLost = false
             let expires = now.adding(settings.preauthorizationCacheLifetime)
             for decision in decisions where pending.resources.contains(decision.resource) {
-                if let error = decision.error {
-                    failures.append("\(decision.resource) (\(error.code))")
-                } else {
-                    known[decision.resource] = decision.authorized
-                    preauthorizationCache[decision.resource] = CachedDecision(authorized: decision.authorized, expires: expires)
+                // A denial on the item is a decision (V2 sends `preauthorization_denied_by_mvpd` with it);
+                // any other item error leaves the resource undecided.
+                let error = decision.error.map { BackendError(v2: $0, httpStatus: 200) }
+                switch error {
+                case nil, .denied?:
+                    let authorized = error == nil && decision.authorized
+                    known[decision.resource] = authorized
+                    preauthorizationCache[decision.resource] = CachedDecision(authorized: authorized, expires: expires)
+                case .authenticationRequired?:
+                    authenticationLost = true
+                    failures.append("\(decision.resource) (\(decision.error?.code ?? ""))")
+                default:
+                    failures.append("\(decision.resource) (\(decision.error?.code ?? ""))")
                 }
+            }
+            if authenticationLost {
+                recordCall(from: .preauthorizing, to: .idle, .authenticationRequired, .status, .preauthorizedResources)
+                dropAuthentication()
+                return preauthorizationFailed(pending, "the service no longer knows the authentication (\(failures.joined(separator: ", ")))")
             }
             let answer = Action.emit(
                 .preauthorizedResources(pending.resources.filter { known[$0] == true }), answering: [pending.call])
@@ -205,7 +227,13 @@ extension EntitlementMachine {
             recordCall(from: .preauthorizing, to: .idle, .malformedAnswer, .status, .preauthorizedResources)
             return preauthorizationFailed(pending, "malformed backend response")
         case .failure(let error):
-            recordCall(from: .preauthorizing, to: .idle, nil, .status, .preauthorizedResources)
+            if case .authenticationRequired = error {
+                // As for an authorization: the service no longer knows the profile, so neither does the engine.
+                recordCall(from: .preauthorizing, to: .idle, .authenticationRequired, .status, .preauthorizedResources)
+                dropAuthentication()
+            } else {
+                recordCall(from: .preauthorizing, to: .idle, nil, .status, .preauthorizedResources)
+            }
             return preauthorizationFailed(pending, error.summary)
         }
     }

@@ -17,7 +17,7 @@ extension EntitlementMachine {
         var waiting = flow
         waiting.code = code
         let shown = now.adding(secondScreen.codeLifetime)
-        let expires = min(session.notAfter ?? shown, shown)
+        let expires = min(sessionEnd(session) ?? shown, shown)
         guard expires > now else {
             let notice = StatusReport(code: "REG500", level: .error, message: "No registration code: the code expired at once.")
             return [.emit(.status(notice), answering: [])]
@@ -33,6 +33,16 @@ extension EntitlementMachine {
         ]
     }
 
+    /// Whether a failed poll means the code can never work (the service refused the request
+    /// itself), rather than a transient failure worth the next poll.
+    static func refusesTheCode(_ error: BackendError) -> Bool {
+        switch error {
+        case .httpStatus(let status, _): (400..<500).contains(status)
+        case .authenticationRequired, .denied: true
+        case .network, .timeout, .throttled, .retryable, .malformedResponse: false
+        }
+    }
+
     /// The poll is due: read the profile by the code.
     mutating func pollRegistration(_ flow: LoginFlow, _ code: RegistrationCode) -> [Action] {
         guard case .configured(let configuration) = configuration else { return [] }
@@ -42,7 +52,8 @@ extension EntitlementMachine {
     }
 
     /// The poll answered: signed in on the second screen, or poll again after the interval (a
-    /// failed poll too: the code's expiry ends the login, not one lost poll).
+    /// failed poll too: the code's expiry ends the login, not one lost poll) — unless the service
+    /// says the code is dead (a 4xx refusal: an unknown or expired session), which ends the login at once.
     mutating func pollAnswered(
         _ flow: LoginFlow, _ code: RegistrationCode, _ result: Result<BackendResponse, BackendError>,
         _ configuration: RequestorConfiguration
@@ -58,6 +69,12 @@ extension EntitlementMachine {
                     + resumeAuthorizationsAfterLogin(token, configuration)
             }
             moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .notYetUsed, .startTimer)
+        case .failure(let error) where Self.refusesTheCode(error):
+            let notice = StatusReport(
+                code: "REGCODE_EXPIRED", level: .warning, message: sentence("The service no longer knows the registration code (\(error.summary))"))
+            return [.emit(.status(notice), answering: [])]
+                + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: true,
+                    condition: .codeExpired)
         default:
             moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .failed, .startTimer)
         }

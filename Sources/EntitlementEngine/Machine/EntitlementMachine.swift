@@ -353,14 +353,16 @@ public struct EntitlementMachine: Sendable {
 
     /// The authentication to adopt from a profiles answer: a valid profile of one of the
     /// requestor's MVPDs (not a TempPass: another app's TempPass is not this app's), the remembered
-    /// provider's first, else the one that lasts longest (reference §5: the app chooses).
+    /// provider's first, else the one that lasts longest (reference §5: the app chooses). The
+    /// service stamps `notBefore` with its own clock: a device clock behind it must not refuse a
+    /// fresh profile, so only `notAfter` is judged (with the leeway).
     func bestProfile(_ profiles: [String: V2Profile], _ loaded: RequestorConfiguration, mvpd only: String? = nil)
         -> AuthenticationToken?
     {
         let tokens = profiles.sorted { $0.key < $1.key }.compactMap { mvpdID, profile -> AuthenticationToken? in
             guard only == nil || only == mvpdID, let mvpd = loaded.mvpd(mvpdID), only != nil || !mvpd.isTempPass,
                 let token = AuthenticationToken(profile: profile, mvpdID: mvpdID, requestorID: loaded.requestorID),
-                isUsable(token.expires), profile.notBefore <= now.adding(settings.expiryLeeway)
+                isUsable(token.expires)
             else { return nil }
             return token
         }

@@ -144,6 +144,18 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         self.pendingLogin = pendingLogin
     }
 
+    private enum CodingKeys: String, CodingKey { case authentication, selectedProvider, deviceID, pendingLogin }
+
+    /// Decodes stored tokens. A pending login an earlier version saved (with a PKCE verifier and no
+    /// session code) cannot be completed any more: it is dropped, and the rest of the file is kept.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        authentication = try container.decodeIfPresent(AuthenticationToken.self, forKey: .authentication)
+        selectedProvider = try container.decodeIfPresent(String.self, forKey: .selectedProvider)
+        deviceID = try container.decodeIfPresent(String.self, forKey: .deviceID)
+        pendingLogin = try? container.decodeIfPresent(PendingLogin.self, forKey: .pendingLogin)
+    }
+
     /// True when nothing but (at most) the device is stored.
     public var holdsNothing: Bool {
         authentication == nil && selectedProvider == nil && pendingLogin == nil
