@@ -57,7 +57,7 @@ public enum Callback: Sendable, Hashable {
         case .sendTrackingData(let event, let data): "sendTrackingData(\(event.rawValue), \(data))"
         case .setToken(let token, let resource): "setToken(\"\(Redactor.shorten(token))\", \"\(resource)\")"
         case .tokenRequestFailed(let resource, let code, let description):
-            "tokenRequestFailed(\"\(resource)\", \"\(code)\", \"\(description)\")"
+            "tokenRequestFailed(\"\(resource)\", \"\(code)\", \"\(Redactor.redact(description))\")"
         case .selectedProvider(let mvpd): "selectedProvider(\(mvpd.map { "\"\($0.id)\"" } ?? "nil"))"
         case .setMetadataStatus(let value, let encrypted, let key):
             "setMetadataStatus(\(value.map { "\($0)" } ?? "nil"), encrypted: \(encrypted), key: \(key))"

@@ -40,10 +40,10 @@ public enum EngineEvent: Sendable {
             "< \(callback.redactedDescription)" + (answering.isEmpty ? "" : "  answers \(answering.map(\.description).joined(separator: ","))")
         case .backendRequested(let operation, let request): "\(operation) → backend \(request.operation.rawValue)"
         case .backendFinished(let operation, .success): "\(operation) ← backend answered"
-        case .backendFinished(let operation, .failure(let error)): "\(operation) ← backend failed: \(error.summary)"
+        case .backendFinished(let operation, .failure(let error)): "\(operation) ← backend failed: \(Redactor.redact(error.summary))"
         case .transition(let row): "  ↳ \(row)"
-        case .log(let log): "· \(log)"
-        case .storageFailed(let why): "· token storage failed: \(why)"
+        case .log(let log): "· \(Redactor.redact(log.description))"
+        case .storageFailed(let why): "· token storage failed: \(Redactor.redact(why))"
         }
     }
 }

@@ -21,9 +21,14 @@ public indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible 
     /// Tokens, codes and states are long runs of base64url text mixing lower case, upper case and
     /// digits; error codes, ids and sentences are not.
     static func looksSecret(_ text: String) -> Bool {
-        text.count >= 20
+        let token =
+            text.count >= 20
             && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
             && text.contains(where: \.isLowercase) && text.contains(where: \.isUppercase) && text.contains(where: \.isNumber)
+        // A REST API V2 session code (the second screen's registration code): 8 characters without look-alikes.
+        let sessionCode = text.count == 8 && text.allSatisfy { "ABCDEFGHJKLMNPQRSTUVWXYZ23456789".contains($0) }
+            && text.contains(where: \.isNumber)
+        return token || sessionCode
     }
 
     /// `text` in double quotes with `\`, `"`, newline and tab escaped, as scripts write strings.

@@ -57,8 +57,10 @@ struct ExternalURLTests {
     }
 
     @Test func redactorShortensSecretsOnly() {
-        let url = "adobepass://ios.app?code=abcdefgh&state=12345678&mvpd=acme-cable"
-        #expect(Redactor.redact(url) == "adobepass://ios.app?code=abcd…&state=1234…&mvpd=acme-cable")
+        let url = "adobepass://ios.app?code=abcdefgh&state=12345678901234567890&mvpd=acme-cable"
+        // A short value (an 8-character session code) shows nothing; a long one its first four characters.
+        #expect(Redactor.redact(url) == "adobepass://ios.app?code=…&state=1234…&mvpd=acme-cable")
+        #expect(Redactor.redact("https://sp.sim/api/v2/authenticate/sim-requestor/ZZEP9LCT") == "https://sp.sim/api/v2/authenticate/sim-requestor/…")
         let nested = "https://mvpd.sim/logout?continue=" + PercentEncoding.encode("https://sp.sim/done?logout=secretvalue")
         #expect(!Redactor.redact(nested).contains("secretvalue"))
     }

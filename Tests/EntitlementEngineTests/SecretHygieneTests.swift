@@ -105,7 +105,8 @@ struct SecretSweepTests {
         #expect(redacted.utf8.count < Redactor.maximumLength + 64)
         #expect(redacted.hasSuffix("more bytes)"))
         #expect(Redactor.redact("line\nbreak\u{2028}and\u{202E}bidi") == "line\\u{A}break\\u{2028}and\\u{202E}bidi")
-        #expect(Redactor.redact("https://a.b/c?Code=abcdefgh&x=1") == "https://a.b/c?Code=abcd…&x=1")
+        #expect(Redactor.redact("https://a.b/c?Code=abcdefgh&x=1") == "https://a.b/c?Code=…&x=1")
+        #expect(Redactor.redact("https://a.b/c?Code=abcdefghijklmnopq&x=1") == "https://a.b/c?Code=abcd…&x=1")
     }
 }
 

@@ -12,9 +12,14 @@ public enum Redactor {
     /// The most bytes of one text that are looked at and kept; the rest is counted, not shown.
     public static let maximumLength = 2048
 
-    /// The first four characters and an ellipsis: enough to tell values apart in a transcript.
+    /// Values shorter than this are shown as a bare ellipsis: four characters of an 8-character
+    /// session code would be half of it.
+    public static let shortestShown = 16
+
+    /// The first four characters and an ellipsis (enough to tell long values apart in a
+    /// transcript), or only the ellipsis for a value shorter than ``shortestShown``.
     public static func shorten(_ secret: String) -> String {
-        secret.count <= 4 ? "…" : String(secret.prefix(4)) + "…"
+        secret.count < shortestShown ? "…" : String(secret.prefix(4)) + "…"
     }
 
     /// `text` (a URL or any message) with every secret parameter's value shortened, bounded in
@@ -34,7 +39,7 @@ public enum Redactor {
     /// A secret value as shown: up to four leading URL-safe characters, then an ellipsis.
     private static func shortened(_ value: [UInt8]) -> [UInt8] {
         let visible = value.prefix { PercentEncoding.isUnreserved($0) }
-        return (value.count <= 4 ? [] : Array(visible.prefix(4))) + Array("…".utf8)
+        return (value.count < shortestShown ? [] : Array(visible.prefix(4))) + Array("…".utf8)
     }
 
     /// Control characters, separators, bidirectional controls and the byte-order mark as `\u{…}`.
