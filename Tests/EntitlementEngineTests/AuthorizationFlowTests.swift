@@ -25,7 +25,7 @@ struct AuthorizationFlowTests {
         await session.expectClean()
     }
 
-    @Test func aFreshMediaTokenEveryTimeWhileTheAuthorizationIsReused() async throws {
+    @Test func aNewDecisionAndAFreshMediaTokenForEveryCall() async throws {
         let session = SimulatedSession()
         await session.signIn()
         let start = session.ledger.backendRequests.count
@@ -57,7 +57,7 @@ struct AuthorizationFlowTests {
         await session.expectClean()
     }
 
-    @Test func anExpiredAuthorizationIsFetchedAgain() async {
+    @Test func aDecisionIsAskedForAgainAfterItsWindowEnds() async {
         let world = SimulatedWorld(
             requestors: SimulatedWorld.default.requestors,
             providers: SimulatedWorld.default.providers.map {

@@ -108,7 +108,7 @@ struct LogoutFlowTests {
 
 @Suite("Late results and re-entrant delegates", .checksExactlyOnce)
 struct LateAndReentrantEventTests {
-    @Test func anExchangeThatFinishesAfterCancelIsIgnored() async {
+    @Test func aProfileReadThatFinishesAfterCancelIsIgnored() async {
         let session = SimulatedSession()
         let login = await session.startLogin()
         await session.simulator.hold(.profileByCode)

@@ -31,13 +31,12 @@ struct V2ErrorClassificationTests {
         #expect(BackendError(v2HTTPStatus: 502).summary == "HTTP 502")
     }
 
-    @Test func onlyRetryErrorsAreRetriedAtMostTwiceWithBackoff() {
+    @Test func retriesAreAtMostTwoWithBackoff() {
         let policy = V2RetryPolicy()
-        let retry = Self.error("network_received_error", .retry)
-        #expect(policy.pause(before: 1, after: retry) == .milliseconds(500))
-        #expect(policy.pause(before: 2, after: retry) == .seconds(1))
-        #expect(policy.pause(before: 3, after: retry) == nil)
-        #expect(policy.pause(before: 1, after: Self.error("authenticated_profile_missing", .authentication)) == nil)
+        #expect(policy.pause(before: 1) == .milliseconds(500))
+        #expect(policy.pause(before: 2) == .seconds(1))
+        #expect(policy.pause(before: 3) == nil)
+        #expect(BackendError(v2: Self.error("authenticated_profile_missing", .authentication), httpStatus: 403) != .retryable("authenticated_profile_missing: The message."), "only retry errors are retryable")
         #expect(V2RetryPolicy(retries: 99).retries == 3 && V2RetryPolicy(retries: -1).retries == 0)
     }
 }

@@ -13,9 +13,10 @@ public enum BackendError: Error, Sendable, Hashable, Codable {
     case retryable(String)
     /// The answer could not be understood.
     case malformedResponse(String)
-    /// The authentication is missing, expired or revoked on the server (HTTP 401/410/412).
+    /// The service no longer knows the authentication (an enhanced error with `action:
+    /// authentication`: the profile is missing, expired or invalidated).
     case authenticationRequired(String)
-    /// The request was refused with a code and a message (MVPD denial, invalid grant, unknown requestor).
+    /// A denial with its code and the partner's words (`…_denied_by_…`, or `action: authorization`).
     case denied(code: String, message: String)
 
     /// A sentence for `tokenRequestFailed` descriptions and `status` messages.

@@ -54,7 +54,7 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
         case .lateSecretsIgnored(let flow): "late secrets for \(flow) ignored"
         case .joined(let call, let flow): "call \(call) joined \(flow)"
         case .latePickerAnswerIgnored(let flow): "late platform picker answer for \(flow) ignored"
-        case .silentSignInFailed(let why): "silent platform sign-in failed: \(why)"
+        case .silentSignInFailed(let why): "silent sign-in at setRequestor failed: \(why)"
         }
     }
 }

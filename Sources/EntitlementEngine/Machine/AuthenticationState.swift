@@ -76,7 +76,7 @@ public struct LogoutFlow: Sendable, Hashable {
     public var secrets: FlowSecrets?
     /// When the redirect must have arrived by.
     public var deadline: Timestamp?
-    /// The MVPD of the authentication logged out (nil: nothing to log out on the service).
+    /// The MVPD logged out of on the service (the authentication's, or a running login's).
     public var mvpdID: String?
     /// The calls the logout's `setAuthenticationStatus` answers.
     public var waiters: [CallID]

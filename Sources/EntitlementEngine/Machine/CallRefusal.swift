@@ -11,7 +11,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
     case logoutInProgress
     /// `setSelectedProvider(id)` while the user is authenticated.
     case alreadyAuthenticated
-    /// `setSelectedProvider(id)` while the login's code is being exchanged.
+    /// `setSelectedProvider(id)` while the login's profile is being read.
     case profileReadInProgress
     /// `handleExternalURL` when no requestor could be configured.
     case requestorNotConfigured

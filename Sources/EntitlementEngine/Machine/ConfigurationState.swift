@@ -5,10 +5,11 @@ public enum ConfigurationState: Sendable, Hashable {
     /// `setRequestor` sent: waits for the backend's configuration; entitlement calls are queued.
     /// `calls` are the `setRequestor` calls the coming `setRequestorComplete` answers.
     case configuring(requestorID: String, operation: OperationID, calls: [CallID])
-    /// Configuration loaded with nothing valid stored, on a device whose platform account may be
-    /// signed in to one of the requestor's MVPDs: waits for the platform's answer and then the
-    /// backend's exchange of its assertion, silently, before `setRequestorComplete` (`operation` is
-    /// the step waited for); entitlement calls are queued.
+    /// Configuration loaded with nothing valid stored: signs in silently before
+    /// `setRequestorComplete` — by reading the device's profiles when another requestor on the
+    /// device holds an authentication (single sign-on), or by asking the platform's account and
+    /// exchanging its assertion for a partner profile (`operation` is the step waited for);
+    /// entitlement calls are queued.
     case signingIn(RequestorConfiguration, operation: OperationID, calls: [CallID])
     /// Configured: entitlement calls run; waits for a new `setRequestor` (reconfiguration).
     case configured(RequestorConfiguration)

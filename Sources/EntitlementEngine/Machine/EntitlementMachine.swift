@@ -314,8 +314,9 @@ public struct EntitlementMachine: Sendable {
         switch result {
         case .success(.profiles(let profiles)):
             guard let token = bestProfile(profiles, loaded) else {
+                // A normal answer: nobody signed in with an MVPD this requestor may share.
                 return [.log(.silentSignInFailed("the device has no valid profile for this requestor"))]
-                    + finishSigningIn(loaded, calls: calls, token: nil, .malformedAnswer)
+                    + finishSigningIn(loaded, calls: calls, token: nil, .noValidStoredToken)
             }
             return finishSigningIn(loaded, calls: calls, token: token, .profileMatchesFlow)
         case .success:

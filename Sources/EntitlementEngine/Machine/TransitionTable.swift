@@ -40,6 +40,7 @@ public enum TransitionTable {
         configuration(.signingIn, .platformSignInChecked, .platformNotSignedIn, to: .configured, .setRequestorComplete, .runQueue),
         configuration(.signingIn, .backendAnswered, .profileMatchesFlow, to: .configured, .setRequestorComplete, .runQueue),
         configuration(.signingIn, .backendAnswered, .malformedAnswer, to: .configured, .setRequestorComplete, .runQueue),
+        configuration(.signingIn, .backendAnswered, .noValidStoredToken, to: .configured, .setRequestorComplete, .runQueue),
         configuration(.signingIn, .backendFailed, .failed, to: .configured, .setRequestorComplete, .runQueue),
         configuration(.signingIn, .entitlementCall, .queueHasRoom, to: .signingIn, .enqueue),
         configuration(.signingIn, .entitlementCall, .queueFull, to: .signingIn, .status),

@@ -46,13 +46,6 @@ public struct V2RetryPolicy: Sendable, Hashable {
         self.firstPause = min(max(firstPause, .zero), .seconds(10))
     }
 
-    /// The pause before retry number `attempt` (1-based), or nil when no retry is left — only for
-    /// `retry` errors; every other error is answered at once.
-    public func pause(before attempt: Int, after error: V2EnhancedError) -> Duration? {
-        guard error.action == .retry else { return nil }
-        return pause(before: attempt)
-    }
-
     /// The pause before retry number `attempt` (1-based), or nil when no retry is left.
     public func pause(before attempt: Int) -> Duration? {
         guard attempt >= 1, attempt <= retries else { return nil }
