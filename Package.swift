@@ -11,12 +11,14 @@ let package = Package(
         .library(name: "EntitlementSimulator", targets: ["EntitlementSimulator"]),
         .library(name: "EntitlementScenarios", targets: ["EntitlementScenarios"]),
         .library(name: "EntitlementFuzzing", targets: ["EntitlementFuzzing"]),
+        .library(name: "EntitlementHTTPServer", targets: ["EntitlementHTTPServer"]),
         .executable(name: "entitle", targets: ["entitle"]),
     ],
     dependencies: [],
     targets: [
         .target(name: "EntitlementEngine"),
         .target(name: "EntitlementSimulator", dependencies: ["EntitlementEngine"]),
+        .target(name: "EntitlementHTTPServer"),
         .target(name: "EntitlementScenarios", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
         .target(
             name: "EntitlementFuzzing", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
@@ -31,6 +33,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementFuzzingTests",
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
+        .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementHTTPServer"]),
         .testTarget(
             name: "EntitlementScenariosTests",
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),

@@ -1,0 +1,50 @@
+/// Header fields in the order they arrived, looked up without regard to case (RFC 9110 §5.1).
+public struct HTTPHeaders: Sendable, Hashable, Sequence {
+    /// The fields, in order; names as sent.
+    public private(set) var fields: [(name: String, value: String)]
+
+    /// Headers made of `fields`.
+    public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
+
+    /// The first value of `name`, if any.
+    public subscript(_ name: String) -> String? {
+        fields.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// Every value of `name`, in order.
+    public func values(_ name: String) -> [String] {
+        let lowered = name.lowercased()
+        return fields.filter { $0.name.lowercased() == lowered }.map(\.value)
+    }
+
+    /// Adds a field (a repeated name keeps both).
+    public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+
+    /// Replaces every field named `name` with one holding `value`.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        add(name, value)
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: String) {
+        let lowered = name.lowercased()
+        fields.removeAll { $0.name.lowercased() == lowered }
+    }
+
+    /// Iterates the fields in order.
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+
+    /// Equal when the same fields arrived in the same order.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Hashes the fields in order.
+    public func hash(into hasher: inout Hasher) {
+        for field in fields {
+            hasher.combine(field.name)
+            hasher.combine(field.value)
+        }
+    }
+}

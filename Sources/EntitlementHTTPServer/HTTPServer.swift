@@ -1,0 +1,244 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A small HTTP/1.1 server on 127.0.0.1: one thread accepts, one thread serves each connection
+/// (keep-alive, pipelined requests one at a time, `Content-Length` bodies), and the handler runs as
+/// a task. Limits answer with their status (``HTTPParseError``); a connection over
+/// ``HTTPServerLimits/connections`` is answered 503; ``shutdown()`` stops accepting, lets answers in
+/// progress finish for ``HTTPServerLimits/shutdownGrace``, cancels the rest and closes every
+/// connection. One ``HTTPAccessLogEntry`` per answer goes to the log.
+public final class HTTPServer: Sendable {
+    /// Answers one request.
+    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+
+    /// The port listened on.
+    public let port: UInt16
+    /// The limits applied.
+    public let limits: HTTPServerLimits
+    /// `http://127.0.0.1:PORT`.
+    public var url: String { "http://127.0.0.1:\(port)" }
+
+    private let listener: Int32
+    private let wake: (read: Int32, write: Int32)
+    private let handler: Handler
+    private let log: (@Sendable (HTTPAccessLogEntry) -> Void)?
+    private let state = Mutex(State())
+    private let finished = DispatchGroup()
+
+    private struct State {
+        var stopping = false
+        var connections = 0
+        var tasks: [UInt64: Task<HTTPResponse, Never>] = [:]
+        var nextTask: UInt64 = 0
+        var stopped = false
+    }
+
+    /// Listens on 127.0.0.1:`port` (0: an ephemeral port, see ``port``) and starts serving.
+    public init(
+        port: UInt16 = 0, limits: HTTPServerLimits = HTTPServerLimits(), log: (@Sendable (HTTPAccessLogEntry) -> Void)? = nil,
+        handler: @escaping Handler
+    ) throws(HTTPServerError) {
+        let listening = try Socket.listen(port: port)
+        let wake: (read: Int32, write: Int32)
+        do {
+            wake = try Socket.wakePipe()
+        } catch {
+            close(listening.fd)
+            throw error
+        }
+        self.listener = listening.fd
+        self.port = listening.port
+        self.wake = wake
+        self.limits = limits
+        self.log = log
+        self.handler = handler
+        finished.enter()
+        let thread = Thread { [self] in
+            acceptLoop()
+            finished.leave()
+        }
+        thread.name = "http-accept"
+        thread.start()
+    }
+
+    /// How many connections are open.
+    public var openConnections: Int { state.withLock { $0.connections } }
+
+    /// Stops: no new connections; answers in progress get ``HTTPServerLimits/shutdownGrace`` to
+    /// finish, then are cancelled; every connection is closed. Returns when all threads have ended.
+    /// Calling it again waits for the first call's shutdown. The waiting happens on a thread of its
+    /// own, never on Swift concurrency's (the handlers it waits for need that executor).
+    public func shutdown() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                self.stop()
+                done.resume()
+            }.start()
+        }
+    }
+
+    /// ``shutdown()`` for a thread that may block (a command's main thread after a signal).
+    public func stop() {
+        let first = state.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return !state.stopping
+        }
+        guard first else { return waitUntilStopped() }
+        Socket.signal(wake.write)
+        let graceEnds = DispatchTime.now() + .milliseconds(Int(limits.shutdownGrace.milliseconds))
+        if finished.wait(timeout: graceEnds) == .timedOut {
+            for task in state.withLock({ Array($0.tasks.values) }) { task.cancel() }
+        }
+        waitUntilStopped()
+    }
+
+    private func waitUntilStopped() {
+        finished.wait()
+        let closeNow = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        if closeNow {
+            close(listener)
+            close(wake.read)
+            close(wake.write)
+        }
+    }
+
+    // MARK: - Accepting
+
+    private func acceptLoop() {
+        while true {
+            switch Socket.waitReadable(listener, wake: wake.read, timeoutMilliseconds: 1000) {
+            case .woken, .closed: return
+            case .timedOut: continue
+            case .readable:
+                while let (fd, peer) = Socket.accept(listener) { admit(fd, peer: peer) }
+            }
+        }
+    }
+
+    private func admit(_ fd: Int32, peer: String) {
+        let admitted = state.withLock { state -> Bool in
+            guard !state.stopping, state.connections < limits.connections else { return false }
+            state.connections += 1
+            return true
+        }
+        guard admitted else {
+            let busy = HTTPResponse.text(503, "The server is busy; try again.\n")
+            _ = Socket.sendAll(fd, busy.serialized(keepAlive: false, date: HTTPDate.now()), timeoutMilliseconds: 100)
+            close(fd)
+            return
+        }
+        finished.enter()
+        let thread = Thread { [self] in
+            serve(fd, peer: peer)
+            close(fd)
+            state.withLock { $0.connections -= 1 }
+            finished.leave()
+        }
+        thread.name = "http-connection"
+        thread.stackSize = 256 * 1024
+        thread.start()
+    }
+
+    // MARK: - Serving a connection
+
+    private func serve(_ fd: Int32, peer: String) {
+        var parser = HTTPRequestParser(limits: limits)
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var deadline = ContinuousClock.now + limits.idleTimeout
+        var requestStarted = false
+        while true {
+            let step: HTTPRequestParser.Step
+            do {
+                step = try parser.next()
+            } catch {
+                refuse(fd, peer: peer, error)
+                return
+            }
+            switch step {
+            case .continueExpected:
+                guard Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
+            case .request(let request):
+                guard answer(request, on: fd, peer: peer) else { return }
+                requestStarted = false
+                deadline = ContinuousClock.now + limits.idleTimeout
+            case .needMore:
+                if parser.hasPartialRequest, !requestStarted {
+                    requestStarted = true
+                    deadline = ContinuousClock.now + limits.requestTimeout
+                }
+                let left = deadline - ContinuousClock.now
+                switch Socket.waitReadable(fd, wake: wake.read, timeoutMilliseconds: Int32(clamping: max(left.milliseconds, 0))) {
+                case .woken, .closed: return
+                case .timedOut:
+                    if ContinuousClock.now < deadline { continue }
+                    if parser.hasPartialRequest { refuse(fd, peer: peer, .timedOut) }
+                    return
+                case .readable:
+                    guard let count = Socket.receive(fd, into: &buffer) else { return }
+                    parser.append(buffer[0..<count])
+                }
+            }
+        }
+    }
+
+    /// Runs the handler and writes its answer; false when the connection ends here.
+    private func answer(_ request: HTTPRequest, on fd: Int32, peer: String) -> Bool {
+        let started = ContinuousClock.now
+        let response = run(request)
+        let stopping = state.withLock { $0.stopping }
+        let keepAlive = request.keepsAlive && !stopping && response.ending == .complete
+        var bytes = response.serialized(keepAlive: keepAlive, date: HTTPDate.now(), includeBody: request.method != "HEAD")
+        let written: Bool
+        if case .resetMidBody(let bodyBytes) = response.ending {
+            bytes.removeLast(min(max(response.body.count - max(bodyBytes, 0), 0), bytes.count))
+            _ = Socket.sendAll(fd, bytes)
+            Socket.reset(fd)
+            written = false
+        } else {
+            written = Socket.sendAll(fd, bytes)
+        }
+        log?(
+            HTTPAccessLogEntry(
+                peer: peer, method: request.method, target: request.target, status: response.status, bytes: response.body.count,
+                duration: ContinuousClock.now - started))
+        return written && keepAlive
+    }
+
+    /// The handler's answer, computed on a task this thread waits for (cancelled by a shutdown
+    /// that outlasts its grace).
+    private func run(_ request: HTTPRequest) -> HTTPResponse {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<HTTPResponse?>(nil)
+        let handler = self.handler
+        let id = state.withLock { state -> UInt64 in
+            state.nextTask &+= 1
+            return state.nextTask
+        }
+        let task = Task {
+            let response = await handler(request)
+            result.withLock { $0 = response }
+            done.signal()
+            return response
+        }
+        state.withLock { $0.tasks[id] = task }
+        done.wait()
+        state.withLock { _ = $0.tasks.removeValue(forKey: id) }
+        return result.withLock { $0 } ?? .text(500, "No answer.\n")
+    }
+
+    private func refuse(_ fd: Int32, peer: String, _ error: HTTPParseError) {
+        let response = HTTPResponse.text(error.status, error.description + "\n")
+        _ = Socket.sendAll(fd, response.serialized(keepAlive: false, date: HTTPDate.now()), timeoutMilliseconds: 1000)
+        log?(HTTPAccessLogEntry(peer: peer, method: "-", target: "-", status: error.status, bytes: response.body.count, duration: .zero))
+    }
+}

@@ -1,0 +1,113 @@
+import Testing
+
+@testable import EntitlementHTTPServer
+
+@Suite("HTTP/1.1 request parser")
+struct HTTPRequestParserTests {
+    private func parse(_ text: String, limits: HTTPServerLimits = HTTPServerLimits()) throws(HTTPParseError) -> [HTTPParserOutcome] {
+        var parser = HTTPRequestParser(limits: limits)
+        parser.append(Array(text.utf8))
+        var steps: [HTTPParserOutcome] = []
+        while true {
+            switch try parser.next() {
+            case .request(let request): steps.append(.request(request))
+            case .continueExpected: steps.append(.continueExpected)
+            case .needMore: return steps
+            }
+        }
+    }
+
+    @Test func aGetWithHeadersAndAQuery() throws {
+        let steps = try parse("GET /api/v2/sp/configuration?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept:  application/json \r\n\r\n")
+        guard case .request(let request) = steps.first, steps.count == 1 else {
+            Issue.record("expected one request, got \(steps)")
+            return
+        }
+        #expect(request.method == "GET")
+        #expect(request.path == "/api/v2/sp/configuration")
+        #expect(request.query == "x=1")
+        #expect(request.headers["accept"] == "application/json", "names match without case, OWS trimmed")
+        #expect(request.keepsAlive)
+        #expect(request.body.isEmpty)
+    }
+
+    @Test func aPostBodyArrivingByteByByteThenAPipelinedRequest() throws {
+        let text = "POST /o/client/token HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\nhello=worldGET / HTTP/1.0\r\n\r\n"
+        var parser = HTTPRequestParser()
+        var requests: [HTTPRequest] = []
+        for byte in Array(text.utf8) {
+            parser.append([byte])
+            while case .request(let request) = try parser.next() { requests.append(request) }
+        }
+        #expect(requests.map(\.target) == ["/o/client/token", "/"])
+        #expect(requests.first?.body == Array("hello=world".utf8))
+        #expect(requests.last?.keepsAlive == false, "HTTP/1.0 closes unless keep-alive is asked for")
+        #expect(!parser.hasPartialRequest)
+    }
+
+    @Test func expectContinueIsAnsweredOnceBeforeTheBody() throws {
+        var parser = HTTPRequestParser()
+        parser.append(Array("POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8))
+        #expect(try parser.next() == .continueExpected)
+        #expect(try parser.next() == .needMore)
+        parser.append(Array("ok".utf8))
+        guard case .request(let request) = try parser.next() else {
+            Issue.record("no request")
+            return
+        }
+        #expect(request.body == Array("ok".utf8))
+    }
+
+    @Test(arguments: [
+        ("GET /\r\n\r\n", HTTPParseError.malformedRequestLine),
+        ("GET  / HTTP/1.1\r\nHost: h\r\n\r\n", .malformedRequestLine),
+        ("GET http://x/ HTTP/1.1\r\nHost: h\r\n\r\n", .malformedRequestLine),
+        ("G@T / HTTP/1.1\r\nHost: h\r\n\r\n", .malformedRequestLine),
+        ("GET / HTTP/2.0\r\nHost: h\r\n\r\n", .versionNotSupported),
+        ("GET / HTTP/1.1\nHost: h\n\n", .malformedRequestLine),
+        ("GET / HTTP/1.1\r\nHost: h\nX: y\r\n\r\n", .malformedHeader),
+        ("GET / HTTP/1.1\r\nHost : h\r\n\r\n", .malformedHeader),
+        ("GET / HTTP/1.1\r\nHost: h\r\n folded\r\n\r\n", .malformedHeader),
+        ("GET / HTTP/1.1\r\nHost: h\r\nX: a\u{01}b\r\n\r\n", .malformedHeader),
+        ("GET / HTTP/1.1\r\n\r\n", .badHost),
+        ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", .badHost),
+        ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1x\r\n\r\n", .badContentLength),
+        ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", .badContentLength),
+        ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999999\r\n\r\n", .bodyTooLarge),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n", .transferEncodingNotSupported),
+    ])
+    func malformedRequestsAreRefusedWithTheirStatus(text: String, error: HTTPParseError) {
+        #expect(throws: error) { try parse(text) }
+    }
+
+    @Test func limitsHaveTheirOwnStatuses() {
+        let limits = HTTPServerLimits(requestLineBytes: 64, headerBytes: 256, headerFields: 3, bodyBytes: 10)
+        #expect(throws: HTTPParseError.requestLineTooLong) { try parse("GET /" + String(repeating: "a", count: 100), limits: limits) }
+        #expect(throws: HTTPParseError.headersTooLarge) {
+            try parse("GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "a", count: 300), limits: limits)
+        }
+        #expect(throws: HTTPParseError.headersTooLarge) {
+            try parse("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: limits)
+        }
+        #expect(throws: HTTPParseError.bodyTooLarge) { try parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", limits: limits) }
+        #expect(HTTPParseError.headersTooLarge.status == 431)
+        #expect(HTTPParseError.bodyTooLarge.status == 413)
+        #expect(HTTPParseError.timedOut.status == 408)
+        #expect(HTTPParseError.malformedRequestLine.status == 400)
+    }
+
+    @Test func leadingEmptyLinesAreIgnoredAndRepeatedEqualLengthsAccepted() throws {
+        let steps = try parse("\r\n\r\nPOST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2, 2\r\n\r\nhi")
+        guard case .request(let request) = steps.first else {
+            Issue.record("no request: \(steps)")
+            return
+        }
+        #expect(request.body == Array("hi".utf8))
+    }
+}
+
+/// What the parser produced, for comparisons.
+enum HTTPParserOutcome: Equatable {
+    case request(HTTPRequest)
+    case continueExpected
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import EntitlementHTTPServer
+
+@Suite("HTTP/1.1 server on loopback")
+struct HTTPServerTests {
+    private static func echo(_ request: HTTPRequest) async -> HTTPResponse {
+        .text(200, "\(request.method) \(request.target) \(request.body.count)")
+    }
+
+    /// Runs `body` with a server, shutting it down afterwards whatever happens.
+    private func serving(
+        _ limits: HTTPServerLimits = HTTPServerLimits(), handler: @escaping HTTPServer.Handler = echo,
+        _ body: (HTTPServer) async throws -> Void
+    ) async throws {
+        let server = try HTTPServer(limits: limits, handler: handler)
+        do {
+            try await body(server)
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+
+    @Test func servesPipelinedRequestsOnOneKeptAliveConnection() async throws {
+        try await serving { server in
+            let connection = try #require(await RawConnection.open(port: server.port))
+            connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
+            let answers = await connection.readAnswers(2)
+            #expect(answers.count == 2)
+            #expect(answers.first?.hasPrefix("HTTP/1.1 200 OK\r\n") == true)
+            #expect(answers.first?.contains("Connection: keep-alive") == true)
+            #expect(answers.first?.hasSuffix("GET /a 0") == true)
+            #expect(answers.last?.hasSuffix("POST /b 3") == true)
+        }
+    }
+
+    @Test(arguments: [
+        ("GARBAGE\r\n\r\n", "400 Bad Request"),
+        ("GET / HTTP/1.1\r\nHost: x\r\nX: " + String(repeating: "a", count: 20_000) + "\r\n\r\n", "431 Request Header Fields Too Large"),
+        ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5000000\r\n\r\n", "413 Content Too Large"),
+        ("GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", "501 Not Implemented"),
+        ("GET / HTTP/3.0\r\nHost: x\r\n\r\n", "505 HTTP Version Not Supported"),
+    ])
+    func refusalsAnswerTheirStatusAndClose(request: String, status: String) async throws {
+        try await serving { server in
+            let connection = try #require(await RawConnection.open(port: server.port))
+            connection.send(request)
+            let answer = await connection.readToEnd()
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)\r\n"), "got: \(answer.prefix(80))")
+            #expect(answer.contains("Connection: close"))
+        }
+    }
+
+    @Test func aSlowClientGets408AndAnIdleOneIsClosedQuietly() async throws {
+        try await serving(HTTPServerLimits(requestTimeout: .milliseconds(300), idleTimeout: .milliseconds(300))) { server in
+            let slow = try #require(await RawConnection.open(port: server.port))
+            slow.send("GET / HTTP/1.1\r\nHost: x\r\n")
+            #expect(await slow.readToEnd().hasPrefix("HTTP/1.1 408 Request Timeout\r\n"))
+            let idle = try #require(await RawConnection.open(port: server.port))
+            #expect(await idle.readToEnd() == "", "nothing started, nothing answered")
+        }
+    }
+
+    @Test func manyConnectionsAtOnceAreAllAnswered() async throws {
+        try await serving { server in
+            let port = server.port
+            let answers = await withTaskGroup(of: String.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        guard let connection = await RawConnection.open(port: port) else { return "no connection" }
+                        connection.send("GET /\(index) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                        return await connection.readToEnd()
+                    }
+                }
+                var all: [String] = []
+                for await answer in group { all.append(answer) }
+                return all
+            }
+            #expect(answers.count == 100)
+            #expect(answers.allSatisfy { $0.hasPrefix("HTTP/1.1 200 OK") && $0.contains("Connection: close") })
+            #expect(Set(answers.map { $0.split(separator: "\r\n").last ?? "" }).count == 100, "each answer is its own request's")
+        }
+    }
+
+    @Test func oneConnectionOverTheLimitIsAnswered503() async throws {
+        try await serving(HTTPServerLimits(connections: 2)) { server in
+            let first = try #require(await RawConnection.open(port: server.port))
+            let second = try #require(await RawConnection.open(port: server.port))
+            first.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            second.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(await first.readAnswers(1).count == 1)
+            #expect(await second.readAnswers(1).count == 1)
+            let third = try #require(await RawConnection.open(port: server.port))
+            #expect(await third.readToEnd().hasPrefix("HTTP/1.1 503 Service Unavailable"))
+        }
+    }
+
+    @Test func shutdownLetsAnAnswerInProgressFinishAndClosesIdleConnections() async throws {
+        let server = try HTTPServer(limits: HTTPServerLimits(shutdownGrace: .seconds(5))) { _ in
+            try? await Task.sleep(for: .milliseconds(300))
+            return .text(200, "late but whole")
+        }
+        let idle = try #require(await RawConnection.open(port: server.port))
+        let busy = try #require(await RawConnection.open(port: server.port))
+        busy.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        await server.shutdown()
+        #expect(ContinuousClock.now - started < .seconds(3))
+        let answer = await busy.readToEnd()
+        #expect(answer.hasSuffix("late but whole"), "got: \(answer)")
+        #expect(answer.contains("Connection: close"), "no keep-alive once stopping")
+        #expect(await idle.readToEnd() == "")
+        #expect(await RawConnection.open(port: server.port) == nil, "no longer listening")
+    }
+
+    @Test func aHandlerThatNeverAnswersIsCancelledAfterTheGrace() async throws {
+        let server = try HTTPServer(limits: HTTPServerLimits(shutdownGrace: .milliseconds(200))) { _ in
+            try? await Task.sleep(for: .seconds(3600))
+            return .text(200, Task.isCancelled ? "cancelled" : "slept")
+        }
+        let busy = try #require(await RawConnection.open(port: server.port))
+        busy.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        await server.shutdown()
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(await busy.readToEnd().hasSuffix("cancelled"))
+    }
+
+    @Test func curlReusesTheConnection() async throws {
+        try await serving { server in
+            let url = server.url
+            let (status, body, trace) = try await offPool { () throws -> (Int32, String, String) in
+                let curl = Process()
+                curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                curl.arguments = ["-sv", "\(url)/one", "\(url)/two", "-d", "x=1"]
+                let output = Pipe()
+                let errors = Pipe()
+                curl.standardOutput = output
+                curl.standardError = errors
+                try curl.run()
+                let body = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let trace = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                curl.waitUntilExit()
+                return (curl.terminationStatus, body, trace)
+            }
+            #expect(status == 0)
+            #expect(body == "POST /one 3POST /two 3")
+            #expect(trace.contains("Re-using existing connection") || trace.contains("Reusing existing"), "keep-alive: \(trace)")
+        }
+    }
+}
