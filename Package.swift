@@ -11,20 +11,32 @@ let package = Package(
         .library(name: "EntitlementSimulator", targets: ["EntitlementSimulator"]),
         .library(name: "EntitlementScenarios", targets: ["EntitlementScenarios"]),
         .library(name: "EntitlementFuzzing", targets: ["EntitlementFuzzing"]),
+        .library(name: "EntitlementHTTP", targets: ["EntitlementHTTP"]),
         .library(name: "EntitlementHTTPServer", targets: ["EntitlementHTTPServer"]),
+        .library(name: "EntitlementSimulatorServer", targets: ["EntitlementSimulatorServer"]),
         .executable(name: "entitle", targets: ["entitle"]),
     ],
     dependencies: [],
     targets: [
         .target(name: "EntitlementEngine"),
         .target(name: "EntitlementSimulator", dependencies: ["EntitlementEngine"]),
+        .target(name: "EntitlementHTTP", dependencies: ["EntitlementEngine"]),
         .target(name: "EntitlementHTTPServer"),
-        .target(name: "EntitlementScenarios", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
+        .target(
+            name: "EntitlementSimulatorServer", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementHTTPServer"]),
+        .target(
+            name: "EntitlementScenarios",
+            dependencies: [
+                "EntitlementEngine", "EntitlementSimulator", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer",
+            ]),
         .target(
             name: "EntitlementFuzzing", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
         .executableTarget(
             name: "entitle",
-            dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
+            dependencies: [
+                "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementHTTP",
+                "EntitlementHTTPServer", "EntitlementSimulatorServer",
+            ]),
         .testTarget(
             name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),

@@ -41,19 +41,20 @@ public final class HTTPServer: Sendable {
     }
 
     /// Listens on 127.0.0.1:`port` (0: an ephemeral port, see ``port``) and starts serving.
-    public init(
+    public convenience init(
         port: UInt16 = 0, limits: HTTPServerLimits = HTTPServerLimits(), log: (@Sendable (HTTPAccessLogEntry) -> Void)? = nil,
         handler: @escaping Handler
     ) throws(HTTPServerError) {
-        let listening = try Socket.listen(port: port)
-        let wake: (read: Int32, write: Int32)
-        do {
-            wake = try Socket.wakePipe()
-        } catch {
-            close(listening.fd)
-            throw error
-        }
-        self.listener = listening.fd
+        try self.init(listener: try HTTPListener(port: port), limits: limits, log: log, handler: handler)
+    }
+
+    /// Starts serving on `listener` (bound first when the handler needs to know the URL).
+    public init(
+        listener listening: HTTPListener, limits: HTTPServerLimits = HTTPServerLimits(),
+        log: (@Sendable (HTTPAccessLogEntry) -> Void)? = nil, handler: @escaping Handler
+    ) throws(HTTPServerError) {
+        let wake = try Socket.wakePipe()
+        self.listener = listening.take()
         self.port = listening.port
         self.wake = wake
         self.limits = limits

@@ -365,10 +365,14 @@ public enum ScenarioParser {
             return .fail(BackendError(v2HTTPStatus: try cursor.number("an HTTP status")))
         case "throttling": return .fail(.throttled(retryAfterSeconds: try cursor.number("seconds to wait")))
         case "garbage": return .answerGarbage
-        case "authentication-required": return .fail(.authenticationRequired("the session is gone"))
+        case "authentication-required":
+            // The service's answer when the profile is gone (action `authentication`).
+            return .refuse(V2ErrorCatalogue.error("authenticated_profile_missing")!)
         case "denial":
+            // A partner's denial with its own words (action `authorization`, the words in `details`).
             let code = try cursor.word("a denial code")
-            return .fail(.denied(code: code, message: try text(&cursor, "a message")))
+            let words = try text(&cursor, "a message")
+            return .refuse(V2EnhancedError(status: 403, code: code, message: words, details: words, action: .authorization))
         case "not-yet": return .answerNoProfileYet
         case "error", "item-error":
             let codeColumn = cursor.column

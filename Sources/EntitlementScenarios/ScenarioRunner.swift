@@ -1,5 +1,8 @@
 import EntitlementEngine
+import EntitlementHTTP
+import EntitlementHTTPServer
 import EntitlementSimulator
+import EntitlementSimulatorServer
 
 /// Runs a ``Scenario`` against the real `AccessEnabler` on the simulator, with a manual clock,
 /// seeded randomness and answers delivered in operation order: the same result every run.
@@ -13,21 +16,64 @@ public struct ScenarioRunner: Sendable {
     /// How many earlier lines a failure report shows.
     public static let contextLines = 5
 
-    /// Whether the engine talks to the simulator over REST API V2's JSON (`V2Client` on the
-    /// simulator's `SimulatedV2Service`) instead of its in-process port.
-    public var overV2Wire = false
+    /// How the engine reaches the simulator.
+    public enum Transport: Sendable, Hashable {
+        /// The simulator's in-process port.
+        case inProcess
+        /// REST API V2's JSON in process: a `V2Client` on the simulator's `SimulatedV2Service`.
+        case v2Wire
+        /// REST API V2 over HTTP on loopback: a `V2Client` on `URLSessionV2Transport`, talking to a
+        /// `SimulatorServer` (what `entitle serve` runs) of the scenario's simulator on an ephemeral
+        /// port. Injected faults happen on the socket: a reset mid-body, an answer held past the
+        /// client's timeout.
+        case http
+    }
+
+    /// How the engine reaches the simulator.
+    public var transport: Transport
+
+    /// How long the HTTP client waits for an answer when `transport` is `.http`: a `timeout` fault
+    /// holds the answer, so this is what one costs.
+    public static let httpTimeout: Duration = .seconds(2)
 
     /// A runner; `overV2Wire` routes every backend request through V2's JSON.
-    public init(overV2Wire: Bool = false) { self.overV2Wire = overV2Wire }
+    public init(overV2Wire: Bool = false) { self.transport = overV2Wire ? .v2Wire : .inProcess }
+
+    /// A runner on `transport`.
+    public init(transport: Transport) { self.transport = transport }
 
     /// Runs `scenario`, recording it into `recorder` when one is given.
     public func run(_ scenario: Scenario, recorder: TraceRecorder? = nil) async -> ScenarioResult {
         let start = ContinuousClock.now
+        let clock = ManualClock()
+        let simulator = Simulator(world: scenario.world, clock: clock, seed: SimulatedSession.defaultSeed &+ 100)
+        var server: SimulatorServer?
+        var backend: (any EntitlementBackend)?
+        if transport == .http {
+            do {
+                let running = try SimulatorServer(
+                    listener: try HTTPListener(), service: SimulatedV2Service(simulator: simulator, throttles: false),
+                    limits: HTTPServerLimits(shutdownGrace: .milliseconds(100)))
+                server = running
+                backend = V2Client(
+                    transport: URLSessionV2Transport(baseURL: running.url, timeout: Self.httpTimeout, pacing: .afterThrottleOnly),
+                    softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: scenario.world.serviceProvider, clock: clock)
+            } catch {
+                return ScenarioResult(
+                    name: scenario.name, file: scenario.file,
+                    failure: ScenarioFailure(
+                        file: scenario.file, line: 1, step: "start the HTTP server", expected: "a server on 127.0.0.1",
+                        actual: "\(error)", context: []),
+                    milliseconds: 0, transitionsExercised: [], secretsMinted: [])
+            }
+        }
         let session = SimulatedSession(
-            world: scenario.world, deviceID: scenario.deviceID, settings: scenario.settings, deliversInOrder: true,
-            recorder: recorder, platformSSO: scenario.platformSSO, overV2Wire: overV2Wire)
+            world: scenario.world, deviceID: scenario.deviceID, settings: scenario.settings, clock: clock, simulator: simulator,
+            deliversInOrder: true, recorder: recorder, platformSSO: scenario.platformSSO, overV2Wire: transport == .v2Wire,
+            backend: backend)
         var run = Run(scenario: scenario, session: session)
         let failure = await run.execute()
+        await server?.shutdown()
         let elapsed = ContinuousClock.now - start
         return ScenarioResult(
             name: scenario.name, file: scenario.file, failure: failure, milliseconds: Int(elapsed.milliseconds),

@@ -20,13 +20,17 @@ public struct SimulatedSession: Sendable {
 
     /// Creates a session. With `overV2Wire`, the engine's backend is a `V2Client` talking to the
     /// simulator as a REST API V2 service (``SimulatedV2Service``, unthrottled): every request and
-    /// answer goes through V2's JSON, registration and access tokens included.
+    /// answer goes through V2's JSON, registration and access tokens included. A `backend` given
+    /// replaces both (for example a `V2Client` over HTTP to a server of this session's simulator).
+    /// The seed a session draws its randomness from unless told otherwise (its simulator's is this + 100).
+    public static let defaultSeed: UInt64 = 1
+
     public init(
-        world: SimulatedWorld = .default, deviceID: String = "device-1", seed: UInt64 = 1,
+        world: SimulatedWorld = .default, deviceID: String = "device-1", seed: UInt64 = defaultSeed,
         settings: EngineSettings = EngineSettings(), storage: any TokenStorage = InMemoryTokenStorage(),
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
         deliversInOrder: Bool = false, recorder: TraceRecorder? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil,
-        platformSSO: Bool = false, overV2Wire: Bool = false
+        platformSSO: Bool = false, overV2Wire: Bool = false, backend: (any EntitlementBackend)? = nil
     ) {
         self.clock = clock
         let simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
@@ -34,12 +38,13 @@ public struct SimulatedSession: Sendable {
         self.ledger = CallLedger(echo: echo)
         self.storage = storage
         let port: any EntitlementBackend =
-            overV2Wire
+            backend
+            ?? (overV2Wire
             ? V2Client(
                 transport: SimulatedV2Service(simulator: simulator, throttles: false),
                 softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: simulator.world.serviceProvider,
                 clock: clock)
-            : simulator.backend
+                : simulator.backend)
         self.stepped = deliversInOrder ? SteppedBackend(port) : nil
         self.platform = platformSSO ? SimulatedPlatform(simulator: self.simulator, deviceID: deviceID) : nil
         self.enabler = AccessEnabler(

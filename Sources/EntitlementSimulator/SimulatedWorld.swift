@@ -45,12 +45,18 @@ public struct SimulatedWorld: Sendable {
         /// `authorize/degraded`, profiles are issued by Adobe, decisions permit with `source: degradation`.
         public var degraded: Bool
 
+        /// The base URL of the provider's login pages (default `https://login.<id>.sim`; a world
+        /// served over HTTP puts them under its own URL, see ``SimulatedWorld/served(at:)``).
+        public var loginHost: String
+
         /// Creates a provider.
         public init(
             id: String, displayName: String, authenticationTTL: Duration = .seconds(86_400),
             authorizationTTL: Duration = .seconds(86_400), extraLoginHops: Int = 0, hasLogoutPage: Bool = true,
-            platformSSO: Bool = false, tempPass: Bool = false, perRequestor: Bool = false, degraded: Bool = false
+            platformSSO: Bool = false, tempPass: Bool = false, perRequestor: Bool = false, degraded: Bool = false,
+            loginHost: String? = nil
         ) {
+            self.loginHost = loginHost ?? "https://login.\(id).sim"
             self.degraded = degraded
             self.id = id
             self.displayName = displayName
@@ -62,9 +68,6 @@ public struct SimulatedWorld: Sendable {
             self.tempPass = tempPass
             self.perRequestor = perRequestor
         }
-
-        /// The host of the provider's login pages.
-        public var loginHost: String { "https://login.\(id).sim" }
 
         /// The provider as the engine's configuration shows it.
         public var mvpd: MVPD {
@@ -144,6 +147,18 @@ public struct SimulatedWorld: Sendable {
         self.mediaTokenTTL = mediaTokenTTL
         self.sessionTTL = sessionTTL
         self.mediaTokenKey = mediaTokenKey
+    }
+
+    /// The same world with its web under `baseURL` (`http://127.0.0.1:PORT`): the service
+    /// provider's pages at the root, each MVPD's pages under `/mvpd/<id>` — one origin a real browser
+    /// can reach.
+    public func served(at baseURL: String) -> SimulatedWorld {
+        var world = self
+        world.serviceProvider = baseURL
+        for index in world.providers.indices {
+            world.providers[index].loginHost = "\(baseURL)/mvpd/\(PercentEncoding.encode(world.providers[index].id))"
+        }
+        return world
     }
 
     /// The requestor with `id`.

@@ -11,8 +11,10 @@ import Darwin
 enum Command: Equatable {
     /// Run cookbook flows B to I against the embedded simulator.
     case demo
-    /// Run scenario files and folders.
-    case run([String])
+    /// Run scenario files and folders, in process or over HTTP.
+    case run([String], overHTTP: Bool)
+    /// Serve the simulator over HTTP.
+    case serve(port: UInt16, world: String?, throttles: Bool, quiet: Bool)
     /// Save token sets to a file store in a loop until killed (the crash test's writer; not in usage).
     case storageStress(String)
     /// Start a login on a file store and print the redirect the web view reached, without handing
@@ -46,10 +48,19 @@ enum Command: Equatable {
         commands:
           demo      run cookbook flows B to I against the embedded simulator
                     and print the transcript (secrets shortened)
-          run PATH...
+          run [--over-http] PATH...
                     run .scenario files (folders are searched recursively): one line per
                     scenario, a report for each failure, then "N passed, N failed";
-                    exit status 1 if any failed
+                    exit status 1 if any failed. --over-http: the engine talks REST API V2
+                    over HTTP to the simulator served on an ephemeral loopback port
+          serve [--port N] [--world FILE] [--no-throttle] [--quiet]
+                    serve the simulator on http://127.0.0.1:N (default 8080; 0 picks a free
+                    port): REST API V2, client registration, the MVPDs' login and logout
+                    pages and the second screen's /activate page; prints its URL and the
+                    world's users, one access-log line per request (secrets shortened;
+                    --quiet: none); stops cleanly on Ctrl-C or SIGTERM. A world FILE holds
+                    scenario-language declarations (world, requestor, mvpd, user, set
+                    session-ttl)
           record SCENARIO -o TRACE
                     run a scenario and write its trace (JSON Lines, secrets as placeholders)
           replay TRACE...
@@ -90,11 +101,15 @@ enum Command: Equatable {
             guard rest.isEmpty else { return .failure(UsageError(message: "entitle demo: unexpected '\(rest.first!)'")) }
             return .success(.demo)
         case "run":
-            guard !rest.isEmpty else { return .failure(UsageError(message: "entitle run: give at least one PATH")) }
-            if let option = rest.first(where: { $0.hasPrefix("-") }) {
+            let overHTTP = rest.contains("--over-http")
+            let paths = rest.filter { $0 != "--over-http" }
+            guard !paths.isEmpty else { return .failure(UsageError(message: "entitle run: give at least one PATH")) }
+            if let option = paths.first(where: { $0.hasPrefix("-") }) {
                 return .failure(UsageError(message: "entitle run: unknown option '\(option)'"))
             }
-            return .success(.run(Array(rest)))
+            return .success(.run(paths, overHTTP: overHTTP))
+        case "serve":
+            return parseServe(Array(rest))
         case "storage-stress":
             guard rest.count == 1 else { return .failure(UsageError(message: "entitle storage-stress: give a folder")) }
             return .success(.storageStress(rest.first!))
@@ -181,6 +196,31 @@ extension Command {
 }
 
 extension Command {
+    static func parseServe(_ arguments: [String]) -> Result<Command, UsageError> {
+        var port: UInt16 = 8080
+        var world: String?
+        var throttles = true
+        var quiet = false
+        var rest = arguments[...]
+        do throws(UsageError) {
+            while let option = rest.popFirst() {
+                switch option {
+                case "--no-throttle": throttles = false
+                case "--quiet": quiet = true
+                case "--port":
+                    let value = try Self.value(of: option, from: &rest, in: "serve")
+                    guard let number = UInt16(value) else { throw UsageError(message: "entitle serve: --port takes 0 to 65535") }
+                    port = number
+                case "--world": world = try Self.value(of: option, from: &rest, in: "serve")
+                default: throw UsageError(message: "entitle serve: unknown option '\(option)'")
+                }
+            }
+        } catch {
+            return .failure(error)
+        }
+        return .success(.serve(port: port, world: world, throttles: throttles, quiet: quiet))
+    }
+
     static func parseFuzz(_ arguments: [String]) -> Result<Command, UsageError> {
         var rest = arguments[...]
         let targets = FuzzTargets.all.map(\.name)

@@ -1,7 +1,11 @@
 import EntitlementScenarios
 
-/// `entitle run PATH...`: runs scenario files and prints one line each, the failure reports and a summary.
+/// `entitle run [--over-http] PATH...`: runs scenario files and prints one line each, the failure
+/// reports and a summary.
 struct RunCommand {
+    /// How the engine reaches the simulator.
+    var transport: ScenarioRunner.Transport = .inProcess
+
     func run(_ paths: [String]) async -> Int32 {
         let files: [String]
         do {
@@ -18,7 +22,7 @@ struct RunCommand {
         var failures: [String] = []
         for file in files {
             do {
-                let result = await ScenarioRunner().run(try ScenarioLibrary.load(file))
+                let result = await ScenarioRunner(transport: transport).run(try ScenarioLibrary.load(file))
                 if let failure = result.failure {
                     print("FAIL  \(result.name)  (\(result.milliseconds) ms)")
                     failures.append(failure.description)

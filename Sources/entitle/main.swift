@@ -9,8 +9,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch Command.parse(arguments) {
 case .success(.demo):
     exit(await Demo().run())
-case .success(.run(let paths)):
-    exit(await RunCommand().run(paths))
+case .success(.run(let paths, let overHTTP)):
+    exit(await RunCommand(transport: overHTTP ? .http : .inProcess).run(paths))
+case .success(.serve(let port, let world, let throttles, let quiet)):
+    exit(await ServeCommand(port: port, worldFile: world, throttles: throttles, quiet: quiet).run())
 case .success(.sessionStart(let folder)):
     exit(await SessionStart.run(folder: folder))
 case .success(.storageStress(let folder)):

@@ -91,3 +91,29 @@ public enum ConstantTime {
         return difference == 0
     }
 }
+
+/// Standard base64 with padding (RFC 4648 §4), as REST API V2's headers carry values
+/// (`AP-Device-Identifier: fingerprint <base64>`, `X-Device-Info`).
+public enum Base64 {
+    /// Encodes `bytes` as padded base64 text.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var text = Base64URL.encode(bytes).map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 }
+        while text.count % 4 != 0 { text.append("=") }
+        return String(text)
+    }
+
+    /// Decodes padded base64 text in canonical form; nil for anything else.
+    public static func decode(_ text: String) -> [UInt8]? {
+        guard text.utf8.count % 4 == 0, !text.contains("-"), !text.contains("_") else { return nil }
+        var body = Substring(text)
+        var padding = 0
+        while body.last == "=", padding < 2 {
+            body = body.dropLast()
+            padding += 1
+        }
+        guard !body.contains("=") else { return nil }
+        let bytes = Base64URL.decode(String(body.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }))
+        guard let bytes, encode(bytes) == text else { return nil }
+        return bytes
+    }
+}

@@ -10,8 +10,9 @@ import Synchronization
 /// throttling per device (a burst of 10, then 1 request/s, HTTP 429 with no JSON; keyed by
 /// `X-Forwarded-For`, else the device id), which ``throttles`` can turn off for test libraries
 /// that do not pace their requests. The simulator's faults and held answers apply as on the port;
-/// a refusal is the enhanced error's JSON with its status; an injected network failure or timeout
-/// is thrown, as a transport would.
+/// a refusal is the enhanced error's JSON with its status; an injected bare HTTP status or
+/// throttling is that status with no JSON; an injected network failure or timeout is thrown, as a
+/// transport would (no HTTP answer at all).
 public final class SimulatedV2Service: V2Transport {
     /// The simulator answering.
     public let simulator: Simulator
@@ -45,6 +46,7 @@ public final class SimulatedV2Service: V2Transport {
         case .success(let response): return V2Response(status: request.operation == "partnerProfile" ? 201 : 200, body: response.json)
         case .failure(.service(let error)): return .error(error)
         case .failure(.transport(.throttled)): return .throttled
+        case .failure(.transport(.httpStatus(let status, _))): return V2Response(status: status, body: nil)
         case .failure(.transport(let error)): throw error
         }
     }

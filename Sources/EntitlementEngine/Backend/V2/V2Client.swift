@@ -40,8 +40,10 @@ public final class InMemoryV2CredentialStore: V2CredentialStore {
 ///   ``refreshMargin`` before it expires, fetched by one request however many arrive at once, and
 ///   fetched again once when the service answers 401 — a second 401 is the request's failure, never a
 ///   storm of registrations.
-/// - **Headers**: `Authorization: Bearer` on every `/api/v2` request, the device's id, and the
-///   device's public address when ``forwardedFor`` gives one (throttling is per address).
+/// - **Headers**: `Authorization: Bearer` on every `/api/v2` request; the device's id, description
+///   (`X-Device-Info`), public address (`X-Forwarded-For`: throttling is per address), visitor id and
+///   TempPass identity from ``devices``, each only on the endpoints that document it
+///   (``V2Request/deviceIdentifier``, ``V2Request/deviceInfo``, ``V2Request/acceptsTempPassIdentity``).
 /// - **Answers**: 200/201 bodies decode into ``BackendResponse`` (a body that does not decode is
 ///   ``BackendError/malformedResponse(_:)``); an error body is read by its `action`
 ///   (``BackendError/init(v2:httpStatus:)``); HTTP 429 is ``BackendError/throttled(retryAfterSeconds:)``.
@@ -57,8 +59,8 @@ public actor V2Client: EntitlementBackend {
     public let baseURL: String
     /// How long before its expiry an access token is replaced.
     public let refreshMargin: Duration
-    /// The device's public address for `X-Forwarded-For`, by device id (nil: not sent).
-    public let forwardedFor: @Sendable (String) -> String?
+    /// What the embedding backend knows of each device, by device id (its headers).
+    public let devices: @Sendable (String) -> V2Device
     private let clock: any EngineClock
     private var accessToken: V2AccessToken?
     private var tokenRequest: Task<Result<V2AccessToken, BackendError>, Never>?
@@ -67,7 +69,7 @@ public actor V2Client: EntitlementBackend {
     public init(
         transport: any V2Transport, softwareStatement: String, credentials: any V2CredentialStore = InMemoryV2CredentialStore(),
         baseURL: String, clock: any EngineClock, refreshMargin: Duration = .seconds(60),
-        forwardedFor: @escaping @Sendable (String) -> String? = { _ in nil }
+        devices: @escaping @Sendable (String) -> V2Device = { _ in V2Device() }
     ) {
         self.transport = transport
         self.softwareStatement = softwareStatement
@@ -75,7 +77,7 @@ public actor V2Client: EntitlementBackend {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.clock = clock
         self.refreshMargin = refreshMargin
-        self.forwardedFor = forwardedFor
+        self.devices = devices
     }
 
     // MARK: - The port
@@ -94,9 +96,12 @@ public actor V2Client: EntitlementBackend {
 
     private func send(_ request: BackendRequest, bearer: String) async throws(BackendError) -> V2Response {
         let v2 = request.v2
-        let device = request.context.deviceID
+        let id = request.context.deviceID
+        let device = devices(id)
         let context = V2RequestContext(
-            bearer: bearer, deviceID: v2.deviceIdentifier == .notSent ? nil : device, forwardedFor: forwardedFor(device))
+            bearer: bearer, deviceID: v2.deviceIdentifier == .notSent ? nil : id, forwardedFor: device.publicAddress,
+            deviceInfo: v2.deviceInfo == .notSent ? nil : device.info, visitorID: device.visitorID,
+            tempPassIdentity: v2.acceptsTempPassIdentity ? device.tempPassIdentity : nil)
         return try await transport.send(v2, context: context)
     }
 
@@ -173,7 +178,9 @@ public actor V2Client: EntitlementBackend {
             }
             throw BackendError(v2HTTPStatus: answer.status)
         }
-        guard let body = answer.body else { throw .malformedResponse("\(request.operation.rawValue): no body") }
+        guard let body = answer.body else {
+            throw .malformedResponse("\(request.operation.rawValue): \(answer.bodyProblem ?? "no body")")
+        }
         do throws(V2DecodingError) {
             switch request {
             case .configuration: return .configuration(try V2Configuration(json: body))

@@ -200,4 +200,13 @@ public enum V2Request: Sendable, Hashable {
         case .resumeSession, .session, .profileByCode: .notSent
         }
     }
+
+    /// Whether `AP-TempPass-Identity` is documented for this endpoint (profiles by MVPD and by code,
+    /// decisions).
+    public var acceptsTempPassIdentity: Bool {
+        switch self {
+        case .profile, .profileByCode, .authorize, .preauthorize: true
+        default: false
+        }
+    }
 }

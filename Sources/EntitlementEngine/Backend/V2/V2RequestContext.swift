@@ -6,11 +6,23 @@ public struct V2RequestContext: Sendable, Hashable {
     public var deviceID: String?
     /// The streaming device's public address (`X-Forwarded-For`), if sent; throttling keys on it.
     public var forwardedFor: String?
+    /// The device's description (`X-Device-Info`), if sent.
+    public var deviceInfo: V2DeviceInfo?
+    /// `AP-Visitor-Identifier`, if sent.
+    public var visitorID: String?
+    /// `AP-TempPass-Identity`, if sent.
+    public var tempPassIdentity: String?
 
     /// Creates a context.
-    public init(bearer: String? = nil, deviceID: String? = nil, forwardedFor: String? = nil) {
+    public init(
+        bearer: String? = nil, deviceID: String? = nil, forwardedFor: String? = nil, deviceInfo: V2DeviceInfo? = nil,
+        visitorID: String? = nil, tempPassIdentity: String? = nil
+    ) {
         self.bearer = bearer
         self.deviceID = deviceID
         self.forwardedFor = forwardedFor
+        self.deviceInfo = deviceInfo
+        self.visitorID = visitorID
+        self.tempPassIdentity = tempPassIdentity
     }
 }

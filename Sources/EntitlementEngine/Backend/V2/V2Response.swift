@@ -5,11 +5,15 @@ public struct V2Response: Sendable, Hashable {
     public var status: Int
     /// The JSON body, if the answer has one.
     public var body: JSONValue?
+    /// Why a body that arrived is not ``body`` (`not JSON`, `Content-Type text/html`), for the
+    /// malformed-answer error; nil when there was none or it was read.
+    public var bodyProblem: String?
 
     /// Creates an answer.
-    public init(status: Int, body: JSONValue?) {
+    public init(status: Int, body: JSONValue?, bodyProblem: String? = nil) {
         self.status = status
         self.body = body
+        self.bodyProblem = bodyProblem
     }
 
     /// A top-level enhanced error, sent with its own status.

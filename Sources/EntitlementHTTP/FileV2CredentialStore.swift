@@ -1,0 +1,34 @@
+import EntitlementEngine
+
+#if canImport(FoundationNetworking)
+    import Foundation
+#else
+    import Foundation
+#endif
+
+/// Client credentials in a file, kept for ever (registering again makes a new client and loses the
+/// users' profiles, reference §2): JSON as V2 sends them, written atomically with owner-only
+/// permissions (the client secret is a secret). An unreadable or damaged file counts as none.
+public final class FileV2CredentialStore: V2CredentialStore {
+    /// The file's path.
+    public let path: String
+
+    /// A store at `path` (its directory must exist).
+    public init(path: String) { self.path = path }
+
+    /// The stored credentials, if the file holds valid ones.
+    public func load() async -> V2ClientCredentials? {
+        guard let data = FileManager.default.contents(atPath: path),
+            let json = try? JSONReader.read(String(decoding: data, as: UTF8.self))
+        else { return nil }
+        return try? V2ClientCredentials(json: json)
+    }
+
+    /// Keeps `credentials`: a temporary file with mode 0600, renamed over the old one.
+    public func save(_ credentials: V2ClientCredentials) async {
+        let temporary = path + ".tmp"
+        let bytes = Data(credentials.json.canonicalBytes)
+        guard FileManager.default.createFile(atPath: temporary, contents: bytes, attributes: [.posixPermissions: 0o600]) else { return }
+        if rename(temporary, path) != 0 { try? FileManager.default.removeItem(atPath: temporary) }
+    }
+}

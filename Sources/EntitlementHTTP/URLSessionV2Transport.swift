@@ -1,0 +1,191 @@
+import EntitlementEngine
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
+
+/// REST API V2 over HTTP with `URLSession`: the ``V2Transport`` a `V2Client` sends through to
+/// Adobe Pass (or to `entitle serve`).
+///
+/// Each request carries exactly the documented headers (reference §1.1): `Authorization: Bearer`,
+/// `AP-Device-Identifier: fingerprint <base64>`, `X-Device-Info` (base64 JSON), `X-Forwarded-For`,
+/// `AP-Visitor-Identifier`, `AP-TempPass-Identity` — each only where the request's context has it —
+/// plus `Accept: application/json` and the body's `Content-Type`. The ``decorate`` hook sees every
+/// request last and may change its headers.
+///
+/// Answers: every HTTP status is a `V2Response`; a body is JSON only when its `Content-Type` says
+/// so and it parses (else `bodyProblem` says why). No HTTP answer at all is a thrown
+/// `BackendError`: `.timeout` after ``timeout``, `.network` for a refused, reset or failed
+/// connection — described without the URL, which may hold a session code. A cancelled task
+/// cancels its request. ``pacing`` keeps each device under V2's throttle.
+public final class URLSessionV2Transport: V2Transport {
+    /// The service's base URL (`https://sp.auth.adobe.com`, or `entitle serve`'s URL).
+    public let baseURL: String
+    /// How long a request may wait for its answer.
+    public let timeout: Duration
+    /// Called before every request; may add or change headers.
+    public let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
+    /// One line per exchange (`POST /api/v2/sp/sessions → 201 in 12 ms`), secrets shortened.
+    public let log: (@Sendable (String) -> Void)?
+    private let session: URLSession
+    private let pacer: V2Pacer
+
+    /// A transport to `baseURL`.
+    public init(
+        baseURL: String, timeout: Duration = .seconds(30), pacing: V2Pacing = .adobe,
+        decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)? = nil, log: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.timeout = timeout
+        self.decorate = decorate
+        self.log = log
+        self.pacer = V2Pacer(pacing: pacing)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = Self.seconds(timeout)
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.httpMaximumConnectionsPerHost = 16
+        self.session = URLSession(configuration: configuration)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// Sends `request` with the headers `context` describes.
+    public func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+        let paceKey = context.forwardedFor ?? context.deviceID ?? ""
+        do {
+            try await pacer.admit(paceKey)
+        } catch {
+            throw .network("cancelled")
+        }
+        var outgoing = Self.outgoing(request, context: context, baseURL: baseURL)
+        if let decorate { await decorate(&outgoing) }
+        guard let url = URL(string: outgoing.url) else { throw .network("the request's URL is not valid") }
+        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.seconds(timeout))
+        urlRequest.httpMethod = outgoing.method
+        for (name, value) in outgoing.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        if !outgoing.body.isEmpty { urlRequest.httpBody = Data(outgoing.body) }
+        let started = ContinuousClock.now
+        let answer: V2Response
+        do {
+            let (data, response) = try await exchange(urlRequest)
+            answer = Self.read(data, response)
+        } catch {
+            log?("⇢ \(outgoing.method) \(Redactor.redact(request.target)) ✗ \(error.summary)")
+            throw error
+        }
+        if answer.status == 429 { await pacer.throttled(paceKey) }
+        let millis = (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000
+            + (ContinuousClock.now - started).components.seconds * 1000
+        log?("⇢ \(outgoing.method) \(Redactor.redact(request.target)) → \(answer.status) in \(millis) ms")
+        return answer
+    }
+
+    // MARK: - Building
+
+    /// The request as sent: URL, documented headers and body.
+    static func outgoing(_ request: V2Request, context: V2RequestContext, baseURL: String) -> V2OutgoingRequest {
+        var headers = ["Accept": "application/json"]
+        if let bearer = context.bearer, request.needsAccessToken { headers["Authorization"] = "Bearer \(bearer)" }
+        if let id = context.deviceID, request.deviceIdentifier != .notSent {
+            headers["AP-Device-Identifier"] = "fingerprint \(Base64.encode(Array(id.utf8)))"
+        }
+        if let info = context.deviceInfo, request.deviceInfo != .notSent { headers["X-Device-Info"] = info.headerValue }
+        if let address = context.forwardedFor, request.needsAccessToken { headers["X-Forwarded-For"] = address }
+        if let visitor = context.visitorID, request.needsAccessToken { headers["AP-Visitor-Identifier"] = visitor }
+        if let identity = context.tempPassIdentity, request.acceptsTempPassIdentity { headers["AP-TempPass-Identity"] = identity }
+        let body = request.body
+        if let body { headers["Content-Type"] = body.contentType }
+        return V2OutgoingRequest(
+            operation: request.operation, method: request.method.rawValue, url: baseURL + request.target, headers: headers,
+            body: body?.bytes ?? [])
+    }
+
+    // MARK: - Exchanging
+
+    /// One exchange, cancelled with the calling task.
+    private func exchange(_ request: URLRequest) async throws(BackendError) -> (Data, HTTPURLResponse) {
+        let box = TaskBox()
+        let result: Result<(Data, HTTPURLResponse), BackendError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(returning: .failure(Self.failure(error)))
+                    } else if let response = response as? HTTPURLResponse {
+                        continuation.resume(returning: .success((data ?? Data(), response)))
+                    } else {
+                        continuation.resume(returning: .failure(.network("no HTTP answer")))
+                    }
+                }
+                box.set(task)
+                task.resume()
+            }
+        } onCancel: {
+            box.cancel()
+        }
+        return try result.get()
+    }
+
+    /// A transport failure, described without the URL (it may hold a session code).
+    static func failure(_ error: any Error) -> BackendError {
+        guard let error = error as? URLError else { return .network("the request failed") }
+        switch error.code {
+        case .timedOut: return .timeout
+        case .cancelled: return .network("cancelled")
+        case .cannotConnectToHost: return .network("connection refused")
+        case .networkConnectionLost: return .network("connection reset")
+        case .cannotFindHost, .dnsLookupFailed: return .network("unknown host")
+        case .notConnectedToInternet: return .network("not connected")
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid:
+            return .network("TLS failure")
+        default: return .network("connection failed (URLError \(error.code.rawValue))")
+        }
+    }
+
+    /// An HTTP answer as V2's: JSON only when labelled and parsed.
+    static func read(_ data: Data, _ response: HTTPURLResponse) -> V2Response {
+        let status = response.statusCode
+        guard !data.isEmpty else { return V2Response(status: status, body: nil) }
+        let type = (response.value(forHTTPHeaderField: "Content-Type") ?? "").lowercased()
+        let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard mediaType == "application/json" || mediaType.hasSuffix("+json") else {
+            return V2Response(status: status, body: nil, bodyProblem: "Content-Type '\(mediaType.prefix(40))', not JSON")
+        }
+        do {
+            return V2Response(status: status, body: try JSONReader.read(String(decoding: data, as: UTF8.self)))
+        } catch {
+            return V2Response(status: status, body: nil, bodyProblem: "the body is not JSON (\(error))")
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// The running data task, so cancellation can reach it from another thread.
+private final class TaskBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var cancelled = false
+
+    func set(_ task: URLSessionDataTask) {
+        lock.lock()
+        self.task = task
+        let cancelNow = cancelled
+        lock.unlock()
+        if cancelNow { task.cancel() }
+    }
+
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let task = self.task
+        lock.unlock()
+        task?.cancel()
+    }
+}

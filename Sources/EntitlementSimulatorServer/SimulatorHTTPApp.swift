@@ -1,0 +1,88 @@
+import EntitlementEngine
+import EntitlementHTTPServer
+import EntitlementSimulator
+
+/// The simulator on HTTP: REST API V2 and client registration answered by a
+/// ``SimulatedV2Service`` (the same core as in process), and everything else as the simulator's web
+/// — the service provider's and MVPDs' pages, the redirect chain and the second screen's
+/// activation page — rendered as HTML.
+///
+/// Injected transport faults become real ones: a network failure resets the connection in the
+/// middle of the body; a timeout holds the answer until the client gives up (or the server
+/// stops). A bare HTTP status is sent with a text body, throttling as V2's `text/html` 429.
+public struct SimulatorHTTPApp: Sendable {
+    /// The V2 service answering API requests.
+    public let service: SimulatedV2Service
+    /// The URL pages are loaded under (`http://127.0.0.1:PORT`, the world's service provider when
+    /// served with ``SimulatedWorld/served(at:)``).
+    public let baseURL: String
+    /// How long a held ("timeout") answer waits before the server gives up itself.
+    public let holdLimit: Duration
+
+    /// An app answering with `service`, its pages under `baseURL`.
+    public init(service: SimulatedV2Service, baseURL: String, holdLimit: Duration = .seconds(120)) {
+        self.service = service
+        self.baseURL = baseURL
+        self.holdLimit = holdLimit
+    }
+
+    /// The answer to `request`.
+    public func respond(_ request: HTTPRequest) async -> HTTPResponse {
+        switch V2HTTPRoute.read(request) {
+        case .api(let v2, let context): return await api(v2, context)
+        case .refused(let refusal): return Self.http(refusal)
+        case .web: return await web(request)
+        }
+    }
+
+    // MARK: - REST API V2
+
+    private func api(_ request: V2Request, _ context: V2RequestContext) async -> HTTPResponse {
+        do {
+            return Self.http(try await service.send(request, context: context))
+        } catch .timeout {
+            try? await Task.sleep(for: holdLimit)
+            return .text(504, "No answer in time.\n")
+        } catch .network {
+            let body = Array(#"{"status":200,"partial":"the connection resets before this body ends"}"#.utf8)
+            return HTTPResponse(status: 200, headers: Self.jsonHeaders, body: body, ending: .resetMidBody(bodyBytes: 12))
+        } catch {
+            return .text(500, "\(error.summary)\n")
+        }
+    }
+
+    static let jsonHeaders = HTTPHeaders([("Content-Type", "application/json;charset=UTF-8")])
+
+    /// A V2 answer on the wire: JSON when it has a body; 429 as openresty's page; else the status alone.
+    static func http(_ answer: V2Response) -> HTTPResponse {
+        if let body = answer.body { return HTTPResponse(status: answer.status, headers: jsonHeaders, body: body.canonicalBytes) }
+        if answer.status == 429 {
+            return .html(
+                429,
+                "<html>\r\n<head><title>429 Too Many Requests</title></head>\r\n<body>\r\n<center><h1>429 Too Many Requests</h1></center>\r\n<hr><center>openresty</center>\r\n</body>\r\n</html>\r\n"
+            )
+        }
+        return .text(answer.status, HTTPResponse.reason(answer.status) + "\n")
+    }
+
+    // MARK: - Pages
+
+    private func web(_ request: HTTPRequest) async -> HTTPResponse {
+        let simulator = service.simulator
+        guard request.method == "GET" || request.method == "POST" || request.method == "HEAD" else {
+            return .html(405, WebPageHTML.error(status: 405, message: "Method not allowed."))
+        }
+        if request.path == "/" { return .html(200, WebPageHTML.index(await simulator.world, baseURL: baseURL)) }
+        let url = baseURL + request.target
+        if url.split(separator: "?")[0] == simulator.activationURL, FormFields.parse(request.query)["code"] == nil {
+            return .html(200, WebPageHTML.activation(action: simulator.activationURL))
+        }
+        let form = request.method == "POST" ? FormFields.parse(Substring(String(decoding: request.body, as: UTF8.self))) : [:]
+        let answer = await simulator.load(WebRequest(method: request.method == "POST" ? .post : .get, url: url, form: form))
+        switch answer {
+        case .redirect(let location): return .redirect(location)
+        case .page(let page): return .html(200, WebPageHTML.page(page))
+        case .error(let status, let message): return .html(status, WebPageHTML.error(status: status, message: message))
+        }
+    }
+}

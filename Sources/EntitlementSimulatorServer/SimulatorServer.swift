@@ -1,0 +1,42 @@
+import EntitlementEngine
+import EntitlementHTTPServer
+import EntitlementSimulator
+
+/// `entitle serve`: the simulator as a REST API V2 server and the MVPDs' web on 127.0.0.1.
+public final class SimulatorServer: Sendable {
+    /// The HTTP server.
+    public let http: HTTPServer
+    /// The V2 service (registration, bearer check, throttling) in front of the simulator.
+    public let service: SimulatedV2Service
+    /// The simulator answering.
+    public var simulator: Simulator { service.simulator }
+    /// `http://127.0.0.1:PORT`.
+    public var url: String { http.url }
+
+    /// Serves a new simulator of `world` (its web moved under the server's URL, so a browser can
+    /// log in) on `port` (0: ephemeral), on `clock`, throttled per device as V2 is.
+    public convenience init(
+        world: SimulatedWorld = .default, port: UInt16 = 0, clock: any EngineClock = SystemClock(), seed: UInt64 = 7,
+        throttles: Bool = true, limits: HTTPServerLimits = HTTPServerLimits(), log: (@Sendable (String) -> Void)? = nil
+    ) throws(HTTPServerError) {
+        let listener = try HTTPListener(port: port)
+        let simulator = Simulator(world: world.served(at: listener.url), clock: clock, seed: seed)
+        try self.init(listener: listener, service: SimulatedV2Service(simulator: simulator, throttles: throttles), limits: limits, log: log)
+    }
+
+    /// Serves `service` on `listener` (its web stays at the world's own URLs: tests whose browser is
+    /// in process).
+    public init(
+        listener: HTTPListener, service: SimulatedV2Service, limits: HTTPServerLimits = HTTPServerLimits(),
+        log: (@Sendable (String) -> Void)? = nil
+    ) throws(HTTPServerError) {
+        let app = SimulatorHTTPApp(service: service, baseURL: listener.url)
+        var accessLog: (@Sendable (HTTPAccessLogEntry) -> Void)?
+        if let log { accessLog = { entry in log(entry.line(shorten: Redactor.redact)) } }
+        self.service = service
+        self.http = try HTTPServer(listener: listener, limits: limits, log: accessLog) { request in await app.respond(request) }
+    }
+
+    /// Stops serving (answers in progress get the limits' grace).
+    public func shutdown() async { await http.shutdown() }
+}

@@ -1,0 +1,107 @@
+import Dispatch
+import EntitlementEngine
+import EntitlementHTTPServer
+import EntitlementScenarios
+import EntitlementSimulator
+import EntitlementSimulatorServer
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `entitle serve`: the simulator on 127.0.0.1 until SIGINT or SIGTERM.
+struct ServeCommand {
+    let port: UInt16
+    let worldFile: String?
+    let throttles: Bool
+    let quiet: Bool
+
+    func run() async -> Int32 {
+        var world = SimulatedWorld.default
+        if let worldFile {
+            do {
+                let scenario = try ScenarioLibrary.load(worldFile)
+                guard scenario.steps.isEmpty else {
+                    StandardError.write("entitle serve: \(worldFile) has steps; a world file holds declarations only\n")
+                    return 2
+                }
+                world = scenario.world
+            } catch {
+                StandardError.write("entitle serve: \(error)\n")
+                return 2
+            }
+        }
+        let server: SimulatorServer
+        var log: (@Sendable (String) -> Void)?
+        if !quiet { log = { line in Self.say(line) } }
+        do {
+            server = try SimulatorServer(world: world, port: port, throttles: throttles, log: log)
+        } catch {
+            StandardError.write("entitle serve: \(error)\n")
+            return 1
+        }
+        let served = await server.simulator.world
+        Self.say("Serving the simulator at \(server.url)")
+        Self.say("  REST API V2: \(server.url)/api/v2/<requestor>/…   client registration: \(server.url)/o/client/register")
+        Self.say("  software statement: \(SimulatedClientRegistrar.softwareStatement)   throttling: \(throttles ? "on (burst 10, then 1/s per device)" : "off")")
+        Self.say("  requestors: \(served.requestors.map(\.id).joined(separator: ", "))   second screen: \(server.url)/activate")
+        Self.say("  users (name / password / MVPD):")
+        for user in served.users { Self.say("    \(user.username) / \(user.password) / \(user.mvpdID)") }
+        Self.say("Ctrl-C stops it.")
+        let signal = await Self.nextTerminationSignal()
+        Self.say("\nentitle serve: \(signal == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
+        await server.shutdown()
+        Self.say("entitle serve: stopped")
+        return 0
+    }
+
+    /// Writes one line to standard output at once (unbuffered: a pipe or file sees each line as
+    /// it happens; lines from several connections never interleave).
+    static func say(_ line: String) {
+        var bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
+    }
+
+    /// Waits for SIGINT or SIGTERM (their default action, ending the process at once, is turned off).
+    private static func nextTerminationSignal() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let once = OnceBox(continuation)
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { once.resume(number) }
+                source.resume()
+                OnceBox.keep(source)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation once, from whichever signal comes first.
+private final class OnceBox: @unchecked Sendable {
+    private let lock = NSLockLike()
+    private var continuation: CheckedContinuation<Int32, Never>?
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+
+    init(_ continuation: CheckedContinuation<Int32, Never>) { self.continuation = continuation }
+
+    static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
+
+    func resume(_ number: Int32) {
+        lock.lock()
+        let pending = continuation
+        continuation = nil
+        lock.unlock()
+        pending?.resume(returning: number)
+    }
+}
+
+/// A pthread mutex (no Foundation needed here).
+private final class NSLockLike: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    func lock() { pthread_mutex_lock(&mutex) }
+    func unlock() { pthread_mutex_unlock(&mutex) }
+}
