@@ -47,6 +47,12 @@ let package = Package(
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementHTTPServer"]),
         .testTarget(
+            name: "EntitlementHTTPTests",
+            dependencies: [
+                "EntitlementEngine", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator", "EntitlementSimulatorServer",
+                "EntitlementScenarios",
+            ]),
+        .testTarget(
             name: "EntitlementScenariosTests",
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
     ],

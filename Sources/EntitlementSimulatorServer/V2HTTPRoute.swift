@@ -19,18 +19,18 @@ enum V2HTTPRoute {
 
     static func read(_ http: HTTPRequest) -> Reading {
         let path = String(http.path)
-        if path == "/o/client/register" || path == "/o/client/token" { return registration(http, path) }
-        guard path.hasPrefix("/api/v2/") else { return .web }
+        let registering = path == "/o/client/register" || path == "/o/client/token"
+        guard path.hasPrefix("/api/v2/") || registering else { return .web }
         let rawSegments = path.dropFirst("/api/v2/".count).split(separator: "/", omittingEmptySubsequences: false)
-        guard let segments = try? rawSegments.map({ try PercentEncoding.decode($0) }), segments.allSatisfy({ !$0.isEmpty }) else {
-            return .refused(notFound)
-        }
+        let segments = (try? rawSegments.map { try PercentEncoding.decode($0) }) ?? []
         if segments.first == "authenticate" || segments == ["logout", "complete"] { return .web }
         let context: V2RequestContext
         switch headers(http) {
         case .read(let read): context = read
         case .refused(let refusal): return .refused(refusal)
         }
+        if registering { return registration(http, path, context) }
+        guard !segments.isEmpty, segments.allSatisfy({ !$0.isEmpty }) else { return .refused(notFound) }
         let query = FormFields.parse(http.query)
         let method = http.method
         let sp = segments[0]
@@ -78,19 +78,19 @@ enum V2HTTPRoute {
 
     // MARK: - Parts
 
-    private static func registration(_ http: HTTPRequest, _ path: String) -> Reading {
+    private static func registration(_ http: HTTPRequest, _ path: String, _ context: V2RequestContext) -> Reading {
         guard http.method == "POST" else { return .refused(V2Response(status: 405, body: nil)) }
         if path == "/o/client/register" {
             guard mediaType(http) == "application/json",
                 let json = try? JSONReader.read(String(decoding: http.body, as: UTF8.self)),
                 let statement = json["software_statement"]?.string
             else { return .refused(.oauthError("invalid_request")) }
-            return .api(.registerClient(softwareStatement: statement, redirectURI: json["redirect_uri"]?.string), V2RequestContext())
+            return .api(.registerClient(softwareStatement: statement, redirectURI: json["redirect_uri"]?.string), context)
         }
         guard let form = form(http), let id = form["client_id"], let secret = form["client_secret"],
             form["grant_type"] == "client_credentials"
         else { return .refused(.oauthError("invalid_request")) }
-        return .api(.accessToken(clientID: id, clientSecret: secret), V2RequestContext())
+        return .api(.accessToken(clientID: id, clientSecret: secret), context)
     }
 
     /// The documented headers, read; a malformed device header is V2's `invalid_header_…` error.

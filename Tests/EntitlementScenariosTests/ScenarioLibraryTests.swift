@@ -28,6 +28,16 @@ struct ScenarioLibraryTests {
         if let failure = result.failure { Issue.record(Comment(rawValue: failure.description)) }
     }
 
+    /// The same library with the engine on the HTTP backend (`URLSessionV2Transport`) against the
+    /// simulator served on an ephemeral loopback port (`entitle run --over-http`): faults happen on
+    /// the socket. The results are the in-process ones.
+    @Test(arguments: files)
+    func scenarioPassesOverHTTP(file: String) async throws {
+        let scenario = try ScenarioLibrary.load(file)
+        let result = await ScenarioRunner(transport: .http).run(scenario)
+        if let failure = result.failure { Issue.record(Comment(rawValue: failure.description)) }
+    }
+
     @Test func theLibraryIsNotEmpty() {
         #expect(Self.files.count > 0)
     }

@@ -1,0 +1,198 @@
+import EntitlementEngine
+import EntitlementHTTP
+import EntitlementHTTPServer
+import EntitlementSimulator
+import EntitlementSimulatorServer
+import Synchronization
+import Testing
+
+/// The engine on the HTTP backend against a server that misbehaves on real sockets: every fault
+/// ends in the callback the REST API V2 article promises, each call exactly once, nothing hangs.
+@Suite("Faults over real sockets")
+struct HTTPFaultTests {
+    /// A simulator served on loopback whose next API request matching a path fragment can be
+    /// answered by hand instead (a raw answer the simulator would never give).
+    final class Harness: Sendable {
+        let clock = ManualClock()
+        let simulator: Simulator
+        let service: SimulatedV2Service
+        let server: HTTPServer
+        let session: SimulatedSession
+        private let sabotage = Plans()
+
+        /// Hand-made answers waiting for their request.
+        final class Plans: Sendable {
+            private let plans = Mutex<[(fragment: String, answer: @Sendable () async -> HTTPResponse)]>([])
+
+            func add(_ fragment: String, _ answer: @escaping @Sendable () async -> HTTPResponse) {
+                plans.withLock { $0.append((fragment, answer)) }
+            }
+
+            func take(for path: Substring) -> (@Sendable () async -> HTTPResponse)? {
+                plans.withLock { plans in
+                    guard let index = plans.firstIndex(where: { path.contains($0.fragment) }) else { return nil }
+                    return plans.remove(at: index).answer
+                }
+            }
+        }
+
+        init(timeout: Duration = .seconds(1), port: UInt16? = nil) throws {
+            simulator = Simulator(clock: clock, seed: 101)
+            service = SimulatedV2Service(simulator: simulator, throttles: false)
+            let listener = try HTTPListener()
+            let app = SimulatorHTTPApp(service: service, baseURL: listener.url)
+            let sabotage = self.sabotage
+            server = try HTTPServer(listener: listener, limits: HTTPServerLimits(shutdownGrace: .milliseconds(100))) { request in
+                if let planned = sabotage.take(for: request.path) { return await planned() }
+                return await app.respond(request)
+            }
+            let url = port.map { "http://127.0.0.1:\($0)" } ?? server.url
+            session = SimulatedSession(
+                clock: clock, simulator: simulator,
+                backend: V2Client(
+                    transport: URLSessionV2Transport(baseURL: url, timeout: timeout, pacing: .afterThrottleOnly),
+                    softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock))
+        }
+
+        /// Answers the next request whose path contains `fragment` with `answer`.
+        func sabotageNext(_ fragment: String, _ answer: @escaping @Sendable () async -> HTTPResponse) {
+            sabotage.add(fragment, answer)
+        }
+
+        func callbacks() async -> [Callback] {
+            await session.enabler.whenIdle()
+            return session.ledger.takeIgnoringTracking()
+        }
+
+        /// Configured and signed in as alice (the login's web in process, its API over HTTP).
+        func signIn() async {
+            await session.enabler.setRequestor("sim-requestor")
+            #expect(await callbacks() == [.setRequestorComplete(success: true)])
+            await session.enabler.getAuthentication()
+            await session.enabler.setSelectedProvider("acme-cable")
+            let (_, call) = await session.logIn(as: "alice", password: "wonderland")
+            #expect(call != nil)
+            #expect(await callbacks().last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        }
+
+        func finish() async {
+            await session.enabler.whenIdle()
+            #expect(session.ledger.violations().isEmpty, "\(session.ledger.violations())")
+            await server.shutdown()
+        }
+    }
+
+    private static let json = HTTPHeaders([("Content-Type", "application/json;charset=UTF-8")])
+
+    /// `getAuthorization("news-channel")` after the next authorize request is answered by `answer`.
+    private func authorization(failingWith answer: @escaping @Sendable () async -> HTTPResponse) async throws -> [Callback] {
+        let harness = try Harness()
+        await harness.signIn()
+        harness.sabotageNext("/decisions/authorize/", answer)
+        await harness.session.enabler.getAuthorization("news-channel")
+        let callbacks = await harness.callbacks()
+        await harness.finish()
+        return callbacks
+    }
+
+    private func failure(_ description: String) -> Callback {
+        .tokenRequestFailed(resource: "news-channel", errorCode: ErrorCode.genericAuthorization, errorDescription: description)
+    }
+
+    @Test func connectionRefusedFailsConfigurationWithCFG404() async throws {
+        let closed = try HTTPListener().port  // bound, then closed when it goes away: nothing listens there
+        let harness = try Harness(port: closed)
+        await harness.session.enabler.setRequestor("sim-requestor")
+        let callbacks = await harness.callbacks()
+        #expect(statusCode(callbacks.first) == "CFG404", "\(callbacks)")
+        #expect(callbacks.last == .setRequestorComplete(success: false))
+        await harness.finish()
+    }
+
+    @Test func aServerThatNeverAnswersTimesOut() async throws {
+        let started = ContinuousClock.now
+        let callbacks = try await authorization {
+            try? await Task.sleep(for: .seconds(30))
+            return .text(200, "too late")
+        }
+        #expect(callbacks == [failure("the backend timed out")])
+        #expect(ContinuousClock.now - started < .seconds(10), "the client's 1 s timeout, not the server's hold")
+    }
+
+    @Test func aConnectionResetMidBodyIsANetworkError() async throws {
+        let body = Array(#"{"decisions":[{"resource":"news-channel","authorized":true}]}"#.utf8)
+        let callbacks = try await authorization {
+            HTTPResponse(status: 200, headers: Self.json, body: body, ending: .resetMidBody(bodyBytes: 10))
+        }
+        #expect(callbacks == [failure("network error: connection reset")])
+    }
+
+    @Test(arguments: [500, 503])
+    func aServerErrorIsReportedWithItsStatus(status: Int) async throws {
+        let callbacks = try await authorization { .text(status, "oops") }
+        #expect(callbacks == [failure("HTTP \(status)")])
+    }
+
+    @Test func a503OnConfigurationIsCFG503() async throws {
+        let harness = try Harness()
+        harness.sabotageNext("/configuration", { .text(503, "down for maintenance") })
+        await harness.session.enabler.setRequestor("sim-requestor")
+        let callbacks = await harness.callbacks()
+        #expect(statusCode(callbacks.first) == "CFG503", "\(callbacks)")
+        await harness.finish()
+    }
+
+    @Test func a429IsThrottlingAndTheNextRequestWaitsASecond() async throws {
+        let harness = try Harness()
+        await harness.signIn()
+        harness.sabotageNext("/decisions/authorize/", { .html(429, "<html>429 Too Many Requests</html>") })
+        await harness.session.enabler.getAuthorization("news-channel")
+        let callbacks = await harness.callbacks()
+        #expect(statusCode(callbacks.first) == "Z100", "\(callbacks)")
+        #expect(callbacks.last == failure("throttled; retry after 1 s"))
+        let started = ContinuousClock.now
+        await harness.session.enabler.getAuthorization("news-channel")
+        guard case .setToken(_, let resource) = await harness.callbacks().last else {
+            Issue.record("no token after the pause")
+            return
+        }
+        #expect(resource == "news-channel")
+        #expect(ContinuousClock.now - started >= .milliseconds(900), "the device paused after the 429")
+        await harness.finish()
+    }
+
+    @Test func aBodyThatIsNotJSONIsAMalformedAnswer() async throws {
+        let callbacks = try await authorization { HTTPResponse(status: 200, headers: Self.json, body: Array("<html>hi".utf8)) }
+        guard case .tokenRequestFailed(_, let code, let description) = callbacks.last, callbacks.count == 1 else {
+            Issue.record("\(callbacks)")
+            return
+        }
+        #expect(code == ErrorCode.genericAuthorization)
+        #expect(description.hasPrefix("malformed backend response: authorize: the body is not JSON"))
+    }
+
+    @Test func aWrongContentTypeIsAMalformedAnswer() async throws {
+        let callbacks = try await authorization { .html(200, #"{"decisions":[]}"#) }
+        #expect(callbacks == [failure("malformed backend response: authorize: Content-Type 'text/html', not JSON")])
+    }
+
+    @Test func anExpiredAccessTokenIsReplacedOnceAndTheCallSucceeds() async throws {
+        let harness = try Harness()
+        await harness.signIn()
+        harness.service.registrar.invalidateAccessTokens()
+        await harness.session.enabler.getAuthorization("news-channel")
+        guard case .setToken(_, let resource) = await harness.callbacks().last else {
+            Issue.record("no token after the refresh")
+            return
+        }
+        #expect(resource == "news-channel")
+        #expect(await harness.simulator.requestCounts[.authorize] == 1, "the 401 never reached the simulator's core")
+        await harness.finish()
+    }
+}
+
+/// The `status` code of a callback, if it is a status.
+func statusCode(_ callback: Callback?) -> String? {
+    if case .status(let report) = callback { return report.code }
+    return nil
+}

@@ -1,0 +1,42 @@
+import Testing
+
+@testable import EntitlementHTTP
+
+@Suite("Pacing a device under V2's throttle")
+struct V2PacerTests {
+    @Test func aBurstGoesAtOnceThenTheSteadyRateApplies() async throws {
+        let pacer = V2Pacer(pacing: V2Pacing(burst: 3, interval: .milliseconds(100), pauseAfterThrottle: .milliseconds(300)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<3 { try await pacer.admit("tv") }
+        #expect(clock.now - start < .milliseconds(80), "the burst is not paced")
+        for _ in 0..<2 { try await pacer.admit("tv") }
+        #expect(clock.now - start >= .milliseconds(190), "two more wait one interval each")
+        let other = clock.now
+        try await pacer.admit("phone")
+        #expect(clock.now - other < .milliseconds(50), "each device has its own bucket")
+    }
+
+    @Test func aThrottledDeviceWaitsThePauseEvenWithoutABucket() async throws {
+        let pacer = V2Pacer(pacing: V2Pacing(burst: nil, interval: .zero, pauseAfterThrottle: .milliseconds(250)))
+        let clock = ContinuousClock()
+        try await pacer.admit("tv")
+        await pacer.throttled("tv")
+        let start = clock.now
+        try await pacer.admit("tv")
+        #expect(clock.now - start >= .milliseconds(240))
+    }
+
+    @Test func waitingEndsWhenTheTaskIsCancelled() async {
+        let pacer = V2Pacer(pacing: V2Pacing(burst: 1, interval: .seconds(3600), pauseAfterThrottle: .zero))
+        try? await pacer.admit("tv")
+        let waiting = Task { try await pacer.admit("tv") }
+        try? await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+    }
+
+    @Test func theDefaultIsAdobesThrottle() {
+        #expect(V2Pacing.adobe == V2Pacing(burst: 10, interval: .seconds(1), pauseAfterThrottle: .seconds(1)))
+    }
+}
