@@ -1,0 +1,188 @@
+import EntitlementEngine
+import EntitlementHTTP
+import EntitlementHTTPServer
+import EntitlementSimulator
+import EntitlementSimulatorServer
+import Foundation
+import Synchronization
+import Testing
+
+/// Headless Chromium, driven by `Tests/Browser/browse.py` (Debian's chromium, chromium-driver and
+/// python3-selenium; `.ci/run` installs them and sets `ENTITLE_REQUIRE_BROWSER=1`, so there a missing
+/// browser fails the tests instead of skipping them).
+enum Browser {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Browser/browse.py").path
+
+    static var installed: Bool {
+        let files = FileManager.default
+        return files.isExecutableFile(atPath: "/usr/bin/chromium") && files.isExecutableFile(atPath: "/usr/bin/chromedriver")
+            && files.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium")
+    }
+
+    static var required: Bool { ProcessInfo.processInfo.environment["ENTITLE_REQUIRE_BROWSER"] == "1" }
+
+    /// Where the browser stopped.
+    struct Stop: Sendable {
+        let url: String
+        let message: String?
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs the script with `arguments` on a thread of its own (it blocks for seconds).
+    static func run(_ arguments: [String]) async throws -> Stop {
+        let (status, output, errors) = await withCheckedContinuation { (done: CheckedContinuation<(Int32, String, String), Never>) in
+            Thread {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+                process.arguments = [script] + arguments
+                let out = Pipe()
+                let err = Pipe()
+                process.standardOutput = out
+                process.standardError = err
+                do {
+                    try process.run()
+                } catch {
+                    done.resume(returning: (-1, "", "\(error)"))
+                    return
+                }
+                let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                done.resume(returning: (process.terminationStatus, output, errors))
+            }.start()
+        }
+        guard status == 0, let json = try? JSONReader.read(output.trimmingCharacters(in: .whitespacesAndNewlines)),
+            let url = json["url"]?.string
+        else { throw Failure(description: "browse.py exited \(status): \(output) \(errors.suffix(2000))") }
+        return Stop(url: url, message: json["message"]?.string)
+    }
+}
+
+/// The app's side of a redirect: an http loopback URL (a browser cannot navigate to a custom
+/// scheme) that records every `/done` URL it receives and shows "back in the app".
+final class RedirectCatcher: Sendable {
+    let server: HTTPServer
+
+    init() throws {
+        let listener = try HTTPListener()
+        let url = listener.url
+        let received = Received()
+        server = try HTTPServer(listener: listener) { request in
+            guard request.path == "/done" else { return .text(404, "Not found.") }  // the browser asks for /favicon.ico too
+            received.add(url + request.target)
+            return .html(200, "<!DOCTYPE html><title>Back in the app</title><h1>Back in the app</h1>")
+        }
+        self.log = received
+    }
+
+    private let log: Received
+
+    final class Received: Sendable {
+        private let urls = Mutex<[String]>([])
+        func add(_ url: String) { urls.withLock { $0.append(url) } }
+        var all: [String] { urls.withLock { $0 } }
+    }
+
+    var url: String { server.url }
+    var urls: [String] { log.all }
+}
+
+@Suite(
+    "A real browser logs in and out on the simulator's pages", .serialized,
+    .enabled(if: Browser.installed || Browser.required, "needs chromium, chromium-driver and python3-selenium (.ci/run installs them)"))
+struct BrowserLoginTests {
+    /// An engine on the HTTP backend, the simulator served (pages included) on loopback.
+    struct Rig {
+        let clock = ManualClock()
+        let server: SimulatorServer
+        let catcher: RedirectCatcher
+        let session: SimulatedSession
+
+        init() throws {
+            catcher = try RedirectCatcher()
+            server = try SimulatorServer(clock: clock, throttles: false)
+            session = SimulatedSession(
+                settings: EngineSettings(redirectURL: catcher.url + "/done"), clock: clock, simulator: server.simulator,
+                backend: V2Client(
+                    transport: URLSessionV2Transport(baseURL: server.url), softwareStatement: SimulatedClientRegistrar.softwareStatement,
+                    baseURL: server.url, clock: clock))
+        }
+
+        func callbacks() async -> [Callback] {
+            await session.enabler.whenIdle()
+            return session.ledger.takeIgnoringTracking()
+        }
+
+        /// Configured, provider chosen: the login URL the engine navigates to.
+        func loginURL() async throws -> String {
+            await session.enabler.setRequestor("sim-requestor")
+            #expect(await callbacks() == [.setRequestorComplete(success: true)])
+            await session.enabler.getAuthentication()
+            await session.enabler.setSelectedProvider("acme-cable")
+            let navigated = await callbacks().compactMap { callback -> String? in
+                if case .navigateToUrl(let url) = callback { url } else { nil }
+            }
+            return try #require(navigated.last)
+        }
+
+        func stop() async {
+            await session.enabler.whenIdle()
+            await server.shutdown()
+            await catcher.server.shutdown()
+        }
+    }
+
+    @Test func aBrowserSignsInGetsAVerifiableMediaTokenAndSignsOut() async throws {
+        let rig = try Rig()
+        let login = try await rig.loginURL()
+        #expect(login.hasPrefix(rig.server.url + "/api/v2/authenticate/sim-requestor/"))
+
+        let signedIn = try await Browser.run(["login", login, "alice", "wonderland", rig.catcher.url])
+        #expect(signedIn.url.hasPrefix(rig.catcher.url + "/done?"), "the redirect chain ended at the app: \(signedIn.url)")
+        let redirect = try #require(rig.catcher.urls.last, "the app received the redirect")
+        #expect(redirect == signedIn.url)
+        let handled = await rig.session.enabler.handleExternalURL(redirect)
+        #expect(await rig.callbacks() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        #expect(rig.session.ledger.answers(to: handled) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+
+        await rig.session.enabler.getAuthorization("sports-live")
+        guard case .setToken(let token, let resource) = await rig.callbacks().last else {
+            Issue.record("no media token")
+            return
+        }
+        #expect(resource == "sports-live")
+        let verifier = MediaTokenVerifier(key: await rig.server.simulator.world.mediaTokenKey, clock: rig.clock)
+        #expect(verifier.verify(token, resource: "sports-live", requestor: "sim-requestor") == .valid)
+
+        await rig.session.enabler.logout()
+        let logoutURL = try #require(
+            await rig.callbacks().compactMap { callback -> String? in
+                if case .navigateToUrl(let url) = callback { url } else { nil }
+            }.last, "an interactive logout opens the MVPD's logout page")
+        let signedOut = try await Browser.run(["follow", logoutURL, rig.catcher.url])
+        #expect(signedOut.url.hasPrefix(rig.catcher.url + "/done"))
+        await rig.session.enabler.handleExternalURL(try #require(rig.catcher.urls.last))
+        #expect(await rig.callbacks().last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        await rig.session.enabler.checkAuthentication()
+        #expect(await rig.callbacks() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        #expect(rig.session.ledger.violations().isEmpty, "\(rig.session.ledger.violations())")
+        await rig.stop()
+    }
+
+    @Test func aWrongPasswordShowsTheMVPDsErrorAndChangesNothing() async throws {
+        let rig = try Rig()
+        let login = try await rig.loginURL()
+        let before = String(describing: await rig.session.enabler.machineSnapshot)
+        let stopped = try await Browser.run(["login", login, "alice", "not-her-password", rig.catcher.url])
+        #expect(stopped.message == "Invalid username or password.")
+        #expect(stopped.url.hasPrefix(rig.server.url + "/mvpd/acme-cable/login"), "still on the MVPD's page: \(stopped.url)")
+        #expect(rig.catcher.urls.isEmpty, "nothing reached the app")
+        #expect(await rig.callbacks() == [], "the engine saw nothing")
+        #expect(String(describing: await rig.session.enabler.machineSnapshot) == before, "and nothing changed in it")
+        await rig.stop()
+    }
+}
