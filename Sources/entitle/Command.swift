@@ -22,6 +22,8 @@ enum Command: Equatable {
     case sessionStart(String)
     /// Run a benchmark.
     case bench(String, rounds: Int)
+    /// Time `entitle serve`'s start and `logins` logins against it from `clients` at once.
+    case benchServe(logins: Int, clients: Int)
     /// Record a scenario run as a trace.
     case record(scenario: String, output: String)
     /// Replay traces against today's engine.
@@ -79,6 +81,9 @@ enum Command: Equatable {
           bench storage [--rounds N]
                     time calls on an engine whose file store holds 2,000 authorizations:
                     the stored version checked per input against a full read per input
+          bench serve [--logins N] [--clients C]
+                    time entitle serve's start, then N whole logins (default 1000) from C
+                    concurrent clients (default 50) against it over loopback HTTP
           explore [--seeds N] [--from S] [--length L]
                     drive the engine through N random sequences (default 1000) of L steps
                     (default 40, at most 10000) from seed S (default 1) and check its invariants: exactly
@@ -116,6 +121,21 @@ enum Command: Equatable {
         case "session-start":
             guard rest.count == 1 else { return .failure(UsageError(message: "entitle session-start: give a folder")) }
             return .success(.sessionStart(rest.first!))
+        case "bench" where rest.first == "serve":
+            var logins = 1000
+            var clients = 50
+            var options = rest.dropFirst()
+            while let option = options.popFirst() {
+                guard let value = options.popFirst().flatMap(Int.init), value > 0, value <= 1_000_000 else {
+                    return .failure(UsageError(message: "entitle bench serve: \(option) takes a whole number from 1 to 1000000"))
+                }
+                switch option {
+                case "--logins": logins = value
+                case "--clients": clients = value
+                default: return .failure(UsageError(message: "entitle bench serve: unknown option '\(option)'"))
+                }
+            }
+            return .success(.benchServe(logins: logins, clients: clients))
         case "bench":
             let parts = Array(rest)
             let usage = "entitle bench: usage: entitle bench json|storage [--rounds N]"

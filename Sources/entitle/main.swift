@@ -17,6 +17,8 @@ case .success(.sessionStart(let folder)):
     exit(await SessionStart.run(folder: folder))
 case .success(.storageStress(let folder)):
     exit(await StorageStress.run(folder: folder))
+case .success(.benchServe(let logins, let clients)):
+    exit(await ServeBenchmark(logins: logins, clients: clients).run())
 case .success(.bench("storage", let rounds)):
     exit(await StorageBenchmark().run(rounds: rounds))
 case .success(.bench(_, let rounds)):
