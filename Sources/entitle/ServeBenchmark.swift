@@ -133,7 +133,8 @@ struct ServeBenchmark {
                     if chunk.isEmpty { break }
                     text += String(decoding: chunk, as: UTF8.self)
                 }
-                let url = text.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                let firstLine = text.split(separator: "\n").first ?? ""
+                let url = firstLine.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
                 var answered = false
                 if let url, let target = URL(string: url + "/"), let data = try? Data(contentsOf: target) {
                     answered = String(decoding: data, as: UTF8.self).contains("Entitlement simulator")
