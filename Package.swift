@@ -30,7 +30,10 @@ let package = Package(
                 "EntitlementEngine", "EntitlementSimulator", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer",
             ]),
         .target(
-            name: "EntitlementFuzzing", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
+            name: "EntitlementFuzzing",
+            dependencies: [
+                "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementHTTPServer", "EntitlementSimulatorServer",
+            ]),
         .executableTarget(
             name: "entitle",
             dependencies: [

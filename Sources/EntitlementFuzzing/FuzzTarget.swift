@@ -5,7 +5,7 @@
 /// runs the cases in a child process) turns into the failing seed and its input; a case the
 /// oracle rejects returns a ``FuzzFailure``.
 public struct FuzzTarget: Sendable {
-    /// The name `entitle fuzz` takes (`url`, `trace`, `scenario`, `token-file`).
+    /// The name `entitle fuzz` takes (`url`, `trace`, `scenario`, `token-file`, `http-request`).
     public let name: String
     /// One line saying what is fuzzed and what the oracle checks.
     public let summary: String
@@ -49,7 +49,9 @@ public struct FuzzFailure: Error, Sendable, Equatable, CustomStringConvertible {
 /// Every fuzz target, by name.
 public enum FuzzTargets {
     /// The targets `entitle fuzz` and the test suite run.
-    public static let all: [FuzzTarget] = [URLFuzzer.target, TraceFuzzer.target, ScenarioFuzzer.target, TokenFileFuzzer.target]
+    public static let all: [FuzzTarget] = [
+        URLFuzzer.target, TraceFuzzer.target, ScenarioFuzzer.target, TokenFileFuzzer.target, HTTPRequestFuzzer.target,
+    ]
 
     /// The target called `name`, if any.
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -7,7 +7,7 @@ import EntitlementEngine
     import Foundation
 #endif
 
-/// REST API V2 over HTTP with `URLSession`: the ``V2Transport`` a `V2Client` sends through to
+/// REST API V2 over HTTP with `URLSession`: the `V2Transport` a `V2Client` sends through to
 /// Adobe Pass (or to `entitle serve`).
 ///
 /// Each request carries exactly the documented headers (reference §1.1): `Authorization: Bearer`,
@@ -20,7 +20,7 @@ import EntitlementEngine
 /// so and it parses (else `bodyProblem` says why). No HTTP answer at all is a thrown
 /// `BackendError`: `.timeout` after ``timeout``, `.network` for a refused, reset or failed
 /// connection — described without the URL, which may hold a session code. A cancelled task
-/// cancels its request. ``pacing`` keeps each device under V2's throttle.
+/// cancels its request. Its ``V2Pacing`` keeps each device under V2's throttle.
 public final class URLSessionV2Transport: V2Transport {
     /// The service's base URL (`https://sp.auth.adobe.com`, or `entitle serve`'s URL).
     public let baseURL: String

@@ -17,6 +17,7 @@ public struct HTTPRequestParser: Sendable {
     public let limits: HTTPServerLimits
     private var buffer: [UInt8] = []
     private var scanned = 0  // bytes already searched for the end of the head
+    private var requestLineEnded = false  // a line end was seen in the head being searched
     private var head: Head?
     private var continueAnswered = false
 
@@ -57,6 +58,7 @@ public struct HTTPRequestParser: Sendable {
         buffer.removeFirst(total)
         head = nil
         scanned = 0
+        requestLineEnded = false
         return .request(request)
     }
 
@@ -70,12 +72,7 @@ public struct HTTPRequestParser: Sendable {
             buffer.removeFirst(blank)
             scanned = max(scanned - blank, 0)
         }
-        guard let end = try headEnd() else {
-            if buffer.count > limits.headerBytes { throw .headersTooLarge }
-            if buffer.firstIndex(of: lf) == nil, buffer.count > limits.requestLineBytes { throw .requestLineTooLong }
-            return nil
-        }
-        guard end <= limits.headerBytes else { throw .headersTooLarge }
+        guard let end = try headEnd() else { return nil }
         var lines = try splitLines(buffer[0..<end - 4])
         let requestLine = lines.removeFirst()
         guard requestLine.count <= limits.requestLineBytes else { throw .requestLineTooLong }
@@ -91,15 +88,17 @@ public struct HTTPRequestParser: Sendable {
         return Head(request: request, headLength: end, bodyLength: length, expectsContinue: expects)
     }
 
-    /// The index just past the head's CRLFCRLF, searching only bytes not searched before; a bare
-    /// LF is refused as soon as it arrives (it would otherwise wait for a CRLFCRLF that never comes).
+    /// The index just past the head's CRLFCRLF. Bytes are examined in order, each once, and the
+    /// first problem by position wins — a request line longer than its limit, a bare LF, a head
+    /// longer than its limit — so the same bytes get the same answer however they arrive.
     private mutating func headEnd() throws(HTTPParseError) -> Int? {
         var index = scanned
         while index < buffer.count {
+            if !requestLineEnded, index > limits.requestLineBytes + 1 { throw .requestLineTooLong }
+            guard index < limits.headerBytes else { throw .headersTooLarge }
             if buffer[index] == lf {
-                guard index > 0, buffer[index - 1] == cr else {
-                    throw buffer[0..<index].contains(lf) ? .malformedHeader : .malformedRequestLine
-                }
+                guard index > 0, buffer[index - 1] == cr else { throw requestLineEnded ? .malformedHeader : .malformedRequestLine }
+                requestLineEnded = true
                 if index >= 3, buffer[index - 2] == lf, buffer[index - 3] == cr { return index + 1 }
             }
             index += 1

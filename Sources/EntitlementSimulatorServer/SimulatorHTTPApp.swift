@@ -3,7 +3,7 @@ import EntitlementHTTPServer
 import EntitlementSimulator
 
 /// The simulator on HTTP: REST API V2 and client registration answered by a
-/// ``SimulatedV2Service`` (the same core as in process), and everything else as the simulator's web
+/// `SimulatedV2Service` (the same core as in process), and everything else as the simulator's web
 /// — the service provider's and MVPDs' pages, the redirect chain and the second screen's
 /// activation page — rendered as HTML.
 ///
@@ -14,7 +14,7 @@ public struct SimulatorHTTPApp: Sendable {
     /// The V2 service answering API requests.
     public let service: SimulatedV2Service
     /// The URL pages are loaded under (`http://127.0.0.1:PORT`, the world's service provider when
-    /// served with ``SimulatedWorld/served(at:)``).
+    /// served with `SimulatedWorld.served(at:)`).
     public let baseURL: String
     /// How long a held ("timeout") answer waits before the server gives up itself.
     public let holdLimit: Duration
