@@ -24,6 +24,15 @@ struct ServeCommandTests {
         }
     }
 
+    /// The second `sh` block after "## Run the simulator as a server" in README.md.
+    static func readmeCurlExample() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Run the simulator as a server").dropFirst().first)
+        let blocks = section.components(separatedBy: "```sh\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+        return try #require(blocks.dropFirst().first) + "\n"
+    }
+
     @Test func startsAnswersReadmesCurlExamplesAndStopsOnSIGTERM() async throws {
         let log = NSTemporaryDirectory() + "entitle-serve-" + UUID().uuidString + ".log"
         defer { try? FileManager.default.removeItem(atPath: log) }
@@ -44,23 +53,9 @@ struct ServeCommandTests {
         #expect(banner.contains("alice / wonderland / acme-cable"), "the world's users are printed")
 
         // README's curl walk-through, verbatim apart from the URL.
-        let script = """
-            set -e
-            URL=\(url)
-            curl -s -X POST "$URL/o/client/register" -H 'Content-Type: application/json' \\
-              -d '{"software_statement":"sim.software-statement.v2"}' > /tmp/$$.client.json
-            CLIENT_ID=$(sed 's/.*"client_id":"\\([^"]*\\)".*/\\1/' /tmp/$$.client.json)
-            CLIENT_SECRET=$(sed 's/.*"client_secret":"\\([^"]*\\)".*/\\1/' /tmp/$$.client.json)
-            TOKEN=$(curl -s -X POST "$URL/o/client/token" \\
-              -d "client_id=$CLIENT_ID&client_secret=$CLIENT_SECRET&grant_type=client_credentials" \\
-              | sed 's/.*"access_token":"\\([^"]*\\)".*/\\1/')
-            DEVICE="fingerprint $(printf 'my-tv-1' | base64)"
-            curl -s "$URL/api/v2/sim-requestor/configuration" -H "Authorization: Bearer $TOKEN" | head -c 40; echo
-            curl -s -X POST "$URL/api/v2/sim-requestor/sessions" -H "Authorization: Bearer $TOKEN" \\
-              -H "AP-Device-Identifier: $DEVICE" -H 'X-Forwarded-For: 203.0.113.7' \\
-              -d 'mvpd=acme-cable&domainName=example.com&redirectUrl=http%3A%2F%2F127.0.0.1%3A9%2Fdone'; echo
-            rm -f /tmp/$$.client.json
-            """
+        let walkThrough = try Self.readmeCurlExample()
+        #expect(walkThrough.hasPrefix("URL=http://127.0.0.1:8080\n"))
+        let script = "set -e\nURL=\(url)\n" + walkThrough.dropFirst("URL=http://127.0.0.1:8080\n".count)
         let (status, output) = await Self.shell(script)
         #expect(status == 0)
         #expect(output.hasPrefix("{\"requestor\":{"), "configuration: \(output)")

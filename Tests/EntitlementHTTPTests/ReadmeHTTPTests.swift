@@ -1,0 +1,86 @@
+import EntitlementEngine
+import EntitlementHTTP
+import EntitlementSimulator
+import EntitlementSimulatorServer
+import Foundation
+import Synchronization
+import Testing
+
+/// README.md's "Talk to Adobe Pass" example is compiled and run here against `entitle serve`'s
+/// server, and must stay identical to the README.
+@Suite("README's Adobe Pass example stays true")
+struct ReadmeHTTPTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func markedRegion() throws -> String {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let lines = source.components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex { $0.hasSuffix("// README-ADOBE-BEGIN") })
+        let end = try #require(lines.firstIndex { $0.hasSuffix("// README-ADOBE-END") })
+        let region = lines[(begin + 1)..<end]
+        let indent = region.filter { !$0.isEmpty }.map { $0.prefix { $0 == " " }.count }.min() ?? 0
+        return region.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
+    }
+
+    static func readmeExample() throws -> String {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Talk to Adobe Pass").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```swift\n").dropFirst().first)
+        let code = try #require(block.components(separatedBy: "\n```").first)
+        return code.replacingOccurrences(of: "import EntitlementEngine\nimport EntitlementHTTP\n\n", with: "")
+    }
+
+    @Test func theExampleIsTheCodeThisTestRuns() throws {
+        #expect(try Self.readmeExample() == Self.markedRegion())
+    }
+
+    /// A device record as an embedding service might keep it.
+    struct DeviceRecord {
+        var model = "AppleTV", hardware = "6,2", os = "tvOS", osVersion = "18.1", connection = "LAN", ip = "203.0.113.7"
+        var port = 51_234
+    }
+
+    final class Recorder: AccessEnablerDelegate {
+        let completed = Mutex<[Bool]>([])
+        func setRequestorComplete(_ success: Bool) { completed.withLock { $0.append(success) } }
+    }
+
+    @Test func theExampleConfiguresAnEngineOverHTTP() async throws {
+        let server = try SimulatorServer(throttles: true)
+        let adobePassURL = server.url
+        let softwareStatement = SimulatedClientRegistrar.softwareStatement
+        let credentialsPath = NSTemporaryDirectory() + "entitle-readme-" + UUID().uuidString + ".json"
+        defer { try? FileManager.default.removeItem(atPath: credentialsPath) }
+        @Sendable func deviceRecord(_ id: String) -> DeviceRecord { DeviceRecord() }
+        let recorder = Recorder()
+        let delegate = recorder
+        let deviceID = "readme-tv"
+        let appReturnURL = "https://myservice.example/adobe-return"
+        // README-ADOBE-BEGIN
+        let adobe = V2Client(                                  // once per process, shared by every device
+            transport: URLSessionV2Transport(baseURL: adobePassURL),   // https://sp.auth.adobe.com, or entitle serve's URL
+            softwareStatement: softwareStatement,              // from Adobe's TVE Dashboard
+            credentials: FileV2CredentialStore(path: credentialsPath), // registered once, kept for ever
+            baseURL: adobePassURL, clock: SystemClock(),
+            devices: { deviceID in                             // what your service knows of each device
+                let device = deviceRecord(deviceID)
+                return V2Device(
+                    info: V2DeviceInfo(model: device.model, version: device.hardware, osName: device.os, osVersion: device.osVersion,
+                        connectionType: device.connection, connectionIP: device.ip, connectionPort: device.port),
+                    publicAddress: device.ip)                  // X-Forwarded-For: V2 throttles per address
+            })
+        let enabler = AccessEnabler(                           // one per device
+            backend: adobe, delegate: delegate, environment: .live(deviceID: deviceID),
+            settings: EngineSettings(redirectURL: appReturnURL))
+        await enabler.setRequestor("my-requestor")
+        // README-ADOBE-END
+        await enabler.whenIdle()
+        // The simulator knows sim-requestor, not my-requestor: V2 refuses it, over HTTP, typed.
+        #expect(recorder.completed.withLock { $0 } == [false])
+        await enabler.setRequestor("sim-requestor")
+        await enabler.whenIdle()
+        #expect(recorder.completed.withLock { $0 } == [false, true])
+        #expect(await FileV2CredentialStore(path: credentialsPath).load() != nil, "the credentials were kept")
+        await server.shutdown()
+    }
+}
