@@ -34,7 +34,7 @@ public struct ScenarioRunner: Sendable {
 
     /// How long the HTTP client waits for an answer when `transport` is `.http`: a `timeout` fault
     /// holds the answer, so this is what one costs.
-    public static let httpTimeout: Duration = .seconds(2)
+    public static let httpTimeout: Duration = .seconds(5)
 
     /// A runner; `overV2Wire` routes every backend request through V2's JSON.
     public init(overV2Wire: Bool = false) { self.transport = overV2Wire ? .v2Wire : .inProcess }

@@ -55,11 +55,16 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func aSlowClientGets408AndAnIdleOneIsClosedQuietly() async throws {
-        try await serving(HTTPServerLimits(requestTimeout: .milliseconds(300), idleTimeout: .milliseconds(300))) { server in
+    @Test func aSlowClientGets408() async throws {
+        try await serving(HTTPServerLimits(requestTimeout: .milliseconds(300), idleTimeout: .seconds(30))) { server in
             let slow = try #require(await RawConnection.open(port: server.port))
             slow.send("GET / HTTP/1.1\r\nHost: x\r\n")
             #expect(await slow.readToEnd().hasPrefix("HTTP/1.1 408 Request Timeout\r\n"))
+        }
+    }
+
+    @Test func anIdleConnectionIsClosedQuietly() async throws {
+        try await serving(HTTPServerLimits(idleTimeout: .milliseconds(300))) { server in
             let idle = try #require(await RawConnection.open(port: server.port))
             #expect(await idle.readToEnd() == "", "nothing started, nothing answered")
         }
@@ -110,7 +115,7 @@ struct HTTPServerTests {
         try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
         await server.shutdown()
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started < .seconds(4), "well within the 5 s grace")
         let answer = await busy.readToEnd()
         #expect(answer.hasSuffix("late but whole"), "got: \(answer)")
         #expect(answer.contains("Connection: close"), "no keep-alive once stopping")
@@ -128,7 +133,7 @@ struct HTTPServerTests {
         try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
         await server.shutdown()
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(30), "the grace, not the handler's hour")
         #expect(await busy.readToEnd().hasSuffix("cancelled"))
     }
 

@@ -43,7 +43,7 @@ struct ServeCommandTests {
         server.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try server.run()
         var url = ""
-        for _ in 0..<50 where url.isEmpty {
+        for _ in 0..<300 where url.isEmpty {
             try await Task.sleep(for: .milliseconds(100))
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             url = text.split(separator: "\n").first.flatMap { $0.split(separator: " ").last }.map(String.init) ?? ""
