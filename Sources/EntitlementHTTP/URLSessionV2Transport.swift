@@ -79,8 +79,8 @@ public final class URLSessionV2Transport: V2Transport {
             throw error
         }
         if answer.status == 429 { await pacer.throttled(paceKey) }
-        let millis = (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000
-            + (ContinuousClock.now - started).components.seconds * 1000
+        let elapsed = ContinuousClock.now - started
+        let millis = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         log?("⇢ \(outgoing.method) \(Redactor.redact(request.target)) → \(answer.status) in \(millis) ms")
         return answer
     }

@@ -4,6 +4,8 @@ browser tests of Tests/EntitlementHTTPTests/BrowserLoginTests.swift.
 
   browse.py login URL USERNAME PASSWORD STOP_PREFIX   open URL, fill the MVPD's form, sign in
   browse.py follow URL STOP_PREFIX                    open URL and let its redirects run
+  browse.py activate URL CODE USERNAME PASSWORD       on a second screen: open the activation page,
+                                                      enter CODE, then sign in on the MVPD's form
 
 Waits until the browser's URL starts with STOP_PREFIX or the page shows #message, then prints
 one JSON object: {"url": ..., "title": ..., "message": ... or null}. Exit status 0 when it
@@ -44,6 +46,17 @@ def main(argv):
         if argv[1] == "login" and len(argv) == 6:
             _, _, url, username, password, stop = argv
             driver.get(url)
+            WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.ID, "username"))
+            driver.find_element(By.ID, "username").send_keys(username)
+            driver.find_element(By.ID, "password").send_keys(password)
+            driver.find_element(By.ID, "sign-in").click()
+        elif argv[1] == "activate" and len(argv) == 6:
+            _, _, url, code, username, password = argv
+            stop = "about:never"
+            driver.get(url)
+            WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.ID, "code"))
+            driver.find_element(By.ID, "code").send_keys(code)
+            driver.find_element(By.ID, "activate").click()
             WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.ID, "username"))
             driver.find_element(By.ID, "username").send_keys(username)
             driver.find_element(By.ID, "password").send_keys(password)

@@ -102,11 +102,13 @@ struct BrowserLoginTests {
         let catcher: RedirectCatcher
         let session: SimulatedSession
 
-        init() throws {
+        init(secondScreen: Bool = false) throws {
             catcher = try RedirectCatcher()
             server = try SimulatorServer(clock: clock, throttles: false)
+            var settings = EngineSettings(redirectURL: catcher.url + "/done")
+            if secondScreen { settings.secondScreen = SecondScreen() }
             session = SimulatedSession(
-                settings: EngineSettings(redirectURL: catcher.url + "/done"), clock: clock, simulator: server.simulator,
+                settings: settings, clock: clock, simulator: server.simulator,
                 backend: V2Client(
                     transport: URLSessionV2Transport(baseURL: server.url), softwareStatement: SimulatedClientRegistrar.softwareStatement,
                     baseURL: server.url, clock: clock))
@@ -183,6 +185,25 @@ struct BrowserLoginTests {
         #expect(rig.catcher.urls.isEmpty, "nothing reached the app")
         #expect(await rig.callbacks() == [], "the engine saw nothing")
         #expect(String(describing: await rig.session.enabler.machineSnapshot) == before, "and nothing changed in it")
+        await rig.stop()
+    }
+
+    @Test func aTVShowsACodeAndASecondScreenSignsInOnTheActivationPage() async throws {
+        let rig = try Rig(secondScreen: true)
+        await rig.session.enabler.setRequestor("sim-requestor")
+        #expect(await rig.callbacks() == [.setRequestorComplete(success: true)])
+        await rig.session.enabler.getAuthentication()
+        await rig.session.enabler.setSelectedProvider("acme-cable")
+        let shown = await rig.callbacks().compactMap { callback -> String? in
+            if case .status(let report) = callback, report.code == "REGCODE" { report.message } else { nil }
+        }
+        let code = try #require(shown.first, "the TV shows a registration code")
+        let activation = rig.server.url + "/activate"
+        let signedIn = try await Browser.run(["activate", activation, code, "alice", "wonderland"])
+        #expect(signedIn.message == "Return to your TV.", "the phone's browser ends on the signed-in page: \(signedIn)")
+        // The TV polls on its (manual) clock; the next poll finds the profile.
+        await rig.clock.advance(by: SecondScreen().pollInterval)
+        #expect(await rig.callbacks().last == .setAuthenticationStatus(status: 1, errorCode: ""))
         await rig.stop()
     }
 }

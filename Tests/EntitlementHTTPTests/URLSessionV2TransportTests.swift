@@ -1,0 +1,99 @@
+import EntitlementEngine
+import EntitlementHTTP
+import EntitlementHTTPServer
+import EntitlementSimulator
+import EntitlementSimulatorServer
+import Synchronization
+import Testing
+
+/// The transport itself: the decoration hook, cancellation, and logs without secrets.
+@Suite("URLSession transport")
+struct URLSessionV2TransportTests {
+    /// Every request a server received.
+    final class Captured: Sendable {
+        private let requests = Mutex<[HTTPRequest]>([])
+        func add(_ request: HTTPRequest) { requests.withLock { $0.append(request) } }
+        var all: [HTTPRequest] { requests.withLock { $0 } }
+    }
+
+    @Test func theDecorationHookSeesEveryRequestLastAndMayAddOrChangeHeaders() async throws {
+        let captured = Captured()
+        let server = try HTTPServer { request in
+            captured.add(request)
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
+        }
+        let seen = Mutex<[String]>([])
+        let transport = URLSessionV2Transport(baseURL: server.url) { request in
+            seen.withLock { $0.append(request.operation) }
+            request.headers["X-Gateway-Key"] = "gateway-1"
+            request.headers["Accept"] = "application/json;charset=utf-8"
+        }
+        let answer = try await transport.send(
+            .configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: "b", deviceID: "tv"))
+        #expect(answer.status == 200)
+        #expect(answer.body == .object([:]))
+        let request = try #require(captured.all.first)
+        #expect(request.headers["X-Gateway-Key"] == "gateway-1")
+        #expect(request.headers["Accept"] == "application/json;charset=utf-8")
+        #expect(request.headers["Authorization"] == "Bearer b", "the documented headers are there before the hook runs")
+        #expect(seen.withLock { $0 } == ["configuration"])
+        await server.shutdown()
+    }
+
+    @Test func cancellingTheCallingTaskCancelsTheRequest() async throws {
+        let server = try HTTPServer(limits: HTTPServerLimits(shutdownGrace: .milliseconds(100))) { _ in
+            try? await Task.sleep(for: .seconds(120))
+            return .text(200, "late")
+        }
+        let transport = URLSessionV2Transport(baseURL: server.url, timeout: .seconds(60))
+        let started = ContinuousClock.now
+        let sending = Task { () async throws(BackendError) -> V2Response in
+            try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext())
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        sending.cancel()
+        let result = await sending.result
+        #expect(ContinuousClock.now - started < .seconds(30), "not the 60 s timeout")
+        guard case .failure(let error) = result else {
+            Issue.record("the request went on: \(result)")
+            return
+        }
+        #expect(error as? BackendError == .network("cancelled"))
+        await server.shutdown()
+    }
+
+    @Test func itsLogLinesNeverHoldABearerTokenACodeOrAMediaToken() async throws {
+        let clock = ManualClock()
+        let simulator = Simulator(clock: clock, seed: 101)
+        let service = SimulatedV2Service(simulator: simulator, throttles: false)
+        let server = try SimulatorServer(listener: try HTTPListener(), service: service)
+        let lines = Mutex<[String]>([])
+        let session = SimulatedSession(
+            clock: clock, simulator: simulator,
+            backend: V2Client(
+                transport: URLSessionV2Transport(baseURL: server.url, log: { line in lines.withLock { $0.append(line) } }),
+                softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock))
+        await session.enabler.setRequestor("sim-requestor")
+        await session.enabler.getAuthentication()
+        await session.enabler.setSelectedProvider("acme-cable")
+        await session.enabler.whenIdle()
+        _ = await session.logIn(as: "alice", password: "wonderland")
+        await session.enabler.getAuthorization("news-channel")
+        await session.enabler.whenIdle()
+        let logged = lines.withLock { $0 }
+        let mediaTokens = session.ledger.take().compactMap { callback -> String? in
+            if case .setToken(let token, _) = callback { token } else { nil }
+        }
+        #expect(mediaTokens.count == 1)
+        #expect(logged.contains { $0.hasPrefix("⇢ GET /api/v2/sim-requestor/profiles/code/") }, "\(logged)")
+        let secrets = await simulator.issuedSecrets + mediaTokens
+        #expect(!secrets.isEmpty)
+        for line in logged {
+            for secret in secrets where secret.count >= 6 {
+                #expect(!line.contains(secret), "a secret in the log: \(line)")
+            }
+            #expect(!line.contains("access.") && !line.contains("secret."), "a credential in the log: \(line)")
+        }
+        await server.shutdown()
+    }
+}
