@@ -101,6 +101,7 @@ enum Command: Equatable {
     static func parse(_ arguments: [String]) -> Result<Command, UsageError> {
         guard let first = arguments.first else { return .failure(UsageError(message: "entitle: no command given")) }
         let rest = arguments.dropFirst()
+        if rest.contains("--help") || rest.contains("-h") { return .success(.help) }
         switch first {
         case "demo":
             guard rest.isEmpty else { return .failure(UsageError(message: "entitle demo: unexpected '\(rest.first!)'")) }
