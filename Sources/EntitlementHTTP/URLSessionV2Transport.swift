@@ -17,7 +17,9 @@ import EntitlementEngine
 /// request last and may change its headers.
 ///
 /// Answers: every HTTP status is a `V2Response`; a body is JSON only when its `Content-Type` says
-/// so and it parses (else `bodyProblem` says why). No HTTP answer at all is a thrown
+/// so and it parses (else `bodyProblem` says why); a body over ``bodyLimit`` is not read past the
+/// limit; a redirect is not followed (V2 sends none; following one could carry the bearer token
+/// elsewhere) and is read as its status. No HTTP answer at all is a thrown
 /// `BackendError`: `.timeout` after ``timeout``, `.network` for a refused, reset or failed
 /// connection — described without the URL, which may hold a session code. A cancelled task
 /// cancels its request. Its ``V2Pacing`` keeps each device under V2's throttle.
@@ -30,12 +32,15 @@ public final class URLSessionV2Transport: V2Transport {
     public let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
     /// One line per exchange (`POST /api/v2/sp/sessions → 201 in 12 ms`), secrets shortened.
     public let log: (@Sendable (String) -> Void)?
+    /// The largest answer body read (a bigger one is an unreadable answer, not a memory hazard).
+    public let bodyLimit: Int
     private let session: URLSession
+    private let exchanges: Exchanges
     private let pacer: V2Pacer
 
     /// A transport to `baseURL`.
     public init(
-        baseURL: String, timeout: Duration = .seconds(30), pacing: V2Pacing = .adobe,
+        baseURL: String, timeout: Duration = .seconds(30), pacing: V2Pacing = .adobe, bodyLimit: Int = 1024 * 1024,
         decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)? = nil, log: (@Sendable (String) -> Void)? = nil
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -43,13 +48,15 @@ public final class URLSessionV2Transport: V2Transport {
         self.decorate = decorate
         self.log = log
         self.pacer = V2Pacer(pacing: pacing)
+        self.bodyLimit = max(bodyLimit, 1)
+        self.exchanges = Exchanges(bodyLimit: max(bodyLimit, 1))
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = Self.seconds(timeout)
         configuration.httpCookieAcceptPolicy = .never
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
         configuration.httpMaximumConnectionsPerHost = 16
-        self.session = URLSession(configuration: configuration)
+        self.session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -72,8 +79,7 @@ public final class URLSessionV2Transport: V2Transport {
         let started = ContinuousClock.now
         let answer: V2Response
         do {
-            let (data, response) = try await exchange(urlRequest)
-            answer = Self.read(data, response)
+            answer = try await exchange(urlRequest)
         } catch {
             log?("⇢ \(outgoing.method) \(Redactor.redact(request.target)) ✗ \(error.summary)")
             throw error
@@ -108,19 +114,12 @@ public final class URLSessionV2Transport: V2Transport {
     // MARK: - Exchanging
 
     /// One exchange, cancelled with the calling task.
-    private func exchange(_ request: URLRequest) async throws(BackendError) -> (Data, HTTPURLResponse) {
+    private func exchange(_ request: URLRequest) async throws(BackendError) -> V2Response {
         let box = TaskBox()
-        let result: Result<(Data, HTTPURLResponse), BackendError> = await withTaskCancellationHandler {
+        let result: Result<V2Response, BackendError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        continuation.resume(returning: .failure(Self.failure(error)))
-                    } else if let response = response as? HTTPURLResponse {
-                        continuation.resume(returning: .success((data ?? Data(), response)))
-                    } else {
-                        continuation.resume(returning: .failure(.network("no HTTP answer")))
-                    }
-                }
+                let task = session.dataTask(with: request)
+                exchanges.start(task, continuation)
                 box.set(task)
                 task.resume()
             }
@@ -187,5 +186,82 @@ private final class TaskBox: @unchecked Sendable {
         let task = self.task
         lock.unlock()
         task?.cancel()
+    }
+}
+
+/// The session's delegate: each exchange's bytes, bounded, and its one answer.
+private final class Exchanges: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    typealias Answer = CheckedContinuation<Result<V2Response, BackendError>, Never>
+
+    private struct Exchange {
+        let answer: Answer
+        var data = Data()
+        var tooLarge = false
+    }
+
+    private let lock = NSLock()
+    private var running: [Int: Exchange] = [:]
+    private let bodyLimit: Int
+
+    init(bodyLimit: Int) { self.bodyLimit = bodyLimit }
+
+    func start(_ task: URLSessionTask, _ answer: Answer) {
+        lock.lock()
+        running[task.taskIdentifier] = Exchange(answer: answer)
+        lock.unlock()
+    }
+
+    private func update(_ task: URLSessionTask, _ change: (inout Exchange) -> Void) {
+        lock.lock()
+        if var exchange = running[task.taskIdentifier] {
+            change(&exchange)
+            running[task.taskIdentifier] = exchange
+        }
+        lock.unlock()
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) { completionHandler(nil) }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        let tooLarge = response.expectedContentLength > Int64(bodyLimit)
+        if tooLarge { update(dataTask) { $0.tooLarge = true } }
+        completionHandler(tooLarge ? .cancel : .allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        var overflow = false
+        update(dataTask) { exchange in
+            if exchange.data.count + data.count > bodyLimit {
+                exchange.tooLarge = true
+                overflow = true
+            } else {
+                exchange.data.append(data)
+            }
+        }
+        if overflow { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        lock.lock()
+        let finished = running.removeValue(forKey: task.taskIdentifier)
+        lock.unlock()
+        guard let finished else { return }
+        let response = task.response as? HTTPURLResponse
+        if finished.tooLarge, let response {
+            finished.answer.resume(
+                returning: .success(V2Response(status: response.statusCode, body: nil, bodyProblem: "the body is larger than \(bodyLimit) bytes")))
+        } else if let error {
+            finished.answer.resume(returning: .failure(URLSessionV2Transport.failure(error)))
+        } else if let response {
+            finished.answer.resume(returning: .success(URLSessionV2Transport.read(finished.data, response)))
+        } else {
+            finished.answer.resume(returning: .failure(.network("no HTTP answer")))
+        }
     }
 }

@@ -40,6 +40,31 @@ struct URLSessionV2TransportTests {
         await server.shutdown()
     }
 
+    @Test func aBodyOverTheLimitIsNotReadAndARedirectIsNotFollowed() async throws {
+        let elsewhere = Captured()
+        let other = try HTTPServer { request in
+            elsewhere.add(request)
+            return .text(200, "should not be reached")
+        }
+        let server = try HTTPServer { request in
+            if request.path.hasSuffix("/configuration") {
+                let huge = "{\"x\":\"" + String(repeating: "a", count: 2 * 1024 * 1024) + "\"}"
+                return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(huge.utf8))
+            }
+            return .redirect(other.url + "/steal")
+        }
+        let transport = URLSessionV2Transport(baseURL: server.url)
+        let big = try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext(bearer: "b"))
+        #expect(big.status == 200)
+        #expect(big.body == nil)
+        #expect(big.bodyProblem == "the body is larger than 1048576 bytes")
+        let moved = try await transport.send(.profiles(serviceProvider: "sp"), context: V2RequestContext(bearer: "b", deviceID: "tv"))
+        #expect(moved.status == 302)
+        #expect(elsewhere.all.isEmpty, "the bearer token never went to the redirect's target")
+        await server.shutdown()
+        await other.shutdown()
+    }
+
     @Test func cancellingTheCallingTaskCancelsTheRequest() async throws {
         let server = try HTTPServer(limits: HTTPServerLimits(shutdownGrace: .milliseconds(100))) { _ in
             try? await Task.sleep(for: .seconds(120))
