@@ -323,15 +323,13 @@ extension EntitlementMachine {
         }
         if settings.secondScreen != nil {
             let notice = StatusReport(code: "REG500", level: .error, message: sentence("No registration code: \(failure)"))
-            return [.emit(.status(notice), answering: [])]
-                + endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("No registration code: \(failure)"),
-                    notice: true, condition: result.isSuccess ? .malformedAnswer : .failed)
+            return endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("No registration code: \(failure)"),
+                    notice: notice, condition: result.isSuccess ? .malformedAnswer : .failed)
         }
         let what = mvpd.isTempPass ? "The TempPass request" : "The login session"
         let notice = StatusReport(code: "LOGIN_FAILED", level: .error, message: sentence("\(what) failed: \(failure)"))
-        return [.emit(.status(notice), answering: [])]
-            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("The login failed: \(failure)"),
-                notice: true, condition: result.isSuccess ? .malformedAnswer : .failed)
+        return endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("The login failed: \(failure)"),
+                notice: notice, condition: result.isSuccess ? .malformedAnswer : .failed)
     }
 
     /// When a session's code stops being usable, on this engine's clock: the session's own window
@@ -357,8 +355,7 @@ extension EntitlementMachine {
         case (.registrationExpiry(let flowID), .awaitingSecondScreen(let flow, _, _)) where flow.id == flowID:
             let notice = StatusReport(
                 code: "REGCODE_EXPIRED", level: .warning, message: "The registration code expired before it was used.")
-            return [.emit(.status(notice), answering: [])]
-                + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: true,
+            return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: notice,
                     condition: .codeExpired)
         case (.profileRead(let flowID), .readingProfile(let flow, nil, let attempt)) where flow.id == flowID:
             guard case .configured(let configuration) = configuration, let code = flow.code else { return [] }
@@ -371,7 +368,7 @@ extension EntitlementMachine {
             let notice = StatusReport(
                 code: "LOGOUT_TIMED_OUT", level: .warning,
                 message: "The logout redirect did not come back in time; local tokens were already cleared.")
-            return [.emit(.status(notice), answering: [])] + finishLogout(flow, alsoAnswering: [], notice: true)
+            return finishLogout(flow, alsoAnswering: [], notice: notice)
         default:
             return [.log(.lateTimerIgnored(timer))]
         }
@@ -382,8 +379,7 @@ extension EntitlementMachine {
         expiredFlowState = flow.secrets?.state
         let notice = StatusReport(
             code: "LOGIN_EXPIRED", level: .warning, message: "The login expired before the provider redirected back.")
-        return [.emit(.status(notice), answering: [])]
-            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The login expired.", notice: true,
+        return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The login expired.", notice: notice,
                 condition: condition)
     }
 
@@ -440,19 +436,19 @@ extension EntitlementMachine {
             flow.mvpd?.isTempPass == true
             ? "The TempPass request" : flow.secrets == nil ? "The platform sign-in" : "Reading the login's profile"
         let notice = StatusReport(code: "LOGIN_FAILED", level: .error, message: sentence("\(what) failed: \(failure)"))
-        return [.emit(.status(notice), answering: [])]
-            + endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("The login failed: \(failure)"),
-                notice: true, condition: condition)
+        return endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("The login failed: \(failure)"),
+                notice: notice, condition: condition)
     }
 
     /// Ends a login without authentication: one `setAuthenticationStatus(0, code)` for all its
-    /// waiters, then a `tokenRequestFailed` for every authorization that waited for it.
+    /// waiters, then a `tokenRequestFailed` for every authorization that waited for it (with
+    /// `waitingAuthorizationsCode`: "not authenticated" unless the reason is not the user's).
     mutating func endLogin(
-        _ flow: LoginFlow, code: String, reason: String, alsoAnswering: [CallID] = [], notice: Bool = false,
-        persists: Bool = false, condition: TransitionGuard? = nil
+        _ flow: LoginFlow, code: String, reason: String, alsoAnswering: [CallID] = [], notice: StatusReport? = nil,
+        persists: Bool = false, condition: TransitionGuard? = nil, waitingAuthorizationsCode: String = ErrorCode.userNotAuthenticated
     ) -> [Action] {
         var actions: [Action] = []
-        var rowActions: [TransitionAction] = notice ? [.status] : []
+        var rowActions: [TransitionAction] = []
         if case .awaitingRedirect = authentication {
             actions.append(.cancelTimer(.redirectDeadline(flow.id)))
             rowActions.append(.cancelTimer)
@@ -472,6 +468,11 @@ extension EntitlementMachine {
             ]
             rowActions.append(.dismissTvProviderDialog)
         }
+        // What ended the login comes after the engine has closed what it opened, just before the status.
+        if let notice {
+            actions.append(.emit(.status(notice), answering: []))
+            rowActions.append(.status)
+        }
         if persists { rowActions.append(.persist) }
         rowActions.append(.setAuthenticationStatus)
         moveAuthentication(to: .unauthenticated, condition, rowActions)
@@ -480,8 +481,7 @@ extension EntitlementMachine {
         authorizations.removeAll { $0.phase == .waitingForAuthentication }
         for request in waiting {
             recordAuthorization(from: .waitingForAuthentication, to: .idle, nil, .tokenRequestFailed)
-            actions += authorizationFailed(
-                request.resource, ErrorCode.userNotAuthenticated, reason, answering: request.waiters)
+            actions += authorizationFailed(request.resource, waitingAuthorizationsCode, reason, answering: request.waiters)
         }
         return actions
     }
@@ -654,18 +654,23 @@ extension EntitlementMachine {
         let notice = StatusReport(
             code: "LOGOUT_FAILED", level: .warning,
             message: "The service could not log out (\(why)); local tokens were already cleared.")
-        return [.emit(.status(notice), answering: [])] + finishLogout(flow, alsoAnswering: [], notice: true, condition: condition)
+        return finishLogout(flow, alsoAnswering: [], notice: notice, condition: condition)
     }
 
-    /// Completes a logout: `setAuthenticationStatus(0, USER_NOT_AUTHENTICATED_ERROR)` for all its waiters.
+    /// Completes a logout: `setAuthenticationStatus(0, USER_NOT_AUTHENTICATED_ERROR)` for all its
+    /// waiters, after `notice` (why it ended without the provider) when there is one.
     mutating func finishLogout(
-        _ flow: LogoutFlow, alsoAnswering: [CallID], notice: Bool = false, condition: TransitionGuard? = nil
+        _ flow: LogoutFlow, alsoAnswering: [CallID], notice: StatusReport? = nil, condition: TransitionGuard? = nil
     ) -> [Action] {
         var actions: [Action] = []
-        var rowActions: [TransitionAction] = notice ? [.status] : []
+        var rowActions: [TransitionAction] = []
         if case .loggingOut = authentication {
             actions.append(.cancelTimer(.redirectDeadline(flow.id)))
             rowActions.append(.cancelTimer)
+        }
+        if let notice {
+            actions.append(.emit(.status(notice), answering: []))
+            rowActions.append(.status)
         }
         rowActions.append(.setAuthenticationStatus)
         moveAuthentication(to: .unauthenticated, condition, rowActions)

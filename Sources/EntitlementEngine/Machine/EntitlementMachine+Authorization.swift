@@ -82,8 +82,7 @@ extension EntitlementMachine {
             recordAuthorization(from: request.kind, to: .idle, .malformedAnswer, .tokenRequestFailed)
             return authorizationFailed(
                 request.resource, ErrorCode.genericAuthorization,
-                "malformed backend response: the answer has no decision for the resource", answering: request.waiters,
-                token: token)
+                "malformed backend response: the answer has no decision for the resource", answering: request.waiters)
         }
         if decision.authorized {
             // The media token's window is the service's clock: the player's verifier judges it, not this device.
@@ -91,8 +90,7 @@ extension EntitlementMachine {
                 recordAuthorization(from: request.kind, to: .idle, .malformedAnswer, .tokenRequestFailed)
                 return authorizationFailed(
                     request.resource, ErrorCode.genericAuthorization,
-                    "malformed backend response: the decision has no valid media token", answering: request.waiters,
-                    token: token)
+                    "malformed backend response: the decision has no valid media token", answering: request.waiters)
             }
             // The decision's window, for TTL_AUTHZ only; it never outlives its authentication.
             authorizationExpiries[request.resource] = min(decision.notAfter ?? media.notAfter, token.expires)
@@ -120,25 +118,24 @@ extension EntitlementMachine {
             dropAuthentication()
             return authorizationFailed(
                     request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)",
-                    answering: request.waiters, token: token)
+                    answering: request.waiters)
         case .denied(_, let message):
             // Adobe's SDK reports Z100 with the MVPD's words beside tokenRequestFailed.
             recordAuthorization(from: request.kind, to: .idle, .denied, .status, .tokenRequestFailed)
             authorizationExpiries[request.resource] = nil
             return [.emit(.status(StatusReport(code: "Z100", level: .error, message: message)), answering: [])]
                 + authorizationFailed(
-                    request.resource, ErrorCode.userNotAuthorized, message, answering: request.waiters, token: token)
+                    request.resource, ErrorCode.userNotAuthorized, message, answering: request.waiters)
         case .throttled:
             // … and Z100 when the service throttles the authorization.
             recordAuthorization(from: request.kind, to: .idle, .throttled, .status, .tokenRequestFailed)
             return [.emit(.status(StatusReport(code: "Z100", level: .error, message: sentence(error.summary))), answering: [])]
                 + authorizationFailed(
-                    request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters, token: token)
+                    request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters)
         case .network, .timeout, .httpStatus, .retryable, .malformedResponse:
             recordAuthorization(from: request.kind, to: .idle, .failed, .tokenRequestFailed)
             return authorizationFailed(
-                request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters,
-                token: token)
+                request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters)
         }
     }
 

@@ -43,9 +43,9 @@ extension EntitlementMachine {
             return fallBack("N004", Self.unsupportedProviderMessage, .unsupportedProvider)
         case .cancelled:
             let notice = StatusReport(code: "N005", level: .info, message: "The user cancelled the platform picker.")
-            return [.emit(.status(notice), answering: [])]
-                + endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the platform picker.",
-                    notice: true, condition: .cancelled)
+            return endLogin(
+                flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the platform picker.", notice: notice,
+                condition: .cancelled)
         }
     }
 }

@@ -51,9 +51,8 @@ extension EntitlementMachine {
             if !description.isEmpty { message += ": " + description }
             if !message.hasSuffix(".") { message += "." }
             let notice = StatusReport(code: "REDIRECT_PROVIDER_ERROR", level: .error, message: message)
-            return [.emit(.status(notice), answering: [])]
-                + endLogin(flow, code: ErrorCode.genericAuthentication,
-                    reason: "The MVPD refused the login (\(error.prefix(64))).", alsoAnswering: [id], notice: true,
+            return endLogin(flow, code: ErrorCode.genericAuthentication,
+                    reason: "The MVPD refused the login (\(error.prefix(64))).", alsoAnswering: [id], notice: notice,
                     condition: .providerError)
         }
         var accepted = flow

@@ -20,9 +20,8 @@ extension EntitlementMachine {
         let expires = min(sessionEnd(session) ?? shown, shown)
         guard expires > now else {
             let notice = StatusReport(code: "REG500", level: .error, message: "No registration code: the code expired at once.")
-            return [.emit(.status(notice), answering: [])]
-                + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "No registration code: the code expired at once.",
-                    notice: true, condition: .malformedAnswer)
+            return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "No registration code: the code expired at once.",
+                    notice: notice, condition: .malformedAnswer)
         }
         let registration = RegistrationCode(code: code, expires: expires)
         moveAuthentication(to: .awaitingSecondScreen(waiting, registration, poll: nil), .codeIssued, .status, .startTimer)
@@ -72,8 +71,7 @@ extension EntitlementMachine {
         case .failure(let error) where Self.refusesTheCode(error):
             let notice = StatusReport(
                 code: "REGCODE_EXPIRED", level: .warning, message: sentence("The service no longer knows the registration code (\(error.summary))"))
-            return [.emit(.status(notice), answering: [])]
-                + endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: true,
+            return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: notice,
                     condition: .codeExpired)
         default:
             moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .failed, .startTimer)

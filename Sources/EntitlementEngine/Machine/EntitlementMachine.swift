@@ -702,19 +702,20 @@ public struct EntitlementMachine: Sendable {
     func authorizationTracking(
         success: Bool, token: AuthenticationToken?, cached: Bool, error: String, details: String
     ) -> Action {
+        // The MVPD, the user's GUID and "cached" are sent only on success (Adobe's tracking events).
+        let known = success ? token : nil
         let data = [
-            success ? "true" : "false", token?.mvpdID ?? "", trackingGUID(token), cached ? "true" : "false", error,
-            details, settings.deviceType, settings.clientType, settings.operatingSystem,
+            success ? "true" : "false", known?.mvpdID ?? "", trackingGUID(known), success && cached ? "true" : "false",
+            error, details, settings.deviceType, settings.clientType, settings.operatingSystem,
         ]
         return .emit(.sendTrackingData(.authorizationDetection, data), answering: [])
     }
 
     /// Tracking data followed by one `tokenRequestFailed` per waiting call.
-    func authorizationFailed(
-        _ resource: String, _ code: String, _ description: String, answering waiters: [CallID],
-        token: AuthenticationToken? = nil
-    ) -> [Action] {
-        [authorizationTracking(success: false, token: token, cached: false, error: code, details: description)]
+    func authorizationFailed(_ resource: String, _ code: String, _ description: String, answering waiters: [CallID])
+        -> [Action]
+    {
+        [authorizationTracking(success: false, token: nil, cached: false, error: code, details: description)]
             + waiters.map {
                 .emit(.tokenRequestFailed(resource: resource, errorCode: code, errorDescription: description), answering: [$0])
             }
@@ -726,7 +727,10 @@ public struct EntitlementMachine: Sendable {
     mutating func abandonEverything(because reason: String, saving current: RequestorConfiguration) -> [Action] {
         var actions: [Action] = []
         if let flow = currentLoginFlow {
-            actions += endLogin(flow, code: ErrorCode.genericAuthentication, reason: reason)
+            // Authorizations waiting for that login end like every other authorization the
+            // reconfiguration ends: "not authenticated" would start a login under the old requestor.
+            actions += endLogin(
+                flow, code: ErrorCode.genericAuthentication, reason: reason, waitingAuthorizationsCode: ErrorCode.genericAuthorization)
         } else if let logout = currentLogoutFlow {
             actions += finishLogout(logout, alsoAnswering: [])
         }
