@@ -1,4 +1,5 @@
-/// A script the parser refuses: file, line and column, and why.
+/// A script the parser refuses: file, line and column, and why — the first problem, with every
+/// later one in ``following`` (a script is reported whole, not one error per run).
 public struct ScenarioParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A reason with the column it points at.
     enum Reason: Error, Sendable, Hashable {
@@ -13,6 +14,13 @@ public struct ScenarioParseError: Error, Sendable, Hashable, CustomStringConvert
     public var column: Int
     /// What is wrong.
     public var message: String
+    /// The problems on later lines, in order (at most ``ScenarioParseError/reportLimit`` in all).
+    public var following: [ScenarioParseError] = []
+    /// Problems beyond the report limit, counted but not kept.
+    public var omitted = 0
+
+    /// How many problems one error keeps (a binary file is not worth a million lines).
+    public static let reportLimit = 50
 
     /// Creates a parse error.
     public init(file: String, line: Int, column: Int, message: String) {
@@ -22,6 +30,13 @@ public struct ScenarioParseError: Error, Sendable, Hashable, CustomStringConvert
         self.message = message
     }
 
-    /// `file:line:column: error: message`, the form editors and CI logs understand.
-    public var description: String { "\(file):\(line):\(column): error: \(message)" }
+    /// Every problem as `file:line:column: error: message`, the form editors and CI logs
+    /// understand, one per line.
+    public var description: String {
+        ([self] + following).map { "\($0.file):\($0.line):\($0.column): error: \($0.message)" }.joined(separator: "\n")
+            + (omitted > 0 ? "\n\(file): \(omitted) more error\(omitted == 1 ? "" : "s") not shown" : "")
+    }
+
+    /// How many problems the script has.
+    public var count: Int { 1 + following.count + omitted }
 }

@@ -3,7 +3,7 @@ import EntitlementSimulator
 
 /// Parses scenario scripts. Strict: an unknown word, a missing argument, a wrong number of
 /// callback arguments, a declaration after the first step — each is refused with
-/// `file:line:column`.
+/// `file:line:column`, and every such line of a script is reported, not only the first.
 public enum ScenarioParser {
     /// Parses `text`, naming `file` in errors and reports.
     public static func parse(_ text: String, file: String) throws(ScenarioParseError) -> Scenario {
@@ -11,6 +11,8 @@ public enum ScenarioParser {
             file: file, world: .default, settings: EngineSettings(), deviceID: "device-1", ignored: [],
             allowsPendingCalls: false, steps: [])
         var sawHeader = false
+        var problems: [ScenarioParseError] = []
+        var omitted = 0
         for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = offset + 1
             let content = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
@@ -43,9 +45,19 @@ public enum ScenarioParser {
             } catch {
                 switch error {
                 case .at(let column, let message):
-                    throw ScenarioParseError(file: file, line: line, column: column, message: message)
+                    // The line is skipped and parsing goes on, so the script is reported whole.
+                    if problems.count < ScenarioParseError.reportLimit {
+                        problems.append(ScenarioParseError(file: file, line: line, column: column, message: message))
+                    } else {
+                        omitted += 1
+                    }
                 }
             }
+        }
+        if var first = problems.first {
+            first.following = Array(problems.dropFirst())
+            first.omitted = omitted
+            throw first
         }
         return scenario
     }

@@ -4,7 +4,7 @@ import Foundation
 /// `entitle chart`: prints the charts generated from the transition table, or rewrites the
 /// mermaid block of each `DIR/<region>.md` (keeping the prose around it).
 struct ChartCommand {
-    func run(format: StateChart.Format, region: TransitionRow.Region?, writeTo: String?) -> Int32 {
+    func run(format: StateChart.Format, region: TransitionRow.Region?, writeTo: String?) -> ExitStatus {
         if let folder = writeTo { return write(to: folder) }
         switch format {
         case .mermaid:
@@ -16,29 +16,32 @@ struct ChartCommand {
         case .scxml:
             print(StateChart.scxml(), terminator: "")
         }
-        return 0
+        return .success
     }
 
-    private func write(to folder: String) -> Int32 {
+    private func write(to folder: String) -> ExitStatus {
         for region in TransitionRow.Region.allCases {
             let path = folder + "/" + region.rawValue + ".md"
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                StandardError.write("entitle chart: cannot read \(path) (write its prose first)\n")
-                return 1
+            let text: String
+            do {
+                text = try CommandFile.read(path)
+            } catch {
+                StandardError.write("entitle chart: \(error) (write the chart's prose first)\n")
+                return error.status
             }
             let parts = text.components(separatedBy: "```mermaid\n")
             let body = parts.count == 2 ? parts[1] : ""
             guard parts.count == 2, let end = body.hasPrefix("```") ? body.range(of: "```") : body.range(of: "\n```")
             else {
                 StandardError.write("entitle chart: \(path) must hold exactly one ```mermaid block\n")
-                return 1
+                return .invalidInput
             }
             let updated = parts[0] + StateChart.mermaidBlock(region) + String(body[end.upperBound...])
             do {
-                try updated.write(toFile: path, atomically: true, encoding: .utf8)
+                try CommandFile.write(updated, to: path)
             } catch {
-                StandardError.write("entitle chart: cannot write \(path): \(error)\n")
-                return 1
+                StandardError.write("entitle chart: \(error)\n")
+                return error.status
             }
             print("wrote \(path)")
         }
@@ -47,9 +50,9 @@ struct ChartCommand {
 
     /// Replaces each chart block README.md (beside the charts folder) marks with
     /// `<!-- chart: REGION -->` by the generated one.
-    private func refreshReadme(next folder: String) -> Int32 {
+    private func refreshReadme(next folder: String) -> ExitStatus {
         let path = (folder.hasSuffix("/") ? String(folder.dropLast()) : folder) + "/../README.md"
-        guard var text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        guard var text = try? CommandFile.read(path) else { return .success }
         for region in TransitionRow.Region.allCases {
             let marker = "<!-- chart: \(region.rawValue) -->\n"
             guard let mark = text.range(of: marker), let open = text.range(of: "```mermaid\n", range: mark.upperBound..<text.endIndex),
@@ -59,12 +62,12 @@ struct ChartCommand {
             text.replaceSubrange(open.lowerBound..<close.upperBound, with: StateChart.mermaidBlock(region))
         }
         do {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            try CommandFile.write(text, to: path)
         } catch {
-            StandardError.write("entitle chart: cannot write \(path): \(error)\n")
-            return 1
+            StandardError.write("entitle chart: \(error)\n")
+            return error.status
         }
         print("refreshed the charts in \(path)")
-        return 0
+        return .success
     }
 }

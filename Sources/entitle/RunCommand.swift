@@ -1,42 +1,86 @@
 import EntitlementScenarios
 
-/// `entitle run [--over-http] PATH...`: runs scenario files and prints one line each, the failure
-/// reports and a summary.
+/// `entitle run [--over-http] [--junit FILE] PATH...`: runs scenario files and prints one line
+/// each, the failure reports and a summary; optionally the results as JUnit XML.
 struct RunCommand {
     /// How the engine reaches the simulator.
     var transport: ScenarioRunner.Transport = .inProcess
+    /// Where to write JUnit XML, if anywhere.
+    var junit: String?
 
-    func run(_ paths: [String]) async -> Int32 {
+    func run(_ paths: [String]) async -> ExitStatus {
         let files: [String]
         do {
             files = try ScenarioLibrary.files(at: paths)
         } catch {
             StandardError.write("entitle run: \(error)\n")
-            return 2
+            return .noInput
         }
         guard !files.isEmpty else {
             StandardError.write("entitle run: no .scenario files in \(paths.joined(separator: " "))\n")
-            return 2
+            return .noInput
         }
-        var passed = 0
-        var failures: [String] = []
+        var report = JUnitReport(suite: "entitle run")
+        var reports: [String] = []
+        var status = ExitStatus.success
         for file in files {
+            let scenario: Scenario
             do {
-                let result = await ScenarioRunner(transport: transport).run(try ScenarioLibrary.load(file))
-                if let failure = result.failure {
-                    print("FAIL  \(result.name)  (\(result.milliseconds) ms)")
-                    failures.append(failure.description)
-                } else {
-                    print("pass  \(result.name)  (\(result.milliseconds) ms)")
-                    passed += 1
-                }
+                scenario = try ScenarioParser.parse(try CommandFile.read(file), file: file)
+            } catch let problem as CommandFile.Problem {
+                print("FAIL  \(file)  (not read)")
+                reports.append(problem.description)
+                report.cases.append(.init(name: file, file: file, seconds: 0, outcome: .error(problem.description, problem.description)))
+                status = Self.worse(status, problem.status)
+                continue
             } catch {
-                print("FAIL  \(file)  (not parsed)")
-                failures.append("\(error)")
+                let count = (error as? ScenarioParseError)?.count ?? 1
+                print("FAIL  \(file)  (not parsed: \(count) error\(count == 1 ? "" : "s"))")
+                reports.append("\(error)")
+                report.cases.append(
+                    .init(name: file, file: file, seconds: 0, outcome: .error("\(count) parse error\(count == 1 ? "" : "s")", "\(error)")))
+                status = Self.worse(status, .invalidInput)
+                continue
+            }
+            let result = await ScenarioRunner(transport: transport).run(scenario)
+            let seconds = Double(result.milliseconds) / 1000
+            if let failure = result.failure {
+                print("FAIL  \(result.name)  (\(result.milliseconds) ms)")
+                reports.append(failure.description)
+                report.cases.append(
+                    .init(
+                        name: result.name, file: file, seconds: seconds,
+                        outcome: .failed("line \(failure.line): expected \(failure.expected)", failure.description)))
+                status = Self.worse(status, .failure)
+            } else {
+                print("pass  \(result.name)  (\(result.milliseconds) ms)")
+                report.cases.append(.init(name: result.name, file: file, seconds: seconds, outcome: .passed))
             }
         }
-        for failure in failures { print("\n" + failure) }
-        print("\n\(passed) passed, \(failures.count) failed")
-        return failures.isEmpty ? 0 : 1
+        for text in reports { print("\n" + text) }
+        let failed = report.cases.count - report.cases.filter { if case .passed = $0.outcome { true } else { false } }.count
+        print("\n\(report.cases.count - failed) passed, \(failed) failed")
+        if let junit {
+            do {
+                try CommandFile.write(report.xml, to: junit)
+            } catch {
+                StandardError.write("entitle run: \(error)\n")
+                return Self.worse(status, error.status)
+            }
+        }
+        return status
+    }
+
+    /// The status that says more: an unusable input outranks a failure, which outranks success.
+    static func worse(_ a: ExitStatus, _ b: ExitStatus) -> ExitStatus {
+        func rank(_ status: ExitStatus) -> Int {
+            switch status {
+            case .success: 0
+            case .failure: 1
+            case .invalidInput: 2
+            default: 3
+            }
+        }
+        return rank(b) > rank(a) ? b : a
     }
 }

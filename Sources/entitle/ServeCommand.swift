@@ -18,19 +18,22 @@ struct ServeCommand {
     let throttles: Bool
     let quiet: Bool
 
-    func run() async -> Int32 {
+    func run() async -> ExitStatus {
         var world = SimulatedWorld.default
         if let worldFile {
             do {
-                let scenario = try ScenarioLibrary.load(worldFile)
+                let scenario = try ScenarioParser.parse(try CommandFile.read(worldFile), file: worldFile)
                 guard scenario.steps.isEmpty else {
                     StandardError.write("entitle serve: \(worldFile) has steps; a world file holds declarations only\n")
-                    return 2
+                    return .invalidInput
                 }
                 world = scenario.world
+            } catch let problem as CommandFile.Problem {
+                StandardError.write("entitle serve: \(problem)\n")
+                return problem.status
             } catch {
-                StandardError.write("entitle serve: \(error)\n")
-                return 2
+                StandardError.write("\(error)\n")
+                return .invalidInput
             }
         }
         let server: SimulatorServer
@@ -40,7 +43,7 @@ struct ServeCommand {
             server = try SimulatorServer(world: world, port: port, throttles: throttles, log: log)
         } catch {
             StandardError.write("entitle serve: \(error)\n")
-            return 1
+            return .unavailable
         }
         let served = await server.simulator.world
         Self.say("Serving the simulator at \(server.url)")
@@ -54,7 +57,7 @@ struct ServeCommand {
         Self.say("\nentitle serve: \(signal == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
         await server.shutdown()
         Self.say("entitle serve: stopped")
-        return 0
+        return .success
     }
 
     /// Writes one line to standard output at once (unbuffered: a pipe or file sees each line as

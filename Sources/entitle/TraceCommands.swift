@@ -1,71 +1,106 @@
 import EntitlementEngine
 import EntitlementScenarios
-import Foundation
 
 /// `entitle record`, `entitle replay` and `entitle trace show`.
 struct TraceCommands {
-    func record(_ scenarioFile: String, to output: String) async -> Int32 {
+    func record(_ scenarioFile: String, to output: String) async -> ExitStatus {
+        let scenario: Scenario
         do {
-            let recorder = TraceRecorder(recordedWith: "entitle record \(EngineVersion.current)")
-            let result = await ScenarioRunner().run(try ScenarioLibrary.load(scenarioFile), recorder: recorder)
-            try recorder.trace.text.write(toFile: output, atomically: true, encoding: .utf8)
-            if let failure = result.failure {
-                print("recorded \(output) (\(recorder.trace.records.count) records), but the scenario failed:\n\(failure)")
-                return 1
-            }
-            print("recorded \(output) (\(recorder.trace.records.count) records)")
-            return 0
+            scenario = try ScenarioParser.parse(try CommandFile.read(scenarioFile), file: scenarioFile)
+        } catch let problem as CommandFile.Problem {
+            StandardError.write("entitle record: \(problem)\n")
+            return problem.status
+        } catch {
+            StandardError.write("\(error)\n")
+            return .invalidInput
+        }
+        let recorder = TraceRecorder(recordedWith: "entitle record \(EngineVersion.current)")
+        let result = await ScenarioRunner().run(scenario, recorder: recorder)
+        do {
+            try CommandFile.write(recorder.trace.text, to: output)
         } catch {
             StandardError.write("entitle record: \(error)\n")
-            return 2
+            return error.status
         }
+        if let failure = result.failure {
+            print("recorded \(output) (\(recorder.trace.records.count) records), but the scenario failed:\n\(failure)")
+            return .failure
+        }
+        print("recorded \(output) (\(recorder.trace.records.count) records)")
+        return .success
     }
 
-    func replay(_ files: [String]) -> Int32 {
-        var failed = 0
+    /// Replays `files`; each must replay cleanly, or with `expectDivergence` each must diverge.
+    func replay(_ files: [String], expectDivergence: Bool, junit: String?) -> ExitStatus {
+        var report = JUnitReport(suite: expectDivergence ? "entitle replay --expect-divergence" : "entitle replay")
+        var status = ExitStatus.success
+        var unexpected = 0
         for file in files {
+            let start = ContinuousClock.now
+            let trace: Trace
             do {
-                let result = TraceReplayer().replay(try load(file))
-                let note = result.machineMatches ? "" : "  (recorded by another machine definition)"
-                if let divergence = result.divergence {
-                    failed += 1
-                    print("DIVERGED  \(file)\(note)\n\(divergence)")
-                } else {
-                    print("replayed  \(file)  (\(result.recordsReplayed) records)\(note)")
-                }
+                trace = try load(file)
             } catch {
-                failed += 1
-                print("REFUSED   \(file): \(error)")
+                print("REFUSED   \(error.description)")
+                report.cases.append(.init(name: file, file: file, seconds: 0, outcome: .error("refused", error.description)))
+                status = RunCommand.worse(status, error.status)
+                unexpected += 1
+                continue
+            }
+            let result = TraceReplayer().replay(trace)
+            let elapsed = (ContinuousClock.now - start).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            let note = result.machineMatches ? "" : "  (recorded by another machine definition)"
+            switch (result.divergence, expectDivergence) {
+            case (let divergence?, false):
+                print("DIVERGED  \(file)\(note)\n\(divergence)")
+                report.cases.append(.init(name: file, file: file, seconds: seconds, outcome: .failed("diverged", "\(divergence)")))
+                status = RunCommand.worse(status, .failure)
+                unexpected += 1
+            case (let divergence?, true):
+                print("diverged as expected  \(file)\(note)\n\(divergence)")
+                report.cases.append(.init(name: file, file: file, seconds: seconds, outcome: .passed))
+            case (nil, false):
+                print("replayed  \(file)  (\(result.recordsReplayed) records)\(note)")
+                report.cases.append(.init(name: file, file: file, seconds: seconds, outcome: .passed))
+            case (nil, true):
+                print("REPLAYED  \(file)  (\(result.recordsReplayed) records), but it was expected to diverge\(note)")
+                report.cases.append(
+                    .init(name: file, file: file, seconds: seconds, outcome: .failed("replayed without divergence", "expected a divergence")))
+                status = RunCommand.worse(status, .failure)
+                unexpected += 1
             }
         }
-        print("\(files.count - failed) replayed, \(failed) failed")
-        return failed == 0 ? 0 : 1
+        print(expectDivergence
+            ? "\(files.count - unexpected) diverged as expected, \(unexpected) did not"
+            : "\(files.count - unexpected) replayed, \(unexpected) failed")
+        if let junit {
+            do {
+                try CommandFile.write(report.xml, to: junit)
+            } catch {
+                StandardError.write("entitle replay: \(error)\n")
+                return RunCommand.worse(status, error.status)
+            }
+        }
+        return status
     }
 
-    func show(_ file: String) -> Int32 {
+    func show(_ file: String) -> ExitStatus {
         do {
-            let trace = try load(file)
-            print(TraceTranscript.render(trace))
-            return 0
+            print(TraceTranscript.render(try load(file)))
+            return .success
         } catch {
-            StandardError.write("entitle trace show: \(file): \(error)\n")
-            return 1
+            StandardError.write("entitle trace show: \(error.description)\n")
+            return error.status
         }
     }
 
-    private func load(_ file: String) throws -> Trace {
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-            throw TraceCommandError.unreadable(file)
-        }
-        return try Trace.parse(text)
-    }
-}
-
-enum TraceCommandError: Error, CustomStringConvertible {
-    case unreadable(String)
-    var description: String {
-        switch self {
-        case .unreadable(let file): "cannot read \(file) as UTF-8 text"
+    private func load(_ file: String) throws(CommandFile.Problem) -> Trace {
+        let text = try CommandFile.read(file)
+        do {
+            return try Trace.parse(text)
+        } catch {
+            throw CommandFile.Problem(description: "\(file): \(error)", status: .invalidInput)
         }
     }
 }

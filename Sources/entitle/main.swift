@@ -1,44 +1,54 @@
+import EntitlementEngine
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `entitle COMMAND [ARGS]`: the EntitlementEngine command-line tool.
 let arguments = Array(CommandLine.arguments.dropFirst())
+let status: ExitStatus
 switch Command.parse(arguments) {
 case .success(.demo):
-    exit(await Demo().run())
-case .success(.run(let paths, let overHTTP)):
-    exit(await RunCommand(transport: overHTTP ? .http : .inProcess).run(paths))
+    status = await Demo().run() == 0 ? .success : .failure
+case .success(.run(let paths, let overHTTP, let junit)):
+    status = await RunCommand(transport: overHTTP ? .http : .inProcess, junit: junit).run(paths)
 case .success(.serve(let port, let world, let throttles, let quiet)):
-    exit(await ServeCommand(port: port, worldFile: world, throttles: throttles, quiet: quiet).run())
+    status = await ServeCommand(port: port, worldFile: world, throttles: throttles, quiet: quiet).run()
 case .success(.sessionStart(let folder)):
-    exit(await SessionStart.run(folder: folder))
+    status = ExitStatus(rawValue: await SessionStart.run(folder: folder)) ?? .failure
 case .success(.storageStress(let folder)):
-    exit(await StorageStress.run(folder: folder))
+    status = ExitStatus(rawValue: await StorageStress.run(folder: folder)) ?? .failure
 case .success(.benchServe(let logins, let clients)):
-    exit(await ServeBenchmark(logins: logins, clients: clients).run())
+    status = await ServeBenchmark(logins: logins, clients: clients).run() == 0 ? .success : .failure
 case .success(.bench("storage", let rounds)):
-    exit(await StorageBenchmark().run(rounds: rounds))
+    status = await StorageBenchmark().run(rounds: rounds) == 0 ? .success : .failure
 case .success(.bench(_, let rounds)):
-    exit(await JSONBenchmark().run(rounds: rounds))
+    status = await JSONBenchmark().run(rounds: rounds) == 0 ? .success : .failure
 case .success(.record(let scenario, let output)):
-    exit(await TraceCommands().record(scenario, to: output))
-case .success(.replay(let traces)):
-    exit(TraceCommands().replay(traces))
+    status = await TraceCommands().record(scenario, to: output)
+case .success(.replay(let traces, let expectDivergence, let junit)):
+    status = TraceCommands().replay(traces, expectDivergence: expectDivergence, junit: junit)
 case .success(.showTrace(let trace)):
-    exit(TraceCommands().show(trace))
+    status = TraceCommands().show(trace)
 case .success(.chart(let format, let region, let writeTo)):
-    exit(ChartCommand().run(format: format, region: region, writeTo: writeTo))
+    status = ChartCommand().run(format: format, region: region, writeTo: writeTo)
 case .success(.fuzz(let target, let count, let seed, let child)):
-    exit(await FuzzCommand.run(target: target, count: count, seed: seed, child: child))
+    status = await FuzzCommand.run(target: target, count: count, seed: seed, child: child) == 0 ? .success : .failure
 case .success(.explore(let seeds, let from, let length)):
-    exit(await ExploreCommand.run(seeds: seeds, from: from, length: length))
-case .success(.help):
-    print(Command.usage)
-    exit(0)
+    status = await ExploreCommand.run(seeds: seeds, from: from, length: length) == 0 ? .success : .failure
+case .success(.help(nil)):
+    print(CommandHelp.overview)
+    status = .success
+case .success(.help(let name?)):
+    print(CommandHelp.named(name)?.text ?? CommandHelp.overview)
+    status = .success
+case .success(.version):
+    print("entitle \(EngineVersion.current) (EntitlementEngine \(EngineVersion.current), trace format \(Trace.formatMajor).\(Trace.formatMinor))")
+    status = .success
 case .failure(let error):
-    StandardError.write(error.message + "\n\n" + Command.usage + "\n")
-    exit(2)
+    StandardError.write(error.report)
+    status = .usage
 }
+exit(status.rawValue)

@@ -47,6 +47,21 @@ struct ScenarioParserTests {
         #expect(failure.description.hasPrefix("t.scenario:\(lineNumber):\(column): error: "))
     }
 
+    @Test func everyBadLineIsReportedNotOnlyTheFirst() throws {
+        let text = "> setRequestor sim-requestor\n> fetchToken\n< setRequestorComplete success\n< setToken *\nset device d\n"
+        let problem = try #require(error(text))
+        #expect(problem.count == 3)
+        #expect(problem.description == """
+            t.scenario:2:3: error: unknown API call 'fetchToken'
+            t.scenario:4:3: error: setToken takes 2 arguments (token resource), got 1; end with '...' to skip the rest
+            t.scenario:5:1: error: declarations and settings must come before the first step
+            """)
+        let flood = String(repeating: "> nope\n", count: 80)
+        let many = try #require(error(flood))
+        #expect(many.count == 80 && many.following.count == ScenarioParseError.reportLimit - 1 && many.omitted == 30)
+        #expect(many.description.hasSuffix("t.scenario: 30 more errors not shown"))
+    }
+
     @Test func indentationCountsInColumns() throws {
         let failure = try #require(error("    > fetchToken"))
         #expect(failure.line == 1 && failure.column == 7)

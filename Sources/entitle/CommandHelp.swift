@@ -1,0 +1,149 @@
+import EntitlementEngine
+import EntitlementFuzzing
+
+/// The help of one `entitle` command: `entitle help COMMAND` and `entitle COMMAND --help` print it,
+/// `entitle help` lists every command's summary.
+struct CommandHelp {
+    /// The command's name (`run`, `bench`).
+    let name: String
+    /// Its synopsis lines, without `entitle `.
+    let synopsis: [String]
+    /// One line for the list of commands.
+    let summary: String
+    /// What it does, its options and its exit status.
+    let details: String
+
+    /// The whole help of this command.
+    var text: String {
+        "usage: " + synopsis.map { "entitle " + $0 }.joined(separator: "\n       ") + "\n\n" + details
+    }
+
+    /// The commands, in the order `entitle help` lists them.
+    static let all: [CommandHelp] = [
+        CommandHelp(
+            name: "demo", synopsis: ["demo"], summary: "run cookbook flows B to I against the embedded simulator",
+            details: """
+                Runs cookbook flows B to I (startup, login, platform SSO, second screen, authorization,
+                view media, logout) against the embedded simulator and prints the transcript, secrets
+                shortened. Exit status 0 when every flow ends as the cookbook says, 1 otherwise.
+                """),
+        CommandHelp(
+            name: "run", synopsis: ["run [--over-http] [--junit FILE] PATH..."],
+            summary: "run scenario scripts: one line each, failure reports, a summary",
+            details: """
+                Runs .scenario files (folders are searched recursively): one line per scenario, a report
+                for each failure, then "N passed, N failed".
+
+                  --over-http   the engine talks REST API V2 over HTTP to the simulator served on an
+                                ephemeral loopback port (as `entitle serve` serves it)
+                  --junit FILE  also write the results as JUnit XML for a CI system
+
+                Exit status: 0 all passed; 1 a scenario failed; 2 a script does not parse (every
+                parse error is listed); 66 a PATH does not exist or cannot be read.
+                """),
+        CommandHelp(
+            name: "serve", synopsis: ["serve [--port N] [--world FILE] [--no-throttle] [--quiet]"],
+            summary: "serve the simulator over HTTP on 127.0.0.1",
+            details: """
+                Serves the simulator on http://127.0.0.1:N: REST API V2, client registration, the MVPDs'
+                login and logout pages and the second screen's /activate page. Prints its URL and the
+                world's users, then one access-log line per request (secrets shortened). Stops cleanly
+                on Ctrl-C or SIGTERM.
+
+                  --port N       the port (default 8080; 0 picks a free one)
+                  --world FILE   scenario-language declarations (world, requestor, mvpd, user,
+                                 set session-ttl) instead of the default world
+                  --no-throttle  no REST API V2 throttling (burst 10, then 1 request/s per device)
+                  --quiet        no access log
+
+                Exit status: 0 stopped by a signal; 2 the world file does not parse; 66 it cannot be
+                read; 69 the port cannot be used.
+                """),
+        CommandHelp(
+            name: "record", synopsis: ["record SCENARIO -o TRACE"], summary: "run a scenario and write its trace",
+            details: """
+                Runs a scenario and writes its trace (JSON Lines, secrets as placeholders) to TRACE.
+                Exit status: 0 recorded; 1 recorded, but the scenario failed; 2 the script does not
+                parse; 66 it cannot be read; 73 TRACE cannot be written.
+                """),
+        CommandHelp(
+            name: "replay", synopsis: ["replay [--expect-divergence] [--junit FILE] TRACE..."],
+            summary: "replay traces against this engine",
+            details: """
+                Replays every trace against this engine; each stops at its first divergence, which is
+                printed with its step.
+
+                  --expect-divergence  every trace must diverge (the .divergent traces of a test suite);
+                                       one that replays cleanly is the failure
+                  --junit FILE         also write the results as JUnit XML for a CI system
+
+                Exit status: 0 as expected; 1 a trace diverged (or, with --expect-divergence, did not);
+                2 a trace is not a valid trace; 66 a TRACE cannot be read.
+                """),
+        CommandHelp(
+            name: "trace", synopsis: ["trace show TRACE"], summary: "print a trace as a readable transcript",
+            details: """
+                Prints a trace as a readable transcript. Exit status: 0 printed; 2 not a valid trace;
+                66 TRACE cannot be read.
+                """),
+        CommandHelp(
+            name: "chart", synopsis: ["chart [--format mermaid|dot|scxml] [--region REGION]", "chart --write DIR"],
+            summary: "print or rewrite the state charts generated from the transition table",
+            details: """
+                Prints the state charts generated from the machine's transition table: one chart per
+                region (\(TransitionRow.Region.allCases.map(\.rawValue).joined(separator: ", "))).
+                --write DIR rewrites the mermaid block of DIR/<chart>.md for every chart and refreshes
+                the charts README.md shows. Exit status: 0 done; 66 a chart file cannot be read; 73 it
+                cannot be written.
+                """),
+        CommandHelp(
+            name: "bench", synopsis: ["bench json|storage [--rounds N]", "bench serve [--logins N] [--clients C]"],
+            summary: "measure (build with -c release for numbers worth quoting)",
+            details: """
+                  json     time the canonical trace writer against JSONEncoder on the same records
+                  storage  time calls on an engine whose file store holds 2,000 authorizations: the
+                           stored version checked per input against a full read per input
+                  serve    time entitle serve's start, then N whole logins (default 1000) from C
+                           concurrent clients (default 50) against it over loopback HTTP
+
+                Build with -c release for numbers worth quoting. Exit status 0, or 1 when a run failed.
+                """),
+        CommandHelp(
+            name: "explore", synopsis: ["explore [--seeds N] [--from S] [--length L]"],
+            summary: "drive the engine through random sequences and check its invariants",
+            details: """
+                Drives the engine through N random sequences (default 1000) of L steps (default 40, at
+                most 10000) from seed S (default 1) and checks its invariants: exactly once, listed
+                transitions, nothing after the end, refusals change nothing, a fresh login works, the
+                trace replays. At the first failure it prints the seed and a shortened script and exits 1.
+                """),
+        CommandHelp(
+            name: "fuzz", synopsis: ["fuzz TARGET [--count N] [--seed S]"], summary: "run a fuzz target's long mode",
+            details: """
+                Runs N cases (default 10000) of a fuzz target from seed S (default 1) in a child process,
+                so a crash is reported too. Prints the first failing seed and its input and exits 1.
+                Targets: \(FuzzTargets.all.map(\.name).joined(separator: ", ")).
+                """),
+        CommandHelp(
+            name: "help", synopsis: ["help [COMMAND]"], summary: "print this text, or one command's help",
+            details: "Prints the list of commands, or COMMAND's usage, options and exit status."),
+    ]
+
+    /// The help of the command called `name`.
+    static func named(_ name: String) -> CommandHelp? { all.first { $0.name == name } }
+
+    /// `entitle help`: every command with its summary.
+    static var overview: String {
+        let width = all.map(\.name.count).max() ?? 0
+        let lines = all.map { "  " + $0.name + String(repeating: " ", count: width + 2 - $0.name.count) + $0.summary }
+        return """
+            usage: entitle COMMAND [ARGS]
+                   entitle --version
+
+            commands:
+            \(lines.joined(separator: "\n"))
+
+            Run 'entitle help COMMAND' (or 'entitle COMMAND --help') for a command's options and exit status.
+            """
+    }
+}

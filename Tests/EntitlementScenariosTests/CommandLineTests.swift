@@ -1,0 +1,154 @@
+import EntitlementEngine
+import Foundation
+import Testing
+
+/// `entitle` as a user meets it: help and version, usage errors on standard error with exit 64 and
+/// a "did you mean", missing inputs 66, unwritable outputs 73, invalid scripts 2, failures 1,
+/// JUnit XML, and never a Foundation error's text.
+@Suite("entitle follows command-line conventions")
+struct CommandLineTests {
+    struct Outcome {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs the built `entitle` with `arguments` from the package root, on threads of its own
+    /// (blocking reads never run on Swift concurrency's threads).
+    static func run(_ arguments: [String]) async -> Outcome {
+        await withCheckedContinuation { done in
+            Thread {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                    .appendingPathComponent("entitle")
+                process.arguments = arguments
+                process.currentDirectoryURL = root
+                let output = Pipe()
+                let errors = Pipe()
+                process.standardOutput = output
+                process.standardError = errors
+                do {
+                    try process.run()
+                } catch {
+                    done.resume(returning: Outcome(status: -1, output: "", errors: "could not start entitle"))
+                    return
+                }
+                // Standard error is drained on a thread of its own, so neither pipe can fill and stall the child.
+                let errorsRead = DispatchSemaphore(value: 0)
+                nonisolated(unsafe) var errorData = Data()
+                Thread {
+                    errorData = errors.fileHandleForReading.readDataToEndOfFile()
+                    errorsRead.signal()
+                }.start()
+                let outText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                errorsRead.wait()
+                process.waitUntilExit()
+                done.resume(returning: Outcome(status: process.terminationStatus, output: outText, errors: String(decoding: errorData, as: UTF8.self)))
+            }.start()
+        }
+    }
+
+    static func entitle(_ arguments: String...) async -> Outcome { await run(arguments) }
+
+    static func scratch(_ name: String, _ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "entitle-cli-" + UUID().uuidString + "-" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func versionIsTheEnginesOneVersion() async {
+        let outcome = await Self.entitle("--version")
+        #expect(outcome.status == 0)
+        #expect(outcome.output.hasPrefix("entitle \(EngineVersion.current) "))
+    }
+
+    @Test func helpListsEveryCommandAndEachCommandHasItsOwn() async {
+        let overview = await Self.entitle("help")
+        #expect(overview.status == 0 && overview.errors.isEmpty)
+        for command in ["demo", "run", "serve", "record", "replay", "trace", "chart", "bench", "explore", "fuzz", "help"] {
+            #expect(overview.output.contains("\n  \(command) "), "help lists \(command)")
+            let help = await Self.entitle("help", command)
+            let flag = await Self.entitle(command, "--help")
+            let short = await Self.entitle(command, "-h")
+            #expect(help.status == 0 && help.output.hasPrefix("usage: entitle \(command)"), "\(help.output)")
+            #expect(flag.output == help.output && short.output == help.output && flag.status == 0 && short.status == 0)
+        }
+    }
+
+    @Test(arguments: [
+        (["rnu", "Tests/Scenarios"], "entitle: unknown command 'rnu' (did you mean 'run'?)"),
+        (["run", "--over-htp", "x"], "entitle run: unknown option '--over-htp' (did you mean '--over-http'?)"),
+        (["serve", "--prot", "8080"], "entitle serve: unknown option '--prot' (did you mean '--port'?)"),
+        (["serve", "--port", "99999"], "entitle serve: --port takes a whole number from 0 to 65535, not '99999'"),
+        (["replay", "--expect-divergnce", "x"], "entitle replay: unknown option '--expect-divergnce' (did you mean '--expect-divergence'?)"),
+        (["help", "srve"], "entitle help: unknown command 'srve' (did you mean 'serve'?)"),
+        (["fuzz", "ulr"], "entitle fuzz: unknown target 'ulr' (did you mean 'url'?)"),
+        (["chart", "--format", "svg"], "entitle chart: unknown format 'svg'"),
+        (["record", "x.scenario"], "entitle record: give where to write the trace: -o TRACE"),
+        (["demo", "now"], "entitle demo: unexpected argument 'now'"),
+        ([], "entitle: no command given"),
+    ])
+    func usageErrorsNameTheArgumentOnStandardErrorAndExit64(arguments: [String], message: String) async {
+        let outcome = await Self.run(arguments)
+        #expect(outcome.status == 64)
+        #expect(outcome.output.isEmpty, "nothing on standard output")
+        #expect(outcome.errors.hasPrefix(message), "\(outcome.errors)")
+        #expect(outcome.errors.contains("Run 'entitle help"), "points at the help")
+        #expect(!outcome.errors.contains("commands:"), "never the whole usage text")
+    }
+
+    @Test func missingInputsExit66AndUnwritableOutputs73WithoutFoundationsText() async throws {
+        let scenario = "Tests/Scenarios/startup-queues-calls-until-configured.scenario"
+        let outcomes = [
+            (await Self.entitle("run", "/no/such.scenario"), Int32(66), "/no/such.scenario: no such file"),
+            (await Self.entitle("replay", "/no/such.jsonl"), 66, "/no/such.jsonl: no such file"),
+            (await Self.entitle("trace", "show", "/no/such.jsonl"), 66, "/no/such.jsonl: no such file"),
+            (await Self.entitle("record", "/no/such.scenario", "-o", "/tmp/x.jsonl"), 66, "/no/such.scenario: no such file"),
+            (await Self.entitle("serve", "--world", "/no/such.world"), 66, "/no/such.world: no such file"),
+            (await Self.entitle("record", scenario, "-o", "/no/such/folder/x.jsonl"), 73, "cannot write /no/such/folder/x.jsonl: no folder"),
+            (await Self.entitle("run", "--junit", "/no/such/folder/j.xml", scenario), 73, "cannot write /no/such/folder/j.xml"),
+        ]
+        for (outcome, status, text) in outcomes {
+            #expect(outcome.status == status, "\(outcome.errors)")
+            #expect((outcome.output + outcome.errors).contains(text), "\(outcome.output)\(outcome.errors)")
+            #expect(!(outcome.output + outcome.errors).contains("Error Domain"), "no NSError text")
+            #expect(!(outcome.output + outcome.errors).contains("NSCocoaErrorDomain"))
+        }
+    }
+
+    @Test func anInvalidScriptExits2WithEveryErrorAFailingOneExits1AndJUnitSaysWhich() async throws {
+        let invalid = try Self.scratch("invalid.scenario", "> setRequestor sim-requestor\n> bogus\n< nope x\n! clock advances soon\n")
+        let failing = try Self.scratch("failing.scenario", "> setRequestor sim-requestor\n< setRequestorComplete failure\n")
+        let junit = NSTemporaryDirectory() + "entitle-cli-" + UUID().uuidString + ".xml"
+        defer { for path in [invalid, failing, junit] { try? FileManager.default.removeItem(atPath: path) } }
+
+        let parseFailure = await Self.entitle("run", invalid)
+        #expect(parseFailure.status == 2)
+        #expect(parseFailure.output.contains("not parsed: 3 errors"))
+        for line in [2, 3, 4] { #expect(parseFailure.output.contains("invalid.scenario:\(line):"), "line \(line) reported") }
+
+        let runFailure = await Self.entitle("run", "--junit", junit, failing, "Tests/Scenarios/startup-queues-calls-until-configured.scenario")
+        #expect(runFailure.status == 1)
+        #expect(runFailure.output.contains("1 passed, 1 failed"))
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"entitle run\" tests=\"2\" failures=\"1\" errors=\"0\""))
+        #expect(xml.contains("<failure message=\"line 2: expected setRequestorComplete &quot;failure&quot;\">"))
+        #expect(xml.contains("name=\"startup-queues-calls-until-configured\""))
+        #expect(!xml.contains("<error"))
+    }
+
+    @Test func replayExpectsWhatItIsToldAndReadmesTraceCommandsExitZero() async throws {
+        let traces = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Tests/Traces").path)
+        let complete = traces.filter { $0.hasSuffix(".complete.jsonl") }.map { "Tests/Traces/" + $0 }.sorted()
+        let divergent = traces.filter { $0.hasSuffix(".divergent.jsonl") }.map { "Tests/Traces/" + $0 }.sorted()
+        #expect(!complete.isEmpty && !divergent.isEmpty)
+        let clean = await Self.run(["replay"] + complete)
+        let expected = await Self.run(["replay", "--expect-divergence"] + divergent)
+        let wrong = await Self.run(["replay", "--expect-divergence"] + complete)
+        #expect(clean.status == 0, "\(clean.output)")
+        #expect(expected.status == 0 && expected.output.contains("\(divergent.count) diverged as expected, 0 did not"), "\(expected.output)")
+        #expect(wrong.status == 1 && wrong.output.contains("0 diverged as expected, \(complete.count) did not"))
+    }
+}
