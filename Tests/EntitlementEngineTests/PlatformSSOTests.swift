@@ -75,8 +75,8 @@ struct PlatformSSOTests {
         let call = await session.enabler.getAuthentication()
         let ended = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
         #expect(await session.collectIgnoringTracking() == [
-            .presentTvProviderDialog(Self.picker), status("N005", "The user cancelled the platform picker."),
-            .dismissTvProviderDialog(Self.picker), ended,
+            .presentTvProviderDialog(Self.picker), .dismissTvProviderDialog(Self.picker),
+            status("N005", "The user cancelled the platform picker."), ended,
         ])
         #expect(session.ledger.answers(to: call) == [ended])
         platform.script(.signIn(username: "carol"))
