@@ -17,6 +17,9 @@ public struct Scenario: Sendable {
     public var ignored: Set<String>
     /// Whether calls may still be unanswered when the script ends (`allow pending calls`).
     public var allowsPendingCalls: Bool
+    /// Whether the engine's backend requests are part of the exhaustive check, in order between the
+    /// callbacks: true as soon as the script expects one with a `⇢` line.
+    public var checksBackendRequests = false
     /// The steps, in order.
     public var steps: [Step]
 
@@ -44,6 +47,8 @@ public struct Step: Sendable {
         case expect(Expectation)
         /// `< nothing`: no callback may be waiting.
         case expectNothing
+        /// `< any order {` … `< }`: the next callbacks match these expectations in some order.
+        case expectInAnyOrder([Expectation])
         /// `!` the world acts.
         case act(WorldAction)
     }
@@ -105,9 +110,10 @@ public indirect enum Pattern: Sendable, Hashable {
     case not(Pattern)
 }
 
-/// `<` lines: the next callback's name and arguments.
+/// `<` lines: the next callback's name and arguments; `⇢` lines: the next backend request's.
 public struct Expectation: Sendable, Hashable {
-    /// The callback name (`setToken`), or `optionsRefused` for a refused `setOptions`.
+    /// The callback name (`setToken`), `optionsRefused` for a refused `setOptions`, or `⇢` and an
+    /// operation (`⇢ authorize`) for a backend request.
     public var callback: String
     /// One pattern per argument.
     public var arguments: [Pattern]

@@ -5,6 +5,9 @@ import EntitlementSimulator
 /// callback arguments, a declaration after the first step — each is refused with
 /// `file:line:column`, and every such line of a script is reported, not only the first.
 public enum ScenarioParser {
+    /// How many steps a script may have once its `repeat` blocks are unrolled.
+    public static let stepLimit = 100_000
+
     /// Parses `text`, naming `file` in errors and reports.
     public static func parse(_ text: String, file: String) throws(ScenarioParseError) -> Scenario {
         var scenario = Scenario(
@@ -13,6 +16,14 @@ public enum ScenarioParser {
         var sawHeader = false
         var problems: [ScenarioParseError] = []
         var omitted = 0
+        var blocks = Blocks()
+        func report(_ line: Int, _ column: Int, _ message: String) {
+            if problems.count < ScenarioParseError.reportLimit {
+                problems.append(ScenarioParseError(file: file, line: line, column: column, message: message))
+            } else {
+                omitted += 1
+            }
+        }
         for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = offset + 1
             let content = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
@@ -20,22 +31,26 @@ public enum ScenarioParser {
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
             let indent = content.count - trimmed.count
             do throws(ScenarioParseError.Reason) {
-                if let sigil = trimmed.first, ">!<".contains(sigil) {
+                if let sigil = trimmed.first, ">!<⇢".contains(sigil) {
                     var cursor = TokenCursor(
                         try ScenarioLexer.tokens(trimmed.dropFirst(), startColumn: indent + 2),
                         endColumn: content.count + 1)
-                    let kind: Step.Kind
+                    var step: Step? = Step(line: line, text: String(trimmed), kind: .expectNothing)
                     switch sigil {
-                    case ">": kind = .call(try call(&cursor))
-                    case "<": kind = try expectation(&cursor)
-                    default: kind = .act(try action(&cursor, platform: scenario.platformSSO))
+                    case ">": step?.kind = .call(try call(&cursor))
+                    case "<": step = try expectationLine(&cursor, line: line, text: String(trimmed), &blocks)
+                    case "⇢":
+                        scenario.checksBackendRequests = true
+                        step?.kind = .expect(try request(&cursor))
+                    default: step?.kind = .act(try action(&cursor, platform: scenario.platformSSO))
                     }
                     try cursor.end()
-                    scenario.steps.append(Step(line: line, text: String(trimmed), kind: kind))
+                    if let step { try blocks.add(step, to: &scenario.steps, column: indent + 1) }
                 } else {
                     var cursor = TokenCursor(
                         try ScenarioLexer.tokens(trimmed, startColumn: indent + 1), endColumn: content.count + 1)
-                    guard scenario.steps.isEmpty else {
+                    if try blocks.repeatLine(&cursor, line: line, steps: &scenario.steps) { continue }
+                    guard scenario.steps.isEmpty, blocks.isEmpty else {
                         throw cursor.fail("declarations and settings must come before the first step")
                     }
                     try header(&cursor, &scenario, first: !sawHeader)
@@ -43,23 +58,54 @@ public enum ScenarioParser {
                     try cursor.end()
                 }
             } catch {
+                // The line is skipped and parsing goes on, so the script is reported whole.
                 switch error {
-                case .at(let column, let message):
-                    // The line is skipped and parsing goes on, so the script is reported whole.
-                    if problems.count < ScenarioParseError.reportLimit {
-                        problems.append(ScenarioParseError(file: file, line: line, column: column, message: message))
-                    } else {
-                        omitted += 1
-                    }
+                case .at(let column, let message): report(line, column, message)
                 }
             }
         }
-        if var first = problems.first {
-            first.following = Array(problems.dropFirst())
+        for (line, column, message) in blocks.unclosed { report(line, column, message) }
+        if var first = problems.sorted(by: { ($0.line, $0.column) < ($1.line, $1.column) }).first {
+            first.following = Array(problems.sorted(by: { ($0.line, $0.column) < ($1.line, $1.column) }).dropFirst())
             first.omitted = omitted
             throw first
         }
         return scenario
+    }
+
+    /// A `<` line: an expectation, `nothing`, or the start or end of an any-order block (whose step
+    /// is the whole block, at the line that opened it).
+    private static func expectationLine(_ cursor: inout TokenCursor, line: Int, text: String, _ blocks: inout Blocks)
+        throws(ScenarioParseError.Reason) -> Step?
+    {
+        let column = cursor.column
+        if cursor.accept("any") {
+            try cursor.expect("order {")
+            try blocks.openGroup(line: line, column: column)
+            return nil
+        }
+        if cursor.accept("}") {
+            guard let group = try blocks.closeGroup(column: column) else { return nil }
+            return Step(line: group.line, text: "< any order { … }", kind: .expectInAnyOrder(group.expectations))
+        }
+        return Step(line: line, text: text, kind: try expectation(&cursor))
+    }
+
+    /// A `⇢` line: the next backend request, by operation and arguments.
+    private static func request(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> Expectation {
+        let column = cursor.column
+        let name = try cursor.word("a backend operation")
+        guard let operation = BackendOperation(rawValue: name), let arguments = ScenarioText.requestArguments[operation] else {
+            let known = BackendOperation.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .at(column, "unknown backend operation '\(name)' (\(known))")
+        }
+        var patterns: [Pattern] = []
+        while !cursor.atEnd { patterns.append(try cursor.pattern()) }
+        guard patterns.count == arguments.count else {
+            let signature = arguments.isEmpty ? "no arguments" : arguments.joined(separator: " ")
+            throw .at(column, "⇢ \(name) takes \(arguments.count) argument\(arguments.count == 1 ? "" : "s") (\(signature)), got \(patterns.count)")
+        }
+        return Expectation(callback: ScenarioText.requestName(operation), arguments: patterns, acceptsMore: false)
     }
 
     // MARK: - Declarations, settings and directives

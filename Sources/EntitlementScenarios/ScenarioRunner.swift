@@ -112,6 +112,13 @@ private struct Run {
         if let extra = pending.first {
             return failure(at: last, "end of script", Stop(expected: "no more callbacks", actual: extra.redactedDescription))
         }
+        if !scenario.allowsPendingCalls, let held = await session.stepped?.heldRequests(), let operation = held.first {
+            return failure(
+                at: last, "end of script",
+                Stop(
+                    expected: "no backend answer still held",
+                    actual: "a \(operation.rawValue) answer is still held: `! backend releases \(operation.rawValue)`, or say `allow pending calls`"))
+        }
         let problems = session.ledger.violations().filter {
             !(scenario.allowsPendingCalls && $0.hasSuffix("got no terminal callback"))
         }
@@ -140,6 +147,8 @@ private struct Run {
             history.append("\(step.line): < \(observed.redactedDescription)")
         case .expectNothing:
             if let extra = pending.first { throw Stop(expected: "no callback", actual: extra.redactedDescription) }
+        case .expectInAnyOrder(let expectations):
+            try matchInAnyOrder(expectations, line: step.line)
         case .call(let call):
             try requireNothingPending()
             history.append("\(step.line): \(step.text)")
@@ -159,10 +168,35 @@ private struct Run {
         }
     }
 
-    /// Lets the engine settle and queues what it emitted (minus ignored callbacks).
+    /// Lets the engine settle and queues what it emitted (minus ignored callbacks; with the backend
+    /// requests in between when the script checks them).
     private mutating func absorb() async {
         await session.settle()
-        pending += session.ledger.take().filter { !scenario.ignored.contains($0.name) }.map(ObservedCallback.init)
+        let observed =
+            scenario.checksBackendRequests
+            ? session.ledger.takeEntries().map(ObservedCallback.init) : session.ledger.take().map(ObservedCallback.init)
+        pending += observed.filter { !scenario.ignored.contains($0.name) }
+    }
+
+    /// The next `expectations.count` callbacks, each matched to the first expectation of the block
+    /// still unmatched that it fits.
+    private mutating func matchInAnyOrder(_ expectations: [Expectation], line: Int) throws(Stop) {
+        var unmatched = expectations
+        while !unmatched.isEmpty {
+            let described = unmatched.map { describe($0) }.joined(separator: "; ")
+            guard !pending.isEmpty else { throw Stop(expected: "in any order: \(described)", actual: "no callback") }
+            let observed = pending.removeFirst()
+            var found: Int?
+            for (index, expectation) in unmatched.enumerated() where match(expectation, observed) {
+                found = index
+                break
+            }
+            guard let index = found else {
+                throw Stop(expected: "one of, in any order: \(described)", actual: observed.redactedDescription)
+            }
+            unmatched.remove(at: index)
+            history.append("\(line): < \(observed.redactedDescription)")
+        }
     }
 
     // MARK: - Calls
@@ -354,6 +388,17 @@ private struct Run {
         case .matches(let regex):
             guard case .text(let text) = value, let compiled = try? Regex(regex) else { return false }
             return text.contains(compiled)
+        case .capture(let name, .matches(let regex)):
+            // A regular expression with a group binds what the first group matched (the `state`
+            // inside a URL); without one, the whole value.
+            guard case .text(let text) = value, let compiled = try? Regex(regex), let found = text.firstMatch(of: compiled)
+            else { return false }
+            if found.output.count > 1, let group = found.output[1].substring {
+                captured[name] = .text(String(group))
+            } else {
+                captured[name] = value
+            }
+            return true
         case .capture(let name, let inner):
             guard match(inner, value, &captured) else { return false }
             captured[name] = value

@@ -38,4 +38,13 @@ public enum ScenarioText {
         "status": ["code", "level", "message"],
         "optionsRefused": ["[unknown keys]"],
     ]
+
+    /// Each backend operation a `⇢` line can expect, and its arguments in script order.
+    public static let requestArguments: [BackendOperation: [String]] = [
+        .configuration: [], .createSession: ["mvpd"], .profiles: [], .profile: ["mvpd"], .profileByCode: ["code"],
+        .partnerProfile: ["partner"], .authorize: ["resource"], .preauthorize: ["[resources]"], .logout: ["mvpd"],
+    ]
+
+    /// The name a `⇢` expectation and a report give a request of `operation`.
+    public static func requestName(_ operation: BackendOperation) -> String { "⇢ " + operation.rawValue }
 }

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSimulator
 
 /// A value observed at run time: an argument of a callback, or a captured `$name`.
 public indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible {
@@ -93,6 +94,27 @@ public struct ObservedCallback: Sendable, Hashable {
         case .preauthorizedResources(let resources): arguments = [list(resources)]
         case .presentTvProviderDialog(let dialog), .dismissTvProviderDialog(let dialog): arguments = [.text(dialog.id)]
         case .status(let report): arguments = [.text(report.code), .text(report.level.rawValue), .text(report.message)]
+        }
+    }
+
+    /// A backend request as a `⇢` line sees it: `⇢ authorize` and its arguments.
+    public init(_ request: BackendRequest) {
+        name = ScenarioText.requestName(request.operation)
+        switch request {
+        case .configuration, .profiles: arguments = []
+        case .createSession(_, let mvpd, _, _), .profile(_, let mvpd), .logout(_, let mvpd, _): arguments = [.text(mvpd)]
+        case .profileByCode(_, let code): arguments = [.text(code)]
+        case .partnerProfile(_, let partner, _): arguments = [.text(partner)]
+        case .authorize(_, _, let resource): arguments = [.text(resource)]
+        case .preauthorize(_, _, let resources): arguments = [.list(resources.map(ScenarioValue.text))]
+        }
+    }
+
+    /// What the ledger recorded, as a script sees it.
+    public init(_ entry: CallLedger.Entry) {
+        switch entry {
+        case .callback(let callback): self.init(callback)
+        case .backendRequest(let request): self.init(request)
         }
     }
 

@@ -123,19 +123,34 @@ struct TokenCursor {
         return words
     }
 
-    /// A duration such as `500ms`, `90s`, `10m`, `24h`, `2d`.
+    /// A duration such as `500ms`, `90s`, `10m`, `24h`, `2d`, or a compound one from the largest
+    /// unit down, each unit at most once: `59m30s`, `1h30m`, `2d12h`, `1s500ms`.
     mutating func duration() throws(ScenarioParseError.Reason) -> Duration {
         let start = column
-        let text = try word("a duration such as 90s, 10m or 24h")
-        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
-        for (unit, milliseconds) in units where text.hasSuffix(unit) {
-            if let amount = Int64(text.dropLast(unit.count)), amount >= 0 {
-                let (total, overflow) = amount.multipliedReportingOverflow(by: milliseconds)
-                guard !overflow else { throw .at(start, "'\(text)' is longer than the engine's clock can count") }
-                return .milliseconds(total)
-            }
+        let text = try word("a duration such as 90s, 10m or 59m30s")
+        let problem = ScenarioParseError.Reason.at(
+            start, "'\(text)' is not a duration (numbers with d, h, m, s or ms, largest first: 90s, 10m, 59m30s)")
+        // Longest unit names first, so "ms" is not read as "m" followed by "s".
+        let units: [(name: String, milliseconds: Int64, rank: Int)] = [
+            ("ms", 1, 0), ("d", 86_400_000, 4), ("h", 3_600_000, 3), ("m", 60_000, 2), ("s", 1000, 1),
+        ]
+        var rest = Substring(text)
+        var total: Int64 = 0
+        var lastRank = Int.max
+        while !rest.isEmpty {
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty else { throw problem }
+            guard let amount = Int64(digits) else { throw .at(start, "'\(text)' is longer than the engine's clock can count") }
+            rest = rest.dropFirst(digits.count)
+            guard let unit = units.first(where: { rest.hasPrefix($0.name) }), unit.rank < lastRank else { throw problem }
+            rest = rest.dropFirst(unit.name.count)
+            lastRank = unit.rank
+            let (part, overflow) = amount.multipliedReportingOverflow(by: unit.milliseconds)
+            let (sum, sumOverflow) = total.addingReportingOverflow(part)
+            guard !overflow, !sumOverflow else { throw .at(start, "'\(text)' is longer than the engine's clock can count") }
+            total = sum
         }
-        throw .at(start, "'\(text)' is not a duration (use ms, s, m, h or d, for example 90s)")
+        return .milliseconds(total)
     }
 
     /// A non-negative whole number.

@@ -5,14 +5,25 @@ import Synchronization
 /// call is answered by exactly one terminal callback of a kind its call allows (or by one `status`
 /// refusal), and no callback answers a call twice or a call that does not exist.
 ///
-/// It is the engine's `EngineMonitor`; tests read what arrived with ``take()`` and end with
+/// It is the engine's `EngineMonitor`; tests read what arrived with ``take()`` (or, with the
+/// backend requests between the callbacks, ``takeEntries()``) and end with
 /// ``violations(pending:)`` (leftovers fail, as in TCA's TestStore).
 public final class CallLedger: EngineMonitor {
+    /// What the engine showed the outside world, in order: a callback, or a request to the backend.
+    public enum Entry: Sendable, Hashable {
+        /// A delegate callback.
+        case callback(Callback)
+        /// A request the engine sent to its backend.
+        case backendRequest(BackendRequest)
+    }
+
     private struct State {
         var calls: [(CallID, EntitlementCall)] = []
         var answers: [CallID: [Callback]] = [:]
         var problems: [String] = []
         var callbacks: [Callback] = []
+        var entries: [Entry] = []
+        /// How many entries have been taken.
         var taken = 0
         var logs: [EngineLog] = []
         var backendRequests: [BackendOperation] = []
@@ -34,6 +45,7 @@ public final class CallLedger: EngineMonitor {
                 state.calls.append((id, call))
             case .callbackEmitted(let callback, let answering):
                 state.callbacks.append(callback)
+                state.entries.append(.callback(callback))
                 for id in answering {
                     guard let call = state.calls.first(where: { $0.0 == id })?.1 else {
                         state.problems.append("\(callback.redactedDescription) answers \(id), which was never made")
@@ -49,6 +61,7 @@ public final class CallLedger: EngineMonitor {
                 state.logs.append(log)
             case .backendRequested(_, let request):
                 state.backendRequests.append(request.operation)
+                state.entries.append(.backendRequest(request))
             case .transition(let row):
                 state.transitions.insert(row)
                 if !TransitionTable.rowSet.contains(row) {
@@ -87,11 +100,16 @@ public final class CallLedger: EngineMonitor {
     /// Every callback so far, in order.
     public var callbacks: [Callback] { state.withLock { $0.callbacks } }
 
-    /// The callbacks that arrived since the last `take`, in order.
+    /// The callbacks that arrived since the last `take` or `takeEntries`, in order.
     public func take() -> [Callback] {
+        takeEntries().compactMap { if case .callback(let callback) = $0 { callback } else { nil } }
+    }
+
+    /// The callbacks and backend requests since the last `take` or `takeEntries`, in order.
+    public func takeEntries() -> [Entry] {
         state.withLock { state in
-            defer { state.taken = state.callbacks.count }
-            return Array(state.callbacks[state.taken...])
+            defer { state.taken = state.entries.count }
+            return Array(state.entries[state.taken...])
         }
     }
 
@@ -133,10 +151,9 @@ public final class CallLedger: EngineMonitor {
                     problems.append("\(id) \(call.redactedDescription) was expected to stay pending but was answered")
                 }
             }
-            if state.taken < state.callbacks.count {
-                problems.append(
-                    "callbacks nobody checked: "
-                        + state.callbacks[state.taken...].map(\.redactedDescription).joined(separator: ", "))
+            let unchecked = state.entries[state.taken...].compactMap { if case .callback(let callback) = $0 { callback } else { nil } }
+            if !unchecked.isEmpty {
+                problems.append("callbacks nobody checked: " + unchecked.map(\.redactedDescription).joined(separator: ", "))
             }
             return problems
         }

@@ -69,6 +69,12 @@ public actor SteppedBackend: EntitlementBackend {
     /// Lets requests of `operation` be delivered again.
     public func release(_ operation: BackendOperation) { held.remove(operation) }
 
+    /// The operations whose requests are parked and held (a script that ends with one has a
+    /// result it never let arrive), in operation order.
+    public func heldRequests() -> [BackendOperation] {
+        parked.filter { held.contains($0.value.request.operation) }.sorted { $0.key < $1.key }.map(\.value.request.operation)
+    }
+
     /// How many requests of `operation` are parked.
     public func parkedCount(_ operation: BackendOperation) -> Int {
         parked.values.filter { $0.request.operation == operation }.count

@@ -20,7 +20,10 @@ struct ScenarioParserTests {
         ("< setToken *", 2, 3, "setToken takes 2 arguments (token resource), got 1; end with '...' to skip the rest"),
         ("< setToken * news extra", 2, 3, "setToken takes 2 arguments (token resource), got 3; end with '...' to skip the rest"),
         ("< setTokn * news", 2, 3, "unknown callback 'setTokn'"),
-        ("! clock advances soon", 2, 18, "'soon' is not a duration (use ms, s, m, h or d, for example 90s)"),
+        ("! clock advances soon", 2, 18, "'soon' is not a duration (numbers with d, h, m, s or ms, largest first: 90s, 10m, 59m30s)"),
+        ("! clock advances 30s59m", 2, 18, "'30s59m' is not a duration (numbers with d, h, m, s or ms, largest first: 90s, 10m, 59m30s)"),
+        ("! clock advances 1m1m", 2, 18, "'1m1m' is not a duration (numbers with d, h, m, s or ms, largest first: 90s, 10m, 59m30s)"),
+        ("! clock advances 5", 2, 18, "'5' is not a duration (numbers with d, h, m, s or ms, largest first: 90s, 10m, 59m30s)"),
         ("! clock advances 9999999999999d", 2, 18, "'9999999999999d' is longer than the engine's clock can count"),
         ("! backend fails tokenz with timeout", 2, 17, "unknown backend operation 'tokenz' (configuration, createSession, profiles, profile, profileByCode, partnerProfile, authorize, preauthorize, logout)"),
         ("! wizard waves", 2, 3, "unknown actor 'wizard' (user, web view, clock, backend, attacker, platform, second-screen)"),
@@ -36,6 +39,18 @@ struct ScenarioParserTests {
         ("world default", 2, 1, "'world' must be the first declaration"),
         ("set colour blue", 2, 5, "unknown setting 'colour'"),
         ("ignore sendTrackingDatum", 2, 8, "unknown callback 'sendTrackingDatum'"),
+        ("⇢ authorise x", 2, 3, "unknown backend operation 'authorise'"),
+        ("⇢ authorize", 2, 3, "⇢ authorize takes 1 argument (resource), got 0"),
+        ("⇢ configuration now", 2, 3, "⇢ configuration takes 0 arguments (no arguments), got 1"),
+        ("< any order {\n< selectedProvider nil", 2, 3, "'< any order {' is never closed with '< }'"),
+        ("< any order {\n> checkAuthentication\n< }", 3, 1, "an '< any order {' block holds expectations only"),
+        ("< any order {\n< any order {\n< }", 3, 3, "any-order blocks do not nest"),
+        ("< }", 2, 3, "'< }' closes nothing"),
+        ("repeat 2 {\n> checkAuthentication", 2, 1, "'repeat 2 {' is never closed with '}'"),
+        ("repeat 0 {\n}", 2, 8, "repeat takes 1 to 10000 times, not 0"),
+        ("repeat 2\n}", 2, 9, "expected '{'"),
+        ("}", 2, 1, "'}' closes nothing"),
+        ("repeat 10000 {\nrepeat 10000 {\n> checkAuthentication\n}\n}", 6, 1, "the repeat block makes more than 100000 steps"),
         ("mvpd x \"X\" turbo", 2, 12, "unknown MVPD option 'turbo' (sso, temppass, per-requestor, degraded, authn-ttl, authz-ttl, login-hops, no-logout-page)"),
     ])
     func refusesWithLineAndColumn(line: String, lineNumber: Int, column: Int, message: String) throws {
@@ -117,6 +132,19 @@ struct ScenarioParserTests {
         #expect(first.arguments == [.capture("t", .matches("^media\\.")), .equals(.text("news"))])
         #expect(third.arguments[1] == .list([.equals(.text("acme")), .any, .equals(.text("a b")), .equals(.reference("t"))]))
         #expect(fourth.acceptsMore && fourth.arguments == [.equals(.text("CODE"))])
+    }
+
+    @Test(arguments: [
+        ("59m30s", 3_570_000), ("1h30m", 5_400_000), ("2d12h", 216_000_000), ("1s500ms", 1500), ("1h1ms", 3_600_001),
+        ("500ms", 500), ("90s", 90_000),
+    ])
+    func compoundDurationsAddUp(text: String, milliseconds: Int64) throws {
+        let scenario = try ScenarioParser.parse("! clock advances \(text)\n", file: "t.scenario")
+        guard case .act(.advanceClock(let duration)) = scenario.steps.first?.kind else {
+            Issue.record("not a clock advance")
+            return
+        }
+        #expect(duration == .milliseconds(milliseconds))
     }
 
     /// The longest duration that fits runs: the clock stops at the end of time instead of trapping.

@@ -22,6 +22,41 @@ struct ScenarioRunnerTests {
         #expect(failure.description.hasPrefix("r.scenario:5: scenario failed"))
     }
 
+    static let login = "> setSelectedProvider acme-cable\n< navigateToUrl *\n! user logs in as alice with wonderland\n< setAuthenticationStatus 1 \"\"\n"
+
+    @Test func anyOrderMatchesEachCallbackOnceAndNamesWhatIsLeft() async throws {
+        let body = Self.login + "! backend fails authorize with denial not_included \"No.\"\n> getAuthorization news-channel\n"
+        let passing = try await run(body + "< any order {\n< tokenRequestFailed news-channel * *\n< status Z100 error \"No.\"\n< }\n")
+        #expect(passing.passed, "\(passing.failure?.description ?? "")")
+        let failure = try #require(
+            try await run(body + "< any order {\n< tokenRequestFailed news-channel * *\n< status Z999 error *\n< }\n").failure)
+        #expect(failure.line == 10 && failure.step == "< any order { … }")
+        #expect(failure.expected == "one of, in any order: tokenRequestFailed \"news-channel\" * *; status \"Z999\" \"error\" *")
+        #expect(failure.actual == "status \"Z100\" \"error\" \"No.\"")
+    }
+
+    @Test func backendRequestsAreCheckedOnceAScriptExpectsOne() async throws {
+        let script = "> setRequestor sim-requestor\n< setRequestorComplete success\n⇢ configuration\n"
+        let failure = try #require(await ScenarioRunner().run(try ScenarioParser.parse(script, file: "r.scenario")).failure)
+        #expect(failure.line == 2 && failure.actual == "⇢ configuration", "the request comes before the callback")
+    }
+
+    @Test func aRegexGroupCapturesPartOfAValue() async throws {
+        let body = "> setSelectedProvider acme-cable\n< navigateToUrl $code=~\"/sim-requestor/([A-Z0-9]+)$\"\n"
+        let failure = try #require(try await run(body + "> getMetadata DEVICEID\n< setMetadataStatus DEVICEID $code false\n").failure)
+        #expect(failure.expected.hasPrefix("setMetadataStatus \"DEVICEID\" $code (= \""), "\(failure.expected)")
+        #expect(!failure.expected.contains("https://"), "the group, not the URL")
+    }
+
+    @Test func anAnswerStillHeldAtTheEndIsReported() async throws {
+        let held = try #require(
+            try await run(Self.login + "! backend holds preauthorize\n> checkPreauthorizedResources [news-channel]\n").failure)
+        #expect(held.step == "end of script")
+        #expect(held.actual.hasPrefix("a preauthorize answer is still held: `! backend releases preauthorize`"), "\(held.actual)")
+        let allowing = "allow pending calls\n" + Self.header + Self.login + "! backend holds preauthorize\n> checkPreauthorizedResources [news-channel]\n"
+        #expect(await ScenarioRunner().run(try ScenarioParser.parse(allowing, file: "r.scenario")).passed, "unless the script allows it")
+    }
+
     @Test func secretsAreShortenedInReportsButCodesAndIdsAreNot() {
         #expect(ScenarioValue.text("media.Xq3v9Zt0aB7yL2kP4sD8fG1h").redactedDescription == "\"medi…\"")
         #expect(ScenarioValue.text("USER_NOT_AUTHENTICATED_ERROR").redactedDescription == "\"USER_NOT_AUTHENTICATED_ERROR\"")
