@@ -1,16 +1,24 @@
 import EntitlementEngine
-import Foundation
 
-/// `entitle chart`: prints the charts generated from the transition table, or rewrites the
-/// mermaid block of each `DIR/<region>.md` (keeping the prose around it).
+/// `entitle chart`: prints the charts generated from the transition table (the overview and the
+/// detailed parts), or rewrites the mermaid block of each `DIR/<chart>.md` (keeping the prose
+/// around it) and the charts README.md shows.
 struct ChartCommand {
-    func run(format: StateChart.Format, region: TransitionRow.Region?, writeTo: String?) -> ExitStatus {
+    /// The names `--chart` takes: the overview, then every part.
+    static let names = ["overview"] + StateChart.Part.all.map(\.name)
+
+    /// The fenced block of the chart called `name`.
+    static func block(_ name: String) -> String? {
+        if name == "overview" { return StateChart.overviewBlock() }
+        return StateChart.Part.named(name).map(StateChart.mermaidBlock)
+    }
+
+    func run(format: StateChart.Format, chart: String?, writeTo: String?) -> ExitStatus {
         if let folder = writeTo { return write(to: folder) }
         switch format {
         case .mermaid:
-            let regions = region.map { [$0] } ?? TransitionRow.Region.allCases
-            print(regions.map { "<!-- StateCharts/\($0.rawValue).md -->\n" + StateChart.mermaidBlock($0) }
-                .joined(separator: "\n\n"))
+            let names = chart.map { [$0] } ?? Self.names
+            print(names.compactMap { name in Self.block(name).map { "<!-- StateCharts/\(name).md -->\n" + $0 } }.joined(separator: "\n\n"))
         case .dot:
             print(StateChart.dot(), terminator: "")
         case .scxml:
@@ -20,8 +28,8 @@ struct ChartCommand {
     }
 
     private func write(to folder: String) -> ExitStatus {
-        for region in TransitionRow.Region.allCases {
-            let path = folder + "/" + region.rawValue + ".md"
+        for name in Self.names {
+            let path = folder + "/" + name + ".md"
             let text: String
             do {
                 text = try CommandFile.read(path)
@@ -31,14 +39,14 @@ struct ChartCommand {
             }
             let parts = text.components(separatedBy: "```mermaid\n")
             let body = parts.count == 2 ? parts[1] : ""
-            guard parts.count == 2, let end = body.hasPrefix("```") ? body.range(of: "```") : body.range(of: "\n```")
+            guard parts.count == 2, let end = body.hasPrefix("```") ? body.range(of: "```") : body.range(of: "\n```"),
+                let block = Self.block(name)
             else {
                 StandardError.write("entitle chart: \(path) must hold exactly one ```mermaid block\n")
                 return .invalidInput
             }
-            let updated = parts[0] + StateChart.mermaidBlock(region) + String(body[end.upperBound...])
             do {
-                try CommandFile.write(updated, to: path)
+                try CommandFile.write(parts[0] + block + String(body[end.upperBound...]), to: path)
             } catch {
                 StandardError.write("entitle chart: \(error)\n")
                 return error.status
@@ -49,17 +57,17 @@ struct ChartCommand {
     }
 
     /// Replaces each chart block README.md (beside the charts folder) marks with
-    /// `<!-- chart: REGION -->` by the generated one.
+    /// `<!-- chart: NAME -->` by the generated one.
     private func refreshReadme(next folder: String) -> ExitStatus {
         let path = (folder.hasSuffix("/") ? String(folder.dropLast()) : folder) + "/../README.md"
         guard var text = try? CommandFile.read(path) else { return .success }
-        for region in TransitionRow.Region.allCases {
-            let marker = "<!-- chart: \(region.rawValue) -->\n"
+        for name in Self.names {
+            let marker = "<!-- chart: \(name) -->\n"
             guard let mark = text.range(of: marker), let open = text.range(of: "```mermaid\n", range: mark.upperBound..<text.endIndex),
                 open.lowerBound == mark.upperBound,
-                let close = text.range(of: "\n```", range: open.upperBound..<text.endIndex)
+                let close = text.range(of: "\n```", range: open.upperBound..<text.endIndex), let block = Self.block(name)
             else { continue }
-            text.replaceSubrange(open.lowerBound..<close.upperBound, with: StateChart.mermaidBlock(region))
+            text.replaceSubrange(open.lowerBound..<close.upperBound, with: block)
         }
         do {
             try CommandFile.write(text, to: path)

@@ -25,8 +25,8 @@ enum Command: Equatable {
     case replay([String], expectDivergence: Bool, junit: String?)
     /// Print a trace as a readable transcript.
     case showTrace(String)
-    /// Print the charts generated from the transition table, or rewrite them in a folder.
-    case chart(format: StateChart.Format, region: TransitionRow.Region?, writeTo: String?)
+    /// Print the charts generated from the transition table (one, or all), or rewrite them in a folder.
+    case chart(format: StateChart.Format, chart: String?, writeTo: String?)
     /// Run `count` cases of a fuzz target from `seed`; `child` runs them here and reports each seed.
     case fuzz(target: String, count: Int, seed: UInt64, child: Bool)
     /// Run the random explorer on `seeds` seeds from `from`.
@@ -159,33 +159,33 @@ enum Command: Equatable {
     }
 
     private static func parseChart(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments, command: "chart", options: ["--format", "--region", "--write"])
+        var reader = ArgumentReader(arguments, command: "chart", options: ["--format", "--chart", "--write"])
         var format = StateChart.Format.mermaid
-        var region: TransitionRow.Region?
+        var chart: String?
         var writeTo: String?
         while let option = reader.next() {
             switch option {
             case "--format":
                 let value = try reader.value(of: option)
-                let known = ["mermaid", "dot", "scxml"]
+                let known = StateChart.Format.allCases.map(\.rawValue)
                 guard let parsed = StateChart.Format(rawValue: value) else {
                     throw reader.error("unknown format " + UsageError.named(value, among: known) + " (\(known.joined(separator: ", ")))")
                 }
                 format = parsed
-            case "--region":
+            case "--chart":
                 let value = try reader.value(of: option)
-                let known = TransitionRow.Region.allCases.map(\.rawValue)
-                guard let parsed = TransitionRow.Region(rawValue: value) else {
-                    throw reader.error("unknown region " + UsageError.named(value, among: known) + " (\(known.joined(separator: ", ")))")
+                let known = ChartCommand.names
+                guard known.contains(value) else {
+                    throw reader.error("unknown chart " + UsageError.named(value, among: known) + " (\(known.joined(separator: ", ")))")
                 }
-                region = parsed
+                chart = value
             case "--write": writeTo = try reader.value(of: option)
             default: throw reader.unexpected(option)
             }
         }
-        if writeTo != nil, format != .mermaid || region != nil { throw reader.error("--write takes no --format or --region") }
-        if region != nil, format != .mermaid { throw reader.error("--region goes with --format mermaid") }
-        return .chart(format: format, region: region, writeTo: writeTo)
+        if writeTo != nil, format != .mermaid || chart != nil { throw reader.error("--write takes no --format or --chart") }
+        if chart != nil, format != .mermaid { throw reader.error("--chart goes with --format mermaid") }
+        return .chart(format: format, chart: chart, writeTo: writeTo)
     }
 
     private static func parseBench(_ arguments: [String]) throws(UsageError) -> Command {

@@ -87,11 +87,13 @@ struct CommandHelp {
                 66 TRACE cannot be read.
                 """),
         CommandHelp(
-            name: "chart", synopsis: ["chart [--format mermaid|dot|scxml] [--region REGION]", "chart --write DIR"],
+            name: "chart", synopsis: ["chart [--format mermaid|dot|scxml] [--chart NAME]", "chart --write DIR"],
             summary: "print or rewrite the state charts generated from the transition table",
             details: """
-                Prints the state charts generated from the machine's transition table: one chart per
-                region (\(TransitionRow.Region.allCases.map(\.rawValue).joined(separator: ", "))).
+                Prints the state charts generated from the machine's transition table: the overview (the
+                regions, with the login flow, platform picker, second screen and logout as one state each),
+                then the detailed charts (\(StateChart.Part.all.map(\.name).joined(separator: ", "))); --chart NAME prints one.
+                --format dot or scxml prints the whole machine for Graphviz or statechart tools instead.
                 --write DIR rewrites the mermaid block of DIR/<chart>.md for every chart and refreshes
                 the charts README.md shows. Exit status: 0 done; 66 a chart file cannot be read; 73 it
                 cannot be written.

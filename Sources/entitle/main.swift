@@ -32,8 +32,8 @@ case .success(.replay(let traces, let expectDivergence, let junit)):
     status = TraceCommands().replay(traces, expectDivergence: expectDivergence, junit: junit)
 case .success(.showTrace(let trace)):
     status = TraceCommands().show(trace)
-case .success(.chart(let format, let region, let writeTo)):
-    status = ChartCommand().run(format: format, region: region, writeTo: writeTo)
+case .success(.chart(let format, let chart, let writeTo)):
+    status = ChartCommand().run(format: format, chart: chart, writeTo: writeTo)
 case .success(.fuzz(let target, let count, let seed, let child)):
     status = await FuzzCommand.run(target: target, count: count, seed: seed, child: child) == 0 ? .success : .failure
 case .success(.explore(let seeds, let from, let length)):

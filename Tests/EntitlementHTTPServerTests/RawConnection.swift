@@ -31,7 +31,7 @@ final class RawConnection: @unchecked Sendable {
             close(fd)
             return nil
         }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)  // only a failure waits this long; a loaded 2-core machine needs the room
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -43,7 +43,7 @@ final class RawConnection: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    /// Everything until the server closes (or 5 s of silence).
+    /// Everything until the server closes (or 20 s of silence).
     func readToEnd() async -> String { await offPool { self.readToEndBlocking() } }
 
     /// Reads until `count` answers have arrived whole (by their Content-Length).

@@ -8,10 +8,15 @@ struct ChartConformanceTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static func chart(_ region: TransitionRow.Region) throws -> ParsedChart {
-        let path = "StateCharts/\(region.rawValue).md"
+    static func chart(_ part: StateChart.Part) throws -> ParsedChart {
+        let path = "StateCharts/\(part.name).md"
         let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-        return try ChartParser.parse(markdown: text, file: path, region: region)
+        return try ChartParser.parse(markdown: text, file: path, region: part.region)
+    }
+
+    /// Every row the charts of `region` draw.
+    static func rows(of region: TransitionRow.Region) throws -> [TransitionRow] {
+        try StateChart.Part.all.filter { $0.region == region }.flatMap { try chart($0).rows }
     }
 
     /// The rows of `chart` the table lacks and the table's rows the chart lacks, sorted and printable.
@@ -23,26 +28,30 @@ struct ChartConformanceTests {
         )
     }
 
-    @Test(arguments: TransitionRow.Region.allCases)
-    func theChartsRowsAreTheTablesRows(region: TransitionRow.Region) throws {
-        let chart = try Self.chart(region)
-        let (missing, extra) = Self.differences(chart.rows, TransitionTable.rows(of: region))
-        #expect(missing.isEmpty, "rows of the table missing from StateCharts/\(region.rawValue).md:\n\(missing.joined(separator: "\n"))")
-        #expect(extra.isEmpty, "rows in StateCharts/\(region.rawValue).md that the table does not have:\n\(extra.joined(separator: "\n"))")
+    @Test(arguments: StateChart.Part.all)
+    func theChartsRowsAreTheTablesRows(part: StateChart.Part) throws {
+        let chart = try Self.chart(part)
+        let (missing, extra) = Self.differences(chart.rows, part.rows)
+        #expect(missing.isEmpty, "rows of the table missing from StateCharts/\(part.name).md:\n\(missing.joined(separator: "\n"))")
+        #expect(extra.isEmpty, "rows in StateCharts/\(part.name).md that the table does not have there:\n\(extra.joined(separator: "\n"))")
         #expect(chart.rows.count == Set(chart.rows).count, "a row is drawn twice")
-        #expect(chart.initial == region.initialState)
-        #expect(chart.blockText == StateChart.mermaid(region), "the block differs from `entitle chart --region \(region.rawValue)`")
+        #expect(chart.entries == part.entries)
+        #expect(chart.blockText == StateChart.mermaid(part), "the block differs from `entitle chart --chart \(part.name)`")
     }
 
     @Test(arguments: TransitionRow.Region.allCases)
-    func everyStateIsDrawnAndReachable(region: TransitionRow.Region) throws {
-        let chart = try Self.chart(region)
-        let drawn = Set(chart.rows.flatMap { [$0.from, $0.to] } + [chart.initial])
+    func aRegionsChartsDrawEachRowOnceAndEveryStateIsReachable(region: TransitionRow.Region) throws {
+        let parts = StateChart.Part.all.filter { $0.region == region }
+        let owned = parts.flatMap(\.states)
+        #expect(owned.sorted() == region.states.sorted(), "each state of \(region.rawValue) belongs to exactly one chart: \(owned)")
+        let rows = try Self.rows(of: region)
+        #expect(rows.count == TransitionTable.rows(of: region).count && Set(rows) == Set(TransitionTable.rows(of: region)))
+        let drawn = Set(rows.flatMap { [$0.from, $0.to] } + [region.initialState])
         #expect(drawn == Set(region.states), "states drawn \(drawn.sorted()), states in the code \(region.states)")
-        var reached: Set<String> = [chart.initial]
-        var frontier = [chart.initial]
+        var reached: Set<String> = [region.initialState]
+        var frontier = [region.initialState]
         while let state = frontier.popLast() {
-            for row in chart.rows where row.from == state && !reached.contains(row.to) {
+            for row in rows where row.from == state && !reached.contains(row.to) {
                 reached.insert(row.to)
                 frontier.append(row.to)
             }
@@ -51,8 +60,44 @@ struct ChartConformanceTests {
         #expect(unreachable.isEmpty, "unreachable from [*] in \(region.rawValue): \(unreachable)")
     }
 
+    @Test func theOverviewHasAtMost15StatesAndStandsForTheTable() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("StateCharts/overview.md"), encoding: .utf8)
+        #expect(text.contains(StateChart.overviewBlock()), "StateCharts/overview.md is not `entitle chart --chart overview`")
+        var states: Set<String> = []
+        var arrows: [(from: String, to: String, inputs: Set<String>)] = []
+        for line in StateChart.overview().split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            let arrow = line.components(separatedBy: " --> ")
+            if arrow.count == 2 {
+                let target = arrow[1].components(separatedBy: " : ")
+                if arrow[0] != "[*]" { states.insert(arrow[0]) }
+                states.insert(target[0])
+                if target.count == 2 {
+                    arrows.append((arrow[0], target[0], Set(target[1].components(separatedBy: ", "))))
+                }
+            } else if line.contains(" : ") {
+                states.insert(line.components(separatedBy: " : ")[0])
+            }
+        }
+        #expect(states.count <= 15, "\(states.count) states: \(states.sorted())")
+        func node(_ row: TransitionRow) -> (String, String) {
+            func name(_ state: String) -> String {
+                let part = StateChart.Part.all.first { $0.region == row.region && $0.states.contains(state) }!
+                return part.isComposite ? part.node : state
+            }
+            return (name(row.from), name(row.to))
+        }
+        let crossing = StateChart.Part.overviewRegions.flatMap { TransitionTable.rows(of: $0) }.filter { node($0).0 != node($0).1 }
+        for row in crossing {
+            let (from, to) = node(row)
+            #expect(arrows.contains { $0.from == from && $0.to == to && $0.inputs.contains(row.input) }, "no arrow for \(row.chartLine)")
+        }
+        for arrow in arrows {
+            #expect(crossing.contains { node($0) == (arrow.from, arrow.to) && arrow.inputs.contains($0.input) }, "an arrow without a row")
+        }
+    }
+
     @Test func theChartsUseEveryInputAndOnlyTheCodesNames() throws {
-        let rows = try TransitionRow.Region.allCases.flatMap { try Self.chart($0).rows }
+        let rows = try StateChart.Part.all.flatMap { try Self.chart($0).rows }
         #expect(Set(rows.map(\.input)) == Set(TransitionInput.allCases.map(\.rawValue)))
         let conditions = Set(TransitionGuard.allCases.map(\.rawValue))
         let actions = Set(TransitionAction.allCases.map(\.rawValue))
@@ -77,13 +122,13 @@ struct ChartConformanceTests {
     }
 
     @Test func removingAddingOrChangingAChartLineIsReportedByName() throws {
-        let region = TransitionRow.Region.authentication
-        let table = TransitionTable.rows(of: region)
-        let chart = try Self.chart(region)
+        let part = try #require(StateChart.Part.named("login"))
+        let table = part.rows
+        let chart = try Self.chart(part)
         var removed = chart.rows
         let gone = removed.remove(at: 3)
         #expect(Self.differences(removed, table).missing == [gone.chartLine])
-        let invented = TransitionRow(region: region, from: "authenticated", input: "logout", to: "authenticated")
+        let invented = TransitionRow(region: part.region, from: "awaitingRedirect", input: "logout", to: "awaitingRedirect")
         #expect(Self.differences(chart.rows + [invented], table).extra == [invented.chartLine])
         var changed = chart.rows
         changed[5].to = "loggingOut"
@@ -98,7 +143,8 @@ struct ChartConformanceTests {
         ("stateDiagram-v2\n    [*] --> a\n    a --> b : x [y", 5, "the label 'x [y' is not"),
         ("stateDiagram-v2\n    [*] --> a\n    a --> b : x / do-it", 5, "the label 'x / do-it' is not"),
         ("stateDiagram-v2\n    [*] --> a\n    a --> b : x: y", 5, "the label 'x: y' is not"),
-        ("stateDiagram-v2\n    [*] --> a\n    [*] --> b", 5, "a second initial state"),
+        ("stateDiagram-v2\n    [*] --> a\n    [*] --> a", 5, "the entry 'a' is drawn twice"),
+        ("stateDiagram-v2\n    [*] --> a\n    a --> b : x\n    [*] --> b", 6, "the entry states must come before the transitions"),
         ("stateDiagram-v2\n    [*] --> a\n    state a {", 5, "not a line of the subset"),
         ("stateDiagram-v2\n    [*] --> a\n    a --> 2b : x", 5, "expected 'A --> B"),
     ])
@@ -117,7 +163,7 @@ struct ChartConformanceTests {
         let chart = try ChartParser.parse(
             markdown: "```mermaid\nstateDiagram-v2\n%% a comment\n\n[*] --> a\na --> b : x\na --> b : x [c]\na --> b : x [c] / d, e\nb --> a : y / f\nb --> [*]\n```\n",
             file: "t.md", region: .calls)
-        #expect(chart.initial == "a" && chart.finals == ["b"] && chart.rows.count == 4)
+        #expect(chart.entries == ["a"] && chart.finals == ["b"] && chart.rows.count == 4)
         #expect(chart.rows[2] == TransitionRow(region: .calls, from: "a", input: "x", condition: "c", to: "b", actions: ["d", "e"]))
     }
 
@@ -127,12 +173,11 @@ struct ChartConformanceTests {
         }
     }
 
-    @Test func theReadmeShowsTheMainChartsAsGenerated() throws {
+    @Test func theReadmeShowsTheOverviewAsGenerated() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        for region in [TransitionRow.Region.configuration, .authentication] {
-            #expect(
-                readme.contains("<!-- chart: \(region.rawValue) -->\n" + StateChart.mermaidBlock(region)),
-                "README's \(region.rawValue) chart is not the generated one: run `swift run entitle chart --write StateCharts`")
-        }
+        #expect(
+            readme.contains("<!-- chart: overview -->\n" + StateChart.overviewBlock()),
+            "README's overview is not the generated one: run `swift run entitle chart --write StateCharts`")
+        for part in StateChart.Part.all { #expect(readme.contains("(StateCharts/\(part.name).md)"), "README links \(part.name).md") }
     }
 }

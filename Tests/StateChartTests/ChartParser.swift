@@ -2,8 +2,8 @@ import EntitlementEngine
 
 /// A chart parsed from one `StateCharts/*.md` file.
 struct ParsedChart {
-    /// The `[*] --> S` state.
-    var initial: String
+    /// The `[*] --> S` states: where the chart starts.
+    var entries: [String]
     /// The transition rows, in file order, with the region filled in.
     var rows: [TransitionRow]
     /// States with `S --> [*]`.
@@ -34,7 +34,7 @@ enum ChartParser {
             throw ChartParseError(file: file, line: open + 1, message: "the ```mermaid block is not closed")
         }
         var header = false
-        var initial: String?
+        var entries: [String] = []
         var rows: [TransitionRow] = []
         var finals: [String] = []
         for index in (open + 1)..<close {
@@ -51,10 +51,10 @@ enum ChartParser {
             guard arrow.count == 2 else { throw fail("not a line of the subset: '\(line)'") }
             let from = arrow[0]
             if from == "[*]" {
-                guard initial == nil else { throw fail("a second initial state") }
-                guard rows.isEmpty else { throw fail("the initial state must come before the transitions") }
+                guard rows.isEmpty else { throw fail("the entry states must come before the transitions") }
                 guard isIdentifier(arrow[1]) else { throw fail("'\(arrow[1])' is not a state name") }
-                initial = arrow[1]
+                guard !entries.contains(arrow[1]) else { throw fail("the entry '\(arrow[1])' is drawn twice") }
+                entries.append(arrow[1])
                 continue
             }
             guard isIdentifier(from) else { throw fail("'\(from)' is not a state name") }
@@ -72,9 +72,9 @@ enum ChartParser {
             rows.append(row)
         }
         guard header else { throw ChartParseError(file: file, line: open + 1, message: "empty block") }
-        guard let initial else { throw ChartParseError(file: file, line: open + 2, message: "no '[*] --> S' line") }
+        guard !entries.isEmpty else { throw ChartParseError(file: file, line: open + 2, message: "no '[*] --> S' line") }
         return ParsedChart(
-            initial: initial, rows: rows, finals: finals, blockText: lines[(open + 1)..<close].joined(separator: "\n"))
+            entries: entries, rows: rows, finals: finals, blockText: lines[(open + 1)..<close].joined(separator: "\n"))
     }
 
     private static func parseLabel(_ label: String, region: TransitionRow.Region, from: String, to: String) -> TransitionRow? {

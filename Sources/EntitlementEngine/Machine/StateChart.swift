@@ -13,20 +13,56 @@ public enum StateChart {
 
     // MARK: - Mermaid
 
-    /// The region's chart: the body of the one `mermaid` block in `StateCharts/<region>.md`.
+    /// The chart of `part`: the body of the one `mermaid` block in `StateCharts/<name>.md`.
     ///
-    /// Grammar (a strict subset the tests parse): `stateDiagram-v2`, then `[*] --> S` once, then
-    /// one `A --> B : input [condition] / action, action` line per row, in table order.
-    public static func mermaid(_ region: TransitionRow.Region) -> String {
-        var lines = ["stateDiagram-v2", "    [*] --> \(region.initialState)"]
-        lines += TransitionTable.rows(of: region).map { "    " + $0.chartLine }
+    /// Grammar (a strict subset the tests parse): `stateDiagram-v2`, then `[*] --> S` for the
+    /// part's entry states, then one `A --> B : input [condition] / action, action` line per row
+    /// leaving one of the part's states, in table order.
+    public static func mermaid(_ part: Part) -> String {
+        var lines = ["stateDiagram-v2"]
+        lines += part.entries.map { "    [*] --> \($0)" }
+        lines += part.rows.map { "    " + $0.chartLine }
         return lines.joined(separator: "\n")
     }
 
     /// The fenced block as it appears in the chart file.
-    public static func mermaidBlock(_ region: TransitionRow.Region) -> String {
-        "```mermaid\n" + mermaid(region) + "\n```"
+    public static func mermaidBlock(_ part: Part) -> String {
+        "```mermaid\n" + mermaid(part) + "\n```"
     }
+
+    /// The overview: the configuration, authentication and authorization regions with the login
+    /// flow, platform picker, second screen and logout each drawn as one state, and one arrow per
+    /// pair of states with the inputs that take it (conditions, actions and steps that stay inside
+    /// one state are in the detailed charts).
+    public static func overview() -> String {
+        var lines = ["stateDiagram-v2"]
+        for region in Part.overviewRegions {
+            let parts = Part.all.filter { $0.region == region }
+            func node(_ state: String) -> String {
+                guard let part = parts.first(where: { $0.states.contains(state) }), part.isComposite else { return state }
+                return part.node
+            }
+            lines.append("    state \(region.rawValue) {")
+            lines.append("        [*] --> \(region.initialState)")
+            for part in parts where part.isComposite { lines.append("        \(part.node) : \(part.title)") }
+            var edges: [(from: String, to: String, inputs: [String])] = []
+            for row in TransitionTable.rows(of: region) {
+                let (from, to) = (node(row.from), node(row.to))
+                guard from != to else { continue }
+                if let index = edges.firstIndex(where: { $0.from == from && $0.to == to }) {
+                    if !edges[index].inputs.contains(row.input) { edges[index].inputs.append(row.input) }
+                } else {
+                    edges.append((from, to, [row.input]))
+                }
+            }
+            lines += edges.map { "        \($0.from) --> \($0.to) : \($0.inputs.sorted().joined(separator: ", "))" }
+            lines.append("    }")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The overview's fenced block.
+    public static func overviewBlock() -> String { "```mermaid\n" + overview() + "\n```" }
 
     // MARK: - Graphviz DOT
 
