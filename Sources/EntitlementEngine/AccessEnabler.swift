@@ -13,7 +13,7 @@
 /// await enabler.getAuthorization("news-channel")   // → setToken or tokenRequestFailed
 /// ```
 public actor AccessEnabler {
-    /// Options `setOptions` accepts (reference §1.1).
+    /// Options `setOptions` accepts (Adobe's iOS/tvOS SDK API reference).
     public static let knownOptions: Set<String> = ["applicationProfile", "visitorID", "handleSVC", "device_info"]
 
     /// Why `setOptions` refused its argument.

@@ -1,4 +1,4 @@
-/// What `getMetadata` asks for (reference §1.4). The key is echoed back in `setMetadataStatus`.
+/// What `getMetadata` asks for (Adobe's iOS/tvOS SDK API reference). The key is echoed back in `setMetadataStatus`.
 public enum MetadataKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// When the authentication token expires (`TTL_AUTHN`).
     case authenticationExpiry

@@ -1,4 +1,4 @@
-/// The `sendTrackingData` event types (reference §3.4).
+/// The `sendTrackingData` event types (Adobe's iOS/tvOS SDK API reference).
 public enum TrackingEvent: String, Sendable, Hashable, Codable {
     /// Any answer about authentication: data = success, MVPD, user GUID, cached, device type, client type, OS.
     case authenticationDetection

@@ -7,7 +7,7 @@ import EntitlementEngine
 #endif
 
 /// Client credentials in a file, kept for ever (registering again makes a new client and loses the
-/// users' profiles, reference §2): JSON as V2 sends them, written atomically with owner-only
+/// users' profiles, Adobe's *REST API V2 Checklist*): JSON as V2 sends them, written atomically with owner-only
 /// permissions (the client secret is a secret). An unreadable or damaged file counts as none.
 public final class FileV2CredentialStore: V2CredentialStore {
     /// The file's path.

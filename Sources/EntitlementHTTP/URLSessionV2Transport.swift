@@ -10,7 +10,7 @@ import EntitlementEngine
 /// REST API V2 over HTTP with `URLSession`: the `V2Transport` a `V2Client` sends through to
 /// Adobe Pass (or to `entitle serve`).
 ///
-/// Each request carries exactly the documented headers (reference §1.1): `Authorization: Bearer`,
+/// Each request carries exactly the documented headers (Adobe's REST API V2 header pages): `Authorization: Bearer`,
 /// `AP-Device-Identifier: fingerprint <base64>`, `X-Device-Info` (base64 JSON), `X-Forwarded-For`,
 /// `AP-Visitor-Identifier`, `AP-TempPass-Identity` — each only where the request's context has it —
 /// plus `Accept: application/json` and the body's `Content-Type`. The ``decorate`` hook sees every

@@ -1,4 +1,4 @@
-/// How the HTTP transport keeps each device under REST API V2's throttle (reference §13): a token
+/// How the HTTP transport keeps each device under REST API V2's throttle (Adobe's *Throttling mechanism*): a token
 /// bucket per device (a burst, then a steady rate) that makes a request wait rather than provoke a
 /// 429, and a pause of at least ``pauseAfterThrottle`` after a 429 all the same.
 public struct V2Pacing: Sendable, Hashable {

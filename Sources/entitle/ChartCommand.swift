@@ -38,15 +38,14 @@ struct ChartCommand {
                 return error.status
             }
             let parts = text.components(separatedBy: "```mermaid\n")
-            let body = parts.count == 2 ? parts[1] : ""
-            guard parts.count == 2, let end = body.hasPrefix("```") ? body.range(of: "```") : body.range(of: "\n```"),
+            guard parts.count == 2, let open = text.range(of: "```mermaid\n"), let end = Self.blockEnd(in: text, after: open.upperBound),
                 let block = Self.block(name)
             else {
                 StandardError.write("entitle chart: \(path) must hold exactly one ```mermaid block\n")
                 return .invalidInput
             }
             do {
-                try CommandFile.write(parts[0] + block + String(body[end.upperBound...]), to: path)
+                try CommandFile.write(String(text[..<open.lowerBound]) + block + String(text[end...]), to: path)
             } catch {
                 StandardError.write("entitle chart: \(error)\n")
                 return error.status
@@ -54,6 +53,13 @@ struct ChartCommand {
             print("wrote \(path)")
         }
         return refreshReadme(next: folder)
+    }
+
+    /// The end of the closing fence of a block whose body starts at `start` (an empty block's
+    /// fence is right there).
+    static func blockEnd(in text: String, after start: String.Index) -> String.Index? {
+        if text[start...].hasPrefix("```") { return text.index(start, offsetBy: 3) }
+        return text.range(of: "\n```", range: start..<text.endIndex)?.upperBound
     }
 
     /// Replaces each chart block README.md (beside the charts folder) marks with
@@ -64,10 +70,9 @@ struct ChartCommand {
         for name in Self.names {
             let marker = "<!-- chart: \(name) -->\n"
             guard let mark = text.range(of: marker), let open = text.range(of: "```mermaid\n", range: mark.upperBound..<text.endIndex),
-                open.lowerBound == mark.upperBound,
-                let close = text.range(of: "\n```", range: open.upperBound..<text.endIndex), let block = Self.block(name)
+                open.lowerBound == mark.upperBound, let end = Self.blockEnd(in: text, after: open.upperBound), let block = Self.block(name)
             else { continue }
-            text.replaceSubrange(open.lowerBound..<close.upperBound, with: block)
+            text.replaceSubrange(open.lowerBound..<end, with: block)
         }
         do {
             try CommandFile.write(text, to: path)

@@ -1,7 +1,7 @@
 import EntitlementEngine
 import Testing
 
-/// The reference's worked example (§13): a burst of 10, then one request per second.
+/// Adobe's *Throttling mechanism*, worked through: a burst of 10, then one request per second.
 @Suite("REST API V2 throttling")
 struct V2ThrottleBucketTests {
     let start = Timestamp(milliseconds: 1_000_000)

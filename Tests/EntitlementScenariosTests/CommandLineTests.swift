@@ -139,6 +139,26 @@ struct CommandLineTests {
         #expect(!xml.contains("<error"))
     }
 
+    @Test func chartWriteFillsEmptyBlocksAndKeepsEverythingAroundThem() async throws {
+        let folder = NSTemporaryDirectory() + "entitle-cli-" + UUID().uuidString
+        let charts = folder + "/StateCharts"
+        try FileManager.default.createDirectory(atPath: charts, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let names = ["overview", "configuration", "authentication", "login", "platform-picker", "second-screen", "logout", "authorization", "calls"]
+        for name in names { try "# \(name)\n\n```mermaid\n```\n\nafter \(name)\n".write(toFile: "\(charts)/\(name).md", atomically: true, encoding: .utf8) }
+        try "# R\n<!-- chart: overview -->\n```mermaid\n```\n\n## Next\n\n```text\nkeep me\n```\n".write(
+            toFile: folder + "/README.md", atomically: true, encoding: .utf8)
+        let outcome = await Self.run(["chart", "--write", charts])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        let readme = try String(contentsOfFile: folder + "/README.md", encoding: .utf8)
+        #expect(readme.contains("```mermaid\nstateDiagram-v2\n    state configuration {"))
+        #expect(readme.hasSuffix("```\n\n## Next\n\n```text\nkeep me\n```\n"), "the text after the block stays")
+        for name in names {
+            let chart = try String(contentsOfFile: "\(charts)/\(name).md", encoding: .utf8)
+            #expect(chart.hasPrefix("# \(name)\n\n```mermaid\nstateDiagram-v2\n") && chart.hasSuffix("```\n\nafter \(name)\n"))
+        }
+    }
+
     @Test func replayExpectsWhatItIsToldAndReadmesTraceCommandsExitZero() async throws {
         let traces = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Tests/Traces").path)
         let complete = traces.filter { $0.hasSuffix(".complete.jsonl") }.map { "Tests/Traces/" + $0 }.sorted()

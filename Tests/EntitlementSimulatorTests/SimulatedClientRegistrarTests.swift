@@ -4,7 +4,7 @@ import Testing
 
 /// The simulator's client registration: credentials for a known software statement, access tokens
 /// that expire, and the 401 every API request without a valid bearer gets.
-@Suite("Simulated client registration (REST API V2 §2)")
+@Suite("Simulated client registration (REST API V2 dynamic client registration)")
 struct SimulatedClientRegistrarTests {
     @Test func registerThenTokenThenBearerUntilItExpires() async throws {
         let clock = ManualClock()

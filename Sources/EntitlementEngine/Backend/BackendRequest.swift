@@ -16,7 +16,8 @@ public struct RequestContext: Sendable, Hashable, Codable {
 }
 
 /// One request to the backend port: a REST API V2 operation, made on behalf of one device
-/// (reference §3–§8). ``v2`` is the transport-independent request a V2 client sends.
+/// (Adobe's REST API V2 APIs: configuration, sessions, profiles, decisions, logout). ``v2`` is the
+/// transport-independent request a V2 client sends.
 public enum BackendRequest: Sendable, Hashable {
     /// `GET /api/v2/{sp}/configuration`: the requestor's MVPDs.
     case configuration(RequestContext)
@@ -86,7 +87,7 @@ public enum BackendRequest: Sendable, Hashable {
     }
 }
 
-/// The backend operations, by name (REST API V2's, reference §16).
+/// The backend operations, by name (REST API V2's).
 public enum BackendOperation: String, Sendable, Hashable, Codable, CaseIterable {
     /// `GET configuration`.
     case configuration

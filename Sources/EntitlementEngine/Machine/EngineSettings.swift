@@ -3,7 +3,7 @@ public struct EngineSettings: Sendable, Hashable {
     /// The custom URL that ends login and logout redirect chains, compared exactly
     /// (default `adobepass://ios.app`, the cookbook's `ADOBEPASS_REDIRECT_URL`).
     public var redirectURL: String
-    /// The originating domain sent as `domainName` when a session is created (REST API V2 §4.1;
+    /// The originating domain sent as `domainName` when a session is created (Adobe's *Create authentication session*;
     /// default `sim-app.example`).
     public var domainName: String
     /// How long a login or logout may wait for its redirect, clamped to 1…10 minutes (default 10).
@@ -42,7 +42,8 @@ public struct EngineSettings: Sendable, Hashable {
     public var secondScreen: SecondScreen?
 
     /// Creates settings. Every bounded setting is clamped to its documented range here and whenever
-    /// it is set later; `redirectTimeout` to 60 s…600 s (security checklist A.5 #13).
+    /// it is set later; `redirectTimeout` to 60 s…600 s (item 13 of the redirect checklist in the
+    /// article *Redirect security*).
     public init(
         redirectURL: String = "adobepass://ios.app", redirectTimeout: Duration = .seconds(600), queueLimit: Int = 1024,
         expiryLeeway: Duration = .seconds(60), preauthorizationLimit: Int = 5,

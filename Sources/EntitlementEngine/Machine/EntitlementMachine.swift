@@ -354,7 +354,7 @@ public struct EntitlementMachine: Sendable {
 
     /// The authentication to adopt from a profiles answer: a valid profile of one of the
     /// requestor's MVPDs (not a TempPass: another app's TempPass is not this app's), the remembered
-    /// provider's first, else the one that lasts longest (reference §5: the app chooses). The
+    /// provider's first, else the one that lasts longest (Adobe's *Retrieve profiles*: the application chooses). The
     /// service stamps `notBefore` with its own clock: a device clock behind it must not refuse a
     /// fresh profile, so only `notAfter` is judged (with the leeway).
     func bestProfile(_ profiles: [String: V2Profile], _ loaded: RequestorConfiguration, mvpd only: String? = nil)

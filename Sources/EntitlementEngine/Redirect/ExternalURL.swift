@@ -9,7 +9,7 @@
 /// percent-encoded), whitespace, control characters (raw, or percent-encoded: an
 /// encoded space is the only whitespace a decoded value may hold),
 /// Unicode line and paragraph separators, bidirectional controls or a byte-order mark make the
-/// whole URL a refusal (security checklist A.5 items 7 and 8).
+/// whole URL a refusal (items 7 and 8 of the redirect checklist in the article *Redirect security*).
 public struct ExternalURL: Sendable, Equatable {
     /// The longest external URL accepted, in bytes.
     public static let maximumLength = 8192

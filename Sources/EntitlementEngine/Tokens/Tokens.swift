@@ -1,5 +1,5 @@
 /// An authentication, as the engine keeps it: REST API V2's profile for this device, requestor and
-/// MVPD (reference §5). The profile lives on the service; this is the engine's local copy, so
+/// MVPD (Adobe's REST API V2 profiles APIs). The profile lives on the service; this is the engine's local copy, so
 /// `checkAuthentication` and metadata need no request. It holds no bearer secret of its own.
 public struct AuthenticationToken: Sendable, Hashable, Codable {
     /// The MVPD that authenticated the user.

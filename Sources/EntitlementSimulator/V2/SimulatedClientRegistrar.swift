@@ -1,7 +1,8 @@
 import EntitlementEngine
 import Synchronization
 
-/// The simulator's dynamic client registration (reference §2): software statements it accepts,
+/// The simulator's dynamic client registration (Adobe's *Retrieve client credentials* and
+/// *Retrieve access token*): software statements it accepts,
 /// client credentials it issued (they never expire), access tokens with their expiry, and the
 /// bearer check every `/api/v2` request goes through.
 public final class SimulatedClientRegistrar: Sendable {

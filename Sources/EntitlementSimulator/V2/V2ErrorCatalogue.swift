@@ -1,7 +1,7 @@
 import EntitlementEngine
 
 /// REST API V2's enhanced error codes with the HTTP status and `action` the reference lists
-/// (reference §11), so a simulated refusal looks as the service's would.
+/// (Adobe's *Enhanced Error Codes*), so a simulated refusal looks as the service's would.
 public enum V2ErrorCatalogue {
     /// Every code, with its status and action.
     public static let entries: [String: (status: Int64, action: V2EnhancedError.Action)] = {

@@ -9,7 +9,7 @@ public protocol V2Transport: Sendable {
 }
 
 /// Where the client credentials of a software statement are kept — for ever: registering again
-/// makes a new client, and the users' profiles belong to the old one (reference §2, §15 item 2).
+/// makes a new client, and the users' profiles belong to the old one (Adobe's *REST API V2 Checklist*).
 public protocol V2CredentialStore: Sendable {
     /// The stored credentials, if any.
     func load() async -> V2ClientCredentials?
@@ -35,7 +35,8 @@ public final class InMemoryV2CredentialStore: V2CredentialStore {
 /// ``BackendRequest/v2`` request on a ``V2Transport`` and its answer decoded strictly into V2's
 /// value types.
 ///
-/// - **Registration and access tokens** (reference §2): the software statement is registered once
+/// - **Registration and access tokens** (Adobe's *Retrieve client credentials* and *Retrieve access
+///   token*): the software statement is registered once
 ///   and the credentials kept in the ``V2CredentialStore``; the access token is cached until
 ///   ``refreshMargin`` before it expires, fetched by one request however many arrive at once, and
 ///   fetched again once when the service answers 401 — a second 401 is the request's failure, never a

@@ -1,4 +1,4 @@
-/// The streaming device as `X-Device-Info` describes it: base64 of this JSON (reference §1.2).
+/// The streaming device as `X-Device-Info` describes it: base64 of this JSON (Adobe's *X-Device-Info* header page).
 /// A server sending on a device's behalf describes the **device**, with its public address and
 /// source port in ``connectionIP`` and ``connectionPort``.
 public struct V2DeviceInfo: Sendable, Hashable {
@@ -78,7 +78,7 @@ public struct V2DeviceInfo: Sendable, Hashable {
 }
 
 /// What the embedding backend knows of one streaming device, sent with every request made for it
-/// (reference §1.1, §14): its description, public address, Adobe visitor id and promotional
+/// (Adobe's REST API V2 server-to-server cookbook): its description, public address, Adobe visitor id and promotional
 /// TempPass identity.
 public struct V2Device: Sendable, Hashable {
     /// `X-Device-Info` (nil: not sent; V2 then treats the platform as unknown).

@@ -1,5 +1,5 @@
-/// How the engine reads a V2 error answer (reference §11, §13): by its `action`, and HTTP 429 as
-/// throttling. One place decides it for every endpoint.
+/// How the engine reads a V2 error answer (Adobe's *Enhanced Error Codes* and *Throttling
+/// mechanism*): by its `action`, and HTTP 429 as throttling. One place decides it for every endpoint.
 extension BackendError {
     /// The backend error for a V2 enhanced error received with `httpStatus` (top-level) or inside
     /// a decision (item-level, `httpStatus` 200):
@@ -32,8 +32,8 @@ extension BackendError {
     }
 }
 
-/// Retries for errors whose `action` is `retry`: at most twice, with a growing pause (reference §11:
-/// "retry only `retry` codes, max 2–3 or exponential backoff").
+/// Retries for errors whose `action` is `retry`: at most twice, with a growing pause (Adobe's
+/// *Enhanced Error Codes*: retry only `retry` codes, a few times, backing off).
 public struct V2RetryPolicy: Sendable, Hashable {
     /// How many times a request is sent again (2 by default, at most 3).
     public let retries: Int

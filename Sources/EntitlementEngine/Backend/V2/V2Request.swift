@@ -1,5 +1,5 @@
 /// A request to Adobe Pass REST API V2, described independently of any transport: the method, the
-/// path, the query, the body and which device headers it carries (reference §1.1, §2–§8). The
+/// path, the query, the body and which device headers it carries (Adobe's REST API V2 APIs and header pages). The
 /// HTTP client sends exactly this; the simulator answers it.
 public enum V2Request: Sendable, Hashable {
     /// `POST /o/client/register`: client credentials for a software statement.
@@ -181,7 +181,7 @@ public enum V2Request: Sendable, Hashable {
         }
     }
 
-    /// Whether `AP-Device-Identifier` is sent (reference §1.1 and each endpoint's page).
+    /// Whether `AP-Device-Identifier` is sent (each endpoint's page in Adobe's REST API V2 APIs).
     public var deviceIdentifier: Presence {
         switch self {
         case .createSession, .profiles, .profile, .authorize, .preauthorize, .logout, .partnerSession, .partnerProfile: .required

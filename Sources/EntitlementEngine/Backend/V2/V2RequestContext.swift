@@ -1,4 +1,4 @@
-/// The headers a V2 request carries besides its body (reference §1.1), as the service reads them.
+/// The headers a V2 request carries besides its body (Adobe's REST API V2 header pages), as the service reads them.
 public struct V2RequestContext: Sendable, Hashable {
     /// The bearer access token (`Authorization: Bearer …`), if sent.
     public var bearer: String?

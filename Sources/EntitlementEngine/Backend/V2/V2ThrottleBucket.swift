@@ -1,4 +1,4 @@
-/// Adobe Pass's throttling as a token bucket (reference §13): a burst of 10 requests on first
+/// Adobe Pass's throttling as a token bucket (Adobe's *Throttling mechanism*): a burst of 10 requests on first
 /// contact, then one more each second; over the limit a request gets HTTP 429 and the client must
 /// wait at least a second. A pure value on the engine's clock: the simulator throttles with it, and
 /// a client paces itself with it so that it never provokes a 429.
