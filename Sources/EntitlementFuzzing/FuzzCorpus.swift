@@ -6,7 +6,7 @@ import Foundation
 /// The valid inputs the fuzzers start from, made in code (a fuzzer must not depend on where the
 /// package's test files are): recorded traces, scenario scripts, and a token file.
 enum FuzzCorpus {
-    /// Scenario scripts covering calls, expectations, patterns, captures and world actions.
+    /// Scenario scripts covering calls, expectations, patterns, captures, world actions and blocks.
     static let scenarios: [String] = [
         """
         # Calls made before setRequestor completes are held and run after it.
@@ -63,6 +63,54 @@ enum FuzzCorpus {
         ! clock advances 2h
         > checkAuthentication
         < setAuthenticationStatus 0 USER_NOT_AUTHENTICATED_ERROR
+        """,
+        // Several engines, backend requests, a held picker, a call from inside a callback, a
+        // repeat, an any-order block, a failing save and a restart.
+        """
+        ignore sendTrackingData
+        set platform-sso
+        engine other storage main
+        engine tablet device tablet-1 storage main synced
+        > setRequestor sim-requestor
+        ⇢ configuration
+        < setRequestorComplete success
+        ! app on setAuthenticationStatus will call checkAuthentication
+        ! platform user will keep the picker open
+        > getAuthentication
+        < presentTvProviderDialog $picker=~"^tv-(provider)-1$"
+        ! platform user answers sign in as carol
+        ⇢ partnerProfile *
+        < setAuthenticationStatus 1 ""
+        < setAuthenticationStatus 1 ""
+        > @other setRequestor sim-requestor
+        ⇢ @other configuration
+        < @other setRequestorComplete success
+        repeat 2 {
+          > @other getAuthorization news-channel
+          ⇢ @other authorize news-channel
+          < @other setToken * news-channel
+        }
+        ! backend fails authorize with denial nope "No."
+        > getAuthorization movies-hd
+        ⇢ authorize movies-hd
+        < any order {
+        <   tokenRequestFailed movies-hd USER_NOT_AUTHORIZED_ERROR "No."
+        <   status Z100 error "No."
+        < }
+        ! @other storage fails saves
+        > @other logout
+        < @other status VSA203 info *
+        < @other status STORAGE_WRITE_FAILED ...
+        ⇢ @other logout bluesky-tv
+        < @other setAuthenticationStatus 0 USER_NOT_AUTHENTICATED_ERROR
+        ! engine restarts
+        > setRequestor sim-requestor
+        ⇢ configuration
+        ⇢ partnerProfile *
+        < setRequestorComplete success
+        > checkAuthentication
+        < setAuthenticationStatus 1 ""
+        ! clock advances 1m30s
         """,
     ]
 

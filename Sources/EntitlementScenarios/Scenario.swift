@@ -22,6 +22,15 @@ public struct Scenario: Sendable {
     public var checksBackendRequests = false
     /// The steps, in order.
     public var steps: [Step]
+    /// The engines besides `main` (`engine NAME …`), in declaration order. They share the world's
+    /// simulator and clock; each has its own device id and storage unless it names another's.
+    public var engines: [EngineDeclaration] = []
+
+    /// The engine a step without `@NAME` addresses: the one `set device` and `set platform-sso` describe.
+    public static let mainEngine = "main"
+
+    /// Every engine's name, `main` first.
+    public var engineNames: [String] { [Self.mainEngine] + engines.map(\.name) }
 
     /// The scenario's name: the file name without `.scenario`.
     public var name: String {
@@ -30,10 +39,28 @@ public struct Scenario: Sendable {
     }
 }
 
+/// `engine NAME [device ID] [storage ENGINE [synced]] [platform-sso]`: one more engine in the script's world
+/// — another app, another device, or the same device's storage seen by a second instance.
+public struct EngineDeclaration: Sendable, Hashable {
+    /// Its name; steps address it with `@NAME`.
+    public var name: String
+    /// Its device id; nil: the device of the engine whose storage it shares, else its name.
+    public var deviceID: String?
+    /// The engine whose token storage it shares (`main` or one declared before it); nil: its own.
+    public var storage: String?
+    /// Whether its device has a platform TV-provider account.
+    public var platformSSO = false
+    /// Whether the shared store does not tell devices apart (`synced`: a keychain synced across
+    /// devices, a copied folder), so this engine reads the tokens of the store owner's device.
+    public var synced = false
+}
+
 /// One line of a script that does something.
 public struct Step: Sendable {
     /// Where it is, 1-based.
     public var line: Int
+    /// The engine it addresses (`@NAME` after the sigil); nil: `main`.
+    public var engine: String? = nil
     /// The line as written (for reports).
     public var text: String
     /// What it does.
@@ -146,6 +173,8 @@ public enum WorldAction: Sendable, Hashable {
     case attack(ValueExpression, [URLEdit])
     /// `! platform user will …`: what the user will do in the next platform picker.
     case platform(SimulatedPlatform.Choice)
+    /// `! platform user answers …`: the user answers the picker held open (`will keep the picker open`).
+    case platformAnswer(SimulatedPlatform.Choice)
     /// `! platform user signs in as U` (in the device settings, now).
     case platformSignIn(String)
     /// `! platform user signs out` (in the device settings, now).
@@ -154,6 +183,16 @@ public enum WorldAction: Sendable, Hashable {
     case resetTempPass
     /// `! second-screen user enters CODE as U with P`: on another device, U signs in with the code.
     case activate(code: ValueExpression, user: ValueExpression, password: ValueExpression)
+    /// `! storage fails saves [until healed]`: the engine's next save (or every one) fails, as on a full disk.
+    case failSaves(untilHealed: Bool)
+    /// `! storage heals`: saves succeed again.
+    case healStorage
+    /// `! engine restarts`: the app's process dies and starts again — a new engine on the same
+    /// device and storage; calls the old one had not answered are lost with it.
+    case restartEngine
+    /// `! app on CALLBACK will call CALL`: when CALLBACK next arrives, the app makes CALL from
+    /// inside it (the engine queues it behind the step that emitted the callback).
+    case callFromCallback(callback: String, call: CallStep)
 }
 
 /// One change an attacker makes to a URL before delivering it.

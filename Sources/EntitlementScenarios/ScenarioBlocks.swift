@@ -2,7 +2,7 @@
 /// that may match in any order) and `repeat N {` … `}` (steps unrolled N times).
 struct Blocks {
     /// The open any-order block: where it started and what it holds so far.
-    private var group: (line: Int, column: Int, expectations: [Expectation])?
+    private var group: (line: Int, column: Int, engine: String?, expectations: [Expectation])?
     /// The open repeat blocks, innermost last: where each started, its count and its first step.
     private var repeats: [(line: Int, column: Int, count: Int, firstStep: Int)] = []
 
@@ -27,21 +27,27 @@ struct Blocks {
         guard case .expect(let expectation) = step.kind else {
             throw .at(column, "an '< any order {' block holds expectations only ('<' and '⇢' lines); close it with '< }' first")
         }
+        guard step.engine == nil || step.engine == open.engine else {
+            throw .at(column, "an '< any order {' block expects one engine's callbacks: put '@NAME' on its first line only")
+        }
         open.expectations.append(expectation)
         group = open
     }
 
-    /// `< any order {`.
-    mutating func openGroup(line: Int, column: Int) throws(ScenarioParseError.Reason) {
+    /// `< [@ENGINE] any order {`.
+    mutating func openGroup(line: Int, column: Int, engine: String?) throws(ScenarioParseError.Reason) {
         guard group == nil else { throw .at(column, "any-order blocks do not nest; close the open one with '< }' first") }
-        group = (line, column, [])
+        group = (line, column, engine, [])
     }
 
-    /// `< }`: the block's expectations and the line that opened it, or nil when it was empty.
-    mutating func closeGroup(column: Int) throws(ScenarioParseError.Reason) -> (line: Int, expectations: [Expectation])? {
+    /// `< }`: the block's expectations, the line that opened it and the engine it named, or nil
+    /// when it was empty.
+    mutating func closeGroup(column: Int) throws(ScenarioParseError.Reason)
+        -> (line: Int, engine: String?, expectations: [Expectation])?
+    {
         guard let open = group else { throw .at(column, "'< }' closes nothing: no '< any order {' is open") }
         group = nil
-        return open.expectations.isEmpty ? nil : (open.line, open.expectations)
+        return open.expectations.isEmpty ? nil : (open.line, open.engine, open.expectations)
     }
 
     /// Handles `repeat N {` and `}` lines; false for any other line.

@@ -35,16 +35,22 @@ public enum ScenarioParser {
                     var cursor = TokenCursor(
                         try ScenarioLexer.tokens(trimmed.dropFirst(), startColumn: indent + 2),
                         endColumn: content.count + 1)
+                    let engine = try addressedEngine(&cursor, scenario)
                     var step: Step? = Step(line: line, text: String(trimmed), kind: .expectNothing)
                     switch sigil {
                     case ">": step?.kind = .call(try call(&cursor))
-                    case "<": step = try expectationLine(&cursor, line: line, text: String(trimmed), &blocks)
+                    case "<": step = try expectationLine(&cursor, line: line, text: String(trimmed), engine: engine, &blocks)
                     case "⇢":
                         scenario.checksBackendRequests = true
                         step?.kind = .expect(try request(&cursor))
-                    default: step?.kind = .act(try action(&cursor, platform: scenario.platformSSO))
+                    default:
+                        let platform =
+                            engine.map { name in scenario.engines.first { $0.name == name }?.platformSSO ?? false }
+                            ?? scenario.platformSSO
+                        step?.kind = .act(try action(&cursor, platform: platform))
                     }
                     try cursor.end()
+                    if case .expectInAnyOrder? = step?.kind {} else { step?.engine = engine }
                     if let step { try blocks.add(step, to: &scenario.steps, column: indent + 1) }
                 } else {
                     var cursor = TokenCursor(
@@ -73,20 +79,34 @@ public enum ScenarioParser {
         return scenario
     }
 
+    /// `@NAME` right after the sigil: the engine a step addresses (nil: `main`).
+    private static func addressedEngine(_ cursor: inout TokenCursor, _ scenario: Scenario) throws(ScenarioParseError.Reason)
+        -> String?
+    {
+        guard case .word(let word)? = cursor.peek, word.hasPrefix("@") else { return nil }
+        let column = cursor.column
+        _ = cursor.next()
+        let name = String(word.dropFirst())
+        guard scenario.engineNames.contains(name) else {
+            throw .at(column, "unknown engine '\(name)' (declare it with `engine \(name)`; known: \(scenario.engineNames.joined(separator: ", ")))")
+        }
+        return name == Scenario.mainEngine ? nil : name
+    }
+
     /// A `<` line: an expectation, `nothing`, or the start or end of an any-order block (whose step
     /// is the whole block, at the line that opened it).
-    private static func expectationLine(_ cursor: inout TokenCursor, line: Int, text: String, _ blocks: inout Blocks)
-        throws(ScenarioParseError.Reason) -> Step?
-    {
+    private static func expectationLine(
+        _ cursor: inout TokenCursor, line: Int, text: String, engine: String?, _ blocks: inout Blocks
+    ) throws(ScenarioParseError.Reason) -> Step? {
         let column = cursor.column
         if cursor.accept("any") {
             try cursor.expect("order {")
-            try blocks.openGroup(line: line, column: column)
+            try blocks.openGroup(line: line, column: column, engine: engine)
             return nil
         }
         if cursor.accept("}") {
             guard let group = try blocks.closeGroup(column: column) else { return nil }
-            return Step(line: group.line, text: "< any order { … }", kind: .expectInAnyOrder(group.expectations))
+            return Step(line: group.line, engine: group.engine, text: "< any order { … }", kind: .expectInAnyOrder(group.expectations))
         }
         return Step(line: line, text: text, kind: try expectation(&cursor))
     }
@@ -114,7 +134,7 @@ public enum ScenarioParser {
         throws(ScenarioParseError.Reason)
     {
         let start = cursor.column
-        switch try cursor.word("a declaration (world, requestor, mvpd, user), 'set', 'ignore' or 'allow'") {
+        switch try cursor.word("a declaration (world, requestor, mvpd, user, engine), 'set', 'ignore' or 'allow'") {
         case "world":
             guard first else { throw .at(start, "'world' must be the first declaration") }
             switch try cursor.word("a world name") {
@@ -164,6 +184,32 @@ public enum ScenarioParser {
                 scenario.settings.secondScreen = secondScreen
             case let other: throw .at(settingColumn, "unknown setting '\(other)'")
             }
+        case "engine":
+            let nameColumn = cursor.column
+            let name = try cursor.word("an engine name")
+            guard name != Scenario.mainEngine, !scenario.engines.contains(where: { $0.name == name }),
+                name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+            else { throw .at(nameColumn, "'\(name)' cannot name another engine (a new name of letters, digits, - and _; not main)") }
+            var declaration = EngineDeclaration(name: name)
+            while !cursor.atEnd {
+                let optionColumn = cursor.column
+                switch try cursor.word("device, storage, synced or platform-sso") {
+                case "device": declaration.deviceID = try text(&cursor, "a device id")
+                case "platform-sso": declaration.platformSSO = true
+                case "synced":
+                    guard declaration.storage != nil else { throw .at(optionColumn, "'synced' goes after 'storage ENGINE'") }
+                    declaration.synced = true
+                case "storage":
+                    let ownerColumn = cursor.column
+                    let owner = try cursor.word("the engine whose storage it shares")
+                    guard scenario.engineNames.contains(owner) else {
+                        throw .at(ownerColumn, "unknown engine '\(owner)' (main, or one declared before)")
+                    }
+                    declaration.storage = owner
+                case let other: throw .at(optionColumn, "unknown engine option '\(other)' (device, storage, synced, platform-sso)")
+                }
+            }
+            scenario.engines.append(declaration)
         case "ignore":
             let nameColumn = cursor.column
             let name = try cursor.word("a callback name")
@@ -308,7 +354,7 @@ public enum ScenarioParser {
 
     private static func action(_ cursor: inout TokenCursor, platform: Bool) throws(ScenarioParseError.Reason) -> WorldAction {
         let column = cursor.column
-        switch try cursor.word("who acts: user, web view, clock, backend or attacker") {
+        switch try cursor.word("who acts: user, web view, clock, backend, storage, attacker, platform, second-screen, engine or app") {
         case "user":
             if cursor.accept("logs") {
                 try cursor.expect("in as")
@@ -370,26 +416,18 @@ public enum ScenarioParser {
         case "platform":
             guard platform else { throw .at(column, "the device has no platform account: add `set platform-sso` first") }
             try cursor.expect("user")
+            if cursor.accept("answers") { return .platformAnswer(try pickerChoice(&cursor)) }
             if cursor.accept("signs") {
                 if cursor.accept("out") { return .platformSignOut }
                 try cursor.expect("in as")
                 return .platformSignIn(try cursor.word("a user name"))
             }
             try cursor.expect("will")
-            let verbColumn = cursor.column
-            switch try cursor.word("sign, choose or cancel") {
-            case "sign":
-                try cursor.expect("in as")
-                return .platform(.signIn(username: try cursor.word("a user name")))
-            case "choose":
-                if cursor.accept("other") {
-                    try cursor.expect("providers")
-                    return .platform(.otherProviders)
-                }
-                return .platform(.choose(mvpdID: try cursor.word("an MVPD id or `other providers`")))
-            case "cancel": return .platform(.cancel)
-            case let other: throw .at(verbColumn, "unknown platform picker action '\(other)' (sign in as, choose, cancel)")
+            if cursor.accept("keep") {
+                try cursor.expect("the picker open")
+                return .platform(.wait)
             }
+            return .platform(try pickerChoice(&cursor))
         case "second-screen":
             try cursor.expect("user enters")
             let code = try cursor.value("a registration code or $name")
@@ -397,8 +435,48 @@ public enum ScenarioParser {
             let user = try cursor.value("a user name")
             try cursor.expect("with")
             return .activate(code: code, user: user, password: try cursor.value("a password"))
+        case "engine":
+            try cursor.expect("restarts")
+            return .restartEngine
+        case "storage":
+            if cursor.accept("heals") { return .healStorage }
+            try cursor.expect("fails saves")
+            var untilHealed = false
+            if cursor.accept("until") {
+                try cursor.expect("healed")
+                untilHealed = true
+            }
+            return .failSaves(untilHealed: untilHealed)
+        case "app":
+            try cursor.expect("on")
+            let callbackColumn = cursor.column
+            let callback = try cursor.word("a callback name")
+            guard ScenarioText.arguments[callback] != nil, callback != "optionsRefused" else {
+                throw .at(callbackColumn, "unknown callback '\(callback)'")
+            }
+            try cursor.expect("will call")
+            return .callFromCallback(callback: callback, call: try call(&cursor))
         case let other:
-            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, attacker, platform, second-screen)")
+            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, storage, attacker, platform, second-screen, engine, app)")
+        }
+    }
+
+    /// What the user does in the platform's picker: `sign in as U`, `choose M`, `choose other providers`, `cancel`.
+    private static func pickerChoice(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> SimulatedPlatform.Choice {
+        let verbColumn = cursor.column
+        switch try cursor.word("sign, choose, cancel or keep") {
+        case "sign":
+            try cursor.expect("in as")
+            return .signIn(username: try cursor.word("a user name"))
+        case "choose":
+            if cursor.accept("other") {
+                try cursor.expect("providers")
+                return .otherProviders
+            }
+            return .choose(mvpdID: try cursor.word("an MVPD id or `other providers`"))
+        case "cancel": return .cancel
+        case let other:
+            throw .at(verbColumn, "unknown platform picker action '\(other)' (sign in as, choose, cancel, keep the picker open)")
         }
     }
 

@@ -42,22 +42,17 @@ public struct ScenarioRunner: Sendable {
     /// A runner on `transport`.
     public init(transport: Transport) { self.transport = transport }
 
-    /// Runs `scenario`, recording it into `recorder` when one is given.
+    /// Runs `scenario`, recording it into `recorder` when one is given (the `main` engine's first life).
     public func run(_ scenario: Scenario, recorder: TraceRecorder? = nil) async -> ScenarioResult {
         let start = ContinuousClock.now
         let clock = ManualClock()
         let simulator = Simulator(world: scenario.world, clock: clock, seed: SimulatedSession.defaultSeed &+ 100)
         var server: SimulatorServer?
-        var backend: (any EntitlementBackend)?
         if transport == .http {
             do {
-                let running = try SimulatorServer(
+                server = try SimulatorServer(
                     listener: try HTTPListener(), service: SimulatedV2Service(simulator: simulator, throttles: false),
                     limits: HTTPServerLimits(shutdownGrace: .milliseconds(100)))
-                server = running
-                backend = V2Client(
-                    transport: URLSessionV2Transport(baseURL: running.url, timeout: Self.httpTimeout, pacing: .afterThrottleOnly),
-                    softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: scenario.world.serviceProvider, clock: clock)
             } catch {
                 return ScenarioResult(
                     name: scenario.name, file: scenario.file,
@@ -67,31 +62,107 @@ public struct ScenarioRunner: Sendable {
                     milliseconds: 0, transitionsExercised: [], secretsMinted: [])
             }
         }
-        let session = SimulatedSession(
-            world: scenario.world, deviceID: scenario.deviceID, settings: scenario.settings, clock: clock, simulator: simulator,
-            deliversInOrder: true, recorder: recorder, platformSSO: scenario.platformSSO, overV2Wire: transport == .v2Wire,
-            backend: backend)
-        var run = Run(scenario: scenario, session: session)
+        let serverURL = server?.url
+        let world = Run.World(
+            scenario: scenario, clock: clock, simulator: simulator, overV2Wire: transport == .v2Wire,
+            backend: { @Sendable () -> (any EntitlementBackend)? in
+                // Over HTTP every engine has a client of its own, as every backend instance would.
+                serverURL.map { url in
+                    V2Client(
+                        transport: URLSessionV2Transport(baseURL: url, timeout: Self.httpTimeout, pacing: .afterThrottleOnly),
+                        softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: scenario.world.serviceProvider,
+                        clock: clock)
+                }
+            })
+        var run = Run(world, recorder: recorder)
         let failure = await run.execute()
         await server?.shutdown()
         let elapsed = ContinuousClock.now - start
         return ScenarioResult(
             name: scenario.name, file: scenario.file, failure: failure, milliseconds: Int(elapsed.milliseconds),
-            transitionsExercised: session.ledger.transitions, secretsMinted: await session.simulator.issuedSecrets)
+            transitionsExercised: run.transitions, secretsMinted: await simulator.issuedSecrets)
     }
 }
 
-/// The state of one run.
+/// The state of one run: every engine of the script, each with what it emitted and not yet matched.
 private struct Run {
-    let scenario: Scenario
-    let session: SimulatedSession
-    var pending: [ObservedCallback] = []
+    /// What the engines share: the script, the clock, the simulator and how to reach it.
+    struct World: Sendable {
+        let scenario: Scenario
+        let clock: ManualClock
+        let simulator: Simulator
+        let overV2Wire: Bool
+        /// A backend for a new engine (over HTTP), or nil for the simulator's own.
+        let backend: @Sendable () -> (any EntitlementBackend)?
+    }
+
+    /// One engine: its current life, the app playing its delegate, and its unmatched callbacks.
+    struct Engine {
+        var session: SimulatedSession
+        var app: ScriptedApp
+        /// This life's access to the shared store, cut when the process dies.
+        var storage: ProcessStorage
+        var pending: [ObservedCallback] = []
+        /// Earlier lives (`! engine restarts`): their unanswered calls died with them.
+        var retired: [SimulatedSession] = []
+    }
+
+    let world: World
+    var scenario: Scenario { world.scenario }
+    var engines: [String: Engine] = [:]
+    var storages: [String: any TokenStorage] = [:]
     var captures: [String: ScenarioValue] = [:]
     var history: [String] = []
 
-    init(scenario: Scenario, session: SimulatedSession) {
-        self.scenario = scenario
-        self.session = session
+    init(_ world: World, recorder: TraceRecorder?) {
+        self.world = world
+        for name in world.scenario.engineNames { engines[name] = start(name, recorder: name == Scenario.mainEngine ? recorder : nil) }
+    }
+
+    /// The device id of engine `name`.
+    func deviceID(_ name: String) -> String {
+        guard let declaration = scenario.engines.first(where: { $0.name == name }) else { return scenario.deviceID }
+        return declaration.deviceID ?? declaration.storage.map(deviceID) ?? name
+    }
+
+    /// The storage of engine `name`: its own, or the one it shares.
+    mutating func storage(_ name: String) -> any TokenStorage {
+        let owner = scenario.engines.first { $0.name == name }?.storage.map { self.storageOwner($0) } ?? name
+        if let existing = storages[owner] { return existing }
+        let storage = InMemoryTokenStorage()
+        storages[owner] = storage
+        return storage
+    }
+
+    private func storageOwner(_ name: String) -> String {
+        scenario.engines.first { $0.name == name }?.storage.map(storageOwner) ?? name
+    }
+
+    /// A new life of engine `name` on its device and storage (and, after a restart, the device's
+    /// platform account as the last life left it).
+    mutating func start(_ name: String, recorder: TraceRecorder?, platform: SimulatedPlatform? = nil) -> Engine {
+        let app = ScriptedApp()
+        let platformSSO = scenario.engines.first { $0.name == name }?.platformSSO ?? scenario.platformSSO
+        let declaration = scenario.engines.first { $0.name == name }
+        let shared = storage(name)
+        let seen: any TokenStorage =
+            (declaration?.synced ?? false)
+            ? SyncedStorage(inner: shared, ownerDeviceID: deviceID(storageOwner(name))) : shared
+        let access = ProcessStorage(seen)
+        let session = SimulatedSession(
+            world: scenario.world, deviceID: deviceID(name), settings: scenario.settings, storage: access, clock: world.clock,
+            simulator: world.simulator, delegate: app, deliversInOrder: true, recorder: recorder, platformSSO: platformSSO,
+            overV2Wire: world.overV2Wire, backend: world.backend(), platform: platform)
+        app.attach(session.enabler)
+        return Engine(session: session, app: app, storage: access)
+    }
+
+    /// The transitions every engine took, in every life.
+    var transitions: Set<TransitionRow> {
+        engines.values.reduce(into: []) { all, engine in
+            all.formUnion(engine.session.ledger.transitions)
+            for retired in engine.retired { all.formUnion(retired.ledger.transitions) }
+        }
     }
 
     /// Thrown by a step to stop the run.
@@ -109,24 +180,36 @@ private struct Run {
             }
         }
         let last = scenario.steps.last?.line ?? 1
-        if let extra = pending.first {
-            return failure(at: last, "end of script", Stop(expected: "no more callbacks", actual: extra.redactedDescription))
-        }
-        if !scenario.allowsPendingCalls, let held = await session.stepped?.heldRequests(), let operation = held.first {
-            return failure(
-                at: last, "end of script",
-                Stop(
-                    expected: "no backend answer still held",
-                    actual: "a \(operation.rawValue) answer is still held: `! backend releases \(operation.rawValue)`, or say `allow pending calls`"))
-        }
-        let problems = session.ledger.violations().filter {
-            !(scenario.allowsPendingCalls && $0.hasSuffix("got no terminal callback"))
-        }
-        if let problem = problems.first {
-            return failure(at: last, "end of script", Stop(expected: "every call answered exactly once", actual: problem))
+        for name in scenario.engineNames {
+            guard let engine = engines[name] else { continue }
+            if let extra = engine.pending.first {
+                return failure(at: last, "end of script", Stop(expected: "no more callbacks", actual: label(name) + extra.redactedDescription))
+            }
+            if !scenario.allowsPendingCalls, let held = await engine.session.stepped?.heldRequests(), let operation = held.first {
+                return failure(
+                    at: last, "end of script",
+                    Stop(
+                        expected: "no backend answer still held",
+                        actual: "a \(operation.rawValue) answer is still held: `! backend releases \(operation.rawValue)`, or say `allow pending calls`"))
+            }
+            if let unused = engine.app.unused.first {
+                return failure(
+                    at: last, "end of script",
+                    Stop(expected: "every `! app on … will call` used", actual: label(name) + "no \(unused) arrived to make the call from"))
+            }
+            let lost = engine.retired.flatMap { $0.ledger.violations().filter { !$0.hasSuffix("got no terminal callback") } }
+            let problems = lost + engine.session.ledger.violations().filter {
+                !(scenario.allowsPendingCalls && $0.hasSuffix("got no terminal callback"))
+            }
+            if let problem = problems.first {
+                return failure(at: last, "end of script", Stop(expected: "every call answered exactly once", actual: label(name) + problem))
+            }
         }
         return nil
     }
+
+    /// `@name ` for an engine other than main, for reports.
+    func label(_ name: String) -> String { name == Scenario.mainEngine ? "" : "@\(name) " }
 
     private func failure(at line: Int, _ step: String, _ stop: Stop) -> ScenarioFailure {
         ScenarioFailure(
@@ -137,92 +220,134 @@ private struct Run {
     // MARK: - Steps
 
     private mutating func perform(_ step: Step) async throws(Stop) {
+        let name = step.engine ?? Scenario.mainEngine
+        let tag = label(name)
         switch step.kind {
         case .expect(let expectation):
-            guard !pending.isEmpty else { throw Stop(expected: describe(expectation), actual: "no callback") }
-            let observed = pending.removeFirst()
-            guard match(expectation, observed) else {
-                throw Stop(expected: describe(expectation), actual: observed.redactedDescription)
+            guard let observed = engines[name]?.pending.first else {
+                throw Stop(expected: tag + describe(expectation), actual: "no callback")
             }
-            history.append("\(step.line): < \(observed.redactedDescription)")
+            engines[name]?.pending.removeFirst()
+            guard match(expectation, observed) else {
+                throw Stop(expected: tag + describe(expectation), actual: tag + observed.redactedDescription)
+            }
+            history.append("\(step.line): < \(tag)\(observed.redactedDescription)")
         case .expectNothing:
-            if let extra = pending.first { throw Stop(expected: "no callback", actual: extra.redactedDescription) }
+            if let extra = engines[name]?.pending.first { throw Stop(expected: "no callback", actual: tag + extra.redactedDescription) }
         case .expectInAnyOrder(let expectations):
-            try matchInAnyOrder(expectations, line: step.line)
+            try matchInAnyOrder(expectations, engine: name, line: step.line)
         case .call(let call):
             try requireNothingPending()
             history.append("\(step.line): \(step.text)")
-            try await perform(call)
+            try await perform(call, on: name)
             await absorb()
         case .act(let action):
             try requireNothingPending()
             history.append("\(step.line): \(step.text)")
-            try await perform(action)
+            try await perform(action, on: name)
             await absorb()
         }
     }
 
     private func requireNothingPending() throws(Stop) {
-        if let extra = pending.first {
-            throw Stop(expected: "every earlier callback to be expected first", actual: "unexpected \(extra.redactedDescription)")
+        for name in scenario.engineNames {
+            if let extra = engines[name]?.pending.first {
+                throw Stop(expected: "every earlier callback to be expected first", actual: "unexpected \(label(name))\(extra.redactedDescription)")
+            }
         }
     }
 
-    /// Lets the engine settle and queues what it emitted (minus ignored callbacks; with the backend
-    /// requests in between when the script checks them).
+    /// Lets every engine settle — and the calls their app made from inside callbacks run — and
+    /// queues what each emitted (minus ignored callbacks; with the backend requests in between
+    /// when the script checks them).
     private mutating func absorb() async {
-        await session.settle()
-        let observed =
-            scenario.checksBackendRequests
-            ? session.ledger.takeEntries().map(ObservedCallback.init) : session.ledger.take().map(ObservedCallback.init)
-        pending += observed.filter { !scenario.ignored.contains($0.name) }
+        var settling = true
+        while settling {
+            settling = false
+            for name in scenario.engineNames {
+                guard let engine = engines[name] else { continue }
+                await engine.session.settle()
+                if await engine.app.finishCalls() { settling = true }
+            }
+        }
+        for name in scenario.engineNames {
+            guard let ledger = engines[name]?.session.ledger else { continue }
+            let observed = scenario.checksBackendRequests ? ledger.takeEntries().map(ObservedCallback.init) : ledger.take().map(ObservedCallback.init)
+            let ignored = scenario.ignored
+            engines[name]?.pending += observed.filter { !ignored.contains($0.name) }
+        }
     }
 
-    /// The next `expectations.count` callbacks, each matched to the first expectation of the block
-    /// still unmatched that it fits.
-    private mutating func matchInAnyOrder(_ expectations: [Expectation], line: Int) throws(Stop) {
+    /// The next `expectations.count` callbacks of engine `name`, each matched to the first
+    /// expectation of the block still unmatched that it fits.
+    private mutating func matchInAnyOrder(_ expectations: [Expectation], engine name: String, line: Int) throws(Stop) {
         var unmatched = expectations
+        let tag = label(name)
         while !unmatched.isEmpty {
             let described = unmatched.map { describe($0) }.joined(separator: "; ")
-            guard !pending.isEmpty else { throw Stop(expected: "in any order: \(described)", actual: "no callback") }
-            let observed = pending.removeFirst()
+            guard let observed = engines[name]?.pending.first else {
+                throw Stop(expected: "\(tag)in any order: \(described)", actual: "no callback")
+            }
+            engines[name]?.pending.removeFirst()
             var found: Int?
             for (index, expectation) in unmatched.enumerated() where match(expectation, observed) {
                 found = index
                 break
             }
             guard let index = found else {
-                throw Stop(expected: "one of, in any order: \(described)", actual: observed.redactedDescription)
+                throw Stop(expected: "\(tag)one of, in any order: \(described)", actual: tag + observed.redactedDescription)
             }
             unmatched.remove(at: index)
-            history.append("\(line): < \(observed.redactedDescription)")
+            history.append("\(line): < \(tag)\(observed.redactedDescription)")
         }
     }
 
     // MARK: - Calls
 
-    private mutating func perform(_ call: CallStep) async throws(Stop) {
-        let enabler = session.enabler
+    /// An engine call with its arguments resolved; it returns the `optionsRefused` pseudo-callback
+    /// of a refused `setOptions`.
+    typealias ResolvedCall = @Sendable (AccessEnabler) async -> ObservedCallback?
+
+    private mutating func perform(_ call: CallStep, on name: String) async throws(Stop) {
+        guard let engine = engines[name] else { return }
+        let resolved = try resolve(call)
+        if let refused = await resolved(engine.session.enabler) { engines[name]?.pending.append(refused) }
+    }
+
+    /// `call` with every `$name` resolved now.
+    private func resolve(_ call: CallStep) throws(Stop) -> ResolvedCall {
         switch call {
         case .setRequestor(let requestor, let providers):
-            await enabler.setRequestor(try text(requestor), serviceProviders: try providers.map { p throws(Stop) in try text(p) })
+            let (id, urls) = (try text(requestor), try providers.map { p throws(Stop) in try text(p) })
+            return { await $0.setRequestor(id, serviceProviders: urls); return nil }
         case .setOptions(let pairs):
             var options: [String: String] = [:]
             for (key, value) in pairs { options[key] = try text(value) }
-            do {
-                try await enabler.setOptions(options)
-            } catch {
-                if case .unknownKeys(let keys) = error { pending.append(ObservedCallback(optionsRefused: keys)) }
+            return { [options] enabler in
+                do throws(AccessEnabler.OptionsError) {
+                    try await enabler.setOptions(options)
+                } catch {
+                    if case .unknownKeys(let keys) = error { return ObservedCallback(optionsRefused: keys) }
+                }
+                return nil
             }
-        case .checkAuthentication: await enabler.checkAuthentication()
-        case .getAuthentication(let force, let data): await enabler.getAuthentication(forceAuthn: force, data: try texts(data))
-        case .setSelectedProvider(let id): await enabler.setSelectedProvider(try optionalText(id))
-        case .handleExternalURL(let url): await enabler.handleExternalURL(try text(url))
-        case .getSelectedProvider: await enabler.getSelectedProvider()
+        case .checkAuthentication: return { await $0.checkAuthentication(); return nil }
+        case .getAuthentication(let force, let data):
+            let values = try texts(data)
+            return { await $0.getAuthentication(forceAuthn: force, data: values); return nil }
+        case .setSelectedProvider(let id):
+            let chosen = try optionalText(id)
+            return { await $0.setSelectedProvider(chosen); return nil }
+        case .handleExternalURL(let url):
+            let value = try text(url)
+            return { await $0.handleExternalURL(value); return nil }
+        case .getSelectedProvider: return { await $0.getSelectedProvider(); return nil }
         case .checkAuthorization(let resource, let data):
-            await enabler.checkAuthorization(try text(resource), data: try texts(data))
+            let (id, values) = (try text(resource), try texts(data))
+            return { await $0.checkAuthorization(id, data: values); return nil }
         case .getAuthorization(let resource, let data):
-            await enabler.getAuthorization(try text(resource), data: try texts(data))
+            let (id, values) = (try text(resource), try texts(data))
+            return { await $0.getAuthorization(id, data: values); return nil }
         case .checkPreauthorizedResources(let resources, let cache):
             guard case .list(let items) = try resolve(resources) else {
                 throw Stop(expected: "a [list] of resources", actual: "\(resources)")
@@ -231,71 +356,95 @@ private struct Run {
                 guard case .text(let name) = item else { throw Stop(expected: "resource ids", actual: item.description) }
                 return name
             }
-            await enabler.checkPreauthorizedResources(names, cache: cache)
-        case .getMetadata(let key): await enabler.getMetadata(key)
-        case .logout: await enabler.logout()
+            return { await $0.checkPreauthorizedResources(names, cache: cache); return nil }
+        case .getMetadata(let key): return { await $0.getMetadata(key); return nil }
+        case .logout: return { await $0.logout(); return nil }
         }
     }
 
     // MARK: - World actions
 
-    private mutating func perform(_ action: WorldAction) async throws(Stop) {
+    private mutating func perform(_ action: WorldAction, on name: String) async throws(Stop) {
+        guard let engine = engines[name] else { return }
+        let session = engine.session
         switch action {
         case .logIn(let user, let password, let holding):
-            let url = try lastNavigation()
+            let url = try lastNavigation(of: name)
             let visit = await session.userAgent.logIn(at: url, username: try text(user), password: try text(password))
-            try await arrive(visit, holding: holding)
+            try await arrive(visit, holding: holding, at: session.enabler)
         case .cancelAtProvider(let holding):
-            let visit = await session.userAgent.cancelLogin(at: try lastNavigation())
-            try await arrive(visit, holding: holding)
+            let visit = await session.userAgent.cancelLogin(at: try lastNavigation(of: name))
+            try await arrive(visit, holding: holding, at: session.enabler)
         case .closeLoginPage:
             await session.enabler.setSelectedProvider(nil)
         case .platform(let choice):
             session.platform?.script(choice)
+        case .platformAnswer(let choice):
+            guard session.platform?.answerOpenPicker(choice) == true else {
+                throw Stop(expected: "a platform picker held open (`! platform user will keep the picker open`)", actual: "none is open")
+            }
         case .platformSignIn(let username):
             session.platform?.signIn(username)
         case .platformSignOut:
             session.platform?.signOut()
         case .resetTempPass:
-            await session.simulator.resetTempPass(deviceID: scenario.deviceID)
+            await world.simulator.resetTempPass(deviceID: deviceID(name))
         case .activate(let code, let user, let password):
             _ = await session.userAgent.activate(code: try text(code), username: try text(user), password: try text(password))
         case .followLogout(let holding):
-            let visit = await session.userAgent.follow(try lastNavigation())
-            try await arrive(visit, holding: holding)
+            let visit = await session.userAgent.follow(try lastNavigation(of: name))
+            try await arrive(visit, holding: holding, at: session.enabler)
         case .advanceClock(let duration):
-            await session.clock.advance(by: duration)
+            await world.clock.advance(by: duration)
         case .fail(let operation, let fault, let untilHealed):
-            await session.simulator.inject(fault, into: operation, times: untilHealed ? nil : 1)
+            await world.simulator.inject(fault, into: operation, times: untilHealed ? nil : 1)
         case .heal(let operation):
-            await session.simulator.heal(operation)
+            await world.simulator.heal(operation)
         case .hold(let operation):
-            await session.stepped?.hold(operation)
+            // Holding is the world's: every engine's answers of that operation wait.
+            for other in engines.values { await other.session.stepped?.hold(operation) }
         case .release(let operation):
-            await session.stepped?.release(operation)
+            for other in engines.values { await other.session.stepped?.release(operation) }
         case .attack(let url, let edits):
             var crafted = try text(url)
             for edit in edits { crafted = try apply(edit, to: crafted) }
             history.append("   attacker delivers \(Redactor.redact(crafted))")
             await session.enabler.handleExternalURL(crafted)
+        case .failSaves(let untilHealed):
+            engine.storage.failSaves(untilHealed: untilHealed)
+        case .healStorage:
+            engine.storage.heal()
+        case .restartEngine:
+            // The process dies: the old engine is cut from the store and the backend (what it was
+            // waiting for fails at once and reaches only its own, unchecked, ledger).
+            engine.storage.end()
+            await session.stepped?.sever()
+            await session.settle()
+            var restarted = start(name, recorder: nil, platform: session.platform)
+            restarted.retired = engine.retired + [session]
+            restarted.pending = engine.pending
+            engines[name] = restarted
+        case .callFromCallback(let callback, let call):
+            let resolved = try resolve(call)
+            engine.app.on(callback) { _ = await resolved($0) }
         }
     }
 
-    private func lastNavigation() throws(Stop) -> String {
-        guard let url = session.lastNavigation else {
+    private func lastNavigation(of name: String) throws(Stop) -> String {
+        guard let url = engines[name]?.session.lastNavigation else {
             throw Stop(expected: "a navigateToUrl for the web view to open", actual: "none so far")
         }
         return url
     }
 
     /// Where a web-view visit ended: hand the app URL to the engine, hold it, or note the page.
-    private mutating func arrive(_ visit: SimulatedUserAgent.Visit, holding: String?) async throws(Stop) {
+    private mutating func arrive(_ visit: SimulatedUserAgent.Visit, holding: String?, at enabler: AccessEnabler) async throws(Stop) {
         switch visit.outcome {
         case .reachedApp(let url):
             if let holding {
                 captures[holding] = .text(url)
             } else {
-                await session.enabler.handleExternalURL(url)
+                await enabler.handleExternalURL(url)
             }
         case .stoppedAt(let page):
             history.append("   web view stopped at '\(page.title)'" + (page.message.map { ": \($0)" } ?? ""))

@@ -18,9 +18,10 @@ public final class SimulatedPlatform: PlatformSSO {
         case cancel
         /// Hands this assertion over as the platform's (forged or expired ones, for tests).
         case present(PlatformAssertion)
-        /// Leaves the picker open until the engine stops waiting for it (its task is cancelled).
-        /// The engine counts an open picker as work in flight: `whenIdle()` and `settle()` wait for
-        /// it, so close it with an engine call first.
+        /// Leaves the picker open until ``answerOpenPicker(_:)`` answers it or the engine stops
+        /// waiting for it (its task is cancelled). The engine counts an open picker as work in
+        /// flight: `whenIdle()` waits for it; ``SimulatedSession/settle()`` does not (the script
+        /// acts while it is open).
         case wait
     }
 
@@ -28,8 +29,12 @@ public final class SimulatedPlatform: PlatformSSO {
         var script: [Choice] = []
         var signedIn: String?
         var presented: [TvProviderDialog] = []
-        var openPicker: CheckedContinuation<Void, Never>?
+        var openPicker: CheckedContinuation<Choice?, Never>?
         var pickerCancelled = false
+        /// A picker took `.wait` and has not been answered or closed yet.
+        var holding = false
+        /// An answer that came before the held picker started waiting.
+        var earlyAnswer: Choice?
     }
 
     private let simulator: Simulator
@@ -69,38 +74,67 @@ public final class SimulatedPlatform: PlatformSSO {
         return assertion
     }
 
-    /// Whether a picker is open and waiting (``Choice/wait``).
-    public var isPickerOpen: Bool { state.withLock { $0.openPicker != nil } }
+    /// Whether a picker is held open (``Choice/wait``), or the next one will be: the engine's
+    /// platform work is then the user's to end, not something to wait for.
+    public var holdsPicker: Bool {
+        state.withLock { $0.holding || $0.script.first == .wait }
+    }
 
-    /// Suspends until the calling task is cancelled (also when it already was).
-    private func waitUntilCancelled() async {
+    /// Answers the picker held open with `choice` (the user acts while it is open); false when no
+    /// picker is held.
+    @discardableResult
+    public func answerOpenPicker(_ choice: Choice) -> Bool {
+        state.withLock { state in
+            guard state.holding, choice != .wait else { return false }
+            state.holding = false  // answered: from now on the engine's platform work is worth waiting for
+            if let open = state.openPicker {
+                state.openPicker = nil
+                open.resume(returning: choice)
+            } else {
+                state.earlyAnswer = choice
+            }
+            return true
+        }
+    }
+
+    /// Suspends until the held picker is answered (the choice) or the calling task is cancelled (nil).
+    private func waitForAnswer() async -> Choice? {
         state.withLock { $0.pickerCancelled = false }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let answer: Choice? = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Choice?, Never>) in
                 state.withLock { state in
-                    if state.pickerCancelled { continuation.resume() } else { state.openPicker = continuation }
+                    if let early = state.earlyAnswer {
+                        state.earlyAnswer = nil
+                        continuation.resume(returning: early)
+                    } else if state.pickerCancelled {
+                        continuation.resume(returning: nil)
+                    } else {
+                        state.openPicker = continuation
+                    }
                 }
             }
         } onCancel: {
             state.withLock { state in
                 state.pickerCancelled = true
-                state.openPicker?.resume()
+                state.openPicker?.resume(returning: nil)
                 state.openPicker = nil
             }
         }
+        state.withLock { $0.holding = false }
+        return answer
     }
 
     /// Answers the picker with the next scripted choice.
     public func pickProvider(_ dialog: TvProviderDialog, requestorID: String) async -> PlatformPickerAnswer {
-        let choice: Choice? = state.withLock { state in
+        var choice: Choice? = state.withLock { state in
             state.presented.append(dialog)
-            return state.script.isEmpty ? nil : state.script.removeFirst()
+            let next = state.script.isEmpty ? nil : state.script.removeFirst()
+            if next == .wait { state.holding = true }
+            return next
         }
+        if choice == .wait { choice = await waitForAnswer() }
         switch choice {
-        case .wait?:
-            await waitUntilCancelled()
-            return .cancelled
-        case .none, .cancel?: return .cancelled
+        case .wait?, .none, .cancel?: return .cancelled
         case .otherProviders?: return .otherProviders
         case .present(let assertion)?: return .signedIn(assertion)
         case .choose(let mvpdID)?: return .unsupportedProvider(mvpdID)

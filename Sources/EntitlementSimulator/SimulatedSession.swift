@@ -22,6 +22,7 @@ public struct SimulatedSession: Sendable {
     /// simulator as a REST API V2 service (``SimulatedV2Service``, unthrottled): every request and
     /// answer goes through V2's JSON, registration and access tokens included. A `backend` given
     /// replaces both (for example a `V2Client` over HTTP to a server of this session's simulator).
+    /// A `platform` given is the device's account as it already is (a restarted app's device).
     /// The seed a session draws its randomness from unless told otherwise (its simulator's is this + 100).
     public static let defaultSeed: UInt64 = 1
 
@@ -30,7 +31,8 @@ public struct SimulatedSession: Sendable {
         settings: EngineSettings = EngineSettings(), storage: any TokenStorage = InMemoryTokenStorage(),
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
         deliversInOrder: Bool = false, recorder: TraceRecorder? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil,
-        platformSSO: Bool = false, overV2Wire: Bool = false, backend: (any EntitlementBackend)? = nil
+        platformSSO: Bool = false, overV2Wire: Bool = false, backend: (any EntitlementBackend)? = nil,
+        platform: SimulatedPlatform? = nil
     ) {
         self.clock = clock
         let simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
@@ -46,22 +48,24 @@ public struct SimulatedSession: Sendable {
                 clock: clock)
                 : simulator.backend)
         self.stepped = deliversInOrder ? SteppedBackend(port) : nil
-        self.platform = platformSSO ? SimulatedPlatform(simulator: self.simulator, deviceID: deviceID) : nil
+        self.platform = platform ?? (platformSSO ? SimulatedPlatform(simulator: self.simulator, deviceID: deviceID) : nil)
         self.enabler = AccessEnabler(
             backend: stepped ?? port, delegate: delegate, storage: storage,
             environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
-            monitor: ledger, recorder: recorder, platform: platform)
+            monitor: ledger, recorder: recorder, platform: self.platform)
         SessionCollector.current?.add(self)
     }
 
     /// Lets the engine run until nothing more can happen without the outside world: with
-    /// ``stepped`` set, waits for platform pickers (answered from the script) and delivers every
+    /// ``stepped`` set, waits for platform pickers (answered from the script, unless one is held
+    /// open for the script to answer later) and delivers every
     /// parked answer (except held ones) in operation order, each fully processed before the next;
     /// otherwise waits until the engine is idle.
     public func settle() async {
         guard let stepped else { return await enabler.whenIdle() }
         while true {
-            await enabler.whenPlatformAnswered()
+            // A picker the user holds open is the script's to end: the engine waits for it, settling does not.
+            if !(platform?.holdsPicker ?? false) { await enabler.whenPlatformAnswered() }
             await stepped.whenParked(await enabler.backendOperationsInFlight)
             guard let next = await stepped.nextDeliverable() else { return }
             await stepped.deliver(next)

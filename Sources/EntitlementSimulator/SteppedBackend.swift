@@ -16,6 +16,7 @@ public actor SteppedBackend: EntitlementBackend {
     private var parked: [OperationID: Parked] = [:]
     private var watchers: [(operations: Set<OperationID>, resume: CheckedContinuation<Void, Never>)] = []
     private var held: Set<BackendOperation> = []
+    private var severed = false
 
     /// Wraps `inner`.
     public init(_ inner: any EntitlementBackend) { self.inner = inner }
@@ -29,6 +30,7 @@ public actor SteppedBackend: EntitlementBackend {
     public func perform(_ request: BackendRequest, operation: OperationID) async throws(BackendError)
         -> BackendResponse
     {
+        if severed { throw Self.processEnded }
         let result = await withCheckedContinuation { continuation in
             parked[operation] = Parked(request: request, resume: continuation)
             let ready = watchers.filter { $0.operations.isSubset(of: parked.keys) }
@@ -61,6 +63,18 @@ public actor SteppedBackend: EntitlementBackend {
         }
         entry.resume.resume(returning: result)
         return true
+    }
+
+    /// What a severed backend answers.
+    static let processEnded = BackendError.network("the engine's process ended")
+
+    /// Cuts the engine off, as when its process dies: every parked request and every later one
+    /// fails at once, and nothing reaches the inner backend any more.
+    public func sever() {
+        severed = true
+        let waiting = parked.values
+        parked.removeAll()
+        for entry in waiting { entry.resume.resume(returning: .failure(Self.processEnded)) }
     }
 
     /// Keeps requests of `operation` parked until ``release(_:)``.
