@@ -2,7 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import Testing
 
-/// The redirect security checklist (reference A.5, items 1–13), one test or more per item.
+/// The redirect security checklist (the DocC article *Redirect security*, items 1–13), one test or more per item.
 /// Every refusal is one `status` that answers the `handleExternalURL` call and changes no flow:
 /// each test ends by completing the still-pending login with the genuine URL.
 @Suite("handleExternalURL: the redirect security checklist", .checksExactlyOnce)

@@ -1,7 +1,7 @@
 import EntitlementEngine
 import Testing
 
-/// Each V2 request renders the method, path, query, body and device headers the reference documents.
+/// Each V2 request renders the method, path, query, body and device headers Adobe's REST API V2 pages document.
 @Suite("REST API V2 requests")
 struct V2RequestTests {
     @Test func createSessionIsAFormWithTheThreeParameters() {

@@ -1,7 +1,7 @@
 import EntitlementEngine
 import Testing
 
-/// The REST API V2 value types read the reference's examples and field lists, write back the same
+/// The REST API V2 value types read the examples and field lists of Adobe's API pages, write back the same
 /// fields, ignore fields they do not know, and refuse a missing or mistyped required field with its path.
 @Suite("REST API V2 value types")
 struct V2ValueTypeTests {

@@ -21,9 +21,15 @@ struct CommandLineTests {
         await withCheckedContinuation { done in
             Thread {
                 let process = Process()
-                process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-                    .appendingPathComponent("entitle")
-                process.arguments = arguments
+                if arguments.first == "--shell" {
+                    // A command line as README writes it, globs and all.
+                    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                    process.arguments = ["-c"] + arguments.dropFirst()
+                } else {
+                    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                        .appendingPathComponent("entitle")
+                    process.arguments = arguments
+                }
                 process.currentDirectoryURL = root
                 let output = Pipe()
                 let errors = Pipe()
@@ -137,6 +143,27 @@ struct CommandLineTests {
         #expect(xml.contains("<failure message=\"line 2: expected setRequestorComplete &quot;failure&quot;\">"))
         #expect(xml.contains("name=\"startup-queues-calls-until-configured\""))
         #expect(!xml.contains("<error"))
+    }
+
+    /// Every `swift run entitle …` line of README's shell blocks, run in order from the package root
+    /// with the built binary, exits 0 — but those that run until stopped or for minutes, which
+    /// other tests and CI run (`serve`: ServeCommandTests; the release-mode long runs: shorter in CI).
+    @Test func readmesEntitleCommandsExitZero() async throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = readme.components(separatedBy: "```sh\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+        let commands = blocks.flatMap { $0.split(separator: "\n") }.map { $0.components(separatedBy: "   #")[0] }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix("swift run entitle ") || $0.hasPrefix("swift run -c release entitle ") }
+        let longRunning = ["entitle serve", "--seeds 100000", "--count 100000"]
+        let quick = commands.filter { command in !longRunning.contains { command.contains($0) } }
+        #expect(quick.count >= 7, "README's commands: \(commands)")
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("entitle").path
+        for command in quick {
+            let arguments = command.replacingOccurrences(of: "swift run -c release entitle ", with: "")
+                .replacingOccurrences(of: "swift run entitle ", with: "")
+            let outcome = await Self.run(["--shell", binary + " " + arguments])
+            #expect(outcome.status == 0, "`\(command)` exited \(outcome.status): \(outcome.errors.prefix(300))")
+        }
     }
 
     @Test func chartWriteFillsEmptyBlocksAndKeepsEverythingAroundThem() async throws {
