@@ -1,0 +1,187 @@
+import EntitlementEngine
+import EntitlementSimulator
+
+extension ScenarioRun {
+    // MARK: - Calls
+
+    /// An engine call with its arguments resolved; it returns the `optionsRefused` pseudo-callback
+    /// of a refused `setOptions`.
+    typealias ResolvedCall = @Sendable (AccessEnabler) async -> ObservedCallback?
+
+    /// Makes `call` on engine `name`.
+    mutating func perform(_ call: CallStep, on name: String) async throws(Stop) {
+        guard let engine = engines[name] else { return }
+        let resolved = try resolve(call)
+        if let refused = await resolved(engine.session.enabler) { engines[name]?.pending.append(refused) }
+    }
+
+    /// `call` with every `$name` resolved now.
+    func resolve(_ call: CallStep) throws(Stop) -> ResolvedCall {
+        switch call {
+        case .setRequestor(let requestor, let providers):
+            let (id, urls) = (try text(requestor), try providers.map { p throws(Stop) in try text(p) })
+            return { await $0.setRequestor(id, serviceProviders: urls); return nil }
+        case .setOptions(let pairs):
+            var options: [String: String] = [:]
+            for (key, value) in pairs { options[key] = try text(value) }
+            return { [options] enabler in
+                do throws(AccessEnabler.OptionsError) {
+                    try await enabler.setOptions(options)
+                } catch {
+                    if case .unknownKeys(let keys) = error { return ObservedCallback(optionsRefused: keys) }
+                }
+                return nil
+            }
+        case .checkAuthentication: return { await $0.checkAuthentication(); return nil }
+        case .getAuthentication(let force, let data):
+            let values = try texts(data)
+            return { await $0.getAuthentication(forceAuthn: force, data: values); return nil }
+        case .setSelectedProvider(let id):
+            let chosen = try optionalText(id)
+            return { await $0.setSelectedProvider(chosen); return nil }
+        case .handleExternalURL(let url):
+            let value = try text(url)
+            return { await $0.handleExternalURL(value); return nil }
+        case .getSelectedProvider: return { await $0.getSelectedProvider(); return nil }
+        case .checkAuthorization(let resource, let data):
+            let (id, values) = (try text(resource), try texts(data))
+            return { await $0.checkAuthorization(id, data: values); return nil }
+        case .getAuthorization(let resource, let data):
+            let (id, values) = (try text(resource), try texts(data))
+            return { await $0.getAuthorization(id, data: values); return nil }
+        case .checkPreauthorizedResources(let resources, let cache):
+            guard case .list(let items) = try resolve(resources) else {
+                throw Stop(expected: "a [list] of resources", actual: "\(resources)")
+            }
+            let names = try items.map { item throws(Stop) -> String in
+                guard case .text(let name) = item else { throw Stop(expected: "resource ids", actual: item.description) }
+                return name
+            }
+            return { await $0.checkPreauthorizedResources(names, cache: cache); return nil }
+        case .getMetadata(let key): return { await $0.getMetadata(key); return nil }
+        case .logout: return { await $0.logout(); return nil }
+        }
+    }
+
+    // MARK: - World actions
+
+    /// Makes the world act; `name` is the engine the step addresses.
+    mutating func perform(_ action: WorldAction, on name: String) async throws(Stop) {
+        guard let engine = engines[name] else { return }
+        let session = engine.session
+        switch action {
+        case .logIn(let user, let password, let holding):
+            let url = try lastNavigation(of: name)
+            let visit = await session.userAgent.logIn(at: url, username: try text(user), password: try text(password))
+            try await arrive(visit, holding: holding, at: session.enabler)
+        case .cancelAtProvider(let holding):
+            let visit = await session.userAgent.cancelLogin(at: try lastNavigation(of: name))
+            try await arrive(visit, holding: holding, at: session.enabler)
+        case .closeLoginPage:
+            await session.enabler.setSelectedProvider(nil)
+        case .platform(let choice):
+            session.platform?.script(choice)
+        case .platformAnswer(let choice):
+            guard session.platform?.answerOpenPicker(choice) == true else {
+                throw Stop(expected: "a platform picker held open (`! platform user will keep the picker open`)", actual: "none is open")
+            }
+        case .platformSignIn(let username):
+            session.platform?.signIn(username)
+        case .platformSignOut:
+            session.platform?.signOut()
+        case .resetTempPass:
+            await world.simulator.resetTempPass(deviceID: deviceID(name))
+        case .activate(let code, let user, let password):
+            _ = await session.userAgent.activate(code: try text(code), username: try text(user), password: try text(password))
+        case .followLogout(let holding):
+            let visit = await session.userAgent.follow(try lastNavigation(of: name))
+            try await arrive(visit, holding: holding, at: session.enabler)
+        case .advanceClock(let duration):
+            await world.clock.advance(by: duration)
+        case .fail(let operation, let fault, let untilHealed):
+            await world.simulator.inject(fault, into: operation, times: untilHealed ? nil : 1)
+        case .heal(let operation):
+            await world.simulator.heal(operation)
+        case .hold(let operation):
+            // Holding is the world's: every engine's answers of that operation wait.
+            for other in engines.values { await other.session.stepped?.hold(operation) }
+        case .release(let operation):
+            for other in engines.values { await other.session.stepped?.release(operation) }
+        case .attack(let url, let edits):
+            var crafted = try text(url)
+            for edit in edits { crafted = try apply(edit, to: crafted) }
+            history.append("   attacker delivers \(Redactor.redact(crafted))")
+            await session.enabler.handleExternalURL(crafted)
+        case .failSaves(let untilHealed):
+            engine.storage.failSaves(untilHealed: untilHealed)
+        case .healStorage:
+            engine.storage.heal()
+        case .restartEngine:
+            // The process dies: the old engine is cut from the store and the backend (what it was
+            // waiting for fails at once and reaches only its own, unchecked, ledger).
+            engine.storage.end()
+            await session.stepped?.sever()
+            await session.settle()
+            var restarted = start(name, recorder: nil, platform: session.platform)
+            restarted.retired = engine.retired + [session]
+            restarted.pending = engine.pending
+            engines[name] = restarted
+        case .callFromCallback(let callback, let call):
+            let resolved = try resolve(call)
+            engine.app.on(callback) { _ = await resolved($0) }
+        }
+    }
+
+    /// The URL of engine `name`'s last `navigateToUrl`.
+    func lastNavigation(of name: String) throws(Stop) -> String {
+        guard let url = engines[name]?.session.lastNavigation else {
+            throw Stop(expected: "a navigateToUrl for the web view to open", actual: "none so far")
+        }
+        return url
+    }
+
+    /// Where a web-view visit ended: hand the app URL to the engine, hold it, or note the page.
+    mutating func arrive(_ visit: SimulatedUserAgent.Visit, holding: String?, at enabler: AccessEnabler) async throws(Stop) {
+        switch visit.outcome {
+        case .reachedApp(let url):
+            if let holding {
+                captures[holding] = .text(url)
+            } else {
+                await enabler.handleExternalURL(url)
+            }
+        case .stoppedAt(let page):
+            history.append("   web view stopped at '\(page.title)'" + (page.message.map { ": \($0)" } ?? ""))
+            if let holding { throw Stop(expected: "a redirect to the app to hold as $\(holding)", actual: "the web view stopped at '\(page.title)'") }
+        case .failed(let status, let message):
+            throw Stop(expected: "the web view to reach the app", actual: "HTTP \(status): \(message)")
+        }
+    }
+
+    /// `url` with one attacker's edit applied.
+    func apply(_ edit: URLEdit, to url: String) throws(Stop) -> String {
+        var base = url
+        var query: [(String, String)] = []
+        if let mark = url.firstIndex(of: "?") {
+            base = String(url[..<mark])
+            for pair in url[url.index(after: mark)...].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = (try? PercentEncoding.decode(parts[0])) ?? String(parts[0])
+                let value = parts.count > 1 ? ((try? PercentEncoding.decode(parts[1])) ?? String(parts[1])) : ""
+                query.append((name, value))
+            }
+        }
+        switch edit {
+        case .set(let name, let value):
+            let replacement = try text(value)
+            if let index = query.firstIndex(where: { $0.0 == name }) {
+                query[index].1 = replacement
+            } else {
+                query.append((name, replacement))
+            }
+        case .remove(let name): query.removeAll { $0.0 == name }
+        case .append(let name, let value): query.append((name, try text(value)))
+        case .base(let value): base = try text(value)
+        }
+        return PercentEncoding.url(base, query: query)
+    }
+}
