@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "EntitlementHTTP", targets: ["EntitlementHTTP"]),
         .library(name: "EntitlementHTTPServer", targets: ["EntitlementHTTPServer"]),
         .library(name: "EntitlementSimulatorServer", targets: ["EntitlementSimulatorServer"]),
+        .library(name: "EntitlementRedis", targets: ["EntitlementRedis"]),
         .executable(name: "entitle", targets: ["entitle"]),
     ],
     dependencies: [],
@@ -22,6 +23,7 @@ let package = Package(
         .target(name: "EntitlementSimulator", dependencies: ["EntitlementEngine"]),
         .target(name: "EntitlementHTTP", dependencies: ["EntitlementEngine"]),
         .target(name: "EntitlementHTTPServer"),
+        .target(name: "EntitlementRedis", dependencies: ["EntitlementEngine"]),
         .target(
             name: "EntitlementSimulatorServer", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementHTTPServer"]),
         .target(
@@ -33,6 +35,7 @@ let package = Package(
             name: "EntitlementFuzzing",
             dependencies: [
                 "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementHTTPServer", "EntitlementSimulatorServer",
+                "EntitlementRedis",
             ]),
         .executableTarget(
             name: "entitle",
@@ -49,6 +52,7 @@ let package = Package(
             name: "EntitlementFuzzingTests",
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementHTTPServer"]),
+        .testTarget(name: "EntitlementRedisTests", dependencies: ["EntitlementEngine", "EntitlementRedis"]),
         .testTarget(
             name: "EntitlementHTTPTests",
             dependencies: [

@@ -5,7 +5,7 @@
 /// runs the cases in a child process) turns into the failing seed and its input; a case the
 /// oracle rejects returns a ``FuzzFailure``.
 public struct FuzzTarget: Sendable {
-    /// The name `entitle fuzz` takes (`url`, `trace`, `scenario`, `token-file`, `http-request`).
+    /// The name `entitle fuzz` takes (`url`, `trace`, `scenario`, `token-file`, `http-request`, `resp`).
     public let name: String
     /// One line saying what is fuzzed and what the oracle checks.
     public let summary: String
@@ -51,6 +51,7 @@ public enum FuzzTargets {
     /// The targets `entitle fuzz` and the test suite run.
     public static let all: [FuzzTarget] = [
         URLFuzzer.target, TraceFuzzer.target, ScenarioFuzzer.target, TokenFileFuzzer.target, HTTPRequestFuzzer.target,
+        RESPFuzzer.target,
     ]
 
     /// The target called `name`, if any.

@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+
+/// A small Redis client: a fixed set of connections, each on a thread of its own (blocking socket
+/// calls never run on Swift concurrency's threads), commands spread over them in turn. A connection
+/// that times out or breaks is dropped and opened again for the next command, so a restarted
+/// server costs the commands under way at that moment — each with a typed ``RedisError`` — and
+/// nothing after.
+public final class RedisClient: Sendable {
+    /// The configuration in force.
+    public let configuration: RedisConfiguration
+    private let lanes: [RedisLane]
+    private let turn = Atomic<Int>(0)
+
+    /// A client for `configuration`; connections open on first use.
+    public init(_ configuration: RedisConfiguration = RedisConfiguration()) {
+        self.configuration = configuration
+        lanes = (0..<configuration.connections).map { RedisLane(configuration, number: $0) }
+    }
+
+    deinit { close() }
+
+    /// Sends one command and returns its answer; an error answer is ``RedisError/server(_:)``.
+    public func send(_ command: [String]) async throws(RedisError) -> RESPValue {
+        let answer = try await pipeline([command])[0]
+        if case .error(let message) = answer { throw .server(message) }
+        return answer
+    }
+
+    /// Sends `commands` back to back on one connection and returns their answers in order (error
+    /// answers stay `.error` values: in a pipeline one refusal does not undo the others).
+    public func pipeline(_ commands: [[String]]) async throws(RedisError) -> [RESPValue] {
+        guard !commands.isEmpty else { return [] }
+        var bytes: [UInt8] = []
+        for command in commands { RESPValue.array(command.map(RESPValue.bulk)).encode(into: &bytes) }
+        let lane = lanes[turn.wrappingAdd(1, ordering: .relaxed).oldValue % lanes.count]
+        let result = await withCheckedContinuation { continuation in
+            lane.submit(RedisLane.Job(bytes: bytes, answers: commands.count, done: continuation))
+        }
+        return try result.get()
+    }
+
+    /// Closes every connection; commands waiting or sent later fail with ``RedisError/closed``.
+    public func close() { for lane in lanes { lane.close() } }
+}
+
+/// One connection and the thread that drives it, taking jobs in order.
+final class RedisLane: @unchecked Sendable {
+    /// One batch of commands and who waits for its answers.
+    struct Job {
+        let bytes: [UInt8]
+        let answers: Int
+        let done: CheckedContinuation<Result<[RESPValue], RedisError>, Never>
+    }
+
+    private let configuration: RedisConfiguration
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var jobs: [Job] = []
+    private var closed = false
+    // Used by the lane's thread only.
+    private var connection: RedisConnection?
+
+    init(_ configuration: RedisConfiguration, number: Int) {
+        self.configuration = configuration
+        let thread = Thread { [self] in run() }
+        thread.name = "entitle-redis-\(number)"
+        thread.start()
+    }
+
+    func submit(_ job: Job) {
+        condition.lock()
+        if closed {
+            condition.unlock()
+            job.done.resume(returning: .failure(.closed))
+            return
+        }
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !closed { condition.wait() }
+            if closed {
+                let left = jobs
+                jobs.removeAll()
+                condition.unlock()
+                for job in left { job.done.resume(returning: .failure(.closed)) }
+                connection = nil
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.done.resume(returning: perform(job))
+        }
+    }
+
+    private func perform(_ job: Job) -> Result<[RESPValue], RedisError> {
+        do throws(RedisError) {
+            if connection == nil { connection = try RedisConnection.open(configuration) }
+            let deadline = ContinuousClock.now.advanced(by: configuration.commandTimeout)
+            return .success(try connection!.roundTrip(job.bytes, answers: job.answers, until: deadline))
+        } catch {
+            connection = nil  // never reuse a connection whose stream position is unknown
+            return .failure(error)
+        }
+    }
+}

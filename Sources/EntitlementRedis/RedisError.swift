@@ -1,0 +1,32 @@
+/// Why a Redis command did not get its answer. Each is typed, none carries a secret (commands are
+/// never quoted: they hold tokens).
+public enum RedisError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No connection could be made (refused, unreachable, timed out connecting).
+    case connect(String)
+    /// The server did not answer within the command timeout; the connection was closed (a late
+    /// answer would be read as the next command's).
+    case timeout
+    /// The connection broke while the command was under way.
+    case connectionLost(String)
+    /// The server sent bytes that are not RESP; the connection was closed.
+    case protocolViolation(RESPParseError)
+    /// The server refused the command (`-ERR …`, `-NOSCRIPT …`, `-READONLY …`).
+    case server(String)
+    /// The answer was RESP, but not what the command answers.
+    case unexpectedReply(String)
+    /// The client was closed.
+    case closed
+
+    /// One line saying what happened.
+    public var description: String {
+        switch self {
+        case .connect(let why): "cannot connect to Redis: \(why)"
+        case .timeout: "Redis did not answer in time"
+        case .connectionLost(let why): "the connection to Redis broke: \(why)"
+        case .protocolViolation(let error): "Redis sent something that is not RESP (\(error))"
+        case .server(let message): "Redis refused the command: \(message)"
+        case .unexpectedReply(let what): "an unexpected answer from Redis: \(what)"
+        case .closed: "the Redis client is closed"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+@testable import EntitlementRedis
+
+/// The client against a real redis-server: commands, pipelines, binary-safe values, error answers,
+/// transactions; and its failures typed: refused, timed out, a server that restarts.
+@Suite("Redis client against redis-server", RedisServer.trait)
+struct RedisClientTests {
+    @Test func commandsPipelinesAndBinarySafeValues() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration())
+        defer { client.close() }
+        #expect(try await client.send(["PING"]) == .simpleString("PONG"))
+        let binary = "a\r\nb\u{0}ключ"
+        #expect(try await client.send(["SET", "k", binary]) == .simpleString("OK"))
+        #expect(try await client.send(["GET", "k"]).text == binary)
+        #expect(try await client.send(["GET", "missing"]) == .bulkString(nil))
+        let answers = try await client.pipeline([["INCR", "n"], ["INCR", "n"], ["LPUSH", "k", "x"], ["INCRBY", "n", "40"]])
+        #expect(answers[0] == .integer(1) && answers[1] == .integer(2) && answers[3] == .integer(42))
+        guard case .error(let refusal) = answers[2] else { Issue.record("LPUSH on a string: \(answers[2])"); return }
+        #expect(refusal.hasPrefix("WRONGTYPE"))
+        await #expect(throws: RedisError.self) { try await client.send(["NOSUCHCOMMAND"]) }
+        await server.stop()
+    }
+
+    @Test func aTransactionWatchingAKeyIsAbortedByAnotherWriter() async throws {
+        let server = try await RedisServer()
+        let mine = RedisClient(server.configuration(connections: 1))
+        let theirs = RedisClient(server.configuration(connections: 1))
+        defer { mine.close(); theirs.close() }
+        _ = try await mine.send(["SET", "v", "1"])
+        _ = try await mine.send(["WATCH", "v"])
+        _ = try await theirs.send(["SET", "v", "2"])
+        let answers = try await mine.pipeline([["MULTI"], ["SET", "v", "3"], ["EXEC"]])
+        #expect(answers == [.simpleString("OK"), .simpleString("QUEUED"), .array(nil)], "EXEC is aborted")
+        #expect(try await mine.send(["GET", "v"]).text == "2")
+        await server.stop()
+    }
+
+    @Test func aRefusedConnectionIsATypedErrorAndNothingHangs() async throws {
+        let client = RedisClient(RedisConfiguration(port: try RedisServer.freePort(), connectTimeout: .milliseconds(500), connections: 1))
+        defer { client.close() }
+        await #expect(throws: RedisError.connect("connection refused")) { try await client.send(["PING"]) }
+    }
+
+    @Test func aServerThatNeverAnswersTimesOutAndTheConnectionIsDropped() async throws {
+        // A listener that accepts and reads but never answers.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        listen(fd, 8)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let client = RedisClient(
+            RedisConfiguration(port: UInt16(bigEndian: address.sin_port), commandTimeout: .milliseconds(300), connections: 1))
+        defer { client.close() }
+        let start = ContinuousClock.now
+        await #expect(throws: RedisError.timeout) { try await client.send(["PING"]) }
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test func aRestartedServerCostsOnlyTheCommandsUnderWay() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration(connectTimeout: .milliseconds(500), connections: 1))
+        defer { client.close() }
+        _ = try await client.send(["SET", "k", "v"])
+        await server.stop()
+        await #expect(throws: RedisError.self) { try await client.send(["GET", "k"]) }
+        let again = try await RedisServer.restart(on: server.port)
+        var answer: RESPValue?
+        for _ in 0..<50 where answer == nil {
+            answer = try? await client.send(["GET", "k"])
+            if answer == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(answer == .bulkString(nil), "a fresh server without persistence: the key is gone, the client reconnected")
+        await RedisServer.kill(again)
+    }
+
+    @Test func aClosedClientRefusesAtOnce() async throws {
+        let client = RedisClient(RedisConfiguration(port: 1, connections: 1))
+        client.close()
+        await #expect(throws: RedisError.closed) { try await client.send(["PING"]) }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+@testable import EntitlementRedis
+
+/// A real `redis-server` (Debian's package; `.ci/run` installs it and sets `ENTITLE_REQUIRE_REDIS=1`,
+/// so there a missing server fails the tests instead of skipping them) on a free loopback port,
+/// without persistence; a test ends with `await server.stop()`.
+final class RedisServer: @unchecked Sendable {
+    static let path = "/usr/bin/redis-server"
+    static var installed: Bool { FileManager.default.isExecutableFile(atPath: path) }
+    static var required: Bool { ProcessInfo.processInfo.environment["ENTITLE_REQUIRE_REDIS"] == "1" }
+    static let trait = Testing.ConditionTrait.enabled(
+        if: installed || required, "needs redis-server (.ci/run installs Debian's package)")
+
+    let port: UInt16
+    private let process = Process()
+
+    /// Starts a server and waits until it answers PING (at most 10 s). Process handling runs on a
+    /// thread of its own: blocking calls never run on Swift concurrency's threads.
+    init() async throws {
+        port = try Self.freePort()
+        let process = self.process
+        let port = self.port
+        let started = await Self.onThread { () -> Bool in
+            process.executableURL = URL(fileURLWithPath: Self.path)
+            process.arguments = Self.arguments(port)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            guard (try? process.run()) != nil else { return false }
+            return Self.answersPing(port)
+        }
+        guard started else {
+            await stop()
+            throw RedisError.connect("redis-server did not start")
+        }
+    }
+
+    static func arguments(_ port: UInt16) -> [String] {
+        ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"]
+    }
+
+    /// Whether a server on `port` answers PING within 10 s (blocking: call it on a thread of its own).
+    static func answersPing(_ port: UInt16) -> Bool {
+        for _ in 0..<100 {
+            if let connection = try? RedisConnection.open(RedisConfiguration(port: port, connectTimeout: .milliseconds(200))),
+                let answer = try? connection.roundTrip(RESPValue.command(["PING"]), answers: 1, until: .now.advanced(by: .seconds(1))),
+                answer == [.simpleString("PONG")]
+            {
+                return true
+            }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    /// Runs blocking `work` on a thread of its own.
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { done in Thread { done.resume(returning: work()) }.start() }
+    }
+
+    /// A client configuration for this server.
+    func configuration(connectTimeout: Duration = .seconds(2), commandTimeout: Duration = .seconds(5), connections: Int = 2)
+        -> RedisConfiguration
+    {
+        RedisConfiguration(port: port, connectTimeout: connectTimeout, commandTimeout: commandTimeout, connections: connections)
+    }
+
+    /// Stops the server and waits for it to exit, on a thread of its own (blocking calls never run
+    /// on Swift concurrency's threads). SIGKILL: the test process may hold SIGTERM blocked, and a
+    /// child started from it inherits that mask; without persistence there is nothing to save.
+    func stop() async { await Self.kill(process) }
+
+    /// Kills `process` and waits for it.
+    static func kill(_ process: Process) async {
+        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        await onThread {
+            _ = Glibc.kill(pid, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Starts a server on `port` again (after ``stop()``), as a restart would; it answers PING when this returns.
+    static func restart(on port: UInt16) async throws -> Process {
+        let again = Process()
+        let ready = await onThread { () -> Bool in
+            again.executableURL = URL(fileURLWithPath: path)
+            again.arguments = arguments(port)
+            again.standardOutput = FileHandle.nullDevice
+            again.standardError = FileHandle.nullDevice
+            guard (try? again.run()) != nil else { return false }
+            return answersPing(port)
+        }
+        guard ready else { throw RedisError.connect("redis-server did not start again") }
+        return again
+    }
+
+    /// A server a test forgot to stop is at least told to stop (without waiting).
+    deinit { if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) } }
+
+    /// A port nothing listens on right now.
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw RedisError.connect("no free port") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}
