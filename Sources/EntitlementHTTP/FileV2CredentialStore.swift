@@ -7,8 +7,13 @@ import EntitlementEngine
 #endif
 
 /// Client credentials in a file, kept for ever (registering again makes a new client and loses the
-/// users' profiles, Adobe's *REST API V2 Checklist*): JSON as V2 sends them, written atomically with owner-only
-/// permissions (the client secret is a secret). An unreadable or damaged file counts as none.
+/// users' profiles, Adobe's *REST API V2 Checklist*): the JSON V2 answered registration with
+/// (`client_id`, `client_secret`, `client_id_issued_at`, …), written to a temporary file of its own
+/// with owner-only permissions (the client secret is a secret) and renamed over the old one, so a
+/// reader — in this process or another — sees the old file or the new one, never half of one. An
+/// unreadable or damaged file counts as none (the client registers again). Use one file per
+/// software statement; processes that share it should register once before they start, since two
+/// that register at the same moment make two clients (the last one written is kept).
 public final class FileV2CredentialStore: V2CredentialStore {
     /// The file's path.
     public let path: String
@@ -24,9 +29,9 @@ public final class FileV2CredentialStore: V2CredentialStore {
         return try? V2ClientCredentials(json: json)
     }
 
-    /// Keeps `credentials`: a temporary file with mode 0600, renamed over the old one.
+    /// Keeps `credentials`: a temporary file of this writer's own with mode 0600, renamed over the old one.
     public func save(_ credentials: V2ClientCredentials) async {
-        let temporary = path + ".tmp"
+        let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
         let bytes = Data(credentials.json.canonicalBytes)
         guard FileManager.default.createFile(atPath: temporary, contents: bytes, attributes: [.posixPermissions: 0o600]) else { return }
         if rename(temporary, path) != 0 { try? FileManager.default.removeItem(atPath: temporary) }

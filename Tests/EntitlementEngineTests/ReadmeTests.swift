@@ -20,6 +20,21 @@ struct ReadmeTests {
         return region.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
     }
 
+    /// README lists the whole delegate protocol, signature for signature (a mistyped method compiles
+    /// against the protocol's defaults and is never called, so the list must be exact).
+    @Test func theDelegateSignaturesAreTheProtocols() throws {
+        let readme = try String(contentsOf: Self.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Embedding").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```swift\n").dropFirst(2).first)
+        let listed = block.components(separatedBy: "\n```")[0].split(separator: "\n").map(String.init)
+        let source = try String(
+            contentsOf: Self.packageRoot.appendingPathComponent("Sources/EntitlementEngine/AccessEnablerDelegate.swift"), encoding: .utf8)
+        let protocolBody = try #require(source.components(separatedBy: "public protocol AccessEnablerDelegate").dropFirst().first)
+            .components(separatedBy: "\n}")[0]
+        let required = protocolBody.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("func ") }
+        #expect(listed == required, "README's list: \(listed)\nthe protocol: \(required)")
+    }
+
     /// The first swift block after "## Embedding" in README.md.
     static func readmeExample() throws -> String {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)

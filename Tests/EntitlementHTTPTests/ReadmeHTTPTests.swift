@@ -56,6 +56,8 @@ struct ReadmeHTTPTests {
         let delegate = recorder
         let deviceID = "readme-tv"
         let appReturnURL = "https://myservice.example/adobe-return"
+        let tokensFolder = NSTemporaryDirectory() + "entitle-readme-tokens-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: tokensFolder) }
         // README-ADOBE-BEGIN
         let adobe = V2Client(                                  // once per process, shared by every device
             transport: URLSessionV2Transport(baseURL: adobePassURL),   // https://sp.auth.adobe.com, or entitle serve's URL
@@ -70,8 +72,10 @@ struct ReadmeHTTPTests {
                     publicAddress: device.ip)                  // X-Forwarded-For: V2 throttles per address
             })
         let enabler = AccessEnabler(                           // one per device
-            backend: adobe, delegate: delegate, environment: .live(deviceID: deviceID),
-            settings: EngineSettings(redirectURL: appReturnURL))
+            backend: adobe, delegate: delegate,
+            storage: try FileTokenStorage(folder: tokensFolder),  // or your own store: the default keeps logins in memory only
+            environment: .live(deviceID: deviceID),
+            settings: EngineSettings(redirectURL: appReturnURL))  // where the MVPD's redirect chain ends
         await enabler.setRequestor("my-requestor")
         // README-ADOBE-END
         await enabler.whenIdle()
