@@ -52,7 +52,7 @@ let package = Package(
             name: "EntitlementFuzzingTests",
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementHTTPServer"]),
-        .testTarget(name: "EntitlementRedisTests", dependencies: ["EntitlementEngine", "EntitlementRedis"]),
+        .testTarget(name: "EntitlementRedisTests", dependencies: ["EntitlementEngine", "EntitlementRedis", "EntitlementSimulator"]),
         .testTarget(
             name: "EntitlementHTTPTests",
             dependencies: [

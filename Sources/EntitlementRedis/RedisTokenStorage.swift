@@ -1,0 +1,175 @@
+import EntitlementEngine
+import Foundation
+
+/// Token storage on Redis, for a fleet of backend nodes that share device sessions: any node may
+/// take a device's next request. It keeps the `TokenStorage` contract — a versioned
+/// compare-and-set, so two nodes never overwrite each other's update — with one Lua script per save
+/// (Redis runs a script atomically), and a failure of Redis is a typed `TokenStorageError`, never a
+/// lost call.
+///
+/// Key layout, under ``keyPrefix`` (`entitle` by default); ids are hashed, so no device or
+/// requestor id appears in a key name:
+///
+/// | key | type | holds |
+/// |---|---|---|
+/// | `PREFIX:tokens:HASH(device, requestor)` | hash | `v`: the version, `t`: the tokens as JSON |
+/// | `PREFIX:device:HASH(device)` | set | the requestor ids with tokens on the device (single sign-on) |
+/// | `PREFIX:versions` | string | a counter every save increments: versions are never reused, even after a key expired |
+///
+/// A tokens key expires with what it holds: at the latest of the authentication's expiry and the
+/// pending login's deadline, or ``rememberFor`` after the save when it holds only the chosen provider
+/// (or nothing). The device set lives as long as its longest tokens key.
+public final class RedisTokenStorage: TokenStorage {
+    /// The client the store talks through.
+    public let client: RedisClient
+    /// The prefix of every key.
+    public let keyPrefix: String
+    /// How long tokens with nothing that expires (only a remembered provider) are kept.
+    public let rememberFor: Duration
+    private let now: @Sendable () -> Timestamp
+
+    /// A store on `client`; `now` is the clock that dates ``rememberFor`` (the system clock by default).
+    public init(
+        client: RedisClient, keyPrefix: String = "entitle", rememberFor: Duration = .seconds(30 * 86_400),
+        now: @escaping @Sendable () -> Timestamp = { SystemClock().now() }
+    ) {
+        self.client = client
+        self.keyPrefix = keyPrefix
+        self.rememberFor = rememberFor
+        self.now = now
+    }
+
+    /// `PREFIX:tokens:…` for `deviceID` and `requestorID`.
+    public func tokensKey(deviceID: String, requestorID: String) -> String {
+        keyPrefix + ":tokens:" + Hex.encode(Array(SHA256.hash(deviceID + "\u{1F}" + requestorID).prefix(16)))
+    }
+
+    /// `PREFIX:device:…` for `deviceID`.
+    public func deviceKey(deviceID: String) -> String {
+        keyPrefix + ":device:" + Hex.encode(Array(SHA256.hash(deviceID).prefix(16)))
+    }
+
+    // MARK: - TokenStorage
+
+    /// The tokens and version stored for `deviceID` and `requestorID` (one `HMGET`).
+    public func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
+        let answer = try await send(["HMGET", tokensKey(deviceID: deviceID, requestorID: requestorID), "v", "t"])
+        return try Self.versioned(answer)
+    }
+
+    /// Saves `tokens` if the store still holds `expected` (one script, atomic); the new version, or
+    /// `conflict` with the current one.
+    public func save(_ tokens: StoredTokens, deviceID: String, requestorID: String, replacing expected: StorageVersion)
+        async throws(TokenStorageError) -> StorageVersion
+    {
+        let json: String
+        do {
+            json = String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self)
+        } catch {
+            throw .system("the tokens could not be encoded", errno: 0)
+        }
+        let expiry = expiry(of: tokens)
+        let answer = try await send([
+            "EVAL", Self.saveScript, "3", tokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
+            keyPrefix + ":versions", String(expected.number), json, String(expiry.milliseconds), requestorID,
+        ])
+        guard case .array(let parts?) = answer, parts.count == 2, case .integer(let saved) = parts[0],
+            let number = parts[1].text.flatMap(UInt64.init) ?? { if case .integer(let n) = parts[1], n >= 0 { UInt64(n) } else { nil } }()
+        else { throw Self.unexpected(answer) }
+        if saved == 1 { return StorageVersion(number) }
+        throw .conflict(current: StorageVersion(number))
+    }
+
+    /// The current version (one `HGET`: cheaper than a load).
+    public func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
+        let answer = try await send(["HGET", tokensKey(deviceID: deviceID, requestorID: requestorID), "v"])
+        if case .bulkString(nil) = answer { return .absent }
+        guard let number = answer.text.flatMap(UInt64.init) else { throw Self.unexpected(answer) }
+        return StorageVersion(number)
+    }
+
+    /// Every authentication stored on the device, by any requestor (the device set, then one pipeline).
+    public func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] {
+        let members = try await send(["SMEMBERS", deviceKey(deviceID: deviceID)])
+        guard case .array(let items?) = members else { throw Self.unexpected(members) }
+        let requestors = items.compactMap(\.text).sorted()
+        guard !requestors.isEmpty else { return [] }
+        let answers = try await pipeline(requestors.map { ["HMGET", tokensKey(deviceID: deviceID, requestorID: $0), "v", "t"] })
+        var found: [AuthenticationToken] = []
+        for answer in answers {
+            if let authentication = try Self.versioned(answer).tokens.authentication { found.append(authentication) }
+        }
+        return found
+    }
+
+    // MARK: - Internals
+
+    /// Compare-and-set in one atomic step. KEYS: tokens, device set, version counter. ARGV: the
+    /// expected version, the tokens' JSON, the expiry (epoch ms), the requestor id. Answers
+    /// `{1, new version}` or `{0, current version}`.
+    static let saveScript = """
+        local current = redis.call('HGET', KEYS[1], 'v') or '0'
+        if current ~= ARGV[1] then return {0, current} end
+        local version = tostring(redis.call('INCR', KEYS[3]))
+        redis.call('HSET', KEYS[1], 'v', version, 't', ARGV[2])
+        redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+        redis.call('SADD', KEYS[2], ARGV[4])
+        local ttl = redis.call('PTTL', KEYS[2])
+        local until_ = tonumber(ARGV[3])
+        if ttl < 0 or until_ > tonumber(redis.call('TIME')[1]) * 1000 + ttl then redis.call('PEXPIREAT', KEYS[2], ARGV[3]) end
+        return {1, version}
+        """
+
+    /// When a save of `tokens` may be forgotten.
+    func expiry(of tokens: StoredTokens) -> Timestamp {
+        let dates = [tokens.authentication?.expires, tokens.pendingLogin?.deadline].compactMap { $0 }
+        return dates.max() ?? now().adding(rememberFor)
+    }
+
+    private func send(_ command: [String]) async throws(TokenStorageError) -> RESPValue {
+        do {
+            return try await client.send(command)
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    private func pipeline(_ commands: [[String]]) async throws(TokenStorageError) -> [RESPValue] {
+        do {
+            return try await client.pipeline(commands)
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    /// A Redis failure as the storage contract's error: the engine reports it and counts nothing as saved.
+    static func storageError(_ error: RedisError) -> TokenStorageError {
+        .system("Redis: \(error)", errno: 0)
+    }
+
+    /// An answer of the wrong shape, described by its shape only (an answer may hold tokens).
+    static func unexpected(_ answer: RESPValue) -> TokenStorageError {
+        let shape: String
+        switch answer {
+        case .simpleString: shape = "a status"
+        case .error: shape = "an error"
+        case .integer: shape = "a number"
+        case .bulkString: shape = "a string"
+        case .array(let items): shape = "an array of \(items?.count ?? 0)"
+        }
+        return .system("Redis: an unexpected answer (\(shape))", errno: 0)
+    }
+
+    /// `HMGET v t` as versioned tokens; a key that is gone is absent.
+    static func versioned(_ answer: RESPValue) throws(TokenStorageError) -> VersionedTokens {
+        guard case .array(let fields?) = answer, fields.count == 2 else { throw unexpected(answer) }
+        if case .bulkString(nil) = fields[0] { return .absent }
+        guard let number = fields[0].text.flatMap(UInt64.init), case .bulkString(let bytes?) = fields[1] else {
+            throw unexpected(answer)
+        }
+        guard let tokens = try? JSONDecoder().decode(StoredTokens.self, from: Data(bytes)) else {
+            throw .system("Redis: the stored tokens are not readable", errno: 0)
+        }
+        return VersionedTokens(tokens, version: StorageVersion(number))
+    }
+}

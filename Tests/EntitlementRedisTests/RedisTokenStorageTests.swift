@@ -1,0 +1,133 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Testing
+
+@testable import EntitlementRedis
+
+/// The storage contract on a real redis-server: versioned compare-and-set across store objects
+/// (nodes), no version ever reused, keys that expire with their tokens, typed failures when Redis
+/// is gone; and two engines on two "nodes" sharing one device session.
+@Suite("Redis token store against redis-server", RedisServer.trait)
+struct RedisTokenStorageTests {
+    static let day = Timestamp(milliseconds: 1_900_000_000_000)
+
+    @Test func aSaveNamingAnOldVersionWritesNothingAndVersionsAreNeverReused() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration())
+        let store = RedisTokenStorage(client: client)
+        let first = StoredTokens(selectedProvider: "a", deviceID: "d")
+        let second = StoredTokens(selectedProvider: "b", deviceID: "d")
+        #expect(try await store.load(deviceID: "d", requestorID: "r") == .absent)
+        #expect(try await store.version(deviceID: "d", requestorID: "r") == .absent)
+        let v1 = try await store.save(first, deviceID: "d", requestorID: "r", replacing: .absent)
+        #expect(v1 > .absent)
+        await #expect(throws: TokenStorageError.conflict(current: v1)) {
+            try await store.save(second, deviceID: "d", requestorID: "r", replacing: .absent)
+        }
+        #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(first, version: v1))
+        let v2 = try await store.save(.empty, deviceID: "d", requestorID: "r", replacing: v1)
+        let current = try await store.version(deviceID: "d", requestorID: "r")
+        #expect(v2 > v1 && current == v2)
+        // The key goes away (expired, deleted): the next save starts from absent, with a version never seen before.
+        _ = try await client.send(["DEL", store.tokensKey(deviceID: "d", requestorID: "r")])
+        let v3 = try await store.save(second, deviceID: "d", requestorID: "r", replacing: .absent)
+        #expect(v3 > v2, "a version is never reused, so an engine holding v1 or v2 can never match again")
+        client.close()
+        await server.stop()
+    }
+
+    @Test func ofManyNodesSavingOverOneVersionExactlyOneWins() async throws {
+        let server = try await RedisServer()
+        let nodes = (0..<8).map { _ in RedisTokenStorage(client: RedisClient(server.configuration(connections: 1))) }
+        let base = try await nodes[0].save(StoredTokens(deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+        let outcomes = await withTaskGroup(of: Bool.self) { group in
+            for (index, node) in nodes.enumerated() {
+                group.addTask {
+                    (try? await node.save(StoredTokens(selectedProvider: "m\(index)", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: base))
+                        != nil
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count == 1)
+        let stored = try await nodes[3].load(deviceID: "d", requestorID: "r")
+        #expect(stored.version > base && stored.tokens.selectedProvider?.hasPrefix("m") == true)
+        for node in nodes { node.client.close() }
+        await server.stop()
+    }
+
+    @Test func keysExpireWithTheirTokensAndTheDeviceListsEveryRequestor() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration())
+        let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        let store = RedisTokenStorage(client: client, rememberFor: .seconds(3600), now: { now })
+        let token = AuthenticationToken(mvpdID: "m", requestorID: "r1", userID: "u", expires: now.adding(.seconds(600)))
+        _ = try await store.save(StoredTokens(authentication: token, deviceID: "d"), deviceID: "d", requestorID: "r1", replacing: .absent)
+        _ = try await store.save(StoredTokens(selectedProvider: "m", deviceID: "d"), deviceID: "d", requestorID: "r2", replacing: .absent)
+        guard case .integer(let authenticated) = try await client.send(["PTTL", store.tokensKey(deviceID: "d", requestorID: "r1")]),
+            case .integer(let remembered) = try await client.send(["PTTL", store.tokensKey(deviceID: "d", requestorID: "r2")])
+        else { Issue.record("no TTL"); return }
+        #expect((595_000...600_000).contains(authenticated), "the authentication's expiry: \(authenticated) ms")
+        #expect((3_595_000...3_600_000).contains(remembered), "a remembered provider: rememberFor, \(remembered) ms")
+        #expect(try await store.authentications(deviceID: "d") == [token])
+        #expect(try await store.authentications(deviceID: "other") == [])
+        // No id in a key name.
+        guard case .array(let keys?) = try await client.send(["KEYS", "*"]) else { Issue.record("no keys"); return }
+        let names = keys.compactMap(\.text)
+        #expect(names.count == 4)
+        #expect(names.allSatisfy { $0 == "entitle:versions" || $0.wholeMatch(of: /entitle:(tokens|device):[0-9a-f]{32}/) != nil }, "\(names)")
+        client.close()
+        await server.stop()
+    }
+
+    @Test func whenRedisIsGoneEveryOperationIsATypedStorageErrorAndItRecovers() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration(connectTimeout: .milliseconds(300), commandTimeout: .seconds(2)))
+        let store = RedisTokenStorage(client: client)
+        let v1 = try await store.save(StoredTokens(deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+        await server.stop()
+        await #expect(throws: TokenStorageError.self) { try await store.load(deviceID: "d", requestorID: "r") }
+        await #expect(throws: TokenStorageError.self) { try await store.version(deviceID: "d", requestorID: "r") }
+        do {
+            _ = try await store.save(StoredTokens(deviceID: "d"), deviceID: "d", requestorID: "r", replacing: v1)
+            Issue.record("a save to a stopped Redis succeeded")
+        } catch {
+            #expect("\(error)".contains("Redis"), "\(error)")
+            #expect(error != .conflict(current: v1))
+        }
+        let again = try await RedisServer.restart(on: server.port)
+        #expect(try await store.load(deviceID: "d", requestorID: "r") == .absent, "a new server without persistence")
+        client.close()
+        await RedisServer.kill(again)
+    }
+
+    @Test func aLoginOnOneNodeIsSeenOnAnotherAndFinishedThere() async throws {
+        let server = try await RedisServer()
+        let nodeA = RedisTokenStorage(client: RedisClient(server.configuration()))
+        let nodeB = RedisTokenStorage(client: RedisClient(server.configuration()))
+        let clock = ManualClock(start: Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
+        let simulator = Simulator(world: .default, clock: clock, seed: 7)
+        let a = SimulatedSession(storage: nodeA, clock: clock, simulator: simulator)
+        let b = SimulatedSession(storage: nodeB, clock: clock, simulator: simulator)
+        await a.enabler.setRequestor("sim-requestor")
+        await b.enabler.setRequestor("sim-requestor")
+        await a.settle()
+        await b.settle()
+        // Node A starts the login; the web view's redirect reaches node B, which finishes it.
+        await a.enabler.setSelectedProvider("acme-cable")
+        await a.settle()
+        let login = try #require(a.lastNavigation)
+        let visit = await a.userAgent.logIn(at: login, username: "alice", password: "wonderland")
+        let back = try #require(visit.appURL)
+        await b.enabler.handleExternalURL(back)
+        await b.settle()
+        #expect(b.ledger.take().contains(.setAuthenticationStatus(status: 1, errorCode: "")))
+        await a.enabler.checkAuthentication()
+        await a.settle()
+        #expect(a.ledger.take().last == .setAuthenticationStatus(status: 1, errorCode: ""), "node A sees the login B finished")
+        nodeA.client.close()
+        nodeB.client.close()
+        await server.stop()
+    }
+}
