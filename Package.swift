@@ -41,7 +41,7 @@ let package = Package(
             name: "entitle",
             dependencies: [
                 "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementHTTP",
-                "EntitlementHTTPServer", "EntitlementSimulatorServer",
+                "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis",
             ]),
         .testTarget(
             name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing"]),

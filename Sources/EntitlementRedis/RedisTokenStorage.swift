@@ -17,8 +17,10 @@ import Foundation
 /// | `PREFIX:versions` | string | a counter every save increments: versions are never reused, even after a key expired |
 ///
 /// A tokens key expires with what it holds: at the latest of the authentication's expiry and the
-/// pending login's deadline, or ``rememberFor`` after the save when it holds only the chosen provider
-/// (or nothing). The device set lives as long as its longest tokens key.
+/// pending login's deadline (at least a minute after the save), or ``rememberFor`` after the save when
+/// it holds only the chosen provider (or nothing). Lifetimes are sent relative (`PEXPIRE`), measured
+/// on the engine's clock, so a node's clock and Redis's need not agree. The device set lives as long
+/// as its longest tokens key.
 public final class RedisTokenStorage: TokenStorage {
     /// The client the store talks through.
     public let client: RedisClient
@@ -66,12 +68,11 @@ public final class RedisTokenStorage: TokenStorage {
         do {
             json = String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self)
         } catch {
-            throw .system("the tokens could not be encoded", errno: 0)
+            throw .unavailable("the tokens could not be encoded")
         }
-        let expiry = expiry(of: tokens)
         let answer = try await send([
             "EVAL", Self.saveScript, "3", tokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
-            keyPrefix + ":versions", String(expected.number), json, String(expiry.milliseconds), requestorID,
+            keyPrefix + ":versions", String(expected.number), json, String(lifetime(of: tokens)), requestorID,
         ])
         guard case .array(let parts?) = answer, parts.count == 2, case .integer(let saved) = parts[0],
             let number = parts[1].text.flatMap(UInt64.init) ?? { if case .integer(let n) = parts[1], n >= 0 { UInt64(n) } else { nil } }()
@@ -105,25 +106,27 @@ public final class RedisTokenStorage: TokenStorage {
     // MARK: - Internals
 
     /// Compare-and-set in one atomic step. KEYS: tokens, device set, version counter. ARGV: the
-    /// expected version, the tokens' JSON, the expiry (epoch ms), the requestor id. Answers
+    /// expected version, the tokens' JSON, the lifetime (ms), the requestor id. Answers
     /// `{1, new version}` or `{0, current version}`.
     static let saveScript = """
         local current = redis.call('HGET', KEYS[1], 'v') or '0'
         if current ~= ARGV[1] then return {0, current} end
         local version = tostring(redis.call('INCR', KEYS[3]))
         redis.call('HSET', KEYS[1], 'v', version, 't', ARGV[2])
-        redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+        redis.call('PEXPIRE', KEYS[1], ARGV[3])
         redis.call('SADD', KEYS[2], ARGV[4])
-        local ttl = redis.call('PTTL', KEYS[2])
-        local until_ = tonumber(ARGV[3])
-        if ttl < 0 or until_ > tonumber(redis.call('TIME')[1]) * 1000 + ttl then redis.call('PEXPIREAT', KEYS[2], ARGV[3]) end
+        local left = redis.call('PTTL', KEYS[2])
+        if left < 0 or left < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
         return {1, version}
         """
 
-    /// When a save of `tokens` may be forgotten.
-    func expiry(of tokens: StoredTokens) -> Timestamp {
+    /// How long (ms) a save of `tokens` is kept: until the latest thing in it expires, at least a
+    /// minute; ``rememberFor`` when nothing in it expires.
+    func lifetime(of tokens: StoredTokens) -> Int64 {
         let dates = [tokens.authentication?.expires, tokens.pendingLogin?.deadline].compactMap { $0 }
-        return dates.max() ?? now().adding(rememberFor)
+        guard let latest = dates.max() else { return max(rememberFor.milliseconds, 60_000) }
+        let (left, overflow) = latest.milliseconds.subtractingReportingOverflow(now().milliseconds)
+        return overflow ? Int64.max / 2 : max(left, 60_000)
     }
 
     private func send(_ command: [String]) async throws(TokenStorageError) -> RESPValue {
@@ -142,9 +145,10 @@ public final class RedisTokenStorage: TokenStorage {
         }
     }
 
-    /// A Redis failure as the storage contract's error: the engine reports it and counts nothing as saved.
+    /// A Redis failure as the storage contract's error (`unavailable`): the engine reports it and
+    /// counts nothing as saved.
     static func storageError(_ error: RedisError) -> TokenStorageError {
-        .system("Redis: \(error)", errno: 0)
+        .unavailable("Redis: \(error)")
     }
 
     /// An answer of the wrong shape, described by its shape only (an answer may hold tokens).
@@ -157,7 +161,7 @@ public final class RedisTokenStorage: TokenStorage {
         case .bulkString: shape = "a string"
         case .array(let items): shape = "an array of \(items?.count ?? 0)"
         }
-        return .system("Redis: an unexpected answer (\(shape))", errno: 0)
+        return .unavailable("Redis: an unexpected answer (\(shape))")
     }
 
     /// `HMGET v t` as versioned tokens; a key that is gone is absent.
@@ -168,7 +172,7 @@ public final class RedisTokenStorage: TokenStorage {
             throw unexpected(answer)
         }
         guard let tokens = try? JSONDecoder().decode(StoredTokens.self, from: Data(bytes)) else {
-            throw .system("Redis: the stored tokens are not readable", errno: 0)
+            throw .unavailable("Redis: the stored tokens are not readable")
         }
         return VersionedTokens(tokens, version: StorageVersion(number))
     }

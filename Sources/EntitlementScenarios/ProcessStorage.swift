@@ -26,7 +26,7 @@ final class ProcessStorage: TokenStorage {
     func heal() { state.withLock { $0.failingSaves = 0 } }
 
     private func alive() throws(TokenStorageError) {
-        if state.withLock({ $0.ended }) { throw .system("the engine's process ended", errno: 0) }
+        if state.withLock({ $0.ended }) { throw .unavailable("the engine's process ended") }
     }
 
     /// Whether this save is one that must fail (counting it).
@@ -51,7 +51,7 @@ final class ProcessStorage: TokenStorage {
         async throws(TokenStorageError) -> StorageVersion
     {
         try alive()
-        if saveFails() { throw .system("no space left on device", errno: 28) }
+        if saveFails() { throw .system("write tokens", errno: 28) }  // ENOSPC
         return try await inner.save(tokens, deviceID: deviceID, requestorID: requestorID, replacing: expected)
     }
 

@@ -12,9 +12,10 @@ enum Command: Equatable {
     case serve(port: UInt16, world: String?, throttles: Bool, quiet: Bool)
     /// Save token sets to a file store in a loop until killed (the crash test's writer; not in help).
     case storageStress(String)
-    /// Start a login on a file store and print the redirect the web view reached, without handing
-    /// it to the engine (the two-process session test's first process; not in help).
-    case sessionStart(String)
+    /// Start a login on a file store (or, with `redis:PORT`, on Redis at 127.0.0.1:PORT) and print
+    /// the redirect the web view reached, without handing it to the engine; with `stay`, then wait to
+    /// be killed (the two-process session tests' first node; not in help).
+    case sessionStart(String, stay: Bool)
     /// Run a benchmark.
     case bench(String, rounds: Int)
     /// Time `entitle serve`'s start and `logins` logins against it from `clients` at once.
@@ -78,10 +79,16 @@ enum Command: Equatable {
         case "bench": return try parseBench(rest)
         case "explore": return try parseExplore(rest)
         case "fuzz": return try parseFuzz(rest)
-        case "storage-stress", "session-start":
+        case "storage-stress":
             let reader = ArgumentReader(rest, command: first, options: [])
             guard rest.count == 1 else { throw reader.error("give a folder") }
-            return first == "storage-stress" ? .storageStress(rest[0]) : .sessionStart(rest[0])
+            return .storageStress(rest[0])
+        case "session-start":
+            let reader = ArgumentReader(rest, command: first, options: ["--stay"])
+            let stay = rest.contains("--stay")
+            let stores = rest.filter { $0 != "--stay" }
+            guard stores.count == 1 else { throw reader.error("give a folder or redis:PORT") }
+            return .sessionStart(stores[0], stay: stay)
         default:
             throw UsageError("entitle: unknown command " + UsageError.named(first, among: CommandHelp.all.map(\.name)), command: nil)
         }

@@ -16,8 +16,8 @@ case .success(.run(let paths, let overHTTP, let junit)):
     status = await RunCommand(transport: overHTTP ? .http : .inProcess, junit: junit).run(paths)
 case .success(.serve(let port, let world, let throttles, let quiet)):
     status = await ServeCommand(port: port, worldFile: world, throttles: throttles, quiet: quiet).run()
-case .success(.sessionStart(let folder)):
-    status = ExitStatus(rawValue: await SessionStart.run(folder: folder)) ?? .failure
+case .success(.sessionStart(let store, let stay)):
+    status = ExitStatus(rawValue: await SessionStart.run(store: store, stay: stay)) ?? .failure
 case .success(.storageStress(let folder)):
     status = ExitStatus(rawValue: await StorageStress.run(folder: folder)) ?? .failure
 case .success(.benchServe(let logins, let clients)):

@@ -104,9 +104,9 @@ struct RedisTokenStorageTests {
 
     @Test func aLoginOnOneNodeIsSeenOnAnotherAndFinishedThere() async throws {
         let server = try await RedisServer()
-        let nodeA = RedisTokenStorage(client: RedisClient(server.configuration()))
-        let nodeB = RedisTokenStorage(client: RedisClient(server.configuration()))
-        let clock = ManualClock(start: Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
+        let clock = ManualClock()
+        let nodeA = RedisTokenStorage(client: RedisClient(server.configuration()), now: { clock.now() })
+        let nodeB = RedisTokenStorage(client: RedisClient(server.configuration()), now: { clock.now() })
         let simulator = Simulator(world: .default, clock: clock, seed: 7)
         let a = SimulatedSession(storage: nodeA, clock: clock, simulator: simulator)
         let b = SimulatedSession(storage: nodeB, clock: clock, simulator: simulator)

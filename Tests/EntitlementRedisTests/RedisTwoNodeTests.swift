@@ -1,0 +1,98 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Testing
+
+@testable import EntitlementRedis
+
+/// Nodes of a fleet on one redis-server: a node killed in the middle of a login and another that
+/// finishes it; Redis restarted under a running engine, every call still answered exactly once.
+@Suite("Two nodes and a restart on redis-server", RedisServer.trait)
+struct RedisTwoNodeTests {
+    static var entitle: URL { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("entitle") }
+
+    /// Starts `entitle session-start redis:PORT --stay` and returns it with the two lines it printed
+    /// (the redirect, the simulated service's state), read on a thread of its own.
+    static func startNode(port: UInt16) async throws -> (Process, [String]) {
+        let process = Process()
+        process.executableURL = entitle
+        process.arguments = ["session-start", "redis:\(port)", "--stay"]
+        let output = Pipe()
+        process.standardOutput = output
+        let lines = await RedisServer.onThread { () -> [String] in
+            guard (try? process.run()) != nil else { return [] }
+            var text = ""
+            while text.filter({ $0 == "\n" }).count < 2 {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text.split(separator: "\n").map(String.init)
+        }
+        return (process, lines)
+    }
+
+    @Test func aNodeKilledInTheMiddleOfALoginIsFinishedByAnother() async throws {
+        let server = try await RedisServer()
+        let (nodeA, lines) = try await Self.startNode(port: server.port)
+        #expect(lines.count == 2, "node A printed \(lines)")
+        let redirect = try #require(lines.first)
+        #expect(redirect.hasPrefix("adobepass://ios.app?state="))
+        #expect(nodeA.isRunning, "node A is in the middle of its login")
+        await RedisServer.kill(nodeA)  // SIGKILL: no chance to clean up
+        // Node B: another process's engine and simulator of the same world, the same Redis.
+        let client = RedisClient(server.configuration())
+        let clock = ManualClock()
+        let store = RedisTokenStorage(client: client, now: { clock.now() })
+        let b = SimulatedSession(seed: 3, storage: store, clock: clock)
+        #expect(await b.simulator.importState(try #require(lines.last)))
+        await b.enabler.setRequestor("sim-requestor")
+        await b.settle()
+        #expect(await b.enabler.machineSnapshot.authentication.kind == .awaitingRedirect, "node B took up the login")
+        let handled = await b.enabler.handleExternalURL(redirect)
+        await b.settle()
+        #expect(b.ledger.answers(to: handled) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await b.enabler.getAuthorization("sports-live")
+        await b.settle()
+        #expect(b.ledger.take().contains { $0.name == "setToken" })
+        let stored = try await store.load(deviceID: "device-1", requestorID: "sim-requestor")
+        #expect(stored.tokens.authentication != nil && stored.tokens.pendingLogin == nil)
+        #expect(b.ledger.violations().isEmpty, "\(b.ledger.violations())")
+        client.close()
+        await server.stop()
+    }
+
+    @Test func redisRestartedUnderARunningEngineEveryCallIsAnsweredExactlyOnce() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration(connectTimeout: .milliseconds(300), commandTimeout: .seconds(2)))
+        let clock = ManualClock()
+        let session = SimulatedSession(storage: RedisTokenStorage(client: client, now: { clock.now() }), clock: clock)
+        await session.enabler.setRequestor("sim-requestor")
+        await session.enabler.setSelectedProvider("acme-cable")
+        await session.settle()
+        _ = await session.logIn(as: "alice", password: "wonderland")
+        #expect(session.ledger.take().contains(.setAuthenticationStatus(status: 1, errorCode: "")))
+        await server.stop()
+        // Redis is gone: every call still ends, with its answer or a typed storage failure.
+        var calls: [CallID] = []
+        calls.append(await session.enabler.checkAuthentication())
+        calls.append(await session.enabler.getAuthorization("news-channel"))
+        calls.append(await session.enabler.getSelectedProvider())
+        calls.append(await session.enabler.setSelectedProvider(nil))  // signs out locally: a save
+        await session.settle()
+        let during = session.ledger.take()
+        for call in calls { #expect(session.ledger.answers(to: call).count == 1, "\(call) answered once: \(during)") }
+        #expect(during.contains { if case .status(let report) = $0 { report.code == "STORAGE_WRITE_FAILED" } else { false } })
+        // Redis is back (empty: no persistence): the engine goes on.
+        let again = try await RedisServer.restart(on: server.port)
+        await session.enabler.setRequestor("sim-requestor")
+        await session.settle()
+        let check = await session.enabler.checkAuthentication()
+        await session.settle()
+        #expect(session.ledger.answers(to: check) == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        _ = session.ledger.take()
+        #expect(session.ledger.violations().isEmpty, "\(session.ledger.violations())")
+        client.close()
+        await RedisServer.kill(again)
+    }
+}
