@@ -62,6 +62,15 @@ public actor AccessEnabler {
     private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var streams: [UInt64: AsyncStream<Callback>.Continuation] = [:]
+    /// Calls whose caller awaits their answer (``answer(to:)``): the waiting caller, or the answer
+    /// when it came before the caller started waiting.
+    private var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
+
+    private enum AwaitedAnswer {
+        case expected
+        case waiting(CheckedContinuation<Callback, Never>)
+        case arrived(Callback)
+    }
     private var lastStreamID: UInt64 = 0
 
     /// Creates an engine.
@@ -178,6 +187,36 @@ public actor AccessEnabler {
     @discardableResult
     public func call(_ call: EntitlementCall) async -> CallID { await submit(call) }
 
+    // MARK: - Async results
+
+    /// Makes `call` and returns the callback that answers it — its terminal callback, or the
+    /// `status` that refused it — once it arrives (for `getAuthorization`, after any login it runs).
+    /// The delegate and the streams see the same callbacks as for the named call.
+    public func answer(to call: EntitlementCall) async -> Callback {
+        let id = await submit(call, awaitingAnswer: true)
+        if case .arrived(let callback)? = awaitedAnswers[id] {
+            awaitedAnswers[id] = nil
+            return callback
+        }
+        return await withCheckedContinuation { awaitedAnswers[id] = .waiting($0) }
+    }
+
+    /// Authorizes `resource` (logging in first if needed, as `getAuthorization` does) and returns the
+    /// media token, or throws the failure that `tokenRequestFailed` or a refusal reported.
+    public func authorize(_ resource: String, data: [String: String] = [:]) async throws(EntitlementFailure) -> String {
+        let answer = await answer(to: .getAuthorization(resource: resource, data: data))
+        if case .setToken(let token, _) = answer { return token }
+        throw EntitlementFailure(answer)
+    }
+
+    /// Makes sure the user is authenticated (running the login if needed, as `getAuthentication`
+    /// does); throws the failure `setAuthenticationStatus(0, code)` or a refusal reported.
+    public func authenticate(forceAuthn: Bool = false, data: [String: String] = [:]) async throws(EntitlementFailure) {
+        let answer = await answer(to: .getAuthentication(forceAuthn: forceAuthn, data: data))
+        if case .setAuthenticationStatus(1, _) = answer { return }
+        throw EntitlementFailure(answer)
+    }
+
     // MARK: - Callback streams
 
     /// A new stream of every callback emitted from now on, in order. Each call makes its own
@@ -234,9 +273,10 @@ public actor AccessEnabler {
     /// before its save counts as failed.
     static let conflictRetries = 8
 
-    private func submit(_ call: EntitlementCall) async -> CallID {
+    private func submit(_ call: EntitlementCall, awaitingAnswer: Bool = false) async -> CallID {
         lastCallID += 1
         let id = CallID(lastCallID)
+        if awaitingAnswer { awaitedAnswers[id] = .expected }
         monitor?.observe(.callReceived(id, call))
         await enqueueAndWait(.input(.callReceived(id, call)))
         return id
@@ -396,6 +436,15 @@ public actor AccessEnabler {
         switch action {
         case .emit(let callback, let answering):
             monitor?.observe(.callbackEmitted(callback, answering: answering))
+            for id in answering {
+                switch awaitedAnswers[id] {
+                case .expected?: awaitedAnswers[id] = .arrived(callback)
+                case .waiting(let caller)?:
+                    awaitedAnswers[id] = nil
+                    caller.resume(returning: callback)
+                case .arrived?, nil: break
+                }
+            }
             for (id, stream) in streams {
                 if case .dropped = stream.yield(callback) {
                     // The consumer fell a whole buffer behind: end its stream (documented in `callbacks`).

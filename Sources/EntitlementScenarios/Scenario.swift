@@ -59,7 +59,7 @@ public struct EngineDeclaration: Sendable, Hashable {
 public struct Step: Sendable {
     /// Where it is, 1-based.
     public var line: Int
-    /// The engine it addresses (`@NAME` after the sigil); nil: `main`.
+    /// The engine it addresses (`@NAME` after the sigil); nil when none is named: `main`.
     public var engine: String? = nil
     /// The line as written (for reports).
     public var text: String

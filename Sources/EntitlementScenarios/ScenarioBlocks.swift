@@ -27,8 +27,8 @@ struct Blocks {
         guard case .expect(let expectation) = step.kind else {
             throw .at(column, "an '< any order {' block holds expectations only ('<' and '⇢' lines); close it with '< }' first")
         }
-        guard step.engine == nil || step.engine == open.engine else {
-            throw .at(column, "an '< any order {' block expects one engine's callbacks: put '@NAME' on its first line only")
+        guard step.engine == nil || step.engine == (open.engine ?? Scenario.mainEngine) else {
+            throw .at(column, "an '< any order {' block expects one engine's callbacks: name it with '@NAME' on the block's first line")
         }
         open.expectations.append(expectation)
         group = open

@@ -44,9 +44,7 @@ public enum ScenarioParser {
                         scenario.checksBackendRequests = true
                         step?.kind = .expect(try request(&cursor))
                     default:
-                        let platform =
-                            engine.map { name in scenario.engines.first { $0.name == name }?.platformSSO ?? false }
-                            ?? scenario.platformSSO
+                        let platform = scenario.engines.first { $0.name == engine }?.platformSSO ?? scenario.platformSSO
                         step?.kind = .act(try action(&cursor, platform: platform))
                     }
                     try cursor.end()
@@ -79,7 +77,7 @@ public enum ScenarioParser {
         return scenario
     }
 
-    /// `@NAME` right after the sigil: the engine a step addresses (nil: `main`).
+    /// `@NAME` right after the sigil: the engine a step addresses (nil: none named, which is `main`).
     private static func addressedEngine(_ cursor: inout TokenCursor, _ scenario: Scenario) throws(ScenarioParseError.Reason)
         -> String?
     {
@@ -90,7 +88,7 @@ public enum ScenarioParser {
         guard scenario.engineNames.contains(name) else {
             throw .at(column, "unknown engine '\(name)' (declare it with `engine \(name)`; known: \(scenario.engineNames.joined(separator: ", ")))")
         }
-        return name == Scenario.mainEngine ? nil : name
+        return name  // `@main` stays explicit, so a block can tell it from the engine its first line named
     }
 
     /// A `<` line: an expectation, `nothing`, or the start or end of an any-order block (whose step
@@ -106,7 +104,8 @@ public enum ScenarioParser {
         }
         if cursor.accept("}") {
             guard let group = try blocks.closeGroup(column: column) else { return nil }
-            return Step(line: group.line, engine: group.engine, text: "< any order { … }", kind: .expectInAnyOrder(group.expectations))
+            let text = "< " + (group.engine.map { "@\($0) " } ?? "") + "any order { … }"
+            return Step(line: group.line, engine: group.engine, text: text, kind: .expectInAnyOrder(group.expectations))
         }
         return Step(line: line, text: text, kind: try expectation(&cursor))
     }

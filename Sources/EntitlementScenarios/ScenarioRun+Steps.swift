@@ -17,7 +17,7 @@ extension ScenarioRun {
             guard match(expectation, observed) else {
                 throw Stop(expected: tag + describe(expectation), actual: tag + observed.redactedDescription)
             }
-            history.append("\(step.line): < \(tag)\(observed.redactedDescription)")
+            history.append("\(step.line): \(observed.name.hasPrefix("⇢") ? "" : "< ")\(tag)\(observed.redactedDescription)")
         case .expectNothing:
             if let extra = engines[name]?.pending.first { throw Stop(expected: "no callback", actual: tag + extra.redactedDescription) }
         case .expectInAnyOrder(let expectations):
@@ -85,7 +85,7 @@ extension ScenarioRun {
                 throw Stop(expected: "\(tag)one of, in any order: \(described)", actual: tag + observed.redactedDescription)
             }
             unmatched.remove(at: index)
-            history.append("\(line): < \(tag)\(observed.redactedDescription)")
+            history.append("\(line): \(observed.name.hasPrefix("⇢") ? "" : "< ")\(tag)\(observed.redactedDescription)")
         }
     }
 }

@@ -62,7 +62,8 @@ struct CommandHelp {
         CommandHelp(
             name: "record", synopsis: ["record SCENARIO -o TRACE"], summary: "run a scenario and write its trace",
             details: """
-                Runs a scenario and writes its trace (JSON Lines, secrets as placeholders) to TRACE.
+                Runs a scenario and writes its trace (JSON Lines, secrets as placeholders) to TRACE. A
+                trace records one engine: `main`, up to its first restart.
                 Exit status: 0 recorded; 1 recorded, but the scenario failed; 2 the script does not
                 parse; 66 it cannot be read; 73 TRACE cannot be written.
                 """),

@@ -58,8 +58,10 @@ struct RunCommand {
             }
         }
         for text in reports { print("\n" + text) }
-        let failed = report.cases.count - report.cases.filter { if case .passed = $0.outcome { true } else { false } }.count
-        print("\n\(report.cases.count - failed) passed, \(failed) failed")
+        let passed = report.cases.filter { if case .passed = $0.outcome { true } else { false } }.count
+        let unusable = report.cases.filter { if case .error = $0.outcome { true } else { false } }.count
+        let failed = report.cases.count - passed - unusable
+        print("\n\(passed) passed, \(failed) failed" + (unusable > 0 ? ", \(unusable) not run (unreadable or invalid)" : ""))
         if let junit {
             do {
                 try CommandFile.write(report.xml, to: junit)

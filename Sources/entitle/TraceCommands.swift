@@ -27,6 +27,9 @@ struct TraceCommands {
             return .failure
         }
         print("recorded \(output) (\(recorder.trace.records.count) records)")
+        if !scenario.engines.isEmpty || scenario.steps.contains(where: { if case .act(.restartEngine) = $0.kind { true } else { false } }) {
+            print("note: a trace records one engine: main, up to its first restart (the other engines are not in it)")
+        }
         return .success
     }
 

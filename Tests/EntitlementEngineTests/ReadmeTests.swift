@@ -25,7 +25,7 @@ struct ReadmeTests {
     @Test func theDelegateSignaturesAreTheProtocols() throws {
         let readme = try String(contentsOf: Self.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "## Embedding").dropFirst().first)
-        let block = try #require(section.components(separatedBy: "```swift\n").dropFirst(2).first)
+        let block = try #require(section.components(separatedBy: "```swift\n").first { $0.hasPrefix("func setRequestorComplete") })
         let listed = block.components(separatedBy: "\n```")[0].split(separator: "\n").map(String.init)
         let source = try String(
             contentsOf: Self.packageRoot.appendingPathComponent("Sources/EntitlementEngine/AccessEnablerDelegate.swift"), encoding: .utf8)

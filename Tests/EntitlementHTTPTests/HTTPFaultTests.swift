@@ -6,6 +6,12 @@ import EntitlementSimulatorServer
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The engine on the HTTP backend against a server that misbehaves on real sockets: every fault
 /// ends in the callback the REST API V2 article promises, each call exactly once, nothing hangs.
 @Suite("Faults over real sockets")
@@ -102,8 +108,20 @@ struct HTTPFaultTests {
     }
 
     @Test func connectionRefusedFailsConfigurationWithCFG404() async throws {
-        let closed = try HTTPListener().port  // bound, then closed when it goes away: nothing listens there
-        let harness = try Harness(port: closed)
+        // A port held bound but not listening: connecting is refused, and no other test can take it meanwhile.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let harness = try Harness(port: UInt16(bigEndian: address.sin_port))
         await harness.session.enabler.setRequestor("sim-requestor")
         let callbacks = await harness.callbacks()
         #expect(statusCode(callbacks.first) == "CFG404", "\(callbacks)")

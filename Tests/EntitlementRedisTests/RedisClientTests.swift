@@ -39,7 +39,9 @@ struct RedisClientTests {
     }
 
     @Test func aRefusedConnectionIsATypedErrorAndNothingHangs() async throws {
-        let client = RedisClient(RedisConfiguration(port: try RedisServer.freePort(), connectTimeout: .milliseconds(500), connections: 1))
+        let refusing = try RedisServer.refusingPort()
+        defer { close(refusing.fd) }
+        let client = RedisClient(RedisConfiguration(port: refusing.port, connectTimeout: .milliseconds(500), connections: 1))
         defer { client.close() }
         await #expect(throws: RedisError.connect("connection refused")) { try await client.send(["PING"]) }
     }

@@ -14,26 +14,31 @@ final class RedisServer: @unchecked Sendable {
         if: installed || required, "needs redis-server (.ci/run installs Debian's package)")
 
     let port: UInt16
-    private let process = Process()
+    private let process: Process
 
     /// Starts a server and waits until it answers PING (at most 10 s). Process handling runs on a
     /// thread of its own: blocking calls never run on Swift concurrency's threads.
     init() async throws {
-        port = try Self.freePort()
-        let process = self.process
-        let port = self.port
-        let started = await Self.onThread { () -> Bool in
-            process.executableURL = URL(fileURLWithPath: Self.path)
-            process.arguments = Self.arguments(port)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return false }
-            return Self.answersPing(port)
+        // A port free a moment ago may be taken by another test's server before this one binds it:
+        // then this server exits at once (and PING may reach the other): try another port.
+        var started: (Process, UInt16)?
+        for _ in 0..<5 where started == nil {
+            let port = try Self.freePort()
+            let candidate = Process()
+            let running = await Self.onThread { () -> Bool in
+                candidate.executableURL = URL(fileURLWithPath: Self.path)
+                candidate.arguments = Self.arguments(port)
+                candidate.standardOutput = FileHandle.nullDevice
+                candidate.standardError = FileHandle.nullDevice
+                guard (try? candidate.run()) != nil, Self.answersPing(port) else { return false }
+                usleep(100_000)
+                return candidate.isRunning
+            }
+            if running { started = (candidate, port) } else { await Self.kill(candidate) }
         }
-        guard started else {
-            await stop()
-            throw RedisError.connect("redis-server did not start")
-        }
+        guard let (process, port) = started else { throw RedisError.connect("redis-server did not start") }
+        self.process = process
+        self.port = port
     }
 
     static func arguments(_ port: UInt16) -> [String] {
@@ -99,7 +104,25 @@ final class RedisServer: @unchecked Sendable {
     /// A server a test forgot to stop is at least told to stop (without waiting).
     deinit { if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) } }
 
-    /// A port nothing listens on right now.
+    /// A port held bound but not listening while `fd` stays open: connecting to it is refused, and
+    /// no other test can take it. Close `fd` when done.
+    static func refusingPort() throws -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw RedisError.connect("no free port") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A port nothing listens on right now (for a server about to start on it).
     static func freePort() throws -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }

@@ -33,6 +33,7 @@ struct ScenarioParserTests {
         ("engine tv synced", 2, 11, "'synced' goes after 'storage ENGINE'"),
         ("engine tv colour blue", 2, 11, "unknown engine option 'colour' (device, storage, synced, platform-sso)"),
         ("engine tv\n< any order {\n< @tv status * * *\n< }", 4, 1, "an '< any order {' block expects one engine's callbacks"),
+        ("engine news\n< @news any order {\n< @main status * * *\n< }", 4, 1, "an '< any order {' block expects one engine's callbacks"),
         ("! app on setTokn will call checkAuthentication", 2, 10, "unknown callback 'setTokn'"),
         ("! app on setToken will call fetch", 2, 29, "unknown API call 'fetch'"),
         ("! storage fails loads", 2, 17, "expected 'fails saves'"),

@@ -1,0 +1,80 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Testing
+
+/// Awaiting a call's result beside the delegate: `authorize` returns the media token or throws the
+/// failure its callback reported, `authenticate` returns once the login succeeded, and `answer(to:)`
+/// returns any call's answering callback — also when it arrives long after the call.
+@Suite("Async results", .checksExactlyOnce)
+struct AsyncResultsTests {
+    @Test func authorizeReturnsAVerifiableMediaTokenOrTheTypedFailure() async throws {
+        let session = SimulatedSession()
+        await session.signIn("frank", password: "furnace", provider: "bluesky-tv")
+        let token = try await session.enabler.authorize("news-channel")
+        let verifier = MediaTokenVerifier(key: SimulatedWorld.default.mediaTokenKey, clock: session.clock)
+        #expect(verifier.verify(token, resource: "news-channel", requestor: "sim-requestor") == .valid)
+        do {
+            _ = try await session.enabler.authorize("sports-live")
+            Issue.record("a denied resource was authorized")
+        } catch {
+            #expect(error.code == ErrorCode.userNotAuthorized)
+            #expect(error.message.hasPrefix("Your BlueSky TV package does not include Sports Live"))
+        }
+        do {
+            _ = try await session.enabler.authorize("")
+            Issue.record("an empty resource was authorized")
+        } catch {
+            #expect(error.code == "INVALID_ARGUMENT", "a refusal is the failure: \(error)")
+        }
+        // The delegate's view is the same: every callback still flows, each call answered once.
+        let callbacks = await session.collectIgnoringTracking()
+        #expect(callbacks.filter { $0.name == "setToken" }.count == 1)
+        await session.expectClean()
+    }
+
+    @Test func anAwaitedLoginReturnsWhenTheUserHasSignedIn() async throws {
+        let session = SimulatedSession()
+        await session.configure()
+        let enabler = session.enabler
+        // The backend awaits the login while the device's user goes through picker and MVPD page.
+        let login = Task { try await enabler.authenticate() }
+        #expect(await Self.eventually { session.ledger.callbacks.contains { $0.name == "displayProviderDialog" } })
+        await enabler.setSelectedProvider("acme-cable")
+        _ = await session.logIn(as: "alice", password: "wonderland")
+        try await login.value
+        // Cancelled logins fail with their code.
+        let second = Task { () -> EntitlementFailure? in
+            do throws(EntitlementFailure) {
+                try await enabler.authenticate(forceAuthn: true)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let navigations = session.ledger.callbacks.filter { $0.name == "navigateToUrl" }.count
+        #expect(await Self.eventually { session.ledger.callbacks.filter { $0.name == "navigateToUrl" }.count > navigations })
+        await enabler.setSelectedProvider(nil)
+        #expect(await second.value?.code == ErrorCode.providerNotSelected, "a cancelled login fails with its code")
+        _ = await session.collect()
+        await session.expectClean()
+    }
+
+    /// Whether `condition` becomes true within a few seconds (a task the test started has to run first).
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    @Test func anyCallsAnswerCanBeAwaited() async {
+        let session = SimulatedSession()
+        await session.configure()
+        #expect(await session.enabler.answer(to: .checkAuthentication)
+            == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        #expect(await session.enabler.answer(to: .getSelectedProvider) == .selectedProvider(nil))
+        _ = await session.collect()
+        await session.expectClean()
+    }
+}
