@@ -61,7 +61,13 @@ public actor AccessEnabler {
     private var backendRequests: [OperationID: (task: Task<Void, Never>, deadline: ScheduledTimer)] = [:]
     private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
-    private var streams: [UInt64: AsyncStream<Callback>.Continuation] = [:]
+    private var streams: [UInt64: StreamSink] = [:]
+
+    /// One consumer's stream: how to hand it a callback (false when its buffer is full) and end it.
+    private struct StreamSink {
+        let yield: @Sendable (Callback, [CallID]) -> Bool
+        let finish: @Sendable () -> Void
+    }
     /// Calls whose caller awaits their answer (``answer(to:)``): the waiting caller, or the answer
     /// when it came before the caller started waiting.
     private var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
@@ -227,12 +233,29 @@ public actor AccessEnabler {
     /// default, at least 1) is cut off — it still receives everything up to that point, then its
     /// stream ends — rather than silently losing callbacks or letting memory grow without bound.
     public func callbacks(bufferLimit: Int = 10_000) -> AsyncStream<Callback> {
+        stream(bufferLimit) { callback, _ in callback }
+    }
+
+    /// Like ``callbacks(bufferLimit:)``, with the ids of the calls each callback answers (none for a
+    /// callback that answers no call, such as `navigateToUrl` or tracking data): a consumer that
+    /// made several calls knows which one each answer is for.
+    public func answeredCallbacks(bufferLimit: Int = 10_000) -> AsyncStream<AnsweredCallback> {
+        stream(bufferLimit) { callback, answering in AnsweredCallback(callback: callback, answering: answering) }
+    }
+
+    private func stream<Element: Sendable>(_ bufferLimit: Int, _ make: @escaping @Sendable (Callback, [CallID]) -> Element)
+        -> AsyncStream<Element>
+    {
         lastStreamID += 1
         let id = lastStreamID
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: Callback.self, bufferingPolicy: .bufferingOldest(max(1, bufferLimit)))
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingOldest(max(1, bufferLimit)))
         continuation.onTermination = { [weak self] _ in Task { await self?.removeStream(id) } }
-        streams[id] = continuation
+        streams[id] = StreamSink(
+            yield: { callback, answering in
+                if case .dropped = continuation.yield(make(callback, answering)) { return false }
+                return true
+            },
+            finish: { continuation.finish() })
         return stream
     }
 
@@ -445,12 +468,10 @@ public actor AccessEnabler {
                 case .arrived?, nil: break
                 }
             }
-            for (id, stream) in streams {
-                if case .dropped = stream.yield(callback) {
-                    // The consumer fell a whole buffer behind: end its stream (documented in `callbacks`).
-                    stream.finish()
-                    streams[id] = nil
-                }
+            for (id, stream) in streams where !stream.yield(callback, answering) {
+                // The consumer fell a whole buffer behind: end its stream (documented in `callbacks`).
+                stream.finish()
+                streams[id] = nil
             }
             delegate?.deliver(callback)
         case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):

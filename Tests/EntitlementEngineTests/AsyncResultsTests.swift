@@ -68,6 +68,28 @@ struct AsyncResultsTests {
         return condition()
     }
 
+    @Test func theAnsweredStreamSaysWhichCallsEachCallbackAnswers() async throws {
+        let session = SimulatedSession()
+        let stream = await session.enabler.answeredCallbacks()
+        await session.configure()
+        let first = await session.enabler.getAuthentication()
+        let second = await session.enabler.getAuthentication()  // joins the running login
+        let choose = await session.enabler.setSelectedProvider("acme-cable")
+        _ = await session.logIn(as: "alice", password: "wonderland")
+        _ = await session.collect()
+        var seen: [AnsweredCallback] = []
+        for await item in stream {
+            seen.append(item)
+            if case .setAuthenticationStatus = item.callback { break }
+        }
+        #expect(seen.first?.callback == .setRequestorComplete(success: true) && seen.first?.answering.count == 1)
+        #expect(seen.contains { if case .navigateToUrl = $0.callback { $0.answering.isEmpty } else { false } }, "a step, not an answer")
+        let ended = try #require(seen.last)
+        #expect(ended.callback == .setAuthenticationStatus(status: 1, errorCode: ""))
+        #expect(Set(ended.answering).isSuperset(of: [first, second, choose]), "one status answers the calls that joined")
+        await session.expectClean()
+    }
+
     @Test func anyCallsAnswerCanBeAwaited() async {
         let session = SimulatedSession()
         await session.configure()

@@ -1,0 +1,14 @@
+/// A callback with the calls it answers, as ``AccessEnabler/answeredCallbacks(bufferLimit:)`` streams it.
+public struct AnsweredCallback: Sendable, Hashable {
+    /// The callback.
+    public var callback: Callback
+    /// The ids of the calls it answers: one for most terminal callbacks, several when calls joined a
+    /// running flow, none for a callback that answers no call (`navigateToUrl`, tracking data, notices).
+    public var answering: [CallID]
+
+    /// Creates one.
+    public init(callback: Callback, answering: [CallID]) {
+        self.callback = callback
+        self.answering = answering
+    }
+}
