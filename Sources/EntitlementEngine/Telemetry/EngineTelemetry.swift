@@ -1,0 +1,98 @@
+import Synchronization
+
+/// Logs and metrics from an engine's boundary events: attach it as the engine's monitor
+/// (`AccessEnabler(…, monitor: EngineTelemetry(session: key, logger: …, metrics: …))`).
+///
+/// Counters: `entitle.calls` (`call`), `entitle.callbacks` (`callback`), `entitle.backend.requests`
+/// (`operation`), `entitle.backend.responses` (`operation`, `outcome`: `success`, `network`,
+/// `timeout`, `http`, `throttled`, `retryable`, `malformed`, `authentication`, `denied`),
+/// `entitle.storage.failures`. Timer: `entitle.backend.latency` (`operation`, `outcome`). Every log
+/// line carries `session` and, where there is one, `call` or `operation`; secrets are shortened.
+public final class EngineTelemetry: EngineMonitor {
+    /// The session key every line and measurement is tagged with (device and requestor, say).
+    public let session: String
+    private let logger: (any EngineLogHandler)?
+    private let metrics: (any EngineMetricsHandler)?
+    private let minimumLevel: LogLevel
+    private let started = Mutex<[OperationID: (operation: String, at: ContinuousClock.Instant)]>([:])
+
+    /// Telemetry for `session`; lines below `minimumLevel` are not built at all.
+    public init(
+        session: String, logger: (any EngineLogHandler)? = nil, metrics: (any EngineMetricsHandler)? = nil,
+        minimumLevel: LogLevel = .info
+    ) {
+        self.session = session
+        self.logger = logger
+        self.metrics = metrics
+        self.minimumLevel = minimumLevel
+    }
+
+    /// Turns one boundary event into log lines and measurements.
+    public func observe(_ event: EngineEvent) {
+        switch event {
+        case .started(_, let deviceID, _):
+            log(.info, "engine started", ["device": Redactor.redact(deviceID)])
+        case .callReceived(let id, let call):
+            metrics?.increment(counter: "entitle.calls", dimensions: [("call", call.name)], by: 1)
+            log(.debug, "> \(call.redactedDescription)", ["call": id.description])
+        case .callbackEmitted(let callback, let answering):
+            metrics?.increment(counter: "entitle.callbacks", dimensions: [("callback", callback.name)], by: 1)
+            var level = LogLevel.debug
+            if case .status(let report) = callback {
+                level = report.level == .error ? .error : report.level == .warning ? .warning : .notice
+            }
+            var metadata: [String: String] = [:]
+            if !answering.isEmpty { metadata["call"] = answering.map(\.description).joined(separator: ",") }
+            log(level, "< \(callback.redactedDescription)", metadata)
+        case .backendRequested(let operation, let request):
+            started.withLock { $0[operation] = (request.operation.rawValue, ContinuousClock.now) }
+            metrics?.increment(counter: "entitle.backend.requests", dimensions: [("operation", request.operation.rawValue)], by: 1)
+            log(.debug, "→ \(request.operation.rawValue)", ["operation": operation.description])
+        case .backendFinished(let operation, let result):
+            guard let begun = started.withLock({ $0.removeValue(forKey: operation) }) else { return }
+            let outcome = Self.outcome(result)
+            let dimensions = [("operation", begun.operation), ("outcome", outcome)]
+            metrics?.increment(counter: "entitle.backend.responses", dimensions: dimensions, by: 1)
+            let elapsed = (ContinuousClock.now - begun.at).components
+            metrics?.record(
+                timer: "entitle.backend.latency", dimensions: dimensions,
+                nanoseconds: elapsed.seconds &* 1_000_000_000 &+ elapsed.attoseconds / 1_000_000_000)
+            if case .failure(let error) = result {
+                log(.warning, "← \(begun.operation) failed: \(Redactor.redact(error.summary))", ["operation": operation.description])
+            } else {
+                log(.debug, "← \(begun.operation)", ["operation": operation.description])
+            }
+        case .storageFailed(let why):
+            metrics?.increment(counter: "entitle.storage.failures", dimensions: [], by: 1)
+            log(.error, "token storage failed: \(Redactor.redact(why))", [:])
+        case .log(let line):
+            log(.debug, Redactor.redact(line.description), [:])
+        case .transition(let row):
+            log(.trace, "↳ \(row)", [:])
+        case .inputHandled(let input, _):
+            log(.trace, "· \(input.name)", [:])
+        }
+    }
+
+    /// The `outcome` dimension of a finished request.
+    static func outcome(_ result: Result<BackendResponse, BackendError>) -> String {
+        switch result {
+        case .success: "success"
+        case .failure(.network): "network"
+        case .failure(.timeout): "timeout"
+        case .failure(.httpStatus): "http"
+        case .failure(.throttled): "throttled"
+        case .failure(.retryable): "retryable"
+        case .failure(.malformedResponse): "malformed"
+        case .failure(.authenticationRequired): "authentication"
+        case .failure(.denied): "denied"
+        }
+    }
+
+    private func log(_ level: LogLevel, _ message: @autoclosure () -> String, _ metadata: [String: String]) {
+        guard let logger, level >= minimumLevel else { return }
+        var all = metadata
+        all["session"] = session
+        logger.log(level: level, message: message(), metadata: all)
+    }
+}

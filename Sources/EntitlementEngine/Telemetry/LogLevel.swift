@@ -1,0 +1,22 @@
+/// How much a log line matters, with swift-log's levels (so an adapter maps them one to one).
+public enum LogLevel: String, Sendable, Hashable, CaseIterable, Comparable {
+    /// Every step (transitions, inputs).
+    case trace
+    /// Calls, callbacks, backend requests.
+    case debug
+    /// The engine started; a backend request failed and is retried.
+    case info
+    /// Something the app should know (a refusal, a notice).
+    case notice
+    /// Something went wrong for one call (a failed request, a warning status).
+    case warning
+    /// Something went wrong that costs more than a call (storage failed, an error status).
+    case error
+    /// Unused by the engine; there for adapters.
+    case critical
+
+    /// Orders levels from `trace` to `critical`.
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
