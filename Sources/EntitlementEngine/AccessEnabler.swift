@@ -62,22 +62,23 @@ public actor AccessEnabler {
     private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var streams: [UInt64: StreamSink] = [:]
+    private var lastStreamID: UInt64 = 0
+    /// Calls whose caller awaits their answer (``answer(to:)``): the waiting caller, or the answer
+    /// when it came before the caller started waiting.
+    private var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
 
     /// One consumer's stream: how to hand it a callback (false when its buffer is full) and end it.
     private struct StreamSink {
         let yield: @Sendable (Callback, [CallID]) -> Bool
         let finish: @Sendable () -> Void
     }
-    /// Calls whose caller awaits their answer (``answer(to:)``): the waiting caller, or the answer
-    /// when it came before the caller started waiting.
-    private var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
 
+    /// Where an awaited call's answer stands.
     private enum AwaitedAnswer {
         case expected
         case waiting(CheckedContinuation<Callback, Never>)
         case arrived(Callback)
     }
-    private var lastStreamID: UInt64 = 0
 
     /// Creates an engine.
     /// - Parameters:
@@ -459,13 +460,15 @@ public actor AccessEnabler {
         switch action {
         case .emit(let callback, let answering):
             monitor?.observe(.callbackEmitted(callback, answering: answering))
-            for id in answering {
-                switch awaitedAnswers[id] {
-                case .expected?: awaitedAnswers[id] = .arrived(callback)
-                case .waiting(let caller)?:
-                    awaitedAnswers[id] = nil
-                    caller.resume(returning: callback)
-                case .arrived?, nil: break
+            if !awaitedAnswers.isEmpty {
+                for id in answering {
+                    switch awaitedAnswers[id] {
+                    case .expected?: awaitedAnswers[id] = .arrived(callback)
+                    case .waiting(let caller)?:
+                        awaitedAnswers[id] = nil
+                        caller.resume(returning: callback)
+                    case .arrived?, nil: break
+                    }
                 }
             }
             for (id, stream) in streams where !stream.yield(callback, answering) {

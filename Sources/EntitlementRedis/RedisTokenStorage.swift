@@ -74,8 +74,9 @@ public final class RedisTokenStorage: TokenStorage {
             "EVAL", Self.saveScript, "3", tokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
             keyPrefix + ":versions", String(expected.number), json, String(lifetime(of: tokens)), requestorID,
         ])
+        // The script answers {1|0, version}; versions are strings (HGET's, or tostring of INCR's).
         guard case .array(let parts?) = answer, parts.count == 2, case .integer(let saved) = parts[0],
-            let number = parts[1].text.flatMap(UInt64.init) ?? { if case .integer(let n) = parts[1], n >= 0 { UInt64(n) } else { nil } }()
+            let number = parts[1].text.flatMap(UInt64.init)
         else { throw Self.unexpected(answer) }
         if saved == 1 { return StorageVersion(number) }
         throw .conflict(current: StorageVersion(number))

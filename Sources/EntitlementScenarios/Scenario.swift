@@ -32,6 +32,9 @@ public struct Scenario: Sendable {
     /// Every engine's name, `main` first.
     public var engineNames: [String] { [Self.mainEngine] + engines.map(\.name) }
 
+    /// The declaration of the engine called `name` (none for `main`, which the settings describe).
+    public func engine(named name: String) -> EngineDeclaration? { engines.first { $0.name == name } }
+
     /// The scenario's name: the file name without `.scenario`.
     public var name: String {
         let last = file.split(separator: "/").last.map(String.init) ?? file

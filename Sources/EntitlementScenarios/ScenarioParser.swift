@@ -44,7 +44,7 @@ public enum ScenarioParser {
                         scenario.checksBackendRequests = true
                         step?.kind = .expect(try request(&cursor))
                     default:
-                        let platform = scenario.engines.first { $0.name == engine }?.platformSSO ?? scenario.platformSSO
+                        let platform = engine.flatMap(scenario.engine(named:))?.platformSSO ?? scenario.platformSSO
                         step?.kind = .act(try action(&cursor, platform: platform))
                     }
                     try cursor.end()
@@ -69,8 +69,9 @@ public enum ScenarioParser {
             }
         }
         for (line, column, message) in blocks.unclosed { report(line, column, message) }
-        if var first = problems.sorted(by: { ($0.line, $0.column) < ($1.line, $1.column) }).first {
-            first.following = Array(problems.sorted(by: { ($0.line, $0.column) < ($1.line, $1.column) }).dropFirst())
+        let ordered = problems.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        if var first = ordered.first {
+            first.following = Array(ordered.dropFirst())
             first.omitted = omitted
             throw first
         }

@@ -38,7 +38,7 @@ struct ScenarioRun {
 
     /// The device id of engine `name`.
     func deviceID(_ name: String) -> String {
-        guard let declaration = scenario.engines.first(where: { $0.name == name }) else { return scenario.deviceID }
+        guard let declaration = scenario.engine(named: name) else { return scenario.deviceID }
         return declaration.deviceID ?? declaration.storage.map(deviceID) ?? name
     }
 
@@ -53,14 +53,14 @@ struct ScenarioRun {
 
     /// The engine whose store engine `name` uses (itself unless it shares one).
     func storageOwner(_ name: String) -> String {
-        scenario.engines.first { $0.name == name }?.storage.map(storageOwner) ?? name
+        scenario.engine(named: name)?.storage.map(storageOwner) ?? name
     }
 
     /// A new life of engine `name` on its device and storage (and, after a restart, the device's
     /// platform account as the last life left it).
     mutating func start(_ name: String, recorder: TraceRecorder?, platform: SimulatedPlatform? = nil) -> Engine {
         let app = ScriptedApp()
-        let declaration = scenario.engines.first { $0.name == name }
+        let declaration = scenario.engine(named: name)
         let platformSSO = declaration?.platformSSO ?? scenario.platformSSO
         let shared = storage(name)
         let seen: any TokenStorage =

@@ -15,18 +15,21 @@ public final class CallLedger: EngineMonitor {
         case callback(Callback)
         /// A request the engine sent to its backend.
         case backendRequest(BackendRequest)
+
+        /// The callback, if this is one.
+        public var callback: Callback? { if case .callback(let callback) = self { callback } else { nil } }
+        /// The request, if this is one.
+        public var backendRequest: BackendRequest? { if case .backendRequest(let request) = self { request } else { nil } }
     }
 
     private struct State {
         var calls: [(CallID, EntitlementCall)] = []
         var answers: [CallID: [Callback]] = [:]
         var problems: [String] = []
-        var callbacks: [Callback] = []
         var entries: [Entry] = []
         /// How many entries have been taken.
         var taken = 0
         var logs: [EngineLog] = []
-        var backendRequests: [BackendOperation] = []
         var checked = false
         var transitions: Set<TransitionRow> = []
     }
@@ -44,7 +47,6 @@ public final class CallLedger: EngineMonitor {
             case .callReceived(let id, let call):
                 state.calls.append((id, call))
             case .callbackEmitted(let callback, let answering):
-                state.callbacks.append(callback)
                 state.entries.append(.callback(callback))
                 for id in answering {
                     guard let call = state.calls.first(where: { $0.0 == id })?.1 else {
@@ -60,7 +62,6 @@ public final class CallLedger: EngineMonitor {
             case .log(let log):
                 state.logs.append(log)
             case .backendRequested(_, let request):
-                state.backendRequests.append(request.operation)
                 state.entries.append(.backendRequest(request))
             case .transition(let row):
                 state.transitions.insert(row)
@@ -98,11 +99,11 @@ public final class CallLedger: EngineMonitor {
     // MARK: - Reading
 
     /// Every callback so far, in order.
-    public var callbacks: [Callback] { state.withLock { $0.callbacks } }
+    public var callbacks: [Callback] { state.withLock { $0.entries.compactMap(\.callback) } }
 
     /// The callbacks that arrived since the last `take` or `takeEntries`, in order.
     public func take() -> [Callback] {
-        takeEntries().compactMap { if case .callback(let callback) = $0 { callback } else { nil } }
+        takeEntries().compactMap(\.callback)
     }
 
     /// The callbacks and backend requests since the last `take` or `takeEntries`, in order.
@@ -125,7 +126,7 @@ public final class CallLedger: EngineMonitor {
     public var logs: [EngineLog] { state.withLock { $0.logs } }
 
     /// The backend operations requested so far, in order.
-    public var backendRequests: [BackendOperation] { state.withLock { $0.backendRequests } }
+    public var backendRequests: [BackendOperation] { state.withLock { $0.entries.compactMap { $0.backendRequest?.operation } } }
 
     /// Whether ``violations(pending:)`` has been asked at least once.
     public var wasChecked: Bool { state.withLock { $0.checked } }
@@ -151,7 +152,7 @@ public final class CallLedger: EngineMonitor {
                     problems.append("\(id) \(call.redactedDescription) was expected to stay pending but was answered")
                 }
             }
-            let unchecked = state.entries[state.taken...].compactMap { if case .callback(let callback) = $0 { callback } else { nil } }
+            let unchecked = state.entries[state.taken...].compactMap(\.callback)
             if !unchecked.isEmpty {
                 problems.append("callbacks nobody checked: " + unchecked.map(\.redactedDescription).joined(separator: ", "))
             }

@@ -1,3 +1,4 @@
+import EntitlementScenarios
 import Foundation
 
 /// Reads the files a command is given and writes the ones it makes, with problems a user can act
@@ -25,6 +26,16 @@ enum CommandFile {
             throw Problem(description: "\(path): not UTF-8 text", status: .invalidInput)
         }
         return text
+    }
+
+    /// The scenario script at `path`; one that does not parse is `invalidInput`, with every error.
+    static func scenario(_ path: String) throws(Problem) -> Scenario {
+        let text = try read(path)
+        do {
+            return try ScenarioParser.parse(text, file: path)
+        } catch {
+            throw Problem(description: "\(error)", status: .invalidInput)
+        }
     }
 
     /// Writes `text` to `path` atomically.

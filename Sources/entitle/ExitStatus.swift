@@ -14,4 +14,18 @@ enum ExitStatus: Int32 {
     case unavailable = 69
     /// An output file cannot be written (`EX_CANTCREAT`).
     case cannotCreate = 73
+
+    /// The status that says more of this one and `other`: an unusable input outranks a failure,
+    /// which outranks success.
+    func worse(_ other: ExitStatus) -> ExitStatus {
+        func rank(_ status: ExitStatus) -> Int {
+            switch status {
+            case .success: 0
+            case .failure: 1
+            case .invalidInput: 2
+            default: 3
+            }
+        }
+        return rank(other) > rank(self) ? other : self
+    }
 }

@@ -31,7 +31,7 @@ struct RunCommand {
                 print("FAIL  \(file)  (not read)")
                 reports.append(problem.description)
                 report.cases.append(.init(name: file, file: file, seconds: 0, outcome: .error(problem.description, problem.description)))
-                status = Self.worse(status, problem.status)
+                status = status.worse(problem.status)
                 continue
             } catch {
                 let count = (error as? ScenarioParseError)?.count ?? 1
@@ -39,7 +39,7 @@ struct RunCommand {
                 reports.append("\(error)")
                 report.cases.append(
                     .init(name: file, file: file, seconds: 0, outcome: .error("\(count) parse error\(count == 1 ? "" : "s")", "\(error)")))
-                status = Self.worse(status, .invalidInput)
+                status = status.worse(.invalidInput)
                 continue
             }
             let result = await ScenarioRunner(transport: transport).run(scenario)
@@ -51,7 +51,7 @@ struct RunCommand {
                     .init(
                         name: result.name, file: file, seconds: seconds,
                         outcome: .failed("line \(failure.line): expected \(failure.expected)", failure.description)))
-                status = Self.worse(status, .failure)
+                status = status.worse(.failure)
             } else {
                 print("pass  \(result.name)  (\(result.milliseconds) ms)")
                 report.cases.append(.init(name: result.name, file: file, seconds: seconds, outcome: .passed))
@@ -67,22 +67,9 @@ struct RunCommand {
                 try CommandFile.write(report.xml, to: junit)
             } catch {
                 StandardError.write("entitle run: \(error)\n")
-                return Self.worse(status, error.status)
+                return status.worse(error.status)
             }
         }
         return status
-    }
-
-    /// The status that says more: an unusable input outranks a failure, which outranks success.
-    static func worse(_ a: ExitStatus, _ b: ExitStatus) -> ExitStatus {
-        func rank(_ status: ExitStatus) -> Int {
-            switch status {
-            case .success: 0
-            case .failure: 1
-            case .invalidInput: 2
-            default: 3
-            }
-        }
-        return rank(b) > rank(a) ? b : a
     }
 }

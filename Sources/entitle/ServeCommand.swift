@@ -22,18 +22,15 @@ struct ServeCommand {
         var world = SimulatedWorld.default
         if let worldFile {
             do {
-                let scenario = try ScenarioParser.parse(try CommandFile.read(worldFile), file: worldFile)
+                let scenario = try CommandFile.scenario(worldFile)
                 guard scenario.steps.isEmpty else {
                     StandardError.write("entitle serve: \(worldFile) has steps; a world file holds declarations only\n")
                     return .invalidInput
                 }
                 world = scenario.world
-            } catch let problem as CommandFile.Problem {
-                StandardError.write("entitle serve: \(problem)\n")
-                return problem.status
             } catch {
-                StandardError.write("\(error)\n")
-                return .invalidInput
+                StandardError.write("entitle serve: \(error)\n")
+                return error.status
             }
         }
         let server: SimulatorServer

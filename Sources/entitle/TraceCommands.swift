@@ -6,13 +6,10 @@ struct TraceCommands {
     func record(_ scenarioFile: String, to output: String) async -> ExitStatus {
         let scenario: Scenario
         do {
-            scenario = try ScenarioParser.parse(try CommandFile.read(scenarioFile), file: scenarioFile)
-        } catch let problem as CommandFile.Problem {
-            StandardError.write("entitle record: \(problem)\n")
-            return problem.status
+            scenario = try CommandFile.scenario(scenarioFile)
         } catch {
-            StandardError.write("\(error)\n")
-            return .invalidInput
+            StandardError.write("entitle record: \(error)\n")
+            return error.status
         }
         let recorder = TraceRecorder(recordedWith: "entitle record \(EngineVersion.current)")
         let result = await ScenarioRunner().run(scenario, recorder: recorder)
@@ -46,7 +43,7 @@ struct TraceCommands {
             } catch {
                 print("REFUSED   \(error.description)")
                 report.cases.append(.init(name: file, file: file, seconds: 0, outcome: .error("refused", error.description)))
-                status = RunCommand.worse(status, error.status)
+                status = status.worse(error.status)
                 unexpected += 1
                 continue
             }
@@ -58,7 +55,7 @@ struct TraceCommands {
             case (let divergence?, false):
                 print("DIVERGED  \(file)\(note)\n\(divergence)")
                 report.cases.append(.init(name: file, file: file, seconds: seconds, outcome: .failed("diverged", "\(divergence)")))
-                status = RunCommand.worse(status, .failure)
+                status = status.worse(.failure)
                 unexpected += 1
             case (let divergence?, true):
                 print("diverged as expected  \(file)\(note)\n\(divergence)")
@@ -70,7 +67,7 @@ struct TraceCommands {
                 print("REPLAYED  \(file)  (\(result.recordsReplayed) records), but it was expected to diverge\(note)")
                 report.cases.append(
                     .init(name: file, file: file, seconds: seconds, outcome: .failed("replayed without divergence", "expected a divergence")))
-                status = RunCommand.worse(status, .failure)
+                status = status.worse(.failure)
                 unexpected += 1
             }
         }
@@ -82,7 +79,7 @@ struct TraceCommands {
                 try CommandFile.write(report.xml, to: junit)
             } catch {
                 StandardError.write("entitle replay: \(error)\n")
-                return RunCommand.worse(status, error.status)
+                return status.worse(error.status)
             }
         }
         return status

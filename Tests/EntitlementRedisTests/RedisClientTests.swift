@@ -47,22 +47,11 @@ struct RedisClientTests {
     }
 
     @Test func aServerThatNeverAnswersTimesOutAndTheConnectionIsDropped() async throws {
-        // A listener that accepts and reads but never answers.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // A listener that accepts (the kernel does, into its backlog) but never answers.
+        let (fd, port) = try RedisServer.refusingPort()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
         listen(fd, 8)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        let client = RedisClient(
-            RedisConfiguration(port: UInt16(bigEndian: address.sin_port), commandTimeout: .milliseconds(300), connections: 1))
+        let client = RedisClient(RedisConfiguration(port: port, commandTimeout: .milliseconds(300), connections: 1))
         defer { client.close() }
         let start = ContinuousClock.now
         await #expect(throws: RedisError.timeout) { try await client.send(["PING"]) }

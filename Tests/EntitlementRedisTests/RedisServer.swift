@@ -104,8 +104,8 @@ final class RedisServer: @unchecked Sendable {
     /// A server a test forgot to stop is at least told to stop (without waiting).
     deinit { if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) } }
 
-    /// A port held bound but not listening while `fd` stays open: connecting to it is refused, and
-    /// no other test can take it. Close `fd` when done.
+    /// A loopback port held bound, not listening, while `fd` stays open: connecting to it is refused
+    /// (until the caller listens on `fd`), and no other test can take it. Close `fd` when done.
     static func refusingPort() throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -114,7 +114,10 @@ final class RedisServer: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0 else { throw RedisError.connect("no free port") }
+        guard bound == 0 else {
+            close(fd)
+            throw RedisError.connect("no free port")
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
@@ -124,19 +127,8 @@ final class RedisServer: @unchecked Sendable {
 
     /// A port nothing listens on right now (for a server about to start on it).
     static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw RedisError.connect("no free port") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return UInt16(bigEndian: address.sin_port)
+        let (fd, port) = try refusingPort()
+        close(fd)
+        return port
     }
 }

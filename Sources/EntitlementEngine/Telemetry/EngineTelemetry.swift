@@ -41,9 +41,7 @@ public final class EngineTelemetry: EngineMonitor {
             if case .status(let report) = callback {
                 level = report.level == .error ? .error : report.level == .warning ? .warning : .notice
             }
-            var metadata: [String: String] = [:]
-            if !answering.isEmpty { metadata["call"] = answering.map(\.description).joined(separator: ",") }
-            log(level, "< \(callback.redactedDescription)", metadata)
+            log(level, "< \(callback.redactedDescription)", answering.isEmpty ? [:] : ["call": answering.map(\.description).joined(separator: ",")])
         case .backendRequested(let operation, let request):
             started.withLock { $0[operation] = (request.operation.rawValue, ContinuousClock.now) }
             metrics?.increment(counter: "entitle.backend.requests", dimensions: [("operation", request.operation.rawValue)], by: 1)
@@ -89,9 +87,10 @@ public final class EngineTelemetry: EngineMonitor {
         }
     }
 
-    private func log(_ level: LogLevel, _ message: @autoclosure () -> String, _ metadata: [String: String]) {
+    /// Writes one line when its level is enabled; message and metadata are built only then.
+    private func log(_ level: LogLevel, _ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String]) {
         guard let logger, level >= minimumLevel else { return }
-        var all = metadata
+        var all = metadata()
         all["session"] = session
         logger.log(level: level, message: message(), metadata: all)
     }
