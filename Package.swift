@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "EntitlementHTTPServer", targets: ["EntitlementHTTPServer"]),
         .library(name: "EntitlementSimulatorServer", targets: ["EntitlementSimulatorServer"]),
         .library(name: "EntitlementRedis", targets: ["EntitlementRedis"]),
+        .library(name: "EntitlementHost", targets: ["EntitlementHost"]),
         .executable(name: "entitle", targets: ["entitle"]),
     ],
     dependencies: [],
@@ -24,6 +25,7 @@ let package = Package(
         .target(name: "EntitlementHTTP", dependencies: ["EntitlementEngine"]),
         .target(name: "EntitlementHTTPServer"),
         .target(name: "EntitlementRedis", dependencies: ["EntitlementEngine"]),
+        .target(name: "EntitlementHost", dependencies: ["EntitlementEngine"]),
         .target(
             name: "EntitlementSimulatorServer", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementHTTPServer"]),
         .target(
@@ -41,7 +43,7 @@ let package = Package(
             name: "entitle",
             dependencies: [
                 "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementHTTP",
-                "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis",
+                "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost",
             ]),
         .testTarget(
             name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing"]),
@@ -52,6 +54,7 @@ let package = Package(
             name: "EntitlementFuzzingTests",
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementHTTPServer"]),
+        .testTarget(name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementHost", "EntitlementSimulator"]),
         .testTarget(name: "EntitlementRedisTests", dependencies: ["EntitlementEngine", "EntitlementRedis", "EntitlementSimulator"]),
         .testTarget(
             name: "EntitlementHTTPTests",

@@ -61,6 +61,7 @@ public actor AccessEnabler {
     private var backendRequests: [OperationID: (task: Task<Void, Never>, deadline: ScheduledTimer)] = [:]
     private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    private var restWaiters: [CheckedContinuation<Void, Never>] = []
     private var streams: [UInt64: StreamSink] = [:]
     private var lastStreamID: UInt64 = 0
     /// Calls whose caller awaits their answer (``answer(to:)``): the waiting caller, or the answer
@@ -109,6 +110,27 @@ public actor AccessEnabler {
         self.environment = environment
         self.monitor = combined
         combined?.observe(.started(machine.settings, deviceID: environment.deviceID, at: environment.clock.now()))
+    }
+
+    /// Resumes an engine from ``rest()``: the same machine, call ids and environment, with this
+    /// backend, delegate, storage and monitor. Nothing is emitted or observed on resuming (no
+    /// `started` event: a monitor or trace recorder that watched the engine before it rested sees one
+    /// continuous session).
+    public init(
+        resuming rest: EngineRest, backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
+        storage: any TokenStorage = InMemoryTokenStorage(), monitor: (any EngineMonitor)? = nil,
+        platform: (any PlatformSSO)? = nil
+    ) {
+        self.platform = platform
+        self.machine = rest.parts.machine
+        self.machine.recordsTransitions = monitor != nil
+        self.lastCallID = rest.parts.lastCallID
+        self.storeVersion = rest.parts.storeVersion
+        self.backend = backend
+        self.delegate = delegate
+        self.storage = storage
+        self.environment = rest.parts.environment
+        self.monitor = monitor
     }
 
     deinit {
@@ -203,6 +225,7 @@ public actor AccessEnabler {
         let id = await submit(call, awaitingAnswer: true)
         if case .arrived(let callback)? = awaitedAnswers[id] {
             awaitedAnswers[id] = nil
+            resumeIdleWaitersIfIdle()
             return callback
         }
         return await withCheckedContinuation { awaitedAnswers[id] = .waiting($0) }
@@ -261,6 +284,33 @@ public actor AccessEnabler {
     }
 
     private func removeStream(_ id: UInt64) { streams[id] = nil }
+
+    // MARK: - Rest
+
+    /// The engine as a value, when it is at rest: nothing queued or running, no backend request, platform
+    /// question or timer pending (a login waiting for its redirect is not at rest), no caller awaiting an
+    /// answer and no stream open. Nil otherwise. The engine stays usable either way; an owner that keeps
+    /// the rest and drops the engine (``AccessEnabler/init(resuming:backend:delegate:storage:monitor:platform:)``
+    /// brings it back) must send it nothing in between.
+    public func rest() -> EngineRest? {
+        guard isAtRest, streams.isEmpty else { return nil }
+        machine.prepareForRest()
+        return EngineRest(
+            parts: EngineRest.Parts(machine: machine, lastCallID: lastCallID, storeVersion: storeVersion, environment: environment))
+    }
+
+    /// Returns once the engine is at rest as ``rest()`` means it (streams aside): every call answered,
+    /// every request, platform question and timer done. A login waiting for its redirect ends by its
+    /// deadline, so this always returns, at the latest when the engine's own deadlines pass.
+    public func whenAtRest() async {
+        guard !isAtRest else { return }
+        await withCheckedContinuation { restWaiters.append($0) }
+    }
+
+    private var isAtRest: Bool {
+        !draining && mailbox.isEmpty && immediate.isEmpty && operationsInFlight.isEmpty && backendRequests.isEmpty
+            && platformWork.isEmpty && timers.isEmpty && awaitedAnswers.isEmpty
+    }
 
     // MARK: - Inspection
 
@@ -476,7 +526,7 @@ public actor AccessEnabler {
                 stream.finish()
                 streams[id] = nil
             }
-            delegate?.deliver(callback)
+            delegate?.callbackEmitted(callback, answering: answering)
         case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
             startBackendTask(operation, request)
         case .resubmit(let held):
@@ -602,6 +652,11 @@ public actor AccessEnabler {
         if platformWork.isEmpty, !draining, !platformWaiters.isEmpty {
             let waiters = platformWaiters
             platformWaiters.removeAll()
+            for waiter in waiters { waiter.resume() }
+        }
+        if !restWaiters.isEmpty, isAtRest {
+            let waiters = restWaiters
+            restWaiters.removeAll()
             for waiter in waiters { waiter.resume() }
         }
         guard operationsInFlight.isEmpty, platformWork.isEmpty, !draining, !idleWaiters.isEmpty else { return }

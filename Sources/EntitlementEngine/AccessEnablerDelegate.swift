@@ -31,6 +31,10 @@ public protocol AccessEnablerDelegate: AnyObject, Sendable {
     func dismissTvProviderDialog(_ dialog: TvProviderDialog)
     /// Advanced status: refusals, configuration errors, notices.
     func status(_ report: StatusReport)
+    /// Every callback goes through here first, with the ids of the calls it answers (none for a step
+    /// such as `navigateToUrl`). The default calls the named method (``deliver(_:)``); a delegate that
+    /// needs the call ids (a session host, a bridge) implements this one instead.
+    func callbackEmitted(_ callback: Callback, answering calls: [CallID])
 }
 
 extension AccessEnablerDelegate {
@@ -60,6 +64,8 @@ extension AccessEnablerDelegate {
     public func dismissTvProviderDialog(_ dialog: TvProviderDialog) {}
     /// Does nothing.
     public func status(_ report: StatusReport) {}
+    /// Calls the named method that matches `callback`.
+    public func callbackEmitted(_ callback: Callback, answering calls: [CallID]) { deliver(callback) }
 
     /// Calls the delegate method that matches `callback`.
     public func deliver(_ callback: Callback) {

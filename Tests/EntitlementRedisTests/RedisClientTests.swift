@@ -55,7 +55,8 @@ struct RedisClientTests {
         defer { client.close() }
         let start = ContinuousClock.now
         await #expect(throws: RedisError.timeout) { try await client.send(["PING"]) }
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // Not a speed claim: only that it ends (a loaded 2-core run has taken 13 s to get here).
+        #expect(ContinuousClock.now - start < .seconds(60))
     }
 
     @Test func aRestartedServerCostsOnlyTheCommandsUnderWay() async throws {

@@ -105,6 +105,12 @@ public struct EntitlementMachine: Sendable {
         self.deviceID = deviceID
     }
 
+    /// Drops what only the last input needed (its recorded rows), so a resting machine holds no spare capacity.
+    mutating func prepareForRest() {
+        lastTransitions = []
+        inputName = ""
+    }
+
     // MARK: - Input
 
     /// Feeds one input observed at `now` and returns what to do, in order.

@@ -1,0 +1,33 @@
+/// An engine at rest, as a plain value: everything ``AccessEnabler/init(resuming:backend:delegate:storage:monitor:platform:)``
+/// needs to carry on exactly where ``AccessEnabler/rest()`` left off — the machine, the call-id
+/// counter, the stored version its view came from and the environment (so randomness continues).
+///
+/// A session host keeps idle sessions in this form: no actor, no tasks, no timers, one reference.
+/// What a delegate, a monitor or a trace sees from a resumed engine is what it would have seen had the
+/// engine stayed in memory.
+public struct EngineRest: Sendable {
+    /// The parts, behind one reference so a registry of many rests stays small.
+    final class Parts: Sendable {
+        let machine: EntitlementMachine
+        let lastCallID: UInt64
+        let storeVersion: (requestorID: String, version: StorageVersion)?
+        let environment: EngineEnvironment
+
+        init(
+            machine: EntitlementMachine, lastCallID: UInt64, storeVersion: (requestorID: String, version: StorageVersion)?,
+            environment: EngineEnvironment
+        ) {
+            self.machine = machine
+            self.lastCallID = lastCallID
+            self.storeVersion = storeVersion
+            self.environment = environment
+        }
+    }
+
+    let parts: Parts
+
+    /// The device the engine runs for.
+    public var deviceID: String { parts.environment.deviceID }
+    /// The machine as it rests (for tests and inspection).
+    public var machine: EntitlementMachine { parts.machine }
+}

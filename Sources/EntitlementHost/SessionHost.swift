@@ -1,0 +1,364 @@
+import EntitlementEngine
+import Synchronization
+
+/// Many device sessions in one process: an engine per ``SessionKey``, created on first use, put to
+/// rest when idle or when too many are resident, and brought back on its next call with nothing a
+/// delegate, a monitor or a trace could tell apart from an engine that stayed in memory.
+///
+/// ```swift
+/// let host = SessionHost(backend: v2Client, storage: redisStore, delegate: myDelegate)
+/// let key = SessionKey(deviceID: deviceID, requestorID: "my-requestor")
+/// let token = try await host.authorize("sports-live", on: key)   // or: try await host.call(.checkAuthentication, on: key)
+/// ```
+///
+/// - Every callback reaches the ``SessionHostDelegate`` with its session's key and the ids of the
+///   calls it answers. The host holds the delegate strongly.
+/// - A session at rest (``AccessEnabler/rest()``: nothing pending) that had no call for
+///   ``SessionHostSettings/idleTimeout`` rests as a value; past ``SessionHostSettings/residentLimit``
+///   the least recently used rest first. Sessions with work pending stay resident until it ends.
+/// - Each session takes at most ``SessionHostSettings/mailboxLimit`` calls at once; the next is
+///   refused with a typed ``SessionHostError`` (and gets no callback).
+/// - ``close(_:)`` and ``shutdown(gracePeriod:)`` wait until the sessions' calls are answered;
+///   tokens and any login waiting for its redirect stay in the token storage.
+///
+/// Lookups and bookkeeping take one lock, never across an `await`; each engine stays its own actor,
+/// so sessions run in parallel.
+public final class SessionHost: Sendable {
+    private let settings: SessionHostSettings
+    private let backend: any EntitlementBackend
+    private let storage: any TokenStorage
+    private let clock: any EngineClock
+    private let makeEnvironment: @Sendable (SessionKey) -> EngineEnvironment
+    private let makeMonitor: @Sendable (SessionKey) -> (any EngineMonitor)?
+    private let delegate: (any SessionHostDelegate)?
+    private let metrics: (any EngineMetricsHandler)?
+    private let registry = Mutex(SessionRegistry())
+    private let sweep = Mutex<ScheduledTimer?>(nil)
+
+    /// Creates a host.
+    /// - Parameters:
+    ///   - settings: idle time, resident limit, mailbox bound, engine settings.
+    ///   - backend: the entitlement service every session talks to.
+    ///   - storage: the token storage every session shares (a fleet shares it across nodes).
+    ///   - clock: times idleness and runs the idle sweeps; give the clock your environments use.
+    ///   - delegate: receives every session's callbacks (held strongly).
+    ///   - metrics: receives the host's counters and gauges (``SessionHostStatistics``).
+    ///   - environment: each new session's environment (clock, device id, randomness); by default
+    ///     the live one for the key's device on the system clock.
+    ///   - monitor: each new session's monitor (telemetry, a trace recorder), kept while it rests.
+    public init(
+        settings: SessionHostSettings = SessionHostSettings(), backend: any EntitlementBackend,
+        storage: any TokenStorage = InMemoryTokenStorage(), clock: any EngineClock = SystemClock(),
+        delegate: (any SessionHostDelegate)? = nil, metrics: (any EngineMetricsHandler)? = nil,
+        environment: @escaping @Sendable (SessionKey) -> EngineEnvironment = { .live(deviceID: $0.deviceID) },
+        monitor: @escaping @Sendable (SessionKey) -> (any EngineMonitor)? = { _ in nil }
+    ) {
+        self.settings = settings
+        self.backend = backend
+        self.storage = storage
+        self.clock = clock
+        self.delegate = delegate
+        self.metrics = metrics
+        self.makeEnvironment = environment
+        self.makeMonitor = monitor
+        scheduleSweep()
+    }
+
+    deinit { sweep.withLock { $0?.cancel() } }
+
+    // MARK: - Calls
+
+    /// Makes `call` on the session `key` (creating or resuming it) and returns its id once the engine
+    /// accepted it; the answer comes to the delegate.
+    @discardableResult
+    public func call(_ call: EntitlementCall, on key: SessionKey) async throws(SessionHostError) -> CallID {
+        let admission = try admit(key)
+        if admission.configure { await admission.enabler.setRequestor(key.requestorID) }
+        let id = await admission.enabler.call(call)
+        await finish(admission)
+        return id
+    }
+
+    /// Makes `call` on the session `key` and returns the callback that answers it (see
+    /// `AccessEnabler.answer(to:)`); the delegate sees it too.
+    public func answer(to call: EntitlementCall, on key: SessionKey) async throws(SessionHostError) -> Callback {
+        let admission = try admit(key)
+        if admission.configure { await admission.enabler.setRequestor(key.requestorID) }
+        let answer = await admission.enabler.answer(to: call)
+        await finish(admission)
+        return answer
+    }
+
+    /// Authorizes `resource` on the session `key` (logging in first if needed) and returns the media
+    /// token; a refusal by the host throws ``SessionHostError``, a failed authorization throws
+    /// `EntitlementFailure`.
+    public func authorize(_ resource: String, data: [String: String] = [:], on key: SessionKey) async throws -> String {
+        let answer = try await answer(to: .getAuthorization(resource: resource, data: data), on: key)
+        if case .setToken(let token, _) = answer { return token }
+        throw EntitlementFailure(answer)
+    }
+
+    // MARK: - Lifecycle
+
+    /// Closes the session `key`: new calls on it are refused while its accepted calls are answered
+    /// (each within the engine's own deadlines), then it leaves the host. Its tokens stay in storage,
+    /// so a later call opens it again as it was stored. Returns false when there was no such session.
+    @discardableResult
+    public func close(_ key: SessionKey) async -> Bool {
+        while true {
+            let step = registry.withLock { registry -> (found: Bool, waitFor: AccessEnabler?) in
+                guard let slot = registry.slot(of: key) else { return (false, nil) }
+                registry[slot].closing = true
+                if registry[slot].inFlight == 0, let enabler = registry[slot].enabler { return (true, enabler) }
+                if registry[slot].inFlight > 0 { return (true, registry[slot].enabler) }
+                registry.remove(slot)  // resting: nothing runs
+                registry.statistics.closed += 1
+                return (true, nil)
+            }
+            guard step.found else { return false }
+            guard let enabler = step.waitFor else { break }
+            await enabler.whenAtRest()
+            // At rest with no call admitted (closing admits none): nothing can wake it, so it may go.
+            let removed = registry.withLock { registry -> Bool in
+                guard let slot = registry.slot(of: key, holding: enabler), registry[slot].inFlight == 0 else { return false }
+                registry.remove(slot)
+                registry.statistics.closed += 1
+                return true
+            }
+            if removed { break }
+            await Task.yield()  // a call admitted before the close has not reached the engine yet
+        }
+        count("entitle.sessions.closed")
+        publishGauges()
+        return true
+    }
+
+    /// Stops taking calls and waits until every resident session is at rest (every accepted call
+    /// answered), or until `gracePeriod` passes on the host's clock. Sessions still busy then keep
+    /// running — their answers still reach the delegate — and a login waiting for its redirect is in the
+    /// token storage for another node to finish.
+    public func shutdown(gracePeriod: Duration = .seconds(30)) async -> SessionShutdownReport {
+        let engines = registry.withLock { registry -> [AccessEnabler] in
+            registry.shuttingDown = true
+            return registry.residentEngines
+        }
+        sweep.withLock {
+            $0?.cancel()
+            $0 = nil
+        }
+        let settled = await Self.settle(engines, within: gracePeriod, on: clock)
+        return SessionShutdownReport(settled: settled, stillBusy: engines.count - settled)
+    }
+
+    /// Whether the session `key` is in memory as an engine or resting as a value; nil when the host
+    /// has no such session.
+    public func residency(of key: SessionKey) -> SessionResidency? {
+        registry.withLock { registry in
+            registry.slot(of: key).map { registry[$0].enabler != nil ? .resident : .resting }
+        }
+    }
+
+    /// Returns once the session `key` has no request in flight, platform question pending or input
+    /// waiting (at once when it rests or does not exist): its answers so far have been delivered.
+    public func whenSettled(_ key: SessionKey) async {
+        let enabler = registry.withLock { registry in registry.slot(of: key).flatMap { registry[$0].enabler } }
+        await enabler?.whenIdle()
+    }
+
+    /// The host's counts now.
+    public var statistics: SessionHostStatistics { registry.withLock { $0.statistics } }
+
+    // MARK: - Eviction
+
+    /// Puts to rest every resident session that is at rest and had no call for the idle timeout;
+    /// returns how many. The host runs this every idle timeout on its clock.
+    @discardableResult
+    public func evictIdleSessions() async -> Int {
+        let cutoff = clock.now().adding(.zero - settings.idleTimeout)
+        let candidates = registry.withLock { $0.candidates(usedBefore: cutoff, limit: .max) }
+        return await putToRest(candidates)
+    }
+
+    private func putToRest(_ candidates: [SessionRegistry.Candidate]) async -> Int {
+        var evicted = 0
+        for candidate in candidates {
+            let rest = await candidate.enabler.rest()
+            let now = clock.now()
+            let done = registry.withLock { registry -> Bool in
+                guard let slot = registry.slot(of: candidate.key, holding: candidate.enabler),
+                    registry[slot].generation == candidate.generation, registry[slot].inFlight == 0, !registry[slot].closing
+                else { return false }
+                guard let rest else {
+                    // Busy with its own work (a login waiting for its redirect): counts as used now.
+                    registry.touch(slot, at: now)
+                    return false
+                }
+                registry.putToRest(slot, rest)
+                return true
+            }
+            if done { evicted += 1 }
+        }
+        if evicted > 0 {
+            count("entitle.sessions.evicted", by: evicted)
+            publishGauges()
+        }
+        return evicted
+    }
+
+    private func scheduleSweep() {
+        // At least a second apart, so a zero idle time cannot make a manual clock sweep forever.
+        let deadline = clock.now().adding(max(settings.idleTimeout, .seconds(1)))
+        let timer = clock.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            await self.evictIdleSessions()
+            self.scheduleSweep()
+        }
+        sweep.withLock { current in
+            // Shut down meanwhile: no more sweeps.
+            if registry.withLock({ $0.shuttingDown }) { timer.cancel() } else { current = timer }
+        }
+    }
+
+    // MARK: - Admission
+
+    /// A call let into a session: its engine, whether the host must configure it first, and the
+    /// engines to put to rest afterwards because the resident limit was passed.
+    private struct Admission: Sendable {
+        let key: SessionKey
+        let enabler: AccessEnabler
+        let configure: Bool
+        let overflow: [SessionRegistry.Candidate]
+    }
+
+    private func admit(_ key: SessionKey) throws(SessionHostError) -> Admission {
+        let now = clock.now()
+        let result = registry.withLock { registry -> Result<(Admission, created: Bool, resumed: Bool), SessionHostError> in
+            if registry.shuttingDown { return refuse(.shuttingDown, &registry) }
+            var created = false, resumed = false
+            let slot: Int
+            if let existing = registry.slot(of: key) {
+                slot = existing
+                let entry = registry[slot]
+                if entry.closing { return refuse(.sessionClosing(key), &registry) }
+                if entry.inFlight >= settings.mailboxLimit {
+                    return refuse(.mailboxFull(key, limit: settings.mailboxLimit), &registry)
+                }
+                if case .resting(let rest) = entry.form {
+                    let relay = SessionRelay(key: key, delegate: delegate)
+                    let enabler = AccessEnabler(
+                        resuming: rest, backend: backend, delegate: relay, storage: storage, monitor: entry.monitor)
+                    registry.resume(slot, as: enabler, relay)
+                    resumed = true
+                }
+                registry.touch(slot, at: now)
+            } else {
+                let relay = SessionRelay(key: key, delegate: delegate)
+                let monitor = makeMonitor(key)
+                let enabler = AccessEnabler(
+                    backend: backend, delegate: relay, storage: storage, environment: makeEnvironment(key),
+                    settings: settings.engine, monitor: monitor)
+                slot = registry.insert(
+                    SessionRegistry.Entry(key: key, form: .resident(enabler, relay), monitor: monitor, lastUsed: now))
+                registry.statistics.created += 1
+                created = true
+            }
+            registry[slot].inFlight += 1
+            registry[slot].generation &+= 1
+            let excess = registry.statistics.resident - max(0, settings.residentLimit)
+            let overflow = excess > 0 ? registry.candidates(usedBefore: now, limit: excess, sparing: slot) : []
+            let admission = Admission(
+                key: key, enabler: registry[slot].enabler!, configure: created && settings.configuresNewSessions, overflow: overflow)
+            return .success((admission, created, resumed))
+        }
+        switch result {
+        case .success(let (admission, created, resumed)):
+            if created { count("entitle.sessions.created") }
+            if resumed { count("entitle.sessions.resumed") }
+            if created || resumed { publishGauges() }
+            return admission
+        case .failure(let refusal):
+            count("entitle.sessions.refused")
+            throw refusal
+        }
+    }
+
+    private func refuse<T>(_ refusal: SessionHostError, _ registry: inout SessionRegistry) -> Result<T, SessionHostError> {
+        registry.statistics.refused += 1
+        return .failure(refusal)
+    }
+
+    /// The call returned from the engine: it no longer holds the session; then the overflow is put to rest.
+    private func finish(_ admission: Admission) async {
+        registry.withLock { registry in
+            if let slot = registry.slot(of: admission.key, holding: admission.enabler) { registry[slot].inFlight -= 1 }
+        }
+        if !admission.overflow.isEmpty { _ = await putToRest(admission.overflow) }
+    }
+
+    // MARK: - Measurements
+
+    private func count(_ label: String, by amount: Int = 1) {
+        metrics?.increment(counter: label, dimensions: [], by: Int64(amount))
+    }
+
+    private func publishGauges() {
+        guard let metrics else { return }
+        let statistics = self.statistics
+        metrics.record(gauge: "entitle.sessions.resident", dimensions: [], value: Int64(statistics.resident))
+        metrics.record(gauge: "entitle.sessions.resting", dimensions: [], value: Int64(statistics.resting))
+    }
+
+    /// Waits until each engine is at rest or `gracePeriod` passes on `clock`; returns how many came to
+    /// rest. Engines already at rest are counted first, so they never race the deadline.
+    private static func settle(_ engines: [AccessEnabler], within gracePeriod: Duration, on clock: any EngineClock) async -> Int {
+        let deadline = clock.now().adding(gracePeriod)
+        var busy: [AccessEnabler] = []
+        for engine in engines where await engine.rest() == nil { busy.append(engine) }
+        let resting = engines.count - busy.count
+        guard !busy.isEmpty else { return resting }
+        let tally = SettleTally(expecting: busy.count)
+        return await withCheckedContinuation { continuation in
+            tally.wait(continuation)
+            let timer = clock.schedule(at: deadline) { tally.end() }
+            for engine in busy {
+                Task {
+                    await engine.whenAtRest()
+                    if tally.settledOne() { timer.cancel() }
+                }
+            }
+        } + resting
+    }
+}
+
+/// Counts engines coming to rest during a shutdown and answers the waiting shutdown once: when all
+/// have, or when the grace period ends.
+private final class SettleTally: Sendable {
+    private let state: Mutex<(settled: Int, waiting: CheckedContinuation<Int, Never>?)>
+    private let expected: Int
+
+    init(expecting expected: Int) {
+        self.expected = expected
+        state = Mutex((0, nil))
+    }
+
+    func wait(_ continuation: CheckedContinuation<Int, Never>) { state.withLock { $0.waiting = continuation } }
+
+    /// Counts one; true when that was the last and the waiting shutdown was answered.
+    func settledOne() -> Bool {
+        state.withLock { state in
+            state.settled += 1
+            guard state.settled == expected, let waiting = state.waiting else { return false }
+            state.waiting = nil
+            waiting.resume(returning: state.settled)
+            return true
+        }
+    }
+
+    /// The grace period is over: answers with the count so far (unless already answered).
+    func end() {
+        state.withLock { state in
+            state.waiting?.resume(returning: state.settled)
+            state.waiting = nil
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import EntitlementEngine
+
+/// How a ``SessionHost`` keeps its sessions.
+public struct SessionHostSettings: Sendable {
+    /// A session at rest that has had no call for this long leaves memory (it rests as a value and
+    /// comes back on its next call). Sweeps run every ``idleTimeout`` on the host's clock.
+    public var idleTimeout: Duration
+    /// At most this many engines stay resident: past it, the least recently used engines at rest are
+    /// put to rest first. Engines with work pending (a login waiting for its redirect, a request in
+    /// flight) stay resident until it ends, so the count can pass the limit for a while.
+    public var residentLimit: Int
+    /// The most calls one session may have waiting or running at once; a call beyond it is refused
+    /// with ``SessionHostError/mailboxFull(_:limit:)`` and never reaches the engine.
+    public var mailboxLimit: Int
+    /// Whether a session created on first use is configured at once with `setRequestor(key.requestorID)`
+    /// (its `setRequestorComplete` reaches the delegate like any callback). Calls made before the
+    /// configuration completes are held by the engine and run after it, as always.
+    public var configuresNewSessions: Bool
+    /// Every engine's settings.
+    public var engine: EngineSettings
+
+    /// Settings with defaults: 5 minutes idle, 100,000 resident engines, 32 calls per session, new
+    /// sessions configured.
+    public init(
+        idleTimeout: Duration = .seconds(300), residentLimit: Int = 100_000, mailboxLimit: Int = 32,
+        configuresNewSessions: Bool = true, engine: EngineSettings = EngineSettings()
+    ) {
+        self.idleTimeout = idleTimeout
+        self.residentLimit = residentLimit
+        self.mailboxLimit = mailboxLimit
+        self.configuresNewSessions = configuresNewSessions
+        self.engine = engine
+    }
+}

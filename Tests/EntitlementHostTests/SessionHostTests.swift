@@ -1,0 +1,356 @@
+import EntitlementEngine
+import EntitlementHost
+import EntitlementSimulator
+import Synchronization
+import Testing
+
+/// The session host: sessions created on first use and configured, callbacks tagged with their session
+/// and calls, idle and least-recently-used sessions put to rest and brought back with nothing to tell
+/// them apart, a bounded mailbox, close and a graceful shutdown.
+@Suite("Session host")
+struct SessionHostTests {
+    static let requestor = "sim-requestor"
+
+    // MARK: - Transparency
+
+    /// The same script on a plain engine and on a host that puts the session to rest after every step
+    /// it can: the same callbacks with the same call ids, and byte for byte the same trace.
+    @Test func aSessionPutToRestAfterEveryStepIsIndistinguishableFromOneThatStayed() async throws {
+        let plain = Rig()
+        let recorder = TraceRecorder()
+        let collector = Collector()
+        let enabler = AccessEnabler(
+            backend: plain.simulator.backend, delegate: collector.plain, storage: plain.storage,
+            environment: .deterministic(clock: plain.clock, deviceID: "device-1"), monitor: recorder)
+        try await Self.script(plain, lastNavigation: { collector.lastNavigation }) { call in
+            let id = await enabler.call(call)
+            await enabler.whenIdle()
+            return id
+        }
+
+        let hosted = Rig()
+        let hostRecorder = TraceRecorder()
+        let host = hosted.host(idleTimeout: .zero, configures: false, monitor: { _ in hostRecorder })
+        let key = SessionKey(deviceID: "device-1", requestorID: Self.requestor)
+        var rested = 0
+        try await Self.script(hosted, lastNavigation: { hosted.delegate.lastNavigation }) { call in
+            let id = try await host.call(call, on: key)
+            await host.whenSettled(key)
+            rested += await host.evictIdleSessions()
+            return id
+        }
+        let statistics = host.statistics
+        #expect(rested >= 8, "the session rested between most steps (\(rested) times)")
+        #expect(statistics.resumed == rested, "and came back for the next call each time")
+        #expect(statistics.created == 1)
+        #expect(hosted.delegate.callbacks(of: key) == collector.callbacks, "the delegate saw the same callbacks and call ids")
+        #expect(hostRecorder.trace.text == recorder.trace.text, "the trace is the same byte for byte")
+    }
+
+    /// setRequestor, a login through the picker and the MVPD page, then reads, an authorization and a logout.
+    static func script(
+        _ rig: Rig, lastNavigation: () -> String?, _ send: (EntitlementCall) async throws -> CallID
+    ) async throws {
+        _ = try await send(.setRequestor(requestorID: requestor, serviceProviders: []))
+        _ = try await send(.checkAuthentication)
+        _ = try await send(.getAuthentication(forceAuthn: false, data: [:]))
+        _ = try await send(.setSelectedProvider("acme-cable"))
+        let url = try #require(lastNavigation())
+        let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        _ = try await send(.handleExternalURL(try #require(visit.appURL)))
+        _ = try await send(.checkAuthentication)
+        _ = try await send(.getAuthorization(resource: "news-channel", data: [:]))
+        _ = try await send(.checkPreauthorizedResources(["news-channel", "sports-live"], cache: true))
+        _ = try await send(.getMetadata(.userMetadata("zip")))
+        _ = try await send(.getSelectedProvider)
+        _ = try await send(.getAuthorization(resource: "sports-live", data: [:]))
+        _ = try await send(.logout)
+        _ = try await send(.checkAuthentication)
+    }
+
+    // MARK: - Lifecycle
+
+    @Test func aNewSessionIsConfiguredAndItsCallbacksCarryItsKeyAndCalls() async throws {
+        let rig = Rig()
+        let host = rig.host()
+        let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
+        let answer = try await host.answer(to: .checkAuthentication, on: key)
+        #expect(answer == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        let seen = rig.delegate.entries(of: key).filter { $0.callback.name != "sendTrackingData" }
+        #expect(seen.map(\.callback.name) == ["setRequestorComplete", "setAuthenticationStatus"])
+        #expect(seen.map(\.calls) == [[CallID(1)], [CallID(2)]], "setRequestor is the session's first call")
+        #expect(host.statistics.created == 1 && host.statistics.resident == 1)
+        #expect(host.residency(of: key) == .resident)
+    }
+
+    @Test func pastTheResidentLimitTheLeastRecentlyUsedSessionRests() async throws {
+        let rig = Rig()
+        let host = rig.host(residentLimit: 2)
+        let keys = (1...3).map { SessionKey(deviceID: "tv-\($0)", requestorID: Self.requestor) }
+        for key in keys.prefix(2) {
+            try await host.call(.checkAuthentication, on: key)
+            await host.whenSettled(key)
+        }
+        try await host.call(.checkAuthentication, on: keys[0])  // tv-1 is now more recent than tv-2
+        await host.whenSettled(keys[0])
+        try await host.call(.checkAuthentication, on: keys[2])
+        await host.whenSettled(keys[2])
+        #expect(host.residency(of: keys[1]) == .resting, "the least recently used rested")
+        #expect(host.residency(of: keys[0]) == .resident && host.residency(of: keys[2]) == .resident)
+        #expect(host.statistics.resident == 2 && host.statistics.resting == 1 && host.statistics.evicted == 1)
+        // It comes back on its next call, answering as before.
+        let answer = try await host.answer(to: .checkAuthentication, on: keys[1])
+        #expect(answer == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        #expect(host.statistics.resumed == 1)
+    }
+
+    @Test func idleSessionsRestOnTheHostsClockButALoginWaitingForItsRedirectStays() async throws {
+        let rig = Rig()
+        let metrics = Gauges()
+        let host = rig.host(idleTimeout: .seconds(60), metrics: metrics)
+        let idle = SessionKey(deviceID: "tv-idle", requestorID: Self.requestor)
+        let busy = SessionKey(deviceID: "tv-busy", requestorID: Self.requestor)
+        try await host.call(.checkAuthentication, on: idle)
+        try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: busy)
+        try await host.call(.setSelectedProvider("acme-cable"), on: busy)
+        await host.whenSettled(idle)
+        await host.whenSettled(busy)
+        await rig.clock.advance(by: .seconds(61))  // the host's sweep runs
+        #expect(host.residency(of: idle) == .resting)
+        #expect(host.residency(of: busy) == .resident, "a login waiting for its redirect is not at rest")
+        #expect(metrics.last("entitle.sessions.resting") == 1 && metrics.last("entitle.sessions.resident") == 1)
+        // The login finishes on the resident engine; once it is idle again, the sweep takes it too.
+        let url = try #require(rig.delegate.lastNavigation)
+        let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        try await host.call(.handleExternalURL(try #require(visit.appURL)), on: busy)
+        await host.whenSettled(busy)
+        #expect(rig.delegate.callbacks(of: busy).last?.callback == .setAuthenticationStatus(status: 1, errorCode: ""))
+        await rig.clock.advance(by: .seconds(121))
+        #expect(host.residency(of: busy) == .resting)
+        #expect(try await host.answer(to: .checkAuthentication, on: busy) == .setAuthenticationStatus(status: 1, errorCode: ""))
+        #expect(metrics.total("entitle.sessions.evicted") == 2 && metrics.total("entitle.sessions.resumed") == 1)
+    }
+
+    @Test func aFullMailboxRefusesTheNextCallWithoutReachingTheEngine() async throws {
+        let rig = Rig()
+        let gate = HeldBackend(rig.simulator.backend)
+        let host = rig.host(mailboxLimit: 2, backend: gate)
+        let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
+        try await host.call(.checkAuthentication, on: key)  // configured; the configuration request is held
+        let first = Task { try await host.answer(to: .checkAuthentication, on: key) }
+        let second = Task { try await host.answer(to: .getSelectedProvider, on: key) }
+        #expect(await eventually { rig.delegate.entries(of: key).isEmpty && gate.held >= 1 })
+        try await Task.sleep(for: .milliseconds(50))  // both answers are awaited (held until configured)
+        await #expect(throws: SessionHostError.mailboxFull(key, limit: 2)) {
+            try await host.call(.checkAuthentication, on: key)
+        }
+        #expect(host.statistics.refused == 1)
+        gate.release()
+        #expect(try await first.value == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        #expect(try await second.value == .selectedProvider(nil))
+        #expect(
+            rig.delegate.answers(of: key).map(\.callback.name)
+                == ["setRequestorComplete", "setAuthenticationStatus", "setAuthenticationStatus", "selectedProvider"],
+            "setRequestorComplete and the three answers; nothing for the refused call")
+    }
+
+    @Test func closeWaitsForTheAnswersThenTheSessionReopensFromStorage() async throws {
+        let rig = Rig()
+        let gate = HeldBackend(rig.simulator.backend)
+        let host = rig.host(backend: gate)
+        let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
+        try await host.call(.checkAuthentication, on: key)
+        let closing = Task { await host.close(key) }
+        #expect(await eventually { gate.held >= 1 })
+        try await Task.sleep(for: .milliseconds(20))
+        await #expect(throws: SessionHostError.sessionClosing(key)) { try await host.call(.checkAuthentication, on: key) }
+        gate.release()
+        #expect(await closing.value)
+        #expect(rig.delegate.answers(of: key).map(\.callback.name) == ["setRequestorComplete", "setAuthenticationStatus"])
+        #expect(host.residency(of: key) == nil && host.statistics.closed == 1)
+        #expect(await host.close(key) == false, "closing twice finds nothing")
+        _ = try await host.answer(to: .checkAuthentication, on: key)
+        #expect(host.statistics.created == 2, "a call after close opens the session again")
+    }
+
+    @Test func shutdownRefusesNewCallsAndReportsSessionsStillWaitingForARedirect() async throws {
+        let rig = Rig()
+        let host = rig.host()
+        let quiet = SessionKey(deviceID: "tv-quiet", requestorID: Self.requestor)
+        let login = SessionKey(deviceID: "tv-login", requestorID: Self.requestor)
+        try await host.call(.checkAuthentication, on: quiet)
+        try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: login)
+        try await host.call(.setSelectedProvider("acme-cable"), on: login)
+        await host.whenSettled(quiet)
+        await host.whenSettled(login)
+        let shutdown = Task { await host.shutdown(gracePeriod: .seconds(5)) }
+        #expect(await eventually { await Self.refusal(of: .checkAuthentication, on: quiet, by: host) == .shuttingDown })
+        // The shutdown schedules its grace period once it has asked every engine: advance until it ends.
+        let finished = Finished()
+        Task {
+            _ = await shutdown.value
+            finished.set()
+        }
+        for _ in 0..<100 where !finished.isSet {
+            await rig.clock.advance(by: .seconds(6))
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(await shutdown.value == SessionShutdownReport(settled: 1, stillBusy: 1))
+        // The pending login is in the store: a new host (another node) finishes it.
+        let stored = try await rig.storage.load(deviceID: "tv-login", requestorID: Self.requestor)
+        #expect(stored.tokens.pendingLogin != nil, "the login waiting for its redirect was persisted")
+    }
+}
+
+extension SessionHostTests {
+    /// How the host refused `call`, or nil when it took it.
+    static func refusal(of call: EntitlementCall, on key: SessionKey, by host: SessionHost) async -> SessionHostError? {
+        do throws(SessionHostError) {
+            try await host.call(call, on: key)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+// MARK: - Support
+
+/// A simulator, a clock, a store and a delegate that records, for one test.
+struct Rig {
+    let clock = ManualClock()
+    let simulator: Simulator
+    let storage = InMemoryTokenStorage()
+    let delegate = RecordingHostDelegate()
+
+    init() { simulator = Simulator(world: .default, clock: clock, seed: 101) }
+
+    func host(
+        idleTimeout: Duration = .seconds(300), residentLimit: Int = 100, mailboxLimit: Int = 32, configures: Bool = true,
+        metrics: (any EngineMetricsHandler)? = nil, backend: (any EntitlementBackend)? = nil,
+        monitor: @escaping @Sendable (SessionKey) -> (any EngineMonitor)? = { _ in nil }
+    ) -> SessionHost {
+        let clock = self.clock
+        return SessionHost(
+            settings: SessionHostSettings(
+                idleTimeout: idleTimeout, residentLimit: residentLimit, mailboxLimit: mailboxLimit, configuresNewSessions: configures),
+            backend: backend ?? simulator.backend, storage: storage, clock: clock, delegate: delegate, metrics: metrics,
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID) }, monitor: monitor)
+    }
+}
+
+/// Every callback the host delivered, by session.
+final class RecordingHostDelegate: SessionHostDelegate {
+    struct Entry: Sendable, Equatable {
+        let key: SessionKey
+        let callback: Callback
+        let calls: [CallID]
+    }
+
+    private let log = Mutex<[Entry]>([])
+
+    func session(_ key: SessionKey, emitted callback: Callback, answering calls: [CallID]) {
+        log.withLock { $0.append(Entry(key: key, callback: callback, calls: calls)) }
+    }
+
+    func entries(of key: SessionKey) -> [Entry] { log.withLock { $0.filter { $0.key == key } } }
+
+    /// The callbacks that answer calls (tracking data and other steps left out).
+    func answers(of key: SessionKey) -> [AnsweredCallback] { callbacks(of: key).filter { !$0.answering.isEmpty } }
+
+    func callbacks(of key: SessionKey) -> [AnsweredCallback] {
+        entries(of: key).map { AnsweredCallback(callback: $0.callback, answering: $0.calls) }
+    }
+
+    var lastNavigation: String? {
+        log.withLock { log in
+            log.reversed().lazy.compactMap { entry -> String? in
+                if case .navigateToUrl(let url) = entry.callback { return url }
+                return nil
+            }.first
+        }
+    }
+}
+
+/// A plain engine's delegate that records callbacks with their calls, like the host's delegate does.
+final class Collector: Sendable {
+    final class Plain: AccessEnablerDelegate {
+        let log = Mutex<[AnsweredCallback]>([])
+        func callbackEmitted(_ callback: Callback, answering calls: [CallID]) {
+            log.withLock { $0.append(AnsweredCallback(callback: callback, answering: calls)) }
+        }
+    }
+
+    let plain = Plain()
+    var callbacks: [AnsweredCallback] { plain.log.withLock { $0 } }
+    var lastNavigation: String? {
+        callbacks.reversed().lazy.compactMap { answered -> String? in
+            if case .navigateToUrl(let url) = answered.callback { return url }
+            return nil
+        }.first
+    }
+}
+
+/// Counters and gauges as the host reports them.
+final class Gauges: EngineMetricsHandler {
+    private let values = Mutex<(counters: [String: Int64], gauges: [String: Int64])>(([:], [:]))
+    func increment(counter label: String, dimensions: [(String, String)], by amount: Int64) {
+        values.withLock { $0.counters[label, default: 0] += amount }
+    }
+    func record(timer label: String, dimensions: [(String, String)], nanoseconds: Int64) {}
+    func record(gauge label: String, dimensions: [(String, String)], value: Int64) { values.withLock { $0.gauges[label] = value } }
+    func last(_ label: String) -> Int64? { values.withLock { $0.gauges[label] } }
+    func total(_ label: String) -> Int64 { values.withLock { $0.counters[label] ?? 0 } }
+}
+
+/// A backend whose answers wait until the test releases them.
+final class HeldBackend: EntitlementBackend {
+    private let inner: any EntitlementBackend
+    private let state = Mutex<(released: Bool, held: Int, waiting: [CheckedContinuation<Void, Never>])>((false, 0, []))
+
+    init(_ inner: any EntitlementBackend) { self.inner = inner }
+
+    var held: Int { state.withLock { $0.held } }
+
+    func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+        try await perform(request, operation: OperationID(0))
+    }
+
+    func perform(_ request: BackendRequest, operation: OperationID) async throws(BackendError) -> BackendResponse {
+        await withCheckedContinuation { continuation in
+            let go = state.withLock { state -> Bool in
+                if state.released { return true }
+                state.held += 1
+                state.waiting.append(continuation)
+                return false
+            }
+            if go { continuation.resume() }
+        }
+        return try await inner.perform(request, operation: operation)
+    }
+
+    func release() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.released = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+}
+
+/// A flag one task sets and another reads.
+final class Finished: Sendable {
+    private let flag = Mutex(false)
+    var isSet: Bool { flag.withLock { $0 } }
+    func set() { flag.withLock { $0 = true } }
+}
+
+/// Whether `condition` becomes true within a few seconds.
+func eventually(_ condition: () async -> Bool) async -> Bool {
+    for _ in 0..<500 {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
