@@ -13,12 +13,13 @@ import Synchronization
 ///
 /// - Every callback reaches the ``SessionHostDelegate`` with its session's key and the ids of the
 ///   calls it answers. The host holds the delegate strongly.
-/// - A session at rest (``AccessEnabler/rest()``: nothing pending) that had no call for
+/// - A session at rest (`AccessEnabler.rest()`: nothing pending) that had no call for
 ///   ``SessionHostSettings/idleTimeout`` rests as a value; past ``SessionHostSettings/residentLimit``
 ///   the least recently used rest first. Sessions with work pending stay resident until it ends.
 /// - Each session takes at most ``SessionHostSettings/mailboxLimit`` calls at once; the next is
 ///   refused with a typed ``SessionHostError`` (and gets no callback).
-/// - ``close(_:)`` and ``shutdown(gracePeriod:)`` wait until the sessions' calls are answered;
+/// - ``close(_:)`` and ``shutdown(gracePeriod:)`` wait until the sessions' calls are answered (a
+///   provider picker left open is cancelled: its login's calls end with `PROVIDER_NOT_SELECTED_ERROR`);
 ///   tokens and any login waiting for its redirect stay in the token storage.
 ///
 /// Lookups and bookkeeping take one lock, never across an `await`; each engine stays its own actor,
@@ -101,7 +102,8 @@ public final class SessionHost: Sendable {
     // MARK: - Lifecycle
 
     /// Closes the session `key`: new calls on it are refused while its accepted calls are answered
-    /// (each within the engine's own deadlines), then it leaves the host. Its tokens stay in storage,
+    /// (each within the engine's own deadlines; a provider picker left open, which has none, is
+    /// cancelled with `PROVIDER_NOT_SELECTED_ERROR`), then it leaves the host. Its tokens stay in storage,
     /// so a later call opens it again as it was stored. Returns false when there was no such session.
     @discardableResult
     public func close(_ key: SessionKey) async -> Bool {
@@ -117,7 +119,7 @@ public final class SessionHost: Sendable {
             }
             guard step.found else { return false }
             guard let enabler = step.waitFor else { break }
-            await enabler.whenAtRest()
+            await Self.answerEverything(enabler)
             // At rest with no call admitted (closing admits none): nothing can wake it, so it may go.
             let removed = registry.withLock { registry -> Bool in
                 guard let slot = registry.slot(of: key, holding: enabler), registry[slot].inFlight == 0 else { return false }
@@ -134,7 +136,8 @@ public final class SessionHost: Sendable {
     }
 
     /// Stops taking calls and waits until every resident session is at rest (every accepted call
-    /// answered), or until `gracePeriod` passes on the host's clock. Sessions still busy then keep
+    /// answered; a provider picker left open is cancelled with `PROVIDER_NOT_SELECTED_ERROR`), or until
+    /// `gracePeriod` passes on the host's clock. Sessions still busy then keep
     /// running — their answers still reach the delegate — and a login waiting for its redirect is in the
     /// token storage for another node to finish.
     public func shutdown(gracePeriod: Duration = .seconds(30)) async -> SessionShutdownReport {
@@ -308,12 +311,30 @@ public final class SessionHost: Sendable {
         metrics.record(gauge: "entitle.sessions.resting", dimensions: [], value: Int64(statistics.resting))
     }
 
+    /// Returns once every call `engine` accepted is answered: it is at rest, and a provider picker it
+    /// left open (which waits for the user without a deadline) is cancelled, answering the login's calls
+    /// with `PROVIDER_NOT_SELECTED_ERROR` as if the user had closed it.
+    private static func answerEverything(_ engine: AccessEnabler) async {
+        repeat { await engine.whenAtRest() } while await cancelProviderChoice(engine)
+    }
+
+    /// Cancels an open provider picker; true when there was one.
+    @discardableResult
+    private static func cancelProviderChoice(_ engine: AccessEnabler) async -> Bool {
+        guard case .selectingProvider = await engine.machineSnapshot.authentication else { return false }
+        await engine.setSelectedProvider(nil)
+        return true
+    }
+
     /// Waits until each engine is at rest or `gracePeriod` passes on `clock`; returns how many came to
     /// rest. Engines already at rest are counted first, so they never race the deadline.
     private static func settle(_ engines: [AccessEnabler], within gracePeriod: Duration, on clock: any EngineClock) async -> Int {
         let deadline = clock.now().adding(gracePeriod)
         var busy: [AccessEnabler] = []
-        for engine in engines where await engine.rest() == nil { busy.append(engine) }
+        for engine in engines {
+            await cancelProviderChoice(engine)
+            if await engine.rest() == nil { busy.append(engine) }
+        }
         let resting = engines.count - busy.count
         guard !busy.isEmpty else { return resting }
         let tally = SettleTally(expecting: busy.count)
@@ -322,7 +343,7 @@ public final class SessionHost: Sendable {
             let timer = clock.schedule(at: deadline) { tally.end() }
             for engine in busy {
                 Task {
-                    await engine.whenAtRest()
+                    await answerEverything(engine)
                     if tally.settledOne() { timer.cancel() }
                 }
             }

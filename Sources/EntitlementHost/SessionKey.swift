@@ -2,7 +2,7 @@ import EntitlementEngine
 
 /// One device session in a ``SessionHost``: the device and the requestor (the app or channel) it runs for.
 public struct SessionKey: Hashable, Sendable, CustomStringConvertible {
-    /// The device's id (the engine's ``EngineEnvironment/deviceID``).
+    /// The device's id (the engine's `EngineEnvironment.deviceID`).
     public var deviceID: String
     /// The requestor the session is configured for (`setRequestor`).
     public var requestorID: String

@@ -1,0 +1,76 @@
+import EntitlementEngine
+import EntitlementHost
+import EntitlementSimulator
+import Foundation
+import Synchronization
+import Testing
+
+/// README.md's session-host example is compiled and run here, and must stay identical to the README.
+@Suite("README: the session host example")
+struct ReadmeHostTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The lines between the markers in this file, with the common indentation removed.
+    static func markedRegion() throws -> String {
+        let lines = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex { $0.hasSuffix("// README-HOST-BEGIN") })
+        let end = try #require(lines.firstIndex { $0.hasSuffix("// README-HOST-END") })
+        let region = lines[(begin + 1)..<end]
+        let indent = region.filter { !$0.isEmpty }.map { $0.prefix { $0 == " " }.count }.min() ?? 0
+        return region.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
+    }
+
+    /// The swift block under "### Many devices in one process" in README.md.
+    static func readmeExample() throws -> String {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "### Many devices in one process").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```swift\n").dropFirst().first)
+        return try #require(block.components(separatedBy: "\n```").first)
+            .replacingOccurrences(of: "import EntitlementEngine\nimport EntitlementHost\n\n", with: "")
+    }
+
+    @Test func theExampleIsTheCodeThisTestRuns() throws {
+        #expect(try Self.readmeExample() == Self.markedRegion())
+    }
+
+    @Test func theExampleRuns() async throws {
+        let simulator = Simulator(clock: ManualClock())
+        let myBackendPort = simulator.backend
+        let sharedStorage = InMemoryTokenStorage()
+        let deviceID = "readme-device"
+        // README-HOST-BEGIN
+        final class Devices: SessionHostDelegate {
+            let seen = Mutex<[String]>([])
+            func session(_ key: SessionKey, emitted callback: Callback, answering calls: [CallID]) {
+                seen.withLock { $0.append("\(key.deviceID) \(callback.name) \(calls)") }  // send it to the device
+            }
+        }
+
+        let devices = Devices()
+        let host = SessionHost(
+            settings: SessionHostSettings(idleTimeout: .seconds(300), residentLimit: 100_000, mailboxLimit: 32),
+            backend: myBackendPort,                       // one backend for every device
+            storage: sharedStorage,                       // RedisTokenStorage when a fleet shares state
+            delegate: devices)                            // held strongly; every callback with its session and calls
+        let key = SessionKey(deviceID: deviceID, requestorID: "sim-requestor")
+        let status = try await host.answer(to: .checkAuthentication, on: key)  // created and configured first
+        if status == .setAuthenticationStatus(status: 1, errorCode: "") {
+            let token = try await host.authorize("news-channel", on: key)      // the media token, or EntitlementFailure
+            print("play", token)
+        } else {
+            try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)  // the picker goes to the device
+        }
+        let report = await host.shutdown(gracePeriod: .seconds(30))   // answers every accepted call first
+        // README-HOST-END
+        #expect(report == SessionShutdownReport(settled: 1, stillBusy: 0))
+        let seen = devices.seen.withLock { $0 }
+        #expect(
+            seen.filter { !$0.contains("sendTrackingData") } == [
+                "readme-device setRequestorComplete [#1]", "readme-device setAuthenticationStatus [#2]",
+                "readme-device displayProviderDialog []",
+                // The picker the device never answered is cancelled (call #4) by the shutdown: the login call is answered.
+                "readme-device setAuthenticationStatus [#3, #4]",
+            ])
+    }
+}
