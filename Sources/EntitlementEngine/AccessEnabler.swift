@@ -474,7 +474,7 @@ public actor AccessEnabler {
     ) async {
         switch result {
         case .success(.configuration(let answer)) where answer.requestorID == requestorID:
-            let configuration = RequestorConfiguration(answer)
+            let configuration = SharedConfigurations.share(RequestorConfiguration(answer))
             var stored = StoredTokens.empty
             var others: [AuthenticationToken] = []
             if case .configuring(_, let current, _) = machine.configuration, current == operation {

@@ -20,6 +20,8 @@ enum Command: Equatable {
     case bench(String, rounds: Int)
     /// Time `entitle serve`'s start and `logins` logins against it from `clients` at once.
     case benchServe(logins: Int, clients: Int)
+    /// Run the engine's figures (`bench engine`); with `child`, only the host's memory figure (the child process).
+    case benchEngine(sessions: Int, seconds: Double, only: Set<String>, child: Bool)
     /// Record a scenario run as a trace.
     case record(scenario: String, output: String)
     /// Replay traces against today's engine; with `expectDivergence`, each must diverge.
@@ -196,11 +198,35 @@ enum Command: Equatable {
     }
 
     private static func parseBench(_ arguments: [String]) throws(UsageError) -> Command {
-        let kinds = ["json", "storage", "serve"]
+        let kinds = ["engine", "json", "storage", "serve"]
         guard let kind = arguments.first, kinds.contains(kind) else {
             let reader = ArgumentReader(arguments, command: "bench", options: [])
-            guard let given = arguments.first else { throw reader.error("give what to measure: json, storage or serve") }
-            throw reader.error("unknown benchmark " + UsageError.named(given, among: kinds) + " (json, storage, serve)")
+            guard let given = arguments.first else { throw reader.error("give what to measure: engine, json, storage or serve") }
+            throw reader.error("unknown benchmark " + UsageError.named(given, among: kinds) + " (engine, json, storage, serve)")
+        }
+        if kind == "engine" {
+            var reader = ArgumentReader(arguments.dropFirst(), command: "bench engine", options: ["--sessions", "--seconds", "--only", "--sessions-child"])
+            var sessions = 100_000
+            var seconds = 1
+            var only: Set<String> = []
+            var child = false
+            while let option = reader.next() {
+                switch option {
+                case "--sessions": sessions = try reader.number(of: option, in: 1...10_000_000)
+                case "--seconds": seconds = try reader.number(of: option, in: 1...600)
+                case "--only":
+                    let part = try reader.value(of: option)
+                    guard EngineBenchmark.parts.contains(part) else {
+                        throw reader.error("unknown part " + UsageError.named(part, among: EngineBenchmark.parts))
+                    }
+                    only.insert(part)
+                case "--sessions-child":
+                    sessions = try reader.number(of: option, in: 1...10_000_000)
+                    child = true
+                default: throw reader.unexpected(option)
+                }
+            }
+            return .benchEngine(sessions: sessions, seconds: Double(seconds), only: only, child: child)
         }
         if kind == "serve" {
             var reader = ArgumentReader(arguments.dropFirst(), command: "bench serve", options: ["--logins", "--clients"])

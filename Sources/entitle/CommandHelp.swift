@@ -100,9 +100,18 @@ struct CommandHelp {
                 cannot be written.
                 """),
         CommandHelp(
-            name: "bench", synopsis: ["bench json|storage [--rounds N]", "bench serve [--logins N] [--clients C]"],
+            name: "bench",
+            synopsis: [
+                "bench engine [--sessions N] [--seconds S] [--only PART]...", "bench json|storage [--rounds N]", "bench serve [--logins N] [--clients C]",
+            ],
             summary: "measure (build with -c release for numbers worth quoting)",
             details: """
+                  engine   the engine's figures in one run, as a table against their targets: a cookbook
+                           session against the same simulator calls in straight-line code, the bare
+                           machine, checkAuthentication through the actor, N idle sessions in a host
+                           (default 100,000, in a child process; memory per session), trace recording
+                           and replay, SHA-256, media-token verification; S seconds per rate (default 1);
+                           --only cookbook|actor|sessions|replay|sha256|verify runs one part (profiling)
                   json     time the canonical trace writer against JSONEncoder on the same records
                   storage  time calls on an engine whose file store holds 2,000 authorizations: the
                            stored version checked per input against a full read per input

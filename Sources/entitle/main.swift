@@ -22,6 +22,10 @@ case .success(.storageStress(let folder)):
     status = ExitStatus(rawValue: await StorageStress.run(folder: folder)) ?? .failure
 case .success(.benchServe(let logins, let clients)):
     status = await ServeBenchmark(logins: logins, clients: clients).run() == 0 ? .success : .failure
+case .success(.benchEngine(let sessions, _, _, true)):
+    status = await BenchSessions.run(sessions: sessions) == 0 ? .success : .failure
+case .success(.benchEngine(let sessions, let seconds, let only, false)):
+    status = await EngineBenchmark(sessions: sessions, seconds: seconds, only: only).run() == 0 ? .success : .failure
 case .success(.bench("storage", let rounds)):
     status = await StorageBenchmark().run(rounds: rounds) == 0 ? .success : .failure
 case .success(.bench(_, let rounds)):

@@ -48,7 +48,9 @@ public struct EntitlementMachine: Sendable {
     // MARK: - State
 
     /// Settings fixed at creation.
-    public let settings: EngineSettings
+    public var settings: EngineSettings { sharedSettings.value }
+    /// The settings, shared by every machine created with equal settings (`Boxed.shared(_:)`).
+    private let sharedSettings: Boxed<EngineSettings>
     /// The device id sent with every request.
     public let deviceID: String
     /// The configuration region.
@@ -85,9 +87,15 @@ public struct EntitlementMachine: Sendable {
     /// How often, and after what pause, a request is retried when the service asks.
     static let retryPolicy = V2RetryPolicy()
     /// What the machine last saved (or loaded): a save happens when ``storedTokens`` differs.
-    public internal(set) var persisted = StoredTokens.empty
+    public internal(set) var persisted: StoredTokens {
+        get { persistedBox?.value ?? .empty }
+        set { persistedBox = newValue == .empty ? nil : Boxed(newValue) }
+    }
+    /// ``persisted``, boxed: it changes only when tokens are saved, and inline it would be a third of the machine.
+    private var persistedBox: Boxed<StoredTokens>?
     /// What storage held before the save the last input asked for: restored when that save fails.
-    var persistedBeforeSave: StoredTokens?
+    /// Boxed: it is set only for the input that saves, and an inline copy would make every machine larger.
+    var persistedBeforeSave: Boxed<StoredTokens>?
     /// When the caches are next swept for expired entries.
     var nextCacheSweep = Timestamp(milliseconds: .min)
     /// How often (in engine time) expired cache entries are evicted: at most one sweep per minute,
@@ -96,12 +104,14 @@ public struct EntitlementMachine: Sendable {
     /// The `state` of the last login that expired, so a late redirect is refused as `expired`.
     var expiredFlowState: String?
     var now = Timestamp(milliseconds: 0)
+    /// The tracking GUID of the last user id hashed (``trackingGUID(_:)``).
+    private var lastTrackingGUID: (userID: String, guid: String)?
     private var lastFlow: UInt64 = 0
     private var lastOperation: UInt64 = 0
 
     /// Creates a machine in `unconfigured` / `unknown`.
     public init(settings: EngineSettings = EngineSettings(), deviceID: String) {
-        self.settings = settings
+        self.sharedSettings = Boxed.shared(settings)
         self.deviceID = deviceID
     }
 
@@ -662,7 +672,7 @@ public struct EntitlementMachine: Sendable {
     /// The save the last input asked for failed: storage still holds what it held, so the tokens
     /// count as unsaved (the next input saves them again) and the app is told.
     mutating func storageWriteFailed(_ reason: String) -> [Action] {
-        guard let before = persistedBeforeSave else { return [] }
+        guard let before = persistedBeforeSave?.value else { return [] }
         persisted = before
         persistedBeforeSave = nil
         stayConfiguration(nil, .status)
@@ -674,7 +684,7 @@ public struct EntitlementMachine: Sendable {
 
     /// Saves `tokens` (the current ``storedTokens``) and counts them as stored; ``Input/storageWriteFailed(_:)`` takes that back.
     mutating func persist(_ tokens: StoredTokens, _ configuration: RequestorConfiguration) -> Action {
-        persistedBeforeSave = persisted
+        persistedBeforeSave = persistedBox ?? Boxed(.empty)
         persisted = tokens
         return .persist(tokens, requestorID: configuration.requestorID)
     }
@@ -685,13 +695,18 @@ public struct EntitlementMachine: Sendable {
     /// Answers a refused call with one `status` and changes nothing.
     func refuse(_ id: CallID, _ refusal: CallRefusal) -> [Action] { [.emit(.status(refusal.report), answering: [id])] }
 
-    /// An anonymised user id for tracking data (never the id itself).
-    func trackingGUID(_ token: AuthenticationToken?) -> String {
-        token.map { Hex.encode(Array(SHA256.hash($0.userID).prefix(16))) } ?? ""
+    /// An anonymised user id for tracking data (never the id itself): hashed once per user id, not on
+    /// every answer.
+    mutating func trackingGUID(_ token: AuthenticationToken?) -> String {
+        guard let userID = token?.userID else { return "" }
+        if let known = lastTrackingGUID, known.userID == userID { return known.guid }
+        let guid = Hex.encode(Array(SHA256.hash(userID).prefix(16)))
+        lastTrackingGUID = (userID, guid)
+        return guid
     }
 
     /// Tracking data followed by `setAuthenticationStatus`: every authentication answer goes through here.
-    func authenticationStatus(
+    mutating func authenticationStatus(
         _ status: Int, _ code: String, answering: [CallID], token: AuthenticationToken? = nil, cached: Bool = false
     ) -> [Action] {
         let data = [
@@ -705,7 +720,7 @@ public struct EntitlementMachine: Sendable {
     }
 
     /// Tracking data for one authorization answer.
-    func authorizationTracking(
+    mutating func authorizationTracking(
         success: Bool, token: AuthenticationToken?, cached: Bool, error: String, details: String
     ) -> Action {
         // The MVPD, the user's GUID and "cached" are sent only on success (Adobe's tracking events).
@@ -718,7 +733,7 @@ public struct EntitlementMachine: Sendable {
     }
 
     /// Tracking data followed by one `tokenRequestFailed` per waiting call.
-    func authorizationFailed(_ resource: String, _ code: String, _ description: String, answering waiters: [CallID])
+    mutating func authorizationFailed(_ resource: String, _ code: String, _ description: String, answering waiters: [CallID])
         -> [Action]
     {
         [authorizationTracking(success: false, token: nil, cached: false, error: code, details: description)]

@@ -13,6 +13,16 @@ enum SecretSpans {
         "assertion", "password", "session", "logout", "token", "state", "code",
     ]
 
+    /// ``names`` as bytes, in the same order (the first that matches wins, as with the strings).
+    private static let nameBytes: [[UInt8]] = names.map { Array($0.utf8) }
+
+    /// Whether a byte starts any name: most positions of a text are passed over on this one lookup.
+    private static let startsName: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for name in nameBytes { table[Int(name[0])] = true }
+        return table
+    }()
+
     /// One secret value found in a text.
     struct Span {
         /// The secret's parameter name, in lower case.
@@ -124,17 +134,21 @@ enum SecretSpans {
         ("/authenticate/", 1), ("/profiles/code/", 0), ("/sessions/", 0),
     ]
 
+    /// ``codePaths`` as bytes (every prefix starts with `/`).
+    private static let codePathBytes: [(prefix: [UInt8], skipped: Int)] = codePaths.map { (Array($0.prefix.utf8), $0.skipped) }
+
     /// The session codes in REST API V2 paths (`/sessions/sso/…` is a partner, not a code).
     private static func pathSpans(_ text: [Element], _ lower: [UInt8]) -> [Span] {
         var spans: [Span] = []
-        for (prefix, skipped) in codePaths {
+        guard lower.contains(UInt8(ascii: "/")) else { return spans }
+        for (prefix, skipped) in codePathBytes {
             var index = 0
             while index < lower.count {
-                guard matches(prefix, lower, at: index) else {
+                guard lower[index] == UInt8(ascii: "/"), matches(prefix, lower, at: index) else {
                     index += 1
                     continue
                 }
-                var cursor = index + prefix.utf8.count
+                var cursor = index + prefix.count
                 for _ in 0..<skipped {
                     while cursor < lower.count, !pathEnd.contains(lower[cursor]) { cursor += 1 }
                     guard cursor < lower.count, lower[cursor] == UInt8(ascii: "/") else { break }
@@ -166,12 +180,13 @@ enum SecretSpans {
         while index < lower.count {
             // Names are matched anywhere, not only at word starts (`%code=`, `x_code=`): showing less
             // of a harmless value costs nothing, showing a secret cannot be taken back.
-            guard let name = names.first(where: { matches($0, lower, at: index) })
+            guard startsName[Int(lower[index])], let found = nameBytes.firstIndex(where: { matches($0, lower, at: index) })
             else {
                 index += 1
                 continue
             }
-            var cursor = index + name.utf8.count
+            let name = names[found]
+            var cursor = index + nameBytes[found].count
             // `name=value`, or a JSON key `"name":value` (a colon after a bare word is prose: "code: …").
             var quoted = false
             if cursor < lower.count, lower[cursor] == UInt8(ascii: "\"") {
@@ -208,9 +223,9 @@ enum SecretSpans {
         return SecretBook.isPlaceholder(String(decoding: lower[index...close], as: UTF8.self)) ? close + 1 : nil
     }
 
-    private static func matches(_ name: String, _ lower: [UInt8], at index: Int) -> Bool {
-        let bytes = name.utf8
-        guard index + bytes.count <= lower.count else { return false }
-        return lower[index..<(index + bytes.count)].elementsEqual(bytes)
+    private static func matches(_ name: [UInt8], _ lower: [UInt8], at index: Int) -> Bool {
+        guard index + name.count <= lower.count else { return false }
+        for offset in 0..<name.count where lower[index + offset] != name[offset] { return false }
+        return true
     }
 }

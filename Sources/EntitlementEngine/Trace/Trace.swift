@@ -28,10 +28,10 @@ public struct Trace: Sendable, Equatable {
     /// The trace in its one canonical byte form.
     public var text: String { ([header] + records).map { $0.canonicalText + "\n" }.joined() }
 
-    /// A hash of the machine's transition table: a trace records which machine wrote it.
-    public static var machineHash: String {
+    /// A hash of the machine's transition table: a trace records which machine wrote it. Computed once
+    /// per process (the table is fixed), not each time a recorder or replayer asks.
+    public static let machineHash: String =
         Hex.encode(Array(SHA256.hash(TransitionTable.rows.map(\.description).joined(separator: "\n")).prefix(12)))
-    }
 
     // MARK: - Reading
 

@@ -1,0 +1,283 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Synchronization
+
+/// `entitle bench engine`: the figures of "run in production" in one run, each against its target,
+/// printed as a table. Ratios compare the same work on both sides (checked before timing); rates run
+/// for a fixed time. Build with `-c release`: a debug build measures the debug build.
+struct EngineBenchmark {
+    /// How many host sessions the memory figure creates (in a child process of its own).
+    let sessions: Int
+    /// Seconds each rate is measured for.
+    let seconds: Double
+    /// Only these parts (for profiling one): `cookbook` (session, machine, recording), `actor`,
+    /// `sessions`, `replay`, `sha256`, `verify`; empty for all.
+    var only: Set<String> = []
+
+    /// The parts `--only` names.
+    static let parts = ["cookbook", "actor", "sessions", "replay", "sha256", "verify"]
+
+    private func wants(_ part: String) -> Bool { only.isEmpty || only.contains(part) }
+
+    /// One row of the table.
+    struct Row {
+        let figure: String
+        let measured: String
+        let target: String
+        let met: Bool
+    }
+
+    func run() async -> Int32 {
+        var rows: [Row] = []
+        print("entitle bench engine: \(sessions) host sessions, \(seconds) s per rate\(Self.isDebugBuild ? " (DEBUG BUILD: use -c release)" : "")")
+        if wants("cookbook") {
+            guard let cookbook = await cookbookRows() else { return 1 }
+            rows += cookbook
+        }
+        if wants("actor") { rows.append(await checkAuthenticationRow()) }
+        if wants("sessions") {
+            guard let memory = sessionMemoryRow() else { return 1 }
+            rows.append(memory)
+        }
+        if wants("replay") {
+            guard let replay = await replayRow() else { return 1 }
+            rows.append(replay)
+        }
+        if wants("sha256") { rows += sha256Rows() }
+        if wants("verify") { rows.append(verificationRow()) }
+        print()
+        Self.printTable(rows)
+        return 0
+    }
+
+    // MARK: - Cookbook session, bare machine, trace recording
+
+    /// The engine's session against the same simulator calls in straight-line code; the bare machine
+    /// fed the session's inputs; the session with a trace recorder against without.
+    private func cookbookRows() async -> [Row]? {
+        // Check first: the engine's session and the straight-line baseline do the same simulator work.
+        let log = BenchCookbook.Log()
+        let inputs = InputCapture()
+        guard let checked = await BenchCookbook.engineSession(monitor: inputs, log: log), checked.mediaTokens == 2 else {
+            print("bench: the cookbook session did not go as scripted")
+            return nil
+        }
+        let requests = log.requests.withLock { $0 }
+        let baseline = await BenchCookbook.straightLine(requests, visits: checked.work.visits, logging: true)
+        guard baseline == checked.work else {
+            print("bench: the straight-line baseline does not do the engine session's work")
+            for (a, b) in zip(checked.work.exchanges, baseline.exchanges) where a != b {
+                print("  engine:   \(a.request.operation) → \(a.result)\n  baseline: \(b.request.operation) → \(b.result)")
+                break
+            }
+            print("  engine: \(checked.work.exchanges.count) requests, \(checked.work.visits.count) visits; baseline: \(baseline.exchanges.count), \(baseline.visits.count)")
+            return nil
+        }
+        let visits = checked.work.visits
+        var engine: [Double] = [], straight: [Double] = [], recorded: [Double] = []
+        let deadline = ContinuousClock.now + .seconds(seconds * 2)
+        while ContinuousClock.now < deadline || engine.count < 5 {
+            engine.append(await Self.time { _ = await BenchCookbook.engineSession() })
+            straight.append(await Self.time { _ = await BenchCookbook.straightLine(requests, visits: visits, logging: false) })
+            recorded.append(await Self.time { _ = await BenchCookbook.engineSession(recorder: TraceRecorder()) })
+        }
+        let session = Self.median(engine), line = Self.median(straight), withTrace = Self.median(recorded)
+        print(
+            "cookbook session: engine \(Self.micros(session)), straight-line \(Self.micros(line)), with a trace recorder \(Self.micros(withTrace)) (medians of \(engine.count))"
+        )
+
+        // The bare machine: the session's inputs, fed again to fresh machines.
+        let captured = inputs.inputs.withLock { $0 }
+        let expected = await String(describing: checked.enabler.machineSnapshot.authentication)
+        var machine = EntitlementMachine(settings: EngineSettings(), deviceID: "device-1")
+        for (input, at) in captured { _ = machine.handle(input, at: at) }
+        guard String(describing: machine.authentication) == expected else {
+            print("bench: the bare machine fed the session's inputs did not end where the engine did")
+            return nil
+        }
+        var events = 0
+        let machineTime = Self.timeSync(for: seconds) {
+            var machine = EntitlementMachine(settings: EngineSettings(), deviceID: "device-1")
+            for (input, at) in captured { _ = machine.handle(input, at: at) }
+            events += captured.count
+        }
+        let rate = Double(events) / machineTime
+        print("bare machine: \(captured.count) inputs per session, \(events) inputs in \(String(format: "%.2f", machineTime)) s")
+        return [
+            Row(figure: "cookbook session vs the same simulator calls, straight-line", measured: Self.ratio(session / line),
+                target: "≤ 1.2×", met: session / line <= 1.2),
+            Row(figure: "bare machine, a cookbook session's inputs", measured: Self.millions(rate, "events/s"),
+                target: "≥ 5 M events/s", met: rate >= 5_000_000),
+            Row(figure: "trace recording on a cookbook session", measured: Self.ratio(withTrace / session),
+                target: "≤ 1.2×", met: withTrace / session <= 1.2),
+        ]
+    }
+
+    /// Every input a session's machine handled, with its time.
+    final class InputCapture: EngineMonitor {
+        let inputs = Mutex<[(Input, Timestamp)]>([])
+        func observe(_ event: EngineEvent) {
+            if case .inputHandled(let input, let at) = event { inputs.withLock { $0.append((input, at)) } }
+        }
+    }
+
+    // MARK: - checkAuthentication through the actor
+
+    private func checkAuthenticationRow() async -> Row {
+        final class Silent: AccessEnablerDelegate {}
+        let delegate = Silent()
+        let clock = ManualClock()
+        let simulator = Simulator(world: .default, clock: clock, seed: 101)
+        let enabler = AccessEnabler(
+            backend: simulator.backend, delegate: delegate, environment: .deterministic(clock: clock, deviceID: "device-1"))
+        await enabler.setRequestor("sim-requestor")
+        await enabler.whenIdle()
+        var calls = 0
+        let start = ContinuousClock.now
+        let end = start + .seconds(seconds)
+        while ContinuousClock.now < end {
+            for _ in 0..<1000 { await enabler.checkAuthentication() }
+            calls += 1000
+        }
+        let rate = Double(calls) / Self.seconds(ContinuousClock.now - start)
+        withExtendedLifetime(delegate) {}
+        return Row(figure: "checkAuthentication through the actor, no-op delegate", measured: Self.millions(rate, "calls/s"),
+                   target: "≥ 2 M calls/s", met: rate >= 2_000_000)
+    }
+
+    // MARK: - Idle sessions in a host
+
+    /// Runs the host's memory figure in a child process (a fresh heap: memory freed by earlier figures
+    /// would otherwise be reused and hide the cost).
+    private func sessionMemoryRow() -> Row? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["bench", "engine", "--sessions-child", String(sessions)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        do { try process.run() } catch {
+            print("bench: could not start the sessions child: \(error)")
+            return nil
+        }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        print(output, terminator: "")
+        guard process.terminationStatus == 0,
+            let line = output.split(separator: "\n").last(where: { $0.hasPrefix("resting bytes per session: ") }),
+            let perSession = Double(line.dropFirst("resting bytes per session: ".count))
+        else {
+            print("bench: the sessions child failed")
+            return nil
+        }
+        let million = perSession * 1_000_000
+        return Row(figure: "1 M idle authenticated sessions in a host (RSS)",
+                   measured: String(format: "%.0f B each → %.2f GiB", perSession, million / 1_073_741_824),
+                   target: "≤ 1 GiB", met: million <= 1_073_741_824)
+    }
+
+    // MARK: - Trace replay
+
+    private func replayRow() async -> Row? {
+        let recorder = TraceRecorder(recordedWith: "entitle bench")
+        guard await BenchCookbook.engineSession(recorder: recorder) != nil else { return nil }
+        let text = recorder.trace.text
+        guard let parsed = try? Trace.parse(text), TraceReplayer().replay(parsed).divergence == nil else {
+            print("bench: the cookbook trace does not replay")
+            return nil
+        }
+        var records = 0
+        let elapsed = Self.timeSync(for: seconds) {
+            guard let trace = try? Trace.parse(text) else { return }
+            records += TraceReplayer().replay(trace).recordsReplayed
+        }
+        let rate = Double(records) / elapsed
+        return Row(figure: "trace replay, parsed from text", measured: Self.millions(rate, "records/s"),
+                   target: "≥ 1 M records/s", met: rate >= 1_000_000)
+    }
+
+    // MARK: - SHA-256 and media tokens
+
+    private func sha256Rows() -> [Row] {
+        let big = [UInt8](repeating: 0x61, count: 1 << 20)
+        let small = [UInt8](repeating: 0x61, count: 64)
+        var bigBytes = 0, smallBytes = 0
+        var sink: UInt8 = 0
+        let bigTime = Self.timeSync(for: seconds) {
+            sink ^= SHA256.hash(big)[0]
+            bigBytes += big.count
+        }
+        let smallTime = Self.timeSync(for: seconds) {
+            for _ in 0..<1000 { sink ^= SHA256.hash(small)[0] }
+            smallBytes += small.count * 1000
+        }
+        let bigRate = Double(bigBytes) / bigTime / 1e6, smallRate = Double(smallBytes) / smallTime / 1e6
+        if sink == 0x42 { print("") }  // keeps the hashes from being optimised away
+        return [
+            Row(figure: "SHA-256, 1 MiB inputs", measured: String(format: "%.0f MB/s", bigRate), target: "≥ 300 MB/s", met: bigRate >= 300),
+            Row(figure: "SHA-256, 64 B inputs", measured: String(format: "%.0f MB/s", smallRate), target: "≥ 100 MB/s", met: smallRate >= 100),
+        ]
+    }
+
+    private func verificationRow() -> Row {
+        let clock = ManualClock()
+        let key = SimulatedWorld.default.mediaTokenKey
+        let claims = MediaTokenVerifier.Claims(
+            tokenID: "bench-token", sessionGUID: "bench-session", requestorID: "sim-requestor", resourceID: "news-channel",
+            issued: clock.now(), timeToLive: 420, mvpdID: "acme-cable")
+        let token = MediaTokenVerifier.sign(claims, key: key)
+        let verifier = MediaTokenVerifier(key: key, clock: clock)
+        var valid = 0, count = 0
+        let elapsed = Self.timeSync(for: seconds) {
+            for _ in 0..<1000 where verifier.verify(token, resource: "news-channel", requestor: "sim-requestor") == .valid { valid += 1 }
+            count += 1000
+        }
+        let rate = Double(count) / elapsed
+        return Row(figure: "media-token verifications", measured: String(format: "%.0f k/s", rate / 1000) + (valid == count ? "" : " (INVALID)"),
+                   target: "≥ 500 k/s", met: rate >= 500_000 && valid == count)
+    }
+
+    // MARK: - Measuring and printing
+
+    #if DEBUG
+        static let isDebugBuild = true
+    #else
+        static let isDebugBuild = false
+    #endif
+
+    static func time(_ body: () async -> Void) async -> Double {
+        let start = ContinuousClock.now
+        await body()
+        return seconds(ContinuousClock.now - start)
+    }
+
+    /// Runs `body` repeatedly for about `duration` seconds; returns the seconds it took.
+    static func timeSync(for duration: Double, _ body: () -> Void) -> Double {
+        let start = ContinuousClock.now
+        let end = start + .seconds(duration)
+        repeat { body() } while ContinuousClock.now < end
+        return seconds(ContinuousClock.now - start)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (whole, fraction) = duration.components
+        return Double(whole) + Double(fraction) / 1e18
+    }
+
+    static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    static func micros(_ seconds: Double) -> String { String(format: "%.0f µs", seconds * 1e6) }
+    static func ratio(_ value: Double) -> String { String(format: "%.2f×", value) }
+    static func millions(_ rate: Double, _ unit: String) -> String { String(format: "%.2f M \(unit)", rate / 1e6) }
+
+    static func printTable(_ rows: [Row]) {
+        let widths = (
+            rows.map(\.figure.count).max() ?? 0, max(8, rows.map(\.measured.count).max() ?? 0), rows.map(\.target.count).max() ?? 0
+        )
+        func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+        print("| \(pad("figure", widths.0)) | \(pad("measured", widths.1)) | \(pad("target", widths.2)) | met |")
+        print("|\(String(repeating: "-", count: widths.0 + 2))|\(String(repeating: "-", count: widths.1 + 2))|\(String(repeating: "-", count: widths.2 + 2))|-----|")
+        for row in rows {
+            print("| \(pad(row.figure, widths.0)) | \(pad(row.measured, widths.1)) | \(pad(row.target, widths.2)) | \(row.met ? "yes" : "no ") |")
+        }
+    }
+}
