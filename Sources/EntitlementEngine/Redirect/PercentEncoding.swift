@@ -21,10 +21,13 @@ public enum PercentEncoding {
         }
     }
 
+    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
     /// Encodes `text` for use as a query key or value.
     public static func encode(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
+        let hex = hexDigits
         var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
             if isUnreserved(byte) {
                 out.append(byte)
@@ -75,6 +78,6 @@ public enum PercentEncoding {
     public static func url(_ base: String, query: [(String, String)]) -> String {
         guard !query.isEmpty else { return base }
         let pairs = query.map { "\(encode($0.0))=\(encode($0.1))" }
-        return base + (base.contains("?") ? "&" : "?") + pairs.joined(separator: "&")
+        return base + (base.utf8.contains(UInt8(ascii: "?")) ? "&" : "?") + pairs.joined(separator: "&")
     }
 }

@@ -5,23 +5,40 @@ import Synchronization
 ///
 /// Secrets are written as placeholders by a ``SecretBook`` as the records are made, so no secret
 /// is ever held in the trace, written to a file or printed.
+///
+/// With a ``TraceSink``, each line goes to the sink as it is made and nothing is kept: a long session
+/// records in flat memory (only the secret book, one placeholder per secret, stays).
 public final class TraceRecorder: EngineMonitor {
     private struct State {
         var header: JSONValue?
         var records: [JSONValue] = []
+        var count = 0
         var book = SecretBook()
     }
 
     private let state = Mutex(State())
     private let recordedWith: String
+    private let sink: (any TraceSink)?
 
-    /// Creates a recorder; `recordedWith` names what recorded (written in the header).
-    public init(recordedWith: String = "AccessEnabler \(EngineVersion.current)") { self.recordedWith = recordedWith }
+    /// Creates a recorder that keeps the trace in memory (``trace``); `recordedWith` names what
+    /// recorded (written in the header).
+    public init(recordedWith: String = "AccessEnabler \(EngineVersion.current)") {
+        self.recordedWith = recordedWith
+        self.sink = nil
+    }
+
+    /// Creates a recorder that writes each line of the trace's canonical form to `sink` as it is made
+    /// (the header first) and keeps no records: ``trace`` then holds the header alone.
+    public init(recordedWith: String = "AccessEnabler \(EngineVersion.current)", streamingTo sink: any TraceSink) {
+        self.recordedWith = recordedWith
+        self.sink = sink
+    }
 
     /// Turns boundary events into records.
     public func observe(_ event: EngineEvent) {
         state.withLock { state in
-            let seq = state.records.count + 1
+            let seq = state.count + 1
+            let record: JSONValue
             switch event {
             case .started(let settings, let deviceID, let now):
                 state.header = [
@@ -29,19 +46,26 @@ public final class TraceRecorder: EngineMonitor {
                     "recorded_with": .string(recordedWith), "machine": .string(Trace.machineHash),
                     "start": .int(now.milliseconds), "device": .string(deviceID), "settings": Trace.encode(settings),
                 ]
+                sink?.write(line: state.header?.canonicalText ?? "")
+                return
             case .inputHandled(let input, let now):
-                state.records.append(TraceCoding.encode(input, at: now, seq: seq, book: &state.book))
+                record = TraceCoding.encode(input, at: now, seq: seq, book: &state.book)
             case .callbackEmitted(let callback, let answering):
-                state.records.append(TraceCoding.encode(callback, answering: answering, seq: seq, book: &state.book))
+                record = TraceCoding.encode(callback, answering: answering, seq: seq, book: &state.book)
             case .backendRequested(let operation, let request):
-                state.records.append(TraceCoding.encode(operation, request, seq: seq, book: &state.book))
+                record = TraceCoding.encode(operation, request, seq: seq, book: &state.book)
             case .callReceived, .backendFinished, .transition, .log, .storageFailed:
-                break
+                return
             }
+            state.count += 1
+            if let sink { sink.write(line: record.canonicalText) } else { state.records.append(record) }
         }
     }
 
-    /// The trace so far.
+    /// How many records were made (written to the sink or kept).
+    public var recordCount: Int { state.withLock { $0.count } }
+
+    /// The trace so far (the header alone when streaming to a sink).
     public var trace: Trace {
         state.withLock { Trace(header: $0.header ?? ["trace": "header"], records: $0.records) }
     }

@@ -1,0 +1,53 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Synchronization
+import Testing
+
+/// A streaming recorder writes the same lines a recorder in memory keeps, keeps none itself, and its
+/// file sink writes a trace that replays.
+@Suite("Trace sinks")
+struct TraceSinkTests {
+    /// Lines as a sink receives them.
+    final class Lines: TraceSink {
+        let lines = Mutex<[String]>([])
+        func write(line: String) { lines.withLock { $0.append(line) } }
+    }
+
+    static func signedInSession(recorder: TraceRecorder) async {
+        let session = SimulatedSession(recorder: recorder)
+        await session.signIn()
+        await session.enabler.getAuthorization("news-channel")
+        await session.enabler.logout()
+        await session.settle()
+    }
+
+    @Test func aStreamingRecorderWritesTheLinesAKeepingOneKeeps() async throws {
+        let keeping = TraceRecorder(recordedWith: "test")
+        await Self.signedInSession(recorder: keeping)
+        let lines = Lines()
+        let streaming = TraceRecorder(recordedWith: "test", streamingTo: lines)
+        await Self.signedInSession(recorder: streaming)
+        let written = lines.lines.withLock { $0 }
+        #expect(written.map { $0 + "\n" }.joined() == keeping.trace.text, "the same canonical lines, header first")
+        #expect(streaming.trace.records.isEmpty, "a streaming recorder keeps no records")
+        #expect(streaming.recordCount == keeping.trace.records.count && streaming.recordCount > 20)
+    }
+
+    @Test func theFileSinkWritesATraceThatReplays() async throws {
+        let path = NSTemporaryDirectory() + "entitle-sink-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sink = try FileTraceSink(path: path)
+        let recorder = TraceRecorder(recordedWith: "test", streamingTo: sink)
+        await Self.signedInSession(recorder: recorder)
+        #expect(sink.close())
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let trace = try Trace.parse(text)
+        #expect(trace.records.count == recorder.recordCount)
+        #expect(TraceReplayer().replay(trace).divergence == nil, "the written trace replays")
+        #expect(!text.contains("wonderland"), "no secret reaches the file")
+        sink.write(line: "after close")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text, "lines after close are dropped")
+        #expect(throws: FileTraceSink.OpenError.self) { try FileTraceSink(path: "/nonexistent-dir/x.jsonl") }
+    }
+}
