@@ -8,37 +8,57 @@ public struct JSONReader {
     }
 
     private let bytes: [UInt8]
-    private var index = 0
+    /// Where the text starts in ``bytes`` (offsets in failures count from here) and where it ends.
+    private let start: Int
+    private let end: Int
+    private var index: Int
     private var depth = 0
 
     /// Parses `text`.
     public static func read(_ text: String) throws(Failure) -> JSONValue {
-        var reader = JSONReader(bytes: Array(text.utf8))
+        let bytes = Array(text.utf8)
+        return try read(bytes, in: 0..<bytes.count)
+    }
+
+    /// Parses the JSON text in `bytes[range]` (one line of a trace, read without copying it out).
+    static func read(_ bytes: [UInt8], in range: Range<Int>) throws(Failure) -> JSONValue {
+        var reader = JSONReader(bytes: bytes, range: range)
         reader.skipSpace()
         let value = try reader.value()
         reader.skipSpace()
-        guard reader.index == reader.bytes.count else { throw reader.failure("unexpected text after the value") }
+        guard reader.index == reader.end else { throw reader.failure("unexpected text after the value") }
         return value
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
-
-    private func failure(_ message: String) -> Failure { Failure(description: "\(message) at byte \(index)") }
-
-    private mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    private init(bytes: [UInt8], range: Range<Int>) {
+        self.bytes = bytes
+        self.start = range.lowerBound
+        self.end = range.upperBound
+        self.index = range.lowerBound
     }
 
-    private mutating func expect(_ literal: String) throws(Failure) {
-        let expected = Array(literal.utf8)
-        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
-            throw failure("expected \(literal)")
+    private func failure(_ message: String) -> Failure { Failure(description: "\(message) at byte \(index - start)") }
+
+    private mutating func skipSpace() {
+        while index < end {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
         }
+    }
+
+    private static let literals: [String: [UInt8]] = ["null": Array("null".utf8), "true": Array("true".utf8), "false": Array("false".utf8), ":": [UInt8(ascii: ":")], "\\u": Array("\\u".utf8)]
+
+    private mutating func expect(_ literal: String) throws(Failure) {
+        let expected = Self.literals[literal] ?? Array(literal.utf8)
+        guard index + expected.count <= end else { throw failure("expected \(literal)") }
+        for offset in 0..<expected.count where bytes[index + offset] != expected[offset] { throw failure("expected \(literal)") }
         index += expected.count
     }
 
     private mutating func value() throws(Failure) -> JSONValue {
-        guard index < bytes.count else { throw failure("unexpected end") }
+        guard index < end else { throw failure("unexpected end") }
         switch bytes[index] {
         case UInt8(ascii: "n"): try expect("null"); return .null
         case UInt8(ascii: "t"): try expect("true"); return .bool(true)
@@ -52,28 +72,55 @@ public struct JSONReader {
     }
 
     private mutating func integer() throws(Failure) -> Int64 {
-        let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        let digitsStart = index
+        // Accumulated as a negative number, so Int64.min is representable.
+        var value: Int64 = 0
+        var overflow = false
+        while index < end, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+            let digit = Int64(bytes[index] - UInt8(ascii: "0"))
+            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = times10.subtractingReportingOverflow(digit)
+            overflow = overflow || o1 || o2
+            value = next
+            index += 1
+        }
+        if index < end, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             throw failure("a number that is not an integer")
         }
-        guard let value = Int64(String(decoding: bytes[start..<index], as: UTF8.self)) else {
-            throw failure("an integer out of range")
+        guard index > digitsStart else { throw failure("an integer out of range") }
+        if negative {
+            guard !overflow else { throw failure("an integer out of range") }
+            return value
         }
-        return value
+        guard !overflow, value != .min else { throw failure("an integer out of range") }
+        return -value
     }
 
     private mutating func string() throws(Failure) -> String {
         index += 1
-        var out: [UInt8] = []
-        while index < bytes.count {
+        // Most strings have no escape: one scan to the closing quote, decoded straight from the bytes.
+        var scan = index
+        while scan < end {
+            let byte = bytes[scan]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[index..<scan], as: UTF8.self)
+                index = scan + 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            scan += 1
+        }
+        var out: [UInt8] = Array(bytes[index..<scan])
+        index = scan
+        while index < end {
             let byte = bytes[index]
             index += 1
             switch byte {
             case UInt8(ascii: "\""): return String(decoding: out, as: UTF8.self)
             case UInt8(ascii: "\\"):
-                guard index < bytes.count else { throw failure("unterminated escape") }
+                guard index < end else { throw failure("unterminated escape") }
                 let escaped = bytes[index]
                 index += 1
                 switch escaped {
@@ -103,7 +150,7 @@ public struct JSONReader {
     }
 
     private mutating func hex4() throws(Failure) -> UInt32 {
-        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+        guard index + 4 <= end, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
         else { throw failure("a bad \\u escape") }
         index += 4
         return value
@@ -116,7 +163,7 @@ public struct JSONReader {
         guard depth <= 64 else { throw failure("nesting deeper than 64") }
         var items: [JSONValue] = []
         skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+        if index < end, bytes[index] == UInt8(ascii: "]") {
             index += 1
             return .array(items)
         }
@@ -124,7 +171,7 @@ public struct JSONReader {
             skipSpace()
             items.append(try value())
             skipSpace()
-            guard index < bytes.count else { throw failure("an unterminated array") }
+            guard index < end else { throw failure("an unterminated array") }
             let byte = bytes[index]
             index += 1
             if byte == UInt8(ascii: "]") { return .array(items) }
@@ -139,13 +186,13 @@ public struct JSONReader {
         guard depth <= 64 else { throw failure("nesting deeper than 64") }
         var members: [String: JSONValue] = [:]
         skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+        if index < end, bytes[index] == UInt8(ascii: "}") {
             index += 1
             return .object(members)
         }
         while true {
             skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
+            guard index < end, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
             let key = try string()
             skipSpace()
             try expect(":")
@@ -153,7 +200,7 @@ public struct JSONReader {
             guard members[key] == nil else { throw failure("the key '\(key)' twice") }
             members[key] = try value()
             skipSpace()
-            guard index < bytes.count else { throw failure("an unterminated object") }
+            guard index < end else { throw failure("an unterminated object") }
             let byte = bytes[index]
             index += 1
             if byte == UInt8(ascii: "}") { return .object(members) }

@@ -38,17 +38,21 @@ public struct Trace: Sendable, Equatable {
     /// Reads a trace, refusing anything malformed with the line number and the reason.
     public static func parse(_ text: String) throws(TraceError) -> Trace {
         guard !text.isEmpty else { throw TraceError(line: 1, reason: .noHeader) }
-        guard text.hasSuffix("\n") else {
-            throw TraceError(line: text.split(separator: "\n", omittingEmptySubsequences: false).count, reason: .truncated)
+        // Lines are found and read on the UTF-8 bytes: no Character is ever formed.
+        let bytes = Array(text.utf8)
+        let newline = UInt8(ascii: "\n")
+        guard bytes.last == newline else {
+            throw TraceError(line: bytes.count(where: { $0 == newline }) + 1, reason: .truncated)
         }
-        let lines = text.dropLast().split(separator: "\n", omittingEmptySubsequences: false)
         var values: [JSONValue] = []
-        for (index, line) in lines.enumerated() {
+        var lineStart = 0
+        for (offset, byte) in bytes.enumerated() where byte == newline {
             do throws(JSONReader.Failure) {
-                values.append(stripExtensions(try JSONReader.read(String(line))))
+                values.append(stripExtensions(try JSONReader.read(bytes, in: lineStart..<offset)))
             } catch {
-                throw TraceError(line: index + 1, reason: .notJSON(error.description))
+                throw TraceError(line: values.count + 1, reason: .notJSON(error.description))
             }
+            lineStart = offset + 1
         }
         let header = values[0]
         guard header["trace"]?.string == "header", let format = header["format"]?.string else {
