@@ -12,10 +12,19 @@ public struct SystemRandomSource: RandomSource {
     /// Creates a source backed by `SystemRandomNumberGenerator`.
     public init() {}
 
-    /// `count` bytes from the system CSPRNG.
+    /// `count` bytes from the system CSPRNG, eight per draw.
     public func bytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var out: [UInt8] = []
+        out.reserveCapacity(max(0, count))
+        while out.count < count {
+            var word = generator.next()
+            for _ in 0..<min(8, count - out.count) {
+                out.append(UInt8(truncatingIfNeeded: word))
+                word >>= 8
+            }
+        }
+        return out
     }
 }
 
