@@ -68,6 +68,29 @@ struct SessionHostTests {
         _ = try await send(.checkAuthentication)
     }
 
+    /// Two hosts on one store are two nodes behind a load balancer: a login started on one is finished
+    /// by the redirect arriving at the other, and the first then sees the device signed in.
+    @Test func aLoginStartedOnOneHostIsFinishedOnAnother() async throws {
+        let rig = Rig()
+        let nodeA = rig.host()
+        let otherDelegate = RecordingHostDelegate()
+        let clock = rig.clock
+        let nodeB = SessionHost(
+            backend: rig.simulator.backend, storage: rig.storage, clock: clock, delegate: otherDelegate,
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID, seed: 2) })
+        let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
+        try await nodeA.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)
+        try await nodeA.call(.setSelectedProvider("acme-cable"), on: key)
+        await nodeA.whenSettled(key)
+        let url = try #require(rig.delegate.lastNavigation)
+        let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        let finished = try await nodeB.answer(to: .handleExternalURL(try #require(visit.appURL)), on: key)
+        #expect(finished == .setAuthenticationStatus(status: 1, errorCode: ""), "node B finished node A's login")
+        #expect(try await nodeA.answer(to: .checkAuthentication, on: key) == .setAuthenticationStatus(status: 1, errorCode: ""))
+        let token = try await nodeA.authorize("news-channel", on: key)
+        #expect(!token.isEmpty)
+    }
+
     // MARK: - Lifecycle
 
     @Test func aNewSessionIsConfiguredAndItsCallbacksCarryItsKeyAndCalls() async throws {
