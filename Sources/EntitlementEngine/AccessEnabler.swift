@@ -34,6 +34,8 @@ public actor AccessEnabler {
     private enum Work {
         case input(Input)
         case configurationAnswered(OperationID, requestorID: String, Result<BackendResponse, BackendError>)
+        /// The store says the tokens may have changed: read the version now.
+        case storageCheck
     }
 
     private var mailbox: [(work: Work, ticket: UInt64?)] = []
@@ -212,6 +214,13 @@ public actor AccessEnabler {
     @discardableResult
     public func logout() async -> CallID { await submit(.logout) }
 
+    /// Another writer may have changed this session's stored tokens (a store that notifies,
+    /// ``TokenSaveNotifying``, says so): the engine reads the stored version now, in turn with its
+    /// other work, and the tokens only if the version changed — as it does before every input, so a
+    /// login another node finished answers this engine's waiting calls at once rather than at its next
+    /// input. Not a call: nothing is answered unless the stored change ends a flow.
+    public func storageChanged() async { await enqueueAndWait(.storageCheck) }
+
     /// Makes any call given as a value (scripts, explorers, tools): the same as the named method.
     @discardableResult
     public func call(_ call: EntitlementCall) async -> CallID { await submit(call) }
@@ -383,6 +392,8 @@ public actor AccessEnabler {
                     await process(input)
                 case .configurationAnswered(let operation, let requestorID, let result):
                     await configurationAnswered(operation, requestorID: requestorID, result)
+                case .storageCheck:
+                    await reconcileWithStorage()
                 }
                 while !immediate.isEmpty { await process(immediate.removeFirst()) }
                 if let ticket { ticketWaiters.removeValue(forKey: ticket)?.resume() }

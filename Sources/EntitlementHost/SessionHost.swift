@@ -23,7 +23,8 @@ import Synchronization
 ///   tokens and any login waiting for its redirect stay in the token storage.
 ///
 /// Lookups and bookkeeping take one lock, never across an `await`; each engine stays its own actor,
-/// so sessions run in parallel.
+/// so sessions run in parallel. On a store that notifies saves (``EntitlementEngine/TokenSaveNotifying``,
+/// such as `InMemoryTokenStorage`), resident engines learn of another node's save at once.
 public final class SessionHost: Sendable {
     private let settings: SessionHostSettings
     private let backend: any EntitlementBackend
@@ -35,6 +36,8 @@ public final class SessionHost: Sendable {
     private let metrics: (any EngineMetricsHandler)?
     private let registry = Mutex(SessionRegistry())
     private let sweep = Mutex<ScheduledTimer?>(nil)
+    /// The store's save notifications, when it gives them (``TokenSaveNotifying``).
+    private let saves = Mutex<SaveObservation?>(nil)
 
     /// Creates a host.
     /// - Parameters:
@@ -63,9 +66,28 @@ public final class SessionHost: Sendable {
         self.makeEnvironment = environment
         self.makeMonitor = monitor
         scheduleSweep()
+        if let notifying = storage as? any TokenSaveNotifying {
+            let observation = notifying.observeSaves { [weak self] deviceID, requestorID in
+                self?.storageSaved(SessionKey(deviceID: deviceID, requestorID: requestorID))
+            }
+            saves.withLock { $0 = observation }
+        }
     }
 
-    deinit { sweep.withLock { $0?.cancel() } }
+    deinit {
+        sweep.withLock { $0?.cancel() }
+        saves.withLock { $0?.cancel() }
+    }
+
+    /// The store saved `key`'s tokens (this node or another): a resident engine reads the version now,
+    /// so a login another node finished answers its waiting calls at once. A resting session reads it at
+    /// its next call, as always.
+    private func storageSaved(_ key: SessionKey) {
+        guard let enabler = registry.withLock({ registry in registry.slot(of: key).flatMap { registry[$0].enabler } }) else {
+            return
+        }
+        Task { await enabler.storageChanged() }
+    }
 
     // MARK: - Calls
 

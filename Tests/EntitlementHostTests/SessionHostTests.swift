@@ -86,6 +86,9 @@ struct SessionHostTests {
         let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
         let finished = try await nodeB.answer(to: .handleExternalURL(try #require(visit.appURL)), on: key)
         #expect(finished == .setAuthenticationStatus(status: 1, errorCode: ""), "node B finished node A's login")
+        // The store notifies saves: node A's waiting getAuthentication is answered without another call.
+        #expect(await eventually { rig.delegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 1, errorCode: "") })
+        #expect(rig.delegate.answers(of: key).last?.answering == [CallID(2), CallID(3)], "node A's getAuthentication and setSelectedProvider")
         #expect(try await nodeA.answer(to: .checkAuthentication, on: key) == .setAuthenticationStatus(status: 1, errorCode: ""))
         let token = try await nodeA.authorize("news-channel", on: key)
         #expect(!token.isEmpty)

@@ -2,9 +2,11 @@ import Synchronization
 
 /// Token storage in memory: the default, and what tests use. Compare-and-set under a lock. Entries
 /// are kept by device, then requestor, so a device's logins are found without looking at any other
-/// device's (a host with many devices shares one store).
-public final class InMemoryTokenStorage: TokenStorage {
+/// device's (a host with many devices shares one store). Engines sharing one store learn of each
+/// other's saves at once (``TokenSaveNotifying``).
+public final class InMemoryTokenStorage: TokenSaveNotifying {
     private let contents = Mutex<[String: [String: VersionedTokens]]>([:])
+    private let observers = Mutex<(next: UInt64, handlers: [UInt64: @Sendable (String, String) -> Void])>((0, [:]))
 
     /// Creates an empty store.
     public init() {}
@@ -24,7 +26,19 @@ public final class InMemoryTokenStorage: TokenStorage {
             contents[deviceID, default: [:]][requestorID] = VersionedTokens(tokens, version: current.next)
             return .success(current.next)
         }
-        return try result.get()
+        let version = try result.get()
+        for handler in observers.withLock({ Array($0.handlers.values) }) { handler(deviceID, requestorID) }
+        return version
+    }
+
+    /// Calls `handler` after every save, outside the store's lock.
+    public func observeSaves(_ handler: @escaping @Sendable (_ deviceID: String, _ requestorID: String) -> Void) -> SaveObservation {
+        let id = observers.withLock { observers -> UInt64 in
+            observers.next += 1
+            observers.handlers[observers.next] = handler
+            return observers.next
+        }
+        return SaveObservation { [weak self] in self?.observers.withLock { _ = $0.handlers.removeValue(forKey: id) } }
     }
 
     /// The current version (no copy of the tokens).
