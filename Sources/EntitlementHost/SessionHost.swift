@@ -23,7 +23,7 @@ import Synchronization
 ///   tokens and any login waiting for its redirect stay in the token storage.
 ///
 /// Lookups and bookkeeping take one lock, never across an `await`; each engine stays its own actor,
-/// so sessions run in parallel. On a store that notifies saves (``EntitlementEngine/TokenSaveNotifying``,
+/// so sessions run in parallel. On a store that notifies saves (`TokenSaveNotifying`,
 /// such as `InMemoryTokenStorage`), resident engines learn of another node's save at once.
 public final class SessionHost: Sendable {
     private let settings: SessionHostSettings
