@@ -1,7 +1,9 @@
 import EntitlementEngine
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `entitle storage-stress DIR`: saves two alternating token sets to a file store as fast as it can,
@@ -19,12 +21,15 @@ enum StorageStress {
     }
 
     static func run(folder: String) async -> Int32 {
+        // Stops when the process that started it is gone (a test run that ended early must not leave it
+        // writing for ever): the child is then handed to another parent.
+        let parent = getppid()
         guard let storage = try? FileTokenStorage(folder: folder) else { return 2 }
         var variant = 0
         var version = StorageVersion.absent
         print("ready")
         fflush(nil)
-        while true {
+        while getppid() == parent {
             do throws(TokenStorageError) {
                 version = try await storage.save(
                     tokens(variant), deviceID: "stress-device", requestorID: "stress", replacing: version)
@@ -37,5 +42,6 @@ enum StorageStress {
             }
             variant = 1 - variant
         }
+        return 1
     }
 }
