@@ -55,7 +55,8 @@ let package = Package(
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementHTTPServer"]),
         .testTarget(name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementHost", "EntitlementSimulator"]),
-        .testTarget(name: "EntitlementRedisTests", dependencies: ["EntitlementEngine", "EntitlementRedis", "EntitlementSimulator"]),
+        .testTarget(
+            name: "EntitlementRedisTests", dependencies: ["EntitlementEngine", "EntitlementRedis", "EntitlementSimulator", "EntitlementHost"]),
         .testTarget(
             name: "EntitlementHTTPTests",
             dependencies: [

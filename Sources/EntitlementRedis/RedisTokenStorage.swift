@@ -1,5 +1,6 @@
 import EntitlementEngine
 import Foundation
+import Synchronization
 
 /// Token storage on Redis, for a fleet of backend nodes that share device sessions: any node may
 /// take a device's next request. It keeps the `TokenStorage` contract — a versioned
@@ -21,7 +22,13 @@ import Foundation
 /// it holds only the chosen provider (or nothing). Lifetimes are sent relative (`PEXPIRE`), measured
 /// on the engine's clock, so a node's clock and Redis's need not agree. The device set lives as long
 /// as its longest tokens key.
-public final class RedisTokenStorage: TokenStorage {
+///
+/// Every save also publishes its tokens key on `PREFIX:saves` (in the same script), so the nodes of
+/// a fleet learn of each other's saves at once (`TokenSaveNotifying`: a session host subscribes for its
+/// engines). A node maps a published key back to the device and requestor only for ids it has used
+/// itself (the last ``knownKeysLimit``); a message it cannot map, or misses while Redis is away, costs
+/// nothing: engines still check the stored version before every input.
+public final class RedisTokenStorage: TokenSaveNotifying {
     /// The client the store talks through.
     public let client: RedisClient
     /// The prefix of every key.
@@ -29,6 +36,11 @@ public final class RedisTokenStorage: TokenStorage {
     /// How long tokens with nothing that expires (only a remembered provider) are kept.
     public let rememberFor: Duration
     private let now: @Sendable () -> Timestamp
+    /// The most tokens keys mapped back to their ids for save notifications (the map starts over past it).
+    public static let knownKeysLimit = 200_000
+    private let knownKeys = Mutex<[String: (deviceID: String, requestorID: String)]>([:])
+    private let observers = Mutex<(next: UInt64, handlers: [UInt64: @Sendable (String, String) -> Void], subscriber: RedisSubscriber?)>(
+        (0, [:], nil))
 
     /// A store on `client`; `now` is the clock that dates ``rememberFor`` (the system clock by default).
     public init(
@@ -46,6 +58,53 @@ public final class RedisTokenStorage: TokenStorage {
         keyPrefix + ":tokens:" + Hex.encode(Array(SHA256.hash(deviceID + "\u{1F}" + requestorID).prefix(16)))
     }
 
+    /// The channel every save is published on.
+    public var savesChannel: String { keyPrefix + ":saves" }
+
+    /// `tokensKey`, remembered for mapping save notifications back to the ids (only while someone observes).
+    private func knownTokensKey(deviceID: String, requestorID: String) -> String {
+        let key = tokensKey(deviceID: deviceID, requestorID: requestorID)
+        guard observers.withLock({ !$0.handlers.isEmpty }) else { return key }
+        knownKeys.withLock { known in
+            if known[key] == nil, known.count >= Self.knownKeysLimit { known.removeAll() }
+            known[key] = (deviceID, requestorID)
+        }
+        return key
+    }
+
+    // MARK: - Save notifications
+
+    /// Calls `handler` with the device and requestor of every save any node makes from now on (for ids
+    /// this node has used), on the subscriber's thread, until the observation is cancelled.
+    public func observeSaves(_ handler: @escaping @Sendable (_ deviceID: String, _ requestorID: String) -> Void) -> SaveObservation {
+        let id = observers.withLock { observers -> UInt64 in
+            observers.next += 1
+            observers.handlers[observers.next] = handler
+            if observers.subscriber == nil {
+                observers.subscriber = RedisSubscriber(configuration: client.configuration, channel: savesChannel) { [weak self] key in
+                    self?.saved(key)
+                }
+            }
+            return observers.next
+        }
+        return SaveObservation { [weak self] in
+            self?.observers.withLock { observers in
+                observers.handlers[id] = nil
+                if observers.handlers.isEmpty {
+                    observers.subscriber?.stop()
+                    observers.subscriber = nil
+                }
+            }
+        }
+    }
+
+    deinit { observers.withLock { $0.subscriber?.stop() } }
+
+    private func saved(_ key: String) {
+        guard let ids = knownKeys.withLock({ $0[key] }) else { return }
+        for handler in observers.withLock({ Array($0.handlers.values) }) { handler(ids.deviceID, ids.requestorID) }
+    }
+
     /// `PREFIX:device:…` for `deviceID`.
     public func deviceKey(deviceID: String) -> String {
         keyPrefix + ":device:" + Hex.encode(Array(SHA256.hash(deviceID).prefix(16)))
@@ -55,7 +114,7 @@ public final class RedisTokenStorage: TokenStorage {
 
     /// The tokens and version stored for `deviceID` and `requestorID` (one `HMGET`).
     public func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
-        let answer = try await send(["HMGET", tokensKey(deviceID: deviceID, requestorID: requestorID), "v", "t"])
+        let answer = try await send(["HMGET", knownTokensKey(deviceID: deviceID, requestorID: requestorID), "v", "t"])
         return try Self.versioned(answer)
     }
 
@@ -71,8 +130,8 @@ public final class RedisTokenStorage: TokenStorage {
             throw .unavailable("the tokens could not be encoded")
         }
         let answer = try await send([
-            "EVAL", Self.saveScript, "3", tokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
-            keyPrefix + ":versions", String(expected.number), json, String(lifetime(of: tokens)), requestorID,
+            "EVAL", Self.saveScript, "3", knownTokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
+            keyPrefix + ":versions", String(expected.number), json, String(lifetime(of: tokens)), requestorID, savesChannel,
         ])
         // The script answers {1|0, version}; versions are strings (HGET's, or tostring of INCR's).
         guard case .array(let parts?) = answer, parts.count == 2, case .integer(let saved) = parts[0],
@@ -84,7 +143,7 @@ public final class RedisTokenStorage: TokenStorage {
 
     /// The current version (one `HGET`: cheaper than a load).
     public func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
-        let answer = try await send(["HGET", tokensKey(deviceID: deviceID, requestorID: requestorID), "v"])
+        let answer = try await send(["HGET", knownTokensKey(deviceID: deviceID, requestorID: requestorID), "v"])
         if case .bulkString(nil) = answer { return .absent }
         guard let number = answer.text.flatMap(UInt64.init) else { throw Self.unexpected(answer) }
         return StorageVersion(number)
@@ -118,6 +177,7 @@ public final class RedisTokenStorage: TokenStorage {
         redis.call('SADD', KEYS[2], ARGV[4])
         local left = redis.call('PTTL', KEYS[2])
         if left < 0 or left < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+        redis.call('PUBLISH', ARGV[5], KEYS[1])
         return {1, version}
         """
 

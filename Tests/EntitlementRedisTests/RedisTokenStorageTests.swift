@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Foundation
+import Synchronization
 import Testing
 
 @testable import EntitlementRedis
@@ -35,6 +36,46 @@ struct RedisTokenStorageTests {
         #expect(v3 > v2, "a version is never reused, so an engine holding v1 or v2 can never match again")
         client.close()
         await server.stop()
+    }
+
+    /// Every save is published: another node observing hears of it (for ids it has used, not others),
+    /// and stops hearing once its observation is cancelled.
+    @Test func aNodeHearsOfAnotherNodesSaves() async throws {
+        let server = try await RedisServer()
+        let nodeA = RedisTokenStorage(client: RedisClient(server.configuration(connections: 1)))
+        let nodeB = RedisTokenStorage(client: RedisClient(server.configuration(connections: 1)))
+        let heard = Heard()
+        let observation = nodeB.observeSaves { device, requestor in heard.add(device + "/" + requestor) }
+        _ = try await nodeB.version(deviceID: "d", requestorID: "r")  // node B uses these ids
+        try await Task.sleep(for: .milliseconds(300))  // the subscription is made on its own thread
+        let v1 = try await nodeA.save(StoredTokens(selectedProvider: "a", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+        _ = try await nodeA.save(StoredTokens(deviceID: "x"), deviceID: "x", requestorID: "r", replacing: .absent)  // ids B never used
+        #expect(await Self.eventually { heard.all == ["d/r"] }, "heard: \(heard.all)")
+        _ = try await nodeA.save(StoredTokens(selectedProvider: "b", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: v1)
+        #expect(await Self.eventually { heard.all == ["d/r", "d/r"] }, "heard: \(heard.all)")
+        observation.cancel()
+        try await Task.sleep(for: .milliseconds(400))  // the subscriber stops within one read slice
+        _ = try await nodeA.save(.empty, deviceID: "d", requestorID: "r", replacing: try await nodeA.version(deviceID: "d", requestorID: "r"))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(heard.all.count == 2, "nothing after the observation ended")
+        nodeA.client.close()
+        nodeB.client.close()
+        await server.stop()
+    }
+
+    /// Messages as an observer heard them.
+    final class Heard: Sendable {
+        private let log = Mutex<[String]>([])
+        func add(_ entry: String) { log.withLock { $0.append(entry) } }
+        var all: [String] { log.withLock { $0 } }
+    }
+
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<300 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
     }
 
     @Test func ofManyNodesSavingOverOneVersionExactlyOneWins() async throws {

@@ -1,6 +1,8 @@
 import EntitlementEngine
+import EntitlementHost
 import EntitlementSimulator
 import Foundation
+import Synchronization
 import Testing
 
 @testable import EntitlementRedis
@@ -30,6 +32,65 @@ struct RedisTwoNodeTests {
             return text.split(separator: "\n").map(String.init)
         }
         return (process, lines)
+    }
+
+    /// Two session hosts, each with its own connections to one redis-server (two nodes behind a load
+    /// balancer): the login node A started is finished by the redirect reaching node B, and node A's
+    /// waiting call is answered at once — it hears B's save — without another call from the device.
+    @Test func twoHostsOnRedisAnswerTheFirstNodesWaitingCallWhenTheSecondFinishesTheLogin() async throws {
+        let server = try await RedisServer()
+        let clock = ManualClock()
+        let simulator = Simulator(world: .default, clock: clock, seed: 101)
+        let delegateA = Answers(), delegateB = Answers()
+        let storeA = RedisTokenStorage(client: RedisClient(server.configuration()), now: { clock.now() })
+        let storeB = RedisTokenStorage(client: RedisClient(server.configuration()), now: { clock.now() })
+        let nodeA = SessionHost(
+            backend: simulator.backend, storage: storeA, clock: clock, delegate: delegateA,
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID, seed: 1) })
+        let nodeB = SessionHost(
+            backend: simulator.backend, storage: storeB, clock: clock, delegate: delegateB,
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID, seed: 2) })
+        let key = SessionKey(deviceID: "tv-1", requestorID: "sim-requestor")
+        try await nodeA.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)
+        try await nodeA.call(.setSelectedProvider("acme-cable"), on: key)
+        await nodeA.whenSettled(key)
+        let url = try #require(delegateA.lastNavigation)
+        try await Task.sleep(for: .milliseconds(300))  // node A's subscription is made on its own thread
+        let visit = await simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        let finished = try await nodeB.answer(to: .handleExternalURL(try #require(visit.appURL)), on: key)
+        #expect(finished == .setAuthenticationStatus(status: 1, errorCode: ""), "node B finished the login")
+        #expect(
+            await Self.eventually { delegateA.last(answering: CallID(2)) == .setAuthenticationStatus(status: 1, errorCode: "") },
+            "node A's getAuthentication was answered when node B saved")
+        withExtendedLifetime((nodeA, nodeB)) {}
+        storeA.client.close()
+        storeB.client.close()
+        await server.stop()
+    }
+
+    /// A host delegate that keeps every callback.
+    final class Answers: SessionHostDelegate {
+        private let log = Mutex<[(Callback, [CallID])]>([])
+        func session(_ key: SessionKey, emitted callback: Callback, answering calls: [CallID]) {
+            log.withLock { $0.append((callback, calls)) }
+        }
+        var lastNavigation: String? {
+            log.withLock { log in
+                log.reversed().lazy.compactMap { entry -> String? in
+                    if case .navigateToUrl(let url) = entry.0 { return url }
+                    return nil
+                }.first
+            }
+        }
+        func last(answering call: CallID) -> Callback? { log.withLock { $0.last { $0.1.contains(call) }?.0 } }
+    }
+
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<300 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
     }
 
     @Test func aNodeKilledInTheMiddleOfALoginIsFinishedByAnother() async throws {
