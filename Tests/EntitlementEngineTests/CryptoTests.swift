@@ -27,6 +27,28 @@ struct CryptoTests {
         #expect(Hex.encode(hasher.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
+    @Test func wholeBlocksSplitsAndNonContiguousInputAgree() {
+        // One million 'a' in one contiguous buffer: whole blocks compressed where they lie.
+        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        #expect(Hex.encode(SHA256.hash(million)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        // A message fed in random pieces, and as a lazy (non-contiguous) sequence, hashes the same.
+        let message = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let whole = SHA256.hash(message)
+        let random = SeededRandomSource(seed: 42)
+        for _ in 0..<50 {
+            var hasher = SHA256()
+            var offset = 0
+            while offset < message.count {
+                let size = min(message.count - offset, Int(random.bytes(1)[0]) % 130)
+                hasher.update(message[offset..<(offset + size)])
+                offset += size
+            }
+            #expect(hasher.finalize() == whole)
+        }
+        #expect(SHA256.hash(message.lazy.map { $0 }) == whole)
+        #expect(SHA256.hash(String(decoding: message.map { $0 & 0x7F }, as: UTF8.self)) == SHA256.hash(message.map { $0 & 0x7F }))
+    }
+
     @Test func paddingBoundaries() {
         // 55, 56 and 64 bytes straddle the length-field boundary; incremental and one-shot must agree.
         for length in [55, 56, 63, 64, 65, 119, 120] {

@@ -1,7 +1,9 @@
 /// SHA-256 (FIPS 180-4), written here because the package has no dependencies.
 ///
-/// Used for hashing user ids in tracking data and, through HMAC, for signing media tokens.
-/// Tested against the NIST example vectors.
+/// Used for hashing user ids in tracking data and key names and, through HMAC, for signing media
+/// tokens. Tested against the NIST example vectors. Contiguous input (arrays, slices, a string's UTF-8)
+/// is compressed 64 bytes at a time straight from its storage; the state is eight words and the
+/// message schedule lives on the stack, so hashing allocates nothing but the digest.
 public struct SHA256: Sendable {
     // MARK: - Constants (FIPS 180-4 §4.2.2, §5.3.3)
 
@@ -16,25 +18,55 @@ public struct SHA256: Sendable {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    private var hash: [UInt32] = [
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
+    // MARK: - State
+
+    private var h0: UInt32 = 0x6a09_e667, h1: UInt32 = 0xbb67_ae85, h2: UInt32 = 0x3c6e_f372, h3: UInt32 = 0xa54f_f53a
+    private var h4: UInt32 = 0x510e_527f, h5: UInt32 = 0x9b05_688c, h6: UInt32 = 0x1f83_d9ab, h7: UInt32 = 0x5be0_cd19
+    /// Bytes of an unfinished block (fewer than 64).
     private var pending: [UInt8] = []
     private var byteCount: UInt64 = 0
 
     /// Creates an empty hash computation.
     public init() {}
 
+    // MARK: - Hashing
+
     /// Feeds more bytes into the hash.
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        let contiguous: Void? = bytes.withContiguousStorageIfAvailable { buffer in update(UnsafeRawBufferPointer(buffer)) }
+        guard contiguous == nil else { return }
+        // Not contiguous (a lazy sequence, say): gather into blocks of 64.
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(64)
         for byte in bytes {
-            pending.append(byte)
-            byteCount &+= 1
-            if pending.count == 64 {
-                compress(pending[...])
-                pending.removeAll(keepingCapacity: true)
+            chunk.append(byte)
+            if chunk.count == 64 {
+                chunk.withUnsafeBytes { update($0) }
+                chunk.removeAll(keepingCapacity: true)
             }
         }
+        chunk.withUnsafeBytes { update($0) }
+    }
+
+    /// Feeds the bytes of `buffer`: the unfinished block is completed first, then whole blocks are
+    /// compressed where they lie, and the rest waits for more.
+    private mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        guard !buffer.isEmpty else { return }
+        byteCount &+= UInt64(buffer.count)
+        var offset = 0
+        if !pending.isEmpty {
+            let taken = min(64 - pending.count, buffer.count)
+            pending.append(contentsOf: buffer[0..<taken])
+            offset = taken
+            guard pending.count == 64 else { return }
+            pending.withUnsafeBytes { compress($0.baseAddress!) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        while buffer.count - offset >= 64 {
+            compress(buffer.baseAddress! + offset)
+            offset += 64
+        }
+        if offset < buffer.count { pending.append(contentsOf: buffer[offset...]) }
     }
 
     /// Pads the message and returns the 32-byte digest.
@@ -44,15 +76,17 @@ public struct SHA256: Sendable {
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        var offset = 0
-        while offset < tail.count {
-            compress(tail[offset..<offset + 64])
-            offset += 64
+        tail.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                compress(bytes.baseAddress! + offset)
+                offset += 64
+            }
         }
         pending.removeAll()
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
-        for word in hash {
+        for word in [h0, h1, h2, h3, h4, h5, h6, h7] {
             digest.append(UInt8(truncatingIfNeeded: word >> 24))
             digest.append(UInt8(truncatingIfNeeded: word >> 16))
             digest.append(UInt8(truncatingIfNeeded: word >> 8))
@@ -69,36 +103,49 @@ public struct SHA256: Sendable {
     }
 
     /// The SHA-256 digest of the UTF-8 bytes of `text`.
-    public static func hash(_ text: String) -> [UInt8] { hash(Array(text.utf8)) }
+    public static func hash(_ text: String) -> [UInt8] {
+        var text = text
+        return text.withUTF8 { hash($0) }
+    }
 
     // MARK: - Compression function (FIPS 180-4 §6.2.2)
 
-    private mutating func compress(_ block: ArraySlice<UInt8>) {
-        var schedule = [UInt32](repeating: 0, count: 64)
-        var index = block.startIndex
-        for t in 0..<16 {
-            schedule[t] = UInt32(block[index]) << 24 | UInt32(block[index + 1]) << 16
-                | UInt32(block[index + 2]) << 8 | UInt32(block[index + 3])
-            index += 4
+    /// Compresses the 64 bytes at `block` into the state.
+    private mutating func compress(_ block: UnsafeRawPointer) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            for t in 0..<16 {
+                let base = t * 4
+                schedule[t] = UInt32(block.load(fromByteOffset: base, as: UInt8.self)) << 24
+                    | UInt32(block.load(fromByteOffset: base + 1, as: UInt8.self)) << 16
+                    | UInt32(block.load(fromByteOffset: base + 2, as: UInt8.self)) << 8
+                    | UInt32(block.load(fromByteOffset: base + 3, as: UInt8.self))
+            }
+            for t in 16..<64 {
+                let w15 = schedule[t - 15], w2 = schedule[t - 2]
+                let s0 = w15.rotatedRight(7) ^ w15.rotatedRight(18) ^ (w15 >> 3)
+                let s1 = w2.rotatedRight(17) ^ w2.rotatedRight(19) ^ (w2 >> 10)
+                schedule[t] = schedule[t - 16] &+ s0 &+ schedule[t - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = (h0, h1, h2, h3, h4, h5, h6, h7)
+            Self.roundConstants.withUnsafeBufferPointer { constants in
+                for t in 0..<64 {
+                    let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+                    let choice = (e & f) ^ (~e & g)
+                    let temp1 = h &+ sum1 &+ choice &+ constants[t] &+ schedule[t]
+                    let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+                    let majority = (a & b) ^ (a & c) ^ (b & c)
+                    let temp2 = sum0 &+ majority
+                    (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+                }
+            }
+            h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d
+            h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= h
         }
-        for t in 16..<64 {
-            let s0 = rotr(schedule[t - 15], 7) ^ rotr(schedule[t - 15], 18) ^ (schedule[t - 15] >> 3)
-            let s1 = rotr(schedule[t - 2], 17) ^ rotr(schedule[t - 2], 19) ^ (schedule[t - 2] >> 10)
-            schedule[t] = schedule[t - 16] &+ s0 &+ schedule[t - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = (hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7])
-        for t in 0..<64 {
-            let sum1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ sum1 &+ choice &+ Self.roundConstants[t] &+ schedule[t]
-            let sum0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = sum0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-        }
-        hash[0] &+= a; hash[1] &+= b; hash[2] &+= c; hash[3] &+= d
-        hash[4] &+= e; hash[5] &+= f; hash[6] &+= g; hash[7] &+= h
     }
+}
 
-    private func rotr(_ value: UInt32, _ count: UInt32) -> UInt32 { (value >> count) | (value << (32 - count)) }
+extension UInt32 {
+    /// The bits rotated right by `count` (0 < count < 32).
+    @inline(__always)
+    fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { (self >> count) | (self << (32 &- count)) }
 }
