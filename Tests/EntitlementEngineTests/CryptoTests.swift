@@ -69,6 +69,17 @@ struct CryptoTests {
         #expect(Base64URL.encode(Array(input.utf8)) == encoded)
     }
 
+    @Test func base64URLRefusesWhatIsNotCanonical() {
+        #expect(Base64URL.decode("Zg") == Array("f".utf8))
+        #expect(Base64URL.decode("Zh") == nil, "unused low bits set")
+        #expect(Base64URL.decode("Zm8") == Array("fo".utf8))
+        #expect(Base64URL.decode("Zm9") == nil, "unused low bits set")
+        #expect(Base64URL.decode("Zm-") == nil, "unused low bits set")
+        #expect(Base64URL.decode("Zm9vY") == nil, "a length no encoding has")
+        #expect(Base64URL.decode("Zm9v=") == nil && Base64URL.decode("Zm+v") == nil && Base64URL.decode("Zm v") == nil)
+        #expect(Base64URL.decode("") == [])
+    }
+
     @Test func base64URLUsesTheURLSafeAlphabet() {
         #expect(Base64URL.encode([0xfb, 0xff, 0xbf]) == "-_-_")
     }

@@ -54,6 +54,23 @@ struct MediaTokenTests {
             mvpdID: "acme")
     }
 
+    /// Authentic tokens whose payload is not exactly the seven claims are refused as malformed.
+    @Test(arguments: [
+        #"{"guid":"g","id":"t","issued":1,"mvpd":"m","requestor":"req","resource":"news"}"#,  // six claims
+        #"{"extra":1,"guid":"g","id":"t","issued":1,"mvpd":"m","requestor":"req","resource":"news","ttl":5}"#,  // eight
+        #"{"guid":"g","id":"t","issued":1,"mvpd":"m","requestor":"req","resource":"news","resource":"news"}"#,  // a key twice
+        #"{"guid":"g","id":"t","issued":1,"mvpd":"m","requestor":"req","resource":"news","ttl":0}"#,  // no lifetime
+        #"{"guid":"g","id":"t","issued":"1","mvpd":"m","requestor":"req","resource":"news","ttl":5}"#,  // a string time
+        #"{"guid":"g","id":"t","issued":1,"mvpd":"m","requestor":"req","resource":"news","ttl":5} x"#,  // trailing text
+        #"["guid","id","issued","mvpd","requestor","resource","ttl"]"#,  // not an object
+    ])
+    func authenticPayloadsOfTheWrongShapeAreMalformed(payload: String) {
+        let verifier = MediaTokenVerifier(key: key, clock: clock)
+        let bytes = Array(payload.utf8)
+        let token = Base64URL.encode(bytes) + "." + Base64URL.encode(HMACSHA256.authenticationCode(for: bytes, key: key))
+        #expect(verifier.verify(token, resource: nil, requestor: "req") == .invalidFormat)
+    }
+
     @Test func verdicts() async {
         let verifier = MediaTokenVerifier(key: key, clock: clock)
         let token = MediaTokenVerifier.sign(claims, key: key)

@@ -29,43 +29,61 @@ public enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes unpadded base64url text; nil for anything else (padding, other alphabets, bad length).
+    /// Decodes unpadded base64url text; nil for anything else (padding, other alphabets, bad length,
+    /// unused low bits that are not zero).
     public static func decode(_ text: String) -> [UInt8]? {
-        var values: [UInt8] = []
-        values.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(byte - UInt8(ascii: "a") + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(byte - UInt8(ascii: "0") + 52)
-            case UInt8(ascii: "-"): values.append(62)
-            case UInt8(ascii: "_"): values.append(63)
-            default: return nil
+        var text = text
+        return text.withUTF8 { decode(bytes: $0) }
+    }
+
+    /// The value of one base64url character, or 255.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 255, count: 256)
+        for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
+        return table
+    }()
+
+    /// Decodes unpadded base64url from UTF-8 bytes, four characters at a time.
+    static func decode(bytes text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard text.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count * 3 / 4)
+        var bits: UInt32 = 0
+        var held = 0
+        for byte in text {
+            let value = values[Int(byte)]
+            guard value != 255 else { return nil }
+            bits = bits << 6 | UInt32(value)
+            held += 1
+            if held == 4 {
+                out.append(UInt8(truncatingIfNeeded: bits >> 16))
+                out.append(UInt8(truncatingIfNeeded: bits >> 8))
+                out.append(UInt8(truncatingIfNeeded: bits))
+                bits = 0
+                held = 0
             }
         }
-        guard values.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        var index = 0
-        while index < values.count {
-            let chunk = values[index..<min(index + 4, values.count)]
-            var bits: UInt32 = 0
-            for value in chunk { bits = bits << 6 | UInt32(value) }
-            bits <<= UInt32(6 * (4 - chunk.count))
-            let produced = chunk.count - 1
-            for shift in [16, 8, 0].prefix(produced) { out.append(UInt8(truncatingIfNeeded: bits >> UInt32(shift))) }
-            index += 4
-        }
         // Canonical form only: the unused low bits of the last character must be zero.
-        guard encode(out) == text else { return nil }
+        switch held {
+        case 2:
+            guard bits & 0xF == 0 else { return nil }
+            out.append(UInt8(truncatingIfNeeded: bits >> 4))
+        case 3:
+            guard bits & 0x3 == 0 else { return nil }
+            out.append(UInt8(truncatingIfNeeded: bits >> 10))
+            out.append(UInt8(truncatingIfNeeded: bits >> 2))
+        default: break
+        }
         return out
     }
 }
 
 /// Lower-case hexadecimal text for byte strings (digests in tracking data and tests).
 public enum Hex {
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
     /// Encodes `bytes` as lower-case hexadecimal.
     public static func encode(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
         for byte in bytes {

@@ -3,24 +3,52 @@
 public enum HMACSHA256 {
     private static let blockSize = 64
 
+    /// A key made ready: the hash states after the inner and outer pads, so each code costs only the
+    /// message's blocks and two more (a verifier keeps one for its key).
+    struct PreparedKey: Sendable {
+        let inner: SHA256
+        let outer: SHA256
+
+        init<Key: Collection>(_ key: Key) where Key.Element == UInt8 {
+            var block = key.count > blockSize ? SHA256.hash(key) : Array(key)
+            block += [UInt8](repeating: 0, count: blockSize - block.count)
+            var inner = SHA256()
+            inner.update(block.map { $0 ^ 0x36 })
+            var outer = SHA256()
+            outer.update(block.map { $0 ^ 0x5C })
+            self.inner = inner
+            self.outer = outer
+        }
+
+        /// The 32-byte HMAC of `message`.
+        func code<Message: Sequence>(for message: Message) -> [UInt8] where Message.Element == UInt8 {
+            var inner = self.inner
+            inner.update(message)
+            var outer = self.outer
+            outer.update(inner.finalize())
+            return outer.finalize()
+        }
+
+        /// Whether `code` is the HMAC of `message`; compares in constant time.
+        func isValid<Message: Sequence>(_ code: [UInt8], for message: Message) -> Bool where Message.Element == UInt8 {
+            HMACSHA256.equalInConstantTime(code, self.code(for: message))
+        }
+    }
+
     /// The 32-byte HMAC of `message` under `key`.
     public static func authenticationCode<Key: Collection, Message: Sequence>(for message: Message, key: Key) -> [UInt8]
     where Key.Element == UInt8, Message.Element == UInt8 {
-        var block = key.count > blockSize ? SHA256.hash(key) : Array(key)
-        block += [UInt8](repeating: 0, count: blockSize - block.count)
-        var inner = SHA256()
-        inner.update(block.map { $0 ^ 0x36 })
-        inner.update(message)
-        var outer = SHA256()
-        outer.update(block.map { $0 ^ 0x5C })
-        outer.update(inner.finalize())
-        return outer.finalize()
+        PreparedKey(key).code(for: message)
     }
 
     /// Whether `code` is the HMAC of `message` under `key`; compares in constant time.
     public static func isValid<Key: Collection, Message: Sequence>(_ code: [UInt8], for message: Message, key: Key) -> Bool
     where Key.Element == UInt8, Message.Element == UInt8 {
-        let expected = authenticationCode(for: message, key: key)
+        equalInConstantTime(code, authenticationCode(for: message, key: key))
+    }
+
+    /// Whether `code` equals `expected`; the time depends only on the lengths.
+    static func equalInConstantTime(_ code: [UInt8], _ expected: [UInt8]) -> Bool {
         guard code.count == expected.count else { return false }
         var difference: UInt8 = 0
         for index in expected.indices { difference |= expected[index] ^ code[index] }

@@ -58,10 +58,13 @@ public struct MediaTokenVerifier: Sendable {
     private let clock: any EngineClock
     /// Clock skew tolerated between the issuer and this verifier.
     public let leeway: Duration
+    /// The key made ready for HMAC once, not per token.
+    private let preparedKey: HMACSHA256.PreparedKey
 
     /// Creates a verifier for tokens signed with `key`, checking expiry on `clock`.
     public init(key: [UInt8], clock: any EngineClock, leeway: Duration = .seconds(30)) {
         self.key = key
+        self.preparedKey = HMACSHA256.PreparedKey(key)
         self.clock = clock
         self.leeway = leeway
     }
@@ -85,15 +88,23 @@ public struct MediaTokenVerifier: Sendable {
 
     /// The token's claims if it is well formed and authentic.
     public func claims(_ token: String) -> Result<Claims, Verdict> {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = Base64URL.decode(String(parts[0])),
-            let signature = Base64URL.decode(String(parts[1])), let json = try? JSONReader.read(String(decoding: payload, as: UTF8.self)),
-            json.object?.count == 7, let id = json["id"]?.string, let guid = json["guid"]?.string,
-            let requestor = json["requestor"]?.string,
-            let resource = json["resource"]?.string, let issued = json["issued"]?.int, let ttl = json["ttl"]?.int, ttl > 0,
-            let mvpd = json["mvpd"]?.string
+        var token = token
+        return token.withUTF8 { claims(bytes: $0) }
+    }
+
+    /// ``claims(_:)`` on the token's UTF-8 bytes: split, decoded and read without forming Characters.
+    private func claims(bytes token: UnsafeBufferPointer<UInt8>) -> Result<Claims, Verdict> {
+        guard let dot = token.firstIndex(of: UInt8(ascii: ".")),
+            let payload = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: token[..<dot])),
+            let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: token[(dot + 1)...])),
+            let members = JSONReader.readMembers(payload), members.count == 7
         else { return .failure(.invalidFormat) }
-        guard HMACSHA256.isValid(signature, for: payload, key: key) else { return .failure(.invalidSignature) }
+        func member(_ name: String) -> JSONValue? { members.first { $0.key == name }?.value }
+        guard let id = member("id")?.string, let guid = member("guid")?.string, let requestor = member("requestor")?.string,
+            let resource = member("resource")?.string, let issued = member("issued")?.int, let ttl = member("ttl")?.int, ttl > 0,
+            let mvpd = member("mvpd")?.string
+        else { return .failure(.invalidFormat) }
+        guard preparedKey.isValid(signature, for: payload) else { return .failure(.invalidSignature) }
         return .success(
             Claims(
                 tokenID: id, sessionGUID: guid, requestorID: requestor, resourceID: resource, issued: Timestamp(milliseconds: issued),
