@@ -229,7 +229,9 @@ struct EngineBenchmark {
         let verifier = MediaTokenVerifier(key: key, clock: clock)
         var valid = 0, count = 0
         let elapsed = Self.timeSync(for: seconds) {
-            for _ in 0..<1000 where verifier.verify(token, resource: "news-channel", requestor: "sim-requestor") == .valid { valid += 1 }
+            for _ in 0..<1000 {
+                if case .valid = verifier.verify(token, resource: "news-channel", requestor: "sim-requestor") { valid += 1 }
+            }
             count += 1000
         }
         let rate = Double(count) / elapsed

@@ -50,8 +50,9 @@ public enum Base64URL {
         out.reserveCapacity(text.count * 3 / 4)
         var bits: UInt32 = 0
         var held = 0
+        let table = values  // one access to the global, not one per character
         for byte in text {
-            let value = values[Int(byte)]
+            let value = table[Int(byte)]
             guard value != 255 else { return nil }
             bits = bits << 6 | UInt32(value)
             held += 1

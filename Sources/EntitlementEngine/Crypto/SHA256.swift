@@ -72,26 +72,28 @@ public struct SHA256: Sendable {
     /// Pads the message and returns the 32-byte digest.
     public mutating func finalize() -> [UInt8] {
         let bitLength = byteCount &* 8
-        var tail = pending
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        tail.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                compress(bytes.baseAddress! + offset)
-                offset += 64
-            }
+        // The padded tail is one or two blocks, built on the stack.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+            tail.initialize(repeating: 0)
+            for (index, byte) in pending.enumerated() { tail[index] = byte }
+            tail[pending.count] = 0x80
+            let length = pending.count < 56 ? 64 : 128
+            for index in 0..<8 { tail[length - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(index * 8)) }
+            let base = UnsafeRawPointer(tail.baseAddress!)
+            compress(base)
+            if length == 128 { compress(base + 64) }
         }
         pending.removeAll()
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
-        for word in [h0, h1, h2, h3, h4, h5, h6, h7] {
+        func append(_ word: UInt32) {
             digest.append(UInt8(truncatingIfNeeded: word >> 24))
             digest.append(UInt8(truncatingIfNeeded: word >> 16))
             digest.append(UInt8(truncatingIfNeeded: word >> 8))
             digest.append(UInt8(truncatingIfNeeded: word))
         }
+        append(h0); append(h1); append(h2); append(h3)
+        append(h4); append(h5); append(h6); append(h7)
         return digest
     }
 
