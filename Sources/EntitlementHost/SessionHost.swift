@@ -95,21 +95,25 @@ public final class SessionHost: Sendable {
     /// accepted it; the answer comes to the delegate.
     @discardableResult
     public func call(_ call: EntitlementCall, on key: SessionKey) async throws(SessionHostError) -> CallID {
-        let admission = try admit(key)
-        if admission.configure { await admission.enabler.setRequestor(key.requestorID) }
-        let id = await admission.enabler.call(call)
-        await finish(admission)
-        return id
+        try await withSession(key) { await $0.call(call) }
     }
 
     /// Makes `call` on the session `key` and returns the callback that answers it (see
     /// `AccessEnabler.answer(to:)`); the delegate sees it too.
     public func answer(to call: EntitlementCall, on key: SessionKey) async throws(SessionHostError) -> Callback {
+        try await withSession(key) { await $0.answer(to: call) }
+    }
+
+    /// Admits a call into `key`'s session (configuring a new one first), runs `work` on its engine, then
+    /// lets go of the session and puts any overflow to rest.
+    private func withSession<Result: Sendable>(
+        _ key: SessionKey, _ work: (AccessEnabler) async -> Result
+    ) async throws(SessionHostError) -> Result {
         let admission = try admit(key)
         if admission.configure { await admission.enabler.setRequestor(key.requestorID) }
-        let answer = await admission.enabler.answer(to: call)
+        let result = await work(admission.enabler)
         await finish(admission)
-        return answer
+        return result
     }
 
     /// Authorizes `resource` on the session `key` (logging in first if needed) and returns the media
@@ -370,38 +374,5 @@ public final class SessionHost: Sendable {
                 }
             }
         } + resting
-    }
-}
-
-/// Counts engines coming to rest during a shutdown and answers the waiting shutdown once: when all
-/// have, or when the grace period ends.
-private final class SettleTally: Sendable {
-    private let state: Mutex<(settled: Int, waiting: CheckedContinuation<Int, Never>?)>
-    private let expected: Int
-
-    init(expecting expected: Int) {
-        self.expected = expected
-        state = Mutex((0, nil))
-    }
-
-    func wait(_ continuation: CheckedContinuation<Int, Never>) { state.withLock { $0.waiting = continuation } }
-
-    /// Counts one; true when that was the last and the waiting shutdown was answered.
-    func settledOne() -> Bool {
-        state.withLock { state in
-            state.settled += 1
-            guard state.settled == expected, let waiting = state.waiting else { return false }
-            state.waiting = nil
-            waiting.resume(returning: state.settled)
-            return true
-        }
-    }
-
-    /// The grace period is over: answers with the count so far (unless already answered).
-    func end() {
-        state.withLock { state in
-            state.waiting?.resume(returning: state.settled)
-            state.waiting = nil
-        }
     }
 }
