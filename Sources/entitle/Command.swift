@@ -217,7 +217,9 @@ enum Command: Equatable {
                 case "--only":
                     let part = try reader.value(of: option)
                     guard EngineBenchmark.parts.contains(part) else {
-                        throw reader.error("unknown part " + UsageError.named(part, among: EngineBenchmark.parts))
+                        throw reader.error(
+                            "unknown part " + UsageError.named(part, among: EngineBenchmark.parts) + " ("
+                                + EngineBenchmark.parts.joined(separator: ", ") + ")")
                     }
                     only.insert(part)
                 case "--sessions-child":
