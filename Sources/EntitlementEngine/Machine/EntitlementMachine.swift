@@ -570,12 +570,15 @@ public struct EntitlementMachine: Sendable {
     mutating func moveConfiguration(
         to next: ConfigurationState, _ condition: TransitionGuard? = nil, _ actions: TransitionAction...
     ) {
-        record(.configuration, from: configuration.kind.rawValue, to: next.kind.rawValue, input: configurationInput, condition, actions)
+        if recordsTransitions {
+            record(.configuration, from: configuration.kind.rawValue, to: next.kind.rawValue, input: configurationInput, condition, actions)
+        }
         configuration = next
     }
 
     /// Records a self-transition of the configuration region.
     mutating func stayConfiguration(_ condition: TransitionGuard?, _ actions: TransitionAction...) {
+        guard recordsTransitions else { return }
         let kind = configuration.kind.rawValue
         record(.configuration, from: kind, to: kind, input: configurationInput, condition, actions)
     }
