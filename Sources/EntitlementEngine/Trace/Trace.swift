@@ -47,14 +47,17 @@ public struct Trace: Sendable, Equatable {
         var values: [JSONValue] = []
         var lineStart = 0
         for (offset, byte) in bytes.enumerated() where byte == newline {
-            do throws(JSONReader.Failure) {
-                values.append(stripExtensions(try JSONReader.read(bytes, in: lineStart..<offset)))
-            } catch {
-                throw TraceError(line: values.count + 1, reason: .notJSON(error.description))
-            }
+            values.append(try readLine(bytes, in: lineStart..<offset, line: values.count + 1))
             lineStart = offset + 1
         }
-        let header = values[0]
+        let header = try checkHeader(values[0])
+        let records = Array(values.dropFirst())
+        for (index, record) in records.enumerated() { try checkRecord(record, line: index + 2) }
+        return Trace(header: header, records: records)
+    }
+
+    /// `value` if it is a header this engine reads (line 1 of a trace).
+    static func checkHeader(_ header: JSONValue) throws(TraceError) -> JSONValue {
         guard header["trace"]?.string == "header", let format = header["format"]?.string else {
             throw TraceError(line: 1, reason: .noHeader)
         }
@@ -66,24 +69,33 @@ public struct Trace: Sendable, Equatable {
         }
         guard header["start"]?.int != nil else { throw TraceError(line: 1, reason: .field("start")) }
         guard header["settings"]?.object != nil else { throw TraceError(line: 1, reason: .field("settings")) }
-        let records = Array(values.dropFirst())
-        for (index, record) in records.enumerated() {
-            guard let seq = record["seq"]?.int else { throw TraceError(line: index + 2, reason: .field("seq")) }
-            guard seq == Int64(index + 1) else {
-                throw TraceError(line: index + 2, reason: .sequence(expected: index + 1, found: seq))
-            }
-            guard record["in"]?.string != nil || record["out"]?.string != nil else {
-                throw TraceError(line: index + 2, reason: .field("in"))
-            }
-            if record["in"] != nil {
-                do throws(TraceError.Reason) {
-                    _ = try TraceCoding.decodeInput(record)
-                } catch {
-                    throw TraceError(line: index + 2, reason: error)
-                }
+        return header
+    }
+
+    /// Checks the record on `line` (its `seq` must be `line - 1`): numbered in order, an input or an
+    /// output, and an input this engine can decode.
+    static func checkRecord(_ record: JSONValue, line: Int) throws(TraceError) {
+        guard let seq = record["seq"]?.int else { throw TraceError(line: line, reason: .field("seq")) }
+        guard seq == Int64(line - 1) else { throw TraceError(line: line, reason: .sequence(expected: line - 1, found: seq)) }
+        guard record["in"]?.string != nil || record["out"]?.string != nil else {
+            throw TraceError(line: line, reason: .field("in"))
+        }
+        if record["in"] != nil {
+            do throws(TraceError.Reason) {
+                _ = try TraceCoding.decodeInput(record)
+            } catch {
+                throw TraceError(line: line, reason: error)
             }
         }
-        return Trace(header: header, records: records)
+    }
+
+    /// Reads one line of a trace (without its newline) as a value, extensions dropped.
+    static func readLine(_ bytes: [UInt8], in range: Range<Int>, line: Int) throws(TraceError) -> JSONValue {
+        do throws(JSONReader.Failure) {
+            return stripExtensions(try JSONReader.read(bytes, in: range))
+        } catch {
+            throw TraceError(line: line, reason: .notJSON(error.description))
+        }
     }
 
     /// Drops fields whose names start with `_` (extensions other tools may add).

@@ -14,6 +14,8 @@ public struct TraceError: Error, Sendable, Equatable, CustomStringConvertible {
         case sequence(expected: Int, found: Int64)
         /// The file ends in the middle of a line.
         case truncated
+        /// The file could not be read (streaming replay): the system's reason.
+        case unreadable(String)
     }
 
     /// The 1-based line.
@@ -32,6 +34,7 @@ public struct TraceError: Error, Sendable, Equatable, CustomStringConvertible {
             text = "trace format \(format) is not supported: this engine reads format \(Trace.formatMajor).x; re-record the session with this version"
         case .sequence(let expected, let found): text = "expected seq \(expected), found \(found)"
         case .truncated: text = "the file ends in the middle of a record (truncated?)"
+        case .unreadable(let why): text = "the file cannot be read: \(why)"
         }
         return "line \(line): \(text)"
     }

@@ -15,11 +15,42 @@ public struct TraceReplayer: Sendable {
 
     /// Replays `trace`; the result carries the divergence, if any.
     public func replay(_ trace: Trace) -> TraceReplayResult {
-        var run = Run(trace: trace)
-        let divergence = run.execute()
+        var run = Run(header: trace.header, requests: .recorded(trace.records.filter { $0["out"]?.string == "request" }))
+        var divergence: TraceDivergence?
+        for (index, record) in trace.records.enumerated() {
+            divergence = run.take(record, step: index + 1)
+            if divergence != nil { break }
+        }
+        if divergence == nil { divergence = run.end(records: trace.records.count) }
         return TraceReplayResult(
             recordsReplayed: run.replayed, divergence: divergence, machineMatches: trace.header["machine"]?.string == Trace.machineHash)
     }
+
+    /// Replays the trace in the file at `path` as it reads it, one line at a time: memory stays flat
+    /// however long the trace (a divergence's closest recorded request is looked for among the last
+    /// ``recentRequests`` requests read). A malformed line throws the same ``TraceError`` as
+    /// ``Trace/parse(_:)``, with its line number — possibly after earlier records were replayed.
+    public func replay(contentsOfFile path: String) throws(TraceError) -> TraceReplayResult {
+        var lines = try TraceLineReader(path: path)
+        guard let first = try lines.next() else { throw TraceError(line: 1, reason: .noHeader) }
+        let header = try Trace.checkHeader(try Trace.readLine(first, in: 0..<first.count, line: 1))
+        var run = Run(header: header, requests: .recent([]))
+        var count = 0
+        var divergence: TraceDivergence?
+        while let line = try lines.next() {
+            let record = try Trace.readLine(line, in: 0..<line.count, line: count + 2)
+            try Trace.checkRecord(record, line: count + 2)
+            count += 1
+            divergence = run.take(record, step: count)
+            if divergence != nil { break }
+        }
+        if divergence == nil { divergence = run.end(records: count) }
+        return TraceReplayResult(
+            recordsReplayed: run.replayed, divergence: divergence, machineMatches: header["machine"]?.string == Trace.machineHash)
+    }
+
+    /// How many of the latest recorded requests a streaming replay keeps to name the closest one.
+    public static let recentRequests = 256
 
     /// Replays `trace`, throwing the first divergence.
     public func replayOrThrow(_ trace: Trace) throws(TraceDivergence) {
@@ -66,42 +97,59 @@ public struct TraceDivergence: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// The state of one replay.
+/// The state of one replay, fed one recorded record at a time.
 private struct Run {
-    let trace: Trace
+    /// Where a divergence's closest recorded request is looked for.
+    enum Requests {
+        /// Every request of the trace (a trace in memory).
+        case recorded([JSONValue])
+        /// The latest requests read so far (a streamed trace).
+        case recent([JSONValue])
+    }
+
     var machine: EntitlementMachine
     var book = SecretBook()
     var produced: [JSONValue] = []
     var operations: [UInt64: OperationID] = [:]
     var replayed = 0
+    var requests: Requests
+    /// The records just before the current one (at most ``TraceReplayer/contextRecords``), oldest first.
+    var recent: [JSONValue] = []
 
-    init(trace: Trace) {
-        self.trace = trace
+    init(header: JSONValue, requests: Requests) {
+        let trace = Trace(header: header, records: [])
         machine = EntitlementMachine(settings: trace.settings, deviceID: trace.deviceID)
+        self.requests = requests
     }
 
-    mutating func execute() -> TraceDivergence? {
-        for (index, record) in trace.records.enumerated() {
-            let step = index + 1
-            if record["in"] != nil {
-                if let extra = produced.first {
-                    return divergence(at: step, index, expected: record.canonicalText, actual: numbered(extra, step))
-                }
-                feed(record)
-            } else {
-                guard !produced.isEmpty else {
-                    return divergence(at: step, index, expected: record.canonicalText, actual: "no output")
-                }
-                let actual = produced.removeFirst()
-                if let mismatch = compare(expected: record, actual: actual, step: step, index: index) { return mismatch }
+    /// Takes the record numbered `step`: an input is fed to the machine, an output is compared with
+    /// what the machine produced. The divergence, if this record is where it is.
+    mutating func take(_ record: JSONValue, step: Int) -> TraceDivergence? {
+        if record["in"] != nil {
+            if let extra = produced.first {
+                return divergence(at: step, expected: record.canonicalText, actual: numbered(extra, step))
             }
-            replayed = step
+            feed(record)
+        } else {
+            if case .recent(var latest) = requests, record["out"]?.string == "request" {
+                latest.append(record)
+                if latest.count > TraceReplayer.recentRequests { latest.removeFirst() }
+                requests = .recent(latest)
+            }
+            guard !produced.isEmpty else { return divergence(at: step, expected: record.canonicalText, actual: "no output") }
+            let actual = produced.removeFirst()
+            if let mismatch = compare(expected: record, actual: actual, step: step) { return mismatch }
         }
-        if let extra = produced.first {
-            let step = trace.records.count + 1
-            return divergence(at: step, trace.records.count, expected: "the end of the trace", actual: numbered(extra, step))
-        }
+        replayed = step
+        recent.append(record)
+        if recent.count > TraceReplayer.contextRecords { recent.removeFirst() }
         return nil
+    }
+
+    /// The trace ended after `records` records: anything the machine still produced is a divergence.
+    mutating func end(records: Int) -> TraceDivergence? {
+        guard let extra = produced.first else { return nil }
+        return divergence(at: records + 1, expected: "the end of the trace", actual: numbered(extra, records + 1))
     }
 
     private mutating func feed(_ record: JSONValue) {
@@ -134,14 +182,14 @@ private struct Run {
         }
     }
 
-    private mutating func compare(expected: JSONValue, actual: JSONValue, step: Int, index: Int) -> TraceDivergence? {
+    private mutating func compare(expected: JSONValue, actual: JSONValue, step: Int) -> TraceDivergence? {
         guard var expectedFields = expected.object, var actualFields = actual.object else { return nil }
         expectedFields["seq"] = nil
         actualFields["seq"] = nil
         let recordedOperation = expectedFields.removeValue(forKey: "op")?.int
         let actualOperation = actualFields.removeValue(forKey: "op")?.int
         guard JSONValue.object(expectedFields) == .object(actualFields) else {
-            var mismatch = divergence(at: step, index, expected: expected.canonicalText, actual: numbered(actual, step))
+            var mismatch = divergence(at: step, expected: expected.canonicalText, actual: numbered(actual, step))
             let differing = Set(expectedFields.keys).union(actualFields.keys).filter { expectedFields[$0] != actualFields[$0] }
             // Records of different kinds differ everywhere: name the kind only.
             mismatch.differingFields = ["out", "callback", "operation"].first(where: differing.contains).map { [$0] }
@@ -164,8 +212,12 @@ private struct Run {
 
     /// The recorded request sharing the most fields with `fields`.
     private func closestRequest(to fields: [String: JSONValue]) -> String? {
-        let requests = trace.records.filter { $0["out"]?.string == "request" }
-        return requests.max { score($0, fields) < score($1, fields) }?.canonicalText
+        let candidates: [JSONValue]
+        switch requests {
+        case .recorded(let all): candidates = all
+        case .recent(let latest): candidates = latest
+        }
+        return candidates.max { score($0, fields) < score($1, fields) }?.canonicalText
     }
 
     private func score(_ record: JSONValue, _ fields: [String: JSONValue]) -> Int {
@@ -173,10 +225,7 @@ private struct Run {
         return fields.filter { members[$0.key] == $0.value }.count
     }
 
-    private func divergence(at step: Int, _ index: Int, expected: String, actual: String) -> TraceDivergence {
-        let start = max(0, index - TraceReplayer.contextRecords)
-        return TraceDivergence(
-            step: step, expected: expected, actual: actual,
-            context: trace.records[start..<min(index, trace.records.count)].map(\.canonicalText))
+    private func divergence(at step: Int, expected: String, actual: String) -> TraceDivergence {
+        TraceDivergence(step: step, expected: expected, actual: actual, context: recent.map(\.canonicalText))
     }
 }
