@@ -16,13 +16,6 @@ enum SecretSpans {
     /// ``names`` as bytes, in the same order (the first that matches wins, as with the strings).
     private static let nameBytes: [[UInt8]] = names.map { Array($0.utf8) }
 
-    /// Whether a byte starts any name: most positions of a text are passed over on this one lookup.
-    private static let startsName: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for name in nameBytes { table[Int(name[0])] = true }
-        return table
-    }()
-
     /// One secret value found in a text.
     struct Span {
         /// The secret's parameter name, in lower case.
@@ -172,32 +165,32 @@ enum SecretSpans {
 
     private static let pathEnd: Set<UInt8> = closing.union(Set("/?".utf8))
 
-    /// `name=value`, `name:value`, `"name":"value"` at word starts, and codes in V2 paths.
+    /// `name=value`, `name"=value` and `"name":value` (a colon after a bare word is prose: "code: …"),
+    /// and codes in V2 paths. The scan is anchored on the delimiters: at each `=` (or `":`) it looks back
+    /// for the longest secret name ending there — names are matched anywhere, not only at word starts
+    /// (`%code=`, `x_code=`): showing less of a harmless value costs nothing, showing a secret cannot be
+    /// taken back. A name inside a value already taken is not looked at.
     private static func scan(_ text: [Element]) -> [Span] {
         let lower = text.map { $0.byte >= 0x41 && $0.byte <= 0x5A ? $0.byte | 0x20 : $0.byte }
         var spans = pathSpans(text, lower)
-        var index = 0
-        while index < lower.count {
-            // Names are matched anywhere, not only at word starts (`%code=`, `x_code=`): showing less
-            // of a harmless value costs nothing, showing a secret cannot be taken back.
-            guard startsName[Int(lower[index])], let found = nameBytes.firstIndex(where: { matches($0, lower, at: index) })
-            else {
-                index += 1
-                continue
+        var resume = 0
+        var delimiter = 0
+        while delimiter < lower.count {
+            defer { delimiter += 1 }
+            let byte = lower[delimiter]
+            guard byte == UInt8(ascii: "=") || byte == UInt8(ascii: ":"), delimiter > resume else { continue }
+            let quoted = lower[delimiter - 1] == UInt8(ascii: "\"")
+            guard quoted || byte == UInt8(ascii: "=") else { continue }
+            let nameEnd = quoted ? delimiter - 1 : delimiter
+            // The longest name ending here that starts where the scan may look (after any value taken).
+            var best: Int?
+            for (index, name) in nameBytes.enumerated() where nameEnd - name.count >= resume {
+                guard matches(name, lower, at: nameEnd - name.count) else { continue }
+                if best.map({ nameBytes[$0].count < name.count }) ?? true { best = index }
             }
-            let name = names[found]
-            var cursor = index + nameBytes[found].count
-            // `name=value`, or a JSON key `"name":value` (a colon after a bare word is prose: "code: …").
-            var quoted = false
-            if cursor < lower.count, lower[cursor] == UInt8(ascii: "\"") {
-                cursor += 1
-                quoted = true
-            }
-            guard cursor < lower.count, lower[cursor] == UInt8(ascii: "=") || (quoted && lower[cursor] == UInt8(ascii: ":")) else {
-                index += 1
-                continue
-            }
-            cursor += 1
+            guard let found = best else { continue }
+            let start = nameEnd - nameBytes[found].count
+            var cursor = delimiter + 1
             while cursor < lower.count, lower[cursor] == UInt8(ascii: " ") || lower[cursor] == UInt8(ascii: "\"") { cursor += 1 }
             let valueStart = cursor
             if let end = placeholderEnd(lower, at: cursor) {
@@ -208,10 +201,11 @@ enum SecretSpans {
             if cursor > valueStart {
                 spans.append(
                     Span(
-                        name: name, range: text[valueStart].start..<text[cursor - 1].end,
+                        name: names[found], range: text[valueStart].start..<text[cursor - 1].end,
                         value: text[valueStart..<cursor].map(\.byte)))
             }
-            index = max(cursor, index + 1)
+            resume = max(cursor, start + 1)
+            delimiter = resume - 1  // the loop's step moves on to `resume`
         }
         return spans
     }
