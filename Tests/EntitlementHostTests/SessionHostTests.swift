@@ -40,7 +40,8 @@ struct SessionHostTests {
             return id
         }
         let statistics = host.statistics
-        #expect(rested >= 8, "the session rested between most steps (\(rested) times)")
+        // Ten of the fourteen steps leave it at rest; the others leave a redirect pending (login, logout page).
+        #expect(rested == 10, "the session rested \(rested) times")
         #expect(statistics.resumed == rested, "and came back for the next call each time")
         #expect(statistics.created == 1)
         #expect(hosted.delegate.callbacks(of: key) == collector.callbacks, "the delegate saw the same callbacks and call ids")
