@@ -47,7 +47,7 @@ struct RedisTokenStorageTests {
         let heard = Heard()
         let observation = nodeB.observeSaves { device, requestor in heard.add(device + "/" + requestor) }
         _ = try await nodeB.version(deviceID: "d", requestorID: "r")  // node B uses these ids
-        try await Task.sleep(for: .milliseconds(300))  // the subscription is made on its own thread
+        #expect(await Self.subscribed(to: nodeB.savesChannel, via: nodeA.client), "node B subscribed")
         let v1 = try await nodeA.save(StoredTokens(selectedProvider: "a", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
         _ = try await nodeA.save(StoredTokens(deviceID: "x"), deviceID: "x", requestorID: "r", replacing: .absent)  // ids B never used
         #expect(await Self.eventually { heard.all == ["d/r"] }, "heard: \(heard.all)")
@@ -68,6 +68,20 @@ struct RedisTokenStorageTests {
         private let log = Mutex<[String]>([])
         func add(_ entry: String) { log.withLock { $0.append(entry) } }
         var all: [String] { log.withLock { $0 } }
+    }
+
+    /// Whether `subscribers` connections are subscribed to `channel` within a few seconds (the subscriber connects on a
+    /// thread of its own; a loaded machine may take a while).
+    static func subscribed(to channel: String, via client: RedisClient, atLeast subscribers: Int = 1) async -> Bool {
+        for _ in 0..<500 {
+            if case .array(let parts?)? = try? await client.send(["PUBSUB", "NUMSUB", channel]), parts.count == 2,
+                case .integer(let count) = parts[1], count >= subscribers
+            {
+                return true
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
     }
 
     static func eventually(_ condition: () -> Bool) async -> Bool {

@@ -55,7 +55,8 @@ struct RedisTwoNodeTests {
         try await nodeA.call(.setSelectedProvider("acme-cable"), on: key)
         await nodeA.whenSettled(key)
         let url = try #require(delegateA.lastNavigation)
-        try await Task.sleep(for: .milliseconds(300))  // node A's subscription is made on its own thread
+        #expect(
+            await RedisTokenStorageTests.subscribed(to: storeA.savesChannel, via: storeB.client, atLeast: 2), "both nodes subscribed")
         let visit = await simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
         let finished = try await nodeB.answer(to: .handleExternalURL(try #require(visit.appURL)), on: key)
         #expect(finished == .setAuthenticationStatus(status: 1, errorCode: ""), "node B finished the login")
