@@ -124,7 +124,7 @@ public actor AccessEnabler {
         platform: (any PlatformSSO)? = nil
     ) {
         self.platform = platform
-        self.machine = rest.parts.machine
+        self.machine = rest.parts.machine.resumed()
         self.machine.recordsTransitions = monitor != nil
         self.lastCallID = rest.parts.lastCallID
         self.storeVersion = rest.parts.storeVersion
@@ -304,9 +304,8 @@ public actor AccessEnabler {
     /// brings it back) must send it nothing in between.
     public func rest() -> EngineRest? {
         guard isAtRest, streams.isEmpty else { return nil }
-        machine.prepareForRest()
         return EngineRest(
-            parts: EngineRest.Parts(machine: machine, lastCallID: lastCallID, storeVersion: storeVersion, environment: environment))
+            parts: EngineRest.Parts(machine: machine.resting(), lastCallID: lastCallID, storeVersion: storeVersion, environment: environment))
     }
 
     /// Returns once the engine is at rest as ``rest()`` means it (streams aside): every call answered,

@@ -29,5 +29,5 @@ public struct EngineRest: Sendable {
     /// The device the engine runs for.
     public var deviceID: String { parts.environment.deviceID }
     /// The machine as it rests (for tests and inspection).
-    public var machine: EntitlementMachine { parts.machine }
+    public var machine: EntitlementMachine { parts.machine.resumed() }
 }

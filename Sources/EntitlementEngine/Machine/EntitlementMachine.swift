@@ -115,10 +115,32 @@ public struct EntitlementMachine: Sendable {
         self.deviceID = deviceID
     }
 
-    /// Drops what only the last input needed (its recorded rows), so a resting machine holds no spare capacity.
-    mutating func prepareForRest() {
-        lastTransitions = []
-        inputName = ""
+    /// Whether ``persisted`` was left out of this resting machine because it was ``storedTokens`` (``resting()``).
+    private var persistedLeftOut = false
+
+    /// This machine as it rests, as small as it can be: what only the last input needed (its recorded
+    /// rows, the undo of a save that has completed) is dropped, and so is what ``resumed()`` rebuilds exactly — the tracking GUID cache, and the
+    /// saved-token snapshot when it is what the state itself would save (as it is after every completed save).
+    func resting() -> EntitlementMachine {
+        var rest = self
+        rest.lastTransitions = []
+        rest.inputName = ""
+        rest.lastTrackingGUID = nil
+        rest.persistedBeforeSave = nil  // at rest the last save has completed: nothing can take it back
+        if persistedBox != nil, persisted == storedTokens {
+            rest.persistedBox = nil
+            rest.persistedLeftOut = true
+        }
+        return rest
+    }
+
+    /// A machine made by ``resting()``, whole again: equal in every behaviour to the one that rested.
+    func resumed() -> EntitlementMachine {
+        guard persistedLeftOut else { return self }
+        var machine = self
+        machine.persisted = storedTokens
+        machine.persistedLeftOut = false
+        return machine
     }
 
     // MARK: - Input

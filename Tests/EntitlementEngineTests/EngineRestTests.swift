@@ -1,0 +1,36 @@
+@testable import EntitlementEngine
+import EntitlementSimulator
+import Testing
+
+/// An engine at rest as a value: as small as it can be, and whole again when it resumes.
+@Suite("Engines at rest")
+struct EngineRestTests {
+    /// After a login every save has completed, so the saved-token snapshot is what the state itself would
+    /// save: the rest leaves it out, and the resumed engine has it back — it saves nothing again.
+    @Test func aRestingEngineLeavesOutWhatItRebuildsAndResumesWhole() async throws {
+        let session = SimulatedSession()
+        await session.signIn()
+        let stored = try await session.storage.load(deviceID: "device-1", requestorID: "sim-requestor")
+        let rest = try #require(await session.enabler.rest())
+
+        #expect(rest.parts.machine.persisted == .empty, "the snapshot is left out of the resting value")
+        #expect(rest.machine.persisted == stored.tokens, "and rebuilt exactly")
+        #expect(rest.machine.persisted == rest.machine.storedTokens)
+
+        let resumed = AccessEnabler(resuming: rest, backend: session.simulator.backend, storage: session.storage)
+        let answer = await resumed.answer(to: .checkAuthentication)
+        #expect(answer == .setAuthenticationStatus(status: 1, errorCode: ""))
+        let after = try await session.storage.load(deviceID: "device-1", requestorID: "sim-requestor")
+        #expect(after.version == stored.version, "the resumed engine knows its tokens are saved and saves nothing")
+        #expect(await resumed.machineSnapshot.persisted == stored.tokens)
+    }
+
+    /// A machine whose snapshot differs from its state (the tokens were never saved) keeps it at rest.
+    @Test func aSnapshotThatDiffersFromTheStateIsKept() {
+        var machine = EntitlementMachine(deviceID: "device-1")
+        machine.persisted = StoredTokens(selectedProvider: "acme-cable", deviceID: "device-1")
+        let resting = machine.resting()
+        #expect(resting.persisted == machine.persisted)
+        #expect(resting.resumed().persisted == machine.persisted)
+    }
+}
