@@ -24,6 +24,8 @@ public actor AccessEnabler {
 
     private var machine: EntitlementMachine
     private let backend: any EntitlementBackend
+    /// The providers beside the TV provider, if a chain was given.
+    private let providers: ProviderChain?
     private let storage: any TokenStorage
     private let environment: EngineEnvironment
     private let monitor: (any EngineMonitor)?
@@ -59,6 +61,9 @@ public actor AccessEnabler {
     private var platformWaiters: [CheckedContinuation<Void, Never>] = []
     private let platform: (any PlatformSSO)?
     private var operationsInFlight: Set<OperationID> = []
+    /// The operations in flight that ask a provider of the chain (not the backend).
+    private var providerOperations: Set<OperationID> = []
+    private var providerWaiters: [CheckedContinuation<Void, Never>] = []
     /// Each request in flight: its task and its deadline.
     private var backendRequests: [OperationID: (task: Task<Void, Never>, deadline: ScheduledTimer)] = [:]
     private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
@@ -93,16 +98,20 @@ public actor AccessEnabler {
     ///   - monitor: observes every boundary event (tests, debug logs).
     ///   - recorder: records the session as a trace; nil (the default) records nothing and costs nothing.
     ///   - platform: the device's TV-provider account (cookbook D); nil when the device has none.
+    ///   - providers: the provider chain that answers authorization (``ProviderChain``); nil (the
+    ///     default) is the TV provider alone, as in Adobe's SDK.
     public init(
         backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
         storage: any TokenStorage = InMemoryTokenStorage(), environment: EngineEnvironment,
         settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil,
-        recorder: TraceRecorder? = nil, platform: (any PlatformSSO)? = nil
+        recorder: TraceRecorder? = nil, platform: (any PlatformSSO)? = nil, providers: ProviderChain? = nil
     ) {
         let observers: [any EngineMonitor] = [monitor, recorder].compactMap { $0 }
         let combined: (any EngineMonitor)? = observers.count > 1 ? MonitorGroup(observers) : observers.first
         var settings = settings
         settings.platformSSO = platform != nil
+        settings.providers = providers?.descriptions ?? []
+        self.providers = providers
         self.platform = platform
         self.machine = EntitlementMachine(settings: settings, deviceID: environment.deviceID)
         self.machine.recordsTransitions = combined != nil
@@ -121,8 +130,9 @@ public actor AccessEnabler {
     public init(
         resuming rest: EngineRest, backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
         storage: any TokenStorage = InMemoryTokenStorage(), monitor: (any EngineMonitor)? = nil,
-        platform: (any PlatformSSO)? = nil
+        platform: (any PlatformSSO)? = nil, providers: ProviderChain? = nil
     ) {
+        self.providers = providers
         self.platform = platform
         self.machine = rest.parts.machine.resumed()
         self.machine.recordsTransitions = monitor != nil
@@ -341,7 +351,16 @@ public actor AccessEnabler {
     }
 
     /// The backend requests sent and not yet answered.
-    public var backendOperationsInFlight: Set<OperationID> { operationsInFlight }
+    public var backendOperationsInFlight: Set<OperationID> { operationsInFlight.subtracting(providerOperations) }
+
+    /// The operations in flight that ask a provider of the chain.
+    public var providerOperationsInFlight: Set<OperationID> { providerOperations }
+
+    /// Returns once no provider of the chain is asked for anything.
+    public func whenProvidersAnswered() async {
+        guard !providerOperations.isEmpty else { return }
+        await withCheckedContinuation { providerWaiters.append($0) }
+    }
 
     /// Returns once the answer to `operation` has been fed to the machine and its actions run
     /// (at once if it is not in flight).
@@ -499,7 +518,8 @@ public actor AccessEnabler {
                 }
                 others = await othersStored(requestorID)
             }
-            await process(.configurationLoaded(operation, configuration, stored, others: others))
+            let verified = await verifyProviders(ProviderSession(deviceID: environment.deviceID, requestorID: requestorID))
+            await process(.configurationLoaded(operation, configuration, stored, others: others, verified: verified))
         case .success:
             await process(.configurationFailed(operation, .malformedResponse("not a configuration for '\(requestorID)'")))
         case .failure(let error):
@@ -515,6 +535,70 @@ public actor AccessEnabler {
             monitor?.observe(.storageFailed(error.description))
             return []
         }
+    }
+
+    // MARK: - Providers
+
+    /// Every provider of the chain verifies what the user may access, side by side, each within the
+    /// request deadline (past it: ``ProviderFailure/networkFailure``).
+    private func verifyProviders(_ session: ProviderSession) async -> [String: Result<ProviderView, ProviderFailure>] {
+        guard let providers else { return [:] }
+        let deadline = machine.settings.requestTimeout
+        let clock = environment.clock
+        return await withTaskGroup(of: (String, Result<ProviderView, ProviderFailure>).self) { group in
+            for case .provider(let provider) in providers.links {
+                group.addTask {
+                    (provider.id, await Self.withinDeadline(deadline, on: clock, timedOut: .failure(.networkFailure)) {
+                        await provider.verify(session)
+                    })
+                }
+            }
+            var verified: [String: Result<ProviderView, ProviderFailure>] = [:]
+            for await (id, result) in group { verified[id] = result }
+            return verified
+        }
+    }
+
+    /// `work`'s result, or `timedOut` when the engine's clock passes `limit` first (the work is then cancelled).
+    private static func withinDeadline<Value: Sendable>(
+        _ limit: Duration, on clock: any EngineClock, timedOut: Value, _ work: @escaping @Sendable () async -> Value
+    ) async -> Value {
+        let first = FirstResult<Value>()
+        let task = Task { first.offer(await work()) }
+        let timer = clock.schedule(at: clock.now().adding(limit)) { first.offer(timedOut) }
+        let value = await first.value()
+        task.cancel()
+        timer.cancel()
+        return value
+    }
+
+    /// Asks a provider for its credentials as a task whose answer (or deadline) comes back as an input.
+    private func startProviderTask(_ operation: OperationID, provider id: String, resource: String, _ session: ProviderSession) {
+        monitor?.observe(.providerAsked(operation, provider: id, resource: resource))
+        operationsInFlight.insert(operation)
+        providerOperations.insert(operation)
+        let provider = providers?.provider(id)
+        let task = Task {
+            let result = await provider?.credentials(for: resource, session)
+                ?? .failure(.unknown("no provider '\(id)' in the chain"))
+            await self.providerFinished(operation, result)
+        }
+        let deadline = environment.clock.now().adding(machine.settings.requestTimeout)
+        let timer = environment.clock.schedule(at: deadline) { [weak self] in
+            await self?.providerFinished(operation, .failure(.networkFailure), cancellingRequest: true)
+        }
+        backendRequests[operation] = (task, timer)
+    }
+
+    /// The first result of a provider request (its answer, or its deadline) goes to the machine.
+    private func providerFinished(
+        _ operation: OperationID, _ result: Result<ProviderCredentials, ProviderFailure>, cancellingRequest: Bool = false
+    ) async {
+        guard let running = backendRequests.removeValue(forKey: operation) else { return }
+        running.deadline.cancel()
+        if cancellingRequest { running.task.cancel() }
+        defer { operationFinished(operation) }
+        await enqueueAndWait(.input(.providerAnswered(operation, result)))
     }
 
     private func run(_ action: Action) {
@@ -540,6 +624,8 @@ public actor AccessEnabler {
             delegate?.callbackEmitted(callback, answering: answering)
         case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
             startBackendTask(operation, request)
+        case .askProvider(let operation, let provider, let resource, let session):
+            startProviderTask(operation, provider: provider, resource: resource, session)
         case .resubmit(let held):
             let resubmitted: [(work: Work, ticket: UInt64?)] = held.map { (.input(.callReceived($0.id, $0.call)), nil) }
             mailbox.insert(contentsOf: resubmitted, at: 0)
@@ -653,6 +739,11 @@ public actor AccessEnabler {
     /// Marks `operation` done once its answer has been processed, and wakes whoever waits for it.
     private func operationFinished(_ operation: OperationID) {
         operationsInFlight.remove(operation)
+        if providerOperations.remove(operation) != nil, providerOperations.isEmpty {
+            let waiters = providerWaiters
+            providerWaiters.removeAll()
+            for waiter in waiters { waiter.resume() }
+        }
         let ready = finishWaiters.filter { $0.operation == operation }
         finishWaiters.removeAll { $0.operation == operation }
         for waiter in ready { waiter.resume.resume() }

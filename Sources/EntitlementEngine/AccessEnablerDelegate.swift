@@ -31,6 +31,9 @@ public protocol AccessEnablerDelegate: AnyObject, Sendable {
     func dismissTvProviderDialog(_ dialog: TvProviderDialog)
     /// Advanced status: refusals, configuration errors, notices.
     func status(_ report: StatusReport)
+    /// What the user may access changed with these links of the provider chain (``ProviderChain``):
+    /// refresh lock decorations, for example with `checkPreauthorizedResources`.
+    func entitlementsChanged(_ providers: [String])
     /// Every callback goes through here first, with the ids of the calls it answers (none for a step
     /// such as `navigateToUrl`). The default calls the named method (``deliver(_:)``); a delegate that
     /// needs the call ids (a session host, a bridge) implements this one instead.
@@ -64,6 +67,8 @@ extension AccessEnablerDelegate {
     public func dismissTvProviderDialog(_ dialog: TvProviderDialog) {}
     /// Does nothing.
     public func status(_ report: StatusReport) {}
+    /// Does nothing.
+    public func entitlementsChanged(_ providers: [String]) {}
     /// Calls the named method that matches `callback`.
     public func callbackEmitted(_ callback: Callback, answering calls: [CallID]) { deliver(callback) }
 
@@ -84,6 +89,7 @@ extension AccessEnablerDelegate {
         case .presentTvProviderDialog(let dialog): presentTvProviderDialog(dialog)
         case .dismissTvProviderDialog(let dialog): dismissTvProviderDialog(dialog)
         case .status(let report): status(report)
+        case .entitlementsChanged(let providers): entitlementsChanged(providers)
         }
     }
 }

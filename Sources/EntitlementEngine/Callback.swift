@@ -27,6 +27,10 @@ public enum Callback: Sendable, Hashable {
     case dismissTvProviderDialog(TvProviderDialog)
     /// `status(report)`: refusals, configuration errors, notices.
     case status(StatusReport)
+    /// `entitlementsChanged(providers)`: what the user may access changed with these links of the
+    /// provider chain (in chain order; `tv-provider` for a login or logout): refresh what the app shows.
+    /// Only with a ``ProviderChain``; it answers no call.
+    case entitlementsChanged([String])
 
     /// The callback's cookbook name.
     public var name: String {
@@ -44,6 +48,7 @@ public enum Callback: Sendable, Hashable {
         case .presentTvProviderDialog: "presentTvProviderDialog"
         case .dismissTvProviderDialog: "dismissTvProviderDialog"
         case .status: "status"
+        case .entitlementsChanged: "entitlementsChanged"
         }
     }
 
@@ -67,6 +72,7 @@ public enum Callback: Sendable, Hashable {
         case .status(let report) where report.code == "REGCODE":
             "status(REGCODE, \(report.level.rawValue), \"\(Redactor.shorten(report.message))\")"
         case .status(let report): "status(\(report.code), \(report.level.rawValue), \"\(report.message)\")"
+        case .entitlementsChanged(let providers): "entitlementsChanged(\(providers))"
         }
     }
 }

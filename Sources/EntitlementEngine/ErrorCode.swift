@@ -17,4 +17,18 @@ public enum ErrorCode {
     /// `status` code: token storage refused a save (full disk, read-only folder, unreachable store);
     /// the engine keeps its state in memory and saves again after the next call.
     public static let storageWriteFailed = "STORAGE_WRITE_FAILED"
+
+    /// `status` code (warning): a provider of the chain could not verify what the user may access at
+    /// `setRequestor`; its last answer stands.
+    public static let providerVerificationFailed = "PROVIDER_VERIFICATION_FAILED"
+    /// `tokenRequestFailed`: an entitlement provider could not reach its service (``ProviderFailure/networkFailure``).
+    public static let providerNetworkFailure = "PROVIDER_NETWORK_FAILURE"
+    /// `tokenRequestFailed`: the provider has no such resource for sale yet (``ProviderFailure/unavailable``).
+    public static let providerUnavailable = "PROVIDER_PRODUCT_UNAVAILABLE"
+    /// `tokenRequestFailed`: the user's subscription with the provider expired (``ProviderFailure/subscriptionExpired``).
+    public static let providerSubscriptionExpired = "PROVIDER_SUBSCRIPTION_EXPIRED"
+    /// `tokenRequestFailed`: the provider failed otherwise (``ProviderFailure/unknown(_:)``).
+    public static let providerUnknownError = "PROVIDER_UNKNOWN_ERROR"
+    /// `tokenRequestFailed`: the user cancelled (``ProviderFailure/cancelledByUser``); no message.
+    public static let providerCancelled = "PROVIDER_REQUEST_CANCELLED"
 }

@@ -193,6 +193,12 @@ public enum WorldAction: Sendable, Hashable {
     /// `! engine restarts`: the app's process dies and starts again — a new engine on the same
     /// device and storage; calls the old one had not answered are lost with it.
     case restartEngine
+    /// `! provider P grants R1, R2 [message "…"]` (or `grants nothing`): what P's next verification says.
+    case providerGrants(String, [String], message: String?)
+    /// `! provider P fails verify|credentials with REASON [until healed]`.
+    case providerFails(String, SimulatedEntitlementProvider.Question, ProviderFailure, untilHealed: Bool)
+    /// `! provider P heals verify|credentials`.
+    case providerHeals(String, SimulatedEntitlementProvider.Question)
     /// `! app on CALLBACK will call CALL`: when CALLBACK next arrives, the app makes CALL from
     /// inside it (the engine queues it behind the step that emitted the callback).
     case callFromCallback(callback: String, call: CallStep)

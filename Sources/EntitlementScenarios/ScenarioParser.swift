@@ -134,7 +134,7 @@ public enum ScenarioParser {
         throws(ScenarioParseError.Reason)
     {
         let start = cursor.column
-        switch try cursor.word("a declaration (world, requestor, mvpd, user, engine), 'set', 'ignore' or 'allow'") {
+        switch try cursor.word("a declaration (world, requestor, mvpd, user, provider, chain, engine), 'set', 'ignore' or 'allow'") {
         case "world":
             guard first else { throw .at(start, "'world' must be the first declaration") }
             switch try cursor.word("a world name") {
@@ -154,6 +154,18 @@ public enum ScenarioParser {
             let provider = try mvpd(&cursor)
             scenario.world.providers.removeAll { $0.id == provider.id }
             scenario.world.providers.append(provider)
+        case "provider":
+            let provider = try chainProvider(&cursor)
+            scenario.world.chainProviders.removeAll { $0.id == provider.id }
+            scenario.world.chainProviders.append(provider)
+        case "chain":
+            let column = cursor.column
+            let order = try cursor.wordList("a provider id or tv-provider")
+            for id in order where id != ProviderLink.tvProviderID && !scenario.world.chainProviders.contains(where: { $0.id == id }) {
+                throw .at(column, "unknown provider '\(id)' (declare it with `provider \(id)` first, or write tv-provider)")
+            }
+            guard Set(order).count == order.count else { throw .at(column, "a provider is in the chain twice") }
+            scenario.world.chainOrder = order
         case "user":
             let user = try user(&cursor)
             scenario.world.users.removeAll { $0.username == user.username }
@@ -244,6 +256,47 @@ public enum ScenarioParser {
             }
         }
         return provider
+    }
+
+    /// `provider ID [one-at-a-time] [grants R1, R2] [message "…"]`.
+    private static func chainProvider(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> SimulatedWorld.ChainProvider {
+        let column = cursor.column
+        let id = try cursor.word("a provider id")
+        guard id != ProviderLink.tvProviderID else { throw .at(column, "'tv-provider' is the TV provider's id") }
+        var provider = SimulatedWorld.ChainProvider(id: id)
+        while !cursor.atEnd {
+            let optionColumn = cursor.column
+            switch try cursor.word("a provider option") {
+            case "one-at-a-time": provider.requestsOneAtATime = true
+            case "grants": provider.grants = Set(try cursor.wordList("a resource id"))
+            case "message": provider.message = try text(&cursor, "a message")
+            case let other: throw .at(optionColumn, "unknown provider option '\(other)' (one-at-a-time, grants, message)")
+            }
+        }
+        return provider
+    }
+
+    /// `verify` or `credentials`.
+    private static func question(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> SimulatedEntitlementProvider.Question {
+        let column = cursor.column
+        let word = try cursor.word("verify or credentials")
+        guard let question = SimulatedEntitlementProvider.Question(rawValue: word) else {
+            throw .at(column, "unknown provider question '\(word)' (verify, credentials)")
+        }
+        return question
+    }
+
+    /// `network`, `unavailable`, `expired`, `cancelled` or `unknown "text"`.
+    private static func providerFailure(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> ProviderFailure {
+        let column = cursor.column
+        switch try cursor.word("a provider failure") {
+        case "network": return .networkFailure
+        case "unavailable": return .unavailable
+        case "expired": return .subscriptionExpired
+        case "cancelled": return .cancelledByUser
+        case "unknown": return .unknown(try text(&cursor, "the underlying error's description"))
+        case let other: throw .at(column, "unknown provider failure '\(other)' (network, unavailable, expired, cancelled, unknown \"…\")")
+        }
     }
 
     private static func user(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> SimulatedWorld.User {
@@ -354,7 +407,7 @@ public enum ScenarioParser {
 
     private static func action(_ cursor: inout TokenCursor, platform: Bool) throws(ScenarioParseError.Reason) -> WorldAction {
         let column = cursor.column
-        switch try cursor.word("who acts: user, web view, clock, backend, storage, attacker, platform, second-screen, engine or app") {
+        switch try cursor.word("who acts: user, web view, clock, backend, storage, attacker, platform, second-screen, provider, engine or app") {
         case "user":
             if cursor.accept("logs") {
                 try cursor.expect("in as")
@@ -435,6 +488,28 @@ public enum ScenarioParser {
             let user = try cursor.value("a user name")
             try cursor.expect("with")
             return .activate(code: code, user: user, password: try cursor.value("a password"))
+        case "provider":
+            let id = try cursor.word("a provider id")
+            let verbColumn = cursor.column
+            switch try cursor.word("grants, fails or heals") {
+            case "grants":
+                let resources = cursor.accept("nothing") ? [] : try cursor.wordList("a resource id")
+                let message = cursor.accept("message") ? try text(&cursor, "a message") : nil
+                return .providerGrants(id, resources, message: message)
+            case "fails":
+                let question = try self.question(&cursor)
+                try cursor.expect("with")
+                let failure = try providerFailure(&cursor)
+                var untilHealed = false
+                if cursor.accept("until") {
+                    try cursor.expect("healed")
+                    untilHealed = true
+                }
+                return .providerFails(id, question, failure, untilHealed: untilHealed)
+            case "heals":
+                return .providerHeals(id, try question(&cursor))
+            case let other: throw .at(verbColumn, "unknown provider action '\(other)' (grants, fails, heals)")
+            }
         case "engine":
             try cursor.expect("restarts")
             return .restartEngine
@@ -457,7 +532,7 @@ public enum ScenarioParser {
             try cursor.expect("will call")
             return .callFromCallback(callback: callback, call: try call(&cursor))
         case let other:
-            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, storage, attacker, platform, second-screen, engine, app)")
+            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, storage, attacker, platform, second-screen, provider, engine, app)")
         }
     }
 

@@ -89,6 +89,12 @@ extension ScenarioRun {
             session.platform?.signIn(username)
         case .platformSignOut:
             session.platform?.signOut()
+        case .providerGrants(let id, let resources, let message):
+            try chainProvider(id).grant(Set(resources), message: message)
+        case .providerFails(let id, let question, let failure, let untilHealed):
+            try chainProvider(id).fail(question, with: failure, untilHealed: untilHealed)
+        case .providerHeals(let id, let question):
+            try chainProvider(id).heal(question)
         case .resetTempPass:
             await world.simulator.resetTempPass(deviceID: deviceID(name))
         case .activate(let code, let user, let password):
@@ -183,5 +189,13 @@ extension ScenarioRun {
         case .base(let value): base = try text(value)
         }
         return PercentEncoding.url(base, query: query)
+    }
+
+    /// The world's provider of the chain called `id`.
+    func chainProvider(_ id: String) throws(Stop) -> SimulatedEntitlementProvider {
+        guard let provider = world.simulator.chainProviders.first(where: { $0.id == id }) else {
+            throw Stop(expected: "a provider the script declares", actual: "no provider '\(id)'")
+        }
+        return provider
     }
 }

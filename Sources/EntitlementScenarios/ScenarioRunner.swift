@@ -80,6 +80,7 @@ public struct ScenarioRunner: Sendable {
         let elapsed = ContinuousClock.now - start
         return ScenarioResult(
             name: scenario.name, file: scenario.file, failure: failure, milliseconds: Int(elapsed.milliseconds),
-            transitionsExercised: run.transitions, secretsMinted: await simulator.issuedSecrets)
+            transitionsExercised: run.transitions,
+            secretsMinted: await simulator.issuedSecrets + simulator.chainProviders.flatMap(\.minted))
     }
 }

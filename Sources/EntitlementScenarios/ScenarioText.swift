@@ -37,6 +37,7 @@ public enum ScenarioText {
         "dismissTvProviderDialog": ["dialog id"],
         "status": ["code", "level", "message"],
         "optionsRefused": ["[unknown keys]"],
+        "entitlementsChanged": ["[provider ids]"],
     ]
 
     /// Each backend operation a `⇢` line can expect, and its arguments in script order.

@@ -94,6 +94,7 @@ public struct ObservedCallback: Sendable, Hashable {
         case .preauthorizedResources(let resources): arguments = [list(resources)]
         case .presentTvProviderDialog(let dialog), .dismissTvProviderDialog(let dialog): arguments = [.text(dialog.id)]
         case .status(let report): arguments = [.text(report.code), .text(report.level.rawValue), .text(report.message)]
+        case .entitlementsChanged(let providers): arguments = [list(providers)]
         }
     }
 

@@ -68,7 +68,7 @@ public final class CallLedger: EngineMonitor {
                 if !TransitionTable.rowSet.contains(row) {
                     state.problems.append("the machine took a transition the table does not list: \(row)")
                 }
-            case .backendFinished, .storageFailed, .started, .inputHandled:
+            case .backendFinished, .storageFailed, .started, .inputHandled, .providerAsked:
                 break
             }
         }

@@ -52,7 +52,7 @@ public struct SimulatedSession: Sendable {
         self.enabler = AccessEnabler(
             backend: stepped ?? port, delegate: delegate, storage: storage,
             environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
-            monitor: ledger, recorder: recorder, platform: self.platform)
+            monitor: ledger, recorder: recorder, platform: self.platform, providers: simulator.providerChain)
         SessionCollector.current?.add(self)
     }
 
@@ -67,7 +67,12 @@ public struct SimulatedSession: Sendable {
             // A picker the user holds open is the script's to end: the engine waits for it, settling does not.
             if !(platform?.holdsPicker ?? false) { await enabler.whenPlatformAnswered() }
             await stepped.whenParked(await enabler.backendOperationsInFlight)
-            guard let next = await stepped.nextDeliverable() else { return }
+            guard let next = await stepped.nextDeliverable() else {
+                // Providers of the chain answer on their own; what they answer may ask the backend again.
+                guard await !enabler.providerOperationsInFlight.isEmpty else { return }
+                await enabler.whenProvidersAnswered()
+                continue
+            }
             await stepped.deliver(next)
             await enabler.whenFinished(next)
         }

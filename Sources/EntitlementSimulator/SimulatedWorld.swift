@@ -118,6 +118,30 @@ public struct SimulatedWorld: Sendable {
     public var providers: [Provider]
     /// The users.
     public var users: [User]
+    /// Providers of a chain beside the TV provider (scenario `provider` declarations), in declaration order.
+    public var chainProviders: [ChainProvider] = []
+    /// The chain's order by id (`tv-provider` for the TV provider); nil: the declared providers, then the TV provider.
+    public var chainOrder: [String]?
+
+    /// A provider of the chain as the world describes it: what it grants and how it answers.
+    public struct ChainProvider: Sendable, Hashable {
+        /// Its id.
+        public var id: String
+        /// Whether it takes one credentials request at a time.
+        public var requestsOneAtATime = false
+        /// The resources it claims for every user.
+        public var grants: Set<String> = []
+        /// What it tells the user.
+        public var message: String?
+
+        /// Creates a provider.
+        public init(id: String, requestsOneAtATime: Bool = false, grants: Set<String> = [], message: String? = nil) {
+            self.id = id
+            self.requestsOneAtATime = requestsOneAtATime
+            self.grants = grants
+            self.message = message
+        }
+    }
     /// The service provider's base URL.
     public var serviceProvider: String
     /// How long a media token lasts (default 7 minutes).

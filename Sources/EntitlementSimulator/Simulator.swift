@@ -89,6 +89,21 @@ public actor Simulator {
         self.world = world
         self.clock = clock
         self.random = SeededRandomSource(seed: seed)
+        self.chainProviders = world.chainProviders.map(SimulatedEntitlementProvider.init)
+    }
+
+    /// The world's providers of a chain, as providers an engine can ask (shared by every engine).
+    public nonisolated let chainProviders: [SimulatedEntitlementProvider]
+
+    /// The world's provider chain for an engine, or nil when the world declares no provider beside the TV provider.
+    public nonisolated var providerChain: ProviderChain? {
+        guard !chainProviders.isEmpty else { return nil }
+        let order = world.chainOrder ?? chainProviders.map(\.id) + [ProviderLink.tvProviderID]
+        let links: [ProviderChain.Link] = order.compactMap { id in
+            if id == ProviderLink.tvProviderID { return .tvProvider }
+            return chainProviders.first { $0.id == id }.map { .provider($0) }
+        }
+        return try? ProviderChain(links)
     }
 
     /// The backend port the engine talks to.

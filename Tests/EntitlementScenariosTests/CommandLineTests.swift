@@ -171,7 +171,7 @@ struct CommandLineTests {
         let charts = folder + "/StateCharts"
         try FileManager.default.createDirectory(atPath: charts, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let names = ["overview", "configuration", "authentication", "login", "platform-picker", "second-screen", "logout", "authorization", "calls"]
+        let names = ["overview"] + StateChart.Part.all.map(\.name)
         for name in names { try "# \(name)\n\n```mermaid\n```\n\nafter \(name)\n".write(toFile: "\(charts)/\(name).md", atomically: true, encoding: .utf8) }
         try "# R\n<!-- chart: overview -->\n```mermaid\n```\n\n## Next\n\n```text\nkeep me\n```\n".write(
             toFile: folder + "/README.md", atomically: true, encoding: .utf8)

@@ -3,9 +3,13 @@ public enum Action: Sendable, Hashable {
     /// Call the delegate (and the callback stream); `answering` names the calls this callback ends.
     case emit(Callback, answering: [CallID])
     /// Fetch the configuration, then load the stored tokens (this requestor's, and the
-    /// authentications other requestors stored on the device); answer with
-    /// ``Input/configurationLoaded(_:_:_:others:)`` or ``Input/configurationFailed(_:_:)``.
+    /// authentications other requestors stored on the device) and have every provider of the chain
+    /// verify what the user may access; answer with
+    /// ``Input/configurationLoaded(_:_:_:others:verified:)`` or ``Input/configurationFailed(_:_:)``.
     case loadConfiguration(OperationID, BackendRequest)
+    /// Ask a provider of the chain for its credentials for `resource`, within the request deadline;
+    /// answer with ``Input/providerAnswered(_:_:)``.
+    case askProvider(OperationID, provider: String, resource: String, ProviderSession)
     /// Send a backend request; answer with ``Input/backendAnswered(_:_:)`` or ``Input/backendFailed(_:_:)``.
     case callBackend(OperationID, BackendRequest)
     /// Feed these held calls back as inputs, in order, before any other input (the queue flush:

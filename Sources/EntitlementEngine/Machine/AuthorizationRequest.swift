@@ -7,6 +7,10 @@ public struct AuthorizationRequest: Sendable, Hashable {
         case waitingForAuthentication
         /// Waits for the backend's decision (which carries the media token).
         case authorizing(OperationID)
+        /// Waits for a provider of the chain (by id) to give its credentials.
+        case askingProvider(String, OperationID)
+        /// Waits for the provider's request running before it to end (a provider that takes one at a time).
+        case waitingForProvider(String)
     }
 
     /// The resource.
@@ -29,8 +33,8 @@ public struct AuthorizationRequest: Sendable, Hashable {
     /// The pending backend operation, if any.
     var operation: OperationID? {
         switch phase {
-        case .waitingForAuthentication: nil
-        case .authorizing(let operation): operation
+        case .waitingForAuthentication, .waitingForProvider: nil
+        case .authorizing(let operation), .askingProvider(_, let operation): operation
         }
     }
 }

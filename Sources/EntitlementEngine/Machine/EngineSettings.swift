@@ -40,6 +40,11 @@ public struct EngineSettings: Sendable, Hashable {
     /// Set on a device that logs in on a second screen (tvOS, cookbook E); nil (the default) logs
     /// in through the web view's redirect (cookbook C).
     public var secondScreen: SecondScreen?
+    /// The provider chain's links, in order (``ProviderChain``); empty (the default) is the TV
+    /// provider alone, as Adobe's SDK has it, with no chain and no `entitlementsChanged`.
+    /// ``AccessEnabler`` sets it from its `providers:` argument and the replayer from the trace; set it
+    /// yourself only to drive the bare machine.
+    public var providers: [ProviderLink] = []
 
     /// Creates settings. Every bounded setting is clamped to its documented range here and whenever
     /// it is set later; `redirectTimeout` to 60 s…600 s (item 13 of the redirect checklist in the

@@ -16,6 +16,9 @@ extension EntitlementMachine {
             authorizations[index].waiters.append(id)
             return [.log(.joined(id, flow: "the authorization of '\(resource)'"))]
         }
+        if let link = answeringLink(for: resource), !link.isTVProvider {
+            return askProvider(id, link, resource: resource, data: data, configuration)
+        }
         if case .authenticated(let token) = authentication {
             authorizations.append(
                 AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForAuthentication))
@@ -152,17 +155,18 @@ extension EntitlementMachine {
     mutating func checkPreauthorizedResources(
         _ id: CallID, _ resources: [String], cache: Bool, _ configuration: RequestorConfiguration
     ) -> [Action] {
+        // With a chain, a provider other than the TV provider decides what it claims, locally.
+        var known = decidedByProviders(resources)
         guard case .authenticated(let token) = authentication, !resources.isEmpty else {
             recordCall(.localAnswer, .preauthorizedResources)
-            return [.emit(.preauthorizedResources([]), answering: [id])]
+            return [.emit(.preauthorizedResources(resources.filter { known[$0] == true }), answering: [id])]
         }
         guard resources.count <= settings.preauthorizationLimit else {
             recordCall(.tooManyResources, .status)
             return refuse(id, .tooManyResources(limit: settings.preauthorizationLimit))
         }
-        var known: [String: Bool] = [:]
         if cache {
-            for resource in resources {
+            for resource in resources where known[resource] == nil {
                 if let decision = preauthorizationCache[resource], decision.expires > now { known[resource] = decision.authorized }
             }
         }

@@ -1,9 +1,10 @@
 /// The engine's pure state machine: `handle(input, at:) -> [Action]`, no I/O, clock or randomness.
 ///
-/// Four orthogonal regions: ``configuration`` (with the queue of calls held until `setRequestor`
+/// Five orthogonal regions: ``configuration`` (with the queue of calls held until `setRequestor`
 /// completes), ``authentication`` (login flows and logout), ``authorizations`` (one small machine
-/// per resource) and the calls region (refusals, read-only answers, pre-authorizations and metadata
-/// reads). The owner (``AccessEnabler``) turns calls, backend answers and timers into ``Input``s and
+/// per resource, answered by the TV provider or another provider of the chain), the calls region
+/// (refusals, read-only answers, pre-authorizations and metadata reads) and, with a provider chain,
+/// the entitlements region (``Callback/entitlementsChanged(_:)``). The owner (``AccessEnabler``) turns calls, backend answers and timers into ``Input``s and
 /// runs the returned ``Action``s in order; tests drive this struct directly.
 ///
 /// Every state change goes through a recording helper, so with ``recordsTransitions`` on, each
@@ -71,6 +72,10 @@ public struct EntitlementMachine: Sendable {
     public internal(set) var selectedProviderID: String?
     /// The options sent with every backend request.
     public internal(set) var options: [String: String] = [:]
+    /// What each provider of the chain (by id) last verified the user may access.
+    public internal(set) var providerViews: [String: ProviderView] = [:]
+    /// What the app was last told it may access (``announceEntitlements()``).
+    var announcedEntitlements = Entitlements.none
 
     /// Whether ``handle(_:at:)`` records the rows it takes in ``lastTransitions`` (the engine
     /// turns it on when a monitor listens).
@@ -153,7 +158,8 @@ public struct EntitlementMachine: Sendable {
         let saveFailed = if case .storageWriteFailed = input { true } else { false }
         if !saveFailed { persistedBeforeSave = nil }
         if now >= nextCacheSweep { evictExpiredCacheEntries() }
-        let actions = transition(input)
+        var actions = transition(input)
+        if hasProviderChain, let changed = announceEntitlements() { actions.append(changed) }
         for action in actions {
             switch action {
             case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
@@ -182,9 +188,9 @@ public struct EntitlementMachine: Sendable {
             recordCall()
             self.options = options
             return []
-        case .configurationLoaded(let operation, let configuration, let stored, let others):
+        case .configurationLoaded(let operation, let configuration, let stored, let others, let verified):
             requestsSent[operation] = nil
-            return configurationLoaded(operation, configuration, stored, others: others)
+            return configurationLoaded(operation, configuration, stored, others: others, verified: verified)
         case .configurationFailed(let operation, let error):
             if let retry = retryLater(operation, error) { return retry }
             requestsSent[operation] = nil
@@ -205,6 +211,8 @@ public struct EntitlementMachine: Sendable {
             if let retry = retryLater(operation, error) { return retry }
             requestsSent[operation] = nil
             return backendFinished(operation, .failure(error))
+        case .providerAnswered(let operation, let result):
+            return providerAnswered(operation, result)
         case .timerFired(.retry(let operation)):
             return resend(operation)
         case .timerFired(let timer):
@@ -248,15 +256,17 @@ public struct EntitlementMachine: Sendable {
     }
 
     private mutating func configurationLoaded(
-        _ operation: OperationID, _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken]
+        _ operation: OperationID, _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken],
+        verified: [String: Result<ProviderView, ProviderFailure>]
     ) -> [Action] {
         guard case .configuring(_, let expected, let calls) = configuration, expected == operation else {
             return [.log(.lateResultIgnored(operation))]
         }
+        let notices = takeVerifications(verified)
         let silent = signInSilently(loaded, stored, others: others, calls: calls)
-        guard silent.isEmpty else { return silent }
+        guard silent.isEmpty else { return notices + silent }
         moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
-        var actions: [Action] = []
+        var actions = notices
         persisted = stored
         var stored = stored
         if let owner = stored.deviceID, owner != deviceID {

@@ -4,9 +4,12 @@ public enum Input: Sendable, Hashable {
     case callReceived(CallID, EntitlementCall)
     /// `setOptions` replaced the options sent with every backend request.
     case optionsChanged([String: String])
-    /// The configuration for `operation` arrived, with the tokens stored for the device and requestor
-    /// and the authentications other requestors stored on this device (for single sign-on).
-    case configurationLoaded(OperationID, RequestorConfiguration, StoredTokens, others: [AuthenticationToken] = [])
+    /// The configuration for `operation` arrived, with the tokens stored for the device and requestor,
+    /// the authentications other requestors stored on this device (for single sign-on), and what each
+    /// provider of the chain verified (by provider id; none without a chain).
+    case configurationLoaded(
+        OperationID, RequestorConfiguration, StoredTokens, others: [AuthenticationToken] = [],
+        verified: [String: Result<ProviderView, ProviderFailure>] = [:])
     /// The configuration for `operation` could not be loaded.
     case configurationFailed(OperationID, BackendError)
     /// The shell drew the secrets the machine asked for.
@@ -15,6 +18,8 @@ public enum Input: Sendable, Hashable {
     case backendAnswered(OperationID, BackendResponse)
     /// A backend request failed.
     case backendFailed(OperationID, BackendError)
+    /// A provider answered a credentials request (or its deadline passed: ``ProviderFailure/networkFailure``).
+    case providerAnswered(OperationID, Result<ProviderCredentials, ProviderFailure>)
     /// A timer fired.
     case timerFired(TimerID)
     /// The platform's provider picker for a login flow answered (cookbook D).

@@ -45,8 +45,12 @@ extension StateChart {
             Part(
                 name: "logout", region: .authentication, states: ["preparingLogout", "requestingLogout", "loggingOut"],
                 title: "logout (logout.md)"),
-            Part(name: "authorization", region: .authorization, states: TransitionRow.Region.authorization.states, title: "authorization"),
+            Part(name: "authorization", region: .authorization, states: ["idle", "waitingForAuthentication", "authorizing"], title: "authorization"),
+            Part(
+                name: "providers", region: .authorization, states: ["askingProvider", "waitingForProvider"],
+                title: "a provider of the chain (providers.md)"),
             Part(name: "calls", region: .calls, states: TransitionRow.Region.calls.states, title: "calls"),
+            Part(name: "entitlements", region: .entitlements, states: TransitionRow.Region.entitlements.states, title: "entitlements"),
         ]
 
         /// The regions the overview draws (the calls region's two states are in its own chart).

@@ -13,6 +13,8 @@ public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvert
         /// Every call's first stop: argument refusals, read-only answers, and one small machine per
         /// pre-authorization or metadata read waiting for the backend (`idle` otherwise).
         case calls
+        /// With a provider chain: watches what the user may access, and says when it changed.
+        case entitlements
 
         /// Orders regions as listed.
         public static func < (lhs: Region, rhs: Region) -> Bool {
@@ -26,6 +28,7 @@ public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvert
             case .authentication: AuthenticationState.Kind.allCases.map(\.rawValue)
             case .authorization: AuthorizationRequest.Kind.allCases.map(\.rawValue)
             case .calls: PendingCallKind.allCases.map(\.rawValue)
+            case .entitlements: EntitlementsWatch.allCases.map(\.rawValue)
             }
         }
 
@@ -75,6 +78,13 @@ public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// `region: from --> to : input [condition] / actions`.
     public var description: String { "\(region.rawValue): \(chartLine)" }
+}
+
+/// The entitlements region's one state: it watches every input and emits `entitlementsChanged` when
+/// what the user may access changed (only with a provider chain).
+public enum EntitlementsWatch: String, Sendable, CaseIterable {
+    /// Watching.
+    case watching
 }
 
 /// The conditions that select between rows of the same state and input.
@@ -127,6 +137,18 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case authenticated
     /// The user is not authenticated.
     case notAuthenticated
+    /// A provider of the chain (not the TV provider) claims the resource, or is the chain's fallback.
+    case providerClaims
+    /// The provider takes one request at a time and one is running.
+    case providerBusy
+    /// The provider gave credentials.
+    case credentialsGiven
+    /// The provider could not give credentials (a typed reason).
+    case providerFailed
+    /// A provider's verification failed: its last view stands.
+    case verificationFailed
+    /// A provider's view or the TV-provider sign-in changed.
+    case changed
     /// A request for the same resource and data is already running.
     case identicalRequest
     /// A logout waits for its redirect.
@@ -269,6 +291,10 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case readProfiles
     /// Send a request again, as it was.
     case resendRequest
+    /// Ask a provider of the chain for its credentials.
+    case askProvider
+    /// Emit `entitlementsChanged`.
+    case entitlementsChanged
 }
 
 /// Every input a row can name: the calls, the other inputs, and two the regions name specially.
@@ -311,6 +337,10 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case backendFailed
     /// A flow's deadline passed.
     case timerFired
+    /// A provider of the chain answered a credentials request.
+    case providerAnswered
+    /// Any input: the entitlements region looks at the outcome of every one.
+    case anyInput
     /// The stored authentication expired (noticed before a call).
     case authenticationExpired
     /// Shared storage changed under this instance.
@@ -418,6 +448,10 @@ extension AuthorizationRequest {
         case waitingForAuthentication
         /// Waits for the decision (and its media token).
         case authorizing
+        /// Waits for a provider of the chain to give its credentials.
+        case askingProvider
+        /// Waits for the provider's running request to end (one at a time).
+        case waitingForProvider
     }
 
     /// This request's state name.
@@ -425,6 +459,8 @@ extension AuthorizationRequest {
         switch phase {
         case .waitingForAuthentication: .waitingForAuthentication
         case .authorizing: .authorizing
+        case .askingProvider: .askingProvider
+        case .waitingForProvider: .waitingForProvider
         }
     }
 }
@@ -440,6 +476,7 @@ extension Input {
         case .flowSecretsDrawn: "flowSecretsDrawn"
         case .backendAnswered: "backendAnswered"
         case .backendFailed: "backendFailed"
+        case .providerAnswered: "providerAnswered"
         case .timerFired: "timerFired"
         case .storageChanged: "storageChanged"
         case .storageWriteFailed: "storageWriteFailed"

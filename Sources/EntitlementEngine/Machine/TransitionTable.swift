@@ -8,7 +8,8 @@
 public enum TransitionTable {
     /// Every row, in chart order: by region, then by the source state's place in the region,
     /// then by input, condition and target.
-    public static let rows: [TransitionRow] = (configurationRows + authenticationRows + authorizationRows + callRows)
+    public static let rows: [TransitionRow] = (
+        configurationRows + authenticationRows + authorizationRows + providerRows + callRows + entitlementsRows)
         .sorted { lhs, rhs in
             func key(_ row: TransitionRow) -> (Int, Int, String, String, String) {
                 let regionIndex = TransitionRow.Region.allCases.firstIndex(of: row.region) ?? 0
@@ -265,7 +266,37 @@ public enum TransitionTable {
         call(.preauthorizing, .setSelectedProvider, to: .idle, .preauthorizedResources),
     ]
 
+    // MARK: - Provider chain (authorization region)
+
+    static let providerRows: [TransitionRow] = [
+        authorization(.idle, .getAuthorization, .providerClaims, to: .askingProvider, .askProvider),
+        authorization(.idle, .checkAuthorization, .providerClaims, to: .askingProvider, .askProvider),
+        authorization(.idle, .getAuthorization, .providerBusy, to: .waitingForProvider),
+        authorization(.askingProvider, .providerAnswered, .credentialsGiven, to: .idle, .setToken),
+        authorization(.askingProvider, .providerAnswered, .providerFailed, to: .idle, .tokenRequestFailed),
+        authorization(.askingProvider, .getAuthorization, .identicalRequest, to: .askingProvider, .join),
+        authorization(.askingProvider, .logout, to: .idle, .tokenRequestFailed),
+        authorization(.askingProvider, .setRequestor, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForProvider, .providerAnswered, to: .askingProvider, .askProvider),
+        authorization(.waitingForProvider, .getAuthorization, .identicalRequest, to: .waitingForProvider, .join),
+        authorization(.waitingForProvider, .logout, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForProvider, .setRequestor, to: .idle, .tokenRequestFailed),
+    ]
+
+    // MARK: - Entitlements
+
+    static let entitlementsRows: [TransitionRow] = [
+        entitlements(.anyInput, .changed, .entitlementsChanged),
+        entitlements(.configurationLoaded, .verificationFailed, .status),
+    ]
+
     // MARK: - Typed row builders
+
+    private static func entitlements(
+        _ input: TransitionInput, _ condition: TransitionGuard, _ actions: TransitionAction...
+    ) -> TransitionRow {
+        row(.entitlements, EntitlementsWatch.watching.rawValue, input, condition, EntitlementsWatch.watching.rawValue, actions)
+    }
 
     private static func configuration(
         _ from: ConfigurationState.Kind, _ input: TransitionInput, _ condition: TransitionGuard? = nil,

@@ -117,6 +117,12 @@ public struct Trace: Sendable, Equatable {
         ]
         // Written only when set, so traces of other devices read as before.
         if settings.platformSSO { members["platformSSO"] = true }
+        if !settings.providers.isEmpty {
+            members["providers"] = .array(
+                settings.providers.map { link in
+                    link.requestsOneAtATime ? ["id": .string(link.id), "oneAtATime": true] : ["id": .string(link.id)]
+                })
+        }
         if let secondScreen = settings.secondScreen {
             members["secondScreen"] = [
                 "pollInterval": .int(secondScreen.pollInterval.milliseconds),
@@ -139,6 +145,9 @@ public struct Trace: Sendable, Equatable {
             deviceType: value["deviceType"]?.string ?? "computer",
             clientType: value["clientType"]?.string ?? "swift", operatingSystem: value["operatingSystem"]?.string ?? "Linux")
         settings.platformSSO = value["platformSSO"] == .bool(true)
+        settings.providers = (value["providers"]?.array ?? []).compactMap { link in
+            link["id"]?.string.map { ProviderLink(id: $0, requestsOneAtATime: link["oneAtATime"] == .bool(true)) }
+        }
         if let secondScreen = value["secondScreen"] {
             settings.secondScreen = SecondScreen(
                 pollInterval: .milliseconds(secondScreen["pollInterval"]?.int ?? 5_000),

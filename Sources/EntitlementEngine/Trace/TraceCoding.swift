@@ -13,13 +13,22 @@ enum TraceCoding {
         case .optionsChanged(let options):
             record["in"] = "options"
             record["options"] = .object(options.mapValues(JSONValue.string))
-        case .configurationLoaded(let operation, let configuration, let stored, let others):
+        case .configurationLoaded(let operation, let configuration, let stored, let others, let verified):
             record["in"] = "configurationLoaded"
             record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
             record["configuration"] = encode(configuration)
             record["stored"] = encode(stored, book: &book)
             // Written only when another requestor stored something, so single-app traces read as before.
             if !others.isEmpty { record["others"] = .array(others.map { encode($0, book: &book) }) }
+            // Likewise only with a provider chain.
+            if !verified.isEmpty { record["verified"] = .object(verified.mapValues(encode)) }
+        case .providerAnswered(let operation, let result):
+            record["in"] = "providerAnswered"
+            record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
+            switch result {
+            case .success(let credentials): record["credentials"] = .string(book.conceal(credentials.token, as: .media))
+            case .failure(let failure): record["failure"] = encode(failure)
+            }
         case .configurationFailed(let operation, let error):
             record["in"] = "configurationFailed"
             record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
@@ -72,10 +81,19 @@ enum TraceCoding {
             input = .optionsChanged(try stringMap(record, "options"))
         case "configurationLoaded":
             guard let others = (record["others"] ?? .array([])).array else { throw .field("others") }
+            guard let verified = (record["verified"] ?? .object([:])).object else { throw .field("verified") }
+            var views: [String: Result<ProviderView, ProviderFailure>] = [:]
+            for (provider, value) in verified { views[provider] = try decodeVerification(value) }
             input = .configurationLoaded(
                 try operation(record), try decodeConfiguration(try member(record, "configuration")),
                 try decodeStored(try member(record, "stored")),
-                others: try others.map { item throws(TraceError.Reason) in try decodeAuthentication(item) })
+                others: try others.map { item throws(TraceError.Reason) in try decodeAuthentication(item) }, verified: views)
+        case "providerAnswered":
+            if let failure = record["failure"] {
+                input = .providerAnswered(try operation(record), .failure(try decodeFailure(failure)))
+            } else {
+                input = .providerAnswered(try operation(record), .success(ProviderCredentials(token: try string(record, "credentials"))))
+            }
         case "configurationFailed":
             input = .configurationFailed(try operation(record), try decodeError(try member(record, "error")))
         case "secretsDrawn":
@@ -109,6 +127,54 @@ enum TraceCoding {
             throw .field("in")
         }
         return (input, time)
+    }
+
+    // MARK: - Providers
+
+    private static func encode(_ verification: Result<ProviderView, ProviderFailure>) -> JSONValue {
+        switch verification {
+        case .success(let view):
+            var members: [String: JSONValue] = ["resources": .array(view.resources.sorted().map(JSONValue.string))]
+            if let message = view.message { members["message"] = .string(message) }
+            return .object(members)
+        case .failure(let failure):
+            return ["failure": encode(failure)]
+        }
+    }
+
+    private static func decodeVerification(_ value: JSONValue) throws(TraceError.Reason) -> Result<ProviderView, ProviderFailure> {
+        if let failure = value["failure"] { return .failure(try decodeFailure(failure)) }
+        return .success(ProviderView(resources: Set(try strings(value, "resources")), message: value["message"]?.string))
+    }
+
+    private static func encode(_ failure: ProviderFailure) -> JSONValue {
+        switch failure {
+        case .networkFailure: "networkFailure"
+        case .unavailable: "unavailable"
+        case .subscriptionExpired: "subscriptionExpired"
+        case .cancelledByUser: "cancelledByUser"
+        case .unknown(let underlying): ["unknown": .string(underlying)]
+        }
+    }
+
+    private static func decodeFailure(_ value: JSONValue) throws(TraceError.Reason) -> ProviderFailure {
+        switch value.string {
+        case "networkFailure": return .networkFailure
+        case "unavailable": return .unavailable
+        case "subscriptionExpired": return .subscriptionExpired
+        case "cancelledByUser": return .cancelledByUser
+        default:
+            guard let underlying = value["unknown"]?.string else { throw .field("failure") }
+            return .unknown(underlying)
+        }
+    }
+
+    /// A credentials request to a provider of the chain, as an output record.
+    static func encodeProviderRequest(_ operation: OperationID, provider: String, resource: String, seq: Int) -> JSONValue {
+        [
+            "seq": .int(Int64(seq)), "out": "provider", "op": .int(Int64(truncatingIfNeeded: operation.rawValue)),
+            "provider": .string(provider), "resource": .string(resource),
+        ]
     }
 
     // MARK: - Platform picker
@@ -256,6 +322,7 @@ enum TraceCoding {
             record["level"] = .string(report.level.rawValue)
             // The registration code (the session's code) is the message of REGCODE: a secret like any code.
             record["message"] = .string(report.code == "REGCODE" ? book.conceal(report.message, as: .code) : report.message)
+        case .entitlementsChanged(let providers): record["providers"] = .array(providers.map(JSONValue.string))
         }
         return .object(record)
     }

@@ -162,6 +162,8 @@ private struct Run {
                 produced.append(TraceCoding.encode(callback, answering: answering, seq: seq, book: &book))
             case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
                 produced.append(TraceCoding.encode(operation, request, seq: seq, book: &book))
+            case .askProvider(let operation, let provider, let resource, _):
+                produced.append(TraceCoding.encodeProviderRequest(operation, provider: provider, resource: resource, seq: seq))
             case .resubmit, .drawFlowSecrets, .startTimer, .cancelTimer, .persist, .log, .presentPlatformPicker,
                 .dismissPlatformPicker, .checkPlatformSignIn:
                 break
@@ -172,8 +174,9 @@ private struct Run {
     /// Recorded answers name the recorded operation; today's engine may have numbered it otherwise.
     private func remap(_ input: Input) -> Input {
         switch input {
-        case .configurationLoaded(let op, let configuration, let stored, let others):
-            .configurationLoaded(operations[op.rawValue] ?? op, configuration, stored, others: others)
+        case .configurationLoaded(let op, let configuration, let stored, let others, let verified):
+            .configurationLoaded(operations[op.rawValue] ?? op, configuration, stored, others: others, verified: verified)
+        case .providerAnswered(let op, let result): .providerAnswered(operations[op.rawValue] ?? op, result)
         case .configurationFailed(let op, let error): .configurationFailed(operations[op.rawValue] ?? op, error)
         case .backendAnswered(let op, let response): .backendAnswered(operations[op.rawValue] ?? op, response)
         case .backendFailed(let op, let error): .backendFailed(operations[op.rawValue] ?? op, error)

@@ -1,0 +1,167 @@
+/// The provider chain (Pugpig's `KGAuthorisation` providers beside the TV provider): which link
+/// answers for a resource, credentials requests (one at a time where a provider needs it), the views
+/// providers verified, and the entitlements region that says when what the user may access changed.
+extension EntitlementMachine {
+    // MARK: - Which link answers
+
+    /// Whether a chain is configured (without one the TV provider answers alone, as Adobe's SDK does).
+    var hasProviderChain: Bool { !settings.providers.isEmpty }
+
+    /// Whether `link` claims `resource` now: the TV provider while the user is signed in with an
+    /// MVPD, another provider when its last verified view lists the resource.
+    func claims(_ link: ProviderLink, _ resource: String) -> Bool {
+        if link.isTVProvider {
+            if case .authenticated = authentication { return true }
+            return false
+        }
+        return providerViews[link.id]?.claims(resource) ?? false
+    }
+
+    /// The link that answers an authorization of `resource`: the first that claims it, else the last
+    /// (the chain's fallback). Nil without a chain.
+    func answeringLink(for resource: String) -> ProviderLink? {
+        let links = settings.providers
+        return links.first { claims($0, resource) } ?? links.last
+    }
+
+    /// For `checkPreauthorizedResources`: the resources a provider other than the TV provider
+    /// answers for locally (claimed → authorized), and those nobody claims (not authorized); the
+    /// TV provider's are left out, for the backend to decide.
+    func decidedByProviders(_ resources: [String]) -> [String: Bool] {
+        guard hasProviderChain else { return [:] }
+        var decided: [String: Bool] = [:]
+        for resource in resources {
+            switch settings.providers.first(where: { claims($0, resource) }) {
+            case let link? where !link.isTVProvider: decided[resource] = true
+            case nil: decided[resource] = false
+            default: break
+            }
+        }
+        return decided
+    }
+
+    // MARK: - Credentials
+
+    /// An authorization a provider answers: asked now, or held while the provider's running request ends.
+    mutating func askProvider(
+        _ id: CallID, _ link: ProviderLink, resource: String, data: [String: String], _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        authorizations.append(AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForProvider(link.id)))
+        if link.requestsOneAtATime, isAsking(link.id) {
+            recordAuthorization(from: .idle, to: .waitingForProvider, .providerBusy)
+            return []
+        }
+        return startAsking(at: authorizations.count - 1, link.id, from: .idle, .providerClaims, configuration)
+    }
+
+    private func isAsking(_ provider: String) -> Bool {
+        authorizations.contains { request in
+            if case .askingProvider(provider, _) = request.phase { return true }
+            return false
+        }
+    }
+
+    private mutating func startAsking(
+        at index: Int, _ provider: String, from: AuthorizationRequest.Kind, _ condition: TransitionGuard?,
+        _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        let operation = nextOperation()
+        recordAuthorization(from: from, to: .askingProvider, condition, .askProvider)
+        authorizations[index].phase = .askingProvider(provider, operation)
+        let session = ProviderSession(deviceID: deviceID, requestorID: configuration.requestorID)
+        return [.askProvider(operation, provider: provider, resource: authorizations[index].resource, session)]
+    }
+
+    /// A provider's answer ends its request (every waiter gets its own callback); the provider's next
+    /// held request starts.
+    mutating func providerAnswered(_ operation: OperationID, _ result: Result<ProviderCredentials, ProviderFailure>)
+        -> [Action]
+    {
+        guard let index = authorizations.firstIndex(where: { $0.operation == operation }),
+            case .askingProvider(let provider, _) = authorizations[index].phase
+        else { return [.log(.lateResultIgnored(operation))] }
+        let request = authorizations.remove(at: index)
+        var actions: [Action]
+        switch result {
+        case .success(let credentials):
+            recordAuthorization(from: .askingProvider, to: .idle, .credentialsGiven, .setToken)
+            actions = request.waiters.map {
+                .emit(.setToken(token: credentials.token, resource: request.resource), answering: [$0])
+            }
+        case .failure(let failure):
+            recordAuthorization(from: .askingProvider, to: .idle, .providerFailed, .tokenRequestFailed)
+            actions = request.waiters.map {
+                .emit(
+                    .tokenRequestFailed(resource: request.resource, errorCode: failure.code, errorDescription: failure.message),
+                    answering: [$0])
+            }
+        }
+        if case .configured(let configuration) = configuration,
+            let next = authorizations.firstIndex(where: { $0.phase == .waitingForProvider(provider) })
+        {
+            actions += startAsking(at: next, provider, from: .waitingForProvider, nil, configuration)
+        }
+        return actions
+    }
+
+    // MARK: - Views
+
+    /// Takes what each provider verified; a provider whose verification failed keeps its last view,
+    /// and the app is told with a `status` warning.
+    mutating func takeVerifications(_ verified: [String: Result<ProviderView, ProviderFailure>]) -> [Action] {
+        var actions: [Action] = []
+        for link in settings.providers where !link.isTVProvider {
+            switch verified[link.id] {
+            case .success(let view)?:
+                providerViews[link.id] = view
+            case .failure(let failure)?:
+                record(
+                    .entitlements, from: EntitlementsWatch.watching.rawValue, to: EntitlementsWatch.watching.rawValue,
+                    .verificationFailed, [.status])
+                let notice = StatusReport(
+                    code: ErrorCode.providerVerificationFailed, level: .warning,
+                    message: "The provider '\(link.id)' could not verify what the user may access (\(failure.description)); its last answer stands.")
+                actions.append(.emit(.status(notice), answering: []))
+            case nil:
+                break
+            }
+        }
+        return actions
+    }
+
+    // MARK: - Entitlements region
+
+    /// What the user may access, as far as the chain can say without a request: who is signed in
+    /// with the TV provider, and each provider's view (views that grant nothing and say nothing left out).
+    struct Entitlements: Sendable, Equatable {
+        var tvProvider: String?
+        var views: [String: ProviderView] = [:]
+
+        /// Nothing accessible: what the app assumes before the engine says otherwise.
+        static let none = Entitlements(tvProvider: nil)
+    }
+
+    var entitlements: Entitlements {
+        var signedIn: String?
+        if case .authenticated(let token) = authentication { signedIn = token.mvpdID + "/" + token.userID }
+        return Entitlements(tvProvider: signedIn, views: providerViews.filter { $0.value != .nothing })
+    }
+
+    /// `entitlementsChanged` naming the links whose part of ``entitlements`` differs from what the app
+    /// was last told, or nothing when none does. Judged only while configured: a reconfiguration
+    /// forgets the sign-in until the configuration reloads, which is no change to announce.
+    mutating func announceEntitlements() -> Action? {
+        guard case .configured = configuration else { return nil }
+        let current = entitlements
+        let before = announcedEntitlements
+        guard current != before else { return nil }
+        announcedEntitlements = current
+        let changed = settings.providers.map(\.id).filter { id in
+            id == ProviderLink.tvProviderID ? before.tvProvider != current.tvProvider : before.views[id] != current.views[id]
+        }
+        record(
+            .entitlements, from: EntitlementsWatch.watching.rawValue, to: EntitlementsWatch.watching.rawValue,
+            input: TransitionInput.anyInput.rawValue, .changed, [.entitlementsChanged])
+        return .emit(.entitlementsChanged(changed), answering: [])
+    }
+}

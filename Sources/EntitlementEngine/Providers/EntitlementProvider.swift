@@ -1,0 +1,39 @@
+/// An entitlement provider beside the TV provider: a direct subscription, a server that authorizes
+/// resources, an app's own purchase records (Pugpig's `KGAuthorisation`).
+///
+/// The engine asks a provider two things, always off its actor and with the engine's request deadline:
+/// ``verify(_:)`` — what the user may access now (when the requestor is set) — and
+/// ``credentials(for:_:)`` — the credentials for one resource the provider claimed. The cheap,
+/// synchronous "does this user have access to R?" is answered by the engine from the last verified
+/// ``ProviderView``, so it needs no call and replays from a trace. Order and fallback are the
+/// ``ProviderChain``'s.
+public protocol EntitlementProvider: Sendable {
+    /// The provider's id: in ``Callback/entitlementsChanged(_:)``, traces and logs. Unique in a chain.
+    var id: String { get }
+    /// Whether the provider's credential requests must run one at a time (a provider that validates
+    /// store receipts in order, say); the engine then holds the others until the one running ends.
+    var requestsOneAtATime: Bool { get }
+    /// What the user may access now, or why that cannot be said.
+    func verify(_ session: ProviderSession) async -> Result<ProviderView, ProviderFailure>
+    /// The credentials for `resource`, handed to the app by `setToken`, or why there are none.
+    func credentials(for resource: String, _ session: ProviderSession) async -> Result<ProviderCredentials, ProviderFailure>
+}
+
+extension EntitlementProvider {
+    /// By default requests run side by side.
+    public var requestsOneAtATime: Bool { false }
+}
+
+/// Who a provider answers for: the device and the requestor the engine was configured with.
+public struct ProviderSession: Sendable, Hashable {
+    /// The device's id.
+    public var deviceID: String
+    /// The requestor set by `setRequestor`.
+    public var requestorID: String
+
+    /// Creates a session.
+    public init(deviceID: String, requestorID: String) {
+        self.deviceID = deviceID
+        self.requestorID = requestorID
+    }
+}

@@ -1,0 +1,47 @@
+import Synchronization
+
+/// The first of several racing results (an answer or its deadline): later offers are dropped.
+final class FirstResult<Value: Sendable>: Sendable {
+    private enum Slot {
+        case empty
+        case waiting(CheckedContinuation<Value, Never>)
+        case done(Value)
+    }
+
+    private let slot = Mutex<Slot>(.empty)
+
+    /// Offers a result; only the first one counts.
+    func offer(_ value: Value) {
+        let waiter: CheckedContinuation<Value, Never>? = slot.withLock { slot in
+            switch slot {
+            case .empty:
+                slot = .done(value)
+                return nil
+            case .waiting(let continuation):
+                slot = .done(value)
+                return continuation
+            case .done:
+                return nil
+            }
+        }
+        waiter?.resume(returning: value)
+    }
+
+    /// The first result, once there is one.
+    func value() async -> Value {
+        await withCheckedContinuation { continuation in
+            let ready: Value? = slot.withLock { slot in
+                switch slot {
+                case .empty:
+                    slot = .waiting(continuation)
+                    return nil
+                case .done(let value):
+                    return value
+                case .waiting:
+                    return nil  // one reader only
+                }
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

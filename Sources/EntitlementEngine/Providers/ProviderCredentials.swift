@@ -1,0 +1,10 @@
+/// A provider's credentials for one resource, handed to the app as `setToken`'s token (for a Pugpig
+/// provider, the Basic credentials for the protected document; for a server that authorizes, its JSON
+/// answer as text).
+public struct ProviderCredentials: Sendable, Hashable {
+    /// The credentials, opaque to the engine (never logged or traced in clear).
+    public var token: String
+
+    /// Creates credentials.
+    public init(token: String) { self.token = token }
+}

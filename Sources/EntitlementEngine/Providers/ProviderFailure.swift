@@ -1,0 +1,42 @@
+/// Why a provider could not verify or give credentials, with Pugpig's reasons; each reaches the app as
+/// a `tokenRequestFailed` code (``code``) and message (``message``).
+public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The provider could not reach its service.
+    case networkFailure
+    /// The resource is not available (not yet for sale, unknown to the provider).
+    case unavailable
+    /// The user's subscription has expired.
+    case subscriptionExpired
+    /// Anything else, with the underlying error's description (shown after the message).
+    case unknown(String)
+    /// The user cancelled (a purchase sheet, a sign-in): no message is shown.
+    case cancelledByUser
+
+    /// The `tokenRequestFailed` error code.
+    public var code: String {
+        switch self {
+        case .networkFailure: ErrorCode.providerNetworkFailure
+        case .unavailable: ErrorCode.providerUnavailable
+        case .subscriptionExpired: ErrorCode.providerSubscriptionExpired
+        case .unknown: ErrorCode.providerUnknownError
+        case .cancelledByUser: ErrorCode.providerCancelled
+        }
+    }
+
+    /// The message for the user, as Pugpig words it; empty for a cancellation.
+    public var message: String {
+        switch self {
+        case .networkFailure: "We were unable to connect to the network."
+        case .unavailable: "This item is not yet available."
+        case .subscriptionExpired: "Your subscription has expired."
+        case .unknown(let underlying):
+            underlying.isEmpty
+                ? "There was a problem with the authorisation service."
+                : "There was a problem with the authorisation service: \(underlying)"
+        case .cancelledByUser: ""
+        }
+    }
+
+    /// `code: message`.
+    public var description: String { message.isEmpty ? code : "\(code): \(message)" }
+}
