@@ -310,7 +310,7 @@ public actor AccessEnabler {
     /// platform question or timer pending (a login waiting for its redirect is not at rest; one waiting
     /// for the user to pick a provider is, and its rest keeps it), no caller awaiting an answer and no
     /// stream open. Nil otherwise. The engine stays usable either way; an owner that keeps the rest and
-    /// drops the engine (``AccessEnabler/init(resuming:backend:delegate:storage:monitor:platform:)``
+    /// drops the engine (``AccessEnabler/init(resuming:backend:delegate:storage:monitor:platform:providers:)``
     /// brings it back) must send it nothing in between.
     public func rest() -> EngineRest? {
         guard isAtRest, streams.isEmpty else { return nil }

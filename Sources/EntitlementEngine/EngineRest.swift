@@ -1,4 +1,4 @@
-/// An engine at rest, as a plain value: everything ``AccessEnabler/init(resuming:backend:delegate:storage:monitor:platform:)``
+/// An engine at rest, as a plain value: everything ``AccessEnabler/init(resuming:backend:delegate:storage:monitor:platform:providers:)``
 /// needs to carry on exactly where ``AccessEnabler/rest()`` left off — the machine, the call-id
 /// counter, the stored version its view came from and the environment (so randomness continues).
 ///

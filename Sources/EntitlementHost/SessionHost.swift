@@ -38,6 +38,7 @@ public final class SessionHost: Sendable {
     private let sweep = Mutex<ScheduledTimer?>(nil)
     /// The store's save notifications, when it gives them (``TokenSaveNotifying``).
     private let saves = Mutex<SaveObservation?>(nil)
+    private let providers: ProviderChain?
 
     /// Creates a host.
     /// - Parameters:
@@ -50,13 +51,17 @@ public final class SessionHost: Sendable {
     ///   - environment: each new session's environment (clock, device id, randomness); by default
     ///     the live one for the key's device on the system clock.
     ///   - monitor: each new session's monitor (telemetry, a trace recorder), kept while it rests.
+    ///   - providers: the provider chain every session's authorizations go through (`ProviderChain`
+    ///     in the engine's docs); its providers serve every device (each request names its session).
     public init(
         settings: SessionHostSettings = SessionHostSettings(), backend: any EntitlementBackend,
         storage: any TokenStorage = InMemoryTokenStorage(), clock: any EngineClock = SystemClock(),
         delegate: (any SessionHostDelegate)? = nil, metrics: (any EngineMetricsHandler)? = nil,
         environment: @escaping @Sendable (SessionKey) -> EngineEnvironment = { .live(deviceID: $0.deviceID) },
-        monitor: @escaping @Sendable (SessionKey) -> (any EngineMonitor)? = { _ in nil }
+        monitor: @escaping @Sendable (SessionKey) -> (any EngineMonitor)? = { _ in nil },
+        providers: ProviderChain? = nil
     ) {
+        self.providers = providers
         self.settings = settings
         self.backend = backend
         self.storage = storage
@@ -275,7 +280,8 @@ public final class SessionHost: Sendable {
                 if case .resting(let rest) = entry.form {
                     let relay = SessionRelay(key: key, delegate: delegate)
                     let enabler = AccessEnabler(
-                        resuming: rest, backend: backend, delegate: relay, storage: storage, monitor: entry.monitor)
+                        resuming: rest, backend: backend, delegate: relay, storage: storage, monitor: entry.monitor,
+                        providers: providers)
                     registry.resume(slot, as: enabler, relay)
                     resumed = true
                 }
@@ -285,7 +291,7 @@ public final class SessionHost: Sendable {
                 let monitor = makeMonitor(key)
                 let enabler = AccessEnabler(
                     backend: backend, delegate: relay, storage: storage, environment: makeEnvironment(key),
-                    settings: settings.engine, monitor: monitor)
+                    settings: settings.engine, monitor: monitor, providers: providers)
                 slot = registry.insert(
                     SessionRegistry.Entry(key: key, form: .resident(enabler, relay), monitor: monitor, lastUsed: now))
                 registry.statistics.created += 1

@@ -3,13 +3,13 @@ import Synchronization
 
 /// A provider of the chain for scripts and tests: it claims the resources the world (or a script's
 /// `! provider P grants …`) gives it, mints numbered credentials, and fails on demand with any
-/// ``ProviderFailure``. Every engine of a world shares it.
+/// `ProviderFailure`. Every engine of a world shares it.
 public final class SimulatedEntitlementProvider: EntitlementProvider {
     /// Which of the provider's questions a fault applies to.
     public enum Question: String, Sendable, Hashable, CaseIterable {
-        /// ``EntitlementProvider/verify(_:)``.
+        /// `verify(_:)`.
         case verify
-        /// ``EntitlementProvider/credentials(for:_:)``.
+        /// `credentials(for:_:)`.
         case credentials
     }
 
@@ -66,7 +66,7 @@ public final class SimulatedEntitlementProvider: EntitlementProvider {
         }
     }
 
-    /// Fresh credentials (`ID-…`) for a resource it claims; ``ProviderFailure/unavailable`` for any other.
+    /// Fresh credentials (`ID-…`) for a resource it claims; `ProviderFailure.unavailable` for any other.
     public func credentials(for resource: String, _ session: ProviderSession) async -> Result<ProviderCredentials, ProviderFailure> {
         state.withLock { state in
             state.asked.append(resource)

@@ -95,6 +95,26 @@ struct SessionHostTests {
         #expect(!token.isEmpty)
     }
 
+    /// A host's sessions go through its provider chain, and a session that rests keeps what its
+    /// providers verified: it answers from that view when it comes back, without asking again.
+    @Test func aRestingSessionKeepsWhatItsProvidersVerified() async throws {
+        let rig = Rig()
+        let kiosk = SimulatedEntitlementProvider(SimulatedWorld.ChainProvider(id: "kiosk", grants: ["issue-1"]))
+        let host = rig.host(idleTimeout: .zero, providers: try ProviderChain([.provider(kiosk), .tvProvider]))
+        let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
+        #expect(try await host.answer(to: .checkPreauthorizedResources(["issue-1", "news-channel"], cache: true), on: key)
+            == .preauthorizedResources(["issue-1"]))
+        #expect(rig.delegate.entries(of: key).map(\.callback).contains(.entitlementsChanged(["kiosk"])))
+        await host.whenSettled(key)
+        #expect(await host.evictIdleSessions() == 1)
+        let before = rig.delegate.entries(of: key).count
+        let token = try await host.authorize("issue-1", on: key)
+        #expect(token.hasPrefix("kiosk-"), "the resumed session still knows the kiosk claims issue-1")
+        #expect(host.statistics.resumed == 1)
+        let after = rig.delegate.entries(of: key).dropFirst(before).map(\.callback.name)
+        #expect(after == ["setToken"], "no new setRequestor or verification on resuming: \(after)")
+    }
+
     // MARK: - Lifecycle
 
     @Test func aNewSessionIsConfiguredAndItsCallbacksCarryItsKeyAndCalls() async throws {
@@ -255,14 +275,14 @@ struct Rig {
     func host(
         idleTimeout: Duration = .seconds(300), residentLimit: Int = 100, mailboxLimit: Int = 32, configures: Bool = true,
         metrics: (any EngineMetricsHandler)? = nil, backend: (any EntitlementBackend)? = nil,
-        monitor: @escaping @Sendable (SessionKey) -> (any EngineMonitor)? = { _ in nil }
+        monitor: @escaping @Sendable (SessionKey) -> (any EngineMonitor)? = { _ in nil }, providers: ProviderChain? = nil
     ) -> SessionHost {
         let clock = self.clock
         return SessionHost(
             settings: SessionHostSettings(
                 idleTimeout: idleTimeout, residentLimit: residentLimit, mailboxLimit: mailboxLimit, configuresNewSessions: configures),
             backend: backend ?? simulator.backend, storage: storage, clock: clock, delegate: delegate, metrics: metrics,
-            environment: { .deterministic(clock: clock, deviceID: $0.deviceID) }, monitor: monitor)
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID) }, monitor: monitor, providers: providers)
     }
 }
 
