@@ -69,6 +69,7 @@ public actor AccessEnabler {
     private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var restWaiters: [CheckedContinuation<Void, Never>] = []
+    private var quietWaiters: [CheckedContinuation<Void, Never>] = []
     private var streams: [UInt64: StreamSink] = [:]
     private var lastStreamID: UInt64 = 0
     /// Calls whose caller awaits their answer (``answer(to:)``): the waiting caller, or the answer
@@ -326,9 +327,20 @@ public actor AccessEnabler {
         await withCheckedContinuation { restWaiters.append($0) }
     }
 
-    private var isAtRest: Bool {
+    private var isAtRest: Bool { isQuiet && awaitedAnswers.isEmpty }
+
+    /// At rest but for callers still waiting for answers (``answer(to:)``): nothing runs, so what a
+    /// waiting call needs is the user's — a provider picker left open.
+    private var isQuiet: Bool {
         !draining && mailbox.isEmpty && immediate.isEmpty && operationsInFlight.isEmpty && backendRequests.isEmpty
-            && platformWork.isEmpty && timers.isEmpty && awaitedAnswers.isEmpty
+            && platformWork.isEmpty && timers.isEmpty
+    }
+
+    /// Returns once nothing runs (``whenAtRest()`` but for callers still waiting for an answer): a
+    /// session host that closes a session waits for this, then cancels an open picker.
+    package func whenQuiet() async {
+        guard !isQuiet else { return }
+        await withCheckedContinuation { quietWaiters.append($0) }
     }
 
     // MARK: - Inspection
@@ -754,6 +766,11 @@ public actor AccessEnabler {
         if platformWork.isEmpty, !draining, !platformWaiters.isEmpty {
             let waiters = platformWaiters
             platformWaiters.removeAll()
+            for waiter in waiters { waiter.resume() }
+        }
+        if !quietWaiters.isEmpty, isQuiet {
+            let waiters = quietWaiters
+            quietWaiters.removeAll()
             for waiter in waiters { waiter.resume() }
         }
         if !restWaiters.isEmpty, isAtRest {

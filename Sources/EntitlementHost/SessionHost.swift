@@ -168,9 +168,10 @@ public final class SessionHost: Sendable {
 
     /// Stops taking calls and waits until every resident session is at rest (every accepted call
     /// answered; a provider picker left open is cancelled with `PROVIDER_NOT_SELECTED_ERROR`), or until
-    /// `gracePeriod` passes on the host's clock. Sessions still busy then keep
-    /// running — their answers still reach the delegate — and a login waiting for its redirect is in the
-    /// token storage for another node to finish.
+    /// `gracePeriod` passes on the host's clock. Sessions at rest are then closed (their tokens stay in
+    /// storage; ``SessionHostStatistics/closed`` counts them). Sessions still busy keep running — their
+    /// answers still reach the delegate — and a login waiting for its redirect is in the token storage
+    /// for another node to finish; a later shutdown waits for them again.
     public func shutdown(gracePeriod: Duration = .seconds(30)) async -> SessionShutdownReport {
         let engines = registry.withLock { registry -> [AccessEnabler] in
             registry.shuttingDown = true
@@ -181,6 +182,14 @@ public final class SessionHost: Sendable {
             $0 = nil
         }
         let settled = await Self.settle(engines, within: gracePeriod, on: clock)
+        // Sessions at rest are closed (their tokens are in storage); a busy one stays until its flow ends.
+        var atRest: Set<ObjectIdentifier> = []
+        for engine in engines where await engine.rest() != nil { atRest.insert(ObjectIdentifier(engine)) }
+        let closed = registry.withLock { $0.removeAll(restingOr: atRest) }
+        if closed > 0 {
+            count("entitle.sessions.closed", by: closed)
+            publishGauges()
+        }
         return SessionShutdownReport(settled: settled, stillBusy: engines.count - settled)
     }
 
@@ -347,7 +356,14 @@ public final class SessionHost: Sendable {
     /// left open (which waits for the user without a deadline) is cancelled, answering the login's calls
     /// with `PROVIDER_NOT_SELECTED_ERROR` as if the user had closed it.
     private static func answerEverything(_ engine: AccessEnabler) async {
-        repeat { await engine.whenAtRest() } while await cancelProviderChoice(engine)
+        while true {
+            // Quiet first: a caller awaiting the answer of a call the open picker holds keeps the
+            // engine from rest until the picker is cancelled.
+            await engine.whenQuiet()
+            if await cancelProviderChoice(engine) { continue }
+            await engine.whenAtRest()
+            if await !cancelProviderChoice(engine) { return }
+        }
     }
 
     /// Cancels an open provider picker; true when there was one.

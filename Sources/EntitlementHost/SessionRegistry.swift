@@ -102,6 +102,20 @@ struct SessionRegistry {
         vacant.append(slot)
     }
 
+    /// Removes every resting session and every resident one whose engine is in `settled` (a
+    /// shutdown's end); returns how many it removed.
+    mutating func removeAll(restingOr settled: Set<ObjectIdentifier>) -> Int {
+        var removed = 0
+        for slot in entries.indices {
+            guard let entry = entries[slot] else { continue }
+            if let enabler = entry.enabler, !settled.contains(ObjectIdentifier(enabler)) { continue }
+            remove(slot)
+            removed += 1
+        }
+        statistics.closed += removed
+        return removed
+    }
+
     /// Marks the session used now: it becomes the most recently used resident engine.
     mutating func touch(_ slot: Int, at now: Timestamp) {
         entries[slot]!.lastUsed = now

@@ -109,8 +109,11 @@ struct CommandHelp {
                   engine   the engine's figures in one run, as a table against their targets: a cookbook
                            session against the same simulator calls in straight-line code, the bare
                            machine, checkAuthentication through the actor, N idle sessions in a host
-                           (default 100,000, in a child process; memory per session), trace recording
-                           and replay, SHA-256, media-token verification; S seconds per rate (default 1);
+                           (default 100,000, in a child process; the growth of its resident set per
+                           session, with 1 % of them resident, then N/10 more that all stay resident;
+                           few sessions give noisy figures), trace recording and replay, SHA-256,
+                           media-token verification; S seconds per rate (default 1, each rate also
+                           warms up, so a run takes several times S);
                            --only cookbook|actor|sessions|replay|sha256|verify runs one part (profiling)
                   json     time the canonical trace writer against JSONEncoder on the same records
                   storage  time calls on an engine whose file store holds 2,000 authorizations: the

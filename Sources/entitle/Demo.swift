@@ -40,16 +40,16 @@ struct Demo {
         }
     }
 
-    private let session = SimulatedSession(echo: Demo.echo)
+    private let session = SimulatedSession(deliversInOrder: true, echo: Demo.echo)
     /// A second device, signed in to nothing yet, whose platform offers its TV-provider picker.
-    private let platformSession = SimulatedSession(deviceID: "device-2", echo: Demo.echo, platformSSO: true)
+    private let platformSession = SimulatedSession(deviceID: "device-2", deliversInOrder: true, echo: Demo.echo, platformSSO: true)
     /// A TV that logs in on a second screen (cookbook E).
     private let tvSession = SimulatedSession(
         deviceID: "living-room-tv", settings: { () -> EngineSettings in
             var settings = EngineSettings()
             settings.secondScreen = SecondScreen()
             return settings
-        }(), echo: Demo.echo)
+        }(), deliversInOrder: true, echo: Demo.echo)
 
     private var enabler: AccessEnabler { session.enabler }
 
@@ -60,26 +60,26 @@ struct Demo {
         section("B. Startup: calls made before setRequestor completes are queued, then run in order")
         await enabler.setRequestor("sim-requestor")
         await enabler.checkAuthentication()
-        await enabler.whenIdle()
+        await session.settle()
 
         section("C. Authentication without platform SSO: picker, session, MVPD login page, redirect, profile")
         await enabler.getAuthentication()
         await enabler.setSelectedProvider("acme-cable")
-        await enabler.whenIdle()
+        await session.settle()
         guard await browseLogin(username: "alice", password: "wonderland") else { return 1 }
         note("optional: decorate the UI with pre-authorized resources")
         await enabler.checkPreauthorizedResources(["news-channel", "sports-live", "movies-hd", "kids-zone"])
-        await enabler.whenIdle()
+        await session.settle()
 
         section("F. Authorization: one decision per call, each with a fresh media token")
         await enabler.getAuthorization("sports-live")
-        await enabler.whenIdle()
+        await session.settle()
         note("again: a new decision, a new media token (decisions are never reused)")
         await enabler.getAuthorization("sports-live")
-        await enabler.whenIdle()
+        await session.settle()
         note("a resource the requestor does not know: an authorization (AuthZ) error")
         await enabler.getAuthorization("pay-per-view")
-        await enabler.whenIdle()
+        await session.settle()
 
         section("G. View media: only protected media goes through authorization")
         for (title, resource) in [("Free trailer", nil), ("Movies HD", "movies-hd")] as [(String, String?)] {
@@ -89,19 +89,19 @@ struct Demo {
             }
             note("'\(title)' is protected: authorize '\(resource)' first")
             await enabler.checkAuthorization(resource)
-            await enabler.whenIdle()
+            await session.settle()
         }
 
         section("H. Logout without platform SSO: local tokens first, the service's logout, then the MVPD's page")
         await enabler.logout()
-        await enabler.whenIdle()
+        await session.settle()
         guard let logoutURL = session.lastNavigation else { return fail("no logout navigateToUrl") }
         let visit = await session.userAgent.follow(logoutURL)
         printHops(visit)
         guard let back = visit.appURL else { return fail("the logout chain did not reach the app") }
         await enabler.handleExternalURL(back)
         await enabler.checkAuthentication()
-        await enabler.whenIdle()
+        await session.settle()
 
         guard await platformFlows() else { return 1 }
         guard await secondScreenFlow() else { return 1 }
@@ -179,7 +179,7 @@ struct Demo {
         printHops(visit)
         guard let appURL = visit.appURL else { return fail("the login did not reach the app") == 0 }
         await enabler.handleExternalURL(appURL)
-        await enabler.whenIdle()
+        await session.settle()
         return true
     }
 

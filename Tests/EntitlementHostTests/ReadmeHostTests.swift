@@ -5,17 +5,18 @@ import Foundation
 import Synchronization
 import Testing
 
-/// README.md's session-host example is compiled and run here, and must stay identical to the README.
-@Suite("README: the session host example")
+/// README.md's session-host example and the DocC catalog's login on the simulator are compiled and run
+/// here, and must stay identical to the text.
+@Suite("README and DocC: the session host examples")
 struct ReadmeHostTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// The lines between the markers in this file, with the common indentation removed.
-    static func markedRegion() throws -> String {
+    static func markedRegion(_ marker: String = "README-HOST") throws -> String {
         let lines = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
-        let begin = try #require(lines.firstIndex { $0.hasSuffix("// README-HOST-BEGIN") })
-        let end = try #require(lines.firstIndex { $0.hasSuffix("// README-HOST-END") })
+        let begin = try #require(lines.firstIndex { $0.hasSuffix("// \(marker)-BEGIN") })
+        let end = try #require(lines.firstIndex { $0.hasSuffix("// \(marker)-END") })
         let region = lines[(begin + 1)..<end]
         let indent = region.filter { !$0.isEmpty }.map { $0.prefix { $0 == " " }.count }.min() ?? 0
         return region.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
@@ -27,7 +28,50 @@ struct ReadmeHostTests {
         let section = try #require(readme.components(separatedBy: "### Many devices in one process").dropFirst().first)
         let block = try #require(section.components(separatedBy: "```swift\n").dropFirst().first)
         return try #require(block.components(separatedBy: "\n```").first)
-            .replacingOccurrences(of: "import EntitlementEngine\nimport EntitlementHost\n\n", with: "")
+            .replacingOccurrences(of: "import EntitlementEngine\nimport EntitlementHost\nimport Synchronization\n\n", with: "")
+    }
+
+    /// The swift block under "### A whole login on the simulator" in the host's DocC article, imports left out.
+    static func doccLoginExample() throws -> String {
+        let article = try String(
+            contentsOf: packageRoot.appendingPathComponent("Sources/EntitlementHost/EntitlementHost.docc/EntitlementHost.md"), encoding: .utf8)
+        let section = try #require(article.components(separatedBy: "### A whole login on the simulator").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```swift\n").dropFirst().first)
+        let code = try #require(block.components(separatedBy: "\n```").first)
+        return code.components(separatedBy: "\n").filter { !$0.hasPrefix("import ") }.joined(separator: "\n")
+            .trimmingCharacters(in: .newlines)
+    }
+
+    @Test func theDocCLoginIsTheCodeThisTestRuns() throws {
+        #expect(try Self.doccLoginExample() == Self.markedRegion("DOCC-LOGIN"))
+    }
+
+    @Test func theDocCLoginRuns() async throws {
+        // DOCC-LOGIN-BEGIN
+        final class Browser: SessionHostDelegate {
+            let loginURL = Mutex<String?>(nil)
+            func session(_ key: SessionKey, emitted callback: Callback, answering calls: [CallID]) {
+                if case .navigateToUrl(let url) = callback { loginURL.withLock { $0 = url } }
+            }
+        }
+
+        let clock = ManualClock()
+        let simulator = Simulator(clock: clock)
+        let browser = Browser()
+        let host = SessionHost(
+            backend: simulator.backend, clock: clock, delegate: browser,
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })   // or .live(deviceID:) on SystemClock
+        let key = SessionKey(deviceID: "tv-1", requestorID: "sim-requestor")
+        try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)  // displayProviderDialog
+        let signedIn = Task { try await host.answer(to: .setSelectedProvider("acme-cable"), on: key) }
+        while browser.loginURL.withLock({ $0 }) == nil { await host.whenSettled(key) }
+        let visit = await simulator.userAgent.logIn(
+            at: browser.loginURL.withLock { $0 }!, username: "alice", password: "wonderland")
+        try await host.call(.handleExternalURL(visit.appURL!), on: key)
+        print(try await signedIn.value)                                 // setAuthenticationStatus(status: 1, …)
+        print(try await host.authorize("news-channel", on: key))         // a media token
+        // DOCC-LOGIN-END
+        #expect(try await signedIn.value == .setAuthenticationStatus(status: 1, errorCode: ""))
     }
 
     @Test func theExampleIsTheCodeThisTestRuns() throws {

@@ -220,6 +220,22 @@ struct SessionHostTests {
         #expect(host.statistics.created == 2, "a call after close opens the session again")
     }
 
+    /// A caller awaiting a getAuthentication that joined an open picker: close cancels the picker and
+    /// answers both (it used to wait for a rest that only the picker's answer could bring).
+    @Test(.timeLimit(.minutes(1)))
+    func closeCancelsAPickerACallerIsWaitingOn() async throws {
+        let rig = Rig()
+        let host = rig.host()
+        let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
+        try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)
+        await host.whenSettled(key)
+        let waiting = Task { try await host.answer(to: .getAuthentication(forceAuthn: false, data: [:]), on: key) }
+        try await Task.sleep(for: .milliseconds(20))  // the second getAuthentication joins the open picker
+        #expect(await host.close(key))
+        #expect(try await waiting.value == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected))
+        #expect(host.statistics.closed == 1 && host.residency(of: key) == nil)
+    }
+
     @Test func shutdownRefusesNewCallsAndReportsSessionsStillWaitingForARedirect() async throws {
         let rig = Rig()
         let host = rig.host()
@@ -243,6 +259,9 @@ struct SessionHostTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(await shutdown.value == SessionShutdownReport(settled: 1, stillBusy: 1))
+        // The settled session is closed; the busy one stays until its flow ends.
+        #expect(host.residency(of: quiet) == nil && host.residency(of: login) == .resident)
+        #expect(host.statistics.closed == 1 && host.statistics.resident == 1)
         // The pending login is in the store: a new host (another node) finishes it.
         let stored = try await rig.storage.load(deviceID: "tv-login", requestorID: Self.requestor)
         #expect(stored.tokens.pendingLogin != nil, "the login waiting for its redirect was persisted")

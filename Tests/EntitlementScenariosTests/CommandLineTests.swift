@@ -166,6 +166,17 @@ struct CommandLineTests {
         }
     }
 
+    /// README says the demo's transcript is the same every run: answers are delivered in operation
+    /// order, so a call never races the answer to an earlier request.
+    @Test func theDemoPrintsTheSameTranscriptEveryRun() async throws {
+        let first = await Self.run(["demo"])
+        #expect(first.status == 0)
+        for _ in 0..<3 {
+            let again = await Self.run(["demo"])
+            #expect(again.output == first.output)
+        }
+    }
+
     @Test func chartWriteFillsEmptyBlocksAndKeepsEverythingAroundThem() async throws {
         let folder = NSTemporaryDirectory() + "entitle-cli-" + UUID().uuidString
         let charts = folder + "/StateCharts"

@@ -74,8 +74,13 @@ public struct EntitlementMachine: Sendable {
     public internal(set) var options: [String: String] = [:]
     /// What each provider of the chain (by id) last verified the user may access.
     public internal(set) var providerViews: [String: ProviderView] = [:]
-    /// What the app was last told it may access (``announceEntitlements()``).
-    var announcedEntitlements = Entitlements.none
+    /// What the app was last told it may access (``announceEntitlements()``); boxed, and nil for
+    /// ``Entitlements/none``, so a machine without a chain carries one word for it.
+    var announcedEntitlements: Entitlements {
+        get { announcedBox?.value ?? .none }
+        set { announcedBox = newValue == .none ? nil : Boxed(newValue) }
+    }
+    private var announcedBox: Boxed<Entitlements>?
 
     /// Whether ``handle(_:at:)`` records the rows it takes in ``lastTransitions`` (the engine
     /// turns it on when a monitor listens).
