@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "EntitlementSimulatorServer", targets: ["EntitlementSimulatorServer"]),
         .library(name: "EntitlementRedis", targets: ["EntitlementRedis"]),
         .library(name: "EntitlementHost", targets: ["EntitlementHost"]),
+        .library(name: "EntitlementProviders", targets: ["EntitlementProviders"]),
         .executable(name: "entitle", targets: ["entitle"]),
     ],
     dependencies: [],
@@ -26,12 +27,14 @@ let package = Package(
         .target(name: "EntitlementHTTPServer"),
         .target(name: "EntitlementRedis", dependencies: ["EntitlementEngine"]),
         .target(name: "EntitlementHost", dependencies: ["EntitlementEngine"]),
+        .target(name: "EntitlementProviders", dependencies: ["EntitlementEngine", "EntitlementHTTP"]),
         .target(
             name: "EntitlementSimulatorServer", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementHTTPServer"]),
         .target(
             name: "EntitlementScenarios",
             dependencies: [
                 "EntitlementEngine", "EntitlementSimulator", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer",
+                "EntitlementProviders",
             ]),
         .target(
             name: "EntitlementFuzzing",
@@ -43,7 +46,7 @@ let package = Package(
             name: "entitle",
             dependencies: [
                 "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementHTTP",
-                "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost",
+                "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost", "EntitlementProviders",
             ]),
         .testTarget(
             name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing"]),
@@ -54,6 +57,12 @@ let package = Package(
             name: "EntitlementFuzzingTests",
             dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementHTTPServer"]),
+        .testTarget(
+            name: "EntitlementProvidersTests",
+            dependencies: [
+                "EntitlementEngine", "EntitlementProviders", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator",
+                "EntitlementSimulatorServer", "EntitlementScenarios",
+            ]),
         .testTarget(name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementHost", "EntitlementSimulator"]),
         .testTarget(
             name: "EntitlementRedisTests", dependencies: ["EntitlementEngine", "EntitlementRedis", "EntitlementSimulator", "EntitlementHost"]),

@@ -530,7 +530,8 @@ public actor AccessEnabler {
                 }
                 others = await othersStored(requestorID)
             }
-            let verified = await verifyProviders(ProviderSession(deviceID: environment.deviceID, requestorID: requestorID))
+            let verified = await verifyProviders(
+                ProviderSession.of(deviceID: environment.deviceID, requestorID: requestorID, configuration: operation))
             await process(.configurationLoaded(operation, configuration, stored, others: others, verified: verified))
         case .success:
             await process(.configurationFailed(operation, .malformedResponse("not a configuration for '\(requestorID)'")))

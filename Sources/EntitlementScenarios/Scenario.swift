@@ -199,6 +199,10 @@ public enum WorldAction: Sendable, Hashable {
     case providerFails(String, SimulatedEntitlementProvider.Question, ProviderFailure, untilHealed: Bool)
     /// `! provider P heals verify|credentials`.
     case providerHeals(String, SimulatedEntitlementProvider.Question)
+    /// `! server ID answers status N|garbage|array|nothing [until healed]`: the programmer's service misbehaves.
+    case serverAnswers(String, ProgrammerFault, untilHealed: Bool)
+    /// `! server ID heals`.
+    case serverHeals(String)
     /// `! app on CALLBACK will call CALL`: when CALLBACK next arrives, the app makes CALL from
     /// inside it (the engine queues it behind the step that emitted the callback).
     case callFromCallback(callback: String, call: CallStep)

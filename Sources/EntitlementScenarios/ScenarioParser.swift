@@ -268,9 +268,14 @@ public enum ScenarioParser {
             let optionColumn = cursor.column
             switch try cursor.word("a provider option") {
             case "one-at-a-time": provider.requestsOneAtATime = true
+            case "server": provider.kind = .server
             case "grants": provider.grants = Set(try cursor.wordList("a resource id"))
+            case "denies":
+                guard provider.kind == .server else { throw .at(optionColumn, "only a `server` provider denies (write `server` first)") }
+                let resource = try cursor.word("a resource id")
+                provider.denials[resource] = try text(&cursor, "the server's message")
             case "message": provider.message = try text(&cursor, "a message")
-            case let other: throw .at(optionColumn, "unknown provider option '\(other)' (one-at-a-time, grants, message)")
+            case let other: throw .at(optionColumn, "unknown provider option '\(other)' (one-at-a-time, server, grants, denies, message)")
             }
         }
         return provider
@@ -407,7 +412,7 @@ public enum ScenarioParser {
 
     private static func action(_ cursor: inout TokenCursor, platform: Bool) throws(ScenarioParseError.Reason) -> WorldAction {
         let column = cursor.column
-        switch try cursor.word("who acts: user, web view, clock, backend, storage, attacker, platform, second-screen, provider, engine or app") {
+        switch try cursor.word("who acts: user, web view, clock, backend, storage, attacker, platform, second-screen, provider, server, engine or app") {
         case "user":
             if cursor.accept("logs") {
                 try cursor.expect("in as")
@@ -510,6 +515,25 @@ public enum ScenarioParser {
                 return .providerHeals(id, try question(&cursor))
             case let other: throw .at(verbColumn, "unknown provider action '\(other)' (grants, fails, heals)")
             }
+        case "server":
+            let id = try cursor.word("a server provider's id")
+            if cursor.accept("heals") { return .serverHeals(id) }
+            try cursor.expect("answers")
+            let faultColumn = cursor.column
+            let fault: ProgrammerFault
+            switch try cursor.word("status N, garbage, array or nothing") {
+            case "status": fault = .status(try cursor.number("an HTTP status"))
+            case "garbage": fault = .garbage
+            case "array": fault = .notAnObject
+            case "nothing": fault = .noAnswer
+            case let other: throw .at(faultColumn, "unknown server answer '\(other)' (status N, garbage, array, nothing)")
+            }
+            var untilHealed = false
+            if cursor.accept("until") {
+                try cursor.expect("healed")
+                untilHealed = true
+            }
+            return .serverAnswers(id, fault, untilHealed: untilHealed)
         case "engine":
             try cursor.expect("restarts")
             return .restartEngine
@@ -532,7 +556,7 @@ public enum ScenarioParser {
             try cursor.expect("will call")
             return .callFromCallback(callback: callback, call: try call(&cursor))
         case let other:
-            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, storage, attacker, platform, second-screen, provider, engine, app)")
+            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, storage, attacker, platform, second-screen, provider, server, engine, app)")
         }
     }
 

@@ -95,6 +95,10 @@ extension ScenarioRun {
             try chainProvider(id).fail(question, with: failure, untilHealed: untilHealed)
         case .providerHeals(let id, let question):
             try chainProvider(id).heal(question)
+        case .serverAnswers(let id, let fault, let untilHealed):
+            await world.simulator.failProgrammer(id, with: fault, untilHealed: untilHealed)
+        case .serverHeals(let id):
+            await world.simulator.healProgrammer(id)
         case .resetTempPass:
             await world.simulator.resetTempPass(deviceID: deviceID(name))
         case .activate(let code, let user, let password):

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementProviders
 import EntitlementSimulator
 
 /// The state of one run: every engine of the script, each with what it emitted and not yet matched.
@@ -11,6 +12,23 @@ struct ScenarioRun {
         let overV2Wire: Bool
         /// A backend for a new engine (over HTTP), or nil for the simulator's own.
         let backend: @Sendable () -> (any EntitlementBackend)?
+        /// How a server-based provider reaches the programmer's service `id`: over HTTP, or nil in process.
+        var programmerURL: @Sendable (String) -> String? = { _ in nil }
+
+        /// The provider chain for a new engine: the world's providers, server-based ones on their transport.
+        func providerChain() -> ProviderChain? {
+            var servers: [String: any EntitlementProvider] = [:]
+            for declared in scenario.world.chainProviders where declared.kind == .server {
+                let transport: any ProviderTransport =
+                    programmerURL(declared.id).map { _ in URLSessionProviderTransport(timeout: .seconds(5)) }
+                    ?? SimulatedProgrammerTransport(simulator: simulator, serverID: declared.id)
+                servers[declared.id] = ServerAuthorizationProvider(
+                    id: declared.id, url: programmerURL(declared.id) ?? "sim://programmer/\(declared.id)/authorize",
+                    resources: declared.grants.union(declared.denials.keys), transport: transport,
+                    decorate: { $0.headers["Authorization"] = "Bearer programmer-key" })
+            }
+            return simulator.providerChain(others: servers)
+        }
     }
 
     /// One engine: its current life, the app playing its delegate, and its unmatched callbacks.
@@ -70,7 +88,7 @@ struct ScenarioRun {
         let session = SimulatedSession(
             world: scenario.world, deviceID: deviceID(name), settings: scenario.settings, storage: access, clock: world.clock,
             simulator: world.simulator, delegate: app, deliversInOrder: true, recorder: recorder, platformSSO: platformSSO,
-            overV2Wire: world.overV2Wire, backend: world.backend(), platform: platform)
+            overV2Wire: world.overV2Wire, backend: world.backend(), platform: platform, providers: world.providerChain())
         app.attach(session.enabler)
         return Engine(session: session, app: app, storage: access)
     }

@@ -63,7 +63,7 @@ public struct ScenarioRunner: Sendable {
             }
         }
         let serverURL = server?.url
-        let world = ScenarioRun.World(
+        var world = ScenarioRun.World(
             scenario: scenario, clock: clock, simulator: simulator, overV2Wire: transport == .v2Wire,
             backend: { @Sendable () -> (any EntitlementBackend)? in
                 // Over HTTP every engine has a client of its own, as every backend instance would.
@@ -74,6 +74,8 @@ public struct ScenarioRunner: Sendable {
                         clock: clock)
                 }
             })
+        // Over HTTP the programmer's servers answer on the same server.
+        world.programmerURL = { id in serverURL.map { SimulatorHTTPApp.programmerURL(baseURL: $0, serverID: id) } }
         var run = ScenarioRun(world, recorder: recorder)
         let failure = await run.execute()
         await server?.shutdown()

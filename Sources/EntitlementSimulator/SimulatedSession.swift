@@ -32,7 +32,7 @@ public struct SimulatedSession: Sendable {
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
         deliversInOrder: Bool = false, recorder: TraceRecorder? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil,
         platformSSO: Bool = false, overV2Wire: Bool = false, backend: (any EntitlementBackend)? = nil,
-        platform: SimulatedPlatform? = nil
+        platform: SimulatedPlatform? = nil, providers: ProviderChain? = nil
     ) {
         self.clock = clock
         let simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
@@ -52,7 +52,7 @@ public struct SimulatedSession: Sendable {
         self.enabler = AccessEnabler(
             backend: stepped ?? port, delegate: delegate, storage: storage,
             environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
-            monitor: ledger, recorder: recorder, platform: self.platform, providers: simulator.providerChain)
+            monitor: ledger, recorder: recorder, platform: self.platform, providers: providers ?? simulator.providerChain())
         SessionCollector.current?.add(self)
     }
 

@@ -125,8 +125,21 @@ public struct SimulatedWorld: Sendable {
 
     /// A provider of the chain as the world describes it: what it grants and how it answers.
     public struct ChainProvider: Sendable, Hashable {
+        /// What kind of provider it is.
+        public enum Kind: String, Sendable, Hashable {
+            /// A ``SimulatedEntitlementProvider``: it answers in process.
+            case simulated
+            /// The programmer's own authorization service (``Simulator/programmerAuthorization(serverID:form:)``),
+            /// asked by a server-based authorization provider over HTTP or in process.
+            case server
+        }
+
         /// Its id.
         public var id: String
+        /// Its kind.
+        public var kind = Kind.simulated
+        /// For a server: the resources it refuses, with its message (it claims these and ``grants``).
+        public var denials: [String: String] = [:]
         /// Whether it takes one credentials request at a time.
         public var requestsOneAtATime = false
         /// The resources it claims for every user.

@@ -83,25 +83,31 @@ public actor Simulator {
     public internal(set) var requestCounts: [BackendOperation: Int] = [:]
     /// Every secret the simulator minted (codes, media tokens, assertions), so tests can prove none leaks.
     public internal(set) var issuedSecrets: [String] = []
+    /// What each programmer's server was asked (``programmerAuthorization(serverID:form:)``).
+    var programmerRequests: [(server: String, session: String, resource: String)] = []
+    /// Faults of the programmer's servers, by id.
+    var programmerFaults: [String: (fault: ProgrammerFault, untilHealed: Bool)] = [:]
 
     /// Creates a simulator of `world` on `clock`, minting secrets from `seed`.
     public init(world: SimulatedWorld = .default, clock: any EngineClock, seed: UInt64 = 7) {
         self.world = world
         self.clock = clock
         self.random = SeededRandomSource(seed: seed)
-        self.chainProviders = world.chainProviders.map(SimulatedEntitlementProvider.init)
+        self.chainProviders = world.chainProviders.filter { $0.kind == .simulated }.map(SimulatedEntitlementProvider.init)
     }
 
     /// The world's providers of a chain, as providers an engine can ask (shared by every engine).
     public nonisolated let chainProviders: [SimulatedEntitlementProvider]
 
-    /// The world's provider chain for an engine, or nil when the world declares no provider beside the TV provider.
-    public nonisolated var providerChain: ProviderChain? {
-        guard !chainProviders.isEmpty else { return nil }
-        let order = world.chainOrder ?? chainProviders.map(\.id) + [ProviderLink.tvProviderID]
+    /// The world's provider chain for an engine, or nil when the world declares no provider beside the TV
+    /// provider. `others` supplies the providers this module cannot build (a server-based one, by id).
+    public nonisolated func providerChain(others: [String: any EntitlementProvider] = [:]) -> ProviderChain? {
+        guard !world.chainProviders.isEmpty else { return nil }
+        let order = world.chainOrder ?? world.chainProviders.map(\.id) + [ProviderLink.tvProviderID]
         let links: [ProviderChain.Link] = order.compactMap { id in
             if id == ProviderLink.tvProviderID { return .tvProvider }
-            return chainProviders.first { $0.id == id }.map { .provider($0) }
+            if let simulated = chainProviders.first(where: { $0.id == id }) { return .provider(simulated) }
+            return others[id].map { .provider($0) }
         }
         return try? ProviderChain(links)
     }

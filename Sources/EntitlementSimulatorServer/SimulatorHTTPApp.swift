@@ -28,6 +28,7 @@ public struct SimulatorHTTPApp: Sendable {
 
     /// The answer to `request`.
     public func respond(_ request: HTTPRequest) async -> HTTPResponse {
+        if request.path.hasPrefix(Self.programmerPath) { return await programmer(request) }
         switch V2HTTPRoute.read(request) {
         case .api(let v2, let context): return await api(v2, context)
         case .refused(let refusal): return Self.http(refusal)
@@ -63,6 +64,32 @@ public struct SimulatorHTTPApp: Sendable {
             )
         }
         return .text(answer.status, HTTPResponse.reason(answer.status) + "\n")
+    }
+
+    // MARK: - The programmer's authorization service
+
+    /// Where the programmer's servers answer: `POST /programmer/ID/authorize`.
+    public static let programmerPath = "/programmer/"
+
+    /// The URL server `id` answers at under `baseURL`.
+    public static func programmerURL(baseURL: String, serverID: String) -> String {
+        baseURL + programmerPath + PercentEncoding.encode(serverID) + "/authorize"
+    }
+
+    private func programmer(_ request: HTTPRequest) async -> HTTPResponse {
+        let parts = request.path.dropFirst(Self.programmerPath.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1] == "authorize", let id = try? PercentEncoding.decode(parts[0]) else {
+            return .text(404, "Not found.\n")
+        }
+        guard request.method == "POST" else { return .text(405, "Method not allowed.\n") }
+        let form = FormFields.parse(Substring(String(decoding: request.body, as: UTF8.self)))
+        switch await service.simulator.programmerAuthorization(serverID: id, form: form) {
+        case .http(let status, let contentType, let body):
+            return HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", contentType)]), body: body)
+        case .noAnswer:
+            let body = Array(#"{"partial":"the connection resets before this body ends"}"#.utf8)
+            return HTTPResponse(status: 200, headers: Self.jsonHeaders, body: body, ending: .resetMidBody(bodyBytes: 8))
+        }
     }
 
     // MARK: - Pages

@@ -68,7 +68,7 @@ extension EntitlementMachine {
         let operation = nextOperation()
         recordAuthorization(from: from, to: .askingProvider, condition, .askProvider)
         authorizations[index].phase = .askingProvider(provider, operation)
-        let session = ProviderSession(deviceID: deviceID, requestorID: configuration.requestorID)
+        let session = ProviderSession.of(deviceID: deviceID, requestorID: configuration.requestorID, configuration: configurationOperation)
         return [.askProvider(operation, provider: provider, resource: authorizations[index].resource, session)]
     }
 

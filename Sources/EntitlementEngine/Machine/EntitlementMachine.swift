@@ -116,6 +116,8 @@ public struct EntitlementMachine: Sendable {
     var now = Timestamp(milliseconds: 0)
     /// The tracking GUID of the last user id hashed (``trackingGUID(_:)``).
     private var lastTrackingGUID: (userID: String, guid: String)?
+    /// The operation of the last `setRequestor` (its configuration): a provider's session is named by it.
+    var configurationOperation = OperationID(0)
     private var lastFlow: UInt64 = 0
     private var lastOperation: UInt64 = 0
 
@@ -251,6 +253,7 @@ public struct EntitlementMachine: Sendable {
             break
         }
         let operation = nextOperation()
+        configurationOperation = operation
         moveConfiguration(
             to: .configuring(requestorID: requestorID, operation: operation, calls: answering), nil, .loadConfiguration)
         actions.append(

@@ -24,16 +24,25 @@ extension EntitlementProvider {
     public var requestsOneAtATime: Bool { false }
 }
 
-/// Who a provider answers for: the device and the requestor the engine was configured with.
+/// Who a provider answers for: the device, the requestor the engine was configured with, and the
+/// session — which changes with every `setRequestor`, so a service can tell an old request from a new one.
 public struct ProviderSession: Sendable, Hashable {
     /// The device's id.
     public var deviceID: String
     /// The requestor set by `setRequestor`.
     public var requestorID: String
+    /// `DEVICE#N`: the device and the configuration it runs under (N grows with every `setRequestor`).
+    public var sessionID: String
 
     /// Creates a session.
-    public init(deviceID: String, requestorID: String) {
+    public init(deviceID: String, requestorID: String, sessionID: String) {
         self.deviceID = deviceID
         self.requestorID = requestorID
+        self.sessionID = sessionID
+    }
+
+    /// The session of a configuration: its device, requestor and configuration operation.
+    static func of(deviceID: String, requestorID: String, configuration: OperationID) -> ProviderSession {
+        ProviderSession(deviceID: deviceID, requestorID: requestorID, sessionID: "\(deviceID)#\(configuration.rawValue)")
     }
 }

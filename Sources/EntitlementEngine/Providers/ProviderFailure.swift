@@ -11,6 +11,8 @@ public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible 
     case unknown(String)
     /// The user cancelled (a purchase sheet, a sign-in): no message is shown.
     case cancelledByUser
+    /// The provider's service refused the resource, with its message (``ErrorCode/userNotAuthorized``).
+    case denied(String)
 
     /// The `tokenRequestFailed` error code.
     public var code: String {
@@ -20,6 +22,7 @@ public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .subscriptionExpired: ErrorCode.providerSubscriptionExpired
         case .unknown: ErrorCode.providerUnknownError
         case .cancelledByUser: ErrorCode.providerCancelled
+        case .denied: ErrorCode.userNotAuthorized
         }
     }
 
@@ -34,6 +37,7 @@ public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible 
                 ? "There was a problem with the authorisation service."
                 : "There was a problem with the authorisation service: \(underlying)"
         case .cancelledByUser: ""
+        case .denied(let message): message
         }
     }
 

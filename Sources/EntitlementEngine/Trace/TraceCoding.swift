@@ -154,6 +154,7 @@ enum TraceCoding {
         case .subscriptionExpired: "subscriptionExpired"
         case .cancelledByUser: "cancelledByUser"
         case .unknown(let underlying): ["unknown": .string(underlying)]
+        case .denied(let message): ["denied": .string(message)]
         }
     }
 
@@ -164,6 +165,7 @@ enum TraceCoding {
         case "subscriptionExpired": return .subscriptionExpired
         case "cancelledByUser": return .cancelledByUser
         default:
+            if let message = value["denied"]?.string { return .denied(message) }
             guard let underlying = value["unknown"]?.string else { throw .field("failure") }
             return .unknown(underlying)
         }

@@ -1,0 +1,74 @@
+import EntitlementEngine
+
+/// What the programmer's authorization service answers: an HTTP answer, or none at all (the
+/// connection drops).
+public enum ProgrammerAnswer: Sendable, Hashable {
+    /// An HTTP answer.
+    case http(status: Int, contentType: String, body: [UInt8])
+    /// No answer: the connection resets.
+    case noAnswer
+}
+
+/// How the programmer's service misbehaves on its next answers (`! server ID answers …`).
+public enum ProgrammerFault: Sendable, Hashable {
+    /// A bare status with a text body.
+    case status(Int)
+    /// 200 with a body that is not JSON.
+    case garbage
+    /// 200 with JSON that is not an object (an array).
+    case notAnObject
+    /// No answer: the connection resets.
+    case noAnswer
+}
+
+extension Simulator {
+    /// The programmer's own authorization service behind a server-based authorization provider
+    /// (libPusher's server-based channel authorization): a form with `device_id`, `session_id` and
+    /// `resource`. It answers 200 with a JSON object for a resource the world's server `serverID` grants
+    /// (an `auth` value signed for that device, session and resource), 403 with its message for one it
+    /// denies, and 403 `unknown_resource` otherwise; a missing field is 400.
+    public func programmerAuthorization(serverID: String, form: [String: String]) -> ProgrammerAnswer {
+        if let fault = takeProgrammerFault(serverID) {
+            switch fault {
+            case .status(let status): return .http(status: status, contentType: "text/plain", body: Array("HTTP \(status)\n".utf8))
+            case .garbage: return .http(status: 200, contentType: "text/html", body: Array("<html>maintenance</html>".utf8))
+            case .notAnObject: return .http(status: 200, contentType: "application/json", body: Array(#"["not","an","object"]"#.utf8))
+            case .noAnswer: return .noAnswer
+            }
+        }
+        guard let server = world.chainProviders.first(where: { $0.id == serverID && $0.kind == .server }) else {
+            return Self.json(404, ["error": "unknown_server"])
+        }
+        guard let device = form["device_id"], let session = form["session_id"], let resource = form["resource"] else {
+            return Self.json(400, ["error": "missing_field", "message": "device_id, session_id and resource are required."])
+        }
+        programmerRequests.append((serverID, session, resource))
+        if let message = server.denials[resource] { return Self.json(403, ["error": "not_entitled", "message": .string(message)]) }
+        guard server.grants.contains(resource) else { return Self.json(403, ["error": "unknown_resource"]) }
+        let digest = SHA256.hash("\(serverID)|\(device)|\(session)|\(resource)|\(programmerRequests.count)")
+        let auth = Base64URL.encode(Array(digest.prefix(24)))
+        issuedSecrets.append(auth)
+        return Self.json(200, ["auth": .string(auth), "resource": .string(resource), "session_id": .string(session)])
+    }
+
+    /// The next answer of server `serverID` (or every one, until healed) misbehaves.
+    public func failProgrammer(_ serverID: String, with fault: ProgrammerFault, untilHealed: Bool = false) {
+        programmerFaults[serverID] = (fault, untilHealed)
+    }
+
+    /// Server `serverID` answers normally again.
+    public func healProgrammer(_ serverID: String) { programmerFaults[serverID] = nil }
+
+    /// Every request the programmer's servers received: server, session and resource, in order.
+    public var programmerLog: [(server: String, session: String, resource: String)] { programmerRequests }
+
+    private func takeProgrammerFault(_ serverID: String) -> ProgrammerFault? {
+        guard let fault = programmerFaults[serverID] else { return nil }
+        if !fault.untilHealed { programmerFaults[serverID] = nil }
+        return fault.fault
+    }
+
+    private static func json(_ status: Int, _ members: [String: JSONValue]) -> ProgrammerAnswer {
+        .http(status: status, contentType: "application/json", body: JSONValue.object(members).canonicalBytes)
+    }
+}

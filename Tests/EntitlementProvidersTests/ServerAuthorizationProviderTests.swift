@@ -1,0 +1,152 @@
+import EntitlementEngine
+import EntitlementHTTP
+import EntitlementHTTPServer
+import EntitlementProviders
+import EntitlementSimulator
+import Foundation
+import Synchronization
+import Testing
+
+/// The server-based authorization provider against a real HTTP server on loopback: what it sends,
+/// what it accepts, its bound on concurrent requests, and the stale-answer guard on a real engine.
+@Suite("Server-based authorization")
+struct ServerAuthorizationProviderTests {
+    /// What the test server saw and how it answers.
+    final class Service: Sendable {
+        let requests = Mutex<[HTTPRequest]>([])
+        let running = Mutex((now: 0, most: 0))
+        let gate = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let holds = Mutex(false)
+        let answer: @Sendable (HTTPRequest) -> HTTPResponse
+
+        init(answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.answer = answer }
+
+        func respond(_ request: HTTPRequest) async -> HTTPResponse {
+            requests.withLock { $0.append(request) }
+            running.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
+            if holds.withLock({ $0 }) { await withCheckedContinuation { continuation in gate.withLock { $0.append(continuation) } } }
+            running.withLock { $0.now -= 1 }
+            return answer(request)
+        }
+
+        func release() {
+            holds.withLock { $0 = false }
+            for waiter in gate.withLock({ waiters in defer { waiters = [] }; return waiters }) { waiter.resume() }
+        }
+
+        var held: Int { gate.withLock { $0.count } }
+    }
+
+    static func json(_ status: Int, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(text.utf8))
+    }
+
+    static let session = ProviderSession(deviceID: "tv 1", requestorID: "sim-requestor", sessionID: "tv 1#7")
+
+    @Test func itPostsTheDeviceSessionAndResourceDecoratedAndWithoutCookies() async throws {
+        let service = Service { _ in Self.json(201, #"{"auth":"abc:def","channel_data":{"user":1}}"#) }
+        let server = try HTTPServer { await service.respond($0) }
+        defer { server.stop() }
+        let provider = ServerAuthorizationProvider(
+            url: server.url + "/pusher/auth", resources: ["private-match"],
+            decorate: { $0.headers["X-MyCustom-AuthTokenHeader"] = "some-authentication-token" })
+        let answer = await provider.credentials(for: "private-match", Self.session)
+        #expect(answer == .success(ProviderCredentials(token: #"{"auth":"abc:def","channel_data":{"user":1}}"#)))
+        let request = try #require(service.requests.withLock { $0.first })
+        #expect(request.method == "POST" && request.path == "/pusher/auth")
+        #expect(request.headers["Content-Type"] == "application/x-www-form-urlencoded")
+        #expect(request.headers["X-MyCustom-AuthTokenHeader"] == "some-authentication-token")
+        #expect(request.headers["Cookie"] == nil)
+        #expect(String(decoding: request.body, as: UTF8.self) == "device_id=tv%201&session_id=tv%201%237&resource=private-match")
+        #expect(await provider.verify(Self.session) == .success(ProviderView(resources: ["private-match"])))
+    }
+
+    @Test(arguments: [
+        (200, #"{"ok":true}"#, "application/json", true, ""),
+        (200, #"["not", "an", "object"]"#, "application/json", false, "not a JSON object"),
+        (200, "<html>", "text/html", false, "not a JSON object"),
+        (403, #"{"error":"forbidden","message":"Not in your plan."}"#, "application/json", false, "Not in your plan."),
+        (401, "", "text/plain", false, "The authorization server refused 'r'."),
+        (302, "", "text/plain", false, "answered HTTP 302"),
+        (500, #"{"ok":true}"#, "application/json", false, "answered HTTP 500"),
+    ])
+    func onlyA200Or201WithAJSONObjectAuthorizes(status: Int, body: String, type: String, authorized: Bool, said: String) async throws {
+        let server = try HTTPServer { _ in
+            var headers = [("Content-Type", type)]
+            if status == 302 { headers.append(("Location", "http://127.0.0.1:1/elsewhere")) }
+            return HTTPResponse(status: status, headers: HTTPHeaders(headers), body: Array(body.utf8))
+        }
+        defer { server.stop() }
+        let answer = await ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"]).credentials(for: "r", Self.session)
+        switch answer {
+        case .success(let credentials):
+            #expect(authorized && credentials.token == body)
+        case .failure(let failure):
+            #expect(!authorized)
+            #expect(failure.message.contains(said), "\(failure)")
+        }
+    }
+
+    @Test func aServiceNobodyAnswersIsANetworkFailure() async throws {
+        var listener: HTTPListener? = try HTTPListener()
+        let url = "http://127.0.0.1:\(listener!.port)/auth"
+        listener = nil  // bound, then closed: nothing listens there
+        _ = listener
+        let answer = await ServerAuthorizationProvider(url: url, resources: ["r"]).credentials(for: "r", Self.session)
+        #expect(answer == .failure(.networkFailure))
+    }
+
+    @Test func atMostFiveRequestsRunAtOnce() async throws {
+        let service = Service { _ in Self.json(200, "{}") }
+        service.holds.withLock { $0 = true }
+        let server = try HTTPServer { await service.respond($0) }
+        defer { server.stop() }
+        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"])
+        #expect(provider.concurrentLimit == 5)
+        let asks = (0..<8).map { _ in Task { await provider.credentials(for: "r", Self.session) } }
+        while service.held < 5 { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(service.held == 5, "the other three wait in the provider")
+        service.release()
+        for ask in asks { #expect(await ask.value == .success(ProviderCredentials(token: "{}"))) }
+        #expect(service.running.withLock { $0.most } == 5)
+        #expect(service.requests.withLock { $0.count } == 8)
+    }
+
+    /// libPusher ignores an answer for a socket id that has since changed: here a new `setRequestor`
+    /// ends the request at once, and its late answer changes nothing.
+    @Test func anAnswerForASessionThatHasSinceChangedIsIgnored() async throws {
+        let service = Service { _ in Self.json(200, #"{"auth":"late"}"#) }
+        let server = try HTTPServer { await service.respond($0) }
+        defer { server.stop() }
+        let clock = ManualClock()
+        let simulator = Simulator(clock: clock)
+        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"])
+        let enabler = AccessEnabler(
+            backend: simulator.backend, environment: .deterministic(clock: clock),
+            providers: try ProviderChain([.provider(provider), .tvProvider]))
+        #expect(await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        service.holds.withLock { $0 = true }
+        let stream = await enabler.answeredCallbacks()
+        let asked = await enabler.getAuthorization("r")
+        while service.held < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        let body = String(decoding: service.requests.withLock { $0.last!.body }, as: UTF8.self)
+        #expect(body.contains("session_id=device-1%231"))
+        #expect(await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        service.release()
+        await enabler.whenIdle()
+        var answers: [Callback] = []
+        for await answered in stream where answered.answering.contains(asked) {
+            answers.append(answered.callback)
+            break
+        }
+        #expect(answers.first?.name == "tokenRequestFailed", "ended by the new setRequestor: \(answers)")
+        // The late answer reached no one: a fresh request is a new session's.
+        #expect(await enabler.answer(to: .getAuthorization(resource: "r", data: [:])) == .setToken(token: #"{"auth":"late"}"#, resource: "r"))
+        let sessions = service.requests.withLock { $0.map { String(decoding: $0.body, as: UTF8.self) } }
+        #expect(sessions.last?.contains("session_id=device-1%233") == true, "\(sessions)")
+    }
+}
