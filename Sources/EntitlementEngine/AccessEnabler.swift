@@ -225,6 +225,17 @@ public actor AccessEnabler {
     @discardableResult
     public func logout() async -> CallID { await submit(.logout) }
 
+    /// Signs in to a provider of the chain that takes credentials (a direct subscription) → one
+    /// `providerSignInStatus`. The credentials go to the provider once and are never stored, logged or traced.
+    @discardableResult
+    public func signIn(provider: String, credentials: [String: String]) async -> CallID {
+        await submit(.signIn(provider: provider, credentials: credentials))
+    }
+
+    /// Signs out of that provider → one `providerSignInStatus` (signed in 0); what it granted for good stays.
+    @discardableResult
+    public func signOut(provider: String) async -> CallID { await submit(.signOut(provider: provider)) }
+
     /// Another writer may have changed this session's stored tokens (a store that notifies,
     /// ``TokenSaveNotifying``, says so): the engine reads the stored version now, in turn with its
     /// other work, and the tokens only if the version changed — as it does before every input, so a
@@ -531,7 +542,8 @@ public actor AccessEnabler {
                 others = await othersStored(requestorID)
             }
             let verified = await verifyProviders(
-                ProviderSession.of(deviceID: environment.deviceID, requestorID: requestorID, configuration: operation))
+                ProviderSession.of(deviceID: environment.deviceID, requestorID: requestorID, configuration: operation),
+                accounts: stored.providerAccounts)
             await process(.configurationLoaded(operation, configuration, stored, others: others, verified: verified))
         case .success:
             await process(.configurationFailed(operation, .malformedResponse("not a configuration for '\(requestorID)'")))
@@ -554,13 +566,19 @@ public actor AccessEnabler {
 
     /// Every provider of the chain verifies what the user may access, side by side, each within the
     /// request deadline (past it: ``ProviderFailure/networkFailure``).
-    private func verifyProviders(_ session: ProviderSession) async -> [String: Result<ProviderView, ProviderFailure>] {
+    private func verifyProviders(_ session: ProviderSession, accounts: [String: ProviderAccount]) async
+        -> [String: Result<ProviderView, ProviderFailure>]
+    {
         guard let providers else { return [:] }
         let deadline = machine.settings.requestTimeout
         let clock = environment.clock
         return await withTaskGroup(of: (String, Result<ProviderView, ProviderFailure>).self) { group in
             for case .provider(let provider) in providers.links {
-                group.addTask {
+                var session = session
+                session.userToken = accounts[provider.id]?.userToken
+                // A provider the user signs in to says nothing without a token.
+                if provider.signsIn, session.userToken == nil { continue }
+                group.addTask { [session] in
                     (provider.id, await Self.withinDeadline(deadline, on: clock, timedOut: .failure(.networkFailure)) {
                         await provider.verify(session)
                     })
@@ -585,28 +603,55 @@ public actor AccessEnabler {
         return value
     }
 
-    /// Asks a provider for its credentials as a task whose answer (or deadline) comes back as an input.
-    private func startProviderTask(_ operation: OperationID, provider id: String, resource: String, _ session: ProviderSession) {
-        monitor?.observe(.providerAsked(operation, provider: id, resource: resource))
+    /// Asks a provider as a task whose answer (or deadline) comes back as an input.
+    private func startProviderTask(_ operation: OperationID, provider id: String, _ request: ProviderRequest, _ session: ProviderSession) {
+        monitor?.observe(.providerAsked(operation, provider: id, request))
         operationsInFlight.insert(operation)
         providerOperations.insert(operation)
         let provider = providers?.provider(id)
         let task = Task {
-            let result = await provider?.credentials(for: resource, session)
-                ?? .failure(.unknown("no provider '\(id)' in the chain"))
-            await self.providerFinished(operation, result)
+            let answer: ProviderAnswer
+            if let provider {
+                answer = await Self.ask(provider, request, session)
+            } else {
+                answer = Self.timedOut(request, .unknown("no provider '\(id)' in the chain"))
+            }
+            await self.providerFinished(operation, answer)
         }
         let deadline = environment.clock.now().adding(machine.settings.requestTimeout)
         let timer = environment.clock.schedule(at: deadline) { [weak self] in
-            await self?.providerFinished(operation, .failure(.networkFailure), cancellingRequest: true)
+            await self?.providerFinished(operation, Self.timedOut(request, .networkFailure), cancellingRequest: true)
         }
         backendRequests[operation] = (task, timer)
     }
 
+    private static func ask(_ provider: any EntitlementProvider, _ request: ProviderRequest, _ session: ProviderSession) async
+        -> ProviderAnswer
+    {
+        switch request {
+        case .credentials(let resource): return .credentials(await provider.credentials(for: resource, session))
+        case .verify: return .verified(await provider.verify(session))
+        case .signIn(let credentials): return .signedIn(await provider.signIn(with: credentials, session))
+        case .renew: return .renewed(await provider.renew(session))
+        case .signOut:
+            await provider.signOut(session)
+            return .signedOut
+        }
+    }
+
+    /// The answer a request gets when its provider fails it (past the deadline, or missing).
+    private static func timedOut(_ request: ProviderRequest, _ failure: ProviderFailure) -> ProviderAnswer {
+        switch request {
+        case .credentials: .credentials(.failure(failure))
+        case .verify: .verified(.failure(failure))
+        case .signIn: .signedIn(.failure(failure))
+        case .renew: .renewed(.failure(failure))
+        case .signOut: .signedOut
+        }
+    }
+
     /// The first result of a provider request (its answer, or its deadline) goes to the machine.
-    private func providerFinished(
-        _ operation: OperationID, _ result: Result<ProviderCredentials, ProviderFailure>, cancellingRequest: Bool = false
-    ) async {
+    private func providerFinished(_ operation: OperationID, _ result: ProviderAnswer, cancellingRequest: Bool = false) async {
         guard let running = backendRequests.removeValue(forKey: operation) else { return }
         running.deadline.cancel()
         if cancellingRequest { running.task.cancel() }
@@ -637,8 +682,8 @@ public actor AccessEnabler {
             delegate?.callbackEmitted(callback, answering: answering)
         case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
             startBackendTask(operation, request)
-        case .askProvider(let operation, let provider, let resource, let session):
-            startProviderTask(operation, provider: provider, resource: resource, session)
+        case .askProvider(let operation, let provider, let request, let session):
+            startProviderTask(operation, provider: provider, request, session)
         case .resubmit(let held):
             let resubmitted: [(work: Work, ticket: UInt64?)] = held.map { (.input(.callReceived($0.id, $0.call)), nil) }
             mailbox.insert(contentsOf: resubmitted, at: 0)

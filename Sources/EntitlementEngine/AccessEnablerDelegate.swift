@@ -34,6 +34,9 @@ public protocol AccessEnablerDelegate: AnyObject, Sendable {
     /// What the user may access changed with these links of the provider chain (``ProviderChain``):
     /// refresh lock decorations, for example with `checkPreauthorizedResources`.
     func entitlementsChanged(_ providers: [String])
+    /// Answers `signIn` and `signOut`: signed in to `provider` or not, with a failure's code and message,
+    /// or the provider's message for the user.
+    func providerSignInStatus(_ provider: String, signedIn: Bool, errorCode: String, message: String)
     /// Every callback goes through here first, with the ids of the calls it answers (none for a step
     /// such as `navigateToUrl`). The default calls the named method (``deliver(_:)``); a delegate that
     /// needs the call ids (a session host, a bridge) implements this one instead.
@@ -69,6 +72,8 @@ extension AccessEnablerDelegate {
     public func status(_ report: StatusReport) {}
     /// Does nothing.
     public func entitlementsChanged(_ providers: [String]) {}
+    /// Does nothing.
+    public func providerSignInStatus(_ provider: String, signedIn: Bool, errorCode: String, message: String) {}
     /// Calls the named method that matches `callback`.
     public func callbackEmitted(_ callback: Callback, answering calls: [CallID]) { deliver(callback) }
 
@@ -90,6 +95,8 @@ extension AccessEnablerDelegate {
         case .dismissTvProviderDialog(let dialog): dismissTvProviderDialog(dialog)
         case .status(let report): status(report)
         case .entitlementsChanged(let providers): entitlementsChanged(providers)
+        case .providerSignInStatus(let provider, let signedIn, let code, let message):
+            providerSignInStatus(provider, signedIn: signedIn, errorCode: code, message: message)
         }
     }
 }

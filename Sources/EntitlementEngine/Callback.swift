@@ -31,6 +31,10 @@ public enum Callback: Sendable, Hashable {
     /// provider chain (in chain order; `tv-provider` for a login or logout): refresh what the app shows.
     /// Only with a ``ProviderChain``; it answers no call.
     case entitlementsChanged([String])
+    /// `providerSignInStatus(provider, signedIn, errorCode, message)`: the answer to `signIn` and
+    /// `signOut` — signed in or not, the code and message of a failure, or the provider's message for
+    /// the user ("Gold subscriber until March") on success.
+    case providerSignInStatus(provider: String, signedIn: Bool, errorCode: String, message: String)
 
     /// The callback's cookbook name.
     public var name: String {
@@ -49,6 +53,7 @@ public enum Callback: Sendable, Hashable {
         case .dismissTvProviderDialog: "dismissTvProviderDialog"
         case .status: "status"
         case .entitlementsChanged: "entitlementsChanged"
+        case .providerSignInStatus: "providerSignInStatus"
         }
     }
 
@@ -73,6 +78,8 @@ public enum Callback: Sendable, Hashable {
             "status(REGCODE, \(report.level.rawValue), \"\(Redactor.shorten(report.message))\")"
         case .status(let report): "status(\(report.code), \(report.level.rawValue), \"\(report.message)\")"
         case .entitlementsChanged(let providers): "entitlementsChanged(\(providers))"
+        case .providerSignInStatus(let provider, let signedIn, let code, let message):
+            "providerSignInStatus(\"\(provider)\", \(signedIn ? 1 : 0), \"\(code)\", \"\(Redactor.redact(message))\")"
         }
     }
 }

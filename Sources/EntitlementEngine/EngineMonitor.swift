@@ -23,8 +23,8 @@ public enum EngineEvent: Sendable {
     case backendRequested(OperationID, BackendRequest)
     /// A backend request finished.
     case backendFinished(OperationID, Result<BackendResponse, BackendError>)
-    /// A provider of the chain was asked for its credentials for `resource`.
-    case providerAsked(OperationID, provider: String, resource: String)
+    /// A provider of the chain was asked something (credentials for a resource, a verification, …).
+    case providerAsked(OperationID, provider: String, ProviderRequest)
     /// The machine took a transition (reported only when a monitor is attached).
     case transition(TransitionRow)
     /// The machine logged something (late results, joins).
@@ -43,7 +43,7 @@ public enum EngineEvent: Sendable {
         case .backendRequested(let operation, let request): "\(operation) → backend \(request.operation.rawValue)"
         case .backendFinished(let operation, .success): "\(operation) ← backend answered"
         case .backendFinished(let operation, .failure(let error)): "\(operation) ← backend failed: \(Redactor.redact(error.summary))"
-        case .providerAsked(let operation, let provider, let resource): "\(operation) → provider \(provider) for \(resource)"
+        case .providerAsked(let operation, let provider, let request): "\(operation) → provider \(provider): \(request.redactedDescription)"
         case .transition(let row): "  ↳ \(row)"
         case .log(let log): "· \(Redactor.redact(log.description))"
         case .storageFailed(let why): "· token storage failed: \(Redactor.redact(why))"

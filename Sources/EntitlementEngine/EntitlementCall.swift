@@ -22,6 +22,11 @@ public enum EntitlementCall: Sendable, Hashable {
     case getMetadata(MetadataKey)
     /// `logout()`.
     case logout
+    /// `signIn(provider:credentials:)`: sign in to a provider of the chain that takes credentials (a
+    /// direct subscription); the credentials are secrets, used once and never stored.
+    case signIn(provider: String, credentials: [String: String])
+    /// `signOut(provider:)`: sign out of that provider (the credentials kept for good stay).
+    case signOut(provider: String)
 
     /// The call's name as the cookbook writes it.
     public var name: String {
@@ -37,6 +42,8 @@ public enum EntitlementCall: Sendable, Hashable {
         case .checkPreauthorizedResources: "checkPreauthorizedResources"
         case .getMetadata: "getMetadata"
         case .logout: "logout"
+        case .signIn: "signIn"
+        case .signOut: "signOut"
         }
     }
 
@@ -44,7 +51,7 @@ public enum EntitlementCall: Sendable, Hashable {
     public static let names: Set<String> = [
         "setRequestor", "checkAuthentication", "getAuthentication", "setSelectedProvider", "handleExternalURL",
         "getSelectedProvider", "checkAuthorization", "getAuthorization", "checkPreauthorizedResources", "getMetadata",
-        "logout",
+        "logout", "signIn", "signOut",
     ]
 
     /// The call in cookbook notation with secrets shortened (safe for logs and transcripts).
@@ -64,6 +71,9 @@ public enum EntitlementCall: Sendable, Hashable {
             "checkPreauthorizedResources(\(resources), cache: \(cache))"
         case .getMetadata(let key): "getMetadata(\(key))"
         case .logout: "logout()"
+        case .signIn(let provider, let credentials):
+            "signIn(provider: \"\(provider)\", credentials: [\(credentials.keys.sorted().map { "\($0): …" }.joined(separator: ", "))])"
+        case .signOut(let provider): "signOut(provider: \"\(provider)\")"
         }
     }
 }

@@ -29,6 +29,9 @@ public enum ErrorCode {
     public static let providerSubscriptionExpired = "PROVIDER_SUBSCRIPTION_EXPIRED"
     /// `tokenRequestFailed`: the provider failed otherwise (``ProviderFailure/unknown(_:)``).
     public static let providerUnknownError = "PROVIDER_UNKNOWN_ERROR"
+    /// `tokenRequestFailed` and `providerSignInStatus`: the provider no longer knows the user's sign-in
+    /// (``ProviderFailure/invalidToken``, not renewed): sign in again.
+    public static let providerSignedOut = "PROVIDER_SIGNED_OUT"
     /// `tokenRequestFailed`: the user cancelled (``ProviderFailure/cancelledByUser``); no message.
     public static let providerCancelled = "PROVIDER_REQUEST_CANCELLED"
 }

@@ -122,6 +122,10 @@ public enum CallStep: Sendable, Hashable {
     case getMetadata(MetadataKey)
     /// `> logout`.
     case logout
+    /// `> signIn P k=v …`: sign in to provider P with these credentials.
+    case signIn(ValueExpression, credentials: [String: ValueExpression])
+    /// `> signOut P`.
+    case signOut(ValueExpression)
 }
 
 /// How one argument of an expected callback must look.
@@ -203,6 +207,10 @@ public enum WorldAction: Sendable, Hashable {
     case serverAnswers(String, ProgrammerFault, untilHealed: Bool)
     /// `! server ID heals`.
     case serverHeals(String)
+    /// `! server ID invalidates tokens`: the subscription service forgets every user token it issued.
+    case serverInvalidatesTokens(String)
+    /// `! subscriber NAME lapses|renews`.
+    case subscription(String, lapsed: Bool)
     /// `! app on CALLBACK will call CALL`: when CALLBACK next arrives, the app makes CALL from
     /// inside it (the engine queues it behind the step that emitted the callback).
     case callFromCallback(callback: String, call: CallStep)

@@ -134,7 +134,7 @@ public enum ScenarioParser {
         throws(ScenarioParseError.Reason)
     {
         let start = cursor.column
-        switch try cursor.word("a declaration (world, requestor, mvpd, user, provider, chain, engine), 'set', 'ignore' or 'allow'") {
+        switch try cursor.word("a declaration (world, requestor, mvpd, user, provider, subscriber, chain, engine), 'set', 'ignore' or 'allow'") {
         case "world":
             guard first else { throw .at(start, "'world' must be the first declaration") }
             switch try cursor.word("a world name") {
@@ -158,6 +158,28 @@ public enum ScenarioParser {
             let provider = try chainProvider(&cursor)
             scenario.world.chainProviders.removeAll { $0.id == provider.id }
             scenario.world.chainProviders.append(provider)
+        case "subscriber":
+            let name = try cursor.word("a subscriber's user name")
+            try cursor.expect("password")
+            let password = try text(&cursor, "a password")
+            try cursor.expect("of")
+            let providerColumn = cursor.column
+            let provider = try cursor.word("a subscription provider's id")
+            guard scenario.world.chainProviders.contains(where: { $0.id == provider && $0.kind == .subscription }) else {
+                throw .at(providerColumn, "unknown subscription provider '\(provider)' (declare `provider \(provider) subscription` first)")
+            }
+            var subscriber = SimulatedWorld.Subscriber(username: name, password: password, providerID: provider, issues: [])
+            while !cursor.atEnd {
+                let optionColumn = cursor.column
+                switch try cursor.word("a subscriber option") {
+                case "issues": subscriber.issues = Set(try cursor.wordList("an issue id"))
+                case "lapsed": subscriber.lapsed = true
+                case "message": subscriber.message = try text(&cursor, "a message")
+                case let other: throw .at(optionColumn, "unknown subscriber option '\(other)' (issues, lapsed, message)")
+                }
+            }
+            scenario.world.subscribers.removeAll { $0.username == name && $0.providerID == provider }
+            scenario.world.subscribers.append(subscriber)
         case "chain":
             let column = cursor.column
             let order = try cursor.wordList("a provider id or tv-provider")
@@ -269,13 +291,21 @@ public enum ScenarioParser {
             switch try cursor.word("a provider option") {
             case "one-at-a-time": provider.requestsOneAtATime = true
             case "server": provider.kind = .server
+            case "subscription": provider.kind = .subscription
+            case "renews":
+                guard provider.kind == .subscription else { throw .at(optionColumn, "only a `subscription` provider renews tokens") }
+                provider.renews = true
+            case "every":
+                guard provider.kind == .subscription else { throw .at(optionColumn, "only a `subscription` provider verifies on an interval") }
+                provider.verificationInterval = try cursor.duration()
             case "grants": provider.grants = Set(try cursor.wordList("a resource id"))
             case "denies":
                 guard provider.kind == .server else { throw .at(optionColumn, "only a `server` provider denies (write `server` first)") }
                 let resource = try cursor.word("a resource id")
                 provider.denials[resource] = try text(&cursor, "the server's message")
             case "message": provider.message = try text(&cursor, "a message")
-            case let other: throw .at(optionColumn, "unknown provider option '\(other)' (one-at-a-time, server, grants, denies, message)")
+            case let other:
+                throw .at(optionColumn, "unknown provider option '\(other)' (one-at-a-time, server, subscription, grants, denies, renews, every, message)")
             }
         }
         return provider
@@ -378,6 +408,10 @@ public enum ScenarioParser {
             }
             return .getMetadata(key)
         case "logout": return .logout
+        case "signIn":
+            let provider = try cursor.value("a provider id")
+            return .signIn(provider, credentials: try cursor.pairs())
+        case "signOut": return .signOut(try cursor.value("a provider id"))
         case let other: throw .at(column, "unknown API call '\(other)'")
         }
     }
@@ -412,7 +446,7 @@ public enum ScenarioParser {
 
     private static func action(_ cursor: inout TokenCursor, platform: Bool) throws(ScenarioParseError.Reason) -> WorldAction {
         let column = cursor.column
-        switch try cursor.word("who acts: user, web view, clock, backend, storage, attacker, platform, second-screen, provider, server, engine or app") {
+        switch try cursor.word("who acts: user, web view, clock, backend, storage, attacker, platform, second-screen, provider, server, subscriber, engine or app") {
         case "user":
             if cursor.accept("logs") {
                 try cursor.expect("in as")
@@ -518,6 +552,10 @@ public enum ScenarioParser {
         case "server":
             let id = try cursor.word("a server provider's id")
             if cursor.accept("heals") { return .serverHeals(id) }
+            if cursor.accept("invalidates") {
+                try cursor.expect("tokens")
+                return .serverInvalidatesTokens(id)
+            }
             try cursor.expect("answers")
             let faultColumn = cursor.column
             let fault: ProgrammerFault
@@ -534,6 +572,14 @@ public enum ScenarioParser {
                 untilHealed = true
             }
             return .serverAnswers(id, fault, untilHealed: untilHealed)
+        case "subscriber":
+            let name = try cursor.word("a subscriber's user name")
+            let verbColumn = cursor.column
+            switch try cursor.word("lapses or renews") {
+            case "lapses": return .subscription(name, lapsed: true)
+            case "renews": return .subscription(name, lapsed: false)
+            case let other: throw .at(verbColumn, "unknown subscriber action '\(other)' (lapses, renews)")
+            }
         case "engine":
             try cursor.expect("restarts")
             return .restartEngine
@@ -556,7 +602,7 @@ public enum ScenarioParser {
             try cursor.expect("will call")
             return .callFromCallback(callback: callback, call: try call(&cursor))
         case let other:
-            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, storage, attacker, platform, second-screen, provider, server, engine, app)")
+            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, storage, attacker, platform, second-screen, provider, server, subscriber, engine, app)")
         }
     }
 

@@ -58,6 +58,12 @@ extension ScenarioRun {
                 return name
             }
             return { await $0.checkPreauthorizedResources(names, cache: cache); return nil }
+        case .signIn(let provider, let credentials):
+            let (id, values) = (try text(provider), try texts(credentials))
+            return { await $0.signIn(provider: id, credentials: values); return nil }
+        case .signOut(let provider):
+            let id = try text(provider)
+            return { await $0.signOut(provider: id); return nil }
         case .getMetadata(let key): return { await $0.getMetadata(key); return nil }
         case .logout: return { await $0.logout(); return nil }
         }
@@ -99,6 +105,10 @@ extension ScenarioRun {
             await world.simulator.failProgrammer(id, with: fault, untilHealed: untilHealed)
         case .serverHeals(let id):
             await world.simulator.healProgrammer(id)
+        case .serverInvalidatesTokens(let id):
+            await world.simulator.invalidateSubscriptionTokens(id)
+        case .subscription(let name, let lapsed):
+            await world.simulator.setSubscription(of: name, lapsed: lapsed)
         case .resetTempPass:
             await world.simulator.resetTempPass(deviceID: deviceID(name))
         case .activate(let code, let user, let password):

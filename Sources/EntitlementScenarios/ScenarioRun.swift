@@ -14,6 +14,8 @@ struct ScenarioRun {
         let backend: @Sendable () -> (any EntitlementBackend)?
         /// How a server-based provider reaches the programmer's service `id`: over HTTP, or nil in process.
         var programmerURL: @Sendable (String) -> String? = { _ in nil }
+        /// Where a subscription provider's Security API `id` answers over HTTP (its `ENDPOINT`), or nil in process.
+        var securityAPIBase: @Sendable (String) -> String? = { _ in nil }
 
         /// The provider chain for a new engine: the world's providers, server-based ones on their transport.
         func providerChain() -> ProviderChain? {
@@ -26,6 +28,16 @@ struct ScenarioRun {
                     id: declared.id, url: programmerURL(declared.id) ?? "sim://programmer/\(declared.id)/authorize",
                     resources: declared.grants.union(declared.denials.keys), transport: transport,
                     decorate: { $0.headers["Authorization"] = "Bearer programmer-key" })
+            }
+            for declared in scenario.world.chainProviders where declared.kind == .subscription {
+                let base = securityAPIBase(declared.id)
+                let transport: any ProviderTransport =
+                    base.map { _ in URLSessionProviderTransport(timeout: .seconds(5)) }
+                    ?? SimulatedSecurityAPITransport(simulator: simulator, providerID: declared.id)
+                servers[declared.id] = DirectSubscriptionProvider(
+                    id: declared.id,
+                    endpoints: .init(base: base ?? "sim://security-api/\(declared.id)", renews: declared.renews),
+                    verificationInterval: declared.verificationInterval, transport: transport)
             }
             return simulator.providerChain(others: servers)
         }

@@ -76,6 +76,7 @@ public struct ScenarioRunner: Sendable {
             })
         // Over HTTP the programmer's servers answer on the same server.
         world.programmerURL = { id in serverURL.map { SimulatorHTTPApp.programmerURL(baseURL: $0, serverID: id) } }
+        world.securityAPIBase = { id in serverURL.map { SimulatorHTTPApp.securityAPIBase(baseURL: $0, providerID: id) } }
         var run = ScenarioRun(world, recorder: recorder)
         let failure = await run.execute()
         await server?.shutdown()

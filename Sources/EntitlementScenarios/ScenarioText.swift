@@ -38,6 +38,7 @@ public enum ScenarioText {
         "status": ["code", "level", "message"],
         "optionsRefused": ["[unknown keys]"],
         "entitlementsChanged": ["[provider ids]"],
+        "providerSignInStatus": ["provider", "1|0", "errorCode", "message"],
     ]
 
     /// Each backend operation a `⇢` line can expect, and its arguments in script order.

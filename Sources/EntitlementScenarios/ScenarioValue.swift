@@ -22,6 +22,8 @@ public indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible 
     /// Tokens, codes and states are long runs of base64url text mixing lower case, upper case and
     /// digits; error codes, ids and sentences are not.
     static func looksSecret(_ text: String) -> Bool {
+        // An HTTP credential (a provider's edition credentials): `Basic …`, `Bearer …`.
+        for scheme in ["Basic ", "Bearer "] where text.hasPrefix(scheme) && text.count > scheme.count + 8 { return true }
         let token =
             text.count >= 20
             && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
@@ -95,6 +97,8 @@ public struct ObservedCallback: Sendable, Hashable {
         case .presentTvProviderDialog(let dialog), .dismissTvProviderDialog(let dialog): arguments = [.text(dialog.id)]
         case .status(let report): arguments = [.text(report.code), .text(report.level.rawValue), .text(report.message)]
         case .entitlementsChanged(let providers): arguments = [list(providers)]
+        case .providerSignInStatus(let provider, let signedIn, let code, let message):
+            arguments = [.text(provider), .text(signedIn ? "1" : "0"), .text(code), .text(message)]
         }
     }
 

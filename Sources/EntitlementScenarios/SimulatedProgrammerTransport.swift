@@ -10,17 +10,42 @@ struct SimulatedProgrammerTransport: ProviderTransport {
     let serverID: String
 
     func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
+        Self.answer(await simulator.programmerAuthorization(serverID: serverID, form: Self.form(request)))
+    }
+
+    /// The request's form: its body, or for a GET its query.
+    static func form(_ request: V2OutgoingRequest) -> [String: String] {
+        let text = request.method == "GET" ? String(request.url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "")
+            : String(decoding: request.body, as: UTF8.self)
         var form: [String: String] = [:]
-        for pair in String(decoding: request.body, as: UTF8.self).split(separator: "&") {
+        for pair in text.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, let name = try? PercentEncoding.decode(parts[0]),
                 let value = try? PercentEncoding.decode(parts[1])
             else { continue }
             form[name] = value
         }
-        switch await simulator.programmerAuthorization(serverID: serverID, form: form) {
-        case .http(let status, let contentType, let body): return .success(ProviderHTTPAnswer(status: status, contentType: contentType, body: body))
-        case .noAnswer: return .failure(.networkFailure)
+        return form
+    }
+
+    static func answer(_ answer: ProgrammerAnswer) -> Result<ProviderHTTPAnswer, ProviderFailure> {
+        switch answer {
+        case .http(let status, let contentType, let body): .success(ProviderHTTPAnswer(status: status, contentType: contentType, body: body))
+        case .noAnswer: .failure(.networkFailure)
         }
+    }
+}
+
+/// A subscription provider's transport in process: the operation is the URL's last path component
+/// (`…/verify_subscription/`), the form its body or query.
+struct SimulatedSecurityAPITransport: ProviderTransport {
+    let simulator: Simulator
+    let providerID: String
+
+    func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
+        let path = request.url.split(separator: "?", maxSplits: 1)[0]
+        let operation = String(path.split(separator: "/").last ?? "")
+        return SimulatedProgrammerTransport.answer(
+            await simulator.securityAPI(providerID: providerID, operation: operation, form: SimulatedProgrammerTransport.form(request)))
     }
 }

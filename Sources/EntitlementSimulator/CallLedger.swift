@@ -92,6 +92,9 @@ public final class CallLedger: EngineMonitor {
             return resource == answered
         case (.checkPreauthorizedResources, .preauthorizedResources): return true
         case (.getMetadata(let key), .setMetadataStatus(_, _, let answered)): return key == answered
+        case (.signIn(let provider, _), .providerSignInStatus(let answered, _, _, _)),
+            (.signOut(let provider), .providerSignInStatus(let answered, _, _, _)):
+            return provider == answered
         default: return false
         }
     }

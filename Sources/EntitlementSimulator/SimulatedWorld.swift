@@ -120,6 +120,35 @@ public struct SimulatedWorld: Sendable {
     public var users: [User]
     /// Providers of a chain beside the TV provider (scenario `provider` declarations), in declaration order.
     public var chainProviders: [ChainProvider] = []
+    /// The subscribers of the world's direct subscriptions (`subscriber` declarations).
+    public var subscribers: [Subscriber] = []
+
+    /// A user of a direct subscription (Pugpig's Security API).
+    public struct Subscriber: Sendable, Hashable {
+        /// The name the user signs in with.
+        public var username: String
+        /// The password.
+        public var password: String
+        /// The subscription provider's id.
+        public var providerID: String
+        /// The issues the subscription gives access to.
+        public var issues: Set<String>
+        /// Whether the subscription has lapsed (sign-in still works, the same as for an active one).
+        public var lapsed = false
+        /// The message Verify Subscription shows.
+        public var message: String?
+
+        /// Creates a subscriber.
+        public init(username: String, password: String, providerID: String, issues: Set<String>, lapsed: Bool = false, message: String? = nil) {
+            self.username = username
+            self.password = password
+            self.providerID = providerID
+            self.issues = issues
+            self.lapsed = lapsed
+            self.message = message
+        }
+    }
+
     /// The chain's order by id (`tv-provider` for the TV provider); nil: the declared providers, then the TV provider.
     public var chainOrder: [String]?
 
@@ -132,6 +161,9 @@ public struct SimulatedWorld: Sendable {
             /// The programmer's own authorization service (``Simulator/programmerAuthorization(serverID:form:)``),
             /// asked by a server-based authorization provider over HTTP or in process.
             case server
+            /// A direct subscription on Pugpig's Security API (``Simulator/securityAPI(providerID:operation:form:)``),
+            /// its subscribers declared with ``SimulatedWorld/subscribers``.
+            case subscription
         }
 
         /// Its id.
@@ -140,6 +172,10 @@ public struct SimulatedWorld: Sendable {
         public var kind = Kind.simulated
         /// For a server: the resources it refuses, with its message (it claims these and ``grants``).
         public var denials: [String: String] = [:]
+        /// For a subscription: whether its service renews invalid tokens.
+        public var renews = false
+        /// For a subscription: how often the engine verifies again (nil: at `setRequestor` only).
+        public var verificationInterval: Duration?
         /// Whether it takes one credentials request at a time.
         public var requestsOneAtATime = false
         /// The resources it claims for every user.

@@ -85,8 +85,12 @@ public actor Simulator {
     public internal(set) var issuedSecrets: [String] = []
     /// What each programmer's server was asked (``programmerAuthorization(serverID:form:)``).
     var programmerRequests: [(server: String, session: String, resource: String)] = []
-    /// Faults of the programmer's servers, by id.
+    /// Faults of the programmer's servers (and of the Security API services), by id.
     var programmerFaults: [String: (fault: ProgrammerFault, untilHealed: Bool)] = [:]
+    /// The user tokens the Security API services issued: by token, the provider, the subscriber and whether it is still valid.
+    var subscriptionTokens: [String: (provider: String, subscriber: String, valid: Bool)] = [:]
+    /// The subscribers as they are now (a script may let one lapse or renew).
+    lazy var subscribers: [SimulatedWorld.Subscriber] = world.subscribers
 
     /// Creates a simulator of `world` on `clock`, minting secrets from `seed`.
     public init(world: SimulatedWorld = .default, clock: any EngineClock, seed: UInt64 = 7) {

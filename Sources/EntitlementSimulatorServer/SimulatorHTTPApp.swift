@@ -29,6 +29,7 @@ public struct SimulatorHTTPApp: Sendable {
     /// The answer to `request`.
     public func respond(_ request: HTTPRequest) async -> HTTPResponse {
         if request.path.hasPrefix(Self.programmerPath) { return await programmer(request) }
+        if request.path.hasPrefix(Self.securityAPIPath) { return await securityAPI(request) }
         switch V2HTTPRoute.read(request) {
         case .api(let v2, let context): return await api(v2, context)
         case .refused(let refusal): return Self.http(refusal)
@@ -89,6 +90,32 @@ public struct SimulatorHTTPApp: Sendable {
         case .noAnswer:
             let body = Array(#"{"partial":"the connection resets before this body ends"}"#.utf8)
             return HTTPResponse(status: 200, headers: Self.jsonHeaders, body: body, ending: .resetMidBody(bodyBytes: 8))
+        }
+    }
+
+    // MARK: - Pugpig's Security API
+
+    /// Where the subscription services answer: `/security-api/ID/sign_in/` and the other operations.
+    public static let securityAPIPath = "/security-api/"
+
+    /// The base URL (Pugpig's `ENDPOINT`) of subscription service `id` under `baseURL`.
+    public static func securityAPIBase(baseURL: String, providerID: String) -> String {
+        baseURL + securityAPIPath + PercentEncoding.encode(providerID)
+    }
+
+    private func securityAPI(_ request: HTTPRequest) async -> HTTPResponse {
+        let parts = request.path.dropFirst(Self.securityAPIPath.count).split(separator: "/")
+        guard parts.count == 2, let id = try? PercentEncoding.decode(parts[0]) else { return .text(404, "Not found.\n") }
+        let form =
+            request.method == "POST"
+            ? FormFields.parse(Substring(String(decoding: request.body, as: UTF8.self))) : FormFields.parse(request.query)
+        switch await service.simulator.securityAPI(providerID: id, operation: String(parts[1]), form: form) {
+        case .http(let status, let contentType, let body):
+            return HTTPResponse(
+                status: status, headers: HTTPHeaders([("Content-Type", contentType), ("Cache-Control", "no-store")]), body: body)
+        case .noAnswer:
+            let body = Array("<token>the connection resets before this body ends</token>".utf8)
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/xml")]), body: body, ending: .resetMidBody(bodyBytes: 8))
         }
     }
 

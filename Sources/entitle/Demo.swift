@@ -10,8 +10,8 @@ struct Demo {
         switch event {
         case .callReceived, .callbackEmitted, .log:
             print("  " + event.redactedDescription)
-        case .providerAsked(_, let provider, let resource):
-            print("      ⇢ provider \(provider): credentials for \(resource)")
+        case .providerAsked(_, let provider, let request):
+            print("      ⇢ provider \(provider): \(request.redactedDescription)")
         case .backendRequested(_, let request):
             print("      ⇢ \(request.v2.method.rawValue) \(Redactor.redact(request.v2.target))")
         case .backendFinished(_, .success(let response)):

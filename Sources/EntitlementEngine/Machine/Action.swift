@@ -7,9 +7,9 @@ public enum Action: Sendable, Hashable {
     /// verify what the user may access; answer with
     /// ``Input/configurationLoaded(_:_:_:others:verified:)`` or ``Input/configurationFailed(_:_:)``.
     case loadConfiguration(OperationID, BackendRequest)
-    /// Ask a provider of the chain for its credentials for `resource`, within the request deadline;
-    /// answer with ``Input/providerAnswered(_:_:)``.
-    case askProvider(OperationID, provider: String, resource: String, ProviderSession)
+    /// Ask a provider of the chain (credentials, a verification, a sign-in, a renewal, a sign-out),
+    /// within the request deadline; answer with ``Input/providerAnswered(_:_:)``.
+    case askProvider(OperationID, provider: String, ProviderRequest, ProviderSession)
     /// Send a backend request; answer with ``Input/backendAnswered(_:_:)`` or ``Input/backendFailed(_:_:)``.
     case callBackend(OperationID, BackendRequest)
     /// Feed these held calls back as inputs, in order, before any other input (the queue flush:

@@ -21,6 +21,9 @@ public struct AuthorizationRequest: Sendable, Hashable {
     public var waiters: [CallID]
     /// Where the request is.
     public var phase: Phase
+    /// Waiting (``Phase/waitingForProvider(_:)``) for the provider's token to be renewed, not for
+    /// another request to end.
+    public var awaitsRenewal = false
 
     /// Creates a request.
     public init(resource: String, data: [String: String], waiters: [CallID], phase: Phase) {

@@ -19,6 +19,10 @@ public enum CallRefusal: Error, Sendable, Hashable {
     case tooManyResources(limit: Int)
     /// `handleExternalURL` refused the URL.
     case redirect(RedirectRefusal)
+    /// `signIn` or `signOut` named no provider of the chain that takes a sign-in.
+    case noSignIn(provider: String)
+    /// `signIn` while the provider's sign-in, verification or renewal runs.
+    case signInInProgress(provider: String)
 
     /// The `status` code.
     public var code: String {
@@ -32,6 +36,8 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .requestorNotConfigured: "REQUESTOR_NOT_CONFIGURED"
         case .tooManyResources: "P100"
         case .redirect(let refusal): refusal.code
+        case .noSignIn: "NO_PROVIDER_SIGN_IN"
+        case .signInInProgress: "PROVIDER_SIGN_IN_IN_PROGRESS"
         }
     }
 
@@ -48,6 +54,8 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .requestorNotConfigured: "No requestor is configured."
         case .tooManyResources(let limit): "Pre-authorization failed: too many resources (at most \(limit) per call)."
         case .redirect(let refusal): refusal.message
+        case .noSignIn(let provider): "No provider of the chain called '\(provider)' takes a sign-in."
+        case .signInInProgress(let provider): "The sign-in with '\(provider)' is still running; wait for providerSignInStatus."
         }
     }
 

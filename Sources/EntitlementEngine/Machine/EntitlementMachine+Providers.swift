@@ -14,7 +14,7 @@ extension EntitlementMachine {
             if case .authenticated = authentication { return true }
             return false
         }
-        return providerViews[link.id]?.claims(resource) ?? false
+        return providerViews[link.id]?.claims(resource) ?? false || providerAccounts[link.id]?.kept[resource] != nil
     }
 
     /// The link that answers an authorization of `resource`: the first that claims it, else the last
@@ -46,6 +46,11 @@ extension EntitlementMachine {
     mutating func askProvider(
         _ id: CallID, _ link: ProviderLink, resource: String, data: [String: String], _ configuration: RequestorConfiguration
     ) -> [Action] {
+        if let kept = providerAccounts[link.id]?.kept[resource] {
+            // Kept for good (a lapsed subscriber keeps what was granted): no request.
+            recordAuthorization(from: .idle, to: .idle, .keptCredentials, .setToken)
+            return [.emit(.setToken(token: kept, resource: resource), answering: [id])]
+        }
         authorizations.append(AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForProvider(link.id)))
         if link.requestsOneAtATime, isAsking(link.id) {
             recordAuthorization(from: .idle, to: .waitingForProvider, .providerBusy)
@@ -61,30 +66,51 @@ extension EntitlementMachine {
         }
     }
 
-    private mutating func startAsking(
+    mutating func startAsking(
         at index: Int, _ provider: String, from: AuthorizationRequest.Kind, _ condition: TransitionGuard?,
         _ configuration: RequestorConfiguration
     ) -> [Action] {
         let operation = nextOperation()
         recordAuthorization(from: from, to: .askingProvider, condition, .askProvider)
         authorizations[index].phase = .askingProvider(provider, operation)
-        let session = ProviderSession.of(deviceID: deviceID, requestorID: configuration.requestorID, configuration: configurationOperation)
-        return [.askProvider(operation, provider: provider, resource: authorizations[index].resource, session)]
+        return [.askProvider(operation, provider: provider, .credentials(resource: authorizations[index].resource), providerSession(provider, configuration))]
     }
 
-    /// A provider's answer ends its request (every waiter gets its own callback); the provider's next
-    /// held request starts.
-    mutating func providerAnswered(_ operation: OperationID, _ result: Result<ProviderCredentials, ProviderFailure>)
-        -> [Action]
-    {
-        guard let index = authorizations.firstIndex(where: { $0.operation == operation }),
-            case .askingProvider(let provider, _) = authorizations[index].phase
-        else { return [.log(.lateResultIgnored(operation))] }
+    /// A provider answered: a credentials request, or an account's sign-in, verification or renewal.
+    mutating func providerAnswered(_ operation: OperationID, _ answer: ProviderAnswer) -> [Action] {
+        guard case .configured(let configuration) = configuration else {
+            return answer == .signedOut ? [] : [.log(.lateResultIgnored(operation))]
+        }
+        if case .credentials(let result) = answer, let index = authorizations.firstIndex(where: { $0.operation == operation }) {
+            return credentialsAnswered(index, result, configuration)
+        }
+        if let (provider, work) = accountWork.first(where: { $0.value.operation == operation }) {
+            return accountAnswered(provider, work, answer, configuration)
+        }
+        // A sign-out's answer changes nothing (best effort); any other is late.
+        return answer == .signedOut ? [] : [.log(.lateResultIgnored(operation))]
+    }
+
+    /// A credentials answer ends its request (every waiter gets its own callback); the provider's next
+    /// held request starts. An invalid token holds the request for a renewal, once.
+    private mutating func credentialsAnswered(
+        _ index: Int, _ result: Result<ProviderCredentials, ProviderFailure>, _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        guard case .askingProvider(let provider, _) = authorizations[index].phase else { return [] }
+        if case .failure(.invalidToken) = result, settings.providers.contains(where: { $0.id == provider && $0.signsIn }) {
+            recordAuthorization(from: .askingProvider, to: .waitingForProvider, .invalidToken)
+            authorizations[index].phase = .waitingForProvider(provider)
+            authorizations[index].awaitsRenewal = true
+            if accountWork[provider] != nil { return [] }  // a renewal or verification runs: it resumes the request
+            return renewOrSignOut(provider, calls: [], configuration)
+        }
         let request = authorizations.remove(at: index)
         var actions: [Action]
         switch result {
         case .success(let credentials):
             recordAuthorization(from: .askingProvider, to: .idle, .credentialsGiven, .setToken)
+            renewedRecently.remove(provider)
+            if credentials.keep { providerAccounts[provider, default: ProviderAccount()].kept[request.resource] = credentials.token }
             actions = request.waiters.map {
                 .emit(.setToken(token: credentials.token, resource: request.resource), answering: [$0])
             }
@@ -96,9 +122,7 @@ extension EntitlementMachine {
                     answering: [$0])
             }
         }
-        if case .configured(let configuration) = configuration,
-            let next = authorizations.firstIndex(where: { $0.phase == .waitingForProvider(provider) })
-        {
+        if let next = authorizations.firstIndex(where: { $0.phase == .waitingForProvider(provider) && !$0.awaitsRenewal }) {
             actions += startAsking(at: next, provider, from: .waitingForProvider, nil, configuration)
         }
         return actions
@@ -107,13 +131,18 @@ extension EntitlementMachine {
     // MARK: - Views
 
     /// Takes what each provider verified; a provider whose verification failed keeps its last view,
-    /// and the app is told with a `status` warning.
-    mutating func takeVerifications(_ verified: [String: Result<ProviderView, ProviderFailure>]) -> [Action] {
+    /// and the app is told with a `status` warning; an invalid user token is renewed or signed out.
+    mutating func takeVerifications(
+        _ verified: [String: Result<ProviderView, ProviderFailure>], _ configuration: RequestorConfiguration
+    ) -> [Action] {
         var actions: [Action] = []
         for link in settings.providers where !link.isTVProvider {
             switch verified[link.id] {
             case .success(let view)?:
                 providerViews[link.id] = view
+                actions += scheduleVerification(link.id)
+            case .failure(.invalidToken)? where link.signsIn:
+                actions += renewOrSignOut(link.id, calls: [], configuration)
             case .failure(let failure)?:
                 record(
                     .entitlements, from: EntitlementsWatch.watching.rawValue, to: EntitlementsWatch.watching.rawValue,
@@ -122,6 +151,7 @@ extension EntitlementMachine {
                     code: ErrorCode.providerVerificationFailed, level: .warning,
                     message: "The provider '\(link.id)' could not verify what the user may access (\(failure.description)); its last answer stands.")
                 actions.append(.emit(.status(notice), answering: []))
+                actions += scheduleVerification(link.id)
             case nil:
                 break
             }

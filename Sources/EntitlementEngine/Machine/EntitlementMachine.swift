@@ -1,10 +1,11 @@
 /// The engine's pure state machine: `handle(input, at:) -> [Action]`, no I/O, clock or randomness.
 ///
-/// Five orthogonal regions: ``configuration`` (with the queue of calls held until `setRequestor`
+/// Six orthogonal regions: ``configuration`` (with the queue of calls held until `setRequestor`
 /// completes), ``authentication`` (login flows and logout), ``authorizations`` (one small machine
 /// per resource, answered by the TV provider or another provider of the chain), the calls region
 /// (refusals, read-only answers, pre-authorizations and metadata reads) and, with a provider chain,
-/// the entitlements region (``Callback/entitlementsChanged(_:)``). The owner (``AccessEnabler``) turns calls, backend answers and timers into ``Input``s and
+/// the entitlements region (``Callback/entitlementsChanged(_:)``) and the accounts region (providers
+/// the user signs in to). The owner (``AccessEnabler``) turns calls, backend answers and timers into ``Input``s and
 /// runs the returned ``Action``s in order; tests drive this struct directly.
 ///
 /// Every state change goes through a recording helper, so with ``recordsTransitions`` on, each
@@ -74,6 +75,12 @@ public struct EntitlementMachine: Sendable {
     public internal(set) var options: [String: String] = [:]
     /// What each provider of the chain (by id) last verified the user may access.
     public internal(set) var providerViews: [String: ProviderView] = [:]
+    /// What the user holds with each provider that takes a sign-in (saved with the tokens).
+    public internal(set) var providerAccounts: [String: ProviderAccount] = [:]
+    /// What each such account is doing (the accounts region).
+    public internal(set) var accountWork: [String: AccountWork] = [:]
+    /// Providers whose token was renewed and not used successfully since: another "invalid" signs out.
+    var renewedRecently: Set<String> = []
     /// What the app was last told it may access (``announceEntitlements()``); boxed, and nil for
     /// ``Entitlements/none``, so a machine without a chain carries one word for it.
     var announcedEntitlements: Entitlements {
@@ -222,6 +229,8 @@ public struct EntitlementMachine: Sendable {
             return providerAnswered(operation, result)
         case .timerFired(.retry(let operation)):
             return resend(operation)
+        case .timerFired(.providerVerification(let provider)):
+            return verificationDue(provider)
         case .timerFired(let timer):
             return timerFired(timer)
         case .storageChanged(let stored):
@@ -270,7 +279,8 @@ public struct EntitlementMachine: Sendable {
         guard case .configuring(_, let expected, let calls) = configuration, expected == operation else {
             return [.log(.lateResultIgnored(operation))]
         }
-        let notices = takeVerifications(verified)
+        if stored.deviceID ?? deviceID == deviceID { providerAccounts = stored.providerAccounts }
+        let notices = takeVerifications(verified, loaded)
         let silent = signInSilently(loaded, stored, others: others, calls: calls)
         guard silent.isEmpty else { return notices + silent }
         moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
@@ -499,6 +509,8 @@ public struct EntitlementMachine: Sendable {
                 actions += checkPreauthorizedResources(id, resources, cache: cache, configuration)
             case .getMetadata(let key): actions += getMetadata(id, key, configuration)
             case .logout: actions += logout(id, configuration)
+            case .signIn(let provider, let credentials): actions += signIn(id, provider, credentials, configuration)
+            case .signOut(let provider): actions += signOut(id, provider, configuration)
             }
             return actions
         }
@@ -518,6 +530,8 @@ public struct EntitlementMachine: Sendable {
             return authorizationFailed(resource, ErrorCode.genericAuthorization, why, answering: [id])
         case .checkPreauthorizedResources: return [.emit(.preauthorizedResources([]), answering: [id])]
         case .getMetadata(let key): return [.emit(.setMetadataStatus(nil, encrypted: false, key: key), answering: [id])]
+        case .signIn(let provider, _), .signOut(let provider):
+            return [.emit(.providerSignInStatus(provider: provider, signedIn: false, errorCode: ErrorCode.providerUnknownError, message: why), answering: [id])]
         }
     }
 
@@ -696,7 +710,7 @@ public struct EntitlementMachine: Sendable {
         }
         let tokens = StoredTokens(
             authentication: authentication, selectedProvider: selectedProviderID,
-            deviceID: deviceID, pendingLogin: pending)
+            deviceID: deviceID, pendingLogin: pending, providerAccounts: providerAccounts)
         return tokens.holdsNothing ? .empty : tokens
     }
 
@@ -799,6 +813,7 @@ public struct EntitlementMachine: Sendable {
             actions += finishLogout(logout, alsoAnswering: [])
         }
         actions += abortRequests(code: ErrorCode.genericAuthorization, description: reason)
+        actions += abandonAccountWork()
         let tokens = storedTokens
         if tokens != persisted {
             actions.insert(persist(tokens, current), at: 0)

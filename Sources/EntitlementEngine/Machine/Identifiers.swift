@@ -35,6 +35,8 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
     case profileRead(FlowID)
     /// The next attempt of a request the service asked to retry (an enhanced error with `action: retry`).
     case retry(OperationID)
+    /// The next verification of a provider of the chain that verifies on an interval.
+    case providerVerification(String)
 
     /// The timer's name.
     public var name: String {
@@ -44,6 +46,7 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
         case .registrationExpiry: "registrationExpiry"
         case .profileRead: "profileRead"
         case .retry: "retry"
+        case .providerVerification: "providerVerification"
         }
     }
 
@@ -52,7 +55,7 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .redirectDeadline(let flow), .registrationPoll(let flow), .registrationExpiry(let flow), .profileRead(let flow):
             flow
-        case .retry: nil
+        case .retry, .providerVerification: nil
         }
     }
 
@@ -60,6 +63,7 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .retry(let operation): "\(name)(\(operation))"
+        case .providerVerification(let provider): "\(name)(\(provider))"
         default: "\(name)(\(flow.map(\.description) ?? ""))"
         }
     }

@@ -18,8 +18,8 @@ public enum Input: Sendable, Hashable {
     case backendAnswered(OperationID, BackendResponse)
     /// A backend request failed.
     case backendFailed(OperationID, BackendError)
-    /// A provider answered a credentials request (or its deadline passed: ``ProviderFailure/networkFailure``).
-    case providerAnswered(OperationID, Result<ProviderCredentials, ProviderFailure>)
+    /// A provider of the chain answered (past the deadline: ``ProviderFailure/networkFailure``).
+    case providerAnswered(OperationID, ProviderAnswer)
     /// A timer fired.
     case timerFired(TimerID)
     /// The platform's provider picker for a login flow answered (cookbook D).

@@ -51,6 +51,7 @@ extension StateChart {
                 title: "a provider of the chain (providers.md)"),
             Part(name: "calls", region: .calls, states: TransitionRow.Region.calls.states, title: "calls"),
             Part(name: "entitlements", region: .entitlements, states: TransitionRow.Region.entitlements.states, title: "entitlements"),
+            Part(name: "accounts", region: .accounts, states: TransitionRow.Region.accounts.states, title: "accounts"),
         ]
 
         /// The regions the overview draws (the calls region's two states are in its own chart).

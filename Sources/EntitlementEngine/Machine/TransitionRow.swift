@@ -15,6 +15,8 @@ public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvert
         case calls
         /// With a provider chain: watches what the user may access, and says when it changed.
         case entitlements
+        /// One small machine per provider of the chain that takes a sign-in (``EntitlementMachine/AccountKind``).
+        case accounts
 
         /// Orders regions as listed.
         public static func < (lhs: Region, rhs: Region) -> Bool {
@@ -29,6 +31,7 @@ public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvert
             case .authorization: AuthorizationRequest.Kind.allCases.map(\.rawValue)
             case .calls: PendingCallKind.allCases.map(\.rawValue)
             case .entitlements: EntitlementsWatch.allCases.map(\.rawValue)
+            case .accounts: EntitlementMachine.AccountKind.allCases.map(\.rawValue)
             }
         }
 
@@ -149,6 +152,22 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case verificationFailed
     /// A provider's view or the TV-provider sign-in changed.
     case changed
+    /// A sign-in, verification or renewal already runs for the provider.
+    case signInInProgress
+    /// The provider accepted the credentials: a user token.
+    case signedIn
+    /// The provider said what the user may access.
+    case verified
+    /// The provider renewed the user token.
+    case renewed
+    /// The service called the user token invalid.
+    case invalidToken
+    /// The provider's verification interval is over.
+    case verificationDue
+    /// The user signed out of the provider (or was signed out: the token could not be renewed).
+    case signedOut
+    /// The provider keeps these credentials for good: answered without asking.
+    case keptCredentials
     /// A request for the same resource and data is already running.
     case identicalRequest
     /// A logout waits for its redirect.
@@ -295,6 +314,8 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case askProvider
     /// Emit `entitlementsChanged`.
     case entitlementsChanged
+    /// Emit `providerSignInStatus`.
+    case providerSignInStatus
 }
 
 /// Every input a row can name: the calls, the other inputs, and two the regions name specially.
@@ -337,8 +358,12 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case backendFailed
     /// A flow's deadline passed.
     case timerFired
-    /// A provider of the chain answered a credentials request.
+    /// A provider of the chain answered.
     case providerAnswered
+    /// `signIn` (to a provider of the chain).
+    case signIn
+    /// `signOut` (of a provider of the chain).
+    case signOut
     /// Any input: the entitlements region looks at the outcome of every one.
     case anyInput
     /// The stored authentication expired (noticed before a call).

@@ -9,7 +9,7 @@ public enum TransitionTable {
     /// Every row, in chart order: by region, then by the source state's place in the region,
     /// then by input, condition and target.
     public static let rows: [TransitionRow] = (
-        configurationRows + authenticationRows + authorizationRows + providerRows + callRows + entitlementsRows)
+        configurationRows + authenticationRows + authorizationRows + providerRows + callRows + entitlementsRows + accountRows)
         .sorted { lhs, rhs in
             func key(_ row: TransitionRow) -> (Int, Int, String, String, String) {
                 let regionIndex = TransitionRow.Region.allCases.firstIndex(of: row.region) ?? 0
@@ -256,6 +256,8 @@ public enum TransitionTable {
         call(.idle, .timerFired, .retryDue, to: .idle, .resendRequest),
         call(.idle, .setRequestor, .emptyArgument, to: .idle, .status),
         call(.idle, .setSelectedProvider, .unknownProvider, to: .idle, .status),
+        call(.idle, .signIn, .unknownProvider, to: .idle, .status),
+        call(.idle, .signOut, .unknownProvider, to: .idle, .status),
         call(.preauthorizing, .backendAnswered, to: .idle, .preauthorizedResources),
         call(.preauthorizing, .backendAnswered, .malformedAnswer, to: .idle, .status, .preauthorizedResources),
         call(.preauthorizing, .backendFailed, to: .idle, .status, .preauthorizedResources),
@@ -281,6 +283,37 @@ public enum TransitionTable {
         authorization(.waitingForProvider, .getAuthorization, .identicalRequest, to: .waitingForProvider, .join),
         authorization(.waitingForProvider, .logout, to: .idle, .tokenRequestFailed),
         authorization(.waitingForProvider, .setRequestor, to: .idle, .tokenRequestFailed),
+        authorization(.idle, .getAuthorization, .keptCredentials, to: .idle, .setToken),
+        authorization(.askingProvider, .providerAnswered, .invalidToken, to: .waitingForProvider),
+        authorization(.waitingForProvider, .providerAnswered, .renewed, to: .askingProvider, .askProvider),
+        authorization(.waitingForProvider, .providerAnswered, .signedOut, to: .idle, .tokenRequestFailed),
+    ]
+
+    // MARK: - Accounts (providers the user signs in to)
+
+    static let accountRows: [TransitionRow] = [
+        account(.signedOut, .signIn, to: .signingIn, .askProvider),
+        account(.signedIn, .signIn, to: .signingIn, .askProvider),
+        account(.signingIn, .signIn, .signInInProgress, to: .signingIn, .status),
+        account(.signingIn, .providerAnswered, .signedIn, to: .verifying, .askProvider),
+        account(.signingIn, .providerAnswered, .providerFailed, to: .signedOut, .providerSignInStatus),
+        account(.verifying, .providerAnswered, .verified, to: .signedIn, .providerSignInStatus),
+        account(.verifying, .providerAnswered, .verificationFailed, to: .signedIn, .status, .providerSignInStatus),
+        account(.verifying, .providerAnswered, .invalidToken, to: .renewing, .askProvider),
+        account(.verifying, .providerAnswered, .invalidToken, to: .signedOut, .persist, .providerSignInStatus),
+        account(.renewing, .providerAnswered, .renewed, to: .verifying, .askProvider),
+        account(.renewing, .providerAnswered, .providerFailed, to: .signedOut, .persist, .providerSignInStatus),
+        account(.signedIn, .signOut, to: .signedOut, .persist, .providerSignInStatus),
+        account(.signedOut, .signOut, to: .signedOut, .persist, .providerSignInStatus),
+        account(.signedIn, .timerFired, .verificationDue, to: .verifying, .askProvider),
+        account(.signedIn, .configurationLoaded, .invalidToken, to: .renewing, .askProvider),
+        account(.signedIn, .configurationLoaded, .invalidToken, to: .signedOut, .persist, .providerSignInStatus),
+        account(.signedIn, .providerAnswered, .invalidToken, to: .renewing, .askProvider),
+        account(.signedIn, .providerAnswered, .invalidToken, to: .signedOut, .persist, .providerSignInStatus),
+        account(.signingIn, .signOut, to: .signedOut, .persist, .providerSignInStatus),
+        account(.signingIn, .setRequestor, to: .signedOut, .providerSignInStatus),
+        account(.verifying, .setRequestor, to: .signedIn, .providerSignInStatus),
+        account(.renewing, .setRequestor, to: .signedIn, .providerSignInStatus),
     ]
 
     // MARK: - Entitlements
@@ -291,6 +324,13 @@ public enum TransitionTable {
     ]
 
     // MARK: - Typed row builders
+
+    private static func account(
+        _ from: EntitlementMachine.AccountKind, _ input: TransitionInput, _ condition: TransitionGuard? = nil,
+        to: EntitlementMachine.AccountKind, _ actions: TransitionAction...
+    ) -> TransitionRow {
+        row(.accounts, from.rawValue, input, condition, to.rawValue, actions)
+    }
 
     private static func entitlements(
         _ input: TransitionInput, _ condition: TransitionGuard, _ actions: TransitionAction...

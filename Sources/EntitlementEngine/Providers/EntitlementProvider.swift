@@ -17,11 +17,39 @@ public protocol EntitlementProvider: Sendable {
     func verify(_ session: ProviderSession) async -> Result<ProviderView, ProviderFailure>
     /// The credentials for `resource`, handed to the app by `setToken`, or why there are none.
     func credentials(for resource: String, _ session: ProviderSession) async -> Result<ProviderCredentials, ProviderFailure>
+
+    /// Whether the user signs in to this provider with credentials (the `signIn` call); its user
+    /// token then comes with every request (``ProviderSession/userToken``).
+    var signsIn: Bool { get }
+    /// Whether it can renew a user token its service called invalid (else the user is signed out).
+    var renewsTokens: Bool { get }
+    /// How often the engine verifies again while configured (nil: only at `setRequestor`).
+    var verificationInterval: Duration? { get }
+    /// Signs in with what the user typed: the user token, or why not.
+    func signIn(with credentials: [String: String], _ session: ProviderSession) async -> Result<String, ProviderFailure>
+    /// A new user token for ``ProviderSession/userToken``, or why not.
+    func renew(_ session: ProviderSession) async -> Result<String, ProviderFailure>
+    /// Tells the service the user signed out (best effort).
+    func signOut(_ session: ProviderSession) async
 }
 
 extension EntitlementProvider {
     /// By default requests run side by side.
     public var requestsOneAtATime: Bool { false }
+    /// By default no sign-in.
+    public var signsIn: Bool { false }
+    /// By default no renewal.
+    public var renewsTokens: Bool { false }
+    /// By default verified only at `setRequestor`.
+    public var verificationInterval: Duration? { nil }
+    /// By default: unavailable.
+    public func signIn(with credentials: [String: String], _ session: ProviderSession) async -> Result<String, ProviderFailure> {
+        .failure(.unavailable)
+    }
+    /// By default: the token stays invalid.
+    public func renew(_ session: ProviderSession) async -> Result<String, ProviderFailure> { .failure(.invalidToken) }
+    /// By default: nothing to tell.
+    public func signOut(_ session: ProviderSession) async {}
 }
 
 /// Who a provider answers for: the device, the requestor the engine was configured with, and the
@@ -33,16 +61,20 @@ public struct ProviderSession: Sendable, Hashable {
     public var requestorID: String
     /// `DEVICE#N`: the device and the configuration it runs under (N grows with every `setRequestor`).
     public var sessionID: String
+    /// The user token the engine holds for this provider (a secret), if the user signed in to it.
+    public var userToken: String?
 
     /// Creates a session.
-    public init(deviceID: String, requestorID: String, sessionID: String) {
+    public init(deviceID: String, requestorID: String, sessionID: String, userToken: String? = nil) {
         self.deviceID = deviceID
         self.requestorID = requestorID
         self.sessionID = sessionID
+        self.userToken = userToken
     }
 
     /// The session of a configuration: its device, requestor and configuration operation.
-    static func of(deviceID: String, requestorID: String, configuration: OperationID) -> ProviderSession {
-        ProviderSession(deviceID: deviceID, requestorID: requestorID, sessionID: "\(deviceID)#\(configuration.rawValue)")
+    static func of(deviceID: String, requestorID: String, configuration: OperationID, userToken: String? = nil) -> ProviderSession {
+        ProviderSession(
+            deviceID: deviceID, requestorID: requestorID, sessionID: "\(deviceID)#\(configuration.rawValue)", userToken: userToken)
     }
 }

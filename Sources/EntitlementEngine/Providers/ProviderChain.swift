@@ -53,7 +53,10 @@ public struct ProviderChain: Sendable {
         links.map { link in
             switch link {
             case .tvProvider: .tvProvider
-            case .provider(let provider): ProviderLink(id: provider.id, requestsOneAtATime: provider.requestsOneAtATime)
+            case .provider(let provider):
+                ProviderLink(
+                    id: provider.id, requestsOneAtATime: provider.requestsOneAtATime, signsIn: provider.signsIn,
+                    renewsTokens: provider.renewsTokens, verificationInterval: provider.verificationInterval)
             }
         }
     }

@@ -11,8 +11,11 @@ public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible 
     case unknown(String)
     /// The user cancelled (a purchase sheet, a sign-in): no message is shown.
     case cancelledByUser
-    /// The provider's service refused the resource, with its message (``ErrorCode/userNotAuthorized``).
+    /// The provider's service refused the resource (or the sign-in), with its message (``ErrorCode/userNotAuthorized``).
     case denied(String)
+    /// The service says the user token is no longer valid: the engine renews it where the provider
+    /// can, else signs the user out of that provider (``ErrorCode/providerSignedOut``).
+    case invalidToken
 
     /// The `tokenRequestFailed` error code.
     public var code: String {
@@ -23,6 +26,7 @@ public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .unknown: ErrorCode.providerUnknownError
         case .cancelledByUser: ErrorCode.providerCancelled
         case .denied: ErrorCode.userNotAuthorized
+        case .invalidToken: ErrorCode.providerSignedOut
         }
     }
 
@@ -38,6 +42,7 @@ public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible 
                 : "There was a problem with the authorisation service: \(underlying)"
         case .cancelledByUser: ""
         case .denied(let message): message
+        case .invalidToken: "You have been signed out. Please sign in again."
         }
     }
 

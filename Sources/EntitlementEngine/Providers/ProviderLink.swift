@@ -8,11 +8,23 @@ public struct ProviderLink: Sendable, Hashable {
     public var id: String
     /// Whether its credential requests run one at a time.
     public var requestsOneAtATime: Bool
+    /// Whether the user signs in to it (``EntitlementProvider/signsIn``).
+    public var signsIn: Bool
+    /// Whether it renews invalid user tokens (``EntitlementProvider/renewsTokens``).
+    public var renewsTokens: Bool
+    /// How often it is verified again while configured (nil: only at `setRequestor`).
+    public var verificationInterval: Duration?
 
     /// Creates a link.
-    public init(id: String, requestsOneAtATime: Bool = false) {
+    public init(
+        id: String, requestsOneAtATime: Bool = false, signsIn: Bool = false, renewsTokens: Bool = false,
+        verificationInterval: Duration? = nil
+    ) {
         self.id = id
         self.requestsOneAtATime = requestsOneAtATime
+        self.signsIn = signsIn
+        self.renewsTokens = renewsTokens
+        self.verificationInterval = verificationInterval.map { max($0, .seconds(60)) }
     }
 
     /// The TV-provider path: it claims every resource while the user is signed in with an MVPD.

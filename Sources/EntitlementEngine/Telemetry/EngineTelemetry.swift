@@ -46,9 +46,9 @@ public final class EngineTelemetry: EngineMonitor {
             started.withLock { $0[operation] = (request.operation.rawValue, ContinuousClock.now) }
             metrics?.increment(counter: "entitle.backend.requests", dimensions: [("operation", request.operation.rawValue)], by: 1)
             log(.debug, "→ \(request.operation.rawValue)", ["operation": operation.description])
-        case .providerAsked(let operation, let provider, let resource):
-            metrics?.increment(counter: "entitle.provider.requests", dimensions: [("provider", provider)], by: 1)
-            log(.debug, "→ provider \(provider) for \(resource)", ["operation": operation.description])
+        case .providerAsked(let operation, let provider, let request):
+            metrics?.increment(counter: "entitle.provider.requests", dimensions: [("provider", provider), ("request", request.name)], by: 1)
+            log(.debug, "→ provider \(provider): \(request.redactedDescription)", ["operation": operation.description])
         case .backendFinished(let operation, let result):
             guard let begun = started.withLock({ $0.removeValue(forKey: operation) }) else { return }
             let outcome = Self.outcome(result)

@@ -133,18 +133,33 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     public var deviceID: String?
     /// A login waiting for its redirect, if any.
     public var pendingLogin: PendingLogin?
+    /// What the user holds with each provider of the chain that signs in (by provider id): its user
+    /// token and the credentials kept for good.
+    public var providerAccounts: [String: ProviderAccount]
 
     /// Creates a token set.
     public init(
-        authentication: AuthenticationToken? = nil, selectedProvider: String? = nil, deviceID: String? = nil, pendingLogin: PendingLogin? = nil
+        authentication: AuthenticationToken? = nil, selectedProvider: String? = nil, deviceID: String? = nil, pendingLogin: PendingLogin? = nil,
+        providerAccounts: [String: ProviderAccount] = [:]
     ) {
         self.authentication = authentication
         self.selectedProvider = selectedProvider
         self.deviceID = deviceID
         self.pendingLogin = pendingLogin
+        self.providerAccounts = providerAccounts
     }
 
-    private enum CodingKeys: String, CodingKey { case authentication, selectedProvider, deviceID, pendingLogin }
+    private enum CodingKeys: String, CodingKey { case authentication, selectedProvider, deviceID, pendingLogin, providerAccounts }
+
+    /// Encodes the tokens; provider accounts only when there are some, so other files read as before.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(authentication, forKey: .authentication)
+        try container.encodeIfPresent(selectedProvider, forKey: .selectedProvider)
+        try container.encodeIfPresent(deviceID, forKey: .deviceID)
+        try container.encodeIfPresent(pendingLogin, forKey: .pendingLogin)
+        if !providerAccounts.isEmpty { try container.encode(providerAccounts, forKey: .providerAccounts) }
+    }
 
     /// Decodes stored tokens. A pending login an earlier version saved (with a PKCE verifier and no
     /// session code) cannot be completed any more: it is dropped, and the rest of the file is kept.
@@ -154,11 +169,12 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         selectedProvider = try container.decodeIfPresent(String.self, forKey: .selectedProvider)
         deviceID = try container.decodeIfPresent(String.self, forKey: .deviceID)
         pendingLogin = try? container.decodeIfPresent(PendingLogin.self, forKey: .pendingLogin)
+        providerAccounts = try container.decodeIfPresent([String: ProviderAccount].self, forKey: .providerAccounts) ?? [:]
     }
 
     /// True when nothing but (at most) the device is stored.
     public var holdsNothing: Bool {
-        authentication == nil && selectedProvider == nil && pendingLogin == nil
+        authentication == nil && selectedProvider == nil && pendingLogin == nil && providerAccounts.isEmpty
     }
 
     /// No tokens.

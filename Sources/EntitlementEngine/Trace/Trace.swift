@@ -120,7 +120,12 @@ public struct Trace: Sendable, Equatable {
         if !settings.providers.isEmpty {
             members["providers"] = .array(
                 settings.providers.map { link in
-                    link.requestsOneAtATime ? ["id": .string(link.id), "oneAtATime": true] : ["id": .string(link.id)]
+                    var fields: [String: JSONValue] = ["id": .string(link.id)]
+                    if link.requestsOneAtATime { fields["oneAtATime"] = true }
+                    if link.signsIn { fields["signsIn"] = true }
+                    if link.renewsTokens { fields["renews"] = true }
+                    if let interval = link.verificationInterval { fields["verifyEvery"] = .int(interval.milliseconds) }
+                    return .object(fields)
                 })
         }
         if let secondScreen = settings.secondScreen {
@@ -146,7 +151,11 @@ public struct Trace: Sendable, Equatable {
             clientType: value["clientType"]?.string ?? "swift", operatingSystem: value["operatingSystem"]?.string ?? "Linux")
         settings.platformSSO = value["platformSSO"] == .bool(true)
         settings.providers = (value["providers"]?.array ?? []).compactMap { link in
-            link["id"]?.string.map { ProviderLink(id: $0, requestsOneAtATime: link["oneAtATime"] == .bool(true)) }
+            link["id"]?.string.map {
+                ProviderLink(
+                    id: $0, requestsOneAtATime: link["oneAtATime"] == .bool(true), signsIn: link["signsIn"] == .bool(true),
+                    renewsTokens: link["renews"] == .bool(true), verificationInterval: link["verifyEvery"]?.int.map { .milliseconds($0) })
+            }
         }
         if let secondScreen = value["secondScreen"] {
             settings.secondScreen = SecondScreen(

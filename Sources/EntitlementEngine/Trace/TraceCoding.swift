@@ -22,12 +22,21 @@ enum TraceCoding {
             if !others.isEmpty { record["others"] = .array(others.map { encode($0, book: &book) }) }
             // Likewise only with a provider chain.
             if !verified.isEmpty { record["verified"] = .object(verified.mapValues(encode)) }
-        case .providerAnswered(let operation, let result):
+        case .providerAnswered(let operation, let answer):
             record["in"] = "providerAnswered"
             record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
-            switch result {
-            case .success(let credentials): record["credentials"] = .string(book.conceal(credentials.token, as: .media))
-            case .failure(let failure): record["failure"] = encode(failure)
+            switch answer {
+            case .credentials(.success(let credentials)):
+                record["credentials"] = .string(book.conceal(credentials.token, as: .media))
+                if credentials.keep { record["keep"] = true }
+            case .verified(.success(let view)): record["verified"] = encode(.success(view))
+            case .signedIn(.success(let token)): record["signedIn"] = .string(book.conceal(token, as: .secret))
+            case .renewed(.success(let token)): record["renewed"] = .string(book.conceal(token, as: .secret))
+            case .credentials(.failure(let failure)): record["failure"] = encode(failure)
+            case .verified(.failure(let failure)): record["verifyFailure"] = encode(failure)
+            case .signedIn(.failure(let failure)): record["signInFailure"] = encode(failure)
+            case .renewed(.failure(let failure)): record["renewFailure"] = encode(failure)
+            case .signedOut: record["signedOut"] = true
             }
         case .configurationFailed(let operation, let error):
             record["in"] = "configurationFailed"
@@ -56,6 +65,7 @@ enum TraceCoding {
             record["timer"] = .string(timer.name)
             switch timer {
             case .retry(let operation): record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
+            case .providerVerification(let provider): record["provider"] = .string(provider)
             default: record["flow"] = .int(Int64(truncatingIfNeeded: (timer.flow ?? FlowID(0)).rawValue))
             }
         case .platformPickerAnswered(let flow, let answer):
@@ -89,11 +99,7 @@ enum TraceCoding {
                 try decodeStored(try member(record, "stored")),
                 others: try others.map { item throws(TraceError.Reason) in try decodeAuthentication(item) }, verified: views)
         case "providerAnswered":
-            if let failure = record["failure"] {
-                input = .providerAnswered(try operation(record), .failure(try decodeFailure(failure)))
-            } else {
-                input = .providerAnswered(try operation(record), .success(ProviderCredentials(token: try string(record, "credentials"))))
-            }
+            input = .providerAnswered(try operation(record), try decodeProviderAnswer(record))
         case "configurationFailed":
             input = .configurationFailed(try operation(record), try decodeError(try member(record, "error")))
         case "secretsDrawn":
@@ -108,6 +114,8 @@ enum TraceCoding {
             input = .storageWriteFailed(try string(record, "reason"))
         case "timerFired" where record["timer"]?.string == "retry":
             input = .timerFired(.retry(try operation(record)))
+        case "timerFired" where record["timer"]?.string == "providerVerification":
+            input = .timerFired(.providerVerification(try string(record, "provider")))
         case "timerFired":
             let flow = FlowID(try identifier(record, "flow"))
             switch try string(record, "timer") {
@@ -153,9 +161,25 @@ enum TraceCoding {
         case .unavailable: "unavailable"
         case .subscriptionExpired: "subscriptionExpired"
         case .cancelledByUser: "cancelledByUser"
+        case .invalidToken: "invalidToken"
         case .unknown(let underlying): ["unknown": .string(underlying)]
         case .denied(let message): ["denied": .string(message)]
         }
+    }
+
+    private static func decodeProviderAnswer(_ record: JSONValue) throws(TraceError.Reason) -> ProviderAnswer {
+        if let token = record["credentials"]?.string {
+            return .credentials(.success(ProviderCredentials(token: token, keep: record["keep"] == .bool(true))))
+        }
+        if let failure = record["failure"] { return .credentials(.failure(try decodeFailure(failure))) }
+        if let view = record["verified"] { return .verified(try decodeVerification(view)) }
+        if let failure = record["verifyFailure"] { return .verified(.failure(try decodeFailure(failure))) }
+        if let token = record["signedIn"]?.string { return .signedIn(.success(token)) }
+        if let failure = record["signInFailure"] { return .signedIn(.failure(try decodeFailure(failure))) }
+        if let token = record["renewed"]?.string { return .renewed(.success(token)) }
+        if let failure = record["renewFailure"] { return .renewed(.failure(try decodeFailure(failure))) }
+        if record["signedOut"] == .bool(true) { return .signedOut }
+        throw .field("providerAnswered")
     }
 
     private static func decodeFailure(_ value: JSONValue) throws(TraceError.Reason) -> ProviderFailure {
@@ -164,6 +188,7 @@ enum TraceCoding {
         case "unavailable": return .unavailable
         case "subscriptionExpired": return .subscriptionExpired
         case "cancelledByUser": return .cancelledByUser
+        case "invalidToken": return .invalidToken
         default:
             if let message = value["denied"]?.string { return .denied(message) }
             guard let underlying = value["unknown"]?.string else { throw .field("failure") }
@@ -171,12 +196,19 @@ enum TraceCoding {
         }
     }
 
-    /// A credentials request to a provider of the chain, as an output record.
-    static func encodeProviderRequest(_ operation: OperationID, provider: String, resource: String, seq: Int) -> JSONValue {
-        [
+    /// A request to a provider of the chain, as an output record (what the user typed to sign in is
+    /// never written: only the names of its fields).
+    static func encodeProviderRequest(_ operation: OperationID, provider: String, _ request: ProviderRequest, seq: Int) -> JSONValue {
+        var record: [String: JSONValue] = [
             "seq": .int(Int64(seq)), "out": "provider", "op": .int(Int64(truncatingIfNeeded: operation.rawValue)),
-            "provider": .string(provider), "resource": .string(resource),
+            "provider": .string(provider), "request": .string(request.name),
         ]
+        switch request {
+        case .credentials(let resource): record["resource"] = .string(resource)
+        case .signIn(let fields): record["fields"] = .array(fields.keys.sorted().map(JSONValue.string))
+        case .verify, .renew, .signOut: break
+        }
+        return .object(record)
     }
 
     // MARK: - Platform picker
@@ -239,6 +271,11 @@ enum TraceCoding {
             fields["cache"] = .bool(cache)
         case .getMetadata(let key):
             fields["key"] = encode(key)
+        case .signIn(let provider, let credentials):
+            fields["provider"] = .string(provider)
+            fields["credentials"] = .object(credentials.mapValues { .string(book.conceal($0, as: .secret)) })
+        case .signOut(let provider):
+            fields["provider"] = .string(provider)
         }
         return fields
     }
@@ -264,6 +301,8 @@ enum TraceCoding {
         case "checkPreauthorizedResources":
             return .checkPreauthorizedResources(try strings(record, "resources"), cache: try bool(record, "cache"))
         case "getMetadata": return .getMetadata(try decodeKey(try member(record, "key")))
+        case "signIn": return .signIn(provider: try string(record, "provider"), credentials: try stringMap(record, "credentials"))
+        case "signOut": return .signOut(provider: try string(record, "provider"))
         default: throw .field("call")
         }
     }
@@ -325,6 +364,11 @@ enum TraceCoding {
             // The registration code (the session's code) is the message of REGCODE: a secret like any code.
             record["message"] = .string(report.code == "REGCODE" ? book.conceal(report.message, as: .code) : report.message)
         case .entitlementsChanged(let providers): record["providers"] = .array(providers.map(JSONValue.string))
+        case .providerSignInStatus(let provider, let signedIn, let code, let message):
+            record["provider"] = .string(provider)
+            record["signedIn"] = .bool(signedIn)
+            record["errorCode"] = .string(code)
+            record["message"] = .string(message)
         }
         return .object(record)
     }
@@ -518,7 +562,7 @@ enum TraceCoding {
     }
 
     private static func encode(_ stored: StoredTokens, book: inout SecretBook) -> JSONValue {
-        return [
+        var record: [String: JSONValue] = [
             "authentication": stored.authentication.map { encode($0, book: &book) } ?? .null,
             "selectedProvider": stored.selectedProvider.map(JSONValue.string) ?? .null,
             "device": stored.deviceID.map(JSONValue.string) ?? .null,
@@ -530,15 +574,31 @@ enum TraceCoding {
                 ]
             } ?? .null,
         ]
+        // Written only when there are some, so other traces read as before.
+        guard !stored.providerAccounts.isEmpty else { return .object(record) }
+        record["providerAccounts"] = .object(
+            stored.providerAccounts.mapValues { account in
+                [
+                    "userToken": account.userToken.map { .string(book.conceal($0, as: .secret)) } ?? .null,
+                    "kept": .object(account.kept.mapValues { .string(book.conceal($0, as: .media)) }),
+                ]
+            })
+        return .object(record)
     }
 
     private static func decodeStored(_ value: JSONValue) throws(TraceError.Reason) -> StoredTokens {
         let authentication = try member(value, "authentication")
         let selected = try member(value, "selectedProvider")
+        var accounts: [String: ProviderAccount] = [:]
+        for (provider, account) in value["providerAccounts"]?.object ?? [:] {
+            let token = try member(account, "userToken")
+            accounts[provider] = ProviderAccount(
+                userToken: token == .null ? nil : try string(account, "userToken"), kept: try stringMap(account, "kept"))
+        }
         return StoredTokens(
             authentication: authentication == .null ? nil : try decodeAuthentication(authentication),
             selectedProvider: selected == .null ? nil : try string(value, "selectedProvider"), deviceID: value["device"]?.string,
-            pendingLogin: try decodePending(value["pendingLogin"] ?? .null))
+            pendingLogin: try decodePending(value["pendingLogin"] ?? .null), providerAccounts: accounts)
     }
 
     private static func decodePending(_ value: JSONValue) throws(TraceError.Reason) -> PendingLogin? {

@@ -54,8 +54,8 @@ public final class TraceRecorder: EngineMonitor {
                 record = TraceCoding.encode(callback, answering: answering, seq: seq, book: &state.book)
             case .backendRequested(let operation, let request):
                 record = TraceCoding.encode(operation, request, seq: seq, book: &state.book)
-            case .providerAsked(let operation, let provider, let resource):
-                record = TraceCoding.encodeProviderRequest(operation, provider: provider, resource: resource, seq: seq)
+            case .providerAsked(let operation, let provider, let request):
+                record = TraceCoding.encodeProviderRequest(operation, provider: provider, request, seq: seq)
             case .callReceived, .backendFinished, .transition, .log, .storageFailed:
                 return
             }

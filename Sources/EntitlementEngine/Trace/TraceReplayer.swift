@@ -162,8 +162,8 @@ private struct Run {
                 produced.append(TraceCoding.encode(callback, answering: answering, seq: seq, book: &book))
             case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
                 produced.append(TraceCoding.encode(operation, request, seq: seq, book: &book))
-            case .askProvider(let operation, let provider, let resource, _):
-                produced.append(TraceCoding.encodeProviderRequest(operation, provider: provider, resource: resource, seq: seq))
+            case .askProvider(let operation, let provider, let request, _):
+                produced.append(TraceCoding.encodeProviderRequest(operation, provider: provider, request, seq: seq))
             case .resubmit, .drawFlowSecrets, .startTimer, .cancelTimer, .persist, .log, .presentPlatformPicker,
                 .dismissPlatformPicker, .checkPlatformSignIn:
                 break

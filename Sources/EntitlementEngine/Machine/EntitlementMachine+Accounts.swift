@@ -1,0 +1,256 @@
+/// The accounts region: one small machine per provider of the chain that takes a sign-in (a direct
+/// subscription, Pugpig's Security API): sign in (the credentials go to the provider once, never
+/// stored), verify what the user may access, renew a token the service calls invalid (or sign out
+/// locally when the provider cannot), sign out. The user token and the credentials kept for good are
+/// saved with the other tokens (``StoredTokens/providerAccounts``).
+extension EntitlementMachine {
+    /// What a provider account is doing (none: signed in when it holds a token, else signed out).
+    public enum AccountWork: Sendable, Hashable {
+        /// The provider checks what the user typed.
+        case signingIn(OperationID, calls: [CallID])
+        /// The provider says what the user may access (after a sign-in, a renewal, or on its interval).
+        case verifying(OperationID, calls: [CallID])
+        /// The provider replaces a token its service called invalid.
+        case renewing(OperationID, calls: [CallID])
+
+        var operation: OperationID {
+            switch self {
+            case .signingIn(let operation, _), .verifying(let operation, _), .renewing(let operation, _): operation
+            }
+        }
+
+        var calls: [CallID] {
+            switch self {
+            case .signingIn(_, let calls), .verifying(_, let calls), .renewing(_, let calls): calls
+            }
+        }
+    }
+
+    /// The accounts region's state names.
+    public enum AccountKind: String, Sendable, CaseIterable {
+        /// No user token.
+        case signedOut
+        /// See ``AccountWork/signingIn(_:calls:)``.
+        case signingIn
+        /// A user token, nothing running.
+        case signedIn
+        /// See ``AccountWork/verifying(_:calls:)``.
+        case verifying
+        /// See ``AccountWork/renewing(_:calls:)``.
+        case renewing
+    }
+
+    /// Where `provider`'s account is.
+    func accountKind(_ provider: String) -> AccountKind {
+        switch accountWork[provider] {
+        case .signingIn?: .signingIn
+        case .verifying?: .verifying
+        case .renewing?: .renewing
+        case nil: providerAccounts[provider]?.userToken == nil ? .signedOut : .signedIn
+        }
+    }
+
+    /// The link called `provider` when it takes a sign-in.
+    private func signInLink(_ provider: String) -> ProviderLink? {
+        settings.providers.first { $0.id == provider && $0.signsIn }
+    }
+
+    /// The session a request to `provider` names, with the user token held for it.
+    func providerSession(_ provider: String, _ configuration: RequestorConfiguration) -> ProviderSession {
+        ProviderSession.of(
+            deviceID: deviceID, requestorID: configuration.requestorID, configuration: configurationOperation,
+            userToken: providerAccounts[provider]?.userToken)
+    }
+
+    /// Records a row of the accounts region and moves `provider`'s work.
+    private mutating func moveAccount(
+        _ provider: String, from before: AccountKind? = nil, to work: AccountWork?, _ condition: TransitionGuard? = nil,
+        _ actions: TransitionAction...
+    ) {
+        let from = before ?? accountKind(provider)
+        accountWork[provider] = work
+        if recordsTransitions { record(.accounts, from: from.rawValue, to: accountKind(provider).rawValue, condition, actions) }
+    }
+
+    private func signInStatus(_ provider: String, _ signedIn: Bool, _ failure: ProviderFailure?, message: String = "", answering calls: [CallID])
+        -> [Action]
+    {
+        calls.map {
+            .emit(
+                .providerSignInStatus(
+                    provider: provider, signedIn: signedIn, errorCode: failure?.code ?? "", message: failure?.message ?? message),
+                answering: [$0])
+        }
+    }
+
+    // MARK: - Calls
+
+    mutating func signIn(
+        _ id: CallID, _ provider: String, _ credentials: [String: String], _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        guard signInLink(provider) != nil else {
+            recordCall(.unknownProvider, .status)
+            return refuse(id, .noSignIn(provider: provider))
+        }
+        guard accountWork[provider] == nil else {
+            recordAccountStay(provider, .signInInProgress, .status)
+            return refuse(id, .signInInProgress(provider: provider))
+        }
+        let operation = nextOperation()
+        moveAccount(provider, to: .signingIn(operation, calls: [id]), nil, .askProvider)
+        return [.askProvider(operation, provider: provider, .signIn(credentials), providerSession(provider, configuration))]
+    }
+
+    mutating func signOut(_ id: CallID, _ provider: String, _ configuration: RequestorConfiguration) -> [Action] {
+        guard signInLink(provider) != nil else {
+            recordCall(.unknownProvider, .status)
+            return refuse(id, .noSignIn(provider: provider))
+        }
+        let session = providerSession(provider, configuration)
+        let waiting = accountWork[provider]?.calls ?? []
+        let hadToken = session.userToken != nil
+        let from = accountKind(provider)
+        let failed = signOutLocally(provider)
+        moveAccount(provider, from: from, to: nil, nil, .persist, .providerSignInStatus)
+        var actions = signInStatus(provider, false, .cancelledByUser, answering: waiting) + failed
+        if hadToken { actions.append(.askProvider(nextOperation(), provider: provider, .signOut, session)) }
+        actions += signInStatus(provider, false, nil, answering: [id])
+        return actions
+    }
+
+    /// Forgets the user token and what the provider verified; credentials kept for good stay, and
+    /// requests waiting for a renewal fail.
+    private mutating func signOutLocally(_ provider: String) -> [Action] {
+        providerAccounts[provider]?.userToken = nil
+        if providerAccounts[provider]?.isEmpty == true { providerAccounts[provider] = nil }
+        providerViews[provider] = nil
+        renewedRecently.remove(provider)
+        var actions: [Action] = []
+        while let index = authorizations.firstIndex(where: { $0.phase == .waitingForProvider(provider) && $0.awaitsRenewal }) {
+            let request = authorizations.remove(at: index)
+            recordAuthorization(from: .waitingForProvider, to: .idle, .signedOut, .tokenRequestFailed)
+            actions += request.waiters.map {
+                .emit(
+                    .tokenRequestFailed(
+                        resource: request.resource, errorCode: ProviderFailure.invalidToken.code,
+                        errorDescription: ProviderFailure.invalidToken.message),
+                    answering: [$0])
+            }
+        }
+        return actions
+    }
+
+    private mutating func recordAccountStay(_ provider: String, _ condition: TransitionGuard, _ actions: TransitionAction...) {
+        guard recordsTransitions else { return }
+        let kind = accountKind(provider).rawValue
+        record(.accounts, from: kind, to: kind, condition, actions)
+    }
+
+    // MARK: - Answers
+
+    /// A provider's answer to an account's sign-in, verification or renewal.
+    mutating func accountAnswered(_ provider: String, _ work: AccountWork, _ answer: ProviderAnswer, _ configuration: RequestorConfiguration)
+        -> [Action]
+    {
+        switch (work, answer) {
+        case (.signingIn(_, let calls), .signedIn(.success(let token))):
+            providerAccounts[provider, default: ProviderAccount()].userToken = token
+            renewedRecently.remove(provider)
+            return verify(provider, calls: calls, .signedIn, configuration)
+        case (.signingIn(_, let calls), .signedIn(.failure(let failure))):
+            moveAccount(provider, to: nil, .providerFailed, .providerSignInStatus)
+            return signInStatus(provider, false, failure, answering: calls)
+        case (.verifying(_, let calls), .verified(.success(let view))):
+            providerViews[provider] = view
+            renewedRecently.remove(provider)
+            moveAccount(provider, to: nil, .verified, .providerSignInStatus)
+            return signInStatus(provider, true, nil, message: view.message ?? "", answering: calls) + scheduleVerification(provider)
+        case (.verifying(_, let calls), .verified(.failure(.invalidToken))):
+            return renewOrSignOut(provider, calls: calls, configuration)
+        case (.verifying(_, let calls), .verified(.failure(let failure))):
+            // Signed in, but what the user may access could not be said: the last view stands.
+            moveAccount(provider, to: nil, .verificationFailed, .status, .providerSignInStatus)
+            let notice = StatusReport(
+                code: ErrorCode.providerVerificationFailed, level: .warning,
+                message: "The provider '\(provider)' could not verify what the user may access (\(failure.description)); its last answer stands.")
+            return [.emit(.status(notice), answering: [])] + signInStatus(provider, true, nil, answering: calls)
+                + scheduleVerification(provider)
+        case (.renewing(_, let calls), .renewed(.success(let token))):
+            providerAccounts[provider, default: ProviderAccount()].userToken = token
+            renewedRecently.insert(provider)
+            var actions = verify(provider, calls: calls, .renewed, configuration)
+            actions += resumeAfterRenewal(provider, configuration)
+            return actions
+        case (.renewing(_, let calls), .renewed(.failure)):
+            let from = accountKind(provider)
+            let failed = signOutLocally(provider)
+            moveAccount(provider, from: from, to: nil, .providerFailed, .persist, .providerSignInStatus)
+            return failed + signInStatus(provider, false, .invalidToken, answering: calls)
+        default:
+            return [.log(.lateResultIgnored(work.operation))]
+        }
+    }
+
+    /// Asks `provider` what the user may access now.
+    private mutating func verify(_ provider: String, calls: [CallID], _ condition: TransitionGuard?, _ configuration: RequestorConfiguration)
+        -> [Action]
+    {
+        let operation = nextOperation()
+        moveAccount(provider, to: .verifying(operation, calls: calls), condition, .askProvider)
+        return [.askProvider(operation, provider: provider, .verify, providerSession(provider, configuration))]
+    }
+
+    /// The service called the user token invalid: renew it once where the provider can, else sign out locally.
+    mutating func renewOrSignOut(_ provider: String, calls: [CallID], _ configuration: RequestorConfiguration) -> [Action] {
+        let link = settings.providers.first { $0.id == provider }
+        guard link?.renewsTokens == true, !renewedRecently.contains(provider), providerAccounts[provider]?.userToken != nil else {
+            let from = accountKind(provider)
+            let failed = signOutLocally(provider)
+            moveAccount(provider, from: from, to: nil, .invalidToken, .persist, .providerSignInStatus)
+            return failed + signInStatus(provider, false, .invalidToken, answering: calls)
+        }
+        let operation = nextOperation()
+        moveAccount(provider, to: .renewing(operation, calls: calls), .invalidToken, .askProvider)
+        return [.askProvider(operation, provider: provider, .renew, providerSession(provider, configuration))]
+    }
+
+    /// Credentials requests that waited for the renewal ask again, with the new token.
+    private mutating func resumeAfterRenewal(_ provider: String, _ configuration: RequestorConfiguration) -> [Action] {
+        var actions: [Action] = []
+        for index in authorizations.indices where authorizations[index].phase == .waitingForProvider(provider) && authorizations[index].awaitsRenewal {
+            authorizations[index].awaitsRenewal = false
+            actions += startAsking(at: index, provider, from: .waitingForProvider, .renewed, configuration)
+            if settings.providers.first(where: { $0.id == provider })?.requestsOneAtATime == true { break }
+        }
+        return actions
+    }
+
+    // MARK: - Verification on an interval
+
+    /// Starts `provider`'s verification timer when it verifies on an interval.
+    func scheduleVerification(_ provider: String) -> [Action] {
+        guard let interval = settings.providers.first(where: { $0.id == provider })?.verificationInterval else { return [] }
+        return [.startTimer(.providerVerification(provider), at: now.adding(interval))]
+    }
+
+    /// The interval is over: verify again, unless something already runs for the account or the user
+    /// signed out of it.
+    mutating func verificationDue(_ provider: String) -> [Action] {
+        let signedOut = settings.providers.contains { $0.id == provider && $0.signsIn } && providerAccounts[provider]?.userToken == nil
+        guard case .configured(let configuration) = configuration, accountWork[provider] == nil, !signedOut else {
+            return [.log(.lateTimerIgnored(.providerVerification(provider)))]
+        }
+        return verify(provider, calls: [], .verificationDue, configuration)
+    }
+
+    /// A new `setRequestor`: every sign-in, verification or renewal running ends, and the calls that
+    /// waited for one are answered (not signed in by it).
+    mutating func abandonAccountWork() -> [Action] {
+        var actions: [Action] = []
+        for (provider, work) in accountWork.sorted(by: { $0.key < $1.key }) {
+            moveAccount(provider, to: nil, nil, .providerSignInStatus)
+            actions += signInStatus(provider, false, .unknown("The requestor was reconfigured."), answering: work.calls)
+        }
+        return actions
+    }
+}
