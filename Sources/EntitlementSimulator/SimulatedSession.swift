@@ -17,6 +17,8 @@ public struct SimulatedSession: Sendable {
     public let stepped: SteppedBackend?
     /// The device's platform TV-provider account, when the session has one (cookbook D).
     public let platform: SimulatedPlatform?
+    /// The gate the chain's providers answer through when the session delivers in order.
+    public let steppedProviders: SteppedProviders?
 
     /// Creates a session. With `overV2Wire`, the engine's backend is a `V2Client` talking to the
     /// simulator as a REST API V2 service (``SimulatedV2Service``, unthrottled): every request and
@@ -48,11 +50,14 @@ public struct SimulatedSession: Sendable {
                 clock: clock)
                 : simulator.backend)
         self.stepped = deliversInOrder ? SteppedBackend(port) : nil
+        let chain = providers ?? simulator.providerChain()
+        let gate = deliversInOrder && chain != nil ? SteppedProviders() : nil
+        self.steppedProviders = gate
         self.platform = platform ?? (platformSSO ? SimulatedPlatform(simulator: self.simulator, deviceID: deviceID) : nil)
         self.enabler = AccessEnabler(
             backend: stepped ?? port, delegate: delegate, storage: storage,
             environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
-            monitor: ledger, recorder: recorder, platform: self.platform, providers: providers ?? simulator.providerChain())
+            monitor: ledger, recorder: recorder, platform: self.platform, providers: chain.map { gate?.wrapping($0) ?? $0 })
         SessionCollector.current?.add(self)
     }
 
@@ -67,9 +72,18 @@ public struct SimulatedSession: Sendable {
             // A picker the user holds open is the script's to end: the engine waits for it, settling does not.
             if !(platform?.holdsPicker ?? false) { await enabler.whenPlatformAnswered() }
             await stepped.whenParked(await enabler.backendOperationsInFlight)
-            guard let next = await stepped.nextDeliverable() else {
-                // Providers of the chain answer on their own; what they answer may ask the backend again.
-                guard await !enabler.providerOperationsInFlight.isEmpty else { return }
+            let asking = await enabler.providerOperationsInFlight
+            if let gate = steppedProviders { await gate.whenParked(Set(asking.map(\.rawValue))) }
+            let nextAnswer = await stepped.nextDeliverable()
+            let nextProvider = await steppedProviders?.next()
+            if let provider = nextProvider, nextAnswer.map({ provider < $0.rawValue }) ?? true {
+                await steppedProviders?.release(provider)
+                await enabler.whenFinished(OperationID(provider))
+                continue
+            }
+            guard let next = nextAnswer else {
+                // Providers answering without a gate answer on their own; what they answer may ask the backend again.
+                guard !asking.isEmpty else { return }
                 await enabler.whenProvidersAnswered()
                 continue
             }

@@ -33,8 +33,10 @@ struct ConcurrentStoreTests {
             let problems = session.ledger.violations()
             #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         }
-        // The saves form one chain: each names the version the previous one wrote.
-        let history = storage.history
+        // The saves form one chain: each names the version the previous one wrote. (The recorder notes a
+        // save after the store returns, so two saves finishing together may be noted in either order:
+        // the chain is read in the order of the versions written.)
+        let history = storage.history.sorted { $0.written < $1.written }
         for (previous, next) in zip(history, history.dropFirst()) {
             #expect(next.expected == previous.written, "a save skipped a version: \(previous.written) → \(next.expected)")
         }

@@ -55,11 +55,13 @@ extension EntitlementMachine {
         settings.providers.first { $0.id == provider && $0.signsIn }
     }
 
-    /// The session a request to `provider` names, with the user token held for it.
-    func providerSession(_ provider: String, _ configuration: RequestorConfiguration) -> ProviderSession {
-        ProviderSession.of(
+    /// The session request `operation` to `provider` names, with the user token held for it.
+    func providerSession(_ provider: String, _ configuration: RequestorConfiguration, _ operation: OperationID) -> ProviderSession {
+        var session = ProviderSession.of(
             deviceID: deviceID, requestorID: configuration.requestorID, configuration: configurationOperation,
             userToken: providerAccounts[provider]?.userToken)
+        session.requestID = operation.rawValue
+        return session
     }
 
     /// Records a row of the accounts region and moves `provider`'s work.
@@ -98,7 +100,7 @@ extension EntitlementMachine {
         }
         let operation = nextOperation()
         moveAccount(provider, to: .signingIn(operation, calls: [id]), nil, .askProvider)
-        return [.askProvider(operation, provider: provider, .signIn(credentials), providerSession(provider, configuration))]
+        return [.askProvider(operation, provider: provider, .signIn(credentials), providerSession(provider, configuration, operation))]
     }
 
     mutating func signOut(_ id: CallID, _ provider: String, _ configuration: RequestorConfiguration) -> [Action] {
@@ -106,14 +108,15 @@ extension EntitlementMachine {
             recordCall(.unknownProvider, .status)
             return refuse(id, .noSignIn(provider: provider))
         }
-        let session = providerSession(provider, configuration)
+        let signOutOperation = nextOperation()
+        let session = providerSession(provider, configuration, signOutOperation)
         let waiting = accountWork[provider]?.calls ?? []
         let hadToken = session.userToken != nil
         let from = accountKind(provider)
         let failed = signOutLocally(provider)
         moveAccount(provider, from: from, to: nil, nil, .persist, .providerSignInStatus)
         var actions = signInStatus(provider, false, .cancelledByUser, answering: waiting) + failed
-        if hadToken { actions.append(.askProvider(nextOperation(), provider: provider, .signOut, session)) }
+        if hadToken { actions.append(.askProvider(signOutOperation, provider: provider, .signOut, session)) }
         actions += signInStatus(provider, false, nil, answering: [id])
         return actions
     }
@@ -197,7 +200,7 @@ extension EntitlementMachine {
     {
         let operation = nextOperation()
         moveAccount(provider, to: .verifying(operation, calls: calls), condition, .askProvider)
-        return [.askProvider(operation, provider: provider, .verify, providerSession(provider, configuration))]
+        return [.askProvider(operation, provider: provider, .verify, providerSession(provider, configuration, operation))]
     }
 
     /// The service called the user token invalid: renew it once where the provider can, else sign out locally.
@@ -211,7 +214,7 @@ extension EntitlementMachine {
         }
         let operation = nextOperation()
         moveAccount(provider, to: .renewing(operation, calls: calls), .invalidToken, .askProvider)
-        return [.askProvider(operation, provider: provider, .renew, providerSession(provider, configuration))]
+        return [.askProvider(operation, provider: provider, .renew, providerSession(provider, configuration, operation))]
     }
 
     /// Credentials requests that waited for the renewal ask again, with the new token.

@@ -73,7 +73,7 @@ extension EntitlementMachine {
         let operation = nextOperation()
         recordAuthorization(from: from, to: .askingProvider, condition, .askProvider)
         authorizations[index].phase = .askingProvider(provider, operation)
-        return [.askProvider(operation, provider: provider, .credentials(resource: authorizations[index].resource), providerSession(provider, configuration))]
+        return [.askProvider(operation, provider: provider, .credentials(resource: authorizations[index].resource), providerSession(provider, configuration, operation))]
     }
 
     /// A provider answered: a credentials request, or an account's sign-in, verification or renewal.

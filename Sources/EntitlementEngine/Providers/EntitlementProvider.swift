@@ -63,13 +63,17 @@ public struct ProviderSession: Sendable, Hashable {
     public var sessionID: String
     /// The user token the engine holds for this provider (a secret), if the user signed in to it.
     public var userToken: String?
+    /// The engine's number for this request, unique in the engine (0 for a verification at
+    /// `setRequestor`): a provider may use it to tell requests apart, or a test to order answers.
+    public var requestID: UInt64
 
     /// Creates a session.
-    public init(deviceID: String, requestorID: String, sessionID: String, userToken: String? = nil) {
+    public init(deviceID: String, requestorID: String, sessionID: String, userToken: String? = nil, requestID: UInt64 = 0) {
         self.deviceID = deviceID
         self.requestorID = requestorID
         self.sessionID = sessionID
         self.userToken = userToken
+        self.requestID = requestID
     }
 
     /// The session of a configuration: its device, requestor and configuration operation.

@@ -273,7 +273,10 @@ enum TraceCoding {
             fields["key"] = encode(key)
         case .signIn(let provider, let credentials):
             fields["provider"] = .string(provider)
-            fields["credentials"] = .object(credentials.mapValues { .string(book.conceal($0, as: .secret)) })
+            // Concealed in key order, so the placeholders are numbered alike in every recording.
+            var concealed: [String: JSONValue] = [:]
+            for (key, value) in credentials.sorted(by: { $0.key < $1.key }) { concealed[key] = .string(book.conceal(value, as: .secret)) }
+            fields["credentials"] = .object(concealed)
         case .signOut(let provider):
             fields["provider"] = .string(provider)
         }
@@ -576,13 +579,18 @@ enum TraceCoding {
         ]
         // Written only when there are some, so other traces read as before.
         guard !stored.providerAccounts.isEmpty else { return .object(record) }
-        record["providerAccounts"] = .object(
-            stored.providerAccounts.mapValues { account in
-                [
-                    "userToken": account.userToken.map { .string(book.conceal($0, as: .secret)) } ?? .null,
-                    "kept": .object(account.kept.mapValues { .string(book.conceal($0, as: .media)) }),
-                ]
-            })
+        // Concealed in key order, so the placeholders are numbered alike in every recording.
+        var accounts: [String: JSONValue] = [:]
+        for (provider, account) in stored.providerAccounts.sorted(by: { $0.key < $1.key }) {
+            var kept: [String: JSONValue] = [:]
+            for (resource, credentials) in account.kept.sorted(by: { $0.key < $1.key }) {
+                kept[resource] = .string(book.conceal(credentials, as: .media))
+            }
+            accounts[provider] = [
+                "userToken": account.userToken.map { .string(book.conceal($0, as: .secret)) } ?? .null, "kept": .object(kept),
+            ]
+        }
+        record["providerAccounts"] = .object(accounts)
         return .object(record)
     }
 

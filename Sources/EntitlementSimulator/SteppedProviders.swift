@@ -1,0 +1,84 @@
+import EntitlementEngine
+
+/// The providers of a chain made to answer in a fixed order, as ``SteppedBackend`` does for the
+/// backend: every request (by its ``ProviderSession/requestID``; 0, a verification at `setRequestor`,
+/// passes at once) waits until ``SimulatedSession/settle()`` lets it through, lowest first, each
+/// answer processed before the next. Scenario runs and recordings then give the same trace every time.
+public actor SteppedProviders {
+    private var parked: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var watchers: [(requests: Set<UInt64>, resume: CheckedContinuation<Void, Never>)] = []
+
+    /// A gate with nothing parked.
+    public init() {}
+
+    /// `chain` with every provider behind this gate.
+    public nonisolated func wrapping(_ chain: ProviderChain) -> ProviderChain {
+        let links: [ProviderChain.Link] = chain.links.map { link in
+            switch link {
+            case .tvProvider: .tvProvider
+            case .provider(let provider): .provider(SteppedProvider(inner: provider, gate: self))
+            }
+        }
+        return (try? ProviderChain(links)) ?? chain
+    }
+
+    /// Waits until request `id` is let through.
+    func pass(_ id: UInt64) async {
+        guard id != 0 else { return }
+        await withCheckedContinuation { continuation in
+            parked[id] = continuation
+            let ready = watchers.filter { $0.requests.isSubset(of: parked.keys) }
+            watchers.removeAll { $0.requests.isSubset(of: parked.keys) }
+            for watcher in ready { watcher.resume.resume() }
+        }
+    }
+
+    /// Returns once every request in `requests` waits here.
+    public func whenParked(_ requests: Set<UInt64>) async {
+        guard !requests.isSubset(of: parked.keys) else { return }
+        await withCheckedContinuation { watchers.append((requests, $0)) }
+    }
+
+    /// The lowest request waiting, if any.
+    public func next() -> UInt64? { parked.keys.min() }
+
+    /// Lets request `id` through.
+    public func release(_ id: UInt64) { parked.removeValue(forKey: id)?.resume() }
+}
+
+/// One provider behind a ``SteppedProviders`` gate.
+struct SteppedProvider: EntitlementProvider {
+    let inner: any EntitlementProvider
+    let gate: SteppedProviders
+
+    var id: String { inner.id }
+    var requestsOneAtATime: Bool { inner.requestsOneAtATime }
+    var signsIn: Bool { inner.signsIn }
+    var renewsTokens: Bool { inner.renewsTokens }
+    var verificationInterval: Duration? { inner.verificationInterval }
+
+    func verify(_ session: ProviderSession) async -> Result<ProviderView, ProviderFailure> {
+        await gate.pass(session.requestID)
+        return await inner.verify(session)
+    }
+
+    func credentials(for resource: String, _ session: ProviderSession) async -> Result<ProviderCredentials, ProviderFailure> {
+        await gate.pass(session.requestID)
+        return await inner.credentials(for: resource, session)
+    }
+
+    func signIn(with credentials: [String: String], _ session: ProviderSession) async -> Result<String, ProviderFailure> {
+        await gate.pass(session.requestID)
+        return await inner.signIn(with: credentials, session)
+    }
+
+    func renew(_ session: ProviderSession) async -> Result<String, ProviderFailure> {
+        await gate.pass(session.requestID)
+        return await inner.renew(session)
+    }
+
+    func signOut(_ session: ProviderSession) async {
+        await gate.pass(session.requestID)
+        await inner.signOut(session)
+    }
+}
