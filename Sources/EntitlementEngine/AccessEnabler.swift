@@ -236,6 +236,13 @@ public actor AccessEnabler {
     @discardableResult
     public func signOut(provider: String) async -> CallID { await submit(.signOut(provider: provider)) }
 
+    /// Reports the step-up `stepUpRequired` asked for: on success the authorization is retried once
+    /// (with the transaction id); this call is answered with it (`setToken` or `tokenRequestFailed`).
+    @discardableResult
+    public func completeStepUp(_ resource: String, succeeded: Bool) async -> CallID {
+        await submit(.completeStepUp(resource: resource, succeeded: succeeded))
+    }
+
     /// Another writer may have changed this session's stored tokens (a store that notifies,
     /// ``TokenSaveNotifying``, says so): the engine reads the stored version now, in turn with its
     /// other work, and the tokens only if the version changed — as it does before every input, so a

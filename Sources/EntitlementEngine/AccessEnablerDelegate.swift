@@ -37,6 +37,9 @@ public protocol AccessEnablerDelegate: AnyObject, Sendable {
     /// Answers `signIn` and `signOut`: signed in to `provider` or not, with a failure's code and message,
     /// or the provider's message for the user.
     func providerSignInStatus(_ provider: String, signedIn: Bool, errorCode: String, message: String)
+    /// Before `resource` is granted the user must step up (``StepUpAdvice``); answer with
+    /// `completeStepUp(_:succeeded:)`.
+    func stepUpRequired(_ resource: String, advice: StepUpAdvice)
     /// Every callback goes through here first, with the ids of the calls it answers (none for a step
     /// such as `navigateToUrl`). The default calls the named method (``deliver(_:)``); a delegate that
     /// needs the call ids (a session host, a bridge) implements this one instead.
@@ -74,6 +77,8 @@ extension AccessEnablerDelegate {
     public func entitlementsChanged(_ providers: [String]) {}
     /// Does nothing.
     public func providerSignInStatus(_ provider: String, signedIn: Bool, errorCode: String, message: String) {}
+    /// Does nothing.
+    public func stepUpRequired(_ resource: String, advice: StepUpAdvice) {}
     /// Calls the named method that matches `callback`.
     public func callbackEmitted(_ callback: Callback, answering calls: [CallID]) { deliver(callback) }
 
@@ -97,6 +102,7 @@ extension AccessEnablerDelegate {
         case .entitlementsChanged(let providers): entitlementsChanged(providers)
         case .providerSignInStatus(let provider, let signedIn, let code, let message):
             providerSignInStatus(provider, signedIn: signedIn, errorCode: code, message: message)
+        case .stepUpRequired(let resource, let advice): stepUpRequired(resource, advice: advice)
         }
     }
 }

@@ -35,6 +35,9 @@ public enum Callback: Sendable, Hashable {
     /// `signOut` — signed in or not, the code and message of a failure, or the provider's message for
     /// the user ("Gold subscriber until March") on success.
     case providerSignInStatus(provider: String, signedIn: Bool, errorCode: String, message: String)
+    /// `stepUpRequired(resource, advice)`: before `resource` is granted, the user must step up (a PIN,
+    /// a stronger sign-in); the app answers with `completeStepUp(resource:succeeded:)`. It answers no call.
+    case stepUpRequired(resource: String, advice: StepUpAdvice)
 
     /// The callback's cookbook name.
     public var name: String {
@@ -54,6 +57,7 @@ public enum Callback: Sendable, Hashable {
         case .status: "status"
         case .entitlementsChanged: "entitlementsChanged"
         case .providerSignInStatus: "providerSignInStatus"
+        case .stepUpRequired: "stepUpRequired"
         }
     }
 
@@ -80,6 +84,7 @@ public enum Callback: Sendable, Hashable {
         case .entitlementsChanged(let providers): "entitlementsChanged(\(providers))"
         case .providerSignInStatus(let provider, let signedIn, let code, let message):
             "providerSignInStatus(\"\(provider)\", \(signedIn ? 1 : 0), \"\(code)\", \"\(Redactor.redact(message))\")"
+        case .stepUpRequired(let resource, let advice): "stepUpRequired(\"\(resource)\", \(advice.kind.rawValue), \"\(advice.value)\")"
         }
     }
 }

@@ -27,6 +27,9 @@ public enum EntitlementCall: Sendable, Hashable {
     case signIn(provider: String, credentials: [String: String])
     /// `signOut(provider:)`: sign out of that provider (the credentials kept for good stay).
     case signOut(provider: String)
+    /// `completeStepUp(_:succeeded:)`: the app performed (or gave up) the step-up `stepUpRequired`
+    /// asked for; answered with the authorization it joins (`setToken` or `tokenRequestFailed`).
+    case completeStepUp(resource: String, succeeded: Bool)
 
     /// The call's name as the cookbook writes it.
     public var name: String {
@@ -44,6 +47,7 @@ public enum EntitlementCall: Sendable, Hashable {
         case .logout: "logout"
         case .signIn: "signIn"
         case .signOut: "signOut"
+        case .completeStepUp: "completeStepUp"
         }
     }
 
@@ -51,7 +55,7 @@ public enum EntitlementCall: Sendable, Hashable {
     public static let names: Set<String> = [
         "setRequestor", "checkAuthentication", "getAuthentication", "setSelectedProvider", "handleExternalURL",
         "getSelectedProvider", "checkAuthorization", "getAuthorization", "checkPreauthorizedResources", "getMetadata",
-        "logout", "signIn", "signOut",
+        "logout", "signIn", "signOut", "completeStepUp",
     ]
 
     /// The call in cookbook notation with secrets shortened (safe for logs and transcripts).
@@ -74,6 +78,7 @@ public enum EntitlementCall: Sendable, Hashable {
         case .signIn(let provider, let credentials):
             "signIn(provider: \"\(provider)\", credentials: [\(credentials.keys.sorted().map { "\($0): …" }.joined(separator: ", "))])"
         case .signOut(let provider): "signOut(provider: \"\(provider)\")"
+        case .completeStepUp(let resource, let succeeded): "completeStepUp(\"\(resource)\", succeeded: \(succeeded))"
         }
     }
 }

@@ -32,6 +32,12 @@ public enum ErrorCode {
     /// `tokenRequestFailed` and `providerSignInStatus`: the provider no longer knows the user's sign-in
     /// (``ProviderFailure/invalidToken``, not renewed): sign in again.
     public static let providerSignedOut = "PROVIDER_SIGNED_OUT"
+    /// `tokenRequestFailed`: the service wants a step-up the engine does not pass on (not configured, or already done once).
+    public static let stepUpRequired = "STEP_UP_REQUIRED"
+    /// `tokenRequestFailed`: the app reported the step-up failed or was cancelled.
+    public static let stepUpFailed = "STEP_UP_FAILED"
+    /// `tokenRequestFailed`: no `completeStepUp` came within ``StepUpSettings/timeout``.
+    public static let stepUpTimedOut = "STEP_UP_TIMEOUT"
     /// `tokenRequestFailed`: the user cancelled (``ProviderFailure/cancelledByUser``); no message.
     public static let providerCancelled = "PROVIDER_REQUEST_CANCELLED"
 }

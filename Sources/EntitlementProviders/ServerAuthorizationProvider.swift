@@ -15,6 +15,10 @@ import EntitlementHTTP
 ///   ignored: the engine ended that request already, and the request carries its `session_id`
 ///   (device and configuration) so the service can tell sessions apart.
 ///
+/// Policy advice (ForgeRock's): a 401 whose JSON has `advices` (`TransactionConditionAdvice: [txId]`,
+/// `AuthenticateToServiceConditionAdvice: [service]`) is `ProviderFailure.stepUpRequired(_:)`; for a
+/// resource configured for step-up the engine asks the app, and its one retry carries `_txId`.
+///
 /// Failures: no answer → `ProviderFailure.networkFailure`; 401 or 403 → `ProviderFailure.denied(_:)`
 /// with the service's `message` (or `error`) when its body says one; another status, or a body that is
 /// not a JSON object → `ProviderFailure.unknown(_:)` saying which.
@@ -53,10 +57,14 @@ public final class ServerAuthorizationProvider: EntitlementProvider {
 
     /// Posts `device_id`, `session_id` and `resource`; the JSON object the service answers is the token.
     public func credentials(for resource: String, _ session: ProviderSession) async -> Result<ProviderCredentials, ProviderFailure> {
+        var fields: KeyValuePairs<String, String> = ["device_id": session.deviceID, "session_id": session.sessionID, "resource": resource]
+        if let transaction = session.transactionID {
+            fields = ["device_id": session.deviceID, "session_id": session.sessionID, "resource": resource, "_txId": transaction]
+        }
         var request = V2OutgoingRequest(
             operation: "serverAuthorization", method: "POST", url: url,
             headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-            body: Array(Self.form(["device_id": session.deviceID, "session_id": session.sessionID, "resource": resource]).utf8))
+            body: Array(Self.form(fields).utf8))
         if let decorate { await decorate(&request) }
         let outgoing = request
         let answer = await limiter.run { await transport.send(outgoing) }
@@ -71,12 +79,29 @@ public final class ServerAuthorizationProvider: EntitlementProvider {
         case 200, 201:
             guard case .object = json else { return .failure(.unknown("the authorization server's answer is not a JSON object")) }
             return .success(ProviderCredentials(token: text))
+        case 401 where json?["advices"]?.object != nil:
+            guard let advice = advice(json?["advices"]) else {
+                return .failure(.unknown("the authorization server's advice is not one this provider takes"))
+            }
+            return .failure(.stepUpRequired(advice))
         case 401, 403:
             let said = json?["message"]?.string ?? json?["error"]?.string
             return .failure(.denied(said.map { String($0.prefix(300)) } ?? "The authorization server refused '\(resource)'."))
         default:
             return .failure(.unknown("the authorization server answered HTTP \(answer.status)"))
         }
+    }
+
+    /// ForgeRock's `advices` object: `TransactionConditionAdvice: [txId]` or
+    /// `AuthenticateToServiceConditionAdvice: [service]`.
+    static func advice(_ advices: JSONValue?) -> StepUpAdvice? {
+        if let id = advices?["TransactionConditionAdvice"]?.array?.first?.string, !id.isEmpty {
+            return StepUpAdvice(kind: .transaction, value: "TransactionConditionAdvice", transactionID: id)
+        }
+        if let service = advices?["AuthenticateToServiceConditionAdvice"]?.array?.first?.string, !service.isEmpty {
+            return StepUpAdvice(kind: .authenticateToService, value: service)
+        }
+        return nil
     }
 
     /// `application/x-www-form-urlencoded`, keys in order.

@@ -126,6 +126,8 @@ public enum CallStep: Sendable, Hashable {
     case signIn(ValueExpression, credentials: [String: ValueExpression])
     /// `> signOut P`.
     case signOut(ValueExpression)
+    /// `> completeStepUp R succeeded|failed`.
+    case completeStepUp(ValueExpression, succeeded: Bool)
 }
 
 /// How one argument of an expected callback must look.
@@ -164,6 +166,9 @@ public enum WorldAction: Sendable, Hashable {
     case cancelAtProvider(holding: String?)
     /// `! user closes the login page`: the app calls `setSelectedProvider(nil)`.
     case closeLoginPage
+    /// `! user confirms the step-up with PIN P`: on the programmer's service, the user approves the
+    /// transaction it last asked about (a wrong PIN approves nothing).
+    case confirmStepUp(pin: String)
     /// `! web view follows the logout [holding $x]`.
     case followLogout(holding: String?)
     /// `! clock advances D`.

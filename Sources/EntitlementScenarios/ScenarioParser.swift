@@ -204,6 +204,10 @@ public enum ScenarioParser {
             case "device": scenario.deviceID = try text(&cursor, "a device id")
             case "platform-sso": scenario.platformSSO = true
             case "session-ttl": scenario.world.sessionTTL = try cursor.duration()
+            case "step-up":
+                var stepUp = StepUpSettings(resources: Set(try cursor.wordList("a resource id")))
+                if cursor.accept("timeout") { stepUp.timeout = try cursor.duration() }
+                scenario.settings.stepUp = stepUp
             case "second-screen":
                 var secondScreen = SecondScreen()
                 while !cursor.atEnd {
@@ -304,6 +308,11 @@ public enum ScenarioParser {
                 let resource = try cursor.word("a resource id")
                 provider.denials[resource] = try text(&cursor, "the server's message")
             case "message": provider.message = try text(&cursor, "a message")
+            case "pin":
+                guard provider.kind == .server else { throw .at(optionColumn, "only a `server` provider asks for a PIN") }
+                provider.pin = try text(&cursor, "a PIN")
+                try cursor.expect("protects")
+                provider.pinProtected = Set(try cursor.wordList("a resource id"))
             case let other:
                 throw .at(optionColumn, "unknown provider option '\(other)' (one-at-a-time, server, subscription, grants, denies, renews, every, message)")
             }
@@ -412,6 +421,14 @@ public enum ScenarioParser {
             let provider = try cursor.value("a provider id")
             return .signIn(provider, credentials: try cursor.pairs())
         case "signOut": return .signOut(try cursor.value("a provider id"))
+        case "completeStepUp":
+            let resource = try cursor.value("a resource id")
+            let outcomeColumn = cursor.column
+            switch try cursor.word("succeeded or failed") {
+            case "succeeded": return .completeStepUp(resource, succeeded: true)
+            case "failed": return .completeStepUp(resource, succeeded: false)
+            case let other: throw .at(outcomeColumn, "expected succeeded or failed, got '\(other)'")
+            }
         case let other: throw .at(column, "unknown API call '\(other)'")
         }
     }
@@ -458,6 +475,10 @@ public enum ScenarioParser {
             if cursor.accept("cancels") {
                 try cursor.expect("at the provider")
                 return .cancelAtProvider(holding: try holding(&cursor))
+            }
+            if cursor.accept("confirms") {
+                try cursor.expect("the step-up with PIN")
+                return .confirmStepUp(pin: try text(&cursor, "a PIN"))
             }
             try cursor.expect("closes the login page")
             return .closeLoginPage

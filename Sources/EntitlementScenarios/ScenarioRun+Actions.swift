@@ -64,6 +64,9 @@ extension ScenarioRun {
         case .signOut(let provider):
             let id = try text(provider)
             return { await $0.signOut(provider: id); return nil }
+        case .completeStepUp(let resource, let succeeded):
+            let id = try text(resource)
+            return { await $0.completeStepUp(id, succeeded: succeeded); return nil }
         case .getMetadata(let key): return { await $0.getMetadata(key); return nil }
         case .logout: return { await $0.logout(); return nil }
         }
@@ -105,6 +108,8 @@ extension ScenarioRun {
             await world.simulator.failProgrammer(id, with: fault, untilHealed: untilHealed)
         case .serverHeals(let id):
             await world.simulator.healProgrammer(id)
+        case .confirmStepUp(let pin):
+            await world.simulator.confirmTransaction(pin: pin)
         case .serverInvalidatesTokens(let id):
             await world.simulator.invalidateSubscriptionTokens(id)
         case .subscription(let name, let lapsed):

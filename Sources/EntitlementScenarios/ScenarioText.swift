@@ -39,6 +39,7 @@ public enum ScenarioText {
         "optionsRefused": ["[unknown keys]"],
         "entitlementsChanged": ["[provider ids]"],
         "providerSignInStatus": ["provider", "1|0", "errorCode", "message"],
+        "stepUpRequired": ["resource", "transaction|authenticateToService", "value"],
     ]
 
     /// Each backend operation a `⇢` line can expect, and its arguments in script order.

@@ -99,6 +99,8 @@ public struct ObservedCallback: Sendable, Hashable {
         case .entitlementsChanged(let providers): arguments = [list(providers)]
         case .providerSignInStatus(let provider, let signedIn, let code, let message):
             arguments = [.text(provider), .text(signedIn ? "1" : "0"), .text(code), .text(message)]
+        case .stepUpRequired(let resource, let advice):
+            arguments = [.text(resource), .text(advice.kind.rawValue), .text(advice.value)]
         }
     }
 

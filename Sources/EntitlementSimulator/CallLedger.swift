@@ -92,6 +92,9 @@ public final class CallLedger: EngineMonitor {
             return resource == answered
         case (.checkPreauthorizedResources, .preauthorizedResources): return true
         case (.getMetadata(let key), .setMetadataStatus(_, _, let answered)): return key == answered
+        case (.completeStepUp(let resource, _), .setToken(_, let answered)),
+            (.completeStepUp(let resource, _), .tokenRequestFailed(let answered, _, _)):
+            return resource == answered
         case (.signIn(let provider, _), .providerSignInStatus(let answered, _, _, _)),
             (.signOut(let provider), .providerSignInStatus(let answered, _, _, _)):
             return provider == answered

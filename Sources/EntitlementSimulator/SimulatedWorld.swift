@@ -172,6 +172,10 @@ public struct SimulatedWorld: Sendable {
         public var kind = Kind.simulated
         /// For a server: the resources it refuses, with its message (it claims these and ``grants``).
         public var denials: [String: String] = [:]
+        /// For a server: the PIN that approves a step-up for ``pinProtected`` resources (a parental control).
+        public var pin: String?
+        /// For a server: the resources that need a step-up (an approved transaction) before they are granted.
+        public var pinProtected: Set<String> = []
         /// For a subscription: whether its service renews invalid tokens.
         public var renews = false
         /// For a subscription: how often the engine verifies again (nil: at `setRequestor` only).

@@ -45,10 +45,37 @@ extension Simulator {
         programmerRequests.append((serverID, session, resource))
         if let message = server.denials[resource] { return Self.json(403, ["error": "not_entitled", "message": .string(message)]) }
         guard server.grants.contains(resource) else { return Self.json(403, ["error": "unknown_resource"]) }
+        if server.pinProtected.contains(resource) {
+            // A parental control: only a transaction the user approved (with the PIN), once.
+            guard let id = form["_txId"] else {
+                let id = Base64URL.encode(random.bytes(12))
+                issuedSecrets.append(id)
+                transactions.append((id, serverID, device, resource, false, false))
+                return Self.json(401, ["advices": ["TransactionConditionAdvice": [.string(id)]], "message": "A PIN is needed."])
+            }
+            guard let index = transactions.firstIndex(where: { $0.id == id && $0.server == serverID }),
+                transactions[index].device == device, transactions[index].resource == resource
+            else { return Self.json(403, ["error": "unknown_transaction", "message": "The transaction is not known."]) }
+            guard !transactions[index].used else {
+                return Self.json(403, ["error": "transaction_used", "message": "The transaction was already used."])
+            }
+            guard transactions[index].approved else {
+                return Self.json(403, ["error": "transaction_not_approved", "message": "The transaction was not approved."])
+            }
+            transactions[index].used = true
+        }
         let digest = SHA256.hash("\(serverID)|\(device)|\(session)|\(resource)|\(programmerRequests.count)")
         let auth = Base64URL.encode(Array(digest.prefix(24)))
         issuedSecrets.append(auth)
         return Self.json(200, ["auth": .string(auth), "resource": .string(resource), "session_id": .string(session)])
+    }
+
+    /// The user enters `pin` for the step-up a programmer's server asked last: right, the transaction
+    /// is approved; wrong, nothing is.
+    public func confirmTransaction(pin: String) {
+        guard let index = transactions.indices.last(where: { !transactions[$0].used && !transactions[$0].approved }) else { return }
+        let server = world.chainProviders.first { $0.id == transactions[index].server }
+        if server?.pin == pin { transactions[index].approved = true }
     }
 
     /// The next answer of server `serverID` (or every one, until healed) misbehaves.

@@ -87,6 +87,9 @@ public actor Simulator {
     var programmerRequests: [(server: String, session: String, resource: String)] = []
     /// Faults of the programmer's servers (and of the Security API services), by id.
     var programmerFaults: [String: (fault: ProgrammerFault, untilHealed: Bool)] = [:]
+    /// The transactions the programmer's servers asked a step-up for, in order: id, server, device,
+    /// resource, approved, used.
+    var transactions: [(id: String, server: String, device: String, resource: String, approved: Bool, used: Bool)] = []
     /// The user tokens the Security API services issued: by token, the provider, the subscriber and whether it is still valid.
     var subscriptionTokens: [String: (provider: String, subscriber: String, valid: Bool)] = [:]
     /// The subscribers as they are now (a script may let one lapse or renew).

@@ -1,7 +1,7 @@
 import EntitlementEngine
 
 /// The providers of a chain made to answer in a fixed order, as ``SteppedBackend`` does for the
-/// backend: every request (by its ``ProviderSession/requestID``; 0, a verification at `setRequestor`,
+/// backend: every request (by its `ProviderSession.requestID`; 0, a verification at `setRequestor`,
 /// passes at once) waits until ``SimulatedSession/settle()`` lets it through, lowest first, each
 /// answer processed before the next. Scenario runs and recordings then give the same trace every time.
 public actor SteppedProviders {

@@ -11,6 +11,8 @@ public struct AuthorizationRequest: Sendable, Hashable {
         case askingProvider(String, OperationID)
         /// Waits for the provider's request running before it to end (a provider that takes one at a time).
         case waitingForProvider(String)
+        /// Waits for the app's step-up (`completeStepUp`) after the provider's answer (operation) carried advice.
+        case awaitingStepUp(String, StepUpAdvice, answered: OperationID)
     }
 
     /// The resource.
@@ -24,6 +26,10 @@ public struct AuthorizationRequest: Sendable, Hashable {
     /// Waiting (``Phase/waitingForProvider(_:)``) for the provider's token to be renewed, not for
     /// another request to end.
     public var awaitsRenewal = false
+    /// Set once the request stepped up: its retry carries this transaction id, and no second step-up is asked.
+    public var steppedUp = false
+    /// The transaction the step-up approved (a secret, sent once).
+    public var transactionID: String?
 
     /// Creates a request.
     public init(resource: String, data: [String: String], waiters: [CallID], phase: Phase) {
@@ -36,7 +42,7 @@ public struct AuthorizationRequest: Sendable, Hashable {
     /// The pending backend operation, if any.
     var operation: OperationID? {
         switch phase {
-        case .waitingForAuthentication, .waitingForProvider: nil
+        case .waitingForAuthentication, .waitingForProvider, .awaitingStepUp: nil
         case .authorizing(let operation), .askingProvider(_, let operation): operation
         }
     }

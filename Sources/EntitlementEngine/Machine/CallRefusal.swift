@@ -23,6 +23,8 @@ public enum CallRefusal: Error, Sendable, Hashable {
     case noSignIn(provider: String)
     /// `signIn` while the provider's sign-in, verification or renewal runs.
     case signInInProgress(provider: String)
+    /// `completeStepUp` for a resource no authorization waits to step up.
+    case noStepUpPending(resource: String)
 
     /// The `status` code.
     public var code: String {
@@ -38,6 +40,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .redirect(let refusal): refusal.code
         case .noSignIn: "NO_PROVIDER_SIGN_IN"
         case .signInInProgress: "PROVIDER_SIGN_IN_IN_PROGRESS"
+        case .noStepUpPending: "NO_STEP_UP_PENDING"
         }
     }
 
@@ -56,6 +59,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .redirect(let refusal): refusal.message
         case .noSignIn(let provider): "No provider of the chain called '\(provider)' takes a sign-in."
         case .signInInProgress(let provider): "The sign-in with '\(provider)' is still running; wait for providerSignInStatus."
+        case .noStepUpPending(let resource): "No authorization of '\(resource)' waits for a step-up."
         }
     }
 

@@ -45,6 +45,9 @@ public struct EngineSettings: Sendable, Hashable {
     /// ``AccessEnabler`` sets it from its `providers:` argument and the replayer from the trace; set it
     /// yourself only to drive the bare machine.
     public var providers: [ProviderLink] = []
+    /// The resources whose policy advice is passed to the app for a step-up (nil, the default: none —
+    /// advice is then a `STEP_UP_REQUIRED` failure).
+    public var stepUp: StepUpSettings?
 
     /// Creates settings. Every bounded setting is clamped to its documented range here and whenever
     /// it is set later; `redirectTimeout` to 60 s…600 s (item 13 of the redirect checklist in the

@@ -68,12 +68,18 @@ extension EntitlementMachine {
 
     mutating func startAsking(
         at index: Int, _ provider: String, from: AuthorizationRequest.Kind, _ condition: TransitionGuard?,
-        _ configuration: RequestorConfiguration
+        _ configuration: RequestorConfiguration, also extra: TransitionAction? = nil
     ) -> [Action] {
+        if let extra {
+            recordAuthorization(from: from, to: .askingProvider, condition, extra, .askProvider)
+        } else {
+            recordAuthorization(from: from, to: .askingProvider, condition, .askProvider)
+        }
         let operation = nextOperation()
-        recordAuthorization(from: from, to: .askingProvider, condition, .askProvider)
         authorizations[index].phase = .askingProvider(provider, operation)
-        return [.askProvider(operation, provider: provider, .credentials(resource: authorizations[index].resource), providerSession(provider, configuration, operation))]
+        var session = providerSession(provider, configuration, operation)
+        session.transactionID = authorizations[index].transactionID
+        return [.askProvider(operation, provider: provider, .credentials(resource: authorizations[index].resource), session)]
     }
 
     /// A provider answered: a credentials request, or an account's sign-in, verification or renewal.
@@ -96,7 +102,18 @@ extension EntitlementMachine {
     private mutating func credentialsAnswered(
         _ index: Int, _ result: Result<ProviderCredentials, ProviderFailure>, _ configuration: RequestorConfiguration
     ) -> [Action] {
-        guard case .askingProvider(let provider, _) = authorizations[index].phase else { return [] }
+        guard case .askingProvider(let provider, let operation) = authorizations[index].phase else { return [] }
+        if case .failure(.stepUpRequired(let advice)) = result, !authorizations[index].steppedUp,
+            let stepUp = settings.stepUp, stepUp.resources.contains(authorizations[index].resource)
+        {
+            // Policy advice: the app steps up (a PIN, a stronger sign-in), then the request is retried once.
+            recordAuthorization(from: .askingProvider, to: .awaitingStepUp, .stepUpRequired, .stepUpRequired, .startTimer)
+            authorizations[index].phase = .awaitingStepUp(provider, advice, answered: operation)
+            return [
+                .startTimer(.stepUp(operation), at: now.adding(stepUp.timeout)),
+                .emit(.stepUpRequired(resource: authorizations[index].resource, advice: advice), answering: []),
+            ]
+        }
         if case .failure(.invalidToken) = result, settings.providers.contains(where: { $0.id == provider && $0.signsIn }) {
             recordAuthorization(from: .askingProvider, to: .waitingForProvider, .invalidToken)
             authorizations[index].phase = .waitingForProvider(provider)
@@ -126,6 +143,55 @@ extension EntitlementMachine {
             actions += startAsking(at: next, provider, from: .waitingForProvider, nil, configuration)
         }
         return actions
+    }
+
+    // MARK: - Step-up
+
+    /// The app reports the step-up: retry once with the approved transaction, or fail. The call joins
+    /// the authorization and is answered with it.
+    mutating func completeStepUp(_ id: CallID, _ resource: String, succeeded: Bool, _ configuration: RequestorConfiguration)
+        -> [Action]
+    {
+        guard let index = authorizations.firstIndex(where: { request in
+            if case .awaitingStepUp = request.phase { return request.resource == resource }
+            return false
+        }), case .awaitingStepUp(let provider, let advice, let answered) = authorizations[index].phase
+        else {
+            recordCall(.noStepUpPending, .status)
+            return refuse(id, .noStepUpPending(resource: resource))
+        }
+        authorizations[index].waiters.append(id)
+        guard succeeded else {
+            let request = authorizations.remove(at: index)
+            recordAuthorization(from: .awaitingStepUp, to: .idle, .stepUpFailed, .cancelTimer, .tokenRequestFailed)
+            return [.cancelTimer(.stepUp(answered))]
+                + request.waiters.map {
+                    .emit(
+                        .tokenRequestFailed(
+                            resource: request.resource, errorCode: ErrorCode.stepUpFailed, errorDescription: "The step-up was not completed."),
+                        answering: [$0])
+                }
+        }
+        authorizations[index].steppedUp = true
+        authorizations[index].transactionID = advice.transactionID
+        return [.cancelTimer(.stepUp(answered))]
+            + startAsking(at: index, provider, from: .awaitingStepUp, .stepUpSucceeded, configuration, also: .cancelTimer)
+    }
+
+    /// The app did not report the step-up in time.
+    mutating func stepUpTimedOut(_ answered: OperationID) -> [Action] {
+        guard let index = authorizations.firstIndex(where: { request in
+            if case .awaitingStepUp(_, _, let operation) = request.phase { return operation == answered }
+            return false
+        }) else { return [.log(.lateTimerIgnored(.stepUp(answered)))] }
+        let request = authorizations.remove(at: index)
+        recordAuthorization(from: .awaitingStepUp, to: .idle, nil, .tokenRequestFailed)
+        return request.waiters.map {
+            .emit(
+                .tokenRequestFailed(
+                    resource: request.resource, errorCode: ErrorCode.stepUpTimedOut, errorDescription: "The step-up was not completed in time."),
+                answering: [$0])
+        }
     }
 
     // MARK: - Views

@@ -231,6 +231,8 @@ public struct EntitlementMachine: Sendable {
             return resend(operation)
         case .timerFired(.providerVerification(let provider)):
             return verificationDue(provider)
+        case .timerFired(.stepUp(let answered)):
+            return stepUpTimedOut(answered)
         case .timerFired(let timer):
             return timerFired(timer)
         case .storageChanged(let stored):
@@ -511,6 +513,7 @@ public struct EntitlementMachine: Sendable {
             case .logout: actions += logout(id, configuration)
             case .signIn(let provider, let credentials): actions += signIn(id, provider, credentials, configuration)
             case .signOut(let provider): actions += signOut(id, provider, configuration)
+            case .completeStepUp(let resource, let succeeded): actions += completeStepUp(id, resource, succeeded: succeeded, configuration)
             }
             return actions
         }
@@ -530,6 +533,7 @@ public struct EntitlementMachine: Sendable {
             return authorizationFailed(resource, ErrorCode.genericAuthorization, why, answering: [id])
         case .checkPreauthorizedResources: return [.emit(.preauthorizedResources([]), answering: [id])]
         case .getMetadata(let key): return [.emit(.setMetadataStatus(nil, encrypted: false, key: key), answering: [id])]
+        case .completeStepUp(let resource, _): return refuse(id, .noStepUpPending(resource: resource))
         case .signIn(let provider, _), .signOut(let provider):
             return [.emit(.providerSignInStatus(provider: provider, signedIn: false, errorCode: ErrorCode.providerUnknownError, message: why), answering: [id])]
         }

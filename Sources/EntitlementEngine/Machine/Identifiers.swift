@@ -37,6 +37,8 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
     case retry(OperationID)
     /// The next verification of a provider of the chain that verifies on an interval.
     case providerVerification(String)
+    /// The end of the wait for a step-up, after the answer (operation) that asked for it.
+    case stepUp(OperationID)
 
     /// The timer's name.
     public var name: String {
@@ -47,6 +49,7 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
         case .profileRead: "profileRead"
         case .retry: "retry"
         case .providerVerification: "providerVerification"
+        case .stepUp: "stepUp"
         }
     }
 
@@ -55,14 +58,14 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .redirectDeadline(let flow), .registrationPoll(let flow), .registrationExpiry(let flow), .profileRead(let flow):
             flow
-        case .retry, .providerVerification: nil
+        case .retry, .providerVerification, .stepUp: nil
         }
     }
 
     /// `redirectDeadline(flow#n)`, `retry(op#n)`.
     public var description: String {
         switch self {
-        case .retry(let operation): "\(name)(\(operation))"
+        case .retry(let operation), .stepUp(let operation): "\(name)(\(operation))"
         case .providerVerification(let provider): "\(name)(\(provider))"
         default: "\(name)(\(flow.map(\.description) ?? ""))"
         }

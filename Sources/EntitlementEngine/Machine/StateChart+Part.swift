@@ -47,7 +47,7 @@ extension StateChart {
                 title: "logout (logout.md)"),
             Part(name: "authorization", region: .authorization, states: ["idle", "waitingForAuthentication", "authorizing"], title: "authorization"),
             Part(
-                name: "providers", region: .authorization, states: ["askingProvider", "waitingForProvider"],
+                name: "providers", region: .authorization, states: ["askingProvider", "waitingForProvider", "awaitingStepUp"],
                 title: "a provider of the chain (providers.md)"),
             Part(name: "calls", region: .calls, states: TransitionRow.Region.calls.states, title: "calls"),
             Part(name: "entitlements", region: .entitlements, states: TransitionRow.Region.entitlements.states, title: "entitlements"),

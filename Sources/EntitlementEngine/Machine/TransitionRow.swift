@@ -168,6 +168,14 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case signedOut
     /// The provider keeps these credentials for good: answered without asking.
     case keptCredentials
+    /// The answer carries policy advice the engine passes to the app.
+    case stepUpRequired
+    /// The app reports the step-up done.
+    case stepUpSucceeded
+    /// The app reports the step-up failed or cancelled.
+    case stepUpFailed
+    /// No authorization waits for a step-up of the resource.
+    case noStepUpPending
     /// A request for the same resource and data is already running.
     case identicalRequest
     /// A logout waits for its redirect.
@@ -316,6 +324,8 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case entitlementsChanged
     /// Emit `providerSignInStatus`.
     case providerSignInStatus
+    /// Emit `stepUpRequired`.
+    case stepUpRequired
 }
 
 /// Every input a row can name: the calls, the other inputs, and two the regions name specially.
@@ -364,6 +374,8 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case signIn
     /// `signOut` (of a provider of the chain).
     case signOut
+    /// `completeStepUp`.
+    case completeStepUp
     /// Any input: the entitlements region looks at the outcome of every one.
     case anyInput
     /// The stored authentication expired (noticed before a call).
@@ -477,6 +489,8 @@ extension AuthorizationRequest {
         case askingProvider
         /// Waits for the provider's running request to end (one at a time).
         case waitingForProvider
+        /// Waits for the app's step-up.
+        case awaitingStepUp
     }
 
     /// This request's state name.
@@ -486,6 +500,7 @@ extension AuthorizationRequest {
         case .authorizing: .authorizing
         case .askingProvider: .askingProvider
         case .waitingForProvider: .waitingForProvider
+        case .awaitingStepUp: .awaitingStepUp
         }
     }
 }

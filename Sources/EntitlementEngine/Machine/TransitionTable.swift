@@ -258,6 +258,7 @@ public enum TransitionTable {
         call(.idle, .setSelectedProvider, .unknownProvider, to: .idle, .status),
         call(.idle, .signIn, .unknownProvider, to: .idle, .status),
         call(.idle, .signOut, .unknownProvider, to: .idle, .status),
+        call(.idle, .completeStepUp, .noStepUpPending, to: .idle, .status),
         call(.preauthorizing, .backendAnswered, to: .idle, .preauthorizedResources),
         call(.preauthorizing, .backendAnswered, .malformedAnswer, to: .idle, .status, .preauthorizedResources),
         call(.preauthorizing, .backendFailed, to: .idle, .status, .preauthorizedResources),
@@ -287,6 +288,13 @@ public enum TransitionTable {
         authorization(.askingProvider, .providerAnswered, .invalidToken, to: .waitingForProvider),
         authorization(.waitingForProvider, .providerAnswered, .renewed, to: .askingProvider, .askProvider),
         authorization(.waitingForProvider, .providerAnswered, .signedOut, to: .idle, .tokenRequestFailed),
+        authorization(.askingProvider, .providerAnswered, .stepUpRequired, to: .awaitingStepUp, .stepUpRequired, .startTimer),
+        authorization(.awaitingStepUp, .completeStepUp, .stepUpSucceeded, to: .askingProvider, .cancelTimer, .askProvider),
+        authorization(.awaitingStepUp, .completeStepUp, .stepUpFailed, to: .idle, .cancelTimer, .tokenRequestFailed),
+        authorization(.awaitingStepUp, .timerFired, to: .idle, .tokenRequestFailed),
+        authorization(.awaitingStepUp, .getAuthorization, .identicalRequest, to: .awaitingStepUp, .join),
+        authorization(.awaitingStepUp, .logout, to: .idle, .tokenRequestFailed),
+        authorization(.awaitingStepUp, .setRequestor, to: .idle, .tokenRequestFailed),
     ]
 
     // MARK: - Accounts (providers the user signs in to)

@@ -66,14 +66,20 @@ public struct ProviderSession: Sendable, Hashable {
     /// The engine's number for this request, unique in the engine (0 for a verification at
     /// `setRequestor`): a provider may use it to tell requests apart, or a test to order answers.
     public var requestID: UInt64
+    /// The transaction a step-up approved, sent with the one retry of the request (a secret, single use).
+    public var transactionID: String?
 
     /// Creates a session.
-    public init(deviceID: String, requestorID: String, sessionID: String, userToken: String? = nil, requestID: UInt64 = 0) {
+    public init(
+        deviceID: String, requestorID: String, sessionID: String, userToken: String? = nil, requestID: UInt64 = 0,
+        transactionID: String? = nil
+    ) {
         self.deviceID = deviceID
         self.requestorID = requestorID
         self.sessionID = sessionID
         self.userToken = userToken
         self.requestID = requestID
+        self.transactionID = transactionID
     }
 
     /// The session of a configuration: its device, requestor and configuration operation.

@@ -16,6 +16,9 @@ public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible 
     /// The service says the user token is no longer valid: the engine renews it where the provider
     /// can, else signs the user out of that provider (``ErrorCode/providerSignedOut``).
     case invalidToken
+    /// The service wants a step-up first (policy advice) and the engine does not pass it on: the
+    /// resource is not configured for step-up (``EngineSettings/stepUp``), or it already stepped up once.
+    case stepUpRequired(StepUpAdvice)
 
     /// The `tokenRequestFailed` error code.
     public var code: String {
@@ -27,6 +30,7 @@ public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .cancelledByUser: ErrorCode.providerCancelled
         case .denied: ErrorCode.userNotAuthorized
         case .invalidToken: ErrorCode.providerSignedOut
+        case .stepUpRequired: ErrorCode.stepUpRequired
         }
     }
 
@@ -43,6 +47,8 @@ public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .cancelledByUser: ""
         case .denied(let message): message
         case .invalidToken: "You have been signed out. Please sign in again."
+        case .stepUpRequired(let advice):
+            advice.kind == .transaction ? "This needs an approval first." : "This needs a stronger sign-in first (\(advice.value))."
         }
     }
 

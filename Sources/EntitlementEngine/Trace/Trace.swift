@@ -128,6 +128,11 @@ public struct Trace: Sendable, Equatable {
                     return .object(fields)
                 })
         }
+        if let stepUp = settings.stepUp {
+            members["stepUp"] = [
+                "resources": .array(stepUp.resources.sorted().map(JSONValue.string)), "timeout": .int(stepUp.timeout.milliseconds),
+            ]
+        }
         if let secondScreen = settings.secondScreen {
             members["secondScreen"] = [
                 "pollInterval": .int(secondScreen.pollInterval.milliseconds),
@@ -150,6 +155,11 @@ public struct Trace: Sendable, Equatable {
             deviceType: value["deviceType"]?.string ?? "computer",
             clientType: value["clientType"]?.string ?? "swift", operatingSystem: value["operatingSystem"]?.string ?? "Linux")
         settings.platformSSO = value["platformSSO"] == .bool(true)
+        if let stepUp = value["stepUp"] {
+            settings.stepUp = StepUpSettings(
+                resources: Set((stepUp["resources"]?.array ?? []).compactMap(\.string)),
+                timeout: .milliseconds(stepUp["timeout"]?.int ?? 120_000))
+        }
         settings.providers = (value["providers"]?.array ?? []).compactMap { link in
             link["id"]?.string.map {
                 ProviderLink(

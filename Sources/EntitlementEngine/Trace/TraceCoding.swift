@@ -21,7 +21,11 @@ enum TraceCoding {
             // Written only when another requestor stored something, so single-app traces read as before.
             if !others.isEmpty { record["others"] = .array(others.map { encode($0, book: &book) }) }
             // Likewise only with a provider chain.
-            if !verified.isEmpty { record["verified"] = .object(verified.mapValues(encode)) }
+            if !verified.isEmpty {
+                var views: [String: JSONValue] = [:]
+                for (provider, verification) in verified.sorted(by: { $0.key < $1.key }) { views[provider] = encode(verification, book: &book) }
+                record["verified"] = .object(views)
+            }
         case .providerAnswered(let operation, let answer):
             record["in"] = "providerAnswered"
             record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
@@ -29,13 +33,13 @@ enum TraceCoding {
             case .credentials(.success(let credentials)):
                 record["credentials"] = .string(book.conceal(credentials.token, as: .media))
                 if credentials.keep { record["keep"] = true }
-            case .verified(.success(let view)): record["verified"] = encode(.success(view))
+            case .verified(.success(let view)): record["verified"] = encode(.success(view), book: &book)
             case .signedIn(.success(let token)): record["signedIn"] = .string(book.conceal(token, as: .secret))
             case .renewed(.success(let token)): record["renewed"] = .string(book.conceal(token, as: .secret))
-            case .credentials(.failure(let failure)): record["failure"] = encode(failure)
-            case .verified(.failure(let failure)): record["verifyFailure"] = encode(failure)
-            case .signedIn(.failure(let failure)): record["signInFailure"] = encode(failure)
-            case .renewed(.failure(let failure)): record["renewFailure"] = encode(failure)
+            case .credentials(.failure(let failure)): record["failure"] = encode(failure, book: &book)
+            case .verified(.failure(let failure)): record["verifyFailure"] = encode(failure, book: &book)
+            case .signedIn(.failure(let failure)): record["signInFailure"] = encode(failure, book: &book)
+            case .renewed(.failure(let failure)): record["renewFailure"] = encode(failure, book: &book)
             case .signedOut: record["signedOut"] = true
             }
         case .configurationFailed(let operation, let error):
@@ -66,6 +70,7 @@ enum TraceCoding {
             switch timer {
             case .retry(let operation): record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
             case .providerVerification(let provider): record["provider"] = .string(provider)
+            case .stepUp(let operation): record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
             default: record["flow"] = .int(Int64(truncatingIfNeeded: (timer.flow ?? FlowID(0)).rawValue))
             }
         case .platformPickerAnswered(let flow, let answer):
@@ -114,6 +119,8 @@ enum TraceCoding {
             input = .storageWriteFailed(try string(record, "reason"))
         case "timerFired" where record["timer"]?.string == "retry":
             input = .timerFired(.retry(try operation(record)))
+        case "timerFired" where record["timer"]?.string == "stepUp":
+            input = .timerFired(.stepUp(try operation(record)))
         case "timerFired" where record["timer"]?.string == "providerVerification":
             input = .timerFired(.providerVerification(try string(record, "provider")))
         case "timerFired":
@@ -139,14 +146,14 @@ enum TraceCoding {
 
     // MARK: - Providers
 
-    private static func encode(_ verification: Result<ProviderView, ProviderFailure>) -> JSONValue {
+    private static func encode(_ verification: Result<ProviderView, ProviderFailure>, book: inout SecretBook) -> JSONValue {
         switch verification {
         case .success(let view):
             var members: [String: JSONValue] = ["resources": .array(view.resources.sorted().map(JSONValue.string))]
             if let message = view.message { members["message"] = .string(message) }
             return .object(members)
         case .failure(let failure):
-            return ["failure": encode(failure)]
+            return ["failure": encode(failure, book: &book)]
         }
     }
 
@@ -155,15 +162,16 @@ enum TraceCoding {
         return .success(ProviderView(resources: Set(try strings(value, "resources")), message: value["message"]?.string))
     }
 
-    private static func encode(_ failure: ProviderFailure) -> JSONValue {
+    private static func encode(_ failure: ProviderFailure, book: inout SecretBook) -> JSONValue {
         switch failure {
-        case .networkFailure: "networkFailure"
-        case .unavailable: "unavailable"
-        case .subscriptionExpired: "subscriptionExpired"
-        case .cancelledByUser: "cancelledByUser"
-        case .invalidToken: "invalidToken"
-        case .unknown(let underlying): ["unknown": .string(underlying)]
-        case .denied(let message): ["denied": .string(message)]
+        case .networkFailure: return "networkFailure"
+        case .unavailable: return "unavailable"
+        case .subscriptionExpired: return "subscriptionExpired"
+        case .cancelledByUser: return "cancelledByUser"
+        case .invalidToken: return "invalidToken"
+        case .stepUpRequired(let advice): return ["stepUpRequired": encode(advice, book: &book)]
+        case .unknown(let underlying): return ["unknown": .string(underlying)]
+        case .denied(let message): return ["denied": .string(message)]
         }
     }
 
@@ -182,6 +190,17 @@ enum TraceCoding {
         throw .field("providerAnswered")
     }
 
+    private static func encode(_ advice: StepUpAdvice, book: inout SecretBook) -> JSONValue {
+        var members: [String: JSONValue] = ["kind": .string(advice.kind.rawValue), "value": .string(advice.value)]
+        if let transaction = advice.transactionID { members["transaction"] = .string(book.conceal(transaction, as: .secret)) }
+        return .object(members)
+    }
+
+    private static func decodeAdvice(_ value: JSONValue) throws(TraceError.Reason) -> StepUpAdvice {
+        guard let kind = StepUpAdvice.Kind(rawValue: try string(value, "kind")) else { throw .field("advice") }
+        return StepUpAdvice(kind: kind, value: try string(value, "value"), transactionID: value["transaction"]?.string)
+    }
+
     private static func decodeFailure(_ value: JSONValue) throws(TraceError.Reason) -> ProviderFailure {
         switch value.string {
         case "networkFailure": return .networkFailure
@@ -191,6 +210,7 @@ enum TraceCoding {
         case "invalidToken": return .invalidToken
         default:
             if let message = value["denied"]?.string { return .denied(message) }
+            if let advice = value["stepUpRequired"] { return .stepUpRequired(try decodeAdvice(advice)) }
             guard let underlying = value["unknown"]?.string else { throw .field("failure") }
             return .unknown(underlying)
         }
@@ -279,6 +299,9 @@ enum TraceCoding {
             fields["credentials"] = .object(concealed)
         case .signOut(let provider):
             fields["provider"] = .string(provider)
+        case .completeStepUp(let resource, let succeeded):
+            fields["resource"] = .string(resource)
+            fields["succeeded"] = .bool(succeeded)
         }
         return fields
     }
@@ -306,6 +329,7 @@ enum TraceCoding {
         case "getMetadata": return .getMetadata(try decodeKey(try member(record, "key")))
         case "signIn": return .signIn(provider: try string(record, "provider"), credentials: try stringMap(record, "credentials"))
         case "signOut": return .signOut(provider: try string(record, "provider"))
+        case "completeStepUp": return .completeStepUp(resource: try string(record, "resource"), succeeded: try bool(record, "succeeded"))
         default: throw .field("call")
         }
     }
@@ -372,6 +396,9 @@ enum TraceCoding {
             record["signedIn"] = .bool(signedIn)
             record["errorCode"] = .string(code)
             record["message"] = .string(message)
+        case .stepUpRequired(let resource, let advice):
+            record["resource"] = .string(resource)
+            record["advice"] = encode(advice, book: &book)
         }
         return .object(record)
     }
