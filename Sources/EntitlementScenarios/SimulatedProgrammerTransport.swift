@@ -5,11 +5,18 @@ import EntitlementSimulator
 
 /// A server-based provider's transport in process: each request goes to the simulator's programmer
 /// service `serverID` as the HTTP server would hand it over (the form from the body).
-struct SimulatedProgrammerTransport: ProviderTransport {
+public struct SimulatedProgrammerTransport: ProviderTransport {
     let simulator: Simulator
     let serverID: String
 
-    func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
+    /// A transport to the programmer's service `serverID` of `simulator`.
+    public init(simulator: Simulator, serverID: String) {
+        self.simulator = simulator
+        self.serverID = serverID
+    }
+
+    /// The service's answer.
+    public func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
         Self.answer(await simulator.programmerAuthorization(serverID: serverID, form: Self.form(request)))
     }
 
@@ -38,11 +45,18 @@ struct SimulatedProgrammerTransport: ProviderTransport {
 
 /// A subscription provider's transport in process: the operation is the URL's last path component
 /// (`…/verify_subscription/`), the form its body or query.
-struct SimulatedSecurityAPITransport: ProviderTransport {
+public struct SimulatedSecurityAPITransport: ProviderTransport {
     let simulator: Simulator
     let providerID: String
 
-    func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
+    /// A transport to the Security API of subscription `providerID` of `simulator`.
+    public init(simulator: Simulator, providerID: String) {
+        self.simulator = simulator
+        self.providerID = providerID
+    }
+
+    /// The service's answer.
+    public func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
         let path = request.url.split(separator: "?", maxSplits: 1)[0]
         let operation = String(path.split(separator: "/").last ?? "")
         return SimulatedProgrammerTransport.answer(

@@ -24,8 +24,10 @@ struct CommandHelp {
             name: "demo", synopsis: ["demo"], summary: "run cookbook flows B to I against the embedded simulator",
             details: """
                 Runs cookbook flows B to I (startup, login, platform SSO, second screen, authorization,
-                view media, logout) against the embedded simulator and prints the transcript, secrets
-                shortened. Exit status 0 when every flow ends as the cookbook says, 1 otherwise.
+                view media, logout), then J (a provider chain: a direct subscription, the programmer's
+                own service with a PIN step-up, the TV provider) against the embedded simulator and
+                prints the transcript, secrets shortened. Exit status 0 when every flow ends as
+                expected, 1 otherwise.
                 """),
         CommandHelp(
             name: "run", synopsis: ["run [--over-http] [--junit FILE] PATH..."],

@@ -1,4 +1,6 @@
 import EntitlementEngine
+import EntitlementProviders
+import EntitlementScenarios
 import EntitlementSimulator
 
 /// `entitle demo`: cookbook flows B, C, F, G and H on the embedded simulator, then D and I on a
@@ -53,8 +55,43 @@ struct Demo {
 
     private var enabler: AccessEnabler { session.enabler }
 
+    /// A device whose app also sells a magazine subscription and asks its own service for kids' titles.
+    private let providersSession: SimulatedSession = {
+        var world = SimulatedWorld.default
+        var magazine = SimulatedWorld.ChainProvider(id: "magazine")
+        magazine.kind = .subscription
+        var kids = SimulatedWorld.ChainProvider(id: "kids", grants: ["cartoon-1", "thriller-1"])
+        kids.kind = .server
+        kids.pin = "4321"
+        kids.pinProtected = ["thriller-1"]
+        world.chainProviders = [magazine, kids]
+        world.subscribers = [
+            SimulatedWorld.Subscriber(
+                username: "ann", password: "sesame", providerID: "magazine", issues: ["issue-1", "issue-2"],
+                message: "Gold subscriber until March.")
+        ]
+        var settings = EngineSettings()
+        settings.stepUp = StepUpSettings(resources: ["thriller-1"])
+        let clock = ManualClock()
+        let simulator = Simulator(world: world, clock: clock, seed: 107)
+        let chain = try? ProviderChain([
+            .provider(
+                DirectSubscriptionProvider(
+                    id: "magazine", endpoints: .init(base: "sim://security-api/magazine", renews: false),
+                    transport: SimulatedSecurityAPITransport(simulator: simulator, providerID: "magazine"))),
+            .provider(
+                ServerAuthorizationProvider(
+                    id: "kids", url: "sim://programmer/kids/authorize", resources: ["cartoon-1", "thriller-1"],
+                    transport: SimulatedProgrammerTransport(simulator: simulator, serverID: "kids"))),
+            .tvProvider,
+        ])
+        return SimulatedSession(
+            world: world, deviceID: "tablet-3", settings: settings, clock: clock, simulator: simulator, deliversInOrder: true,
+            echo: Demo.echo, providers: chain)
+    }()
+
     func run() async -> Int32 {
-        print("EntitlementEngine demo: cookbook flows B, C, F, G, H, D, I and E against the embedded simulator")
+        print("EntitlementEngine demo: cookbook flows B, C, F, G, H, D, I and E against the embedded simulator, then J: providers beyond TV providers")
         print("(manual clock, seeded randomness: the same transcript every run; secrets are shortened)")
 
         section("B. Startup: calls made before setRequestor completes are queued, then run in order")
@@ -105,8 +142,9 @@ struct Demo {
 
         guard await platformFlows() else { return 1 }
         guard await secondScreenFlow() else { return 1 }
+        guard await beyondTVProviders() else { return 1 }
 
-        let problems = [session, platformSession, tvSession].flatMap {
+        let problems = [session, platformSession, tvSession, providersSession].flatMap {
             $0.ledger.violations().filter { !$0.hasPrefix("callbacks nobody checked") }
         }
         print("")
@@ -114,7 +152,7 @@ struct Demo {
             for problem in problems { print("exactly-once violation: \(problem)") }
             return 1
         }
-        let callbacks = [session, platformSession, tvSession].map(\.ledger.callbacks.count).reduce(0, +)
+        let callbacks = [session, platformSession, tvSession, providersSession].map(\.ledger.callbacks.count).reduce(0, +)
         print("Done: every call got exactly one terminal callback (\(callbacks) callbacks in all).")
         return 0
     }
@@ -169,6 +207,36 @@ struct Demo {
         note("the next poll finds her signed in")
         await tvSession.clock.advance(by: .seconds(5))
         await tvSession.settle()
+        return true
+    }
+
+    /// Beyond TV providers: a chain of a direct subscription, the programmer's own service and the TV provider.
+    private func beyondTVProviders() async -> Bool {
+        let enabler = providersSession.enabler
+        section("J. Beyond TV providers: a direct subscription, the programmer's own service with a PIN step-up, then the TV provider")
+        await enabler.setRequestor("sim-requestor")
+        await providersSession.settle()
+        note("ann signs in to the magazine (Pugpig's Security API): the password goes to the service once, never stored")
+        await enabler.signIn(provider: "magazine", credentials: ["username": "ann", "password": "sesame"])
+        await providersSession.settle()
+        note("the magazine claims its issues: their credentials come from the subscription and are kept for good")
+        await enabler.getAuthorization("issue-1")
+        await providersSession.settle()
+        note("the programmer's own service decides its titles; a thriller needs the parental PIN first")
+        await enabler.getAuthorization("cartoon-1")
+        await enabler.getAuthorization("thriller-1")
+        await providersSession.settle()
+        note("the app asks for the PIN; the user enters it on the service; the app reports the step-up")
+        await providersSession.simulator.confirmTransaction(pin: "4321")
+        await enabler.completeStepUp("thriller-1", succeeded: true)
+        await providersSession.settle()
+        note("nobody claims news-channel: the chain's last link, the TV provider, answers (nobody signed in with one)")
+        await enabler.checkAuthorization("news-channel")
+        await providersSession.settle()
+        note("signed out of the magazine, issue-1's credentials stay; the app is told what changed")
+        await enabler.signOut(provider: "magazine")
+        await enabler.getAuthorization("issue-1")
+        await providersSession.settle()
         return true
     }
 
