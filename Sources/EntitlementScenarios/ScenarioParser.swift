@@ -359,7 +359,7 @@ public enum ScenarioParser {
                 let resource = try cursor.word("a resource id")
                 user.denials[resource] = try text(&cursor, "the MVPD's message")
             case "metadata":
-                while case .word(let key) = cursor.peek, !["entitled", "denies", "metadata"].contains(key) {
+                while case .word(let key) = cursor.peek, !["entitled", "denies", "metadata", "hba"].contains(key) {
                     _ = cursor.next()
                     let valueColumn = cursor.column
                     switch try cursor.value("a metadata value") {
@@ -370,7 +370,8 @@ public enum ScenarioParser {
                     default: throw .at(valueColumn, "a metadata value is text or a [list]")
                     }
                 }
-            case let other: throw .at(column, "unknown user option '\(other)' (entitled, denies, metadata)")
+            case "hba": user.hbaResources.formUnion(try cursor.wordList("a resource id"))
+            case let other: throw .at(column, "unknown user option '\(other)' (entitled, denies, metadata, hba)")
             }
         }
         return user

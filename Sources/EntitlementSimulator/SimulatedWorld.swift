@@ -95,6 +95,9 @@ public struct SimulatedWorld: Sendable {
         public var metadata: [String: MetadataValue]
         /// The names whose values the MVPD sends encrypted (for the programmer's key).
         public var encryptedMetadata: Set<String>
+        /// Resources under the MVPD's home-based authentication policy: denied with
+        /// `authorization_denied_by_hba_policies` (action `authentication`) until the user logs in again.
+        public var hbaResources: Set<String> = []
 
         /// Creates a user.
         public init(

@@ -64,7 +64,20 @@ extension Simulator {
             case .tempPass: .temppass
             case .degraded: .degradation
             }
+        let profileKey = Self.profileKey(context.deviceID, context.requestorID, mvpd)
         return resources.map { resource in
+            if case .user(let user) = viewer, user.hbaResources.contains(resource) {
+                // Home-based authentication: the login this profile came from is denied once seen; a new login passes.
+                let login = profiles[profileKey]?.sessionID ?? ""
+                if hbaDenied[profileKey] == nil || hbaDenied[profileKey] == login {
+                    hbaDenied[profileKey] = login
+                    return V2Decision(
+                        resource: resource, serviceProvider: context.requestorID, mvpd: mvpd, authorized: false, source: source,
+                        error: Self.refusal(
+                            403, "authorization_denied_by_hba_policies", "The home-based authentication policy denied the request.",
+                            .authentication))
+                }
+            }
             if let error = denial(viewer, resource, context, code: "authorization_denied_by_mvpd") {
                 return V2Decision(
                     resource: resource, serviceProvider: context.requestorID, mvpd: mvpd, authorized: false, source: source,

@@ -87,6 +87,8 @@ public actor Simulator {
     var programmerRequests: [(server: String, session: String, resource: String)] = []
     /// Faults of the programmer's servers (and of the Security API services), by id.
     var programmerFaults: [String: (fault: ProgrammerFault, untilHealed: Bool)] = [:]
+    /// For each profile key, the session of the login an HBA policy denied (a new login passes it).
+    var hbaDenied: [String: String] = [:]
     /// The transactions the programmer's servers asked a step-up for, in order: id, server, device,
     /// resource, approved, used.
     var transactions: [(id: String, server: String, device: String, resource: String, approved: Bool, used: Bool)] = []

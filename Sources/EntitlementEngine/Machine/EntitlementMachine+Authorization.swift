@@ -43,13 +43,17 @@ extension EntitlementMachine {
 
     /// Asks for a decision for the resource (one `POST decisions/authorize/{mvpd}` per call: a
     /// decision is never reused for playback, and its media token is used once).
-    private mutating func startAuthorizing(
+    mutating func startAuthorizing(
         at index: Int, _ token: AuthenticationToken, from: AuthorizationRequest.Kind,
-        condition: TransitionGuard? = nil, _ configuration: RequestorConfiguration
+        condition: TransitionGuard? = nil, _ configuration: RequestorConfiguration, also extra: TransitionAction? = nil
     ) -> [Action] {
         let request = authorizations[index]
         let operation = nextOperation()
-        recordAuthorization(from: from, to: .authorizing, condition, .authorize)
+        if let extra {
+            recordAuthorization(from: from, to: .authorizing, condition, extra, .authorize)
+        } else {
+            recordAuthorization(from: from, to: .authorizing, condition, .authorize)
+        }
         authorizations[index].phase = .authorizing(operation)
         return [.callBackend(operation, .authorize(context(configuration), mvpd: token.mvpdID, resource: request.resource))]
     }
@@ -114,6 +118,20 @@ extension EntitlementMachine {
         _ request: AuthorizationRequest, _ error: BackendError, _ token: AuthenticationToken,
         _ configuration: RequestorConfiguration
     ) -> [Action] {
+        if case .authenticationRequired(let why) = error, why.hasPrefix(Self.hbaDenial), !request.steppedUp,
+            settings.stepUp?.resources.contains(request.resource) == true, case .authorizing(let answered) = request.phase
+        {
+            // Adobe's home-based authentication policy: the re-authentication form of a step-up.
+            recordAuthorization(from: request.kind, to: .awaitingStepUp, .stepUpRequired, .stepUpRequired, .startTimer)
+            var waiting = request
+            waiting.phase = .awaitingStepUp(
+                ProviderLink.tvProviderID, StepUpAdvice(kind: .authenticateToService, value: "hba_policies"), answered: answered)
+            authorizations.append(waiting)
+            return [
+                .startTimer(.stepUp(answered), at: now.adding(settings.stepUp?.timeout ?? .seconds(120))),
+                .emit(.stepUpRequired(resource: request.resource, advice: StepUpAdvice(kind: .authenticateToService, value: "hba_policies")), answering: []),
+            ]
+        }
         switch error {
         case .authenticationRequired(let why):
             // The server no longer knows this authentication: drop it locally too.
@@ -141,6 +159,9 @@ extension EntitlementMachine {
                 request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters)
         }
     }
+
+    /// The code of Adobe's home-based authentication denial (action `authentication`).
+    static let hbaDenial = "authorization_denied_by_hba_policies"
 
     /// The service no longer knows the profile (an error with `action: authentication`): the
     /// engine forgets it too, so `checkAuthentication` answers 0 and the next login starts fresh.

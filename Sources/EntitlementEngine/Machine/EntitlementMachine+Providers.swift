@@ -174,8 +174,19 @@ extension EntitlementMachine {
         }
         authorizations[index].steppedUp = true
         authorizations[index].transactionID = advice.transactionID
+        guard provider == ProviderLink.tvProviderID else {
+            return [.cancelTimer(.stepUp(answered))]
+                + startAsking(at: index, provider, from: .awaitingStepUp, .stepUpSucceeded, configuration, also: .cancelTimer)
+        }
+        // The TV provider's re-authentication: the decision is asked again with the login the app made.
+        guard case .authenticated(let token) = authentication else {
+            let request = authorizations.remove(at: index)
+            recordAuthorization(from: .awaitingStepUp, to: .idle, .notAuthenticated, .cancelTimer, .tokenRequestFailed)
+            return [.cancelTimer(.stepUp(answered))]
+                + authorizationFailed(request.resource, ErrorCode.userNotAuthenticated, "The user is not authenticated.", answering: request.waiters)
+        }
         return [.cancelTimer(.stepUp(answered))]
-            + startAsking(at: index, provider, from: .awaitingStepUp, .stepUpSucceeded, configuration, also: .cancelTimer)
+            + startAuthorizing(at: index, token, from: .awaitingStepUp, condition: .stepUpSucceeded, configuration, also: .cancelTimer)
     }
 
     /// The app did not report the step-up in time.

@@ -295,6 +295,9 @@ public enum TransitionTable {
         authorization(.awaitingStepUp, .getAuthorization, .identicalRequest, to: .awaitingStepUp, .join),
         authorization(.awaitingStepUp, .logout, to: .idle, .tokenRequestFailed),
         authorization(.awaitingStepUp, .setRequestor, to: .idle, .tokenRequestFailed),
+        authorization(.authorizing, .backendAnswered, .stepUpRequired, to: .awaitingStepUp, .stepUpRequired, .startTimer),
+        authorization(.awaitingStepUp, .completeStepUp, .stepUpSucceeded, to: .authorizing, .cancelTimer, .authorize),
+        authorization(.awaitingStepUp, .completeStepUp, .notAuthenticated, to: .idle, .cancelTimer, .tokenRequestFailed),
     ]
 
     // MARK: - Accounts (providers the user signs in to)
