@@ -74,20 +74,48 @@ public struct EntitlementMachine: Sendable {
     /// The options sent with every backend request.
     public internal(set) var options: [String: String] = [:]
     /// What each provider of the chain (by id) last verified the user may access.
-    public internal(set) var providerViews: [String: ProviderView] = [:]
-    /// What the user holds with each provider that takes a sign-in (saved with the tokens).
-    public internal(set) var providerAccounts: [String: ProviderAccount] = [:]
-    /// What each such account is doing (the accounts region).
-    public internal(set) var accountWork: [String: AccountWork] = [:]
-    /// Providers whose token was renewed and not used successfully since: another "invalid" signs out.
-    var renewedRecently: Set<String> = []
-    /// What the app was last told it may access (``announceEntitlements()``); boxed, and nil for
-    /// ``Entitlements/none``, so a machine without a chain carries one word for it.
-    var announcedEntitlements: Entitlements {
-        get { announcedBox?.value ?? .none }
-        set { announcedBox = newValue == .none ? nil : Boxed(newValue) }
+    public internal(set) var providerViews: [String: ProviderView] {
+        get { chainState.views }
+        set { chainState.views = newValue }
     }
-    private var announcedBox: Boxed<Entitlements>?
+    /// What the user holds with each provider that takes a sign-in (saved with the tokens).
+    public internal(set) var providerAccounts: [String: ProviderAccount] {
+        get { chainState.accounts }
+        set { chainState.accounts = newValue }
+    }
+    /// What each such account is doing (the accounts region).
+    public internal(set) var accountWork: [String: AccountWork] {
+        get { chainState.work }
+        set { chainState.work = newValue }
+    }
+    /// Providers whose token was renewed and not used successfully since: another "invalid" signs out.
+    var renewedRecently: Set<String> {
+        get { chainState.renewedRecently }
+        set { chainState.renewedRecently = newValue }
+    }
+    /// What the app was last told it may access (``announceEntitlements()``).
+    var announcedEntitlements: Entitlements {
+        get { chainState.announced }
+        set { chainState.announced = newValue }
+    }
+
+    /// The provider chain's state, in one box that is nil while it holds nothing: a machine without a
+    /// chain carries one word for it (the rest of the machine is copied often).
+    struct ChainState: Sendable, Equatable {
+        var views: [String: ProviderView] = [:]
+        var accounts: [String: ProviderAccount] = [:]
+        var work: [String: AccountWork] = [:]
+        var renewedRecently: Set<String> = []
+        var announced = Entitlements.none
+
+        static let empty = ChainState()
+    }
+
+    private var chainState: ChainState {
+        get { chainBox?.value ?? .empty }
+        set { chainBox = newValue == .empty ? nil : Boxed(newValue) }
+    }
+    private var chainBox: Boxed<ChainState>?
 
     /// Whether ``handle(_:at:)`` records the rows it takes in ``lastTransitions`` (the engine
     /// turns it on when a monitor listens).
