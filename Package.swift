@@ -40,7 +40,7 @@ let package = Package(
             name: "EntitlementFuzzing",
             dependencies: [
                 "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementHTTPServer", "EntitlementSimulatorServer",
-                "EntitlementRedis",
+                "EntitlementRedis", "EntitlementProviders",
             ]),
         .executableTarget(
             name: "entitle",
