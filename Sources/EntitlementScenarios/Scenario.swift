@@ -208,6 +208,10 @@ public enum WorldAction: Sendable, Hashable {
     case providerFails(String, SimulatedEntitlementProvider.Question, ProviderFailure, untilHealed: Bool)
     /// `! provider P heals verify|credentials`.
     case providerHeals(String, SimulatedEntitlementProvider.Question)
+    /// `! provider P holds its answers`: requests to P (any provider of the chain) wait until released.
+    case providerHolds(String)
+    /// `! provider P releases its answers`: they arrive, late, at the next settle.
+    case providerReleases(String)
     /// `! server ID answers status N|garbage|array|nothing [until healed]`: the programmer's service misbehaves.
     case serverAnswers(String, ProgrammerFault, untilHealed: Bool)
     /// `! server ID heals`.

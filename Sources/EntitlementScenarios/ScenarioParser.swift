@@ -552,7 +552,13 @@ public enum ScenarioParser {
         case "provider":
             let id = try cursor.word("a provider id")
             let verbColumn = cursor.column
-            switch try cursor.word("grants, fails or heals") {
+            switch try cursor.word("grants, fails, heals, holds or releases") {
+            case "holds":
+                try cursor.expect("its answers")
+                return .providerHolds(id)
+            case "releases":
+                try cursor.expect("its answers")
+                return .providerReleases(id)
             case "grants":
                 let resources = cursor.accept("nothing") ? [] : try cursor.wordList("a resource id")
                 let message = cursor.accept("message") ? try text(&cursor, "a message") : nil
@@ -569,7 +575,7 @@ public enum ScenarioParser {
                 return .providerFails(id, question, failure, untilHealed: untilHealed)
             case "heals":
                 return .providerHeals(id, try question(&cursor))
-            case let other: throw .at(verbColumn, "unknown provider action '\(other)' (grants, fails, heals)")
+            case let other: throw .at(verbColumn, "unknown provider action '\(other)' (grants, fails, heals, holds its answers, releases its answers)")
             }
         case "server":
             let id = try cursor.word("a server provider's id")

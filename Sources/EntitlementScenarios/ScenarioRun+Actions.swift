@@ -104,6 +104,12 @@ extension ScenarioRun {
             try chainProvider(id).fail(question, with: failure, untilHealed: untilHealed)
         case .providerHeals(let id, let question):
             try chainProvider(id).heal(question)
+        case .providerHolds(let id):
+            try requireChainProvider(id)
+            for other in engines.values { await other.session.steppedProviders?.hold(id) }
+        case .providerReleases(let id):
+            try requireChainProvider(id)
+            for other in engines.values { await other.session.steppedProviders?.releaseHeld(id) }
         case .serverAnswers(let id, let fault, let untilHealed):
             await world.simulator.failProgrammer(id, with: fault, untilHealed: untilHealed)
         case .serverHeals(let id):
@@ -208,6 +214,13 @@ extension ScenarioRun {
         case .base(let value): base = try text(value)
         }
         return PercentEncoding.url(base, query: query)
+    }
+
+    /// Refuses a provider id the script does not declare (of any kind).
+    func requireChainProvider(_ id: String) throws(Stop) {
+        guard scenario.world.chainProviders.contains(where: { $0.id == id }) else {
+            throw Stop(expected: "a provider the script declares", actual: "no provider '\(id)'")
+        }
     }
 
     /// The world's provider of the chain called `id`.

@@ -140,6 +140,13 @@ struct ScenarioRun {
                         expected: "no backend answer still held",
                         actual: "a \(operation.rawValue) answer is still held: `! backend releases \(operation.rawValue)`, or say `allow pending calls`"))
             }
+            if !scenario.allowsPendingCalls, let held = await engine.session.steppedProviders?.heldRequests().first {
+                return failure(
+                    at: last, "end of script",
+                    Stop(
+                        expected: "no provider answer still held",
+                        actual: "a request to \(held.provider) is still held: `! provider \(held.provider) releases its answers`, or say `allow pending calls`"))
+            }
             if let unused = engine.app.unused.first {
                 return failure(
                     at: last, "end of script",

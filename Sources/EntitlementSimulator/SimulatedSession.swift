@@ -64,7 +64,8 @@ public struct SimulatedSession: Sendable {
     /// Lets the engine run until nothing more can happen without the outside world: with
     /// ``stepped`` set, waits for platform pickers (answered from the script, unless one is held
     /// open for the script to answer later) and delivers every
-    /// parked answer (except held ones) in operation order, each fully processed before the next;
+    /// parked answer (except held ones, the backend's and the providers') in operation order, each
+    /// fully processed before the next;
     /// otherwise waits until the engine is idle.
     public func settle() async {
         guard let stepped else { return await enabler.whenIdle() }
@@ -83,7 +84,8 @@ public struct SimulatedSession: Sendable {
             }
             guard let next = nextAnswer else {
                 // Providers answering without a gate answer on their own; what they answer may ask the backend again.
-                guard !asking.isEmpty else { return }
+                let heldBack = Set(await steppedProviders?.heldRequests().map(\.request) ?? [])
+                guard asking.contains(where: { !heldBack.contains($0.rawValue) }) else { return }
                 await enabler.whenProvidersAnswered()
                 continue
             }

@@ -4,9 +4,11 @@ import EntitlementEngine
 /// backend: every request (by its `ProviderSession.requestID`; 0, a verification at `setRequestor`,
 /// passes at once) waits until ``SimulatedSession/settle()`` lets it through, lowest first, each
 /// answer processed before the next. Scenario runs and recordings then give the same trace every time.
+/// Requests to a ``hold(_:)``-ed provider stay parked until ``releaseHeld(_:)``: an answer arriving late.
 public actor SteppedProviders {
-    private var parked: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var parked: [UInt64: (provider: String, resume: CheckedContinuation<Void, Never>)] = [:]
     private var watchers: [(requests: Set<UInt64>, resume: CheckedContinuation<Void, Never>)] = []
+    private var held: Set<String> = []
 
     /// A gate with nothing parked.
     public init() {}
@@ -23,10 +25,10 @@ public actor SteppedProviders {
     }
 
     /// Waits until request `id` is let through.
-    func pass(_ id: UInt64) async {
+    func pass(_ id: UInt64, to provider: String) async {
         guard id != 0 else { return }
         await withCheckedContinuation { continuation in
-            parked[id] = continuation
+            parked[id] = (provider, continuation)
             let ready = watchers.filter { $0.requests.isSubset(of: parked.keys) }
             watchers.removeAll { $0.requests.isSubset(of: parked.keys) }
             for watcher in ready { watcher.resume.resume() }
@@ -39,11 +41,22 @@ public actor SteppedProviders {
         await withCheckedContinuation { watchers.append((requests, $0)) }
     }
 
-    /// The lowest request waiting, if any.
-    public func next() -> UInt64? { parked.keys.min() }
+    /// The lowest request waiting that is not held, if any.
+    public func next() -> UInt64? { parked.filter { !held.contains($0.value.provider) }.keys.min() }
 
     /// Lets request `id` through.
-    public func release(_ id: UInt64) { parked.removeValue(forKey: id)?.resume() }
+    public func release(_ id: UInt64) { parked.removeValue(forKey: id)?.resume.resume() }
+
+    /// Keeps requests to provider `id` parked until ``releaseHeld(_:)``.
+    public func hold(_ id: String) { held.insert(id) }
+
+    /// Lets requests to provider `id` through again (the next settle delivers what waited).
+    public func releaseHeld(_ id: String) { held.remove(id) }
+
+    /// The requests parked and held, lowest first, with the provider each asks.
+    public func heldRequests() -> [(request: UInt64, provider: String)] {
+        parked.filter { held.contains($0.value.provider) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value.provider) }
+    }
 }
 
 /// One provider behind a ``SteppedProviders`` gate.
@@ -58,27 +71,27 @@ struct SteppedProvider: EntitlementProvider {
     var verificationInterval: Duration? { inner.verificationInterval }
 
     func verify(_ session: ProviderSession) async -> Result<ProviderView, ProviderFailure> {
-        await gate.pass(session.requestID)
+        await gate.pass(session.requestID, to: inner.id)
         return await inner.verify(session)
     }
 
     func credentials(for resource: String, _ session: ProviderSession) async -> Result<ProviderCredentials, ProviderFailure> {
-        await gate.pass(session.requestID)
+        await gate.pass(session.requestID, to: inner.id)
         return await inner.credentials(for: resource, session)
     }
 
     func signIn(with credentials: [String: String], _ session: ProviderSession) async -> Result<String, ProviderFailure> {
-        await gate.pass(session.requestID)
+        await gate.pass(session.requestID, to: inner.id)
         return await inner.signIn(with: credentials, session)
     }
 
     func renew(_ session: ProviderSession) async -> Result<String, ProviderFailure> {
-        await gate.pass(session.requestID)
+        await gate.pass(session.requestID, to: inner.id)
         return await inner.renew(session)
     }
 
     func signOut(_ session: ProviderSession) async {
-        await gate.pass(session.requestID)
+        await gate.pass(session.requestID, to: inner.id)
         await inner.signOut(session)
     }
 }

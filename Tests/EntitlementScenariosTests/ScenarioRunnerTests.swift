@@ -57,6 +57,27 @@ struct ScenarioRunnerTests {
         #expect(await ScenarioRunner().run(try ScenarioParser.parse(allowing, file: "r.scenario")).passed, "unless the script allows it")
     }
 
+    @Test func aProviderRequestStillHeldAtTheEndIsReported() async throws {
+        let script = """
+            ignore sendTrackingData
+            provider live server grants match-1
+            > setRequestor sim-requestor
+            < setRequestorComplete success
+            < entitlementsChanged [live]
+            ! provider live holds its answers
+            > getAuthorization match-1
+
+            """
+        let held = try #require(await ScenarioRunner().run(try ScenarioParser.parse(script, file: "r.scenario")).failure)
+        #expect(held.step == "end of script")
+        #expect(held.actual == "a request to live is still held: `! provider live releases its answers`, or say `allow pending calls`")
+        let released = script + "! provider live releases its answers\n< setToken * match-1\n"
+        #expect(await ScenarioRunner().run(try ScenarioParser.parse(released, file: "r.scenario")).passed, "released, it is answered")
+        let unknown = try #require(
+            await ScenarioRunner().run(try ScenarioParser.parse(script.replacingOccurrences(of: "provider live holds", with: "provider vod holds"), file: "r.scenario")).failure)
+        #expect(unknown.actual == "no provider 'vod'")
+    }
+
     @Test func secretsAreShortenedInReportsButCodesAndIdsAreNot() {
         #expect(ScenarioValue.text("media.Xq3v9Zt0aB7yL2kP4sD8fG1h").redactedDescription == "\"medi…\"")
         #expect(ScenarioValue.text("USER_NOT_AUTHENTICATED_ERROR").redactedDescription == "\"USER_NOT_AUTHENTICATED_ERROR\"")
