@@ -4,7 +4,7 @@ import EntitlementFuzzing
 /// The commands `entitle` understands (argument parsing is hand-written: no dependencies). Each
 /// command's help is in ``CommandHelp``.
 enum Command: Equatable {
-    /// Run cookbook flows B to I against the embedded simulator.
+    /// Run cookbook flows B to I, then J (beyond TV providers), against the embedded simulator.
     case demo
     /// Run scenario files and folders, in process or over HTTP, optionally writing JUnit XML.
     case run([String], overHTTP: Bool, junit: String?)

@@ -21,7 +21,7 @@ struct CommandHelp {
     /// The commands, in the order `entitle help` lists them.
     static let all: [CommandHelp] = [
         CommandHelp(
-            name: "demo", synopsis: ["demo"], summary: "run cookbook flows B to I against the embedded simulator",
+            name: "demo", synopsis: ["demo"], summary: "run cookbook flows B to I, then J (beyond TV providers), on the embedded simulator",
             details: """
                 Runs cookbook flows B to I (startup, login, platform SSO, second screen, authorization,
                 view media, logout), then J (a provider chain: a direct subscription, the programmer's
