@@ -33,7 +33,8 @@ public enum Callback: Sendable, Hashable {
     case entitlementsChanged([String])
     /// `providerSignInStatus(provider, signedIn, errorCode, message)`: the answer to `signIn` and
     /// `signOut` — signed in or not, the code and message of a failure, or the provider's message for
-    /// the user ("Gold subscriber until March") on success.
+    /// the user ("Gold subscriber until March") on success. A sign-in that fails while the user is
+    /// already signed in changes nothing: signed in, with the failure's code and message.
     case providerSignInStatus(provider: String, signedIn: Bool, errorCode: String, message: String)
     /// `stepUpRequired(resource, advice)`: before `resource` is granted, the user must step up (a PIN,
     /// a stronger sign-in); the app answers with `completeStepUp(resource:succeeded:)`. It answers no call.

@@ -29,6 +29,16 @@ public enum ExplorerStep: Sendable, Hashable, CustomStringConvertible {
     case storageFails(Bool)
     /// What the platform's picker answers next (devices with a platform account).
     case platformAnswers(SimulatedPlatform.Choice)
+    /// The direct subscription's subscriber lapses (`true`) or renews.
+    case subscriptionLapses(Bool)
+    /// The subscription service forgets every user token it issued.
+    case subscriptionForgetsTokens
+    /// A provider's service (`magazine`, the Security API, or `live`, the programmer's) misbehaves once.
+    case serviceFails(String, ProgrammerFault)
+    /// The user enters the PIN for the step-up asked last (right or wrong).
+    case userConfirmsStepUp(rightPIN: Bool)
+    /// Requests to provider `id` wait (`true`) or are let through (`false`).
+    case providerHolds(String, Bool)
     /// The step happens on another node serving the same device session (same storage, same
     /// backend): what makes `storageChanged` and lost compare-and-sets happen.
     indirect case onOtherNode(ExplorerStep)
@@ -48,6 +58,11 @@ public enum ExplorerStep: Sendable, Hashable, CustomStringConvertible {
         case .release(let operation): "! backend releases \(operation.rawValue)"
         case .storageFails(let failing): failing ? "! storage starts failing saves" : "! storage heals"
         case .platformAnswers(let choice): "! platform picker will answer \(choice)"
+        case .subscriptionLapses(let lapsed): "! subscriber ann \(lapsed ? "lapses" : "renews")"
+        case .subscriptionForgetsTokens: "! server magazine invalidates tokens"
+        case .serviceFails(let id, let fault): "! server \(id) answers \(fault)"
+        case .userConfirmsStepUp(let right): "! user confirms the step-up with the \(right ? "right" : "wrong") PIN"
+        case .providerHolds(let id, let holds): "! provider \(id) \(holds ? "holds" : "releases") its answers"
         case .onOtherNode(let step): "[other node] \(step)"
         }
     }

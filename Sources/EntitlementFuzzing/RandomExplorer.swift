@@ -2,7 +2,9 @@ import EntitlementEngine
 import EntitlementSimulator
 
 /// A seeded random explorer: it drives a real engine on the simulator through random sequences of
-/// calls, user actions, backend faults, storage failures and clock moves, then checks invariants:
+/// calls, user actions, backend faults, storage failures and clock moves — on some devices with a
+/// provider chain before the TV provider, its services misbehaving and its answers held — then
+/// checks invariants:
 ///
 /// - **exactly once**: after every fault heals and every deadline passes, each call has exactly one
 ///   terminal callback of a kind its call allows (the simulator's `CallLedger`);
@@ -38,6 +40,9 @@ public struct RandomExplorer: Sendable {
     /// The kind of device a seed plays on.
     enum Device: CaseIterable {
         case webView, platform, secondScreen
+        /// A web-view device whose engine asks a direct subscription and the programmer's service
+        /// (with a PIN step-up) before the TV provider.
+        case chain
     }
 
     // MARK: - Scripts
@@ -67,8 +72,9 @@ public struct RandomExplorer: Sendable {
     }
 
     static func step(_ random: inout FuzzRandom, device: Device) -> ExplorerStep {
+        if device == .chain, random.chance(1, in: 4) { return chainStep(&random) }
         switch Int.random(in: 0..<100, using: &random) {
-        case 0..<45: return .call(call(&random))
+        case 0..<45: return .call(call(&random, device: device))
         case 45..<55: return .logIn(rightPassword: random.chance(4, in: 5), deliver: random.chance(4, in: 5))
         case 55..<58: return .cancelAtProvider
         case 58..<62: return .followLogout(deliver: random.chance(3, in: 4))
@@ -87,7 +93,7 @@ public struct RandomExplorer: Sendable {
             }
         default:
             switch device {
-            case .webView: return .call(call(&random))
+            case .webView, .chain: return .call(call(&random, device: device))
             case .secondScreen: return .activateSecondScreen
             case .platform:
                 let choices: [SimulatedPlatform.Choice] = [
@@ -99,7 +105,8 @@ public struct RandomExplorer: Sendable {
         }
     }
 
-    static func call(_ random: inout FuzzRandom) -> EntitlementCall {
+    static func call(_ random: inout FuzzRandom, device: Device) -> EntitlementCall {
+        let resources = device == .chain ? Self.chainResources : Self.resources
         switch Int.random(in: 0..<13, using: &random) {
         case 0: return .setRequestor(requestorID: random.pick(["sim-requestor", "sim-news", "unknown", ""]), serviceProviders: [])
         case 1: return .checkAuthentication
@@ -153,15 +160,19 @@ public struct RandomExplorer: Sendable {
         let device = Self.device(seed: seed)
         var settings = EngineSettings()
         if device == .secondScreen { settings.secondScreen = SecondScreen() }
+        if device == .chain { settings.stepUp = StepUpSettings(resources: Self.stepUpResources) }
         let storage = ScriptedTokenStorage()
         let recorder = TraceRecorder(recordedWith: "entitle explore")
         let observer = StepObserver()
+        let clock = ManualClock()
+        let simulator = Simulator(world: device == .chain ? Self.chainWorld : .default, clock: clock, seed: seed &+ 100)
+        let chain = device == .chain ? Self.chain(on: simulator) : nil
         let session = SimulatedSession(
-            seed: seed, settings: settings, storage: storage, deliversInOrder: true, recorder: recorder,
-            echo: { observer.observe($0) }, platformSSO: device == .platform)
+            seed: seed, settings: settings, storage: storage, clock: clock, simulator: simulator, deliversInOrder: true,
+            recorder: recorder, echo: { observer.observe($0) }, platformSSO: device == .platform, providers: chain)
         // The other node shares the device's storage, backend and clock; it answers at once.
         let other = SimulatedSession(
-            seed: seed &+ 1_000_003, settings: settings, storage: storage, clock: session.clock, simulator: session.simulator)
+            seed: seed &+ 1_000_003, settings: settings, storage: storage, clock: clock, simulator: simulator, providers: chain)
         await other.enabler.setRequestor("sim-requestor")
         var problems: [String] = []
         var kept: [String] = []
@@ -179,6 +190,10 @@ public struct RandomExplorer: Sendable {
         for operation in BackendOperation.allCases {
             await session.simulator.heal(operation)
             await session.stepped?.release(operation)
+        }
+        for id in Self.chainProviderIDs {
+            await session.simulator.healProgrammer(id)
+            await session.steppedProviders?.releaseHeld(id)
         }
         for _ in 0..<3 {
             for node in [session, other] {
@@ -243,6 +258,16 @@ public struct RandomExplorer: Sendable {
             storage.failSaves(failing)
         case .platformAnswers(let choice):
             session.platform?.script(choice)
+        case .subscriptionLapses(let lapsed):
+            await session.simulator.setSubscription(of: "ann", lapsed: lapsed)
+        case .subscriptionForgetsTokens:
+            await session.simulator.invalidateSubscriptionTokens("magazine")
+        case .serviceFails(let id, let fault):
+            await session.simulator.failProgrammer(id, with: fault)
+        case .userConfirmsStepUp(let right):
+            await session.simulator.confirmTransaction(pin: right ? "4321" : "0000")
+        case .providerHolds(let id, let holds):
+            if holds { await session.steppedProviders?.hold(id) } else { await session.steppedProviders?.releaseHeld(id) }
         case .onOtherNode(let step):
             await perform(step, on: session, storage: storage, kept: &kept, problems: &problems)
         }

@@ -212,6 +212,8 @@ public enum WorldAction: Sendable, Hashable {
     case providerHolds(String)
     /// `! provider P releases its answers`: they arrive, late, at the next settle.
     case providerReleases(String)
+    /// `! provider P releases its next answer`: the oldest held request goes through; P goes on holding.
+    case providerReleasesNext(String)
     /// `! server ID answers status N|garbage|array|nothing [until healed]`: the programmer's service misbehaves.
     case serverAnswers(String, ProgrammerFault, untilHealed: Bool)
     /// `! server ID heals`.

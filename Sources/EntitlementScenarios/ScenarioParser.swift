@@ -557,7 +557,12 @@ public enum ScenarioParser {
                 try cursor.expect("its answers")
                 return .providerHolds(id)
             case "releases":
-                try cursor.expect("its answers")
+                try cursor.expect("its")
+                if cursor.accept("next") {
+                    try cursor.expect("answer")
+                    return .providerReleasesNext(id)
+                }
+                try cursor.expect("answers")
                 return .providerReleases(id)
             case "grants":
                 let resources = cursor.accept("nothing") ? [] : try cursor.wordList("a resource id")
@@ -575,7 +580,7 @@ public enum ScenarioParser {
                 return .providerFails(id, question, failure, untilHealed: untilHealed)
             case "heals":
                 return .providerHeals(id, try question(&cursor))
-            case let other: throw .at(verbColumn, "unknown provider action '\(other)' (grants, fails, heals, holds its answers, releases its answers)")
+            case let other: throw .at(verbColumn, "unknown provider action '\(other)' (grants, fails, heals, holds its answers, releases its answers, releases its next answer)")
             }
         case "server":
             let id = try cursor.word("a server provider's id")

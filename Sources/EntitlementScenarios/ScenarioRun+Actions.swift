@@ -110,6 +110,11 @@ extension ScenarioRun {
         case .providerReleases(let id):
             try requireChainProvider(id)
             for other in engines.values { await other.session.steppedProviders?.releaseHeld(id) }
+        case .providerReleasesNext(let id):
+            try requireChainProvider(id)
+            guard await session.steppedProviders?.releaseNext(id) == true else {
+                throw Stop(expected: "a held request to \(id) to let through", actual: "none is held")
+            }
         case .serverAnswers(let id, let fault, let untilHealed):
             await world.simulator.failProgrammer(id, with: fault, untilHealed: untilHealed)
         case .serverHeals(let id):

@@ -4,11 +4,14 @@ import EntitlementEngine
 /// backend: every request (by its `ProviderSession.requestID`; 0, a verification at `setRequestor`,
 /// passes at once) waits until ``SimulatedSession/settle()`` lets it through, lowest first, each
 /// answer processed before the next. Scenario runs and recordings then give the same trace every time.
-/// Requests to a ``hold(_:)``-ed provider stay parked until ``releaseHeld(_:)``: an answer arriving late.
+/// Requests to a ``hold(_:)``-ed provider stay parked until ``releaseHeld(_:)`` (or, one at a time,
+/// ``releaseNext(_:)``): an answer arriving late.
 public actor SteppedProviders {
     private var parked: [UInt64: (provider: String, resume: CheckedContinuation<Void, Never>)] = [:]
     private var watchers: [(requests: Set<UInt64>, resume: CheckedContinuation<Void, Never>)] = []
     private var held: Set<String> = []
+    /// Parked requests of held providers let through one by one.
+    private var passing: Set<UInt64> = []
 
     /// A gate with nothing parked.
     public init() {}
@@ -42,10 +45,17 @@ public actor SteppedProviders {
     }
 
     /// The lowest request waiting that is not held, if any.
-    public func next() -> UInt64? { parked.filter { !held.contains($0.value.provider) }.keys.min() }
+    public func next() -> UInt64? { parked.filter { !isHeld($0.key, $0.value.provider) }.keys.min() }
 
     /// Lets request `id` through.
-    public func release(_ id: UInt64) { parked.removeValue(forKey: id)?.resume.resume() }
+    public func release(_ id: UInt64) {
+        passing.remove(id)
+        parked.removeValue(forKey: id)?.resume.resume()
+    }
+
+    private func isHeld(_ request: UInt64, _ provider: String) -> Bool {
+        held.contains(provider) && !passing.contains(request)
+    }
 
     /// Keeps requests to provider `id` parked until ``releaseHeld(_:)``.
     public func hold(_ id: String) { held.insert(id) }
@@ -53,9 +63,17 @@ public actor SteppedProviders {
     /// Lets requests to provider `id` through again (the next settle delivers what waited).
     public func releaseHeld(_ id: String) { held.remove(id) }
 
+    /// Lets the oldest held request to provider `id` through, and goes on holding the others (and
+    /// new ones); false when none is held.
+    public func releaseNext(_ id: String) -> Bool {
+        guard let request = heldRequests().first(where: { $0.provider == id })?.request else { return false }
+        passing.insert(request)
+        return true
+    }
+
     /// The requests parked and held, lowest first, with the provider each asks.
     public func heldRequests() -> [(request: UInt64, provider: String)] {
-        parked.filter { held.contains($0.value.provider) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value.provider) }
+        parked.filter { isHeld($0.key, $0.value.provider) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value.provider) }
     }
 }
 

@@ -130,9 +130,11 @@ struct CommandHelp {
             summary: "drive the engine through random sequences and check its invariants",
             details: """
                 Drives the engine through N random sequences (default 1000) of L steps (default 40, at
-                most 10000) from seed S (default 1) and checks its invariants: exactly once, listed
-                transitions, nothing after the end, refusals change nothing, a fresh login works, the
-                trace replays. At the first failure it prints the seed and a shortened script and exits 1.
+                most 10000) from seed S (default 1) — each seed on a device with a web view, platform
+                SSO, a second screen, or a provider chain before the TV provider — and checks its
+                invariants: exactly once, listed transitions, nothing after the end, refusals change
+                nothing, a fresh login works, the trace replays. At the first failure it prints the
+                seed and a shortened script and exits 1.
                 """),
         CommandHelp(
             name: "fuzz", synopsis: ["fuzz TARGET [--count N] [--seed S]"], summary: "run a fuzz target's long mode",

@@ -123,7 +123,8 @@ struct ConcurrentStoreTests {
             #expect(problems.isEmpty, "\(problems)")
             unanswered += ledger.violations().filter { $0.contains("got no terminal callback") }.count
         }
-        let history = storage.history
+        // One chain of saves, read in the order of the versions written (as above).
+        let history = storage.history.sorted { $0.written < $1.written }
         for (previous, next) in zip(history, history.dropFirst()) {
             #expect(next.expected == previous.written, "a save skipped a version")
         }

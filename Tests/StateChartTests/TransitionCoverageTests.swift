@@ -10,10 +10,10 @@ struct TransitionCoverageTests {
     /// Rows the scenario library cannot reach: with a manual clock the deadline timer always fires
     /// before a later URL can arrive, so "the URL came after the deadline but before the timer" is
     /// driven on the bare machine (with a slow system clock it does happen), for a login and for a
-    /// logout. Likewise a provider of the chain's request is never in flight when a script's next step
-    /// runs (a step settles, and a simulated provider answers at once), so what happens to a request
-    /// still asking a provider — joined, held behind another (one at a time), ended by logout or a new
-    /// `setRequestor` — is driven on the bare machine too. Everything else — other devices' tokens,
+    /// logout. What happens to a request still asking a provider of the chain, or to an account whose
+    /// service has not answered yet — joined, held behind another (one at a time), ended by logout or
+    /// a new `setRequestor` — was first driven on the bare machine below; scripts reach most of it now
+    /// too (`! provider ID holds its answers`), and the drives stay as a second check. Everything else — other devices' tokens,
     /// second instances on one store, a restarted engine, failed saves, calls while the platform picker
     /// is open — is in the scripts.
     static func machineOnlyRows() -> Set<TransitionRow> {

@@ -22,7 +22,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
     /// `signIn` or `signOut` named no provider of the chain that takes a sign-in.
     case noSignIn(provider: String)
     /// `signIn` while the provider's sign-in, verification or renewal runs.
-    case signInInProgress(provider: String)
+    case accountBusy(provider: String)
     /// `completeStepUp` for a resource no authorization waits to step up.
     case noStepUpPending(resource: String)
 
@@ -39,7 +39,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .tooManyResources: "P100"
         case .redirect(let refusal): refusal.code
         case .noSignIn: "NO_PROVIDER_SIGN_IN"
-        case .signInInProgress: "PROVIDER_SIGN_IN_IN_PROGRESS"
+        case .accountBusy: "PROVIDER_BUSY"
         case .noStepUpPending: "NO_STEP_UP_PENDING"
         }
     }
@@ -58,7 +58,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .tooManyResources(let limit): "Pre-authorization failed: too many resources (at most \(limit) per call)."
         case .redirect(let refusal): refusal.message
         case .noSignIn(let provider): "No provider of the chain called '\(provider)' takes a sign-in."
-        case .signInInProgress(let provider): "The sign-in with '\(provider)' is still running; wait for providerSignInStatus."
+        case .accountBusy(let provider): "'\(provider)' is still answering (a sign-in, a verification or a renewal); try again when it has answered."
         case .noStepUpPending(let resource): "No authorization of '\(resource)' waits for a step-up."
         }
     }

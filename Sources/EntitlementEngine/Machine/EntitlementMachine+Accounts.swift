@@ -95,8 +95,8 @@ extension EntitlementMachine {
             return refuse(id, .noSignIn(provider: provider))
         }
         guard accountWork[provider] == nil else {
-            recordAccountStay(provider, .signInInProgress, .status)
-            return refuse(id, .signInInProgress(provider: provider))
+            recordAccountStay(provider, .accountBusy, .status)
+            return refuse(id, .accountBusy(provider: provider))
         }
         let operation = nextOperation()
         moveAccount(provider, to: .signingIn(operation, calls: [id]), nil, .askProvider)
@@ -128,6 +128,11 @@ extension EntitlementMachine {
         if providerAccounts[provider]?.isEmpty == true { providerAccounts[provider] = nil }
         providerViews[provider] = nil
         renewedRecently.remove(provider)
+        return failRenewalWaiters(provider)
+    }
+
+    /// Credentials requests that waited for a new token fail: there is none.
+    private mutating func failRenewalWaiters(_ provider: String) -> [Action] {
         var actions: [Action] = []
         while let index = authorizations.firstIndex(where: { $0.phase == .waitingForProvider(provider) && $0.awaitsRenewal }) {
             let request = authorizations.remove(at: index)
@@ -161,13 +166,16 @@ extension EntitlementMachine {
             renewedRecently.remove(provider)
             return verify(provider, calls: calls, .signedIn, configuration)
         case (.signingIn(_, let calls), .signedIn(.failure(let failure))):
+            // A failed sign-in changes nothing: signed in before (with the earlier token), still signed in.
             moveAccount(provider, to: nil, .providerFailed, .providerSignInStatus)
-            return signInStatus(provider, false, failure, answering: calls)
+            return signInStatus(provider, accountKind(provider) == .signedIn, failure, answering: calls)
+                + endRenewalWaits(provider, configuration)
         case (.verifying(_, let calls), .verified(.success(let view))):
             providerViews[provider] = view
             renewedRecently.remove(provider)
             moveAccount(provider, to: nil, .verified, .providerSignInStatus)
             return signInStatus(provider, true, nil, message: view.message ?? "", answering: calls) + scheduleVerification(provider)
+                + endRenewalWaits(provider, configuration)
         case (.verifying(_, let calls), .verified(.failure(.invalidToken))):
             return renewOrSignOut(provider, calls: calls, configuration)
         case (.verifying(_, let calls), .verified(.failure(let failure))):
@@ -177,12 +185,12 @@ extension EntitlementMachine {
                 code: ErrorCode.providerVerificationFailed, level: .warning,
                 message: "The provider '\(provider)' could not verify what the user may access (\(failure.description)); its last answer stands.")
             return [.emit(.status(notice), answering: [])] + signInStatus(provider, true, nil, answering: calls)
-                + scheduleVerification(provider)
+                + scheduleVerification(provider) + endRenewalWaits(provider, configuration)
         case (.renewing(_, let calls), .renewed(.success(let token))):
             providerAccounts[provider, default: ProviderAccount()].userToken = token
             renewedRecently.insert(provider)
             var actions = verify(provider, calls: calls, .renewed, configuration)
-            actions += resumeAfterRenewal(provider, configuration)
+            actions += resumeAfterRenewal(provider, .renewed, configuration)
             return actions
         case (.renewing(_, let calls), .renewed(.failure)):
             let from = accountKind(provider)
@@ -218,14 +226,26 @@ extension EntitlementMachine {
     }
 
     /// Credentials requests that waited for the renewal ask again, with the new token.
-    private mutating func resumeAfterRenewal(_ provider: String, _ configuration: RequestorConfiguration) -> [Action] {
+    private mutating func resumeAfterRenewal(_ provider: String, _ condition: TransitionGuard, _ configuration: RequestorConfiguration)
+        -> [Action]
+    {
         var actions: [Action] = []
         for index in authorizations.indices where authorizations[index].phase == .waitingForProvider(provider) && authorizations[index].awaitsRenewal {
             authorizations[index].awaitsRenewal = false
-            actions += startAsking(at: index, provider, from: .waitingForProvider, .renewed, configuration)
+            actions += startAsking(at: index, provider, from: .waitingForProvider, condition, configuration)
             if settings.providers.first(where: { $0.id == provider })?.requestsOneAtATime == true { break }
         }
         return actions
+    }
+
+    /// The account's work ended without a renewal (a sign-in or a verification was running when a
+    /// credentials request was told its token is invalid): with a token now, the requests that waited
+    /// ask again with it (the service says once more if it is invalid: then a renewal, once); without
+    /// one they fail.
+    private mutating func endRenewalWaits(_ provider: String, _ configuration: RequestorConfiguration) -> [Action] {
+        guard accountWork[provider] == nil else { return [] }
+        return providerAccounts[provider]?.userToken == nil
+            ? failRenewalWaiters(provider) : resumeAfterRenewal(provider, .signedIn, configuration)
     }
 
     // MARK: - Verification on an interval
@@ -247,12 +267,13 @@ extension EntitlementMachine {
     }
 
     /// A new `setRequestor`: every sign-in, verification or renewal running ends, and the calls that
-    /// waited for one are answered (not signed in by it).
+    /// waited for one are answered (signed in or not as the account is, with the reason it ended).
     mutating func abandonAccountWork() -> [Action] {
         var actions: [Action] = []
         for (provider, work) in accountWork.sorted(by: { $0.key < $1.key }) {
             moveAccount(provider, to: nil, nil, .providerSignInStatus)
-            actions += signInStatus(provider, false, .unknown("The requestor was reconfigured."), answering: work.calls)
+            let signedIn = accountKind(provider) == .signedIn
+            actions += signInStatus(provider, signedIn, .unknown("The requestor was reconfigured."), answering: work.calls)
         }
         return actions
     }

@@ -114,7 +114,10 @@ extension EntitlementMachine {
                 .emit(.stepUpRequired(resource: authorizations[index].resource, advice: advice), answering: []),
             ]
         }
-        if case .failure(.invalidToken) = result, settings.providers.contains(where: { $0.id == provider && $0.signsIn }) {
+        // (Signed out since it asked: nothing to renew, the request fails as any other.)
+        if case .failure(.invalidToken) = result, settings.providers.contains(where: { $0.id == provider && $0.signsIn }),
+            providerAccounts[provider]?.userToken != nil
+        {
             recordAuthorization(from: .askingProvider, to: .waitingForProvider, .invalidToken)
             authorizations[index].phase = .waitingForProvider(provider)
             authorizations[index].awaitsRenewal = true
@@ -208,7 +211,8 @@ extension EntitlementMachine {
     // MARK: - Views
 
     /// Takes what each provider verified; a provider whose verification failed keeps its last view,
-    /// and the app is told with a `status` warning; an invalid user token is renewed or signed out.
+    /// and the app is told with a `status` warning; an invalid user token is renewed or signed out;
+    /// a provider the user signs in to, with no account in what was loaded, has no view.
     mutating func takeVerifications(
         _ verified: [String: Result<ProviderView, ProviderFailure>], _ configuration: RequestorConfiguration
     ) -> [Action] {
@@ -229,6 +233,9 @@ extension EntitlementMachine {
                     message: "The provider '\(link.id)' could not verify what the user may access (\(failure.description)); its last answer stands.")
                 actions.append(.emit(.status(notice), answering: []))
                 actions += scheduleVerification(link.id)
+            case nil where link.signsIn && providerAccounts[link.id] == nil:
+                // Not signed in here (another requestor's store, or signed out elsewhere): nothing verified stands.
+                providerViews[link.id] = nil
             case nil:
                 break
             }

@@ -153,7 +153,7 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     /// A provider's view or the TV-provider sign-in changed.
     case changed
     /// A sign-in, verification or renewal already runs for the provider.
-    case signInInProgress
+    case accountBusy
     /// The provider accepted the credentials: a user token.
     case signedIn
     /// The provider said what the user may access.
