@@ -39,6 +39,10 @@ public enum ExplorerStep: Sendable, Hashable, CustomStringConvertible {
     case userConfirmsStepUp(rightPIN: Bool)
     /// Requests to provider `id` wait (`true`) or are let through (`false`).
     case providerHolds(String, Bool)
+    /// The simulated provider `store` fails its next answer to `question`.
+    case storeFails(SimulatedEntitlementProvider.Question, ProviderFailure)
+    /// The simulated provider `store` claims `resources` from its next verification on.
+    case storeGrants([String])
     /// The step happens on another node serving the same device session (same storage, same
     /// backend): what makes `storageChanged` and lost compare-and-sets happen.
     indirect case onOtherNode(ExplorerStep)
@@ -63,6 +67,8 @@ public enum ExplorerStep: Sendable, Hashable, CustomStringConvertible {
         case .serviceFails(let id, let fault): "! server \(id) answers \(fault)"
         case .userConfirmsStepUp(let right): "! user confirms the step-up with the \(right ? "right" : "wrong") PIN"
         case .providerHolds(let id, let holds): "! provider \(id) \(holds ? "holds" : "releases") its answers"
+        case .storeFails(let question, let failure): "! provider store fails \(question.rawValue) with \(failure.code)"
+        case .storeGrants(let resources): "! provider store grants \(resources.isEmpty ? "nothing" : resources.joined(separator: ", "))"
         case .onOtherNode(let step): "[other node] \(step)"
         }
     }

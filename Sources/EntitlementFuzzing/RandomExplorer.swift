@@ -88,6 +88,7 @@ public struct RandomExplorer: Sendable {
             switch Int.random(in: 0..<4, using: &random) {
             case 0: return .onOtherNode(.call(.setRequestor(requestorID: "sim-requestor", serviceProviders: [])))
             case 1: return .onOtherNode(.call(random.pick([EntitlementCall.logout, .checkAuthentication, .getAuthorization(resource: "news-channel", data: [:])])))
+            case 2 where device == .chain: return .onOtherNode(chainStep(&random))
             case 2: return .onOtherNode(.call(.setSelectedProvider("acme-cable")))
             default: return .onOtherNode(random.chance(1, in: 2) ? .logIn(rightPassword: true, deliver: true) : .followLogout(deliver: true))
             }
@@ -268,6 +269,10 @@ public struct RandomExplorer: Sendable {
             await session.simulator.confirmTransaction(pin: right ? "4321" : "0000")
         case .providerHolds(let id, let holds):
             if holds { await session.steppedProviders?.hold(id) } else { await session.steppedProviders?.releaseHeld(id) }
+        case .storeFails(let question, let failure):
+            session.simulator.chainProviders.first { $0.id == "store" }?.fail(question, with: failure)
+        case .storeGrants(let resources):
+            session.simulator.chainProviders.first { $0.id == "store" }?.grant(Set(resources))
         case .onOtherNode(let step):
             await perform(step, on: session, storage: storage, kept: &kept, problems: &problems)
         }

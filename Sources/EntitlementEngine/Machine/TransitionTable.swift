@@ -275,6 +275,7 @@ public enum TransitionTable {
         authorization(.idle, .getAuthorization, .providerClaims, to: .askingProvider, .askProvider),
         authorization(.idle, .checkAuthorization, .providerClaims, to: .askingProvider, .askProvider),
         authorization(.idle, .getAuthorization, .providerBusy, to: .waitingForProvider),
+        authorization(.idle, .checkAuthorization, .providerBusy, to: .waitingForProvider),
         authorization(.askingProvider, .providerAnswered, .credentialsGiven, to: .idle, .setToken),
         authorization(.askingProvider, .providerAnswered, .providerFailed, to: .idle, .tokenRequestFailed),
         authorization(.askingProvider, .checkAuthorization, .identicalRequest, to: .askingProvider, .join),
