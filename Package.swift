@@ -63,7 +63,8 @@ let package = Package(
                 "EntitlementEngine", "EntitlementProviders", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator",
                 "EntitlementSimulatorServer", "EntitlementScenarios",
             ]),
-        .testTarget(name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementHost", "EntitlementSimulator"]),
+        .testTarget(
+            name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementHost", "EntitlementSimulator", "EntitlementFuzzing"]),
         .testTarget(
             name: "EntitlementRedisTests", dependencies: ["EntitlementEngine", "EntitlementRedis", "EntitlementSimulator", "EntitlementHost"]),
         .testTarget(

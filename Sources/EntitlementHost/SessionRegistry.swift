@@ -12,23 +12,38 @@ struct SessionRegistry {
     struct Entry {
         let key: SessionKey
         var form: Form
-        /// The session's monitor, kept across rests so it sees one continuous session.
-        let monitor: (any EngineMonitor)?
+        /// The session's monitor, kept across rests so it sees one continuous session (boxed: most
+        /// sessions have none, and an existential inline would be 40 bytes of every entry).
+        let monitorBox: MonitorBox?
         /// When the session was last admitted a call (or found busy by an eviction).
         var lastUsed: Timestamp
-        /// Calls admitted and not yet returned from the engine.
-        var inFlight = 0
         /// Bumped on every admitted call: an eviction that saw an older value gives up.
         var generation: UInt64 = 0
-        var closing = false
+        /// Calls admitted and not yet returned from the engine (at most the mailbox limit).
+        var inFlight: Int32 = 0
         /// Neighbours in the recency list (resident engines only); -1 at either end.
-        var older = -1
-        var newer = -1
+        var older: Int32 = -1
+        var newer: Int32 = -1
+        var closing = false
+
+        init(key: SessionKey, form: Form, monitor: (any EngineMonitor)?, lastUsed: Timestamp) {
+            self.key = key
+            self.form = form
+            self.monitorBox = monitor.map(MonitorBox.init)
+            self.lastUsed = lastUsed
+        }
+
+        var monitor: (any EngineMonitor)? { monitorBox?.monitor }
 
         var enabler: AccessEnabler? {
             if case .resident(let enabler, _) = form { return enabler }
             return nil
         }
+    }
+
+    final class MonitorBox: Sendable {
+        let monitor: any EngineMonitor
+        init(_ monitor: any EngineMonitor) { self.monitor = monitor }
     }
 
     /// A resident engine an eviction may put to rest, as it was when chosen.
@@ -40,7 +55,7 @@ struct SessionRegistry {
 
     private var entries: [Entry?] = []
     private var vacant: [Int] = []
-    private var slots: [SessionKey: Int] = [:]
+    private var index = SessionIndex()
     private var oldest = -1
     private var newest = -1
     var statistics = SessionHostStatistics()
@@ -48,7 +63,7 @@ struct SessionRegistry {
 
     // MARK: - Lookup
 
-    func slot(of key: SessionKey) -> Int? { slots[key] }
+    func slot(of key: SessionKey) -> Int? { index.slot(of: key, in: entries, keyOf: \.?.key) }
 
     subscript(slot: Int) -> Entry {
         get { entries[slot]! }
@@ -57,7 +72,7 @@ struct SessionRegistry {
 
     /// The slot's entry if it still holds `enabler` resident.
     func slot(of key: SessionKey, holding enabler: AccessEnabler) -> Int? {
-        guard let slot = slots[key], let resident = entries[slot]?.enabler, resident === enabler else { return nil }
+        guard let slot = slot(of: key), let resident = entries[slot]?.enabler, resident === enabler else { return nil }
         return slot
     }
 
@@ -66,7 +81,7 @@ struct SessionRegistry {
         var slot = oldest
         while slot >= 0 {
             if let enabler = entries[slot]?.enabler { engines.append(enabler) }
-            slot = entries[slot]!.newer
+            slot = Int(entries[slot]!.newer)
         }
         return engines
     }
@@ -83,7 +98,7 @@ struct SessionRegistry {
             slot = entries.count
             entries.append(entry)
         }
-        slots[entry.key] = slot
+        index.insert(slot, in: entries, keyOf: \.?.key)
         link(slot)
         statistics.resident += 1
         return slot
@@ -97,7 +112,7 @@ struct SessionRegistry {
         } else {
             statistics.resting -= 1
         }
-        slots[entry.key] = nil
+        index.remove(slot, in: entries, keyOf: \.?.key)
         entries[slot] = nil
         vacant.append(slot)
     }
@@ -153,7 +168,7 @@ struct SessionRegistry {
             if slot != sparing, entry.inFlight == 0, !entry.closing, let enabler = entry.enabler {
                 found.append(Candidate(key: entry.key, enabler: enabler, generation: entry.generation))
             }
-            slot = entry.newer
+            slot = Int(entry.newer)
         }
         return found
     }
@@ -161,16 +176,16 @@ struct SessionRegistry {
     // MARK: - Recency list
 
     private mutating func link(_ slot: Int) {
-        entries[slot]!.older = newest
+        entries[slot]!.older = Int32(newest)
         entries[slot]!.newer = -1
-        if newest >= 0 { entries[newest]!.newer = slot } else { oldest = slot }
+        if newest >= 0 { entries[newest]!.newer = Int32(slot) } else { oldest = slot }
         newest = slot
     }
 
     private mutating func unlink(_ slot: Int) {
-        let (older, newer) = (entries[slot]!.older, entries[slot]!.newer)
-        if older >= 0 { entries[older]!.newer = newer } else { oldest = newer }
-        if newer >= 0 { entries[newer]!.older = older } else { newest = older }
+        let (older, newer) = (Int(entries[slot]!.older), Int(entries[slot]!.newer))
+        if older >= 0 { entries[older]!.newer = Int32(newer) } else { oldest = newer }
+        if newer >= 0 { entries[newer]!.older = Int32(older) } else { newest = older }
         entries[slot]!.older = -1
         entries[slot]!.newer = -1
     }

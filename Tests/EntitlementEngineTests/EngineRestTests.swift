@@ -34,3 +34,25 @@ struct EngineRestTests {
         #expect(resting.resumed().persisted == machine.persisted)
     }
 }
+
+extension EngineRestTests {
+    /// A collection emptied by the last inputs keeps its storage (a removal from a shared dictionary
+    /// copies it, capacity and all); at rest an empty one holds none.
+    @Test func aRestingMachineHoldsNoStorageForEmptyCollections() {
+        var machine = EntitlementMachine(deviceID: "device-1")
+        machine.requestsSent.reserveCapacity(16)
+        machine.authorizations.reserveCapacity(16)
+        machine.queue.reserveCapacity(16)
+        machine.preauthorizations.reserveCapacity(16)
+        machine.authorizationExpiries.reserveCapacity(16)
+        machine.preauthorizationCache.reserveCapacity(16)
+        machine.options.reserveCapacity(16)
+        let rest = machine.resting()
+        #expect(machine.requestsSent.capacity >= 16, "the machine that runs keeps its capacity")
+        #expect(
+            [
+                rest.requestsSent.capacity, rest.authorizations.capacity, rest.queue.capacity, rest.preauthorizations.capacity,
+                rest.authorizationExpiries.capacity, rest.preauthorizationCache.capacity, rest.options.capacity,
+            ] == [0, 0, 0, 0, 0, 0, 0])
+    }
+}

@@ -1,39 +1,41 @@
 /// The authentication region, including logout.
+/// The login and logout states hold their flow out of line (`indirect`): a machine spends most of its
+/// life unauthenticated or authenticated, and inline a flow would make every machine 64 bytes larger.
 public enum AuthenticationState: Sendable, Hashable {
     /// Not known yet: waits for the configuration and the stored tokens.
     case unknown
     /// No valid authentication: waits for getAuthentication, getAuthorization or setSelectedProvider.
     case unauthenticated
     /// `displayProviderDialog` sent: waits for `setSelectedProvider` (an id, or nil to cancel).
-    case selectingProvider(LoginFlow)
+    indirect case selectingProvider(LoginFlow)
     /// `presentTvProviderDialog` sent: waits for the platform's picker (cookbook D) to sign in,
     /// fall back to the classic dialog ("Other TV Providers", an unsupported provider) or cancel.
-    case platformPicking(LoginFlow)
+    indirect case platformPicking(LoginFlow)
     /// Provider chosen: waits for the shell to draw the flow's `state` (drawn at once, before any
     /// other input; never seen between two calls).
-    case preparingLogin(LoginFlow)
+    indirect case preparingLogin(LoginFlow)
     /// `POST sessions` sent (its `redirectUrl` carries the flow's `state`): waits for the session —
     /// a login URL and code, or `authorize` when no login is needed (TempPass, degraded, a profile
     /// that already exists).
-    case creatingSession(LoginFlow, operation: OperationID)
+    indirect case creatingSession(LoginFlow, operation: OperationID)
     /// `navigateToUrl` sent: waits for `handleExternalURL` with this flow's `state`, or the deadline.
-    case awaitingRedirect(LoginFlow)
+    indirect case awaitingRedirect(LoginFlow)
     /// `status(REGCODE)` sent with the session's code (cookbook E): polls the profile by code on a
     /// timer until the user has signed in on a second screen (or the code expires, or the login is
     /// cancelled); `poll` is the read in flight, if any.
-    case awaitingSecondScreen(LoginFlow, RegistrationCode, poll: OperationID?)
+    indirect case awaitingSecondScreen(LoginFlow, RegistrationCode, poll: OperationID?)
     /// Redirect accepted (or session authorized, or platform signed in): reads the profile the
     /// login made; `operation` is nil while waiting to read again (the profile was not there yet),
     /// `attempt` counts the reads.
-    case readingProfile(LoginFlow, operation: OperationID?, attempt: Int)
+    indirect case readingProfile(LoginFlow, operation: OperationID?, attempt: Int)
     /// A valid authentication token is held: waits for logout, expiry or a forced login.
     case authenticated(AuthenticationToken)
     /// Local tokens cleared: waits for the shell to draw the logout flow's `state` (at once).
-    case preparingLogout(LogoutFlow)
+    indirect case preparingLogout(LogoutFlow)
     /// `GET logout/{mvpd}` sent: waits for the logout's next step (an interactive MVPD logout, or done).
-    case requestingLogout(LogoutFlow, operation: OperationID)
+    indirect case requestingLogout(LogoutFlow, operation: OperationID)
     /// Logout `navigateToUrl` sent: waits for `handleExternalURL` with the logout `state`, or the deadline.
-    case loggingOut(LogoutFlow)
+    indirect case loggingOut(LogoutFlow)
 }
 
 /// One login attempt, from the provider dialog to the profile.

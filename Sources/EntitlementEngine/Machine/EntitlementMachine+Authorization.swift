@@ -291,7 +291,7 @@ extension EntitlementMachine {
         case .authorizationExpiry(let resource):
             return answer(authorizationExpiries[resource].flatMap { isUsable($0) ? .text(String($0.milliseconds)) : nil })
         case .userMetadata(let name):
-            return answer(token.metadata[name], encrypted: token.encryptedMetadata.contains(name))
+            return answer(token.packedMetadata[name], encrypted: token.encryptedMetadata.contains(name))
         }
     }
 }

@@ -149,8 +149,9 @@ public struct EntitlementMachine: Sendable {
     /// The `state` of the last login that expired, so a late redirect is refused as `expired`.
     var expiredFlowState: String?
     var now = Timestamp(milliseconds: 0)
-    /// The tracking GUID of the last user id hashed (``trackingGUID(_:)``).
-    private var lastTrackingGUID: (userID: String, guid: String)?
+    /// The tracking GUID of the last user id hashed (``trackingGUID(_:)``), boxed: inline it would be
+    /// 32 bytes of every machine.
+    private var lastTrackingGUID: Boxed<(userID: String, guid: String)>?
     /// The operation of the last `setRequestor` (its configuration): a provider's session is named by it.
     var configurationOperation = OperationID(0)
     private var lastFlow: UInt64 = 0
@@ -174,6 +175,15 @@ public struct EntitlementMachine: Sendable {
         rest.inputName = ""
         rest.lastTrackingGUID = nil
         rest.persistedBeforeSave = nil  // at rest the last save has completed: nothing can take it back
+        // An emptied collection keeps its storage (a removal from a shared one copies it, capacity and
+        // all): at rest an empty one holds none. (`requestsSent` alone held about 300 bytes a session.)
+        if rest.requestsSent.isEmpty { rest.requestsSent = [:] }
+        if rest.authorizations.isEmpty { rest.authorizations = [] }
+        if rest.queue.isEmpty { rest.queue = [] }
+        if rest.preauthorizations.isEmpty { rest.preauthorizations = [] }
+        if rest.authorizationExpiries.isEmpty { rest.authorizationExpiries = [:] }
+        if rest.preauthorizationCache.isEmpty { rest.preauthorizationCache = [:] }
+        if rest.options.isEmpty { rest.options = [:] }
         if persistedBox != nil, persisted == storedTokens {
             rest.persistedBox = nil
             rest.persistedLeftOut = true
@@ -788,9 +798,9 @@ public struct EntitlementMachine: Sendable {
     /// every answer.
     mutating func trackingGUID(_ token: AuthenticationToken?) -> String {
         guard let userID = token?.userID else { return "" }
-        if let known = lastTrackingGUID, known.userID == userID { return known.guid }
+        if let known = lastTrackingGUID?.value, known.userID == userID { return known.guid }
         let guid = Hex.encode(Array(SHA256.hash(userID).prefix(16)))
-        lastTrackingGUID = (userID, guid)
+        lastTrackingGUID = Boxed((userID, guid))
         return guid
     }
 

@@ -14,7 +14,12 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
     /// the user to sign out of the platform (VSA203).
     public var source: AuthenticationSource
     /// The profile's attributes (`userID` too), as `getMetadata` answers them.
-    public var metadata: [String: MetadataValue]
+    public var metadata: [String: MetadataValue] {
+        get { packedMetadata.dictionary }
+        set { packedMetadata = PackedMetadata(newValue) }
+    }
+    /// ``metadata``, as the token keeps it: packed in one byte array (a session host keeps very many).
+    var packedMetadata: PackedMetadata
     /// The names of the attributes whose value is encrypted (`state: enc`).
     public var encryptedMetadata: Set<String>
     /// The service's id of the login that made the profile (its `sessionId`), when it gives one.
@@ -31,7 +36,7 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
         self.userID = userID
         self.expires = expires
         self.source = source
-        self.metadata = metadata
+        self.packedMetadata = PackedMetadata(metadata)
         self.encryptedMetadata = encryptedMetadata
     }
 
@@ -48,9 +53,22 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
         userID = try container.decode(String.self, forKey: .userID)
         expires = try container.decode(Timestamp.self, forKey: .expires)
         source = try container.decodeIfPresent(AuthenticationSource.self, forKey: .source) ?? .mvpdLogin
-        metadata = try container.decodeIfPresent([String: MetadataValue].self, forKey: .metadata) ?? [:]
+        packedMetadata = PackedMetadata(try container.decodeIfPresent([String: MetadataValue].self, forKey: .metadata) ?? [:])
         encryptedMetadata = try container.decodeIfPresent(Set<String>.self, forKey: .encryptedMetadata) ?? []
         sessionID = try container.decodeIfPresent(String.self, forKey: .sessionID)
+    }
+
+    /// Encodes an authentication: every field under its name, the attributes as an object.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(mvpdID, forKey: .mvpdID)
+        try container.encode(requestorID, forKey: .requestorID)
+        try container.encode(userID, forKey: .userID)
+        try container.encode(expires, forKey: .expires)
+        try container.encode(source, forKey: .source)
+        try container.encode(metadata, forKey: .metadata)
+        try container.encode(encryptedMetadata, forKey: .encryptedMetadata)
+        try container.encodeIfPresent(sessionID, forKey: .sessionID)
     }
 
     /// The authentication a V2 profile describes, for `requestorID` (nil when it has no `userID`).
