@@ -116,7 +116,7 @@ struct CommandHelp {
                            few sessions give noisy figures), trace recording and replay, SHA-256,
                            media-token verification; S seconds per rate (default 1, each rate also
                            warms up, so a run takes several times S);
-                           --only cookbook|actor|sessions|replay|sha256|verify runs one part (profiling)
+                           --only cookbook|machine|actor|sessions|replay|sha256|verify runs one part (profiling)
                   json     time the canonical trace writer against JSONEncoder on the same records
                   storage  time calls on an engine whose file store holds 2,000 authorizations: the
                            stored version checked per input against a full read per input

@@ -58,7 +58,7 @@ public struct EntitlementMachine: Sendable {
     /// The configuration region.
     public internal(set) var configuration: ConfigurationState = .unconfigured
     /// The authentication region.
-    public internal(set) var authentication: AuthenticationState = .unknown
+    public internal(set) var authentication: AuthenticationState = .unknown { didSet { savedFieldsWritten = true } }
     /// The authorization region: one request machine per (resource, data), in arrival order.
     public internal(set) var authorizations: [AuthorizationRequest] = []
     /// Calls held until `setRequestor` completes, oldest first.
@@ -70,7 +70,7 @@ public struct EntitlementMachine: Sendable {
     /// whenever the authentication changes.
     public internal(set) var preauthorizationCache: [String: CachedDecision] = [:]
     /// The provider the user chose; a later login skips the picker while it is set.
-    public internal(set) var selectedProviderID: String?
+    public internal(set) var selectedProviderID: String? { didSet { savedFieldsWritten = true } }
     /// The options sent with every backend request.
     public internal(set) var options: [String: String] = [:]
     /// What each provider of the chain (by id) last verified the user may access.
@@ -115,7 +115,7 @@ public struct EntitlementMachine: Sendable {
         get { chainBox?.value ?? .empty }
         set { chainBox = newValue == .empty ? nil : Boxed(newValue) }
     }
-    private var chainBox: Boxed<ChainState>?
+    private var chainBox: Boxed<ChainState>? { didSet { savedFieldsWritten = true } }
 
     /// Whether ``handle(_:at:)`` records the rows it takes in ``lastTransitions`` (the engine
     /// turns it on when a monitor listens).
@@ -137,7 +137,11 @@ public struct EntitlementMachine: Sendable {
         set { persistedBox = newValue == .empty ? nil : Boxed(newValue) }
     }
     /// ``persisted``, boxed: it changes only when tokens are saved, and inline it would be a third of the machine.
-    private var persistedBox: Boxed<StoredTokens>?
+    private var persistedBox: Boxed<StoredTokens>? { didSet { savedFieldsWritten = true } }
+    /// Whether a field ``storedTokens`` is made of, or ``persisted``, was written since ``handle(_:at:)``
+    /// last compared them: an input that wrote none (most calls answered from local state) cannot
+    /// need a save, and the comparison is skipped.
+    private var savedFieldsWritten = true
     /// What storage held before the save the last input asked for: restored when that save fails.
     /// Boxed: it is set only for the input that saves, and an inline copy would make every machine larger.
     var persistedBeforeSave: Boxed<StoredTokens>?
@@ -222,10 +226,15 @@ public struct EntitlementMachine: Sendable {
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
-        guard !saveFailed, case .configured(let configuration) = configuration else { return actions }
+        guard !saveFailed, case .configured(let configuration) = configuration, savedFieldsWritten else { return actions }
         let tokens = storedTokens
-        guard tokens != persisted else { return actions }
-        return [persist(tokens, configuration)] + actions
+        guard tokens != persisted else {
+            savedFieldsWritten = false
+            return actions
+        }
+        let save = persist(tokens, configuration)
+        savedFieldsWritten = false
+        return [save] + actions
     }
 
     /// The regions' transitions for one input (``handle(_:at:)`` adds persistence).
@@ -530,30 +539,31 @@ public struct EntitlementMachine: Sendable {
             stayConfiguration(nil, .failCall)
             return failWithoutConfiguration(id, call)
         case .configured(let configuration):
-            var actions = expireAuthenticationIfNeeded(configuration)
+            let expired = expireAuthenticationIfNeeded(configuration)
+            let answer: [Action]
             switch call {
-            case .setRequestor: break  // handled before the regions
-            case .checkAuthentication: actions += checkAuthentication(id)
-            case .getAuthentication(let force, let data):
-                actions += getAuthentication(id, force: force, data: data, configuration)
-            case .setSelectedProvider(let providerID): actions += setSelectedProvider(id, providerID, configuration)
-            case .handleExternalURL(let url): actions += handleExternalURL(id, url, configuration)
+            case .setRequestor: answer = []  // handled before the regions
+            case .checkAuthentication: answer = checkAuthentication(id)
+            case .getAuthentication(let force, let data): answer = getAuthentication(id, force: force, data: data, configuration)
+            case .setSelectedProvider(let providerID): answer = setSelectedProvider(id, providerID, configuration)
+            case .handleExternalURL(let url): answer = handleExternalURL(id, url, configuration)
             case .getSelectedProvider:
                 recordCall(.localAnswer, .selectedProvider)
-                actions.append(.emit(.selectedProvider(currentProvider(configuration)), answering: [id]))
+                answer = [.emit(.selectedProvider(currentProvider(configuration)), answering: [id])]
             case .checkAuthorization(let resource, let data):
-                actions += requestAuthorization(id, resource: resource, data: data, isCheck: true, configuration)
+                answer = requestAuthorization(id, resource: resource, data: data, isCheck: true, configuration)
             case .getAuthorization(let resource, let data):
-                actions += requestAuthorization(id, resource: resource, data: data, isCheck: false, configuration)
+                answer = requestAuthorization(id, resource: resource, data: data, isCheck: false, configuration)
             case .checkPreauthorizedResources(let resources, let cache):
-                actions += checkPreauthorizedResources(id, resources, cache: cache, configuration)
-            case .getMetadata(let key): actions += getMetadata(id, key, configuration)
-            case .logout: actions += logout(id, configuration)
-            case .signIn(let provider, let credentials): actions += signIn(id, provider, credentials, configuration)
-            case .signOut(let provider): actions += signOut(id, provider, configuration)
-            case .completeStepUp(let resource, let succeeded): actions += completeStepUp(id, resource, succeeded: succeeded, configuration)
+                answer = checkPreauthorizedResources(id, resources, cache: cache, configuration)
+            case .getMetadata(let key): answer = getMetadata(id, key, configuration)
+            case .logout: answer = logout(id, configuration)
+            case .signIn(let provider, let credentials): answer = signIn(id, provider, credentials, configuration)
+            case .signOut(let provider): answer = signOut(id, provider, configuration)
+            case .completeStepUp(let resource, let succeeded): answer = completeStepUp(id, resource, succeeded: succeeded, configuration)
             }
-            return actions
+            // Most calls find the authentication unexpired: their answer is returned as it was made.
+            return expired.isEmpty ? answer : expired + answer
         }
     }
 
