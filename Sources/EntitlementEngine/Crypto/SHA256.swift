@@ -130,19 +130,40 @@ public struct SHA256: Sendable {
             }
             var (a, b, c, d, e, f, g, h) = (h0, h1, h2, h3, h4, h5, h6, h7)
             Self.roundConstants.withUnsafeBufferPointer { constants in
-                for t in 0..<64 {
-                    let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                    let choice = (e & f) ^ (~e & g)
-                    let temp1 = h &+ sum1 &+ choice &+ constants[t] &+ schedule[t]
-                    let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                    let majority = (a & b) ^ (a & c) ^ (b & c)
-                    let temp2 = sum0 &+ majority
-                    (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+                // Eight rounds per pass with the working variables' roles rotated in the calls,
+                // instead of shifting eight values after every round.
+                var t = 0
+                while t < 64 {
+                    Self.round(a, b, c, &d, e, f, g, &h, constants[t] &+ schedule[t])
+                    Self.round(h, a, b, &c, d, e, f, &g, constants[t + 1] &+ schedule[t + 1])
+                    Self.round(g, h, a, &b, c, d, e, &f, constants[t + 2] &+ schedule[t + 2])
+                    Self.round(f, g, h, &a, b, c, d, &e, constants[t + 3] &+ schedule[t + 3])
+                    Self.round(e, f, g, &h, a, b, c, &d, constants[t + 4] &+ schedule[t + 4])
+                    Self.round(d, e, f, &g, h, a, b, &c, constants[t + 5] &+ schedule[t + 5])
+                    Self.round(c, d, e, &f, g, h, a, &b, constants[t + 6] &+ schedule[t + 6])
+                    Self.round(b, c, d, &e, f, g, h, &a, constants[t + 7] &+ schedule[t + 7])
+                    t += 8
                 }
             }
             h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d
             h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= h
         }
+    }
+
+    /// One round (FIPS 180-4 §6.2.2 step 3) on working variables a…h, with `kw` = K_t + W_t: `d`
+    /// becomes the new `e` and `h` the new `a`; the caller renames the rest.
+    @inline(__always)
+    private static func round(
+        _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32, _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32,
+        _ kw: UInt32
+    ) {
+        let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+        let choice = (e & f) ^ (~e & g)
+        let temp1 = h &+ sum1 &+ choice &+ kw
+        let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+        let majority = (a & b) ^ (a & c) ^ (b & c)
+        d &+= temp1
+        h = temp1 &+ sum0 &+ majority
     }
 }
 

@@ -87,13 +87,13 @@ public struct JSONReader {
         }
     }
 
-    private static let literals: [String: [UInt8]] = ["null": Array("null".utf8), "true": Array("true".utf8), "false": Array("false".utf8), ":": [UInt8(ascii: ":")], "\\u": Array("\\u".utf8)]
-
-    private mutating func expect(_ literal: String) throws(Failure) {
-        let expected = Self.literals[literal] ?? Array(literal.utf8)
-        guard index + expected.count <= end else { throw failure("expected \(literal)") }
-        for offset in 0..<expected.count where bytes[index + offset] != expected[offset] { throw failure("expected \(literal)") }
-        index += expected.count
+    /// Consumes `literal` (ASCII), or fails naming it.
+    private mutating func expect(_ literal: StaticString) throws(Failure) {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= end else { throw failure("expected \(literal)") }
+        let expected = literal.utf8Start
+        for offset in 0..<count where bytes[index + offset] != expected[offset] { throw failure("expected \(literal)") }
+        index += count
     }
 
     private mutating func value() throws(Failure) -> JSONValue {
