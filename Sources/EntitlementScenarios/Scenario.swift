@@ -64,7 +64,7 @@ public struct Step: Sendable {
     public var line: Int
     /// The engine it addresses (`@NAME` after the sigil); nil when none is named: `main`.
     public var engine: String? = nil
-    /// The line as written (for reports).
+    /// The line as written, for reports (a `signIn` line with the values the user typed shown as `…`).
     public var text: String
     /// What it does.
     public var kind: Kind

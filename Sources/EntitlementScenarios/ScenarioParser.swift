@@ -38,7 +38,13 @@ public enum ScenarioParser {
                     let engine = try addressedEngine(&cursor, scenario)
                     var step: Step? = Step(line: line, text: String(trimmed), kind: .expectNothing)
                     switch sigil {
-                    case ">": step?.kind = .call(try call(&cursor))
+                    case ">":
+                        let call = try call(&cursor)
+                        step?.kind = .call(call)
+                        // What the user typed is a secret: reports show which fields, never their values.
+                        if case .signIn(let provider, let credentials) = call {
+                            step?.text = Self.concealedSignIn(provider, credentials: credentials, engine: engine)
+                        }
                     case "<": step = try expectationLine(&cursor, line: line, text: String(trimmed), engine: engine, &blocks)
                     case "⇢":
                         scenario.checksBackendRequests = true
@@ -76,6 +82,17 @@ public enum ScenarioParser {
             throw first
         }
         return scenario
+    }
+
+    /// A `> signIn` line as reports show it: the provider and the names of the fields, each value `…`.
+    static func concealedSignIn(_ provider: ValueExpression, credentials: [String: ValueExpression], engine: String?) -> String {
+        let shownProvider = switch provider {
+        case .text(let id): id
+        case .reference(let name): "$" + name
+        case .none, .list: "…"
+        }
+        let fields = credentials.keys.sorted().map { "\($0)=…" }
+        return ([">" + (engine.map { " @" + $0 } ?? ""), "signIn", shownProvider] + fields).joined(separator: " ")
     }
 
     /// `@NAME` right after the sigil: the engine a step addresses (nil: none named, which is `main`).

@@ -84,6 +84,27 @@ struct ScenarioRunnerTests {
         #expect(ScenarioValue.text("b45a4ae78cf6552fb8f510e7a83497fb").redactedDescription.count == 34, "a hash is not a secret")
     }
 
+    @Test func aSignInLineShowsItsFieldsNeverWhatTheUserTyped() async throws {
+        let script = """
+            ignore sendTrackingData
+            provider magazine subscription
+            subscriber ann password "s3cret-pass" of magazine issues issue-1
+            > setRequestor sim-requestor
+            < setRequestorComplete success
+            > signIn magazine username=ann password=s3cret-wrong
+            < providerSignInStatus magazine 1 "" *
+
+            """
+        let result = await ScenarioRunner().run(try ScenarioParser.parse(script, file: "s.scenario"))
+        let failure = try #require(result.failure)
+        #expect(failure.context.last == "6: > signIn magazine password=… username=…")
+        #expect(!failure.description.contains("s3cret"), "\(failure)")
+        let failingStep = try #require(try await ScenarioRunner().run(
+            ScenarioParser.parse(script.replacingOccurrences(of: "< providerSignInStatus", with: "> @main signIn magazine pin=1234\n< providerSignInStatus"), file: "s.scenario")
+        ).failure)
+        #expect(failingStep.step == "> @main signIn magazine pin=…", "\(failingStep)")
+    }
+
     @Test func aMissingCallbackFails() async throws {
         let failure = try #require(try await run("< selectedProvider nil\n").failure)
         #expect(failure.line == 4 && failure.actual == "no callback")
