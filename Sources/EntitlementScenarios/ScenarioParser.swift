@@ -331,9 +331,12 @@ public enum ScenarioParser {
                 try cursor.expect("protects")
                 provider.pinProtected = Set(try cursor.wordList("a resource id"))
             case let other:
-                throw .at(optionColumn, "unknown provider option '\(other)' (one-at-a-time, server, subscription, grants, denies, renews, every, message)")
+                throw .at(
+                    optionColumn, "unknown provider option '\(other)' (one-at-a-time, server, subscription, grants, denies, pin, renews, every, message)")
             }
         }
+        // A protected resource is one the service grants once a step-up approves it.
+        provider.grants.formUnion(provider.pinProtected)
         return provider
     }
 

@@ -1,4 +1,6 @@
 import EntitlementEngine
+import EntitlementHTTP
+import EntitlementProviders
 import EntitlementSimulator
 
 extension ScenarioRun {
@@ -120,7 +122,7 @@ extension ScenarioRun {
         case .serverHeals(let id):
             await world.simulator.healProgrammer(id)
         case .confirmStepUp(let pin):
-            await world.simulator.confirmTransaction(pin: pin)
+            try await confirmStepUp(pin: pin)
         case .serverInvalidatesTokens(let id):
             await world.simulator.invalidateSubscriptionTokens(id)
         case .subscription(let name, let lapsed):
@@ -234,5 +236,26 @@ extension ScenarioRun {
             throw Stop(expected: "a provider the script declares", actual: "no provider '\(id)'")
         }
         return provider
+    }
+
+    /// `! user confirms the step-up with PIN "P"`: over HTTP the user posts the PIN to the service's
+    /// step-up page for the transaction asked last, as a browser would; in process the simulator takes it.
+    private mutating func confirmStepUp(pin: String) async throws(Stop) {
+        guard let pending = await world.simulator.pendingTransaction, let url = world.stepUpURL(pending.server) else {
+            await world.simulator.confirmTransaction(pin: pin)
+            return
+        }
+        let form = "transaction=\(PercentEncoding.encode(pending.id))&pin=\(PercentEncoding.encode(pin))"
+        let request = V2OutgoingRequest(
+            operation: "step-up", method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Array(form.utf8))
+        switch await URLSessionProviderTransport(timeout: .seconds(5)).send(request) {
+        case .success(let answer) where answer.status == 200 || answer.status == 403:  // approved, or a wrong PIN
+            history.append("   step-up page answered \(answer.status)")
+        case .success(let answer):
+            throw Stop(expected: "the step-up page to answer 200 or 403", actual: "HTTP \(answer.status)")
+        case .failure(let failure):
+            throw Stop(expected: "the step-up page to answer", actual: "\(failure)")
+        }
     }
 }

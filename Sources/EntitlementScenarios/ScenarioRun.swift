@@ -16,6 +16,8 @@ struct ScenarioRun {
         var programmerURL: @Sendable (String) -> String? = { _ in nil }
         /// Where a subscription provider's Security API `id` answers over HTTP (its `ENDPOINT`), or nil in process.
         var securityAPIBase: @Sendable (String) -> String? = { _ in nil }
+        /// Where the programmer's service `id` takes the user's PIN for a step-up over HTTP, or nil in process.
+        var stepUpURL: @Sendable (String) -> String? = { _ in nil }
 
         /// The provider chain for a new engine: the world's providers, server-based ones on their transport.
         func providerChain() -> ProviderChain? {

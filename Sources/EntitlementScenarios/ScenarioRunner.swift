@@ -77,6 +77,7 @@ public struct ScenarioRunner: Sendable {
         // Over HTTP the programmer's servers answer on the same server.
         world.programmerURL = { id in serverURL.map { SimulatorHTTPApp.programmerURL(baseURL: $0, serverID: id) } }
         world.securityAPIBase = { id in serverURL.map { SimulatorHTTPApp.securityAPIBase(baseURL: $0, providerID: id) } }
+        world.stepUpURL = { id in serverURL.map { SimulatorHTTPApp.stepUpURL(baseURL: $0, serverID: id) } }
         var run = ScenarioRun(world, recorder: recorder)
         let failure = await run.execute()
         await server?.shutdown()

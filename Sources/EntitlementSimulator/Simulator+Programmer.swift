@@ -73,9 +73,36 @@ extension Simulator {
     /// The user enters `pin` for the step-up a programmer's server asked last: right, the transaction
     /// is approved; wrong, nothing is.
     public func confirmTransaction(pin: String) {
-        guard let index = transactions.indices.last(where: { !transactions[$0].used && !transactions[$0].approved }) else { return }
-        let server = world.chainProviders.first { $0.id == transactions[index].server }
-        if server?.pin == pin { transactions[index].approved = true }
+        guard let pending = pendingTransaction else { return }
+        _ = confirmTransaction(serverID: pending.server, form: ["transaction": pending.id, "pin": pin])
+    }
+
+    /// The step-up a programmer's server asked for last that is neither approved nor used: its server and
+    /// transaction id (what the app shows the user a PIN page for).
+    public var pendingTransaction: (server: String, id: String)? {
+        transactions.last { !$0.used && !$0.approved }.map { ($0.server, $0.id) }
+    }
+
+    /// The programmer's step-up page, as the user's PIN entry posts it: a form with `transaction` (the
+    /// id the advice carried) and `pin`. The right PIN approves the transaction (200 `{"approved":true}`);
+    /// a wrong one approves nothing (403 `wrong_pin`); an unknown, used or already approved transaction
+    /// is 404 `unknown_transaction` or 403 `transaction_used`; a missing field is 400.
+    public func confirmTransaction(serverID: String, form: [String: String]) -> ProgrammerAnswer {
+        guard let server = world.chainProviders.first(where: { $0.id == serverID && $0.kind == .server }) else {
+            return Self.json(404, ["error": "unknown_server"])
+        }
+        guard let id = form["transaction"], let pin = form["pin"] else {
+            return Self.json(400, ["error": "missing_field", "message": "transaction and pin are required."])
+        }
+        guard let index = transactions.firstIndex(where: { $0.id == id && $0.server == serverID }) else {
+            return Self.json(404, ["error": "unknown_transaction", "message": "The transaction is not known."])
+        }
+        guard !transactions[index].used, !transactions[index].approved else {
+            return Self.json(403, ["error": "transaction_used", "message": "The transaction was already answered."])
+        }
+        guard server.pin == pin else { return Self.json(403, ["error": "wrong_pin", "message": "The PIN is not right."]) }
+        transactions[index].approved = true
+        return Self.json(200, ["approved": true])
     }
 
     /// The next answer of server `serverID` (or every one, until healed) misbehaves.

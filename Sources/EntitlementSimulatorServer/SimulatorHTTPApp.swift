@@ -69,7 +69,8 @@ public struct SimulatorHTTPApp: Sendable {
 
     // MARK: - The programmer's authorization service
 
-    /// Where the programmer's servers answer: `POST /programmer/ID/authorize`.
+    /// Where the programmer's servers answer: `POST /programmer/ID/authorize`, and the user's PIN for a
+    /// step-up at `POST /programmer/ID/step-up`.
     public static let programmerPath = "/programmer/"
 
     /// The URL server `id` answers at under `baseURL`.
@@ -77,14 +78,23 @@ public struct SimulatorHTTPApp: Sendable {
         baseURL + programmerPath + PercentEncoding.encode(serverID) + "/authorize"
     }
 
+    /// The URL of server `id`'s step-up page (the PIN for a transaction) under `baseURL`.
+    public static func stepUpURL(baseURL: String, serverID: String) -> String {
+        baseURL + programmerPath + PercentEncoding.encode(serverID) + "/step-up"
+    }
+
     private func programmer(_ request: HTTPRequest) async -> HTTPResponse {
         let parts = request.path.dropFirst(Self.programmerPath.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[1] == "authorize", let id = try? PercentEncoding.decode(parts[0]) else {
+        guard parts.count == 2, parts[1] == "authorize" || parts[1] == "step-up", let id = try? PercentEncoding.decode(parts[0]) else {
             return .text(404, "Not found.\n")
         }
         guard request.method == "POST" else { return .text(405, "Method not allowed.\n") }
         let form = FormFields.parse(Substring(String(decoding: request.body, as: UTF8.self)))
-        switch await service.simulator.programmerAuthorization(serverID: id, form: form) {
+        let simulator = service.simulator
+        let answer =
+            parts[1] == "authorize"
+            ? await simulator.programmerAuthorization(serverID: id, form: form) : await simulator.confirmTransaction(serverID: id, form: form)
+        switch answer {
         case .http(let status, let contentType, let body):
             return HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", contentType)]), body: body)
         case .noAnswer:

@@ -48,13 +48,15 @@ struct CommandHelp {
             summary: "serve the simulator over HTTP on 127.0.0.1",
             details: """
                 Serves the simulator on http://127.0.0.1:N: REST API V2, client registration, the MVPDs'
-                login and logout pages and the second screen's /activate page. Prints its URL and the
-                world's users, then one access-log line per request (secrets shortened). Stops cleanly
-                on Ctrl-C or SIGTERM.
+                login and logout pages, the second screen's /activate page and, when the world declares
+                them, the providers beside the TV provider (your own authorization service at
+                /programmer/ID/authorize, a subscription's Security API under /security-api/ID/).
+                Prints its URL, the world's users, those providers' URLs and subscribers, then one
+                access-log line per request (secrets shortened). Stops cleanly on Ctrl-C or SIGTERM.
 
                   --port N       the port (default 8080; 0 picks a free one)
                   --world FILE   scenario-language declarations (world, requestor, mvpd, user,
-                                 set session-ttl) instead of the default world
+                                 provider, subscriber, set session-ttl) instead of the default world
                   --no-throttle  no REST API V2 throttling (burst 10, then 1 request/s per device)
                   --quiet        no access log
 

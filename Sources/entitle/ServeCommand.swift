@@ -49,12 +49,39 @@ struct ServeCommand {
         Self.say("  requestors: \(served.requestors.map(\.id).joined(separator: ", "))   second screen: \(server.url)/activate")
         Self.say("  users (name / password / MVPD):")
         for user in served.users { Self.say("    \(user.username) / \(user.password) / \(user.mvpdID)") }
+        for line in Self.providerLines(served, url: server.url) { Self.say(line) }
         Self.say("Ctrl-C stops it.")
         let signal = await Self.nextTerminationSignal()
         Self.say("\nentitle serve: \(signal == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
         await server.shutdown()
         Self.say("entitle serve: stopped")
         return .success
+    }
+
+    /// Where the world's providers beside the TV provider answer (`provider … server|subscription`
+    /// declarations), with the subscribers who can sign in: what a `ServerAuthorizationProvider` or a
+    /// `DirectSubscriptionProvider` is pointed at.
+    static func providerLines(_ world: SimulatedWorld, url: String) -> [String] {
+        var lines: [String] = []
+        for provider in world.chainProviders {
+            switch provider.kind {
+            case .server:
+                lines.append("  provider \(provider.id) (your service): POST \(SimulatorHTTPApp.programmerURL(baseURL: url, serverID: provider.id))")
+                if let pin = provider.pin {
+                    lines.append("    step-up page: POST \(SimulatorHTTPApp.stepUpURL(baseURL: url, serverID: provider.id)) (PIN \(pin) for \(provider.pinProtected.sorted().joined(separator: ", ")))")
+                }
+            case .subscription:
+                lines.append("  provider \(provider.id) (Security API): \(SimulatorHTTPApp.securityAPIBase(baseURL: url, providerID: provider.id))"
+                    + (provider.renews ? " (renews tokens)" : ""))
+                for subscriber in world.subscribers where subscriber.providerID == provider.id {
+                    let issues = subscriber.issues.sorted().joined(separator: ", ")
+                    lines.append("    \(subscriber.username) / \(subscriber.password)\(subscriber.lapsed ? " (lapsed)" : ""): \(issues.isEmpty ? "no issues" : issues)")
+                }
+            case .simulated:
+                continue  // answers in process only
+            }
+        }
+        return lines
     }
 
     /// Writes one line to standard output at once (unbuffered: a pipe or file sees each line as

@@ -76,4 +76,37 @@ struct ServeCommandTests {
         #expect(access.contains { $0.contains("\"POST /api/v2/sim-requestor/sessions\" 200") })
         #expect(!text.contains("secret."), "no client secret in the log")
     }
+
+    @Test func aWorldWithProvidersPrintsTheirURLsAndServesThem() async throws {
+        let folder = NSTemporaryDirectory() + "entitle-serve-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let world = """
+            provider mag subscription
+            subscriber bob password pw of mag issues issue-7
+            provider kids server grants toon-1 pin "1111" protects scary-1
+            """
+        try world.write(toFile: folder + "/world", atomically: true, encoding: .utf8)
+        _ = FileManager.default.createFile(atPath: folder + "/log", contents: nil)
+        let server = Process()
+        server.executableURL = Self.entitle
+        server.arguments = ["serve", "--port", "0", "--quiet", "--world", folder + "/world"]
+        server.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/log"))
+        try server.run()
+        defer { server.terminate() }
+        var banner = ""
+        for _ in 0..<300 where !banner.contains("Ctrl-C stops it.") {
+            try await Task.sleep(for: .milliseconds(100))
+            banner = (try? String(contentsOfFile: folder + "/log", encoding: .utf8)) ?? ""
+        }
+        let url = try #require(banner.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+        #expect(banner.contains("  provider mag (Security API): \(url)/security-api/mag\n    bob / pw: issue-7\n"), "\(banner)")
+        #expect(banner.contains("  provider kids (your service): POST \(url)/programmer/kids/authorize\n"), "\(banner)")
+        #expect(banner.contains("    step-up page: POST \(url)/programmer/kids/step-up (PIN 1111 for scary-1)\n"), "\(banner)")
+        let (status, output) = await Self.shell(
+            "curl -s -X POST \(url)/security-api/mag/sign_in/ -d 'username=bob&password=pw' && echo && "
+                + "curl -s -X POST \(url)/programmer/kids/authorize -d 'device_id=d&session_id=s&resource=scary-1'")
+        #expect(status == 0)
+        #expect(output.contains("<token>") && output.contains("\"TransactionConditionAdvice\""), "\(output)")
+    }
 }

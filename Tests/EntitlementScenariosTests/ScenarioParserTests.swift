@@ -124,6 +124,29 @@ struct ScenarioParserTests {
         #expect(scenario.steps.count == 1 && scenario.name == "w")
     }
 
+    @Test func providerDeclarationsBuildTheChain() throws {
+        let scenario = try ScenarioParser.parse(
+            """
+            provider kids server grants cartoon-1 denies gore-1 "Not for kids." pin "4321" protects horror-1
+            provider magazine subscription renews every 2h
+            subscriber ann password "pw" of magazine issues issue-1, issue-2 lapsed message "Gold."
+            chain magazine, kids, tv-provider
+            """, file: "p.scenario")
+        let kids = try #require(scenario.world.chainProviders.first { $0.id == "kids" })
+        #expect(kids.kind == .server && kids.pin == "4321" && kids.pinProtected == ["horror-1"])
+        #expect(kids.grants == ["cartoon-1", "horror-1"], "a PIN-protected resource is granted once approved")
+        #expect(kids.denials == ["gore-1": "Not for kids."])
+        let magazine = try #require(scenario.world.chainProviders.first { $0.id == "magazine" })
+        #expect(magazine.kind == .subscription && magazine.renews && magazine.verificationInterval == .seconds(7200))
+        #expect(scenario.world.subscribers == [
+            .init(username: "ann", password: "pw", providerID: "magazine", issues: ["issue-1", "issue-2"], lapsed: true, message: "Gold.")
+        ])
+        let unknown = #expect(throws: ScenarioParseError.self) {
+            try ScenarioParser.parse("provider kids server pins \"1\" protects x\n", file: "p.scenario")
+        }
+        #expect(unknown?.description.contains("(one-at-a-time, server, subscription, grants, denies, pin, renews, every, message)") == true)
+    }
+
     @Test func patternsParse() throws {
         let scenario = try ScenarioParser.parse(
             """

@@ -1,0 +1,57 @@
+import EntitlementEngine
+import EntitlementHTTP
+import EntitlementHTTPServer
+import EntitlementProviders
+import EntitlementSimulator
+import EntitlementSimulatorServer
+import Testing
+
+/// The simulator's programmer service served over HTTP: a PIN-protected resource, its advice, and the
+/// step-up page a user's PIN is posted to (`POST /programmer/ID/step-up`).
+@Suite("The programmer's step-up page over HTTP")
+struct ProgrammerStepUpPageTests {
+    @Test func theRightPinApprovesOneRetryAndEveryOtherAnswerIsTyped() async throws {
+        var world = SimulatedWorld.default
+        var kids = SimulatedWorld.ChainProvider(id: "kids")
+        kids.kind = .server
+        kids.grants = ["horror-1"]
+        kids.pin = "4321"
+        kids.pinProtected = ["horror-1"]
+        world.chainProviders = [kids]
+        let simulator = Simulator(world: world, clock: ManualClock())
+        let server = try SimulatorServer(
+            listener: try HTTPListener(), service: SimulatedV2Service(simulator: simulator, throttles: false),
+            limits: HTTPServerLimits(shutdownGrace: .milliseconds(100)))
+        defer { Task { await server.shutdown() } }
+        let provider = ServerAuthorizationProvider(
+            id: "kids", url: SimulatorHTTPApp.programmerURL(baseURL: server.url, serverID: "kids"), resources: ["horror-1"])
+        var session = ProviderSession(deviceID: "tv-1", requestorID: "sim-requestor", sessionID: "tv-1#1")
+        guard case .failure(.stepUpRequired(let advice)) = await provider.credentials(for: "horror-1", session),
+            let transaction = advice.transactionID
+        else { Issue.record("no step-up advice"); return }
+        #expect(await simulator.pendingTransaction?.id == transaction)
+
+        let page = SimulatorHTTPApp.stepUpURL(baseURL: server.url, serverID: "kids")
+        func post(_ form: String, to url: String = page) async throws -> (Int, String) {
+            let request = V2OutgoingRequest(
+                operation: "step-up", method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Array(form.utf8))
+            let answer = try await URLSessionProviderTransport().send(request).get()
+            return (answer.status, String(decoding: answer.body, as: UTF8.self))
+        }
+        #expect(try await post("transaction=\(transaction)&pin=0000") == (403, #"{"error":"wrong_pin","message":"The PIN is not right."}"#))
+        #expect(try await post("transaction=nope&pin=4321").0 == 404)
+        #expect(try await post("pin=4321").0 == 400)
+        #expect(try await post("transaction=\(transaction)&pin=4321", to: page.replacingOccurrences(of: "/kids/", with: "/nobody/")).0 == 404)
+        #expect(try await post("transaction=\(transaction)&pin=4321") == (200, #"{"approved":true}"#))
+        #expect(try await post("transaction=\(transaction)&pin=4321").0 == 403, "answered once")
+        #expect(await simulator.pendingTransaction == nil)
+
+        session.transactionID = transaction
+        guard case .success(let credentials) = await provider.credentials(for: "horror-1", session) else {
+            Issue.record("the approved retry was refused"); return
+        }
+        #expect(credentials.token.hasPrefix(#"{"auth":"#))
+        #expect(await provider.credentials(for: "horror-1", session) == .failure(.denied("The transaction was already used.")), "single use")
+    }
+}
