@@ -74,6 +74,25 @@ extension EntitlementMachine {
         if recordsTransitions { record(.accounts, from: from.rawValue, to: accountKind(provider).rawValue, condition, actions) }
     }
 
+    /// Another instance sharing the store saved provider accounts (a sign-in, a sign-out, a renewed
+    /// token, credentials kept for good): this instance adopts them, so its next save never takes them
+    /// back. Only this device's (a store synced across devices keeps each device's accounts), and
+    /// silently, as a login adopted from storage is: the app learns it at its next call. An account
+    /// with work running keeps its work; its answer decides what is saved next.
+    mutating func adoptProviderAccounts(_ stored: StoredTokens) {
+        guard stored.deviceID ?? deviceID == deviceID, stored.providerAccounts != providerAccounts else { return }
+        let changed = Set(providerAccounts.keys).union(stored.providerAccounts.keys).sorted()
+        let before = changed.map { accountKind($0) }
+        providerAccounts = stored.providerAccounts
+        for (provider, from) in zip(changed, before) where accountWork[provider] == nil {
+            switch (from, accountKind(provider)) {
+            case (.signedOut, .signedIn): record(.accounts, from: from.rawValue, to: AccountKind.signedIn.rawValue, .storedAccountSignedIn, [])
+            case (.signedIn, .signedOut): record(.accounts, from: from.rawValue, to: AccountKind.signedOut.rawValue, .storedAccountSignedOut, [])
+            default: break
+            }
+        }
+    }
+
     private func signInStatus(_ provider: String, _ signedIn: Bool, _ failure: ProviderFailure?, message: String = "", answering calls: [CallID])
         -> [Action]
     {

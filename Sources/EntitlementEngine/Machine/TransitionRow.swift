@@ -154,6 +154,12 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case changed
     /// A sign-in, verification or renewal already runs for the provider.
     case accountBusy
+    /// Storage holds a user token for the provider this instance holds none for: another instance
+    /// sharing the store signed in.
+    case storedAccountSignedIn
+    /// Storage holds no user token for the provider this instance is signed in to: another instance
+    /// sharing the store signed out (or was signed out).
+    case storedAccountSignedOut
     /// The provider accepted the credentials: a user token.
     case signedIn
     /// The provider said what the user may access.

@@ -341,6 +341,8 @@ public enum TransitionTable {
         account(.signingIn, .setRequestor, to: .signedIn, .providerSignInStatus),
         account(.verifying, .setRequestor, to: .signedIn, .providerSignInStatus),
         account(.renewing, .setRequestor, to: .signedIn, .providerSignInStatus),
+        account(.signedOut, .storageChanged, .storedAccountSignedIn, to: .signedIn),
+        account(.signedIn, .storageChanged, .storedAccountSignedOut, to: .signedOut),
     ]
 
     // MARK: - Entitlements
