@@ -157,7 +157,15 @@ public struct RandomExplorer: Sendable {
     }
 
     /// Plays `steps` on a fresh engine and returns every broken invariant.
-    public func run(_ steps: [ExplorerStep], seed: UInt64) async -> [String] {
+    public func run(_ steps: [ExplorerStep], seed: UInt64) async -> [String] { await play(steps, seed: seed).problems }
+
+    /// The trace of the engine under test playing `steps` (its calls, callbacks and inputs; the other
+    /// node's are not in it), then the explorer's closing check (a fresh login): to read a failure with
+    /// `entitle trace show`.
+    public func trace(of steps: [ExplorerStep], seed: UInt64) async -> Trace { await play(steps, seed: seed).trace }
+
+    /// Plays `steps` on a fresh engine: every broken invariant, and the engine's trace.
+    private func play(_ steps: [ExplorerStep], seed: UInt64) async -> (problems: [String], trace: Trace) {
         let device = Self.device(seed: seed)
         var settings = EngineSettings()
         if device == .secondScreen { settings.secondScreen = SecondScreen() }
@@ -219,10 +227,11 @@ public struct RandomExplorer: Sendable {
         if !late.isEmpty { problems.append("callbacks after everything ended: \(late.map(\.redactedDescription))") }
         problems += observer.refusalsThatChangedSomething
         problems += await freshLoginProblems(session, device: device)
-        if let divergence = TraceReplayer().replay(recorder.trace).divergence {
+        let trace = recorder.trace
+        if let divergence = TraceReplayer().replay(trace).divergence {
             problems.append("the trace does not replay: \(divergence.description.prefix(600))")
         }
-        return problems
+        return (problems, trace)
     }
 
     private func perform(

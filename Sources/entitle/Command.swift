@@ -33,7 +33,7 @@ enum Command: Equatable {
     /// Run `count` cases of a fuzz target from `seed`; `child` runs them here and reports each seed.
     case fuzz(target: String, count: Int, seed: UInt64, child: Bool)
     /// Run the random explorer on `seeds` seeds from `from`.
-    case explore(seeds: Int, from: UInt64, length: Int)
+    case explore(seeds: Int, from: UInt64, length: Int, trace: String?)
     /// Print the list of commands (`nil`) or one command's help.
     case help(String?)
     /// Print the version.
@@ -255,19 +255,21 @@ enum Command: Equatable {
     }
 
     private static func parseExplore(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments, command: "explore", options: ["--seeds", "--from", "--length"])
+        var reader = ArgumentReader(arguments, command: "explore", options: ["--seeds", "--from", "--length", "--trace"])
         var seeds = 1000
         var from: UInt64 = 1
         var length = 40
+        var trace: String?
         while let option = reader.next() {
             switch option {
             case "--seeds": seeds = try reader.number(of: option, in: 1...Int.max)
             case "--from": from = try reader.seed(of: option)
             case "--length": length = try reader.number(of: option, in: 1...10_000)
+            case "--trace": trace = try reader.value(of: option)
             default: throw reader.unexpected(option)
             }
         }
-        return .explore(seeds: seeds, from: from, length: length)
+        return .explore(seeds: seeds, from: from, length: length, trace: trace)
     }
 
     private static func parseFuzz(_ arguments: [String]) throws(UsageError) -> Command {

@@ -128,7 +128,7 @@ struct CommandHelp {
                 Build with -c release for numbers worth quoting. Exit status 0, or 1 when a run failed.
                 """),
         CommandHelp(
-            name: "explore", synopsis: ["explore [--seeds N] [--from S] [--length L]"],
+            name: "explore", synopsis: ["explore [--seeds N] [--from S] [--length L] [--trace FILE]"],
             summary: "drive the engine through random sequences and check its invariants",
             details: """
                 Drives the engine through N random sequences (default 1000) of L steps (default 40, at
@@ -136,7 +136,8 @@ struct CommandHelp {
                 SSO, a second screen, or a provider chain before the TV provider — and checks its
                 invariants: exactly once, listed transitions, nothing after the end, refusals change
                 nothing, a fresh login works, the trace replays. At the first failure it prints the
-                seed and a shortened script and exits 1.
+                seed and a shortened script and exits 1; with --trace FILE it also writes the shortened
+                script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
             name: "fuzz", synopsis: ["fuzz TARGET [--count N] [--seed S]"], summary: "run a fuzz target's long mode",

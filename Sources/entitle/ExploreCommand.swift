@@ -2,7 +2,7 @@ import EntitlementFuzzing
 
 /// `entitle explore`: the random explorer's long mode.
 enum ExploreCommand {
-    static func run(seeds: Int, from: UInt64, length: Int) async -> Int32 {
+    static func run(seeds: Int, from: UInt64, length: Int, trace: String?) async -> Int32 {
         let explorer = RandomExplorer(length: length)
         let clock = ContinuousClock()
         let start = clock.now
@@ -12,6 +12,14 @@ enum ExploreCommand {
                 print("seed \(seed) failed after \(done - 1) clean runs; shortening the script…")
                 let shortened = await explorer.exploreAndShrink(seed: seed) ?? failure
                 print(shortened.description)
+                if let trace {
+                    do throws(CommandFile.Problem) {
+                        try CommandFile.write(await explorer.trace(of: shortened.steps, seed: seed).text, to: trace)
+                        print("the shortened script's trace: \(trace) (read it with: entitle trace show \(trace))")
+                    } catch {
+                        StandardError.write("entitle explore: \(error)\n")
+                    }
+                }
                 print("reproduce with: entitle explore --from \(seed) --seeds 1 --length \(length)")
                 return 1
             }

@@ -40,8 +40,8 @@ case .success(.chart(let format, let chart, let writeTo)):
     status = ChartCommand().run(format: format, chart: chart, writeTo: writeTo)
 case .success(.fuzz(let target, let count, let seed, let child)):
     status = await FuzzCommand.run(target: target, count: count, seed: seed, child: child) == 0 ? .success : .failure
-case .success(.explore(let seeds, let from, let length)):
-    status = await ExploreCommand.run(seeds: seeds, from: from, length: length) == 0 ? .success : .failure
+case .success(.explore(let seeds, let from, let length, let trace)):
+    status = await ExploreCommand.run(seeds: seeds, from: from, length: length, trace: trace) == 0 ? .success : .failure
 case .success(.help(nil)):
     print(CommandHelp.overview)
     status = .success

@@ -39,4 +39,21 @@ struct RandomExplorerTests {
         ]
         #expect(await explorer.run(steps, seed: 2).isEmpty)
     }
+
+    /// What `entitle explore --trace FILE` writes: the engine's trace of a script, which replays: the
+    /// script's calls on that engine, then the explorer's closing check (a fresh login).
+    @Test func aScriptsTraceIsTheEnginesAndReplays() async throws {
+        let explorer = RandomExplorer()
+        let steps: [ExplorerStep] = [
+            .call(.setRequestor(requestorID: "sim-requestor", serviceProviders: [])),
+            .call(.getAuthentication(forceAuthn: false, data: [:])), .call(.setSelectedProvider("acme-cable")),
+            .logIn(rightPassword: true, deliver: true), .call(.checkAuthentication),
+        ]
+        let trace = await explorer.trace(of: steps, seed: 2)
+        #expect(trace.header["recorded_with"] == "entitle explore")
+        let calls = trace.records.compactMap { $0["in"] == "call" ? $0["call"]?.string : nil }
+        #expect(calls.prefix(5) == ["setRequestor", "getAuthentication", "setSelectedProvider", "handleExternalURL", "checkAuthentication"])
+        #expect(calls.dropFirst(5) == ["setRequestor", "getAuthentication", "setSelectedProvider", "handleExternalURL"], "the fresh login")
+        #expect(TraceReplayer().replay(try Trace.parse(trace.text)).divergence == nil)
+    }
 }
