@@ -77,20 +77,37 @@ extension EntitlementMachine {
     /// Another instance sharing the store saved provider accounts (a sign-in, a sign-out, a renewed
     /// token, credentials kept for good): this instance adopts them, so its next save never takes them
     /// back. Only this device's (a store synced across devices keeps each device's accounts), and
-    /// silently, as a login adopted from storage is: the app learns it at its next call. An account
-    /// with work running keeps its work; its answer decides what is saved next.
-    mutating func adoptProviderAccounts(_ stored: StoredTokens) {
-        guard stored.deviceID ?? deviceID == deviceID, stored.providerAccounts != providerAccounts else { return }
-        let changed = Set(providerAccounts.keys).union(stored.providerAccounts.keys).sorted()
-        let before = changed.map { accountKind($0) }
+    /// silently, as a login adopted from storage is. A sign-out elsewhere wins: what the provider
+    /// verified here is forgotten, and a verification or renewal running here ends (its calls are
+    /// answered signed out; its answer, when it comes, is late). A sign-in running here goes on, and a
+    /// sign-in elsewhere is verified here on the provider's interval.
+    mutating func adoptProviderAccounts(_ stored: StoredTokens) -> [Action] {
+        guard case .configured = configuration, stored.deviceID ?? deviceID == deviceID, stored.providerAccounts != providerAccounts
+        else { return [] }
+        let providers = Set(providerAccounts.keys).union(stored.providerAccounts.keys).sorted()
+        let before = providers.map { (kind: accountKind($0), signedIn: providerAccounts[$0]?.userToken != nil) }
         providerAccounts = stored.providerAccounts
-        for (provider, from) in zip(changed, before) where accountWork[provider] == nil {
-            switch (from, accountKind(provider)) {
-            case (.signedOut, .signedIn): record(.accounts, from: from.rawValue, to: AccountKind.signedIn.rawValue, .storedAccountSignedIn, [])
-            case (.signedIn, .signedOut): record(.accounts, from: from.rawValue, to: AccountKind.signedOut.rawValue, .storedAccountSignedOut, [])
-            default: break
+        var actions: [Action] = []
+        for (provider, was) in zip(providers, before) {
+            let signedInNow = providerAccounts[provider]?.userToken != nil
+            switch (accountWork[provider], was.signedIn, signedInNow) {
+            case (nil, true, false):
+                providerViews[provider] = nil
+                renewedRecently.remove(provider)
+                moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedOut)
+            case (nil, false, true):
+                moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedIn)
+                actions += scheduleVerification(provider)
+            case (.verifying(_, let calls)?, true, false), (.renewing(_, let calls)?, true, false):
+                providerViews[provider] = nil
+                renewedRecently.remove(provider)
+                moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedOut, .providerSignInStatus)
+                actions += signInStatus(provider, false, .cancelledByUser, answering: calls) + failRenewalWaiters(provider)
+            default:
+                break  // unchanged, or a sign-in running here, whose answer decides
             }
         }
+        return actions
     }
 
     private func signInStatus(_ provider: String, _ signedIn: Bool, _ failure: ProviderFailure?, message: String = "", answering calls: [CallID])

@@ -513,7 +513,6 @@ extension EntitlementMachine {
     /// instance is idle, or where it was waiting for a redirect that the other one received.
     mutating func storageChanged(_ stored: StoredTokens) -> [Action] {
         guard case .configured(let configuration) = configuration else { return [] }
-        adoptProviderAccounts(stored)
         let mine = storedTokens
         persisted = stored
         let token = usableStoredToken(stored, configuration)

@@ -283,7 +283,9 @@ public struct EntitlementMachine: Sendable {
         case .timerFired(let timer):
             return timerFired(timer)
         case .storageChanged(let stored):
-            return storageChanged(stored)
+            // The accounts first: the authentication's own view (kept mid-flow) is judged with them.
+            let adopted = adoptProviderAccounts(stored)
+            return adopted + storageChanged(stored)
         case .storageWriteFailed(let reason):
             return storageWriteFailed(reason)
         case .platformPickerAnswered(let flow, let answer):

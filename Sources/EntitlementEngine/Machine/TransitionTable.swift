@@ -296,6 +296,7 @@ public enum TransitionTable {
         authorization(.waitingForProvider, .providerAnswered, .signedIn, to: .askingProvider, .askProvider),
         authorization(.waitingForProvider, .providerAnswered, .signedOut, to: .idle, .tokenRequestFailed),
         authorization(.waitingForProvider, .signOut, .signedOut, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForProvider, .storageChanged, .signedOut, to: .idle, .tokenRequestFailed),
         authorization(.askingProvider, .providerAnswered, .stepUpRequired, to: .awaitingStepUp, .stepUpRequired, .startTimer),
         authorization(.awaitingStepUp, .completeStepUp, .stepUpSucceeded, to: .askingProvider, .cancelTimer, .askProvider),
         authorization(.awaitingStepUp, .completeStepUp, .stepUpFailed, to: .idle, .cancelTimer, .tokenRequestFailed),
@@ -343,6 +344,8 @@ public enum TransitionTable {
         account(.renewing, .setRequestor, to: .signedIn, .providerSignInStatus),
         account(.signedOut, .storageChanged, .storedAccountSignedIn, to: .signedIn),
         account(.signedIn, .storageChanged, .storedAccountSignedOut, to: .signedOut),
+        account(.verifying, .storageChanged, .storedAccountSignedOut, to: .signedOut, .providerSignInStatus),
+        account(.renewing, .storageChanged, .storedAccountSignedOut, to: .signedOut, .providerSignInStatus),
     ]
 
     // MARK: - Entitlements
