@@ -126,8 +126,12 @@ public final class SimulatedPlatform: PlatformSSO {
 
     /// Answers the picker with the next scripted choice.
     public func pickProvider(_ dialog: TvProviderDialog, requestorID: String) async -> PlatformPickerAnswer {
+        let dismissedAlready = Task.isCancelled
         var choice: Choice? = state.withLock { state in
             state.presented.append(dialog)
+            // A picker the engine dismissed before its task ran never reached the user: the choice
+            // scripted for the next picker stays for it (a busy machine once let such a late task take it).
+            guard !dismissedAlready else { return nil }
             let next = state.script.isEmpty ? nil : state.script.removeFirst()
             if next == .wait { state.holding = true }
             return next

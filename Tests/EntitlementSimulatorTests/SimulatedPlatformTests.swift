@@ -1,0 +1,29 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Testing
+
+/// The simulated platform's picker follows its script in the order pickers reach the user.
+@Suite("Simulated platform picker")
+struct SimulatedPlatformTests {
+    static let dialog = TvProviderDialog(
+        id: "tv-provider-1", mvpds: [MVPD(id: "acme-cable", displayName: "Acme Cable", logoURL: "", enablePlatformServices: true)])
+
+    /// A picker the engine dismissed before its task ran never reached the user: it must not take the
+    /// choice scripted for the next one (under a busy test run it once did, and the next picker was
+    /// cancelled instead of held open).
+    @Test func aPickerDismissedBeforeItsTaskRanLeavesTheScriptAlone() async {
+        let platform = SimulatedPlatform(simulator: Simulator(clock: ManualClock()), deviceID: "device-1")
+        platform.script(.choose(mvpdID: "acme-cable"))
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let dismissed = Task {
+            for await _ in gate { break }  // runs only once the task is already cancelled
+            return await platform.pickProvider(Self.dialog, requestorID: "sim-requestor")
+        }
+        dismissed.cancel()
+        open.yield()
+        open.finish()
+        #expect(await dismissed.value == .cancelled)
+        #expect(await platform.pickProvider(Self.dialog, requestorID: "sim-requestor") == .unsupportedProvider("acme-cable"))
+        #expect(platform.presentedDialogs.count == 2)
+    }
+}
