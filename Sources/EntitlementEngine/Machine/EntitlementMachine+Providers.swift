@@ -84,14 +84,21 @@ extension EntitlementMachine {
 
     /// A provider answered: a credentials request, or an account's sign-in, verification or renewal.
     mutating func providerAnswered(_ operation: OperationID, _ answer: ProviderAnswer) -> [Action] {
-        guard case .configured(let configuration) = configuration else {
+        let loaded: RequestorConfiguration
+        switch configuration {
+        case .configured(let current):
+            loaded = current
+        case .signingIn(let current, _, _) where accountWork.values.contains(where: { $0.operation == operation }):
+            // A renewal the configuration's verification started answers while the silent sign-in runs.
+            loaded = current
+        default:
             return answer == .signedOut ? [] : [.log(.lateResultIgnored(operation))]
         }
         if case .credentials(let result) = answer, let index = authorizations.firstIndex(where: { $0.operation == operation }) {
-            return credentialsAnswered(index, result, configuration)
+            return credentialsAnswered(index, result, loaded)
         }
         if let (provider, work) = accountWork.first(where: { $0.value.operation == operation }) {
-            return accountAnswered(provider, work, answer, configuration)
+            return accountAnswered(provider, work, answer, loaded)
         }
         // A sign-out's answer changes nothing (best effort); any other is late.
         return answer == .signedOut ? [] : [.log(.lateResultIgnored(operation))]

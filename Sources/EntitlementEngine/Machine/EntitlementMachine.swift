@@ -307,6 +307,8 @@ public struct EntitlementMachine: Sendable {
         switch configuration {
         case .configuring(_, _, let earlier), .signingIn(_, _, let earlier):
             answering = earlier + [id]
+            // A renewal the loaded configuration started (its verification said the token is invalid) ends too.
+            actions += abandonAccountWork()
         case .configured(let current):
             actions += abandonEverything(because: "The requestor was reconfigured.", saving: current)
         case .unconfigured, .failed:
