@@ -92,15 +92,13 @@ extension EntitlementMachine {
             let signedInNow = providerAccounts[provider]?.userToken != nil
             switch (accountWork[provider], was.signedIn, signedInNow) {
             case (nil, true, false):
-                providerViews[provider] = nil
-                renewedRecently.remove(provider)
+                forgetVerification(provider)
                 moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedOut)
             case (nil, false, true):
                 moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedIn)
                 actions += scheduleVerification(provider)
             case (.verifying(_, let calls)?, true, false), (.renewing(_, let calls)?, true, false):
-                providerViews[provider] = nil
-                renewedRecently.remove(provider)
+                forgetVerification(provider)
                 moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedOut, .providerSignInStatus)
                 actions += signInStatus(provider, false, .cancelledByUser, answering: calls) + failRenewalWaiters(provider)
             default:
@@ -162,9 +160,14 @@ extension EntitlementMachine {
     private mutating func signOutLocally(_ provider: String) -> [Action] {
         providerAccounts[provider]?.userToken = nil
         if providerAccounts[provider]?.isEmpty == true { providerAccounts[provider] = nil }
+        forgetVerification(provider)
+        return failRenewalWaiters(provider)
+    }
+
+    /// Forgets what `provider` verified the user may access (signed out, here or elsewhere).
+    private mutating func forgetVerification(_ provider: String) {
         providerViews[provider] = nil
         renewedRecently.remove(provider)
-        return failRenewalWaiters(provider)
     }
 
     /// Credentials requests that waited for a new token fail: there is none.
