@@ -72,7 +72,7 @@ public actor AccessEnabler {
     private var quietWaiters: [CheckedContinuation<Void, Never>] = []
     private var streams: [UInt64: StreamSink] = [:]
     private var lastStreamID: UInt64 = 0
-    /// Calls whose caller awaits their answer (``answer(to:)``): the waiting caller, or the answer
+    /// Calls whose caller awaits their answer (``answer(to:within:)``): the waiting caller, or the answer
     /// when it came before the caller started waiting.
     private var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
 
@@ -85,7 +85,7 @@ public actor AccessEnabler {
     /// Where an awaited call's answer stands.
     private enum AwaitedAnswer {
         case expected
-        case waiting(CheckedContinuation<Callback, Never>)
+        case waiting(CheckedContinuation<Result<Callback, EntitlementFailure>, Never>)
         case arrived(Callback)
     }
 
@@ -259,28 +259,62 @@ public actor AccessEnabler {
     /// Makes `call` and returns the callback that answers it — its terminal callback, or the
     /// `status` that refused it — once it arrives (for `getAuthorization`, after any login it runs).
     /// The delegate and the streams see the same callbacks as for the named call.
-    public func answer(to call: EntitlementCall) async -> Callback {
+    ///
+    /// The wait honours task cancellation and `timeLimit` (on the engine's clock; nil waits as long as
+    /// the call's flow runs, which its own deadlines bound): either ends the *wait* at once with an
+    /// ``EntitlementFailure`` (``ErrorCode/callWaitCancelled`` or ``ErrorCode/callWaitTimedOut``, no
+    /// callback). The call itself stays accepted, the engine's state is unchanged, and its terminal
+    /// callback still reaches the delegate and the streams, exactly once. A task cancelled before the
+    /// call makes no call at all.
+    public func answer(to call: EntitlementCall, within timeLimit: Duration? = nil) async throws(EntitlementFailure) -> Callback {
+        guard !Task.isCancelled else { throw EntitlementFailure(waitEnded: ErrorCode.callWaitCancelled) }
         let id = await submit(call, awaitingAnswer: true)
         if case .arrived(let callback)? = awaitedAnswers[id] {
             awaitedAnswers[id] = nil
             resumeIdleWaitersIfIdle()
             return callback
         }
-        return await withCheckedContinuation { awaitedAnswers[id] = .waiting($0) }
+        let deadline = timeLimit.map { limit in
+            environment.clock.schedule(at: environment.clock.now().adding(limit)) { [weak self] in
+                await self?.endWait(id, ErrorCode.callWaitTimedOut)
+            }
+        }
+        defer { deadline?.cancel() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { awaitedAnswers[id] = .waiting($0) }
+        } onCancel: {
+            Task { await self.endWait(id, ErrorCode.callWaitCancelled) }
+        }
+        return try result.get()
+    }
+
+    /// Ends the wait for `id`'s answer, if its caller still waits: the call stays accepted and is answered
+    /// through the delegate and the streams as usual.
+    private func endWait(_ id: CallID, _ code: String) {
+        guard case .waiting(let caller)? = awaitedAnswers[id] else { return }
+        awaitedAnswers[id] = nil
+        caller.resume(returning: .failure(EntitlementFailure(waitEnded: code)))
+        resumeIdleWaitersIfIdle()
     }
 
     /// Authorizes `resource` (logging in first if needed, as `getAuthorization` does) and returns the
-    /// media token, or throws the failure that `tokenRequestFailed` or a refusal reported.
-    public func authorize(_ resource: String, data: [String: String] = [:]) async throws(EntitlementFailure) -> String {
-        let answer = await answer(to: .getAuthorization(resource: resource, data: data))
+    /// media token, or throws the failure that `tokenRequestFailed` or a refusal reported — or that the
+    /// wait ended first (cancelled, or past `timeLimit`: see ``answer(to:within:)``).
+    public func authorize(_ resource: String, data: [String: String] = [:], within timeLimit: Duration? = nil) async throws(EntitlementFailure)
+        -> String
+    {
+        let answer = try await answer(to: .getAuthorization(resource: resource, data: data), within: timeLimit)
         if case .setToken(let token, _) = answer { return token }
         throw EntitlementFailure(answer)
     }
 
     /// Makes sure the user is authenticated (running the login if needed, as `getAuthentication`
-    /// does); throws the failure `setAuthenticationStatus(0, code)` or a refusal reported.
-    public func authenticate(forceAuthn: Bool = false, data: [String: String] = [:]) async throws(EntitlementFailure) {
-        let answer = await answer(to: .getAuthentication(forceAuthn: forceAuthn, data: data))
+    /// does); throws the failure `setAuthenticationStatus(0, code)` or a refusal reported — or that the
+    /// wait ended first (cancelled, or past `timeLimit`: see ``answer(to:within:)``).
+    public func authenticate(forceAuthn: Bool = false, data: [String: String] = [:], within timeLimit: Duration? = nil)
+        async throws(EntitlementFailure)
+    {
+        let answer = try await answer(to: .getAuthentication(forceAuthn: forceAuthn, data: data), within: timeLimit)
         if case .setAuthenticationStatus(1, _) = answer { return }
         throw EntitlementFailure(answer)
     }
@@ -347,7 +381,7 @@ public actor AccessEnabler {
 
     private var isAtRest: Bool { isQuiet && awaitedAnswers.isEmpty }
 
-    /// At rest but for callers still waiting for answers (``answer(to:)``): nothing runs, so what a
+    /// At rest but for callers still waiting for answers (``answer(to:within:)``): nothing runs, so what a
     /// waiting call needs is the user's — a provider picker left open.
     private var isQuiet: Bool {
         !draining && mailbox.isEmpty && immediate.isEmpty && operationsInFlight.isEmpty && backendRequests.isEmpty
@@ -676,7 +710,7 @@ public actor AccessEnabler {
                     case .expected?: awaitedAnswers[id] = .arrived(callback)
                     case .waiting(let caller)?:
                         awaitedAnswers[id] = nil
-                        caller.resume(returning: callback)
+                        caller.resume(returning: .success(callback))
                     case .arrived?, nil: break
                     }
                 }

@@ -28,6 +28,14 @@ public struct EngineRest: Sendable {
 
     /// The device the engine runs for.
     public var deviceID: String { parts.environment.deviceID }
+    /// Whether the engine rested with a provider picker open: calls (the login's, and authorizations
+    /// waiting for it) wait for the user's choice. An owner that drops such a rest must bring the engine
+    /// back and cancel the choice (`setSelectedProvider(nil)`) first, or those calls are never answered.
+    public var isChoosingProvider: Bool {
+        if case .selectingProvider = parts.machine.authentication { return true }
+        return false
+    }
+
     /// The machine as it rests (for tests and inspection).
     public var machine: EntitlementMachine { parts.machine.resumed() }
 }

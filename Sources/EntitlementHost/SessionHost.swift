@@ -104,9 +104,18 @@ public final class SessionHost: Sendable {
     }
 
     /// Makes `call` on the session `key` and returns the callback that answers it (see
-    /// `AccessEnabler.answer(to:)`); the delegate sees it too.
-    public func answer(to call: EntitlementCall, on key: SessionKey) async throws(SessionHostError) -> Callback {
-        try await withSession(key) { await $0.answer(to: call) }
+    /// `AccessEnabler.answer(to:within:)`); the delegate sees it too. The wait honours task cancellation
+    /// and `timeLimit`: either ends it with an `EntitlementFailure` (`CALL_WAIT_CANCELLED`,
+    /// `CALL_WAIT_TIMED_OUT`) while the call stays accepted and its answer still reaches the delegate.
+    /// Throws ``SessionHostError`` when the host refused the call (no callback follows).
+    public func answer(to call: EntitlementCall, on key: SessionKey, within timeLimit: Duration? = nil) async throws -> Callback {
+        try await withSession(key) { enabler -> Result<Callback, EntitlementFailure> in
+            do throws(EntitlementFailure) {
+                return .success(try await enabler.answer(to: call, within: timeLimit))
+            } catch {
+                return .failure(error)
+            }
+        }.get()
     }
 
     /// Admits a call into `key`'s session (configuring a new one first), runs `work` on its engine, then
@@ -122,10 +131,12 @@ public final class SessionHost: Sendable {
     }
 
     /// Authorizes `resource` on the session `key` (logging in first if needed) and returns the media
-    /// token; a refusal by the host throws ``SessionHostError``, a failed authorization throws
-    /// `EntitlementFailure`.
-    public func authorize(_ resource: String, data: [String: String] = [:], on key: SessionKey) async throws -> String {
-        let answer = try await answer(to: .getAuthorization(resource: resource, data: data), on: key)
+    /// token; a refusal by the host throws ``SessionHostError``, a failed authorization, or a wait that
+    /// was cancelled or passed `timeLimit`, throws `EntitlementFailure`.
+    public func authorize(_ resource: String, data: [String: String] = [:], on key: SessionKey, within timeLimit: Duration? = nil)
+        async throws -> String
+    {
+        let answer = try await answer(to: .getAuthorization(resource: resource, data: data), on: key, within: timeLimit)
         if case .setToken(let token, _) = answer { return token }
         throw EntitlementFailure(answer)
     }
@@ -144,6 +155,8 @@ public final class SessionHost: Sendable {
                 registry[slot].closing = true
                 if registry[slot].inFlight == 0, let enabler = registry[slot].enabler { return (true, enabler) }
                 if registry[slot].inFlight > 0 { return (true, registry[slot].enabler) }
+                // Resting with a picker open: its calls wait for the user, so it comes back to answer them.
+                if case .resting(let rest) = registry[slot].form, rest.isChoosingProvider { return (true, resume(slot, rest, &registry)) }
                 registry.remove(slot)  // resting: nothing runs
                 registry.statistics.closed += 1
                 return (true, nil)
@@ -175,6 +188,10 @@ public final class SessionHost: Sendable {
     public func shutdown(gracePeriod: Duration = .seconds(30)) async -> SessionShutdownReport {
         let engines = registry.withLock { registry -> [AccessEnabler] in
             registry.shuttingDown = true
+            // Sessions resting with a picker open come back: their calls wait for the user's choice.
+            for slot in registry.restingSlots(where: \.isChoosingProvider) {
+                if case .resting(let rest) = registry[slot].form { _ = resume(slot, rest, &registry) }
+            }
             return registry.residentEngines
         }
         sweep.withLock {
@@ -287,16 +304,12 @@ public final class SessionHost: Sendable {
                     return refuse(.mailboxFull(key, limit: settings.mailboxLimit), &registry)
                 }
                 if case .resting(let rest) = entry.form {
-                    let relay = SessionRelay(key: key, delegate: delegate)
-                    let enabler = AccessEnabler(
-                        resuming: rest, backend: backend, delegate: relay, storage: storage, monitor: entry.monitor,
-                        providers: providers)
-                    registry.resume(slot, as: enabler, relay)
+                    _ = resume(slot, rest, &registry)
                     resumed = true
                 }
                 registry.touch(slot, at: now)
             } else {
-                let relay = SessionRelay(key: key, delegate: delegate)
+                let relay = makeRelay(key)
                 let monitor = makeMonitor(key)
                 let enabler = AccessEnabler(
                     backend: backend, delegate: relay, storage: storage, environment: makeEnvironment(key),
@@ -323,6 +336,49 @@ public final class SessionHost: Sendable {
         case .failure(let refusal):
             count("entitle.sessions.refused")
             throw refusal
+        }
+    }
+
+    /// Brings the resting session at `slot` back as an engine (under the registry's lock).
+    private func resume(_ slot: Int, _ rest: EngineRest, _ registry: inout SessionRegistry) -> AccessEnabler {
+        let relay = makeRelay(registry[slot].key)
+        let enabler = AccessEnabler(
+            resuming: rest, backend: backend, delegate: relay, storage: storage, monitor: registry[slot].monitor, providers: providers)
+        registry.resume(slot, as: enabler, relay)
+        return enabler
+    }
+
+    /// The relay of a session's callbacks to the host's delegate; with a provider-choice time limit, it
+    /// also times each picker the session opens.
+    private func makeRelay(_ key: SessionKey) -> SessionRelay {
+        guard let limit = settings.providerChoiceTimeout else { return SessionRelay(key: key, delegate: delegate) }
+        return SessionRelay(key: key, delegate: delegate) { [weak self] in self?.timeProviderChoice(key, limit) }
+    }
+
+    /// A session opened a provider picker: when `limit` passes on the host's clock with that same login
+    /// still waiting for the user's choice, the choice is cancelled (`setSelectedProvider(nil)`: the
+    /// login's calls end with `PROVIDER_NOT_SELECTED_ERROR`), so no hosted call waits on a user for ever.
+    private func timeProviderChoice(_ key: SessionKey, _ limit: Duration) {
+        let opened = registry.withLock { registry in registry.slot(of: key).flatMap { registry[$0].enabler } }
+        guard let opened else { return }
+        Task {
+            guard let flow = await Self.providerChoice(of: opened.machineSnapshot) else { return }
+            _ = clock.schedule(at: clock.now().adding(limit)) { [weak self] in
+                guard let self else { return }
+                _ = try? await self.withSession(key) { enabler in
+                    guard await Self.providerChoice(of: enabler.machineSnapshot) == flow else { return false }
+                    await enabler.setSelectedProvider(nil)
+                    return true
+                }
+            }
+        }
+    }
+
+    /// The login whose provider choice (the engine's picker or the platform's) waits for the user.
+    private static func providerChoice(of machine: EntitlementMachine) -> FlowID? {
+        switch machine.authentication {
+        case .selectingProvider(let flow), .platformPicking(let flow): flow.id
+        default: nil
         }
     }
 
@@ -366,10 +422,10 @@ public final class SessionHost: Sendable {
         }
     }
 
-    /// Cancels an open provider picker; true when there was one.
+    /// Cancels an open provider picker (the engine's or the platform's); true when there was one.
     @discardableResult
     private static func cancelProviderChoice(_ engine: AccessEnabler) async -> Bool {
-        guard case .selectingProvider = await engine.machineSnapshot.authentication else { return false }
+        guard await providerChoice(of: engine.machineSnapshot) != nil else { return false }
         await engine.setSelectedProvider(nil)
         return true
     }

@@ -16,15 +16,22 @@ public struct SessionHostSettings: Sendable {
     /// (its `setRequestorComplete` reaches the delegate like any callback). Calls made before the
     /// configuration completes are held by the engine and run after it, as always.
     public var configuresNewSessions: Bool
+    /// How long a session's provider picker (the engine's `displayProviderDialog`, or the platform's)
+    /// may wait for the user's choice before the host cancels it as `setSelectedProvider(nil)` does: the
+    /// login's calls, and authorizations waiting for it, end with `PROVIDER_NOT_SELECTED_ERROR`. A picker
+    /// has no deadline of its own (AccessEnabler waits for the user as long as it takes), so without this
+    /// a hosted call could wait for ever. Nil never cancels; timed on the host's clock.
+    public var providerChoiceTimeout: Duration?
     /// Every engine's settings.
     public var engine: EngineSettings
 
     /// Settings with defaults: 5 minutes idle, 100,000 resident engines, 32 calls per session, new
-    /// sessions configured.
+    /// sessions configured, a provider choice cancelled after 10 minutes (a login's longest redirect wait).
     public init(
         idleTimeout: Duration = .seconds(300), residentLimit: Int = 100_000, mailboxLimit: Int = 32,
-        configuresNewSessions: Bool = true, engine: EngineSettings = EngineSettings()
+        configuresNewSessions: Bool = true, providerChoiceTimeout: Duration? = .seconds(600), engine: EngineSettings = EngineSettings()
     ) {
+        self.providerChoiceTimeout = providerChoiceTimeout
         self.idleTimeout = idleTimeout
         self.residentLimit = residentLimit
         self.mailboxLimit = mailboxLimit

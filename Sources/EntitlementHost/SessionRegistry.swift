@@ -86,6 +86,14 @@ struct SessionRegistry {
         return engines
     }
 
+    /// The slots of resting sessions whose rest matches `condition`.
+    func restingSlots(where condition: (EngineRest) -> Bool) -> [Int] {
+        entries.indices.filter { slot in
+            if case .resting(let rest)? = entries[slot]?.form { return condition(rest) }
+            return false
+        }
+    }
+
     // MARK: - Changes
 
     /// Adds a resident session as the most recently used.

@@ -1,3 +1,4 @@
+import Synchronization
 import EntitlementEngine
 import EntitlementSimulator
 import Testing
@@ -90,13 +91,116 @@ struct AsyncResultsTests {
         await session.expectClean()
     }
 
-    @Test func anyCallsAnswerCanBeAwaited() async {
+    @Test func anyCallsAnswerCanBeAwaited() async throws {
         let session = SimulatedSession()
         await session.configure()
-        #expect(await session.enabler.answer(to: .checkAuthentication)
+        #expect(try await session.enabler.answer(to: .checkAuthentication)
             == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
-        #expect(await session.enabler.answer(to: .getSelectedProvider) == .selectedProvider(nil))
+        #expect(try await session.enabler.answer(to: .getSelectedProvider) == .selectedProvider(nil))
         _ = await session.collect()
         await session.expectClean()
     }
+
+    // MARK: - Every wait ends
+
+    /// A login the user never finishes: the caller's time limit ends its wait with a typed failure,
+    /// while the call stays accepted — the picker is still open — and is answered once when it ends.
+    @Test(.timeLimit(.minutes(1)))
+    func aWaitPastItsTimeLimitEndsTypedAndTheCallIsStillAnsweredOnce() async throws {
+        let session = SimulatedSession()
+        await session.configure()
+        let enabler = session.enabler
+        let waiting = Task { () -> EntitlementFailure? in
+            do throws(EntitlementFailure) {
+                _ = try await enabler.authorize("news-channel", within: .seconds(20))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await Self.eventually { session.ledger.callbacks.contains { $0.name == "displayProviderDialog" } })
+        await session.clock.advance(by: .seconds(19))
+        #expect(await Self.stillWaiting(waiting), "before its time limit the wait goes on")
+        await session.clock.advance(by: .seconds(1))
+        let failure = await waiting.value
+        #expect(failure?.code == ErrorCode.callWaitTimedOut && failure?.callback == nil, "\(String(describing: failure))")
+        guard case .selectingProvider = await enabler.machineSnapshot.authentication else {
+            Issue.record("the wait's end changed the engine: \(await enabler.machineSnapshot.authentication)")
+            return
+        }
+        // The call is still the picker's: the user's choice (here: none) answers it, once.
+        await enabler.setSelectedProvider(nil)
+        let answers = await session.collectIgnoringTracking().map(\.name)
+        #expect(answers == ["displayProviderDialog", "setAuthenticationStatus", "tokenRequestFailed"], "\(answers)")
+        await session.expectClean()
+    }
+
+    /// A request handler whose task is cancelled (its client went away, the server is stopping) stops
+    /// waiting at once, for each awaiting entry point.
+    @Test(.timeLimit(.minutes(1)), arguments: ["answer", "authorize", "authenticate"])
+    func aCancelledWaitEndsAtOnceWithItsCode(_ entryPoint: String) async throws {
+        let session = SimulatedSession()
+        await session.configure()
+        let enabler = session.enabler
+        let waiting = Task { () -> EntitlementFailure? in
+            do throws(EntitlementFailure) {
+                switch entryPoint {
+                case "answer": _ = try await enabler.answer(to: .getAuthentication(forceAuthn: false, data: [:]))
+                case "authorize": _ = try await enabler.authorize("news-channel")
+                default: try await enabler.authenticate()
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await Self.eventually { session.ledger.callbacks.contains { $0.name == "displayProviderDialog" } })
+        waiting.cancel()
+        #expect(await waiting.value?.code == ErrorCode.callWaitCancelled)
+        // The engine is as it was: the picker open, its call answered when the user closes it.
+        await enabler.setSelectedProvider(nil)
+        _ = await session.collect()
+        await session.expectClean()
+        #expect(await enabler.rest() != nil, "no waiter is left behind to keep the engine from rest")
+    }
+
+    /// A task cancelled before it calls makes no call: nothing reaches the engine.
+    @Test func aTaskCancelledBeforeTheCallMakesNone() async throws {
+        let session = SimulatedSession()
+        await session.configure()
+        let enabler = session.enabler
+        let before = await session.collect().count
+        let attempt = Task { () -> EntitlementFailure? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(EntitlementFailure) {
+                _ = try await enabler.authorize("news-channel")
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await attempt.value?.code == ErrorCode.callWaitCancelled)
+        await session.settle()
+        #expect(await session.collect().count == before, "no callback: the call was never made")
+        #expect(await enabler.machineSnapshot.authentication == .unauthenticated)
+        await session.expectClean()
+    }
+
+    /// Whether `task` is still running after the engine had a moment to answer.
+    static func stillWaiting<T>(_ task: Task<T, Never>) async -> Bool {
+        let done = Finished()
+        Task {
+            _ = await task.value
+            done.set()
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+        return !done.isSet
+    }
+}
+
+/// A flag one task sets and another reads.
+private final class Finished: Sendable {
+    private let flag = Mutex(false)
+    var isSet: Bool { flag.withLock { $0 } }
+    func set() { flag.withLock { $0 = true } }
 }

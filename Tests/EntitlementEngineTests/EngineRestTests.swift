@@ -18,7 +18,7 @@ struct EngineRestTests {
         #expect(rest.machine.persisted == rest.machine.storedTokens)
 
         let resumed = AccessEnabler(resuming: rest, backend: session.simulator.backend, storage: session.storage)
-        let answer = await resumed.answer(to: .checkAuthentication)
+        let answer = try await resumed.answer(to: .checkAuthentication)
         #expect(answer == .setAuthenticationStatus(status: 1, errorCode: ""))
         let after = try await session.storage.load(deviceID: "device-1", requestorID: "sim-requestor")
         #expect(after.version == stored.version, "the resumed engine knows its tokens are saved and saves nothing")

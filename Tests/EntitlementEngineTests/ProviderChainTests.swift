@@ -61,25 +61,25 @@ struct ProviderChainTests {
         let first = ScriptedProvider(id: "first", grants: ["a", "b"])
         let second = ScriptedProvider(id: "second", grants: ["b", "c"])
         let (enabler, _, _) = try engine([.provider(first), .provider(second)])
-        #expect(await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
-        #expect(await enabler.answer(to: .getAuthorization(resource: "b", data: [:])) == .setToken(token: "first-b-for-device-1", resource: "b"))
-        #expect(await enabler.answer(to: .getAuthorization(resource: "c", data: [:])) == .setToken(token: "second-c-for-device-1", resource: "c"))
+        #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        #expect(try await enabler.answer(to: .getAuthorization(resource: "b", data: [:])) == .setToken(token: "first-b-for-device-1", resource: "b"))
+        #expect(try await enabler.answer(to: .getAuthorization(resource: "c", data: [:])) == .setToken(token: "second-c-for-device-1", resource: "c"))
         // Nobody claims "z": the last link answers (a scripted provider gives what it is asked for).
-        #expect(await enabler.answer(to: .getAuthorization(resource: "z", data: [:])) == .setToken(token: "second-z-for-device-1", resource: "z"))
+        #expect(try await enabler.answer(to: .getAuthorization(resource: "z", data: [:])) == .setToken(token: "second-z-for-device-1", resource: "z"))
         #expect(first.asked == 1 && second.asked == 2)
-        #expect(await enabler.answer(to: .checkPreauthorizedResources(["a", "c", "z"], cache: true)) == .preauthorizedResources(["a", "c"]))
+        #expect(try await enabler.answer(to: .checkPreauthorizedResources(["a", "c", "z"], cache: true)) == .preauthorizedResources(["a", "c"]))
     }
 
     @Test func aProviderThatNeverAnswersFailsAtTheRequestDeadline() async throws {
         let silent = ScriptedProvider(id: "silent", grants: ["a"])
         let (enabler, clock, _) = try engine([.provider(silent), .tvProvider])
-        #expect(await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
         silent.goSilent()
-        let pending = Task { await enabler.answer(to: .getAuthorization(resource: "a", data: [:])) }
+        let pending = Task { try await enabler.answer(to: .getAuthorization(resource: "a", data: [:])) }
         while silent.asked == 0 { await Task.yield() }
         await clock.advance(by: .seconds(31))
         #expect(
-            await pending.value
+            try await pending.value
                 == .tokenRequestFailed(resource: "a", errorCode: ErrorCode.providerNetworkFailure, errorDescription: "We were unable to connect to the network."))
         await enabler.whenIdle()
     }
@@ -87,13 +87,13 @@ struct ProviderChainTests {
     @Test func aVerificationThatNeverAnswersKeepsTheLastViewAndSetRequestorCompletes() async throws {
         let silent = ScriptedProvider(id: "silent", grants: ["a"])
         let (enabler, clock, _) = try engine([.provider(silent), .tvProvider])
-        #expect(await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
         silent.goSilent()
         let stream = await enabler.callbacks()
-        let pending = Task { await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) }
+        let pending = Task { try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) }
         while silent.verified < 2 { await Task.yield() }
         await clock.advance(by: .seconds(31))
-        #expect(await pending.value == .setRequestorComplete(success: true))
+        #expect(try await pending.value == .setRequestorComplete(success: true))
         var seen: [String] = []
         for await callback in stream {
             seen.append(callback.name == "status" ? "status \(callback)" : callback.name)
@@ -103,7 +103,7 @@ struct ProviderChainTests {
         #expect(!seen.contains("entitlementsChanged"), "the last view stands: nothing changed")
         // The view verified before still answers.
         silent.speakAgain()
-        #expect(await enabler.answer(to: .checkPreauthorizedResources(["a"], cache: true)) == .preauthorizedResources(["a"]))
+        #expect(try await enabler.answer(to: .checkPreauthorizedResources(["a"], cache: true)) == .preauthorizedResources(["a"]))
     }
 
     @Test func chainsAreRefusedWhenEmptyOrWithDuplicateOrBadIDs() {
@@ -122,9 +122,9 @@ struct ProviderChainTests {
         let store = ScriptedProvider(id: "store", grants: ["a"])
         let recorder = TraceRecorder()
         let (enabler, _, _) = try engine([.provider(store), .tvProvider], recorder: recorder)
-        _ = await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: []))
-        #expect(await enabler.answer(to: .getAuthorization(resource: "a", data: [:])) == .setToken(token: "store-a-for-device-1", resource: "a"))
-        _ = await enabler.answer(to: .checkPreauthorizedResources(["a", "b"], cache: false))
+        _ = try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: []))
+        #expect(try await enabler.answer(to: .getAuthorization(resource: "a", data: [:])) == .setToken(token: "store-a-for-device-1", resource: "a"))
+        _ = try await enabler.answer(to: .checkPreauthorizedResources(["a", "b"], cache: false))
         await enabler.whenIdle()
         let text = recorder.trace.text
         #expect(!text.contains("store-a-for-device-1"), "credentials are concealed")

@@ -270,7 +270,82 @@ struct SessionHostTests {
     }
 }
 
+// MARK: - Every wait ends, no call is dropped
+
 extension SessionHostTests {
+    /// A server's request handler bounds its wait for a login: `authorize` ends at the time limit with a
+    /// typed failure; the call stays the session's, and closing the session answers it (once).
+    @Test(.timeLimit(.minutes(1)))
+    func aHostedWaitEndsAtItsTimeLimitAndCloseStillAnswersTheCall() async throws {
+        let rig = Rig()
+        let host = rig.host()
+        let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
+        let waiting = Task { () -> String in
+            do {
+                _ = try await host.authorize("news-channel", on: key, within: .seconds(25))
+                return "authorized"
+            } catch let failure as EntitlementFailure {
+                return failure.code
+            }
+        }
+        #expect(await eventually { rig.delegate.callbacks(of: key).contains { $0.callback.name == "displayProviderDialog" } })
+        await rig.clock.advance(by: .seconds(25))
+        #expect(try await waiting.value == ErrorCode.callWaitTimedOut)
+        #expect(await host.close(key))
+        let answers = rig.delegate.answers(of: key).map { "\($0.callback.name) \($0.answering)" }
+        #expect(answers.contains("tokenRequestFailed [#2]"), "the authorization is answered when close cancels the picker: \(answers)")
+    }
+
+    /// A session that rested with its picker open still has calls waiting for the user: close and
+    /// shutdown bring it back and cancel the picker, so they are answered (they used to be dropped).
+    @Test(.timeLimit(.minutes(1)), arguments: ["close", "shutdown"])
+    func aSessionRestingWithItsPickerOpenIsAnsweredBeforeItLeaves(_ ending: String) async throws {
+        let rig = Rig()
+        let host = rig.host(idleTimeout: .zero)
+        let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
+        try await host.call(.getAuthorization(resource: "news-channel", data: [:]), on: key)
+        await host.whenSettled(key)
+        #expect(await host.evictIdleSessions() == 1)
+        #expect(host.residency(of: key) == .resting, "an open picker rests")
+        if ending == "close" {
+            #expect(await host.close(key))
+        } else {
+            #expect(await host.shutdown(gracePeriod: .seconds(5)) == SessionShutdownReport(settled: 1, stillBusy: 0))
+        }
+        let answers = rig.delegate.answers(of: key).map { "\($0.callback.name) \($0.answering)" }
+        #expect(answers.contains("tokenRequestFailed [#2]"), "\(answers)")
+        #expect(host.residency(of: key) == nil)
+    }
+
+    /// A picker nobody answers is cancelled after the host's provider-choice time limit, resident or
+    /// resting, so no hosted call waits on a user for ever.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aProviderChoiceNobodyMakesIsCancelledAfterTheHostsLimit(_ rests: Bool) async throws {
+        let rig = Rig()
+        let clock = rig.clock
+        let host = SessionHost(
+            settings: SessionHostSettings(idleTimeout: .seconds(rests ? 30 : 3600), providerChoiceTimeout: .seconds(120)),
+            backend: rig.simulator.backend, storage: rig.storage, clock: clock, delegate: rig.delegate,
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })
+        let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
+        try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)
+        #expect(await eventually { rig.delegate.callbacks(of: key).contains { $0.callback.name == "displayProviderDialog" } })
+        try await Task.sleep(for: .milliseconds(20))  // the host reads the picker's login and times it
+        if rests {
+            await host.whenSettled(key)
+            await clock.advance(by: .seconds(60))  // the host's idle sweeps put it to rest
+            #expect(await eventually { host.residency(of: key) == .resting })
+            await clock.advance(by: .seconds(59))
+        } else {
+            await clock.advance(by: .seconds(119))
+        }
+        #expect(rig.delegate.answers(of: key).count == 1, "only setRequestorComplete before the limit")
+        await clock.advance(by: .seconds(1))
+        #expect(
+            await eventually { rig.delegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected) })
+        #expect(rig.delegate.answers(of: key).last?.answering == [CallID(2), CallID(3)], "the getAuthentication and the host's own setSelectedProvider(nil)")
+    }
+
     /// How the host refused `call`, or nil when it took it.
     static func refusal(of call: EntitlementCall, on key: SessionKey, by host: SessionHost) async -> SessionHostError? {
         do throws(SessionHostError) {

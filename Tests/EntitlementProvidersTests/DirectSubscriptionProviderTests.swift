@@ -87,11 +87,11 @@ struct DirectSubscriptionProviderTests {
         let enabler = AccessEnabler(
             backend: Simulator(clock: clock).backend, storage: storage, environment: .deterministic(clock: clock),
             recorder: recorder, providers: try ProviderChain([.provider(provider), .tvProvider]))
-        _ = await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: []))
+        _ = try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: []))
         #expect(
-            await enabler.answer(to: .signIn(provider: "magazine", credentials: ["username": "ann", "password": "open sesame"]))
+            try await enabler.answer(to: .signIn(provider: "magazine", credentials: ["username": "ann", "password": "open sesame"]))
                 == .providerSignInStatus(provider: "magazine", signedIn: true, errorCode: "", message: "Your subscription is active."))
-        guard case .setToken(let credentials, _) = await enabler.answer(to: .getAuthorization(resource: "issue-1", data: [:])) else {
+        guard case .setToken(let credentials, _) = try await enabler.answer(to: .getAuthorization(resource: "issue-1", data: [:])) else {
             Issue.record("no credentials")
             return
         }

@@ -128,14 +128,14 @@ struct ServerAuthorizationProviderTests {
         let enabler = AccessEnabler(
             backend: simulator.backend, environment: .deterministic(clock: clock),
             providers: try ProviderChain([.provider(provider), .tvProvider]))
-        #expect(await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
         service.holds.withLock { $0 = true }
         let stream = await enabler.answeredCallbacks()
         let asked = await enabler.getAuthorization("r")
         while service.held < 1 { try await Task.sleep(for: .milliseconds(5)) }
         let body = String(decoding: service.requests.withLock { $0.last!.body }, as: UTF8.self)
         #expect(body.contains("session_id=device-1%231"))
-        #expect(await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
         service.release()
         await enabler.whenIdle()
         var answers: [Callback] = []
@@ -145,7 +145,7 @@ struct ServerAuthorizationProviderTests {
         }
         #expect(answers.first?.name == "tokenRequestFailed", "ended by the new setRequestor: \(answers)")
         // The late answer reached no one: a fresh request is a new session's.
-        #expect(await enabler.answer(to: .getAuthorization(resource: "r", data: [:])) == .setToken(token: #"{"auth":"late"}"#, resource: "r"))
+        #expect(try await enabler.answer(to: .getAuthorization(resource: "r", data: [:])) == .setToken(token: #"{"auth":"late"}"#, resource: "r"))
         let sessions = service.requests.withLock { $0.map { String(decoding: $0.body, as: UTF8.self) } }
         #expect(sessions.last?.contains("session_id=device-1%233") == true, "\(sessions)")
     }
