@@ -27,6 +27,24 @@ struct TelemetryTests {
         }
     }
 
+    /// A failed configuration that a later call tries again is a warning someone should see (it used to
+    /// leave the session failed, silently, until it was closed).
+    @Test func aConfigurationTriedAgainIsLoggedAtWarning() async throws {
+        let lines = Lines()
+        let telemetry = EngineTelemetry(session: "device-1|sim-requestor", logger: lines, metrics: nil, minimumLevel: .warning)
+        let session = SimulatedSession(echo: { telemetry.observe($0) })
+        await session.simulator.inject(.fail(.network("connection refused")), into: .configuration, times: 1)
+        await session.enabler.setRequestor("sim-requestor")
+        await session.settle()
+        await session.clock.advance(by: .seconds(1))
+        await session.enabler.checkAuthentication()
+        await session.settle()
+        let written = lines.lines.withLock { $0 }.filter { $0.0 == .warning }.map(\.1)
+        #expect(written.contains("configuring 'sim-requestor' again for a call (it failed 1 time in a row)"), "\(written)")
+        let machine = await session.enabler.machineSnapshot
+        #expect(machine.configuration.kind == .configured, "the call configured the session again")
+    }
+
     @Test func countersTimersAndTaggedLinesWithoutSecrets() async throws {
         let lines = Lines()
         let measurements = Measurements()

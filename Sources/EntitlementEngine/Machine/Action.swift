@@ -49,6 +49,15 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
     case latePickerAnswerIgnored(FlowID)
     /// The silent platform sign-in at `setRequestor` failed; the requestor is configured without it.
     case silentSignInFailed(String)
+    /// The requestor's configuration had failed (`failures` times in a row): a call configures it again.
+    case configurationRetried(requestorID: String, failures: Int)
+
+    /// How much the line matters: a configuration that failed and is tried again is a `warning` (the
+    /// service was unreachable or refused); the rest are `debug`.
+    public var level: LogLevel {
+        if case .configurationRetried = self { return .warning }
+        return .debug
+    }
 
     /// One log line.
     public var description: String {
@@ -59,6 +68,8 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
         case .joined(let call, let flow): "call \(call) joined \(flow)"
         case .latePickerAnswerIgnored(let flow): "late platform picker answer for \(flow) ignored"
         case .silentSignInFailed(let why): "silent sign-in at setRequestor failed: \(why)"
+        case .configurationRetried(let requestorID, let failures):
+            "configuring '\(requestorID)' again for a call (it failed \(failures) time\(failures == 1 ? "" : "s") in a row)"
         }
     }
 }

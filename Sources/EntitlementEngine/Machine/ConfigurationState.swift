@@ -13,6 +13,16 @@ public enum ConfigurationState: Sendable, Hashable {
     case signingIn(RequestorConfiguration, operation: OperationID, calls: [CallID])
     /// Configured: entitlement calls run; waits for a new `setRequestor` (reconfiguration).
     case configured(RequestorConfiguration)
-    /// The last `setRequestor` failed: calls fail at once; waits for a new `setRequestor`.
-    case failed(requestorID: String, BackendError)
+    /// The last `setRequestor` failed: calls fail at once until `retryAt`; the first call after it
+    /// configures again (the call is held, as while configuring), as does a new `setRequestor`. The pause
+    /// doubles with each failure in a row, from 1 s up to ``ConfigurationState/longestRetryPause``.
+    case failed(requestorID: String, BackendError, retryAt: Timestamp)
+
+    /// The longest pause between a failed configuration and the next call's attempt to configure again.
+    public static let longestRetryPause = Duration.seconds(60)
+
+    /// The pause after `failures` configurations failed in a row (1 s, 2 s, 4 s, … at most ``longestRetryPause``).
+    static func retryPause(afterFailures failures: Int) -> Duration {
+        failures >= 7 ? longestRetryPause : min(.seconds(1 << max(0, failures - 1)), longestRetryPause)
+    }
 }

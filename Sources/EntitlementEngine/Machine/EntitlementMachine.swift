@@ -158,6 +158,8 @@ public struct EntitlementMachine: Sendable {
     private var lastTrackingGUID: Boxed<(userID: String, guid: String)>?
     /// The operation of the last `setRequestor` (its configuration): a provider's session is named by it.
     var configurationOperation = OperationID(0)
+    /// How many configurations failed in a row (the pause before a call configures again doubles with each).
+    var configurationFailures: UInt16 = 0
     private var lastFlow: UInt64 = 0
     private var lastOperation: UInt64 = 0
 
@@ -332,6 +334,7 @@ public struct EntitlementMachine: Sendable {
         guard case .configuring(_, let expected, let calls) = configuration, expected == operation else {
             return [.log(.lateResultIgnored(operation))]
         }
+        configurationFailures = 0
         if stored.deviceID ?? deviceID == deviceID { providerAccounts = stored.providerAccounts }
         let notices = takeVerifications(verified, loaded)
         let silent = signInSilently(loaded, stored, others: others, calls: calls)
@@ -502,8 +505,10 @@ public struct EntitlementMachine: Sendable {
         guard case .configuring(let requestorID, let expected, let calls) = configuration, expected == operation else {
             return [.log(.lateResultIgnored(operation))]
         }
+        configurationFailures &+= configurationFailures == .max ? 0 : 1
+        let retryAt = now.adding(ConfigurationState.retryPause(afterFailures: Int(configurationFailures)))
         moveConfiguration(
-            to: .failed(requestorID: requestorID, error), .current, .status, .setRequestorComplete, .failQueue)
+            to: .failed(requestorID: requestorID, error, retryAt: retryAt), .current, .status, .setRequestorComplete, .failQueue)
         var actions: [Action] = [
             .emit(.status(Self.configurationStatus(for: error)), answering: []),
             .emit(.setRequestorComplete(success: false), answering: calls),
@@ -539,9 +544,12 @@ public struct EntitlementMachine: Sendable {
             stayConfiguration(.queueHasRoom, .enqueue)
             queue.append(QueuedCall(id: id, call: call))
             return []
-        case .failed:
-            stayConfiguration(nil, .failCall)
-            return failWithoutConfiguration(id, call)
+        case .failed(let requestorID, _, let retryAt):
+            guard now >= retryAt else {
+                stayConfiguration(.retryNotDue, .failCall)
+                return failWithoutConfiguration(id, call)
+            }
+            return configureAgain(requestorID, for: QueuedCall(id: id, call: call))
         case .configured(let configuration):
             let expired = expireAuthenticationIfNeeded(configuration)
             let answer: [Action]
@@ -569,6 +577,21 @@ public struct EntitlementMachine: Sendable {
             // Most calls find the authentication unexpired: their answer is returned as it was made.
             return expired.isEmpty ? answer : expired + answer
         }
+    }
+
+    /// The requestor's configuration failed and its pause is over: `call` is held while the engine
+    /// configures again, as for a `setRequestor` nobody made (its `setRequestorComplete` answers no call).
+    private mutating func configureAgain(_ requestorID: String, for call: QueuedCall) -> [Action] {
+        queue.append(call)
+        let operation = nextOperation()
+        configurationOperation = operation
+        moveConfiguration(
+            to: .configuring(requestorID: requestorID, operation: operation, calls: []), .retryDue, .enqueue, .loadConfiguration)
+        return [
+            .log(.configurationRetried(requestorID: requestorID, failures: Int(configurationFailures))),
+            .loadConfiguration(
+                operation, .configuration(RequestContext(requestorID: requestorID, deviceID: deviceID, options: options))),
+        ]
     }
 
     /// Each call's documented failure when no requestor could be configured.

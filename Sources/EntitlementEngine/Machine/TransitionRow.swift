@@ -254,6 +254,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case retryAsked
     /// A retry's pause is over.
     case retryDue
+    /// A retry's pause is not over yet.
+    case retryNotDue
 }
 
 /// What a row does, named for the callback it emits or the effect it asks for.
@@ -415,7 +417,7 @@ extension ConfigurationState {
         case signingIn
         /// See ``ConfigurationState/configured(_:)``.
         case configured
-        /// See ``ConfigurationState/failed(requestorID:_:)``.
+        /// See ``ConfigurationState/failed(requestorID:_:retryAt:)``.
         case failed
     }
 

@@ -67,7 +67,7 @@ public final class EngineTelemetry: EngineMonitor {
             metrics?.increment(counter: "entitle.storage.failures", dimensions: [], by: 1)
             log(.error, "token storage failed: \(Redactor.redact(why))", [:])
         case .log(let line):
-            log(.debug, Redactor.redact(line.description), [:])
+            log(line.level, Redactor.redact(line.description), [:])
         case .transition(let row):
             log(.trace, "↳ \(row)", [:])
         case .inputHandled(let input, _):
