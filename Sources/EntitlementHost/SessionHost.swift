@@ -43,7 +43,8 @@ public final class SessionHost: Sendable {
     /// Creates a host.
     /// - Parameters:
     ///   - settings: idle time, resident limit, mailbox bound, engine settings.
-    ///   - backend: the entitlement service every session talks to.
+    ///   - backend: the entitlement service every session talks to (behind a `SharedConfigurationBackend`
+    ///     unless ``SessionHostSettings/configurationValidity`` is nil).
     ///   - storage: the token storage every session shares (a fleet shares it across nodes).
     ///   - clock: times idleness and runs the idle sweeps; give the clock your environments use.
     ///   - delegate: receives every session's callbacks (held strongly).
@@ -63,7 +64,10 @@ public final class SessionHost: Sendable {
     ) {
         self.providers = providers
         self.settings = settings
-        self.backend = backend
+        self.backend =
+            settings.configurationValidity.map {
+                SharedConfigurationBackend(backend, validity: $0, fetchTimeout: settings.engine.requestTimeout, clock: clock)
+            } ?? backend
         self.storage = storage
         self.clock = clock
         self.delegate = delegate

@@ -22,15 +22,22 @@ public struct SessionHostSettings: Sendable {
     /// has no deadline of its own (AccessEnabler waits for the user as long as it takes), so without this
     /// a hosted call could wait for ever. Nil never cancels; timed on the host's clock.
     public var providerChoiceTimeout: Duration?
+    /// How long a requestor's configuration, fetched for one session, serves every other session of the
+    /// host (one request for N sessions, through a `SharedConfigurationBackend`; Adobe asks for about two
+    /// minutes). Nil fetches it for each session, as a lone engine does.
+    public var configurationValidity: Duration?
     /// Every engine's settings.
     public var engine: EngineSettings
 
     /// Settings with defaults: 5 minutes idle, 100,000 resident engines, 32 calls per session, new
-    /// sessions configured, a provider choice cancelled after 10 minutes (a login's longest redirect wait).
+    /// sessions configured, a provider choice cancelled after 10 minutes (a login's longest redirect wait),
+    /// a requestor's configuration shared by every session for 2 minutes.
     public init(
         idleTimeout: Duration = .seconds(300), residentLimit: Int = 100_000, mailboxLimit: Int = 32,
-        configuresNewSessions: Bool = true, providerChoiceTimeout: Duration? = .seconds(600), engine: EngineSettings = EngineSettings()
+        configuresNewSessions: Bool = true, providerChoiceTimeout: Duration? = .seconds(600),
+        configurationValidity: Duration? = .seconds(120), engine: EngineSettings = EngineSettings()
     ) {
+        self.configurationValidity = configurationValidity
         self.providerChoiceTimeout = providerChoiceTimeout
         self.idleTimeout = idleTimeout
         self.residentLimit = residentLimit

@@ -346,6 +346,24 @@ extension SessionHostTests {
         #expect(rig.delegate.answers(of: key).last?.answering == [CallID(2), CallID(3)], "the getAuthentication and the host's own setSelectedProvider(nil)")
     }
 
+    /// A host's sessions share their requestor's configuration: one request for many devices, and
+    /// none shared when the setting is off.
+    @Test(arguments: [true, false])
+    func sessionsShareTheirRequestorsConfiguration(_ shares: Bool) async throws {
+        let rig = Rig()
+        let counting = CountingBackend(rig.simulator.backend)
+        let clock = rig.clock
+        let host = SessionHost(
+            settings: SessionHostSettings(configurationValidity: shares ? .seconds(120) : nil), backend: counting,
+            storage: rig.storage, clock: clock, delegate: rig.delegate, environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })
+        for device in 1...5 {
+            let key = SessionKey(deviceID: "tv-\(device)", requestorID: Self.requestor)
+            #expect(try await host.answer(to: .checkAuthentication, on: key)
+                == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        }
+        #expect(counting.configurations == (shares ? 1 : 5))
+    }
+
     /// How the host refused `call`, or nil when it took it.
     static func refusal(of call: EntitlementCall, on key: SessionKey, by host: SessionHost) async -> SessionHostError? {
         do throws(SessionHostError) {
@@ -479,6 +497,21 @@ final class HeldBackend: EntitlementBackend {
             return state.waiting
         }
         for continuation in waiting { continuation.resume() }
+    }
+}
+
+/// A backend that counts the configuration requests it passes on.
+final class CountingBackend: EntitlementBackend {
+    private let inner: any EntitlementBackend
+    private let count = Mutex(0)
+    init(_ inner: any EntitlementBackend) { self.inner = inner }
+    var configurations: Int { count.withLock { $0 } }
+    func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+        try await perform(request, operation: OperationID(0))
+    }
+    func perform(_ request: BackendRequest, operation: OperationID) async throws(BackendError) -> BackendResponse {
+        if case .configuration = request { count.withLock { $0 += 1 } }
+        return try await inner.perform(request, operation: operation)
     }
 }
 
