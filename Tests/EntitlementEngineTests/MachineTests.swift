@@ -163,7 +163,7 @@ struct MachineTests {
         var machine = configured()
         _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
-        let pending = PendingLogin(mvpdID: "acme", state: "STATE", code: "C0DE", deadline: t0.adding(.seconds(600)))
+        let pending = PendingLogin(mvpdID: "acme", state: "STATE", code: "C0DE", deadline: t0.adding(.seconds(600)), url: "https://sp/authenticate/req/C0DE")
         #expect(
             machine.handle(.backendAnswered(OperationID(2), .session(session)), at: t0) == [
                 .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: pending), requestorID: "req"),

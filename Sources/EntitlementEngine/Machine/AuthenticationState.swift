@@ -54,6 +54,11 @@ public struct LoginFlow: Sendable, Hashable {
     public var waiters: [CallID]
     /// The `data` given to `getAuthentication` (kept with a pending login).
     public var data: [String: String]
+    /// The MVPD's login page the device was sent to, once the session was created (kept with a pending login).
+    public var url: String?
+    /// Whether the login was started by another instance sharing the storage (or by this one before a
+    /// restart) and taken from storage here: the device may never have received its URL.
+    public var startedElsewhere = false
 
     /// Creates a login flow.
     public init(
@@ -66,6 +71,7 @@ public struct LoginFlow: Sendable, Hashable {
         self.deadline = deadline
         self.waiters = waiters
         self.data = data
+        self.url = nil
     }
 }
 

@@ -106,6 +106,12 @@ extension EntitlementMachine {
             return startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
             return startLogin(waiters: [id], data: data, configuration)
+        case .awaitingRedirect(var flow) where flow.startedElsewhere && flow.url != nil:
+            // Another instance (or this one before a restart) sent the device to this login's page, and
+            // may have died before the device heard of it: send it there again, and join.
+            flow.waiters.append(id)
+            moveAuthentication(to: .awaitingRedirect(flow), .startedElsewhere, .join, .navigateToUrl)
+            return [.log(.joined(id, flow: "the running login")), .emit(.navigateToUrl(flow.url ?? ""), answering: [])]
         case .platformPicking, .selectingProvider, .preparingLogin, .creatingSession, .awaitingRedirect,
             .awaitingSecondScreen, .readingProfile:
             joinLogin(id)
@@ -314,6 +320,7 @@ extension EntitlementMachine {
                 break
             }
             waiting.deadline = deadline
+            waiting.url = url
             moveAuthentication(to: .awaitingRedirect(waiting), .loginNeeded, .startTimer, .navigateToUrl)
             return [.startTimer(.redirectDeadline(flow.id), at: deadline), .emit(.navigateToUrl(url), answering: [])]
         case .success:
@@ -504,6 +511,8 @@ extension EntitlementMachine {
             id: nextFlow(), mvpd: mvpd, secrets: FlowSecrets(state: pending.state), deadline: pending.deadline,
             waiters: [], data: pending.data)
         flow.code = pending.code
+        flow.url = pending.url
+        flow.startedElsewhere = true
         moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .startTimer)
         selectedProviderID = mvpd.id
         return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
@@ -548,6 +557,8 @@ extension EntitlementMachine {
                     flow.code = pending.code
                     flow.deadline = pending.deadline
                     flow.data = pending.data
+                    flow.url = pending.url
+                    flow.startedElsewhere = true
                     moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .cancelTimer, .startTimer)
                     return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: pending.deadline)]
                 }

@@ -37,6 +37,11 @@ extension EntitlementMachine {
         recordAuthorization(from: .idle, to: .waitingForAuthentication, .notAuthenticated)
         authorizations.append(
             AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForAuthentication))
+        if case .awaitingRedirect(let flow) = authentication, flow.startedElsewhere, let url = flow.url {
+            // A login started elsewhere: the device may never have received its page (see getAuthentication).
+            moveAuthentication(to: authentication, .startedElsewhere, .navigateToUrl)
+            return [.log(.joined(id, flow: "the running login")), .emit(.navigateToUrl(url), answering: [])]
+        }
         if currentLoginFlow != nil { return [.log(.joined(id, flow: "the running login"))] }
         return startLogin(waiters: [], data: [:], configuration)
     }

@@ -783,7 +783,8 @@ public struct EntitlementMachine: Sendable {
         case .authenticated(let token): authentication = token
         case .awaitingRedirect(let flow):
             if let mvpd = flow.mvpd, let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline {
-                pending = PendingLogin(mvpdID: mvpd.id, state: secrets.state, code: code, deadline: deadline, data: flow.data)
+                pending = PendingLogin(
+                    mvpdID: mvpd.id, state: secrets.state, code: code, deadline: deadline, data: flow.data, url: flow.url)
             }
         default: break
         }

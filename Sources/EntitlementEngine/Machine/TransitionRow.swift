@@ -220,6 +220,9 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case pendingLogin
     /// Another instance took this login's pending redirect out of storage: it completes the login.
     case pendingLoginTaken
+    /// The login waiting for its redirect was taken from storage (another instance, or this one before
+    /// a restart, started it) and its page is known: the device may never have received it.
+    case startedElsewhere
     /// The requestor has MVPDs with platform SSO and the device has a platform picker.
     case platformProviders
     /// The platform signed in with a provider the requestor supports through it.

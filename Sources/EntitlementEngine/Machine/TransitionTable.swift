@@ -82,6 +82,8 @@ public enum TransitionTable {
         authentication(.authenticated, .setSelectedProvider, .authenticated, to: .authenticated, .status),
         authentication(.authenticated, .setSelectedProvider, .cancelled, to: .unauthenticated, .persist, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .getAuthentication, to: .awaitingRedirect, .join),
+        authentication(.awaitingRedirect, .getAuthentication, .startedElsewhere, to: .awaitingRedirect, .join, .navigateToUrl),
+        authentication(.awaitingRedirect, .getAuthorization, .startedElsewhere, to: .awaitingRedirect, .navigateToUrl),
         authentication(.awaitingRedirect, .handleExternalURL, .accepted, to: .readingProfile, .cancelTimer, .readProfile),
         authentication(.awaitingRedirect, .handleExternalURL, .deadlinePassed, to: .unauthenticated, .cancelTimer, .status, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .handleExternalURL, .providerError, to: .unauthenticated, .cancelTimer, .status, .setAuthenticationStatus),

@@ -130,14 +130,18 @@ public struct PendingLogin: Sendable, Hashable, Codable {
     public var deadline: Timestamp
     /// The `data` given to `getAuthentication`.
     public var data: [String: String]
+    /// The MVPD's login page the device was sent to (a secret: it carries the session's code), so any
+    /// instance can send the device there again; nil in a login an earlier version saved.
+    public var url: String?
 
     /// Creates a pending login.
-    public init(mvpdID: String, state: String, code: String, deadline: Timestamp, data: [String: String] = [:]) {
+    public init(mvpdID: String, state: String, code: String, deadline: Timestamp, data: [String: String] = [:], url: String? = nil) {
         self.mvpdID = mvpdID
         self.state = state
         self.code = code
         self.deadline = deadline
         self.data = data
+        self.url = url
     }
 }
 

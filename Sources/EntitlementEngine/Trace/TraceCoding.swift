@@ -597,11 +597,14 @@ enum TraceCoding {
             "selectedProvider": stored.selectedProvider.map(JSONValue.string) ?? .null,
             "device": stored.deviceID.map(JSONValue.string) ?? .null,
             "pendingLogin": stored.pendingLogin.map { pending in
-                [
+                var record: [String: JSONValue] = [
                     "mvpd": .string(pending.mvpdID), "state": .string(book.conceal(pending.state, as: .state)),
                     "code": .string(book.conceal(pending.code, as: .code)),
                     "deadline": .int(pending.deadline.milliseconds), "data": .object(pending.data.mapValues(JSONValue.string)),
                 ]
+                // Written only when known, so other traces read as before.
+                if let url = pending.url { record["url"] = .string(book.concealURL(url)) }
+                return .object(record)
             } ?? .null,
         ]
         // Written only when there are some, so other traces read as before.
@@ -640,7 +643,8 @@ enum TraceCoding {
         guard value != .null else { return nil }
         return PendingLogin(
             mvpdID: try string(value, "mvpd"), state: try string(value, "state"), code: try string(value, "code"),
-            deadline: Timestamp(milliseconds: try int(value, "deadline")), data: try stringMap(value, "data"))
+            deadline: Timestamp(milliseconds: try int(value, "deadline")), data: try stringMap(value, "data"),
+            url: value["url"]?.string)
     }
 
     private static func encode(_ value: MetadataValue) -> JSONValue {
