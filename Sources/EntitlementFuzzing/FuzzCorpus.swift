@@ -134,7 +134,10 @@ enum FuzzCorpus {
                 mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "acme-7f3a", expires: expires,
                 metadata: ["zip": .list(["10001"]), "householdID": .text("hh-alice")], encryptedMetadata: ["householdID"]),
             selectedProvider: "acme-cable", deviceID: "device-1",
-            pendingLogin: PendingLogin(mvpdID: "acme-cable", state: "s", code: "CODE1234", deadline: expires, data: ["k": "v"]))
+            pendingLogin: PendingLogin(
+                mvpdID: "acme-cable", state: "s", code: "CODE1234", deadline: expires, data: ["k": "v"],
+                url: "https://sp.sim/api/v2/authenticate/sim-requestor/CODE1234"),
+            pendingLogout: PendingLogout(state: "bye", deadline: expires, mvpdID: "acme-cable"))
         // The envelope FileTokenStorage writes: format, device, requestor, version, tokens.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -186,7 +186,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// provider account (a user token and credentials kept for good do not expire with a login).
     func lifetime(of tokens: StoredTokens) -> Int64 {
         let remembered = max(rememberFor.milliseconds, 60_000)
-        let dates = [tokens.authentication?.expires, tokens.pendingLogin?.deadline].compactMap { $0 }
+        let dates = [tokens.authentication?.expires, tokens.pendingLogin?.deadline, tokens.pendingLogout?.deadline].compactMap { $0 }
         guard let latest = dates.max() else { return remembered }
         let (left, overflow) = latest.milliseconds.subtractingReportingOverflow(now().milliseconds)
         let expiring = overflow ? Int64.max / 2 : max(left, 60_000)

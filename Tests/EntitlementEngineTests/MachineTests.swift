@@ -318,13 +318,17 @@ struct MachineTests {
             machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
                 == [.callBackend(OperationID(2), .logout(context, mvpd: "acme", redirectURL: "adobepass://ios.app?state=BYE"))])
         let step = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "acme", url: "https://mvpd/logout")
+        // The logout waiting for its redirect is saved, so any instance on the store can complete it.
+        let pending = PendingLogout(state: "BYE", deadline: t0.adding(.seconds(600)), mvpdID: "acme")
         #expect(
             machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0) == [
+                .persist(StoredTokens(deviceID: "dev", pendingLogout: pending), requestorID: "req"),
                 .startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600))),
                 .emit(.navigateToUrl("https://mvpd/logout"), answering: []),
             ])
         let done = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=BYE")), at: t0)
-        #expect(done.first == .cancelTimer(.redirectDeadline(FlowID(1))))
+        #expect(done.first == .persist(.empty, requestorID: "req"), "the completed logout leaves the store")
+        #expect(done.dropFirst().first == .cancelTimer(.redirectDeadline(FlowID(1))))
         #expect(done.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2), CallID(3)]))
     }
 

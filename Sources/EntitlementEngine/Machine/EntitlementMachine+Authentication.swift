@@ -518,6 +518,17 @@ extension EntitlementMachine {
         return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
     }
 
+    /// A logout another instance started (or this one before a restart) is waiting for its redirect in
+    /// storage: wait for it here too, so the redirect completes it on whichever instance it reaches.
+    mutating func resumePendingLogout(_ pending: PendingLogout?) -> Action? {
+        guard let pending, pending.deadline > now else { return nil }
+        let flow = LogoutFlow(
+            id: nextFlow(), secrets: FlowSecrets(state: pending.state), deadline: pending.deadline, mvpdID: pending.mvpdID, waiters: [])
+        moveAuthentication(to: .loggingOut(flow), .pendingLogout, .startTimer)
+        selectedProviderID = nil
+        return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
+    }
+
     /// Another instance sharing the storage changed the authentication: adopt it where this
     /// instance is idle, or where it was waiting for a redirect that the other one received.
     mutating func storageChanged(_ stored: StoredTokens) -> [Action] {
@@ -534,7 +545,7 @@ extension EntitlementMachine {
             if let token {
                 moveAuthentication(to: .authenticated(token), .validStoredToken)
                 adopt()
-            } else if let resumed = resumePendingLogin(stored.pendingLogin, configuration) {
+            } else if let resumed = resumePendingLogin(stored.pendingLogin, configuration) ?? resumePendingLogout(stored.pendingLogout) {
                 return [resumed]
             }
             return []
@@ -542,11 +553,35 @@ extension EntitlementMachine {
             if let token {
                 guard token != current else { return [] }
                 moveAuthentication(to: .authenticated(token), .validStoredToken)
+            } else if let resumed = resumePendingLogout(stored.pendingLogout) {
+                // Logged out elsewhere, waiting for the MVPD's logout redirect: it may come here.
+                authorizationExpiries = [:]
+                return [resumed]
             } else {
                 moveAuthentication(to: .unauthenticated, .noValidStoredToken)
             }
             adopt()
             return []
+        case .loggingOut(var flow):
+            if let pending = stored.pendingLogout, token == nil {
+                guard pending.state != flow.secrets?.state, pending.deadline > now else { return [] }
+                // Another instance started the logout again: wait for that one's redirect.
+                flow.secrets = FlowSecrets(state: pending.state)
+                flow.deadline = pending.deadline
+                flow.mvpdID = pending.mvpdID
+                moveAuthentication(to: .loggingOut(flow), .pendingLogout, .cancelTimer, .startTimer)
+                return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: pending.deadline)]
+            }
+            // Another instance took the logout's redirect (or the user signed in there): the logout is done.
+            var actions = finishLogout(flow, alsoAnswering: [], condition: .pendingLogoutTaken)
+            if let token {
+                moveAuthentication(to: .authenticated(token), .validStoredToken)
+                actions += resumeAuthorizationsAfterLogin(token, configuration)
+            } else if let resumed = resumePendingLogin(stored.pendingLogin, configuration) {
+                actions.append(resumed)
+            }
+            adopt()
+            return actions
         case .awaitingRedirect(var flow):
             guard let token else {
                 guard stored.pendingLogin?.state != flow.secrets?.state else { return [] }

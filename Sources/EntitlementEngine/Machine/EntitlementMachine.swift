@@ -359,6 +359,8 @@ public struct EntitlementMachine: Sendable {
             moveAuthentication(to: .authenticated(token), .validStoredToken)
         } else if let resumed = resumePendingLogin(stored.pendingLogin, loaded) {
             actions.append(resumed)
+        } else if let resumed = resumePendingLogout(stored.pendingLogout) {
+            actions.append(resumed)
         } else if authentication.kind == .unknown {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
         }
@@ -779,6 +781,7 @@ public struct EntitlementMachine: Sendable {
     public var storedTokens: StoredTokens {
         var authentication: AuthenticationToken?
         var pending: PendingLogin?
+        var logout: PendingLogout?
         switch self.authentication {
         case .authenticated(let token): authentication = token
         case .awaitingRedirect(let flow):
@@ -786,11 +789,15 @@ public struct EntitlementMachine: Sendable {
                 pending = PendingLogin(
                     mvpdID: mvpd.id, state: secrets.state, code: code, deadline: deadline, data: flow.data, url: flow.url)
             }
+        case .loggingOut(let flow):
+            if let secrets = flow.secrets, let deadline = flow.deadline {
+                logout = PendingLogout(state: secrets.state, deadline: deadline, mvpdID: flow.mvpdID)
+            }
         default: break
         }
         let tokens = StoredTokens(
             authentication: authentication, selectedProvider: selectedProviderID,
-            deviceID: deviceID, pendingLogin: pending, providerAccounts: providerAccounts)
+            deviceID: deviceID, pendingLogin: pending, pendingLogout: logout, providerAccounts: providerAccounts)
         return tokens.holdsNothing ? .empty : tokens
     }
 

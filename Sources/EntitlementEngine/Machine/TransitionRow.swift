@@ -220,6 +220,10 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case pendingLogin
     /// Another instance took this login's pending redirect out of storage: it completes the login.
     case pendingLoginTaken
+    /// Storage holds an unexpired logout waiting for the MVPD's logout redirect.
+    case pendingLogout
+    /// The logout's pending redirect left storage: another instance completed (or ended) the logout.
+    case pendingLogoutTaken
     /// The login waiting for its redirect was taken from storage (another instance, or this one before
     /// a restart, started it) and its page is known: the device may never have received it.
     case startedElsewhere

@@ -145,6 +145,24 @@ public struct PendingLogin: Sendable, Hashable, Codable {
     }
 }
 
+/// A logout waiting for the MVPD's logout redirect, kept in storage so that any instance sharing the
+/// store (another node of a fleet) can complete it when the redirect reaches it.
+public struct PendingLogout: Sendable, Hashable, Codable {
+    /// The logout flow's `state` (a secret): the redirect must carry it.
+    public var state: String
+    /// When the redirect must have arrived by.
+    public var deadline: Timestamp
+    /// The MVPD logged out of on the service.
+    public var mvpdID: String?
+
+    /// Creates a pending logout.
+    public init(state: String, deadline: Timestamp, mvpdID: String? = nil) {
+        self.state = state
+        self.deadline = deadline
+        self.mvpdID = mvpdID
+    }
+}
+
 /// Everything the engine keeps for one device and requestor between sessions.
 public struct StoredTokens: Sendable, Hashable, Codable {
     /// The authentication token, if any.
@@ -155,6 +173,8 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     public var deviceID: String?
     /// A login waiting for its redirect, if any.
     public var pendingLogin: PendingLogin?
+    /// A logout waiting for the MVPD's logout redirect, if any.
+    public var pendingLogout: PendingLogout?
     /// What the user holds with each provider of the chain that signs in (by provider id): its user
     /// token and the credentials kept for good.
     public var providerAccounts: [String: ProviderAccount]
@@ -162,24 +182,29 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     /// Creates a token set.
     public init(
         authentication: AuthenticationToken? = nil, selectedProvider: String? = nil, deviceID: String? = nil, pendingLogin: PendingLogin? = nil,
-        providerAccounts: [String: ProviderAccount] = [:]
+        pendingLogout: PendingLogout? = nil, providerAccounts: [String: ProviderAccount] = [:]
     ) {
         self.authentication = authentication
         self.selectedProvider = selectedProvider
         self.deviceID = deviceID
         self.pendingLogin = pendingLogin
+        self.pendingLogout = pendingLogout
         self.providerAccounts = providerAccounts
     }
 
-    private enum CodingKeys: String, CodingKey { case authentication, selectedProvider, deviceID, pendingLogin, providerAccounts }
+    private enum CodingKeys: String, CodingKey {
+        case authentication, selectedProvider, deviceID, pendingLogin, pendingLogout, providerAccounts
+    }
 
-    /// Encodes the tokens; provider accounts only when there are some, so other files read as before.
+    /// Encodes the tokens; a pending logout and provider accounts only when there are some, so other
+    /// files read as before.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(authentication, forKey: .authentication)
         try container.encodeIfPresent(selectedProvider, forKey: .selectedProvider)
         try container.encodeIfPresent(deviceID, forKey: .deviceID)
         try container.encodeIfPresent(pendingLogin, forKey: .pendingLogin)
+        try container.encodeIfPresent(pendingLogout, forKey: .pendingLogout)
         if !providerAccounts.isEmpty { try container.encode(providerAccounts, forKey: .providerAccounts) }
     }
 
@@ -191,12 +216,13 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         selectedProvider = try container.decodeIfPresent(String.self, forKey: .selectedProvider)
         deviceID = try container.decodeIfPresent(String.self, forKey: .deviceID)
         pendingLogin = try? container.decodeIfPresent(PendingLogin.self, forKey: .pendingLogin)
+        pendingLogout = try? container.decodeIfPresent(PendingLogout.self, forKey: .pendingLogout)
         providerAccounts = try container.decodeIfPresent([String: ProviderAccount].self, forKey: .providerAccounts) ?? [:]
     }
 
     /// True when nothing but (at most) the device is stored.
     public var holdsNothing: Bool {
-        authentication == nil && selectedProvider == nil && pendingLogin == nil && providerAccounts.isEmpty
+        authentication == nil && selectedProvider == nil && pendingLogin == nil && pendingLogout == nil && providerAccounts.isEmpty
     }
 
     /// No tokens.

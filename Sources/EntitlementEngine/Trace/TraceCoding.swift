@@ -607,7 +607,13 @@ enum TraceCoding {
                 return .object(record)
             } ?? .null,
         ]
-        // Written only when there are some, so other traces read as before.
+        // Written only when there is one (or some), so other traces read as before.
+        if let logout = stored.pendingLogout {
+            record["pendingLogout"] = [
+                "state": .string(book.conceal(logout.state, as: .state)), "deadline": .int(logout.deadline.milliseconds),
+                "mvpd": logout.mvpdID.map(JSONValue.string) ?? .null,
+            ]
+        }
         guard !stored.providerAccounts.isEmpty else { return .object(record) }
         // Concealed in key order, so the placeholders are numbered alike in every recording.
         var accounts: [String: JSONValue] = [:]
@@ -636,7 +642,14 @@ enum TraceCoding {
         return StoredTokens(
             authentication: authentication == .null ? nil : try decodeAuthentication(authentication),
             selectedProvider: selected == .null ? nil : try string(value, "selectedProvider"), deviceID: value["device"]?.string,
-            pendingLogin: try decodePending(value["pendingLogin"] ?? .null), providerAccounts: accounts)
+            pendingLogin: try decodePending(value["pendingLogin"] ?? .null),
+            pendingLogout: try decodePendingLogout(value["pendingLogout"] ?? .null), providerAccounts: accounts)
+    }
+
+    private static func decodePendingLogout(_ value: JSONValue) throws(TraceError.Reason) -> PendingLogout? {
+        guard value != .null else { return nil }
+        return PendingLogout(
+            state: try string(value, "state"), deadline: Timestamp(milliseconds: try int(value, "deadline")), mvpdID: value["mvpd"]?.string)
     }
 
     private static func decodePending(_ value: JSONValue) throws(TraceError.Reason) -> PendingLogin? {
