@@ -439,6 +439,24 @@ public actor AccessEnabler {
     /// before its save counts as failed.
     static let conflictRetries = 8
 
+    /// The pauses between attempts at a save that failed for a passing reason: 50 ms, doubling up to
+    /// 1 s, while the next pause still ends within the window (real time: the store is a real server).
+    struct StorageRetry {
+        private let deadline: ContinuousClock.Instant
+        private var pause = Duration.milliseconds(50)
+
+        init(window: Duration) { deadline = ContinuousClock.now + window }
+
+        /// Whether another attempt fits in the window.
+        var mayPause: Bool { ContinuousClock.now + pause <= deadline }
+
+        /// The next pause (each twice the last, at most 1 s).
+        mutating func nextPause() -> Duration {
+            defer { pause = min(pause * 2, .seconds(1)) }
+            return pause
+        }
+    }
+
     private func submit(_ call: EntitlementCall, awaitingAnswer: Bool = false) async -> CallID {
         lastCallID += 1
         let id = CallID(lastCallID)
@@ -492,10 +510,12 @@ public actor AccessEnabler {
     /// save (a compare-and-set) runs first, before any other action, and the step is committed
     /// only after it: if another writer got there first, the step is dropped and — unless the
     /// input came from reading storage itself (`retryingConflicts` false; the next input reads
-    /// again) — decided again on what storage now holds; if the save fails, the actions still run
-    /// and the machine is told (``Input/storageWriteFailed(_:)``).
+    /// again) — decided again on what storage now holds; a save that failed for a passing reason is
+    /// decided and tried again after a pause, within ``EngineSettings/storageRetryWindow``; if the save
+    /// still fails, the actions run and the machine is told (``Input/storageWriteFailed(_:)``).
     private func process(_ input: Input, retryingConflicts: Bool = true) async {
         var conflicts = 0
+        var retry = StorageRetry(window: machine.settings.storageRetryWindow)
         while true {
             let now = environment.clock.now()
             var next = machine
@@ -509,6 +529,14 @@ public actor AccessEnabler {
                 } catch .conflict where conflicts < Self.conflictRetries {
                     conflicts += 1
                     await reconcileWithStorage(force: true)
+                    continue
+                } catch where error.isTransient && retry.mayPause {
+                    // The store is away for a moment (restarting, failing over, busy): decide and save
+                    // again shortly; nothing of this step is told before its save holds. (A write the
+                    // store made although its answer was lost comes back as a conflict, handled above.)
+                    let pause = retry.nextPause()
+                    monitor?.observe(.storageFailed("\(error.description) (trying again in \(pause))"))
+                    try? await Task.sleep(for: pause)
                     continue
                 } catch {
                     failure = error

@@ -9,6 +9,8 @@ final class ProcessStorage: TokenStorage {
         var ended = false
         /// How many saves still fail; nil: every one until healed.
         var failingSaves: Int? = 0
+        /// How many saves still fail as an unreachable store does (for a moment).
+        var unavailableSaves = 0
     }
 
     private let inner: any TokenStorage
@@ -22,11 +24,19 @@ final class ProcessStorage: TokenStorage {
     /// The next save fails (or, with `untilHealed`, every save until ``heal()``), as a full disk would.
     func failSaves(untilHealed: Bool) { state.withLock { $0.failingSaves = untilHealed ? nil : 1 } }
 
+    /// The next `saves` saves fail as a store that is away for a moment does (a restart, a failover).
+    func makeUnavailable(forSaves saves: Int) { state.withLock { $0.unavailableSaves = saves } }
+
     /// Saves succeed again.
-    func heal() { state.withLock { $0.failingSaves = 0 } }
+    func heal() {
+        state.withLock { state in
+            state.failingSaves = 0
+            state.unavailableSaves = 0
+        }
+    }
 
     private func alive() throws(TokenStorageError) {
-        if state.withLock({ $0.ended }) { throw .unavailable("the engine's process ended") }
+        if state.withLock({ $0.ended }) { throw .closed("the engine's process ended") }
     }
 
     /// Whether this save is one that must fail (counting it).
@@ -52,6 +62,11 @@ final class ProcessStorage: TokenStorage {
     {
         try alive()
         if saveFails() { throw .system("write tokens", errno: 28) }  // ENOSPC
+        let away = state.withLock { state in
+            defer { state.unavailableSaves = max(0, state.unavailableSaves - 1) }
+            return state.unavailableSaves > 0
+        }
+        if away { throw .unavailable("the store is restarting (LOADING)") }
         return try await inner.save(tokens, deviceID: deviceID, requestorID: requestorID, replacing: expected)
     }
 

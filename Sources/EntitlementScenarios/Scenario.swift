@@ -197,6 +197,9 @@ public enum WorldAction: Sendable, Hashable {
     case activate(code: ValueExpression, user: ValueExpression, password: ValueExpression)
     /// `! storage fails saves [until healed]`: the engine's next save (or every one) fails, as on a full disk.
     case failSaves(untilHealed: Bool)
+    /// `! storage is unavailable for N saves`: the engine's next N saves fail as a store that is away for
+    /// a moment does (restarting, failing over): the engine tries again, and succeeds once they have.
+    case storageUnavailable(saves: Int)
     /// `! storage heals`: saves succeed again.
     case healStorage
     /// `! engine restarts`: the app's process dies and starts again — a new engine on the same

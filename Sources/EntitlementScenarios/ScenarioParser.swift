@@ -638,6 +638,14 @@ public enum ScenarioParser {
             return .restartEngine
         case "storage":
             if cursor.accept("heals") { return .healStorage }
+            if cursor.accept("is") {
+                try cursor.expect("unavailable for")
+                let countColumn = cursor.column
+                let count = try cursor.number("how many saves fail")
+                guard (1...100).contains(count) else { throw .at(countColumn, "between 1 and 100 saves") }
+                try cursor.expect(count == 1 ? "save" : "saves")
+                return .storageUnavailable(saves: count)
+            }
             try cursor.expect("fails saves")
             var untilHealed = false
             if cursor.accept("until") {

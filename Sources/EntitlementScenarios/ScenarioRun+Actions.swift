@@ -152,6 +152,8 @@ extension ScenarioRun {
             await session.enabler.handleExternalURL(crafted)
         case .failSaves(let untilHealed):
             engine.storage.failSaves(untilHealed: untilHealed)
+        case .storageUnavailable(let saves):
+            engine.storage.makeUnavailable(forSaves: saves)
         case .healStorage:
             engine.storage.heal()
         case .restartEngine:

@@ -48,6 +48,13 @@ public struct EngineSettings: Sendable, Hashable {
     /// The resources whose policy advice is passed to the app for a step-up (nil, the default: none —
     /// advice is then a `STEP_UP_REQUIRED` failure).
     public var stepUp: StepUpSettings?
+    /// How long a save that failed for a passing reason (``TokenStorageError/isTransient``: the store
+    /// unreachable, restarting, busy) is tried again before it counts as failed: pauses of 50 ms,
+    /// doubling up to 1 s, in real time (the store is a real server), while the engine's other inputs
+    /// wait their turn; zero tries once. Clamped to 0…60 s; default 5 s (a Redis restart or failover).
+    public var storageRetryWindow: Duration = .seconds(5) {
+        didSet { storageRetryWindow = min(max(storageRetryWindow, .zero), .seconds(60)) }
+    }
 
     /// Creates settings. Every bounded setting is clamped to its documented range here and whenever
     /// it is set later; `redirectTimeout` to 60 s…600 s (item 13 of the redirect checklist in the

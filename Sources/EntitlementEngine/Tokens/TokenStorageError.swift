@@ -21,6 +21,19 @@ public enum TokenStorageError: Error, Sendable, Equatable, CustomStringConvertib
     case system(String, errno: Int32)
     /// The store could not be reached or answered wrongly (network stores): the reason, with no secret in it.
     case unavailable(String)
+    /// This writer may write nothing more (its process ended, its store was closed); not worth retrying.
+    case closed(String)
+
+    /// Whether the same operation may well succeed if tried again shortly: the store was unreachable,
+    /// restarting, busy or timed out (``unavailable(_:)``, or a system call interrupted, busy or timed
+    /// out). A full disk, a refused location, a corrupt file or a lost compare-and-set are not.
+    public var isTransient: Bool {
+        switch self {
+        case .unavailable: true
+        case .system(_, let code): [EINTR, EAGAIN, EBUSY, ETIMEDOUT, ECONNRESET, ECONNREFUSED, EIO].contains(code)
+        case .conflict, .corrupt, .foreign, .tooLarge, .refusedLocation, .closed: false
+        }
+    }
 
     /// A sentence naming the file or reason; it never contains a token.
     public var description: String {
@@ -32,6 +45,7 @@ public enum TokenStorageError: Error, Sendable, Equatable, CustomStringConvertib
         case .refusedLocation(let why): why
         case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
         case .unavailable(let why): "token storage is unavailable: \(why)"
+        case .closed(let why): "token storage takes no more writes: \(why)"
         }
     }
 }
