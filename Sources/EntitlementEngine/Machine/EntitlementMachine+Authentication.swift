@@ -562,6 +562,36 @@ extension EntitlementMachine {
             }
             adopt()
             return []
+        case .selectingProvider(let flow), .platformPicking(let flow):
+            // The user may answer on another node: a login finished there, or started there (the
+            // device's choice reached that node), ends this picker.
+            var dismiss: [Action] = []
+            var rowActions: [TransitionAction] = []
+            if case .platformPicking = authentication {
+                dismiss = [.dismissPlatformPicker(flow.id), .emit(.dismissTvProviderDialog(platformDialog(flow, configuration)), answering: [])]
+                rowActions = [.dismissTvProviderDialog]
+            }
+            if let token {
+                moveAuthentication(to: .authenticated(token), .validStoredToken, rowActions + [.setAuthenticationStatus])
+                adopt()
+                return dismiss + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                    + resumeAuthorizationsAfterLogin(token, configuration)
+            }
+            guard let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) else {
+                persisted = mine
+                return []
+            }
+            var waiting = flow
+            waiting.mvpd = mvpd
+            waiting.secrets = FlowSecrets(state: pending.state)
+            waiting.code = pending.code
+            waiting.deadline = pending.deadline
+            waiting.data = pending.data
+            waiting.url = pending.url
+            waiting.startedElsewhere = true
+            moveAuthentication(to: .awaitingRedirect(waiting), .pendingLogin, rowActions + [.startTimer])
+            adopt()
+            return dismiss + [.startTimer(.redirectDeadline(waiting.id), at: pending.deadline)]
         case .loggingOut(var flow):
             if let pending = stored.pendingLogout, token == nil {
                 guard pending.state != flow.secrets?.state, pending.deadline > now else { return [] }
