@@ -72,6 +72,10 @@ public actor AccessEnabler {
     private var quietWaiters: [CheckedContinuation<Void, Never>] = []
     private var streams: [UInt64: StreamSink] = [:]
     private var lastStreamID: UInt64 = 0
+    /// Calls accepted and not yet answered (answered by a callback naming them, or by ``closeSession()``).
+    private var unanswered: Set<CallID> = []
+    /// Set by ``closeSession()``: the engine takes no more input and emits nothing more.
+    private var closed = false
     /// Calls whose caller awaits their answer (``answer(to:within:)``): the waiting caller, or the answer
     /// when it came before the caller started waiting.
     private var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
@@ -357,6 +361,55 @@ public actor AccessEnabler {
 
     private func removeStream(_ id: UInt64) { streams[id] = nil }
 
+    // MARK: - Closing
+
+    /// The `status` that answers every call still waiting when the engine is closed.
+    static let sessionClosedReport = StatusReport(
+        code: ErrorCode.sessionClosed, level: .warning,
+        message: "The session was closed before this call was answered; make it again (on any node: what is stored carries over).")
+
+    /// Ends this engine now, for an owner that must let it go (a host shutting down past its grace
+    /// period): every call still unanswered is answered with one `status(SESSION_CLOSED)` (to the
+    /// delegate, the streams and awaiting callers), its timers, requests and platform questions are
+    /// cancelled, and it emits, saves and reads nothing more — a later call is answered
+    /// `SESSION_CLOSED` at once. The store keeps what it holds: a login or logout waiting for its
+    /// redirect there is finished by whichever instance the redirect reaches. Monitors see a log line,
+    /// not the callback (the machine did not make it, so a trace still replays). Returns how many calls
+    /// it answered.
+    @discardableResult
+    public func closeSession() -> Int {
+        guard !closed else { return 0 }
+        closed = true
+        for timer in timers.values { timer.cancel() }
+        timers.removeAll()
+        for task in platformWork.values { task.cancel() }
+        platformWork.removeAll()
+        for request in backendRequests.values {
+            request.task.cancel()
+            request.deadline.cancel()
+        }
+        backendRequests.removeAll()
+        operationsInFlight.removeAll()
+        providerOperations.removeAll()
+        immediate.removeAll()
+        mailbox.removeAll()
+        let tickets = ticketWaiters.values
+        ticketWaiters.removeAll()
+        for waiter in tickets { waiter.resume() }
+        let calls = unanswered.sorted()
+        monitor?.observe(.log(.sessionClosed(answered: calls.count)))
+        if !calls.isEmpty { emit(.status(Self.sessionClosedReport), answering: calls, closing: true) }
+        for waiter in finishWaiters { waiter.resume.resume() }
+        finishWaiters.removeAll()
+        for waiter in providerWaiters { waiter.resume() }
+        providerWaiters.removeAll()
+        resumeIdleWaitersIfIdle()
+        return calls.count
+    }
+
+    /// Whether ``closeSession()`` ended this engine.
+    public var isClosed: Bool { closed }
+
     // MARK: - Rest
 
     /// The engine as a value, when it is at rest: nothing queued or running, no backend request,
@@ -461,6 +514,11 @@ public actor AccessEnabler {
         lastCallID += 1
         let id = CallID(lastCallID)
         if awaitingAnswer { awaitedAnswers[id] = .expected }
+        guard !closed else {
+            emit(.status(Self.sessionClosedReport), answering: [id], closing: true)
+            return id
+        }
+        unanswered.insert(id)
         monitor?.observe(.callReceived(id, call))
         await enqueueAndWait(.input(.callReceived(id, call)))
         return id
@@ -469,6 +527,7 @@ public actor AccessEnabler {
     /// Queues `work` and returns once the machine has handled it and its actions ran (so the
     /// call's synchronous callbacks were delivered).
     private func enqueueAndWait(_ work: Work) async {
+        guard !closed else { return }
         lastTicket += 1
         let ticket = lastTicket
         mailbox.append((work, ticket))
@@ -482,7 +541,7 @@ public actor AccessEnabler {
     private func drain() async {
         guard !draining else { return }
         draining = true
-        while true {
+        while !closed {
             if !immediate.isEmpty {
                 await process(immediate.removeFirst())
             } else if !mailbox.isEmpty {
@@ -542,6 +601,7 @@ public actor AccessEnabler {
                     failure = error
                 }
             }
+            guard !closed else { return }  // closed while the save ran: nothing more happens here
             machine = next
             monitor?.observe(.inputHandled(input, at: now))
             if let monitor {
@@ -729,26 +789,11 @@ public actor AccessEnabler {
     }
 
     private func run(_ action: Action) {
+        guard !closed else { return }
         switch action {
         case .emit(let callback, let answering):
             monitor?.observe(.callbackEmitted(callback, answering: answering))
-            if !awaitedAnswers.isEmpty {
-                for id in answering {
-                    switch awaitedAnswers[id] {
-                    case .expected?: awaitedAnswers[id] = .arrived(callback)
-                    case .waiting(let caller)?:
-                        awaitedAnswers[id] = nil
-                        caller.resume(returning: .success(callback))
-                    case .arrived?, nil: break
-                    }
-                }
-            }
-            for (id, stream) in streams where !stream.yield(callback, answering) {
-                // The consumer fell a whole buffer behind: end its stream (documented in `callbacks`).
-                stream.finish()
-                streams[id] = nil
-            }
-            delegate?.callbackEmitted(callback, answering: answering)
+            emit(callback, answering: answering)
         case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
             startBackendTask(operation, request)
         case .askProvider(let operation, let provider, let request, let session):
@@ -777,6 +822,30 @@ public actor AccessEnabler {
         case .log(let log):
             monitor?.observe(.log(log))
         }
+    }
+
+    /// Hands a callback to whoever waits for it: the callers awaiting the calls it answers, the streams
+    /// and the delegate.
+    private func emit(_ callback: Callback, answering: [CallID], closing: Bool = false) {
+        guard !closed || closing else { return }
+        if !answering.isEmpty { for id in answering { unanswered.remove(id) } }
+        if !awaitedAnswers.isEmpty {
+            for id in answering {
+                switch awaitedAnswers[id] {
+                case .expected?: awaitedAnswers[id] = .arrived(callback)
+                case .waiting(let caller)?:
+                    awaitedAnswers[id] = nil
+                    caller.resume(returning: .success(callback))
+                case .arrived?, nil: break
+                }
+            }
+        }
+        for (id, stream) in streams where !stream.yield(callback, answering) {
+            // The consumer fell a whole buffer behind: end its stream (documented in `callbacks`).
+            stream.finish()
+            streams[id] = nil
+        }
+        delegate?.callbackEmitted(callback, answering: answering)
     }
 
     // MARK: - Platform picker

@@ -38,6 +38,9 @@ public enum ErrorCode {
     public static let stepUpFailed = "STEP_UP_FAILED"
     /// `tokenRequestFailed`: no `completeStepUp` came within ``StepUpSettings/timeout``.
     public static let stepUpTimedOut = "STEP_UP_TIMEOUT"
+    /// `status`: the engine was closed before the call was answered (``AccessEnabler/closeSession()``, a
+    /// host shutting down); make the call again — on any node, since what is stored carries over.
+    public static let sessionClosed = "SESSION_CLOSED"
     /// ``EntitlementFailure``, never a callback: the task awaiting a call's answer was cancelled before it
     /// came (``AccessEnabler/answer(to:within:)``); the call stays accepted and is answered through the delegate.
     public static let callWaitCancelled = "CALL_WAIT_CANCELLED"

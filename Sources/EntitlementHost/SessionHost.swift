@@ -185,10 +185,12 @@ public final class SessionHost: Sendable {
 
     /// Stops taking calls and waits until every resident session is at rest (every accepted call
     /// answered; a provider picker left open is cancelled with `PROVIDER_NOT_SELECTED_ERROR`), or until
-    /// `gracePeriod` passes on the host's clock. Sessions at rest are then closed (their tokens stay in
-    /// storage; ``SessionHostStatistics/closed`` counts them). Sessions still busy keep running — their
-    /// answers still reach the delegate — and a login waiting for its redirect is in the token storage
-    /// for another node to finish; a later shutdown waits for them again.
+    /// `gracePeriod` passes on the host's clock. Then every session leaves the host: those at rest are
+    /// closed (their tokens stay in storage), and those still busy are closed too
+    /// (`AccessEnabler.closeSession()`): each call they had not answered is answered
+    /// `status(SESSION_CLOSED)`, so every accepted call has its answer when this returns. A login or logout
+    /// a busy session was waiting for stays in the token storage, and the node its redirect reaches
+    /// finishes it. ``SessionHostStatistics/closed`` counts them all.
     public func shutdown(gracePeriod: Duration = .seconds(30)) async -> SessionShutdownReport {
         let engines = registry.withLock { registry -> [AccessEnabler] in
             registry.shuttingDown = true
@@ -203,15 +205,22 @@ public final class SessionHost: Sendable {
             $0 = nil
         }
         let settled = await Self.settle(engines, within: gracePeriod, on: clock)
-        // Sessions at rest are closed (their tokens are in storage); a busy one stays until its flow ends.
-        var atRest: Set<ObjectIdentifier> = []
-        for engine in engines where await engine.rest() != nil { atRest.insert(ObjectIdentifier(engine)) }
-        let closed = registry.withLock { $0.removeAll(restingOr: atRest) }
+        // Busy sessions are closed now, their waiting calls answered; what they wait for is in storage.
+        var busy = 0
+        var callsClosed = 0
+        var all: Set<ObjectIdentifier> = []
+        for engine in engines {
+            all.insert(ObjectIdentifier(engine))
+            guard await engine.rest() == nil else { continue }
+            busy += 1
+            callsClosed += await engine.closeSession()
+        }
+        let closed = registry.withLock { $0.removeAll(restingOr: all) }
         if closed > 0 {
             count("entitle.sessions.closed", by: closed)
             publishGauges()
         }
-        return SessionShutdownReport(settled: settled, stillBusy: engines.count - settled)
+        return SessionShutdownReport(settled: settled, stillBusy: busy, callsClosed: callsClosed)
     }
 
     /// Whether the session `key` is in memory as an engine or resting as a value; nil when the host

@@ -238,7 +238,7 @@ struct SessionHostTests {
         #expect(host.statistics.closed == 1 && host.residency(of: key) == nil)
     }
 
-    @Test func shutdownRefusesNewCallsAndReportsSessionsStillWaitingForARedirect() async throws {
+    @Test func shutdownRefusesNewCallsAndAnswersTheCallsOfSessionsStillWaitingForARedirect() async throws {
         let rig = Rig()
         let host = rig.host()
         let quiet = SessionKey(deviceID: "tv-quiet", requestorID: Self.requestor)
@@ -260,13 +260,21 @@ struct SessionHostTests {
             await rig.clock.advance(by: .seconds(6))
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(await shutdown.value == SessionShutdownReport(settled: 1, stillBusy: 1))
-        // The settled session is closed; the busy one stays until its flow ends.
-        #expect(host.residency(of: quiet) == nil && host.residency(of: login) == .resident)
-        #expect(host.statistics.closed == 1 && host.statistics.resident == 1)
+        #expect(await shutdown.value == SessionShutdownReport(settled: 1, stillBusy: 1, callsClosed: 2))
+        // Both sessions are closed; the busy one's waiting calls were answered before shutdown returned.
+        #expect(host.residency(of: quiet) == nil && host.residency(of: login) == nil)
+        #expect(host.statistics.closed == 2 && host.statistics.resident == 0)
+        let closedAnswer = rig.delegate.answers(of: login).last
+        #expect(closedAnswer?.callback.name == "status" && closedAnswer?.answering == [CallID(2), CallID(3)], "\(String(describing: closedAnswer))")
+        if case .status(let report)? = closedAnswer?.callback { #expect(report.code == ErrorCode.sessionClosed) }
         // The pending login is in the store: a new host (another node) finishes it.
         let stored = try await rig.storage.load(deviceID: "tv-login", requestorID: Self.requestor)
         #expect(stored.tokens.pendingLogin != nil, "the login waiting for its redirect was persisted")
+        let nodeB = rig.host()
+        let url = try #require(rig.delegate.lastNavigation)
+        let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        #expect(try await nodeB.answer(to: .handleExternalURL(try #require(visit.appURL)), on: login)
+            == .setAuthenticationStatus(status: 1, errorCode: ""), "another node finishes the login")
     }
 }
 

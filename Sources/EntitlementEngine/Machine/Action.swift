@@ -49,14 +49,18 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
     case latePickerAnswerIgnored(FlowID)
     /// The silent platform sign-in at `setRequestor` failed; the requestor is configured without it.
     case silentSignInFailed(String)
+    /// The engine was closed (``AccessEnabler/closeSession()``), answering this many waiting calls `SESSION_CLOSED`.
+    case sessionClosed(answered: Int)
     /// The requestor's configuration had failed (`failures` times in a row): a call configures it again.
     case configurationRetried(requestorID: String, failures: Int)
 
     /// How much the line matters: a configuration that failed and is tried again is a `warning` (the
     /// service was unreachable or refused); the rest are `debug`.
     public var level: LogLevel {
-        if case .configurationRetried = self { return .warning }
-        return .debug
+        switch self {
+        case .configurationRetried, .sessionClosed: return .warning
+        default: return .debug
+        }
     }
 
     /// One log line.
@@ -68,6 +72,7 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
         case .joined(let call, let flow): "call \(call) joined \(flow)"
         case .latePickerAnswerIgnored(let flow): "late platform picker answer for \(flow) ignored"
         case .silentSignInFailed(let why): "silent sign-in at setRequestor failed: \(why)"
+        case .sessionClosed(let answered): "session closed; \(answered) waiting call\(answered == 1 ? "" : "s") answered SESSION_CLOSED"
         case .configurationRetried(let requestorID, let failures):
             "configuring '\(requestorID)' again for a call (it failed \(failures) time\(failures == 1 ? "" : "s") in a row)"
         }
