@@ -36,6 +36,13 @@ public struct EngineRest: Sendable {
         return false
     }
 
+    /// Whether the engine holds nothing worth keeping: nothing it would store (no login, pending login or
+    /// logout, chosen provider or provider account) and no call waiting. Forgetting such a rest loses
+    /// only its call-id counter and what providers verified (asked again at the next `setRequestor`).
+    public var holdsNothing: Bool {
+        !isChoosingProvider && parts.machine.storedTokens.holdsNothing
+    }
+
     /// The machine as it rests (for tests and inspection).
     public var machine: EntitlementMachine { parts.machine.resumed() }
 }

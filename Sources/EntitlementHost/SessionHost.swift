@@ -243,13 +243,23 @@ public final class SessionHost: Sendable {
 
     // MARK: - Eviction
 
-    /// Puts to rest every resident session that is at rest and had no call for the idle timeout;
-    /// returns how many. The host runs this every idle timeout on its clock.
+    /// Puts to rest every resident session that is at rest and had no call for the idle timeout, and
+    /// forgets resting sessions that hold nothing past ``SessionHostSettings/forgetEmptySessionsAfter``;
+    /// returns how many it put to rest. The host runs this every idle timeout on its clock.
     @discardableResult
     public func evictIdleSessions() async -> Int {
-        let cutoff = clock.now().adding(.zero - settings.idleTimeout)
+        let now = clock.now()
+        let cutoff = now.adding(.zero - settings.idleTimeout)
         let candidates = registry.withLock { $0.candidates(usedBefore: cutoff, limit: .max) }
-        return await putToRest(candidates)
+        let evicted = await putToRest(candidates)
+        if let forgetAfter = settings.forgetEmptySessionsAfter {
+            let forgotten = registry.withLock { $0.forgetEmpty(usedBefore: now.adding(.zero - forgetAfter)) }
+            if forgotten > 0 {
+                count("entitle.sessions.forgotten", by: forgotten)
+                publishGauges()
+            }
+        }
+        return evicted
     }
 
     private func putToRest(_ candidates: [SessionRegistry.Candidate]) async -> Int {

@@ -26,17 +26,25 @@ public struct SessionHostSettings: Sendable {
     /// host (one request for N sessions, through a `SharedConfigurationBackend`; Adobe asks for about two
     /// minutes). Nil fetches it for each session, as a lone engine does.
     public var configurationValidity: Duration?
+    /// How long a resting session that holds nothing (`EngineRest.holdsNothing`: a device that only
+    /// asked `checkAuthentication`, or logged out) is kept before the host forgets it, so devices that
+    /// pass by once cost no memory for ever; its next call opens a new session (call ids from #1,
+    /// configured again). Checked at each idle sweep; nil keeps every session.
+    public var forgetEmptySessionsAfter: Duration?
     /// Every engine's settings.
     public var engine: EngineSettings
 
     /// Settings with defaults: 5 minutes idle, 100,000 resident engines, 32 calls per session, new
     /// sessions configured, a provider choice cancelled after 10 minutes (a login's longest redirect wait),
-    /// a requestor's configuration shared by every session for 2 minutes.
+    /// a requestor's configuration shared by every session for 2 minutes, sessions holding nothing
+    /// forgotten after an hour at rest.
     public init(
         idleTimeout: Duration = .seconds(300), residentLimit: Int = 100_000, mailboxLimit: Int = 32,
         configuresNewSessions: Bool = true, providerChoiceTimeout: Duration? = .seconds(600),
-        configurationValidity: Duration? = .seconds(120), engine: EngineSettings = EngineSettings()
+        configurationValidity: Duration? = .seconds(120), forgetEmptySessionsAfter: Duration? = .seconds(3600),
+        engine: EngineSettings = EngineSettings()
     ) {
+        self.forgetEmptySessionsAfter = forgetEmptySessionsAfter
         self.configurationValidity = configurationValidity
         self.providerChoiceTimeout = providerChoiceTimeout
         self.idleTimeout = idleTimeout

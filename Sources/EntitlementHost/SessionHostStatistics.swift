@@ -14,6 +14,8 @@ public struct SessionHostStatistics: Sendable, Hashable {
     public var closed = 0
     /// Calls refused (mailbox full, session closing, host shutting down).
     public var refused = 0
+    /// Resting sessions forgotten because they held nothing (``SessionHostSettings/forgetEmptySessionsAfter``).
+    public var forgotten = 0
 
     /// Creates statistics (all zero by default).
     public init() {}

@@ -125,6 +125,20 @@ struct SessionRegistry {
         vacant.append(slot)
     }
 
+    /// Removes the resting sessions last used at or before `cutoff` that hold nothing; returns how many.
+    mutating func forgetEmpty(usedBefore cutoff: Timestamp) -> Int {
+        var forgotten = 0
+        for slot in entries.indices {
+            guard let entry = entries[slot], entry.lastUsed <= cutoff, !entry.closing, entry.inFlight == 0,
+                case .resting(let rest) = entry.form, rest.holdsNothing
+            else { continue }
+            remove(slot)
+            forgotten += 1
+        }
+        statistics.forgotten += forgotten
+        return forgotten
+    }
+
     /// Removes every resting session and every resident one whose engine is in `settled` (a
     /// shutdown's end); returns how many it removed.
     mutating func removeAll(restingOr settled: Set<ObjectIdentifier>) -> Int {

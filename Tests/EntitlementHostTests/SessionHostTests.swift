@@ -372,6 +372,41 @@ extension SessionHostTests {
         #expect(counting.configurations == (shares ? 1 : 5))
     }
 
+    /// Devices that pass by once (a checkAuthentication, nothing stored) are forgotten after the
+    /// host's time; a device that holds a login, and one with a picker open, are kept.
+    @Test func driveByDevicesAreForgottenAndDevicesThatHoldSomethingAreKept() async throws {
+        let rig = Rig()
+        let clock = rig.clock
+        let host = SessionHost(
+            settings: SessionHostSettings(idleTimeout: .seconds(60), providerChoiceTimeout: nil, forgetEmptySessionsAfter: .seconds(600)),
+            backend: rig.simulator.backend, storage: rig.storage, clock: clock, delegate: rig.delegate,
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })
+        for device in 1...200 {
+            _ = try await host.answer(to: .checkAuthentication, on: SessionKey(deviceID: "passer-\(device)", requestorID: Self.requestor))
+        }
+        let picking = SessionKey(deviceID: "picking", requestorID: Self.requestor)
+        try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: picking)
+        let member = SessionKey(deviceID: "member", requestorID: Self.requestor)
+        try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: member)
+        try await host.call(.setSelectedProvider("acme-cable"), on: member)
+        await host.whenSettled(member)
+        let url = try #require(rig.delegate.lastNavigation)
+        let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        _ = try await host.answer(to: .handleExternalURL(try #require(visit.appURL)), on: member)
+        for _ in 0..<12 {  // two idle sweeps a minute apart rest them; ten minutes later they are forgotten
+            await clock.advance(by: .seconds(60))
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(await eventually { host.statistics.forgotten == 200 }, "\(host.statistics)")
+        #expect(host.residency(of: SessionKey(deviceID: "passer-1", requestorID: Self.requestor)) == nil)
+        #expect(host.residency(of: member) == .resting, "a login is kept")
+        #expect(host.residency(of: picking) == .resting, "a picker's waiting call is kept")
+        #expect(host.statistics.resting == 2)
+        #expect(try await host.answer(to: .checkAuthentication, on: member) == .setAuthenticationStatus(status: 1, errorCode: ""))
+        #expect(await host.close(picking))
+        #expect(rig.delegate.answers(of: picking).last?.callback == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected))
+    }
+
     /// How the host refused `call`, or nil when it took it.
     static func refusal(of call: EntitlementCall, on key: SessionKey, by host: SessionHost) async -> SessionHostError? {
         do throws(SessionHostError) {
