@@ -71,7 +71,7 @@ let package = Package(
             name: "EntitlementHTTPTests",
             dependencies: [
                 "EntitlementEngine", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator", "EntitlementSimulatorServer",
-                "EntitlementScenarios",
+                "EntitlementScenarios", "EntitlementProviders",
             ]),
         .testTarget(
             name: "EntitlementScenariosTests",

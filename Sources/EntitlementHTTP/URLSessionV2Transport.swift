@@ -17,16 +17,17 @@ import EntitlementEngine
 /// request last and may change its headers.
 ///
 /// Answers: every HTTP status is a `V2Response`; a body is JSON only when its `Content-Type` says
-/// so and it parses (else `bodyProblem` says why); a body over ``bodyLimit`` is not read past the
-/// limit; a redirect is not followed (V2 sends none; following one could carry the bearer token
-/// elsewhere) and is read as its status. No HTTP answer at all is a thrown
-/// `BackendError`: `.timeout` after ``timeout``, `.network` for a refused, reset or failed
+/// so and it parses (else `bodyProblem` says why); a body over ``bodyLimit`` is refused as soon as it
+/// passes the limit, while it is read; a redirect is not followed (V2 sends none; following one could
+/// carry the bearer token elsewhere) and is read as its status. No HTTP answer at all is a thrown
+/// `BackendError`: `.timeout` once ``timeout`` has passed since the request was sent — a total
+/// deadline, however slowly the server trickles its answer — `.network` for a refused, reset or failed
 /// connection — described without the URL, which may hold a session code. A cancelled task
 /// cancels its request. Its ``V2Pacing`` keeps each device under V2's throttle.
 public final class URLSessionV2Transport: V2Transport {
     /// The service's base URL (`https://sp.auth.adobe.com`, or `entitle serve`'s URL).
     public let baseURL: String
-    /// How long a request may wait for its answer.
+    /// How long one exchange may take in all, from sending the request to the last byte of its answer.
     public let timeout: Duration
     /// Called before every request; may add or change headers.
     public let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
@@ -35,7 +36,7 @@ public final class URLSessionV2Transport: V2Transport {
     /// The largest answer body read (a bigger one is an unreadable answer, not a memory hazard).
     public let bodyLimit: Int
     private let session: URLSession
-    private let exchanges: Exchanges
+    private let exchanges: BoundedExchanges
     private let pacer: V2Pacer
 
     /// A transport to `baseURL`.
@@ -49,7 +50,7 @@ public final class URLSessionV2Transport: V2Transport {
         self.log = log
         self.pacer = V2Pacer(pacing: pacing)
         self.bodyLimit = max(bodyLimit, 1)
-        self.exchanges = Exchanges(bodyLimit: max(bodyLimit, 1))
+        self.exchanges = BoundedExchanges(bodyLimit: max(bodyLimit, 1))
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = Self.seconds(timeout)
         configuration.httpCookieAcceptPolicy = .never
@@ -113,26 +114,21 @@ public final class URLSessionV2Transport: V2Transport {
 
     // MARK: - Exchanging
 
-    /// One exchange, cancelled with the calling task.
+    /// One exchange, within the transport's total deadline, cancelled with the calling task.
     private func exchange(_ request: URLRequest) async throws(BackendError) -> V2Response {
-        let box = TaskBox()
-        let result: Result<V2Response, BackendError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let task = session.dataTask(with: request)
-                exchanges.start(task, continuation)
-                box.set(task)
-                task.resume()
-            }
-        } onCancel: {
-            box.cancel()
+        switch await exchanges.exchange(request, on: session, within: timeout) {
+        case .answered(let response, let data): return Self.read(data, response)
+        case .tooLarge(let response):
+            return V2Response(status: response.statusCode, body: nil, bodyProblem: "the body is larger than \(bodyLimit) bytes")
+        case .timedOut: throw .timeout
+        case .failed(let code): throw Self.failure(code)
         }
-        return try result.get()
     }
 
     /// A transport failure, described without the URL (it may hold a session code).
-    static func failure(_ error: any Error) -> BackendError {
-        guard let error = error as? URLError else { return .network("the request failed") }
-        switch error.code {
+    static func failure(_ code: URLError.Code?) -> BackendError {
+        guard let code else { return .network("the request failed") }
+        switch code {
         case .timedOut: return .timeout
         case .cancelled: return .network("cancelled")
         case .cannotConnectToHost: return .network("connection refused")
@@ -141,7 +137,7 @@ public final class URLSessionV2Transport: V2Transport {
         case .notConnectedToInternet: return .network("not connected")
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid:
             return .network("TLS failure")
-        default: return .network("connection failed (URLError \(error.code.rawValue))")
+        default: return .network("connection failed (URLError \(code.rawValue))")
         }
     }
 
@@ -163,105 +159,5 @@ public final class URLSessionV2Transport: V2Transport {
 
     private static func seconds(_ duration: Duration) -> TimeInterval {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-}
-
-/// The running data task, so cancellation can reach it from another thread.
-private final class TaskBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: URLSessionDataTask?
-    private var cancelled = false
-
-    func set(_ task: URLSessionDataTask) {
-        lock.lock()
-        self.task = task
-        let cancelNow = cancelled
-        lock.unlock()
-        if cancelNow { task.cancel() }
-    }
-
-    func cancel() {
-        lock.lock()
-        cancelled = true
-        let task = self.task
-        lock.unlock()
-        task?.cancel()
-    }
-}
-
-/// The session's delegate: each exchange's bytes, bounded, and its one answer.
-private final class Exchanges: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    typealias Answer = CheckedContinuation<Result<V2Response, BackendError>, Never>
-
-    private struct Exchange {
-        let answer: Answer
-        var data = Data()
-        var tooLarge = false
-    }
-
-    private let lock = NSLock()
-    private var running: [Int: Exchange] = [:]
-    private let bodyLimit: Int
-
-    init(bodyLimit: Int) { self.bodyLimit = bodyLimit }
-
-    func start(_ task: URLSessionTask, _ answer: Answer) {
-        lock.lock()
-        running[task.taskIdentifier] = Exchange(answer: answer)
-        lock.unlock()
-    }
-
-    private func update(_ task: URLSessionTask, _ change: (inout Exchange) -> Void) {
-        lock.lock()
-        if var exchange = running[task.taskIdentifier] {
-            change(&exchange)
-            running[task.taskIdentifier] = exchange
-        }
-        lock.unlock()
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
-    ) { completionHandler(nil) }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        let tooLarge = response.expectedContentLength > Int64(bodyLimit)
-        if tooLarge { update(dataTask) { $0.tooLarge = true } }
-        completionHandler(tooLarge ? .cancel : .allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        var overflow = false
-        update(dataTask) { exchange in
-            if exchange.data.count + data.count > bodyLimit {
-                exchange.tooLarge = true
-                overflow = true
-            } else {
-                exchange.data.append(data)
-            }
-        }
-        if overflow { dataTask.cancel() }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        lock.lock()
-        let finished = running.removeValue(forKey: task.taskIdentifier)
-        lock.unlock()
-        guard let finished else { return }
-        let response = task.response as? HTTPURLResponse
-        if finished.tooLarge, let response {
-            finished.answer.resume(
-                returning: .success(V2Response(status: response.statusCode, body: nil, bodyProblem: "the body is larger than \(bodyLimit) bytes")))
-        } else if let error {
-            finished.answer.resume(returning: .failure(URLSessionV2Transport.failure(error)))
-        } else if let response {
-            finished.answer.resume(returning: .success(URLSessionV2Transport.read(finished.data, response)))
-        } else {
-            finished.answer.resume(returning: .failure(.network("no HTTP answer")))
-        }
     }
 }

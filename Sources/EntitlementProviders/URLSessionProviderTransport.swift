@@ -9,14 +9,17 @@ import EntitlementHTTP
 #endif
 
 /// A provider's HTTP exchanges over `URLSession`: no cookies, no cache, no redirects followed (one
-/// could carry the decorated credentials elsewhere; it is read as its status), a deadline, a body
-/// limit. Cancelling the calling task cancels the request.
+/// could carry the decorated credentials elsewhere; it is read as its status), a total deadline for
+/// each exchange (however slowly the server trickles its answer), and a body limit enforced while the
+/// body is read (a bigger answer is refused as soon as it passes it). Cancelling the calling task
+/// cancels the request.
 public final class URLSessionProviderTransport: ProviderTransport {
-    /// How long one exchange may take.
+    /// How long one exchange may take in all.
     public let timeout: Duration
     /// The largest answer body accepted (a bigger one is an unreadable answer).
     public let bodyLimit: Int
     private let session: URLSession
+    private let exchanges: BoundedExchanges
 
     /// A transport.
     public init(timeout: Duration = .seconds(10), bodyLimit: Int = 256 * 1024) {
@@ -28,7 +31,8 @@ public final class URLSessionProviderTransport: ProviderTransport {
         configuration.httpCookieAcceptPolicy = .never
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        exchanges = BoundedExchanges(bodyLimit: max(bodyLimit, 1))
+        session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -40,25 +44,13 @@ public final class URLSessionProviderTransport: ProviderTransport {
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if !request.body.isEmpty { urlRequest.httpBody = Data(request.body) }
-        do {
-            let (data, response) = try await session.data(for: urlRequest)
-            guard let http = response as? HTTPURLResponse else { return .failure(.networkFailure) }
-            guard data.count <= bodyLimit else { return .failure(.unknown("the answer is larger than \(bodyLimit) bytes")) }
+        switch await exchanges.exchange(urlRequest, on: session, within: timeout) {
+        case .answered(let http, let data):
             return .success(
                 ProviderHTTPAnswer(
                     status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"), body: [UInt8](data)))
-        } catch {
-            return .failure(.networkFailure)
+        case .tooLarge: return .failure(.unknown("the answer is larger than \(bodyLimit) bytes"))
+        case .timedOut, .failed: return .failure(.networkFailure)
         }
-    }
-}
-
-/// Answers every redirect with "do not follow".
-private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

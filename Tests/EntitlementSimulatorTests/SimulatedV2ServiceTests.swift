@@ -86,6 +86,36 @@ struct SimulatedV2ServiceTests {
         #expect(counter.counts == ["registerClient": 1, "accessToken": 2, "configuration": 4], "refreshed before it expired, never registered again")
     }
 
+    /// A token endpoint that hangs (and ignores cancellation) wedges nobody: each caller whose task is
+    /// cancelled stops waiting at once, and once the shared fetch is older than its timeout the next
+    /// caller abandons it and fetches again.
+    @Test(.timeLimit(.minutes(1)))
+    func aHungTokenFetchIsAbandonedAndItsCallersLeaveWhenCancelled() async throws {
+        let clock = ManualClock()
+        let counter = Counter()
+        let service = SimulatedV2Service(simulator: Simulator(clock: clock), throttles: false)
+        let hanging = HangingFirstToken(inner: CountingTransport(inner: service, counter: counter))
+        let client = V2Client(
+            transport: hanging, softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock,
+            tokenFetchTimeout: .seconds(30))
+        let context = RequestContext(requestorID: "sim-requestor", deviceID: "device-1")
+        for _ in 0..<2 {
+            let caller = Task { try await client.perform(.configuration(context)) }
+            while counter.counts["accessToken"] == nil { await Task.yield() }
+            try await Task.sleep(for: .milliseconds(20))
+            caller.cancel()
+            await #expect(throws: BackendError.timeout) { _ = try await caller.value }
+        }
+        #expect(counter.counts["accessToken"] == 1, "the second caller joined the one fetch")
+        await clock.advance(by: .seconds(30))
+        guard case .configuration = try await client.perform(.configuration(context)) else {
+            Issue.record("not a configuration")
+            return
+        }
+        #expect(counter.counts["accessToken"] == 2, "the hung fetch was abandoned and fetched again")
+        hanging.release()
+    }
+
     @Test func anAccessTokenTheServiceNoLongerAcceptsIsReplacedOnce() async throws {
         let clock = ManualClock()
         let (client, service, counter) = Self.client(clock)
@@ -181,4 +211,25 @@ struct CountingTransport: V2Transport {
         counter.count(request.operation)
         return try await inner.send(request, context: context)
     }
+}
+
+/// A transport whose first access-token request hangs until released, whatever its caller does.
+final class HangingFirstToken: V2Transport {
+    let inner: any V2Transport
+    private let state = Mutex<(hung: Bool, waiting: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    init(inner: any V2Transport) { self.inner = inner }
+
+    func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+        let answer = try await inner.send(request, context: context)
+        guard request.operation == "accessToken" else { return answer }
+        let hang = state.withLock { state -> Bool in
+            defer { state.hung = true }
+            return !state.hung
+        }
+        if hang { await withCheckedContinuation { continuation in state.withLock { $0.waiting = continuation } } }
+        return answer
+    }
+
+    func release() { state.withLock { $0.waiting }?.resume() }
 }

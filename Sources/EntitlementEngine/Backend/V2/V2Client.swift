@@ -63,15 +63,20 @@ public actor V2Client: EntitlementBackend {
     /// What the embedding backend knows of each device, by device id (its headers).
     public let devices: @Sendable (String) -> V2Device
     private let clock: any EngineClock
+    /// How long the one access-token fetch every caller shares may take before the next caller
+    /// abandons it and fetches again (a token endpoint that hangs wedges nobody for longer).
+    public let tokenFetchTimeout: Duration
     private var accessToken: V2AccessToken?
-    private var tokenRequest: Task<Result<V2AccessToken, BackendError>, Never>?
+    private var tokenRequest: (task: Task<Result<V2AccessToken, BackendError>, Never>, started: Timestamp, number: UInt64)?
+    private var tokenRequests: UInt64 = 0
 
     /// A client on `transport` registering `softwareStatement`.
     public init(
         transport: any V2Transport, softwareStatement: String, credentials: any V2CredentialStore = InMemoryV2CredentialStore(),
         baseURL: String, clock: any EngineClock, refreshMargin: Duration = .seconds(60),
-        devices: @escaping @Sendable (String) -> V2Device = { _ in V2Device() }
+        devices: @escaping @Sendable (String) -> V2Device = { _ in V2Device() }, tokenFetchTimeout: Duration = .seconds(30)
     ) {
+        self.tokenFetchTimeout = max(tokenFetchTimeout, .seconds(1))
         self.transport = transport
         self.softwareStatement = softwareStatement
         self.credentials = credentials
@@ -108,23 +113,48 @@ public actor V2Client: EntitlementBackend {
 
     // MARK: - Access tokens
 
-    /// The cached access token, or a new one (one request for every caller waiting at once).
+    /// The cached access token, or a new one (one request for every caller waiting at once). A caller
+    /// whose task is cancelled stops waiting at once (``BackendError/timeout``); a fetch running longer
+    /// than ``tokenFetchTimeout`` is cancelled by the next caller, which fetches again.
     private func validAccessToken() async throws(BackendError) -> String {
-        if let token = accessToken, Saturating.subtract(token.expires.milliseconds, refreshMargin.milliseconds) > clock.now().milliseconds {
+        let now = clock.now()
+        if let token = accessToken, Saturating.subtract(token.expires.milliseconds, refreshMargin.milliseconds) > now.milliseconds {
             return token.accessToken
         }
         let running: Task<Result<V2AccessToken, BackendError>, Never>
-        if let tokenRequest {
-            running = tokenRequest
+        if let tokenRequest, now < tokenRequest.started.adding(tokenFetchTimeout) {
+            running = tokenRequest.task
         } else {
-            running = Task { await self.fetchAccessToken() }
-            tokenRequest = running
+            tokenRequest?.task.cancel()
+            tokenRequests += 1
+            let number = tokenRequests
+            running = Task {
+                let result = await self.fetchAccessToken()
+                self.tokenFetchEnded(number, result)
+                return result
+            }
+            tokenRequest = (running, now, number)
         }
-        let result = await running.value
-        if tokenRequest == running { tokenRequest = nil }
-        let token = try result.get()
-        accessToken = token
-        return token.accessToken
+        return try await Self.value(of: running, unlessCancelled: .failure(.timeout)).get().accessToken
+    }
+
+    /// A fetch ended: its token is cached, and the next caller fetches anew (unless a later fetch replaced it).
+    private func tokenFetchEnded(_ number: UInt64, _ result: Result<V2AccessToken, BackendError>) {
+        guard tokenRequest?.number == number else { return }
+        tokenRequest = nil
+        if case .success(let token) = result { accessToken = token }
+    }
+
+    /// `task`'s value, or `cancelled` as soon as the calling task is cancelled (the task goes on for others).
+    private static func value<Value: Sendable>(of task: Task<Value, Never>, unlessCancelled cancelled: Value) async -> Value {
+        let first = FirstResult<Value>()
+        let waiter = Task { first.offer(await task.value) }
+        return await withTaskCancellationHandler {
+            await first.value()
+        } onCancel: {
+            first.offer(cancelled)
+            waiter.cancel()
+        }
     }
 
     private func fetchAccessToken() async -> Result<V2AccessToken, BackendError> {

@@ -1,0 +1,58 @@
+import EntitlementEngine
+import EntitlementHTTP
+import EntitlementProviders
+import Testing
+
+/// Every transport timeout is a total deadline for the exchange, however slowly the server trickles
+/// its answer, and a body is refused as soon as it passes its limit, while it is read.
+@Suite("Transport deadlines and body limits")
+struct TransportDeadlineTests {
+    /// 100 bytes promised, one every 200 ms: 20 s in all, never idle for long.
+    static func trickle() throws -> SlowServer {
+        try SlowServer(
+            head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n", chunk: Array(" ".utf8),
+            every: .milliseconds(200), count: 100)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aTricklingAdobeAnswerEndsAtTheTransportsDeadline() async throws {
+        let server = try Self.trickle()
+        defer { server.stop() }
+        let transport = URLSessionV2Transport(baseURL: server.url, timeout: .seconds(1), pacing: .afterThrottleOnly)
+        let started = ContinuousClock.now
+        await #expect(throws: BackendError.timeout) {
+            _ = try await transport.send(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: "t"))
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(4), "a total deadline, not an idle one: \(elapsed)")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aTricklingProviderAnswerEndsAtTheTransportsDeadline() async throws {
+        let server = try Self.trickle()
+        defer { server.stop() }
+        let transport = URLSessionProviderTransport(timeout: .seconds(1))
+        let started = ContinuousClock.now
+        let answer = await transport.send(
+            V2OutgoingRequest(operation: "authorize", method: "POST", url: server.url + "/authorize", headers: [:], body: Array("r=1".utf8)))
+        #expect(answer == .failure(.networkFailure))
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
+    /// An answer that says nothing of its length and never stops: reading ends at the limit, long
+    /// before the server is done (it was buffered whole before).
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aHugeAnswerIsRefusedWhileItIsRead(_ announced: Bool) async throws {
+        let length = announced ? "Content-Length: 1000000000\r\n" : "Connection: close\r\n"
+        let server = try SlowServer(
+            head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\(length)\r\n",
+            chunk: [UInt8](repeating: 0x20, count: 64 * 1024), every: .milliseconds(1), count: 2000)
+        defer { server.stop() }
+        let transport = URLSessionProviderTransport(timeout: .seconds(20), bodyLimit: 256 * 1024)
+        let answer = await transport.send(
+            V2OutgoingRequest(operation: "authorize", method: "POST", url: server.url + "/authorize", headers: [:], body: []))
+        #expect(answer == .failure(.unknown("the answer is larger than 262144 bytes")))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(server.bodyBytesWritten < 64 * 1024 * 2000 / 4, "the client stopped reading: \(server.bodyBytesWritten) bytes written")
+    }
+}
