@@ -6,7 +6,7 @@ import Synchronization
 /// A configuration is the same for every device of a requestor (REST API V2 keys it by service
 /// provider and platform type, not by user), and Adobe asks server-to-server integrations to cache it
 /// in memory for about two minutes rather than fetch it per device. Wrap the backend every engine of a
-/// process shares (``SessionHost`` does so by default):
+/// process shares (`EntitlementHost`'s `SessionHost` does so by default):
 ///
 /// ```swift
 /// let shared = SharedConfigurationBackend(v2Client, validity: .seconds(120), clock: SystemClock())
@@ -54,6 +54,7 @@ public final class SharedConfigurationBackend: EntitlementBackend {
 
     /// Wraps `backend`.
     /// - Parameters:
+    ///   - backend: the backend every request other than a configuration goes to, and the configurations too when none is kept.
     ///   - validity: how long a configuration answer is kept (at least 1 s, at most 1 hour).
     ///   - fetchTimeout: how long one fetch may take before the next caller abandons it (at least 1 s).
     ///   - clock: times validity and fetches; give the clock your engines use.
