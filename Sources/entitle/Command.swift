@@ -32,6 +32,10 @@ enum Command: Equatable {
     case chart(format: StateChart.Format, chart: String?, writeTo: String?)
     /// Run `count` cases of a fuzz target from `seed`; `child` runs them here and reports each seed.
     case fuzz(target: String, count: Int, seed: UInt64, child: Bool)
+    /// Run a fleet of node processes on a real Redis under seeded faults and check its promises.
+    case fleet(devices: Int, nodes: Int, faults: Int, seed: UInt64, concurrency: Int)
+    /// One node of `fleet` (not in help).
+    case fleetNode(redisPort: UInt16, adobe: String, port: UInt16, log: String)
     /// Run the random explorer on `seeds` seeds from `from`.
     case explore(seeds: Int, from: UInt64, length: Int, trace: String?)
     /// Print the list of commands (`nil`) or one command's help.
@@ -80,6 +84,8 @@ enum Command: Equatable {
         case "chart": return try parseChart(rest)
         case "bench": return try parseBench(rest)
         case "explore": return try parseExplore(rest)
+        case "fleet": return try parseFleet(rest)
+        case "fleet-node": return try parseFleetNode(rest)
         case "fuzz": return try parseFuzz(rest)
         case "storage-stress":
             let reader = ArgumentReader(rest, command: first, options: [])
@@ -97,6 +103,41 @@ enum Command: Equatable {
     }
 
     // MARK: - Commands
+
+    private static func parseFleet(_ arguments: [String]) throws(UsageError) -> Command {
+        var reader = ArgumentReader(arguments, command: "fleet", options: ["--devices", "--nodes", "--faults", "--seed", "--concurrency"])
+        var devices = 200, nodes = 3, faults = 6, concurrency = 50
+        var seed: UInt64 = 1
+        while let argument = reader.next() {
+            switch argument {
+            case "--devices": devices = try reader.number(of: argument, in: 1...100_000)
+            case "--nodes": nodes = try reader.number(of: argument, in: 2...16)
+            case "--faults": faults = try reader.number(of: argument, in: 0...1000)
+            case "--seed": seed = try reader.seed(of: argument)
+            case "--concurrency": concurrency = try reader.number(of: argument, in: 1...1000)
+            case _ where argument.hasPrefix("-"): throw reader.unknownOption(argument)
+            default: throw reader.unexpected(argument)
+            }
+        }
+        return .fleet(devices: devices, nodes: nodes, faults: faults, seed: seed, concurrency: concurrency)
+    }
+
+    private static func parseFleetNode(_ arguments: [String]) throws(UsageError) -> Command {
+        var reader = ArgumentReader(arguments, command: "fleet-node", options: ["--redis-port", "--adobe", "--port", "--log"])
+        var redisPort = 0, port = 0
+        var adobe: String?, log: String?
+        while let argument = reader.next() {
+            switch argument {
+            case "--redis-port": redisPort = try reader.number(of: argument, in: 1...65535)
+            case "--port": port = try reader.number(of: argument, in: 1...65535)
+            case "--adobe": adobe = try reader.value(of: argument)
+            case "--log": log = try reader.value(of: argument)
+            default: throw reader.unknownOption(argument)
+            }
+        }
+        guard redisPort > 0, port > 0, let adobe, let log else { throw reader.error("give --redis-port, --adobe, --port and --log") }
+        return .fleetNode(redisPort: UInt16(redisPort), adobe: adobe, port: UInt16(port), log: log)
+    }
 
     private static func parseRun(_ arguments: [String]) throws(UsageError) -> Command {
         var reader = ArgumentReader(arguments, command: "run", options: ["--over-http", "--junit"])

@@ -140,6 +140,23 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
+            name: "fleet", synopsis: ["fleet [--devices N] [--nodes K] [--faults F] [--seed S] [--concurrency C]"],
+            summary: "run a fleet of node processes on a real Redis under faults and check its promises",
+            details: """
+                Starts redis-server (it must be installed) on a free loopback port, the simulator on HTTP,
+                and K node processes (default 3), each a SessionHost on REST API V2 over HTTP and the
+                Redis token store. Drives N devices (default 200; C at a time, default 50) through whole
+                journeys — a login through the MVPD's page, an authorization, a logout through the
+                MVPD's logout page — each request to a random node, while F faults of every kind
+                (default 6) come on a schedule seeded by S: a node killed (SIGKILL) and restarted, Redis
+                hung (SIGSTOP 5 s), Redis restarted empty and with its data, the simulator refusing or
+                hanging for 5 s. Then, faults healed, every device logs in afresh, and the run checks:
+                no request hung; every call a node accepted answered exactly once (calls lost with a
+                killed node are counted apart); every node answers each device alike; no secret (a
+                password, a session code, a media token) in any node's log. Prints a table and exits 0,
+                or lists the violations and exits 1 (69 when redis-server cannot start).
+                """),
+        CommandHelp(
             name: "fuzz", synopsis: ["fuzz TARGET [--count N] [--seed S]"], summary: "run a fuzz target's long mode",
             details: """
                 Runs N cases (default 10000) of a fuzz target from seed S (default 1) in a child process,

@@ -92,7 +92,7 @@ struct ServeCommand {
     }
 
     /// Waits for SIGINT or SIGTERM (their default action, ending the process at once, is turned off).
-    private static func nextTerminationSignal() async -> Int32 {
+    static func nextTerminationSignal() async -> Int32 {
         await withCheckedContinuation { continuation in
             let once = OnceBox(continuation)
             for number in [SIGINT, SIGTERM] {

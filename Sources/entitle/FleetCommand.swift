@@ -1,0 +1,656 @@
+import EntitlementEngine
+import EntitlementHTTPServer
+import EntitlementRedis
+import EntitlementSimulator
+import EntitlementSimulatorServer
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `entitle fleet`: a fleet under faults. Starts a real `redis-server`, the simulator on HTTP (in this
+/// process, so its login pages are at hand and it can be made to refuse or hang) and NODES node
+/// processes (`entitle fleet-node`), then drives DEVICES devices through whole journeys — login through
+/// the MVPD's page, authorization, logout through the MVPD's logout page — sending every request to a
+/// random node, while faults come on a seeded schedule: a node killed (SIGKILL, restarted), Redis hung
+/// (SIGSTOP 5 s), Redis restarted empty and with its data, the simulator refusing or hanging for 5 s.
+/// Then, with the faults healed, it checks the fleet's promises and exits 1 on any violation.
+struct FleetCommand {
+    let devices: Int
+    let nodes: Int
+    let faultsPerKind: Int
+    let seed: UInt64
+    let concurrency: Int
+
+    enum Fault: String, CaseIterable {
+        case killNode = "node killed"
+        case redisHang = "Redis hung 5 s"
+        case redisRestartEmpty = "Redis restarted empty"
+        case redisRestartWithData = "Redis restarted with its data"
+        case adobeRefuses = "simulator refusing 5 s"
+        case adobeHangs = "simulator hanging 5 s"
+    }
+
+    func run() async -> ExitStatus {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-fleet-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fleet: Fleet
+        do {
+            fleet = try await Fleet.start(nodes: nodes, folder: folder)
+        } catch {
+            StandardError.write("entitle fleet: \(error)\n")
+            return .unavailable
+        }
+        defer { fleet.stop() }
+        print("fleet: redis-server on \(fleet.redis.port), the simulator at \(fleet.adobeURL), \(nodes) nodes, \(devices) devices, seed \(seed)")
+
+        // Journeys under faults.
+        let stats = Stats()
+        var random = SplitMix(seed: seed)
+        let schedule = (0..<faultsPerKind).flatMap { _ in Fault.allCases }.shuffled(using: &random)
+        let faultsOver = Atomic<Bool>(false)
+        let faults = Task {
+            await inject(schedule, into: fleet, seed: seed, stats: stats)
+            faultsOver.store(true, ordering: .relaxed)
+        }
+        // Journeys go on, device after device, until the last fault is over.
+        await drive(devices: (0..<devices).map { "device-\($0)" }, fleet: fleet, stats: stats, seed: seed &+ 1) {
+            !faultsOver.load(ordering: .relaxed)
+        }
+        await faults.value
+        await fleet.heal()
+
+        // With the faults healed: every device logs in afresh, and every node answers it alike.
+        try? await Task.sleep(for: .seconds(2))
+        let before = stats.snapshot()
+        await drive(devices: (0..<devices).map { "device-\($0)" }, fleet: fleet, stats: stats, seed: seed &+ 2) { false }
+        let healed = stats.snapshot().failures(since: before)
+        let disagreements = await agreement(fleet: fleet, devices: (0..<min(devices, 100)).map { "device-\($0)" })
+
+        // Stop the nodes (SIGTERM: their sessions' calls answered) and read their logs.
+        await fleet.stopNodes()
+        let ledger = Ledger.read(folder: folder)
+        let secrets = secretsInLogs(folder: folder, seen: stats.secrets())
+
+        var violations: [String] = []
+        let report = stats.snapshot()
+        if report.hung > 0 { violations.append("\(report.hung) device requests hung (no answer in 60 s)") }
+        if !healed.isEmpty { violations.append("after the faults healed, journeys failed: \(healed.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))") }
+        violations += disagreements
+        violations += ledger.violations
+        violations += secrets
+
+        print(report.table(faults: schedule.count, kinds: faultsPerKind, ledger: ledger))
+        if violations.isEmpty {
+            print("fleet: every promise kept (\(ledger.accepted) calls accepted, each answered once; no hung request; nodes agree; fresh logins work; no secret in any log)")
+            return .success
+        }
+        for violation in violations { print("VIOLATION: \(violation)") }
+        return .failure
+    }
+
+    // MARK: - Devices
+
+    /// Each device's journey, `concurrency` devices at a time, every request to a random node; while
+    /// `again` says so, the devices go round again.
+    private func drive(
+        devices: [String], fleet: Fleet, stats: Stats, seed: UInt64, again: @escaping @Sendable () -> Bool
+    ) async {
+        // A device runs one journey at a time: one whose last journey still runs is skipped this round.
+        await withTaskGroup(of: String.self) { group in
+            var next = 0
+            var busy: Set<String> = []
+            func add() {
+                for _ in 0..<devices.count {
+                    guard next < devices.count || again() else { return }
+                    let device = devices[next % devices.count]
+                    let deviceSeed = seed &+ UInt64(next)
+                    next += 1
+                    guard busy.insert(device).inserted else { continue }
+                    group.addTask {
+                        var journey = Journey(device: device, fleet: fleet, stats: stats, seed: deviceSeed)
+                        await journey.run()
+                        return device
+                    }
+                    return
+                }
+            }
+            for _ in 0..<min(concurrency, devices.count) { add() }
+            while let done = await group.next() {
+                busy.remove(done)
+                add()
+            }
+        }
+    }
+
+    /// After the faults: every node answers `checkAuthentication` for a device the same way.
+    private func agreement(fleet: Fleet, devices: [String]) async -> [String] {
+        var problems: [String] = []
+        for device in devices {
+            var answers: Set<String> = []
+            for node in 0..<fleet.nodeCount {
+                let answer = await fleet.send("checkAuthentication", device: device, to: node)
+                answers.insert(answer.lines.first { $0.hasPrefix("setAuthenticationStatus") }.map { String($0.split(separator: "\t")[1]) } ?? "none")
+            }
+            if answers.count != 1 { problems.append("\(device): nodes disagree on checkAuthentication: \(answers.sorted())") }
+        }
+        return problems
+    }
+
+    // MARK: - Faults
+
+    private func inject(_ schedule: [Fault], into fleet: Fleet, seed: UInt64, stats: Stats) async {
+        var random = SplitMix(seed: seed &+ 3)
+        for fault in schedule {
+            try? await Task.sleep(for: .milliseconds(Int(300 + random.next() % 700)))
+            stats.fault(fault)
+            switch fault {
+            case .killNode: await fleet.killAndRestart(node: Int(random.next() % UInt64(fleet.nodeCount)))
+            case .redisHang: await fleet.redis.hang(for: .seconds(5))
+            case .redisRestartEmpty: await fleet.redis.restart(keepingData: false)
+            case .redisRestartWithData: await fleet.redis.restart(keepingData: true)
+            case .adobeRefuses: await fleet.adobe(.refusing, for: .seconds(5))
+            case .adobeHangs: await fleet.adobe(.hanging, for: .seconds(5))
+            }
+        }
+    }
+
+    /// Secrets the devices were handed (login-page session codes, media tokens) and the users'
+    /// passwords must not appear in any node's log.
+    private func secretsInLogs(folder: String, seen: Set<String>) -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var problems: [String] = []
+        let planted = seen.union(SimulatedWorld.default.users.map(\.password))
+        for file in files where file.hasSuffix(".log") || file.hasSuffix(".err") {
+            guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else { continue }
+            for secret in planted where secret.count >= 6 && text.contains(secret) {
+                problems.append("\(file) holds a secret in clear (\(secret.prefix(3))…)")
+                break
+            }
+        }
+        return problems
+    }
+}
+
+/// One device's journey: login (picker, page, redirect), authorization, logout (page, redirect).
+private struct Journey {
+    let device: String
+    let fleet: Fleet
+    let stats: Stats
+    var random: SplitMix
+
+    init(device: String, fleet: Fleet, stats: Stats, seed: UInt64) {
+        self.device = device
+        self.fleet = fleet
+        self.stats = stats
+        self.random = SplitMix(seed: seed)
+    }
+
+    mutating func run() async {
+        let outcome = await attempt()
+        stats.journey(outcome)
+    }
+
+    private mutating func send(_ call: String) async -> Fleet.Answer {
+        let answer = await fleet.send(call, device: device, to: Int(random.next() % UInt64(fleet.nodeCount)))
+        stats.request(answer)
+        return answer
+    }
+
+    /// "ok", or the first thing that went wrong (a code, `no login page`, …).
+    private mutating func attempt() async -> String {
+        var signedIn = await send("checkAuthentication").failure == "1"
+        if !signedIn {
+            // Start the login; a node that finds it running elsewhere hands out its page again.
+            var page: String?
+            for _ in 0..<4 where page == nil && !signedIn {
+                let started = await send("getAuthentication")
+                if started.failure == "1" {
+                    signedIn = true
+                } else if let url = started.value(of: "navigateToUrl") {
+                    page = url
+                } else {
+                    page = await send("setSelectedProvider acme-cable").value(of: "navigateToUrl")
+                }
+            }
+            if !signedIn {
+                guard let page else { return "no login page" }
+                stats.secret(page)
+                let visit = await fleet.simulator.userAgent.logIn(at: page, username: "alice", password: "wonderland")
+                guard let redirect = visit.appURL else { return "login page failed" }
+                let finished = await send("handleExternalURL \(redirect)")
+                guard finished.failure == "1" else { return "login: \(finished.failure ?? "no answer")" }
+            }
+        }
+        let authorized = await send("getAuthorization news-channel")
+        guard let token = authorized.value(of: "setToken") else { return "authorization: \(authorized.failure ?? "no answer")" }
+        stats.secret(token)
+        let logout = await send("logout")
+        if let logoutPage = logout.value(of: "navigateToUrl") {
+            let back = await fleet.simulator.userAgent.follow(logoutPage)
+            guard let redirect = back.appURL else { return "logout page failed" }
+            let done = await send("handleExternalURL \(redirect)")
+            guard done.failure == ErrorCode.userNotAuthenticated else { return "logout: \(done.failure ?? "no answer")" }
+        } else if logout.failure != ErrorCode.userNotAuthenticated {
+            return "logout: \(logout.failure ?? "no answer")"
+        }
+        return "ok"
+    }
+}
+
+// MARK: - The fleet
+
+/// The processes and the simulator of one run.
+final class Fleet: Sendable {
+    let redis: RedisProcess
+    let simulator: Simulator
+    let adobeURL: String
+    let nodeCount: Int
+    private let server: HTTPServer
+    private let adobeFault = Mutex<(mode: AdobeMode, until: ContinuousClock.Instant)>((.normal, .now))
+    private let nodes: Mutex<[NodeProcess]>
+    private let folder: String
+
+    enum AdobeMode { case normal, refusing, hanging }
+
+    /// What a node answered: its callback lines, or why there were none.
+    struct Answer: Sendable {
+        var lines: [String] = []
+        var problem: String?
+        var elapsed: Duration = .zero
+
+        /// The detail of the first callback named `name`.
+        func value(of name: String) -> String? {
+            lines.first { $0.hasPrefix(name + "\t") }.map { String($0.split(separator: "\t", omittingEmptySubsequences: false)[1]) }
+        }
+
+        /// The code of the last answer that failed (`status`, `tokenRequestFailed`), or `setAuthenticationStatus`'s.
+        var failure: String? {
+            if let problem { return problem }
+            for line in lines.reversed() {
+                let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                switch fields[0] {
+                case "status", "tokenRequestFailed": return fields[1]
+                case "setAuthenticationStatus": return fields[1].hasPrefix("1") ? "1" : String(fields[1].dropFirst(2))
+                default: continue
+                }
+            }
+            return nil
+        }
+    }
+
+    private init(redis: RedisProcess, simulator: Simulator, server: HTTPServer, nodes: [NodeProcess], folder: String) {
+        self.redis = redis
+        self.simulator = simulator
+        self.server = server
+        self.adobeURL = server.url
+        self.nodeCount = nodes.count
+        self.nodes = Mutex(nodes)
+        self.folder = folder
+    }
+
+    static func start(nodes count: Int, folder: String) async throws -> Fleet {
+        let redis = try await RedisProcess.start(folder: folder)
+        let simulator = Simulator(world: .default, clock: SystemClock(), seed: 7)
+        let service = SimulatedV2Service(simulator: simulator, throttles: false)
+        let listener = try HTTPListener()
+        let app = SimulatorHTTPApp(service: service, baseURL: listener.url)
+        let box = Mutex<Fleet?>(nil)
+        let server = try HTTPServer(listener: listener, limits: HTTPServerLimits(shutdownGrace: .milliseconds(200))) { request in
+            if let fleet = box.withLock({ $0 }) { return await fleet.serveAdobe(request, app) }
+            return await app.respond(request)
+        }
+        var nodes: [NodeProcess] = []
+        for number in 0..<count {
+            nodes.append(try await NodeProcess.start(number: number, redisPort: redis.port, adobe: listener.url, folder: folder))
+        }
+        let fleet = Fleet(redis: redis, simulator: simulator, server: server, nodes: nodes, folder: folder)
+        box.withLock { $0 = fleet }
+        return fleet
+    }
+
+    private func serveAdobe(_ request: HTTPRequest, _ app: SimulatorHTTPApp) async -> HTTPResponse {
+        let (mode, until) = adobeFault.withLock { ($0.mode, $0.until) }
+        if ContinuousClock.now < until {
+            switch mode {
+            case .refusing: return HTTPResponse(status: 503, ending: .resetMidBody(bodyBytes: 0))
+            case .hanging: try? await Task.sleep(until: until)
+            case .normal: break
+            }
+        }
+        return await app.respond(request)
+    }
+
+    func adobe(_ mode: AdobeMode, for duration: Duration) async {
+        adobeFault.withLock { $0 = (mode, .now + duration) }
+        try? await Task.sleep(for: duration)
+    }
+
+    /// The harness's HTTP client (the load balancer): enough connections for every device at once.
+    private static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 256
+        configuration.timeoutIntervalForRequest = 60
+        return URLSession(configuration: configuration)
+    }()
+
+    /// Sends `call` for `device` to node `number` (60 s at most: more is a hung request).
+    func send(_ call: String, device: String, to number: Int) async -> Answer {
+        let node = nodes.withLock { $0[number] }
+        let started = ContinuousClock.now
+        var answer = Answer()
+        var request = URLRequest(url: URL(string: "\(node.url)/devices/\(device)/call")!, timeoutInterval: 60)
+        request.httpMethod = "POST"
+        request.httpBody = Data(call.utf8)
+        do {
+            let (data, response) = try await Self.session.data(for: request)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            if status == 200 {
+                answer.lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            } else {
+                answer.problem = "node HTTP \(status)"
+            }
+        } catch {
+            answer.problem = (error as? URLError)?.code == .timedOut ? "hung" : "node unreachable"
+        }
+        answer.elapsed = ContinuousClock.now - started
+        return answer
+    }
+
+    func killAndRestart(node number: Int) async {
+        let old = nodes.withLock { $0[number] }
+        old.kill()
+        try? await Task.sleep(for: .milliseconds(300))
+        if let fresh = try? await NodeProcess.start(number: number, redisPort: redis.port, adobe: adobeURL, folder: folder, port: old.port) {
+            nodes.withLock { $0[number] = fresh }
+        }
+    }
+
+    /// Every fault over: Redis and the simulator answer, every node is up.
+    func heal() async {
+        adobeFault.withLock { $0 = (.normal, .now) }
+        redis.resume()
+    }
+
+    func stopNodes() async {
+        let all = nodes.withLock { $0 }
+        for node in all { node.terminate() }
+        for node in all { node.waitUntilExit() }
+    }
+
+    func stop() {
+        for node in nodes.withLock({ $0 }) { node.kill() }
+        redis.stop()
+        server.stop()
+    }
+}
+
+/// A `redis-server` child process on a free port, with its data folder.
+final class RedisProcess: Sendable {
+    let port: UInt16
+    private let folder: String
+    private let process: Mutex<Process>
+
+    private init(port: UInt16, folder: String, process: Process) {
+        self.port = port
+        self.folder = folder
+        self.process = Mutex(process)
+    }
+
+    static func start(folder: String) async throws -> RedisProcess {
+        let port = try freePort()
+        let process = try launch(port: port, folder: folder)
+        let redis = RedisProcess(port: port, folder: folder, process: process)
+        guard await redis.answers() else { throw FleetError("redis-server did not start (is it installed?)") }
+        return redis
+    }
+
+    private static func launch(port: UInt16, folder: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "redis-server", "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder,
+            "--dbfilename", "fleet.rdb", "--loglevel", "warning",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        return process
+    }
+
+    /// Whether the server answers PING within a few seconds.
+    func answers() async -> Bool {
+        let client = RedisClient(RedisConfiguration(port: port, connectTimeout: .milliseconds(200), commandTimeout: .milliseconds(500), connections: 1))
+        defer { client.close() }
+        for _ in 0..<50 {
+            if case .simpleString("PONG")? = try? await client.send(["PING"]) { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    func hang(for duration: Duration) async {
+        let pid = process.withLock { $0.processIdentifier }
+        Glibc.kill(pid, SIGSTOP)
+        try? await Task.sleep(for: duration)
+        Glibc.kill(pid, SIGCONT)
+    }
+
+    func resume() { Glibc.kill(process.withLock { $0.processIdentifier }, SIGCONT) }
+
+    /// Kills the server (after a SAVE when `keepingData`, else with its data file removed) and starts it again.
+    func restart(keepingData: Bool) async {
+        if keepingData {
+            let client = RedisClient(RedisConfiguration(port: port, connections: 1))
+            _ = try? await client.send(["SAVE"])
+            client.close()
+        } else {
+            try? FileManager.default.removeItem(atPath: folder + "/fleet.rdb")
+        }
+        let old = process.withLock { $0 }
+        Glibc.kill(old.processIdentifier, SIGKILL)
+        old.waitUntilExit()
+        if let fresh = try? Self.launch(port: port, folder: folder) { process.withLock { $0 = fresh } }
+        _ = await answers()
+    }
+
+    func stop() {
+        let old = process.withLock { $0 }
+        Glibc.kill(old.processIdentifier, SIGCONT)
+        Glibc.kill(old.processIdentifier, SIGKILL)
+    }
+}
+
+/// One `entitle fleet-node` child process.
+final class NodeProcess: Sendable {
+    let port: UInt16
+    let url: String
+    private let process: Mutex<Process>
+
+    private init(port: UInt16, process: Process) {
+        self.port = port
+        self.url = "http://127.0.0.1:\(port)"
+        self.process = Mutex(process)
+    }
+
+    static func start(number: Int, redisPort: UInt16, adobe: String, folder: String, port: UInt16? = nil) async throws -> NodeProcess {
+        let port = try port ?? freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = [
+            "fleet-node", "--redis-port", "\(redisPort)", "--adobe", adobe, "--port", "\(port)", "--log", "\(folder)/node-\(number).log",
+        ]
+        let errors = "\(folder)/node-\(number).err"
+        if !FileManager.default.fileExists(atPath: errors) { _ = FileManager.default.createFile(atPath: errors, contents: nil) }
+        let errorHandle = FileHandle(forWritingAtPath: errors)
+        errorHandle?.seekToEndOfFile()
+        process.standardError = errorHandle
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let node = NodeProcess(port: port, process: process)
+        for _ in 0..<100 {
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: node.url + "/health")!),
+                (response as? HTTPURLResponse)?.statusCode == 200
+            {
+                return node
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        throw FleetError("node \(number) did not start")
+    }
+
+    func kill() { Glibc.kill(process.withLock { $0.processIdentifier }, SIGKILL) }
+    func terminate() { Glibc.kill(process.withLock { $0.processIdentifier }, SIGTERM) }
+    func waitUntilExit() { process.withLock { $0 }.waitUntilExit() }
+}
+
+struct FleetError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A port nobody listens on now (bound and released at once).
+func freePort() throws -> UInt16 {
+    try HTTPListener().port
+}
+
+// MARK: - What happened
+
+/// Counts of one run, shared by the journeys.
+final class Stats: Sendable {
+    struct Snapshot {
+        var requests = 0
+        var hung = 0
+        var latencies: [Duration] = []
+        var journeys: [String: Int] = [:]
+        var faults: [String: Int] = [:]
+
+        func failures(since earlier: Snapshot) -> [String: Int] {
+            var failed: [String: Int] = [:]
+            for (outcome, count) in journeys where outcome != "ok" {
+                let new = count - (earlier.journeys[outcome] ?? 0)
+                if new > 0 { failed[outcome] = new }
+            }
+            return failed
+        }
+
+        func table(faults scheduled: Int, kinds: Int, ledger: Ledger) -> String {
+            let sorted = latencies.sorted()
+            func percentile(_ p: Double) -> String {
+                guard !sorted.isEmpty else { return "-" }
+                let value = sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+                return "\(value.components.seconds * 1000 + value.components.attoseconds / 1_000_000_000_000_000) ms"
+            }
+            var lines = [
+                "| devices' journeys | faults | requests | calls accepted | answered twice | unanswered (live nodes) | p50 | p99 | hung |",
+                "|---|---|---|---|---|---|---|---|---|",
+                "| \(journeys.values.reduce(0, +)) | \(scheduled) (\(kinds) of each kind) | \(requests) | \(ledger.accepted) | \(ledger.doubled) | \(ledger.unanswered) | \(percentile(0.5)) | \(percentile(0.99)) | \(hung) |",
+                "",
+                "journeys by outcome: " + journeys.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
+                "faults: " + faults.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "),
+                "calls lost with a killed node: \(ledger.lostWithKilledNodes)",
+            ]
+            if !ledger.codes.isEmpty {
+                lines.append("answers by failure code: " + ledger.codes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    private let state = Mutex(Snapshot())
+    private let seen = Mutex<Set<String>>([])
+
+    func request(_ answer: Fleet.Answer) {
+        state.withLock { state in
+            state.requests += 1
+            if answer.problem == "hung" { state.hung += 1 } else { state.latencies.append(answer.elapsed) }
+        }
+    }
+
+    func journey(_ outcome: String) { state.withLock { $0.journeys[outcome, default: 0] += 1 } }
+    func fault(_ fault: FleetCommand.Fault) { state.withLock { $0.faults[fault.rawValue, default: 0] += 1 } }
+    func secret(_ value: String) {
+        // A media token whole; a login page's URL whole and its session code (the last path segment).
+        let path = value.split(separator: "?").first.map(String.init) ?? value
+        let code = path.split(separator: "/").last.map(String.init) ?? value
+        seen.withLock { $0.formUnion([value, code].filter { $0.count >= 8 }) }
+    }
+    func secrets() -> Set<String> { seen.withLock { $0 } }
+    func snapshot() -> Snapshot { state.withLock { $0 } }
+}
+
+/// The nodes' event logs read back: exactly once per node incarnation.
+struct Ledger {
+    var accepted = 0
+    var doubled = 0
+    var unanswered = 0
+    var lostWithKilledNodes = 0
+    var codes: [String: Int] = [:]
+    var violations: [String] = []
+
+    static func read(folder: String) -> Ledger {
+        var ledger = Ledger()
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".log") }.sorted()
+        for file in files {
+            guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else { continue }
+            // One incarnation per `start` line; one that logged `shutdown` ended cleanly.
+            var incarnations: [[Substring]] = []
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("start ") { incarnations.append([]) }
+                if !incarnations.isEmpty { incarnations[incarnations.count - 1].append(line) }
+            }
+            for (number, lines) in incarnations.enumerated() {
+                var accepted: Set<String> = []
+                var answers: [String: Int] = [:]
+                let clean = lines.contains { $0.hasPrefix("shutdown ") }
+                for line in lines {
+                    let fields = line.split(separator: " ").map(String.init)
+                    if fields.first == "accepted", fields.count >= 3 {
+                        ledger.accepted += 1
+                        accepted.insert(fields[1] + " " + fields[2])
+                    } else if fields.first == "answered", fields.count >= 4 {
+                        for id in fields[2].split(separator: ",") {
+                            let key = fields[1] + " " + id
+                            answers[key, default: 0] += 1
+                            if answers[key] == 2 {
+                                ledger.doubled += 1
+                                ledger.violations.append("\(file) incarnation \(number + 1): \(key) answered twice")
+                            }
+                        }
+                        if fields.count >= 5 { ledger.codes[fields[4], default: 0] += 1 }
+                    }
+                }
+                // An answer may be logged before its call's `accepted` line (callbacks at once): compare sets.
+                let left = accepted.filter { answers[$0] == nil }.count
+                if clean {
+                    ledger.unanswered += left
+                    if left > 0 { ledger.violations.append("\(file) incarnation \(number + 1): \(left) accepted calls never answered") }
+                } else {
+                    ledger.lostWithKilledNodes += left
+                }
+            }
+        }
+        return ledger
+    }
+}
+
+/// A small seeded generator (SplitMix64).
+struct SplitMix: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

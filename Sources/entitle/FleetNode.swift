@@ -1,0 +1,185 @@
+import EntitlementEngine
+import EntitlementHTTP
+import EntitlementHTTPServer
+import EntitlementHost
+import EntitlementRedis
+import EntitlementSimulator
+import Foundation
+import Synchronization
+
+/// `entitle fleet-node`: one backend node of `entitle fleet`'s fleet (not in help). A `SessionHost` on
+/// REST API V2 over HTTP (the simulator `entitle fleet` serves) and a `RedisTokenStorage`, behind a
+/// small HTTP API a device's requests reach through the harness's "load balancer":
+///
+/// - `GET /health` → 200.
+/// - `POST /devices/ID/call` with a call (`checkAuthentication`, `getAuthentication`,
+///   `setSelectedProvider MVPD`, `handleExternalURL URL`, `getAuthorization RESOURCE`, `logout`) → the
+///   callbacks this node emitted for the device while the call ran, one per line
+///   (`name<TAB>detail<TAB>answered call ids`), once the session settled (at most 25 s).
+///
+/// Every accepted call and every answer is appended to the node's event log (`--log`), without a
+/// secret (call and callback names, codes and call ids), so the harness can check exactly-once even
+/// after the node was killed. SIGTERM shuts the host down (2 s grace: busy sessions' calls answered).
+enum FleetNode {
+    static func run(redisPort: UInt16, adobe: String, port: UInt16, log path: String) async -> Int32 {
+        guard let events = EventLog(path: path) else {
+            StandardError.write("entitle fleet-node: cannot write \(path)\n")
+            return 73
+        }
+        let clock = SystemClock()
+        let redis = RedisClient(RedisConfiguration(port: redisPort, commandTimeout: .seconds(1)))
+        let storage = RedisTokenStorage(client: redis, keyPrefix: "fleet")
+        let transport = URLSessionV2Transport(baseURL: adobe, timeout: .seconds(5), pacing: .afterThrottleOnly)
+        let client = V2Client(
+            transport: transport, softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock,
+            tokenFetchTimeout: .seconds(6))
+        var engine = EngineSettings(requestTimeout: .seconds(8))
+        engine.storageRetryWindow = .seconds(5)
+        let recorder = Recorder(events: events)
+        let host = SessionHost(
+            settings: SessionHostSettings(idleTimeout: .seconds(30), providerChoiceTimeout: .seconds(60), engine: engine),
+            backend: client, storage: storage, clock: clock, delegate: recorder)
+        events.write("start \(getpid())")
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(port: port, limits: HTTPServerLimits(shutdownGrace: .seconds(1))) { request in
+                await handle(request, host: host, recorder: recorder, events: events)
+            }
+        } catch {
+            StandardError.write("entitle fleet-node: \(error)\n")
+            return 69
+        }
+        _ = await ServeCommand.nextTerminationSignal()
+        let report = await host.shutdown(gracePeriod: .seconds(2))
+        events.write("shutdown settled=\(report.settled) busy=\(report.stillBusy) closed=\(report.callsClosed)")
+        await server.shutdown()
+        redis.close()
+        return 0
+    }
+
+    private static func handle(_ request: HTTPRequest, host: SessionHost, recorder: Recorder, events: EventLog) async -> HTTPResponse {
+        if request.path == "/health" { return HTTPResponse(status: 200, body: Array("ok".utf8)) }
+        let parts = request.path.split(separator: "/")
+        guard request.method == "POST", parts.count == 3, parts[0] == "devices", parts[2] == "call" else {
+            return HTTPResponse(status: 404)
+        }
+        let key = SessionKey(deviceID: String(parts[1]), requestorID: "sim-requestor")
+        guard let call = call(String(decoding: request.body, as: UTF8.self)) else { return HTTPResponse(status: 400) }
+        let mark = recorder.mark(key)
+        let id: CallID
+        do {
+            id = try await host.call(call, on: key)
+        } catch {
+            return HTTPResponse(status: 503, body: Array("\(error)".utf8))
+        }
+        events.write("accepted \(key.deviceID) \(id) \(call.name)")
+        let settled = FirstResult()
+        let wait = Task {
+            await host.whenSettled(key)
+            settled.offer(true)
+        }
+        let limit = Task {
+            try? await Task.sleep(for: .seconds(25))
+            settled.offer(false)
+        }
+        let quiet = await settled.value()
+        wait.cancel()
+        limit.cancel()
+        let lines = recorder.lines(of: key, since: mark)
+        return HTTPResponse(
+            status: 200, headers: HTTPHeaders([("X-Call", "\(id.rawValue)"), ("X-Settled", quiet ? "yes" : "no")]),
+            body: Array(lines.joined(separator: "\n").utf8))
+    }
+
+    /// A call from its line.
+    static func call(_ line: String) -> EntitlementCall? {
+        let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+        switch (words.first, words.count) {
+        case ("checkAuthentication", 1): return .checkAuthentication
+        case ("getAuthentication", 1): return .getAuthentication(forceAuthn: false, data: [:])
+        case ("setSelectedProvider", 1): return .setSelectedProvider(nil)
+        case ("setSelectedProvider", 2): return .setSelectedProvider(words[1])
+        case ("handleExternalURL", 2): return .handleExternalURL(words[1])
+        case ("getAuthorization", 2): return .getAuthorization(resource: words[1], data: [:])
+        case ("logout", 1): return .logout
+        default: return nil
+        }
+    }
+
+    /// The first of two racing outcomes.
+    private final class FirstResult: Sendable {
+        private let state = Mutex<(value: Bool?, waiter: CheckedContinuation<Bool, Never>?)>((nil, nil))
+        func offer(_ value: Bool) {
+            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard state.value == nil else { return nil }
+                state.value = value
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: value)
+        }
+        func value() async -> Bool {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool? in
+                    if let value = state.value { return value }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+
+    /// Every callback by session (for the API's answers), and each answer in the event log.
+    final class Recorder: SessionHostDelegate {
+        private let events: EventLog
+        private let log = Mutex<[SessionKey: [String]]>([:])
+
+        init(events: EventLog) { self.events = events }
+
+        func session(_ key: SessionKey, emitted callback: Callback, answering calls: [CallID]) {
+            let detail: String
+            var code = ""
+            switch callback {
+            case .navigateToUrl(let url): detail = url
+            case .setAuthenticationStatus(let status, let errorCode):
+                detail = "\(status) \(errorCode)"
+                code = errorCode.isEmpty ? "\(status)" : errorCode
+            case .setToken(let token, _): detail = token
+            case .tokenRequestFailed(_, let errorCode, _):
+                detail = errorCode
+                code = errorCode
+            case .status(let report):
+                detail = report.code
+                code = report.code
+            default: detail = ""
+            }
+            log.withLock { $0[key, default: []].append("\(callback.name)\t\(detail)\t\(calls.map { "\($0.rawValue)" }.joined(separator: ","))") }
+            if !calls.isEmpty {
+                events.write("answered \(key.deviceID) \(calls.map { "\($0)" }.joined(separator: ",")) \(callback.name) \(code)")
+            }
+        }
+
+        func mark(_ key: SessionKey) -> Int { log.withLock { $0[key]?.count ?? 0 } }
+
+        func lines(of key: SessionKey, since mark: Int) -> [String] {
+            log.withLock { log in Array((log[key] ?? []).dropFirst(mark)) }
+        }
+    }
+
+    /// An append-only file of events, one line each, written at once (a killed node's lines stay).
+    final class EventLog: Sendable {
+        private let handle: Mutex<FileHandle>
+
+        init?(path: String) {
+            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+            guard let handle = FileHandle(forWritingAtPath: path) else { return nil }
+            handle.seekToEndOfFile()
+            self.handle = Mutex(handle)
+        }
+
+        func write(_ line: String) {
+            handle.withLock { $0.write(Data((line + "\n").utf8)) }
+        }
+    }
+}
