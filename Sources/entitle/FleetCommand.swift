@@ -41,7 +41,8 @@ struct FleetCommand {
     func run() async -> ExitStatus {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-fleet-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let keep = Atomic<Bool>(false)
+        defer { if !keep.load(ordering: .relaxed) { try? FileManager.default.removeItem(atPath: folder) } }
         let fleet: Fleet
         do {
             fleet = try await Fleet.start(nodes: nodes, folder: folder)
@@ -67,12 +68,14 @@ struct FleetCommand {
         }
         await faults.value
         await fleet.heal()
+        stats.event("faults over, healed")
 
         // With the faults healed: every device logs in afresh, and every node answers it alike.
         try? await Task.sleep(for: .seconds(2))
         let before = stats.snapshot()
         await drive(devices: (0..<devices).map { "device-\($0)" }, fleet: fleet, stats: stats, seed: seed &+ 2) { false }
         let healed = stats.snapshot().failures(since: before)
+        stats.event("healed journeys done")
         let disagreements = await agreement(fleet: fleet, devices: (0..<min(devices, 100)).map { "device-\($0)" })
 
         // Stop the nodes (SIGTERM: their sessions' calls answered) and read their logs.
@@ -94,6 +97,9 @@ struct FleetCommand {
             return .success
         }
         for violation in violations { print("VIOLATION: \(violation)") }
+        for event in report.timeline { print("  \(event)") }
+        keep.store(true, ordering: .relaxed)
+        print("fleet: the nodes' logs are in \(folder)")
         return .failure
     }
 
@@ -194,14 +200,25 @@ private struct Journey {
         self.random = SplitMix(seed: seed)
     }
 
+    /// What this journey sent and got, without secrets (for a failure's report).
+    private var trail: [String] = []
+
     mutating func run() async {
         let outcome = await attempt()
         stats.journey(outcome)
+        if outcome != "ok" { stats.failedJourney(device, outcome, trail) }
     }
 
     private mutating func send(_ call: String) async -> Fleet.Answer {
-        let answer = await fleet.send(call, device: device, to: Int(random.next() % UInt64(fleet.nodeCount)))
-        stats.request(answer)
+        let node = Int(random.next() % UInt64(fleet.nodeCount))
+        let answer = await fleet.send(call, device: device, to: node)
+        stats.request(answer, call: call, node: node)
+        let got = answer.problem ?? answer.lines.map { line -> String in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            let detail = ["navigateToUrl", "setToken"].contains(String(fields[0])) ? "" : " " + (fields.count > 1 ? fields[1] : "")
+            return "\(fields[0])\(detail) [\(fields.count > 2 ? fields[2] : "")]"
+        }.joined(separator: ", ")
+        trail.append("\(call.split(separator: " ").first ?? "")@\(node) → \(got)")
         return answer
     }
 
@@ -532,6 +549,7 @@ final class Stats: Sendable {
         var latencies: [Duration] = []
         var journeys: [String: Int] = [:]
         var faults: [String: Int] = [:]
+        var timeline: [String] = []
 
         func failures(since earlier: Snapshot) -> [String: Int] {
             var failed: [String: Int] = [:]
@@ -568,15 +586,52 @@ final class Stats: Sendable {
     private let state = Mutex(Snapshot())
     private let seen = Mutex<Set<String>>([])
 
-    func request(_ answer: Fleet.Answer) {
+    private let started = ContinuousClock.now
+
+    /// Seconds since the run started, for the timeline.
+    private var at: String {
+        let elapsed = ContinuousClock.now - started
+        return "\(elapsed.components.seconds).\(elapsed.components.attoseconds / 100_000_000_000_000_000)s"
+    }
+
+    func request(_ answer: Fleet.Answer, call: String, node: Int) {
+        let at = self.at
         state.withLock { state in
             state.requests += 1
-            if answer.problem == "hung" { state.hung += 1 } else { state.latencies.append(answer.elapsed) }
+            if answer.problem == "hung" {
+                state.hung += 1
+                state.timeline.append("\(at) hung: \(call.split(separator: " ").first ?? "") on node \(node) (sent \(answer.elapsed) earlier)")
+            } else {
+                state.latencies.append(answer.elapsed)
+                if answer.elapsed > .seconds(20) {
+                    state.timeline.append("\(at) slow: \(call.split(separator: " ").first ?? "") on node \(node) took \(answer.elapsed)")
+                }
+            }
         }
     }
 
     func journey(_ outcome: String) { state.withLock { $0.journeys[outcome, default: 0] += 1 } }
-    func fault(_ fault: FleetCommand.Fault) { state.withLock { $0.faults[fault.rawValue, default: 0] += 1 } }
+    func fault(_ fault: FleetCommand.Fault) {
+        let at = self.at
+        state.withLock { state in
+            state.faults[fault.rawValue, default: 0] += 1
+            state.timeline.append("\(at) fault: \(fault.rawValue)")
+        }
+    }
+
+    /// A journey that failed after the faults healed is a violation: keep what it went through.
+    func failedJourney(_ device: String, _ outcome: String, _ trail: [String]) {
+        let at = self.at
+        state.withLock { state in
+            guard state.timeline.contains(where: { $0.hasSuffix("faults over, healed") }) else { return }
+            state.timeline.append("\(at) \(device) failed (\(outcome)):\n      " + trail.joined(separator: "\n      "))
+        }
+    }
+
+    func event(_ text: String) {
+        let at = self.at
+        state.withLock { $0.timeline.append("\(at) \(text)") }
+    }
     func secret(_ value: String) {
         // A media token whole; a login page's URL whole and its session code (the last path segment).
         let path = value.split(separator: "?").first.map(String.init) ?? value

@@ -116,10 +116,21 @@ extension EntitlementMachine {
             .awaitingSecondScreen, .readingProfile:
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
-        case .preparingLogout, .requestingLogout, .loggingOut:
+        case .loggingOut(let flow):
+            return endLogoutForLogin(flow) + getAuthentication(id, force: force, data: data, configuration)
+        case .preparingLogout, .requestingLogout:
             moveAuthentication(to: authentication, .logoutInProgress, .status)
             return refuse(id, .logoutInProgress)
         }
+    }
+
+    /// A login call came while a logout waited for the MVPD's logout redirect: the user moved on (the
+    /// page was abandoned, or its node died), and the local tokens are already gone, so the logout ends
+    /// as done — its calls answered `setAuthenticationStatus(0)`, its pending redirect out of the store —
+    /// and the call is then handled as on a signed-out device. (Refusing it would lock the device out of
+    /// logging in, on every node of a fleet, until the logout's deadline.)
+    mutating func endLogoutForLogin(_ flow: LogoutFlow) -> [Action] {
+        finishLogout(flow, alsoAnswering: [], condition: .loginRequested)
     }
 
     /// Starts a login: straight to the remembered provider; else the platform's picker when the
@@ -165,7 +176,9 @@ extension EntitlementMachine {
         case .readingProfile:
             moveAuthentication(to: authentication, .profileReadInProgress, .status)
             return refuse(id, .profileReadInProgress)
-        case .preparingLogout, .requestingLogout, .loggingOut:
+        case .loggingOut(let flow):
+            return endLogoutForLogin(flow) + setSelectedProvider(id, providerID, configuration)
+        case .preparingLogout, .requestingLogout:
             moveAuthentication(to: authentication, .logoutInProgress, .status)
             return refuse(id, .logoutInProgress)
         case .unknown, .unauthenticated:

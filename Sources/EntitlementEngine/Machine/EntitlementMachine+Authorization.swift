@@ -30,6 +30,9 @@ extension EntitlementMachine {
             return authorizationFailed(
                 resource, ErrorCode.userNotAuthenticated, "The user is not authenticated.", answering: [id])
         }
+        if case .loggingOut(let flow) = authentication {
+            return endLogoutForLogin(flow) + requestAuthorization(id, resource: resource, data: data, isCheck: isCheck, configuration)
+        }
         if currentLogoutFlow != nil {
             recordAuthorization(from: .idle, to: .idle, .logoutInProgress, .status)
             return refuse(id, .logoutInProgress)

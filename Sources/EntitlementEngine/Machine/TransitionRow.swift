@@ -220,6 +220,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case pendingLogin
     /// Another instance took this login's pending redirect out of storage: it completes the login.
     case pendingLoginTaken
+    /// A login call came while the logout waited for its redirect: the logout ends as done first.
+    case loginRequested
     /// Storage holds an unexpired logout waiting for the MVPD's logout redirect.
     case pendingLogout
     /// The logout's pending redirect left storage: another instance completed (or ended) the logout.
