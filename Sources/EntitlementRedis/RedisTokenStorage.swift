@@ -168,10 +168,23 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// Compare-and-set in one atomic step. KEYS: tokens, device set, version counter. ARGV: the
     /// expected version, the tokens' JSON, the lifetime (ms), the requestor id. Answers
     /// `{1, new version}` or `{0, current version}`.
+    ///
+    /// A version is the counter's next value, but never below the server's clock in microseconds: a
+    /// server restarted empty (or from an older snapshot, or a replica that had not caught up) starts its
+    /// counter again, and a number an engine still holds must never come back — it would let that engine
+    /// skip reading data it never saw and save over it (found by `entitle fleet`). Versions stay below
+    /// 2^53, so Lua's numbers hold them exactly.
     static let saveScript = """
         local current = redis.call('HGET', KEYS[1], 'v') or '0'
         if current ~= ARGV[1] then return {0, current} end
-        local version = tostring(redis.call('INCR', KEYS[3]))
+        local now = redis.call('TIME')
+        local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
+        local next = redis.call('INCR', KEYS[3])
+        if next < floor then
+            redis.call('SET', KEYS[3], string.format('%.0f', floor))
+            next = floor
+        end
+        local version = string.format('%.0f', next)
         redis.call('HSET', KEYS[1], 'v', version, 't', ARGV[2])
         redis.call('PEXPIRE', KEYS[1], ARGV[3])
         redis.call('SADD', KEYS[2], ARGV[4])

@@ -33,7 +33,7 @@ enum Command: Equatable {
     /// Run `count` cases of a fuzz target from `seed`; `child` runs them here and reports each seed.
     case fuzz(target: String, count: Int, seed: UInt64, child: Bool)
     /// Run a fleet of node processes on a real Redis under seeded faults and check its promises.
-    case fleet(devices: Int, nodes: Int, faults: Int, seed: UInt64, concurrency: Int)
+    case fleet(devices: Int, nodes: Int, faults: Int, seed: UInt64, concurrency: Int, skipping: Set<String>)
     /// One node of `fleet` (not in help).
     case fleetNode(redisPort: UInt16, adobe: String, port: UInt16, log: String)
     /// Run the random explorer on `seeds` seeds from `from`.
@@ -105,9 +105,10 @@ enum Command: Equatable {
     // MARK: - Commands
 
     private static func parseFleet(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments, command: "fleet", options: ["--devices", "--nodes", "--faults", "--seed", "--concurrency"])
+        var reader = ArgumentReader(arguments, command: "fleet", options: ["--devices", "--nodes", "--faults", "--seed", "--concurrency", "--skip"])
         var devices = 200, nodes = 3, faults = 6, concurrency = 50
         var seed: UInt64 = 1
+        var skipping: Set<String> = []
         while let argument = reader.next() {
             switch argument {
             case "--devices": devices = try reader.number(of: argument, in: 1...100_000)
@@ -115,11 +116,16 @@ enum Command: Equatable {
             case "--faults": faults = try reader.number(of: argument, in: 0...1000)
             case "--seed": seed = try reader.seed(of: argument)
             case "--concurrency": concurrency = try reader.number(of: argument, in: 1...1000)
+            case "--skip":
+                let kind = try reader.value(of: argument)
+                let kinds = FleetCommand.Fault.allCases.map(\.option)
+                guard kinds.contains(kind) else { throw reader.error("--skip takes one of \(kinds.joined(separator: ", ")), not '\(kind)'") }
+                skipping.insert(kind)
             case _ where argument.hasPrefix("-"): throw reader.unknownOption(argument)
             default: throw reader.unexpected(argument)
             }
         }
-        return .fleet(devices: devices, nodes: nodes, faults: faults, seed: seed, concurrency: concurrency)
+        return .fleet(devices: devices, nodes: nodes, faults: faults, seed: seed, concurrency: concurrency, skipping: skipping)
     }
 
     private static func parseFleetNode(_ arguments: [String]) throws(UsageError) -> Command {

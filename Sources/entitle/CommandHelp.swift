@@ -140,7 +140,7 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
-            name: "fleet", synopsis: ["fleet [--devices N] [--nodes K] [--faults F] [--seed S] [--concurrency C]"],
+            name: "fleet", synopsis: ["fleet [--devices N] [--nodes K] [--faults F] [--seed S] [--concurrency C] [--skip KIND]..."],
             summary: "run a fleet of node processes on a real Redis under faults and check its promises",
             details: """
                 Starts redis-server (it must be installed) on a free loopback port, the simulator on HTTP,
@@ -154,7 +154,10 @@ struct CommandHelp {
                 no request hung; every call a node accepted answered exactly once (calls lost with a
                 killed node are counted apart); every node answers each device alike; no secret (a
                 password, a session code, a media token) in any node's log. Prints a table and exits 0,
-                or lists the violations and exits 1 (69 when redis-server cannot start).
+                or lists the violations (with a timeline and each failed journey's steps, and keeps the
+                nodes' logs) and exits 1 (69 when redis-server cannot start). --skip KIND leaves a fault
+                kind out: node-kill, redis-hang, redis-restart-empty, redis-restart-data, adobe-refuses,
+                adobe-hangs.
                 """),
         CommandHelp(
             name: "fuzz", synopsis: ["fuzz TARGET [--count N] [--seed S]"], summary: "run a fuzz target's long mode",

@@ -34,6 +34,12 @@ struct RedisTokenStorageTests {
         _ = try await client.send(["DEL", store.tokensKey(deviceID: "d", requestorID: "r")])
         let v3 = try await store.save(second, deviceID: "d", requestorID: "r", replacing: .absent)
         #expect(v3 > v2, "a version is never reused, so an engine holding v1 or v2 can never match again")
+        // Nor when the server loses everything (restarted empty, or failed over to a replica behind).
+        _ = try await client.send(["FLUSHALL"])
+        let v4 = try await store.save(first, deviceID: "d", requestorID: "r", replacing: .absent)
+        #expect(v4 > v3, "after the store lost its data: \(v4) after \(v3)")
+        let v5 = try await store.save(second, deviceID: "d", requestorID: "r", replacing: v4)
+        #expect(v5 > v4 && v5.number < 1 << 53)
         client.close()
         await server.stop()
     }
