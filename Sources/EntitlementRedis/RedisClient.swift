@@ -34,8 +34,11 @@ public final class RedisClient: Sendable {
         var bytes: [UInt8] = []
         for command in commands { RESPValue.array(command.map(RESPValue.bulk)).encode(into: &bytes) }
         let lane = lanes[turn.wrappingAdd(1, ordering: .relaxed).oldValue % lanes.count]
+        // The command's time runs from now, not from when its lane takes it up: commands queued behind a
+        // server that hangs fail by their own deadline instead of one timeout after another.
+        let deadline = ContinuousClock.now.advanced(by: configuration.commandTimeout)
         let result = await withCheckedContinuation { continuation in
-            lane.submit(RedisLane.Job(bytes: bytes, answers: commands.count, done: continuation))
+            lane.submit(RedisLane.Job(bytes: bytes, answers: commands.count, deadline: deadline, done: continuation))
         }
         return try result.get()
     }
@@ -50,6 +53,8 @@ final class RedisLane: @unchecked Sendable {
     struct Job {
         let bytes: [UInt8]
         let answers: Int
+        /// When the command must have been answered by (set when it was sent).
+        let deadline: ContinuousClock.Instant
         let done: CheckedContinuation<Result<[RESPValue], RedisError>, Never>
     }
 
@@ -106,10 +111,11 @@ final class RedisLane: @unchecked Sendable {
     }
 
     private func perform(_ job: Job) -> Result<[RESPValue], RedisError> {
+        // Past its deadline while it waited in the queue: it fails without being sent.
+        guard ContinuousClock.now < job.deadline else { return .failure(.timeout) }
         do throws(RedisError) {
             if connection == nil { connection = try RedisConnection.open(configuration) }
-            let deadline = ContinuousClock.now.advanced(by: configuration.commandTimeout)
-            return .success(try connection!.roundTrip(job.bytes, answers: job.answers, until: deadline))
+            return .success(try connection!.roundTrip(job.bytes, answers: job.answers, until: job.deadline))
         } catch {
             connection = nil  // never reuse a connection whose stream position is unknown
             return .failure(error)

@@ -6,7 +6,8 @@ public struct RedisConfiguration: Sendable, Hashable {
     public var port: UInt16
     /// How long a connection may take to open.
     public var connectTimeout: Duration
-    /// How long one command (or one pipelined batch) may take, sending included.
+    /// How long one command (or one pipelined batch) may take from the moment it is sent — waiting for
+    /// its connection (behind others, or while it opens) and the server's answer included.
     public var commandTimeout: Duration
     /// How many connections the client keeps, each on a thread of its own.
     public var connections: Int

@@ -243,6 +243,14 @@ private struct Journey {
         return answer
     }
 
+    /// Sends `call` again (to another random node) while no node answered it at all — the device's app
+    /// still holds what it sends (a redirect URL above all) and retries, as an app does.
+    private mutating func sendRetrying(_ call: String) async -> Fleet.Answer {
+        var answer = await send(call)
+        for _ in 0..<3 where answer.problem != nil { answer = await send(call) }
+        return answer
+    }
+
     /// "ok", or the first thing that went wrong (a code, `no login page`, …).
     private mutating func attempt() async -> String {
         var signedIn = await send("checkAuthentication").failure == "1"
@@ -267,7 +275,7 @@ private struct Journey {
                     if case .failed(let status, let message) = visit.outcome { trail.append("login page: \(status) \(message)") }
                     return "login page failed"
                 }
-                let finished = await send("handleExternalURL \(redirect)")
+                let finished = await sendRetrying("handleExternalURL \(redirect)")
                 guard finished.failure == "1" else { return "login: \(finished.failure ?? "no answer")" }
             }
         }
@@ -278,7 +286,7 @@ private struct Journey {
         if let logoutPage = logout.value(of: "navigateToUrl") {
             let back = await fleet.simulator.userAgent.follow(logoutPage)
             guard let redirect = back.appURL else { return "logout page failed" }
-            let done = await send("handleExternalURL \(redirect)")
+            let done = await sendRetrying("handleExternalURL \(redirect)")
             guard done.failure == ErrorCode.userNotAuthenticated else { return "logout: \(done.failure ?? "no answer")" }
         } else if logout.failure != ErrorCode.userNotAuthenticated {
             return "logout: \(logout.failure ?? "no answer")"

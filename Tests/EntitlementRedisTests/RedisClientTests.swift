@@ -59,6 +59,24 @@ struct RedisClientTests {
         #expect(ContinuousClock.now - start < .seconds(60))
     }
 
+    /// Commands queued behind a server that hangs fail by their own deadline, counted from when they
+    /// were sent — not one timeout after another (20 × 300 ms = 6 s at the least before).
+    @Test func commandsQueuedBehindAHungServerFailByTheirOwnDeadline() async throws {
+        let (fd, port) = try RedisServer.refusingPort()
+        defer { close(fd) }
+        listen(fd, 8)
+        let client = RedisClient(RedisConfiguration(port: port, commandTimeout: .milliseconds(300), connections: 1))
+        defer { client.close() }
+        let start = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 {
+                group.addTask { await #expect(throws: RedisError.timeout) { try await client.send(["PING"]) } }
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed < .seconds(4), "every command ended near its own deadline: \(elapsed)")
+    }
+
     @Test func aRestartedServerCostsOnlyTheCommandsUnderWay() async throws {
         let server = try await RedisServer()
         let client = RedisClient(server.configuration(connectTimeout: .milliseconds(500), connections: 1))
