@@ -114,10 +114,12 @@ final class RedisLane: @unchecked Sendable {
         // Past its deadline while it waited in the queue: it fails without being sent.
         guard ContinuousClock.now < job.deadline else { return .failure(.timeout) }
         do throws(RedisError) {
-            if connection == nil { connection = try RedisConnection.open(configuration) }
+            if connection == nil { connection = try RedisConnection.open(configuration, until: job.deadline) }
             return .success(try connection!.roundTrip(job.bytes, answers: job.answers, until: job.deadline))
         } catch {
             connection = nil  // never reuse a connection whose stream position is unknown
+            // A connection still opening when the command's time ran out: the command timed out.
+            if case .connect = error, ContinuousClock.now >= job.deadline { return .failure(.timeout) }
             return .failure(error)
         }
     }

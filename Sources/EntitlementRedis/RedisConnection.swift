@@ -17,8 +17,8 @@ final class RedisConnection {
 
     deinit { close(fd) }
 
-    /// Opens a connection, waiting at most `configuration.connectTimeout`.
-    static func open(_ configuration: RedisConfiguration) throws(RedisError) -> RedisConnection {
+    /// Opens a connection, waiting at most `configuration.connectTimeout` (and never past `limit`).
+    static func open(_ configuration: RedisConfiguration, until limit: ContinuousClock.Instant? = nil) throws(RedisError) -> RedisConnection {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = configuration.port.bigEndian
@@ -43,7 +43,8 @@ final class RedisConnection {
         }
         if started != 0 {
             guard errno == EINPROGRESS else { throw .connect(Self.describe(errno)) }
-            let deadline = ContinuousClock.now.advanced(by: configuration.connectTimeout)
+            var deadline = ContinuousClock.now.advanced(by: configuration.connectTimeout)
+            if let limit, limit < deadline { deadline = limit }
             guard connection.wait(for: Int16(POLLOUT), until: deadline) else { throw .connect("no answer in time") }
             var failure: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)

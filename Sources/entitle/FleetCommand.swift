@@ -227,6 +227,7 @@ private struct Journey {
     mutating func run() async {
         let outcome = await attempt()
         stats.journey(outcome)
+        stats.remember(device, outcome, trail)
         if outcome != "ok" { stats.failedJourney(device, outcome, trail) }
     }
 
@@ -651,12 +652,27 @@ final class Stats: Sendable {
         }
     }
 
-    /// A journey that failed after the faults healed is a violation: keep what it went through.
+    private let history = Mutex<[String: [String]]>([:])
+
+    /// Keeps a device's last journeys (for the report of one that fails after the faults healed).
+    func remember(_ device: String, _ outcome: String, _ trail: [String]) {
+        let at = self.at
+        history.withLock { history in
+            history[device, default: []].append("\(at) journey (\(outcome)):\n        " + trail.joined(separator: "\n        "))
+            if history[device]!.count > 3 { history[device]!.removeFirst() }
+        }
+    }
+
+    /// A journey that failed after the faults healed is a violation: keep what it, and the device's
+    /// journeys before it, went through.
     func failedJourney(_ device: String, _ outcome: String, _ trail: [String]) {
         let at = self.at
+        let before = history.withLock { $0[device] ?? [] }.dropLast()
         state.withLock { state in
             guard state.timeline.contains(where: { $0.hasSuffix("faults over, healed") }) else { return }
-            state.timeline.append("\(at) \(device) failed (\(outcome)):\n      " + trail.joined(separator: "\n      "))
+            state.timeline.append(
+                "\(at) \(device) failed (\(outcome)):\n      " + trail.joined(separator: "\n      ")
+                    + (before.isEmpty ? "" : "\n      before that:\n      " + before.joined(separator: "\n      ")))
         }
     }
 

@@ -60,7 +60,8 @@ struct RedisClientTests {
     }
 
     /// Commands queued behind a server that hangs fail by their own deadline, counted from when they
-    /// were sent — not one timeout after another (20 × 300 ms = 6 s at the least before).
+    /// were sent — not one timeout after another (50 × 300 ms = 15 s at the least before; a busy
+    /// 2-core run has taken 5.5 s to schedule the 50 tasks, so the bound is loose).
     @Test func commandsQueuedBehindAHungServerFailByTheirOwnDeadline() async throws {
         let (fd, port) = try RedisServer.refusingPort()
         defer { close(fd) }
@@ -69,12 +70,12 @@ struct RedisClientTests {
         defer { client.close() }
         let start = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<20 {
+            for _ in 0..<50 {
                 group.addTask { await #expect(throws: RedisError.timeout) { try await client.send(["PING"]) } }
             }
         }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed < .seconds(4), "every command ended near its own deadline: \(elapsed)")
+        #expect(elapsed < .seconds(12), "every command ended near its own deadline: \(elapsed)")
     }
 
     @Test func aRestartedServerCostsOnlyTheCommandsUnderWay() async throws {

@@ -59,6 +59,9 @@ public struct LoginFlow: Sendable, Hashable {
     /// Whether the login was started by another instance sharing the storage (or by this one before a
     /// restart) and taken from storage here: the device may never have received its URL.
     public var startedElsewhere = false
+    /// The read of this login's profile by its session code, in flight, before its page is handed out
+    /// again (the user may have signed in there already, and only the redirect was lost).
+    public var probe: OperationID?
 
     /// Creates a login flow.
     public init(

@@ -106,12 +106,12 @@ extension EntitlementMachine {
             return startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
             return startLogin(waiters: [id], data: data, configuration)
-        case .awaitingRedirect(var flow) where flow.startedElsewhere && flow.url != nil:
+        case .awaitingRedirect(var flow) where flow.startedElsewhere && flow.url != nil && flow.code != nil:
             // Another instance (or this one before a restart) sent the device to this login's page, and
-            // may have died before the device heard of it: send it there again, and join.
+            // may have died before the device heard of it — or the user signed in there and only the
+            // redirect was lost: read the login's profile first, then sign in or send the device there again.
             flow.waiters.append(id)
-            moveAuthentication(to: .awaitingRedirect(flow), .startedElsewhere, .join, .navigateToUrl)
-            return [.log(.joined(id, flow: "the running login")), .emit(.navigateToUrl(flow.url ?? ""), answering: [])]
+            return probeLogin(flow, configuration, joining: id)
         case .platformPicking, .selectingProvider, .preparingLogin, .creatingSession, .awaitingRedirect,
             .awaitingSecondScreen, .readingProfile:
             joinLogin(id)
@@ -122,6 +122,37 @@ extension EntitlementMachine {
             moveAuthentication(to: authentication, .logoutInProgress, .status)
             return refuse(id, .logoutInProgress)
         }
+    }
+
+    /// Reads the profile of a login taken from storage (by its session code), unless a read is in flight:
+    /// its answer signs the user in, or sends the device to the login's page again (``probeAnswered(_:_:_:)``).
+    mutating func probeLogin(_ flow: LoginFlow, _ configuration: RequestorConfiguration, joining id: CallID?) -> [Action] {
+        var probing = flow
+        var actions: [Action] = id.map { [.log(.joined($0, flow: "the running login"))] } ?? []
+        guard probing.probe == nil, let code = probing.code else {
+            moveAuthentication(to: .awaitingRedirect(probing), .startedElsewhere, id == nil ? [] : [.join])
+            return actions
+        }
+        let operation = nextOperation()
+        probing.probe = operation
+        moveAuthentication(to: .awaitingRedirect(probing), .startedElsewhere, (id == nil ? [] : [.join]) + [.readProfile])
+        actions.append(.callBackend(operation, .profileByCode(context(configuration), code: code)))
+        return actions
+    }
+
+    /// The profile read of a login taken from storage answered: the user signed in at its page already
+    /// (only the redirect was lost), or has not yet (or the read failed) — then the device is sent to the
+    /// page again.
+    mutating func probeAnswered(
+        _ flow: LoginFlow, _ result: Result<BackendResponse, BackendError>, _ configuration: RequestorConfiguration
+    ) -> [Action] {
+        var waiting = flow
+        waiting.probe = nil
+        if case .success(.profiles(let profiles)) = result, let mvpd = flow.mvpd, let token = bestProfile(profiles, configuration, mvpd: mvpd.id) {
+            return [.cancelTimer(.redirectDeadline(flow.id))] + signedIn(waiting, token, configuration)
+        }
+        moveAuthentication(to: .awaitingRedirect(waiting), .profileNotYet, .navigateToUrl)
+        return [.emit(.navigateToUrl(flow.url ?? ""), answering: [])]
     }
 
     /// A login call came while a logout waited for the MVPD's logout redirect: the user moved on (the
@@ -433,7 +464,7 @@ extension EntitlementMachine {
     }
 
     /// A login ended with a profile: authenticated, every waiter answered, waiting authorizations resumed.
-    private mutating func signedIn(_ flow: LoginFlow, _ token: AuthenticationToken, _ configuration: RequestorConfiguration)
+    mutating func signedIn(_ flow: LoginFlow, _ token: AuthenticationToken, _ configuration: RequestorConfiguration)
         -> [Action]
     {
         selectedProviderID = token.mvpdID
@@ -637,6 +668,7 @@ extension EntitlementMachine {
                     flow.data = pending.data
                     flow.url = pending.url
                     flow.startedElsewhere = true
+                    flow.probe = nil  // a read for the other login's code would answer for that one
                     moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .cancelTimer, .startTimer)
                     return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: pending.deadline)]
                 }

@@ -40,10 +40,9 @@ extension EntitlementMachine {
         recordAuthorization(from: .idle, to: .waitingForAuthentication, .notAuthenticated)
         authorizations.append(
             AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForAuthentication))
-        if case .awaitingRedirect(let flow) = authentication, flow.startedElsewhere, let url = flow.url {
-            // A login started elsewhere: the device may never have received its page (see getAuthentication).
-            moveAuthentication(to: authentication, .startedElsewhere, .navigateToUrl)
-            return [.log(.joined(id, flow: "the running login")), .emit(.navigateToUrl(url), answering: [])]
+        if case .awaitingRedirect(let flow) = authentication, flow.startedElsewhere, flow.url != nil, flow.code != nil {
+            // A login started elsewhere: read its profile, then sign in or send the device to its page (see getAuthentication).
+            return [.log(.joined(id, flow: "the running login"))] + probeLogin(flow, configuration, joining: nil)
         }
         if currentLoginFlow != nil { return [.log(.joined(id, flow: "the running login"))] }
         return startLogin(waiters: [], data: [:], configuration)

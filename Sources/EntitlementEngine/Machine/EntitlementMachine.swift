@@ -631,6 +631,9 @@ public struct EntitlementMachine: Sendable {
         if case .readingProfile(let flow, let expected?, let attempt) = authentication, expected == operation {
             return profileAnswered(flow, attempt: attempt, result, configuration)
         }
+        if case .awaitingRedirect(let flow) = authentication, let probe = flow.probe, probe == operation {
+            return probeAnswered(flow, result, configuration)
+        }
         if case .requestingLogout(let flow, let expected) = authentication, expected == operation {
             return logoutAnswered(flow, result)
         }
