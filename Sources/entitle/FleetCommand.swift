@@ -384,32 +384,16 @@ final class Fleet: Sendable {
         try? await Task.sleep(for: duration)
     }
 
-    /// The harness's HTTP client (the load balancer): enough connections for every device at once.
-    private static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = 256
-        configuration.timeoutIntervalForRequest = 60
-        return URLSession(configuration: configuration)
-    }()
-
     /// Sends `call` for `device` to node `number` (60 s at most: more is a hung request).
     func send(_ call: String, device: String, to number: Int) async -> Answer {
         let node = nodes.withLock { $0[number] }
         let started = ContinuousClock.now
         var answer = Answer()
-        var request = URLRequest(url: URL(string: "\(node.url)/devices/\(device)/call")!, timeoutInterval: 60)
-        request.httpMethod = "POST"
-        request.httpBody = Data(call.utf8)
-        do {
-            let (data, response) = try await Self.session.data(for: request)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            if status == 200 {
-                answer.lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
-            } else {
-                answer.problem = "node HTTP \(status)"
-            }
-        } catch {
-            answer.problem = (error as? URLError)?.code == .timedOut ? "hung" : "node unreachable"
+        switch await FleetHTTPClient.post(port: node.port, path: "/devices/\(device)/call", body: Array(call.utf8)) {
+        case .answered(200, let body): answer.lines = String(decoding: body, as: UTF8.self).split(separator: "\n").map(String.init)
+        case .answered(let status, _): answer.problem = "node HTTP \(status)"
+        case .unreachable: answer.problem = "node unreachable"
+        case .hung: answer.problem = "hung"
         }
         answer.elapsed = ContinuousClock.now - started
         return answer
@@ -547,11 +531,7 @@ final class NodeProcess: Sendable {
         try process.run()
         let node = NodeProcess(port: port, process: process)
         for _ in 0..<100 {
-            if let (_, response) = try? await URLSession.shared.data(from: URL(string: node.url + "/health")!),
-                (response as? HTTPURLResponse)?.statusCode == 200
-            {
-                return node
-            }
+            if case .answered(200, _) = await FleetHTTPClient.post(port: port, path: "/health", body: [], timeout: 2) { return node }
             try? await Task.sleep(for: .milliseconds(100))
         }
         throw FleetError("node \(number) did not start")
