@@ -492,8 +492,11 @@ final class RedisProcess: Sendable {
         let old = process.withLock { $0 }
         Glibc.kill(old.processIdentifier, SIGKILL)
         old.waitUntilExit()
-        if let fresh = try? Self.launch(port: port, folder: folder) { process.withLock { $0 = fresh } }
-        _ = await answers()
+        for _ in 0..<5 {
+            if let fresh = try? Self.launch(port: port, folder: folder) { process.withLock { $0 = fresh } }
+            if await answers() { return }
+            FileHandle.standardError.write(Data("entitle fleet: redis-server did not come back on \(port); trying again\n".utf8))
+        }
     }
 
     func stop() {
@@ -547,9 +550,14 @@ struct FleetError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A port nobody listens on now (bound and released at once).
+/// A port nobody uses now, below Linux's range of ephemeral ports (32768 and up), so that no
+/// outgoing connection takes it while a server restarts on it.
 func freePort() throws -> UInt16 {
-    try HTTPListener().port
+    for _ in 0..<200 {
+        let port = UInt16.random(in: 20_000..<30_000)
+        if let listener = try? HTTPListener(port: port) { return listener.port }
+    }
+    throw FleetError("no free port between 20000 and 30000")
 }
 
 // MARK: - What happened

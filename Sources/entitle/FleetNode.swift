@@ -49,6 +49,12 @@ enum FleetNode {
             StandardError.write("entitle fleet-node: \(error)\n")
             return 69
         }
+        // A node whose harness is gone (killed, crashed) goes too, rather than linger.
+        let parent = getppid()
+        Task.detached {
+            while getppid() == parent { try? await Task.sleep(for: .seconds(1)) }
+            exit(0)
+        }
         _ = await ServeCommand.nextTerminationSignal()
         let report = await host.shutdown(gracePeriod: .seconds(2))
         events.write("shutdown settled=\(report.settled) busy=\(report.stillBusy) closed=\(report.callsClosed)")
