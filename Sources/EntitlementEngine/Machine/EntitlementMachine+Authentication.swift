@@ -601,6 +601,12 @@ extension EntitlementMachine {
                 // Logged out elsewhere, waiting for the MVPD's logout redirect: it may come here.
                 authorizationExpiries = [:]
                 return [resumed]
+            } else if let resumed = resumePendingLogin(stored.pendingLogin, configuration) {
+                // Signed out and logging in again elsewhere (this instance missed the steps between):
+                // the login's redirect may come here.
+                authorizationExpiries = [:]
+                selectedProviderID = stored.selectedProvider.flatMap { configuration.mvpd($0) == nil ? nil : $0 }
+                return [resumed]
             } else {
                 moveAuthentication(to: .unauthenticated, .noValidStoredToken)
             }

@@ -89,6 +89,7 @@ public enum TransitionTable {
         authentication(.unknown, .configurationLoaded, .pendingLogout, to: .loggingOut, .startTimer),
         authentication(.unauthenticated, .storageChanged, .pendingLogout, to: .loggingOut, .startTimer),
         authentication(.authenticated, .storageChanged, .pendingLogout, to: .loggingOut, .startTimer),
+        authentication(.authenticated, .storageChanged, .pendingLogin, to: .awaitingRedirect, .startTimer),
         authentication(.loggingOut, .storageChanged, .pendingLogout, to: .loggingOut, .cancelTimer, .startTimer),
         authentication(.loggingOut, .storageChanged, .pendingLogoutTaken, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .getAuthentication, .startedElsewhere, to: .awaitingRedirect, .join, .readProfile),
