@@ -562,6 +562,16 @@ extension EntitlementMachine {
         return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
     }
 
+    /// A login this instance waited for ended elsewhere, and the store now holds a logout waiting for its
+    /// redirect: the login's calls are answered (not authenticated), and the logout is waited for here too.
+    mutating func resumePendingLogout(_ pending: PendingLogout?, ending flow: LoginFlow) -> [Action]? {
+        guard let pending, pending.deadline > now else { return nil }
+        let ended = endLogin(
+            flow, code: ErrorCode.userNotAuthenticated, reason: "The login ended on another instance, which is logging out.",
+            condition: .pendingLogout)
+        return ended + (resumePendingLogout(pending).map { [$0] } ?? [])
+    }
+
     /// A logout another instance started (or this one before a restart) is waiting for its redirect in
     /// storage: wait for it here too, so the redirect completes it on whichever instance it reaches.
     mutating func resumePendingLogout(_ pending: PendingLogout?) -> Action? {
@@ -677,6 +687,10 @@ extension EntitlementMachine {
                     flow.probe = nil  // a read for the other login's code would answer for that one
                     moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .cancelTimer, .startTimer)
                     return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: pending.deadline)]
+                }
+                if let logout = resumePendingLogout(stored.pendingLogout, ending: flow) {
+                    // The login ended elsewhere and the user is logging out there: so is this instance.
+                    return logout
                 }
                 // Another instance took the redirect (or ended the login): it completes the login and
                 // this one waits for the outcome in storage until its deadline, without the secrets,

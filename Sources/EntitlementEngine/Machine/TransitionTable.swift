@@ -90,6 +90,7 @@ public enum TransitionTable {
         authentication(.unauthenticated, .storageChanged, .pendingLogout, to: .loggingOut, .startTimer),
         authentication(.authenticated, .storageChanged, .pendingLogout, to: .loggingOut, .startTimer),
         authentication(.authenticated, .storageChanged, .pendingLogin, to: .awaitingRedirect, .startTimer),
+        authentication(.awaitingRedirect, .storageChanged, .pendingLogout, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.loggingOut, .storageChanged, .pendingLogout, to: .loggingOut, .cancelTimer, .startTimer),
         authentication(.loggingOut, .storageChanged, .pendingLogoutTaken, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .getAuthentication, .startedElsewhere, to: .awaitingRedirect, .join, .readProfile),
