@@ -76,6 +76,21 @@ public struct LoginFlow: Sendable, Hashable {
         self.data = data
         self.url = nil
     }
+
+    /// This flow, waiting for the redirect of `pending` (a login taken from the store, started
+    /// elsewhere): its secrets, session code, deadline, data and page; its waiters stay.
+    func adopting(_ pending: PendingLogin, mvpd: MVPD) -> LoginFlow {
+        var flow = self
+        flow.mvpd = mvpd
+        flow.secrets = FlowSecrets(state: pending.state)
+        flow.code = pending.code
+        flow.deadline = pending.deadline
+        flow.data = pending.data
+        flow.url = pending.url
+        flow.startedElsewhere = true
+        flow.probe = nil  // a read for another login's code would answer for that one
+        return flow
+    }
 }
 
 /// One logout: local tokens are already gone; the logout request, then (interactive) the MVPD's

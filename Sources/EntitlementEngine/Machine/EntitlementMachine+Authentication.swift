@@ -551,12 +551,7 @@ extension EntitlementMachine {
     /// session code, MVPD and deadline come from storage; nobody here waits for it yet.
     mutating func resumePendingLogin(_ pending: PendingLogin?, _ configuration: RequestorConfiguration) -> Action? {
         guard let pending, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) else { return nil }
-        var flow = LoginFlow(
-            id: nextFlow(), mvpd: mvpd, secrets: FlowSecrets(state: pending.state), deadline: pending.deadline,
-            waiters: [], data: pending.data)
-        flow.code = pending.code
-        flow.url = pending.url
-        flow.startedElsewhere = true
+        let flow = LoginFlow(id: nextFlow(), mvpd: nil, secrets: nil, deadline: nil, waiters: [], data: [:]).adopting(pending, mvpd: mvpd)
         moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .startTimer)
         selectedProviderID = mvpd.id
         return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
@@ -641,14 +636,7 @@ extension EntitlementMachine {
                 persisted = mine
                 return []
             }
-            var waiting = flow
-            waiting.mvpd = mvpd
-            waiting.secrets = FlowSecrets(state: pending.state)
-            waiting.code = pending.code
-            waiting.deadline = pending.deadline
-            waiting.data = pending.data
-            waiting.url = pending.url
-            waiting.startedElsewhere = true
+            let waiting = flow.adopting(pending, mvpd: mvpd)
             moveAuthentication(to: .awaitingRedirect(waiting), .pendingLogin, rowActions + [.startTimer])
             adopt()
             return dismiss + [.startTimer(.redirectDeadline(waiting.id), at: pending.deadline)]
@@ -677,14 +665,7 @@ extension EntitlementMachine {
                 guard stored.pendingLogin?.state != flow.secrets?.state else { return [] }
                 if let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) {
                     // Another instance restarted the login: wait for that one, with its secrets and deadline.
-                    flow.mvpd = mvpd
-                    flow.secrets = FlowSecrets(state: pending.state)
-                    flow.code = pending.code
-                    flow.deadline = pending.deadline
-                    flow.data = pending.data
-                    flow.url = pending.url
-                    flow.startedElsewhere = true
-                    flow.probe = nil  // a read for the other login's code would answer for that one
+                    flow = flow.adopting(pending, mvpd: mvpd)
                     moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .cancelTimer, .startTimer)
                     return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: pending.deadline)]
                 }
