@@ -28,7 +28,7 @@ enum FleetNode {
         }
         let clock = SystemClock()
         let redis = RedisClient(RedisConfiguration(port: redisPort, commandTimeout: .seconds(1)))
-        let storage = RedisTokenStorage(client: redis, keyPrefix: "fleet")
+        let storage = LoggedStorage(RedisTokenStorage(client: redis, keyPrefix: "fleet"), events: events)
         let transport = URLSessionV2Transport(baseURL: adobe, timeout: .seconds(5), pacing: .afterThrottleOnly)
         let client = V2Client(
             transport: transport, softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock,
@@ -186,6 +186,49 @@ enum FleetNode {
 
         func write(_ line: String) {
             handle.withLock { $0.write(Data((line + "\n").utf8)) }
+        }
+    }
+
+    /// The Redis store, with every save in the node's event log (what it held, never a token or code):
+    /// `saved DEVICE OLD→NEW auth=… login=… logout=…`, or `save-failed DEVICE OLD why`.
+    final class LoggedStorage: TokenSaveNotifying {
+        private let inner: RedisTokenStorage
+        private let events: EventLog
+
+        init(_ inner: RedisTokenStorage, events: EventLog) {
+            self.inner = inner
+            self.events = events
+        }
+
+        func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
+            try await inner.load(deviceID: deviceID, requestorID: requestorID)
+        }
+
+        func save(_ tokens: StoredTokens, deviceID: String, requestorID: String, replacing expected: StorageVersion)
+            async throws(TokenStorageError) -> StorageVersion
+        {
+            do {
+                let version = try await inner.save(tokens, deviceID: deviceID, requestorID: requestorID, replacing: expected)
+                events.write(
+                    "saved \(deviceID) \(expected.number)→\(version.number) auth=\(tokens.authentication != nil) "
+                        + "login=\(tokens.pendingLogin != nil) logout=\(tokens.pendingLogout != nil)")
+                return version
+            } catch {
+                events.write("save-failed \(deviceID) \(expected.number) \(error)")
+                throw error
+            }
+        }
+
+        func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
+            try await inner.version(deviceID: deviceID, requestorID: requestorID)
+        }
+
+        func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] {
+            try await inner.authentications(deviceID: deviceID)
+        }
+
+        func observeSaves(_ handler: @escaping @Sendable (String, String) -> Void) -> SaveObservation {
+            inner.observeSaves(handler)
         }
     }
 }
