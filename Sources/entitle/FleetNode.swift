@@ -79,7 +79,7 @@ enum FleetNode {
             return HTTPResponse(status: 503, body: Array("\(error)".utf8))
         }
         events.write("accepted \(key.deviceID) \(id) \(call.name)")
-        let settled = FirstResult()
+        let settled = FirstResult<Bool>()
         let wait = Task {
             await host.whenSettled(key)
             settled.offer(true)
@@ -109,30 +109,6 @@ enum FleetNode {
         case ("getAuthorization", 2): return .getAuthorization(resource: words[1], data: [:])
         case ("logout", 1): return .logout
         default: return nil
-        }
-    }
-
-    /// The first of two racing outcomes.
-    private final class FirstResult: Sendable {
-        private let state = Mutex<(value: Bool?, waiter: CheckedContinuation<Bool, Never>?)>((nil, nil))
-        func offer(_ value: Bool) {
-            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                guard state.value == nil else { return nil }
-                state.value = value
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: value)
-        }
-        func value() async -> Bool {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Bool? in
-                    if let value = state.value { return value }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
         }
     }
 

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The first of several racing results (an answer or its deadline): later offers are dropped.
-final class FirstResult<Value: Sendable>: Sendable {
+package final class FirstResult<Value: Sendable>: Sendable {
     private enum Slot {
         case empty
         case waiting(CheckedContinuation<Value, Never>)
@@ -10,8 +10,11 @@ final class FirstResult<Value: Sendable>: Sendable {
 
     private let slot = Mutex<Slot>(.empty)
 
+    /// A race with no result yet.
+    package init() {}
+
     /// Offers a result; only the first one counts.
-    func offer(_ value: Value) {
+    package func offer(_ value: Value) {
         let waiter: CheckedContinuation<Value, Never>? = slot.withLock { slot in
             switch slot {
             case .empty:
@@ -28,7 +31,7 @@ final class FirstResult<Value: Sendable>: Sendable {
     }
 
     /// The first result, once there is one.
-    func value() async -> Value {
+    package func value() async -> Value {
         await withCheckedContinuation { continuation in
             let ready: Value? = slot.withLock { slot in
                 switch slot {
