@@ -102,6 +102,7 @@ struct FleetCommand {
         let report = stats.snapshot()
         if report.hung > 0 { violations.append("\(report.hung) device requests hung (no answer in 60 s)") }
         if !healed.isEmpty { violations.append("after the faults healed, journeys failed: \(healed.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))") }
+        if report.failedClearOfFaults > 0 { violations.append("\(report.failedClearOfFaults) journeys failed with no fault during them or in the \(Stats.faultAftermath) before") }
         violations += disagreements
         violations += ledger.violations
         violations += secrets
@@ -181,6 +182,7 @@ struct FleetCommand {
             case .adobeRefuses: await fleet.adobe(.refusing, for: .seconds(5))
             case .adobeHangs: await fleet.adobe(.hanging, for: .seconds(5))
             }
+            stats.faultOver()
         }
     }
 
@@ -225,10 +227,11 @@ private struct Journey {
     private var trail: [String] = []
 
     mutating func run() async {
+        let started = ContinuousClock.now
         let outcome = await attempt()
         stats.journey(outcome)
         stats.remember(device, outcome, trail)
-        if outcome != "ok" { stats.failedJourney(device, outcome, trail) }
+        if outcome != "ok" { stats.failedJourney(device, outcome, trail, startedAt: started) }
     }
 
     private mutating func send(_ call: String) async -> Fleet.Answer {
@@ -571,6 +574,18 @@ final class Stats: Sendable {
         var journeys: [String: Int] = [:]
         var faults: [String: Int] = [:]
         var timeline: [String] = []
+        /// When each fault began and, once over, ended.
+        var faultWindows: [(began: ContinuousClock.Instant, ended: ContinuousClock.Instant?)] = []
+        /// Journeys that failed although no fault ran during them or just before.
+        var failedClearOfFaults = 0
+
+        /// Whether a fault ran between `start` (less its aftermath) and now.
+        func faultTouched(journeyFrom start: ContinuousClock.Instant) -> Bool {
+            faultWindows.contains { window in
+                guard let ended = window.ended else { return true }
+                return ended + Stats.faultAftermath >= start
+            }
+        }
 
         func failures(since earlier: Snapshot) -> [String: Int] {
             var failed: [String: Int] = [:]
@@ -632,11 +647,23 @@ final class Stats: Sendable {
     }
 
     func journey(_ outcome: String) { state.withLock { $0.journeys[outcome, default: 0] += 1 } }
+    /// How long after a fault a journey that began may still fail because of it: the engine's storage
+    /// retry window (5 s) and a little more.
+    static let faultAftermath: Duration = .seconds(7)
+
     func fault(_ fault: FleetCommand.Fault) {
         let at = self.at
         state.withLock { state in
             state.faults[fault.rawValue, default: 0] += 1
             state.timeline.append("\(at) fault: \(fault.rawValue)")
+            state.faultWindows.append((.now, nil))
+        }
+    }
+
+    /// The fault begun last is over.
+    func faultOver() {
+        state.withLock { state in
+            if let last = state.faultWindows.indices.last { state.faultWindows[last].ended = .now }
         }
     }
 
@@ -651,13 +678,16 @@ final class Stats: Sendable {
         }
     }
 
-    /// A journey that failed after the faults healed is a violation: keep what it, and the device's
-    /// journeys before it, went through.
-    func failedJourney(_ device: String, _ outcome: String, _ trail: [String]) {
+    /// A journey that failed with no fault during it or just before, or after the faults healed, is a
+    /// violation: keep what it, and the device's journeys before it, went through.
+    func failedJourney(_ device: String, _ outcome: String, _ trail: [String], startedAt start: ContinuousClock.Instant) {
         let at = self.at
         let before = history.withLock { $0[device] ?? [] }.dropLast()
         state.withLock { state in
-            guard state.timeline.contains(where: { $0.hasSuffix("faults over, healed") }) else { return }
+            let healed = state.timeline.contains(where: { $0.hasSuffix("faults over, healed") })
+            let clear = !state.faultTouched(journeyFrom: start)
+            if clear && !healed { state.failedClearOfFaults += 1 }
+            guard healed || clear else { return }
             state.timeline.append(
                 "\(at) \(device) failed (\(outcome)):\n      " + trail.joined(separator: "\n      ")
                     + (before.isEmpty ? "" : "\n      before that:\n      " + before.joined(separator: "\n      ")))

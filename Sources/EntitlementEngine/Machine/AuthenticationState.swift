@@ -62,6 +62,12 @@ public struct LoginFlow: Sendable, Hashable {
     /// The read of this login's profile by its session code, in flight, before its page is handed out
     /// again (the user may have signed in there already, and only the redirect was lost).
     public var probe: OperationID?
+    /// Whether this instance accepted the login's redirect (and reads its profile): storage says the
+    /// login is completing, so no other instance accepts the redirect again.
+    public var redirectAccepted = false
+    /// The login as storage holds it while another instance, which accepted its redirect, reads its
+    /// profile: this instance waits for the outcome there and never accepts the redirect itself.
+    public var completingElsewhere: PendingLogin?
 
     /// Creates a login flow.
     public init(
@@ -78,17 +84,27 @@ public struct LoginFlow: Sendable, Hashable {
     }
 
     /// This flow, waiting for the redirect of `pending` (a login taken from the store, started
-    /// elsewhere): its secrets, session code, deadline, data and page; its waiters stay.
+    /// elsewhere): its secrets, session code, deadline, data and page; its waiters stay. A login another
+    /// instance is completing brings no secrets, code or page: only its outcome is waited for.
     func adopting(_ pending: PendingLogin, mvpd: MVPD) -> LoginFlow {
         var flow = self
         flow.mvpd = mvpd
-        flow.secrets = FlowSecrets(state: pending.state)
-        flow.code = pending.code
         flow.deadline = pending.deadline
         flow.data = pending.data
-        flow.url = pending.url
         flow.startedElsewhere = true
+        flow.redirectAccepted = false
         flow.probe = nil  // a read for another login's code would answer for that one
+        if pending.completing {
+            flow.secrets = nil
+            flow.code = nil
+            flow.url = nil
+            flow.completingElsewhere = pending
+        } else {
+            flow.secrets = FlowSecrets(state: pending.state)
+            flow.code = pending.code
+            flow.url = pending.url
+            flow.completingElsewhere = nil
+        }
         return flow
     }
 }

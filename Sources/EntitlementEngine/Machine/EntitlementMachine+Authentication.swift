@@ -662,8 +662,19 @@ extension EntitlementMachine {
             return actions
         case .awaitingRedirect(var flow):
             guard let token else {
-                guard stored.pendingLogin?.state != flow.secrets?.state else { return [] }
+                // Whatever else this instance follows, the login stands as storage says.
+                adopt()
                 if let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) {
+                    if pending.completing {
+                        guard flow.completingElsewhere != pending else { return [] }
+                        // Another instance accepted the redirect and reads the profile: this one waits for
+                        // the outcome in storage, without the secrets, so the same redirect can never
+                        // complete the login here too.
+                        flow = flow.adopting(pending, mvpd: mvpd)
+                        moveAuthentication(to: .awaitingRedirect(flow), .pendingLoginTaken)
+                        return []
+                    }
+                    if flow.completingElsewhere == nil, pending.state == flow.secrets?.state { return [] }
                     // Another instance restarted the login: wait for that one, with its secrets and deadline.
                     flow = flow.adopting(pending, mvpd: mvpd)
                     moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .cancelTimer, .startTimer)
@@ -673,13 +684,15 @@ extension EntitlementMachine {
                     // The login ended elsewhere and the user is logging out there: so is this instance.
                     return logout
                 }
-                // Another instance took the redirect (or ended the login): it completes the login and
-                // this one waits for the outcome in storage until its deadline, without the secrets,
-                // so the same redirect can never complete the login here too.
-                flow.secrets = nil
-                flow.code = nil
-                moveAuthentication(to: .awaitingRedirect(flow), .pendingLoginTaken)
-                return []
+                if let deadline = flow.deadline, now >= deadline {
+                    // Another instance's copy of the deadline ended the login first: it expired here too.
+                    return expireLogin(flow, condition: .deadlinePassed)
+                }
+                // Neither a login nor an authentication is stored: the login ended on another instance
+                // without signing in (cancelled, refused, or signed in and out again before this one looked).
+                return endLogin(
+                    flow, code: ErrorCode.userNotAuthenticated, reason: "The login ended on another instance without signing in.",
+                    condition: .loginEndedElsewhere)
             }
             moveAuthentication(to: .authenticated(token), .validStoredToken, .cancelTimer, .setAuthenticationStatus)
             adopt()

@@ -57,6 +57,7 @@ extension EntitlementMachine {
         }
         var accepted = flow
         accepted.waiters.append(id)
+        accepted.redirectAccepted = true
         let operation = nextOperation()
         moveAuthentication(
             to: .readingProfile(accepted, operation: operation, attempt: 1), .accepted, .cancelTimer, .readProfile)

@@ -788,9 +788,17 @@ public struct EntitlementMachine: Sendable {
         switch self.authentication {
         case .authenticated(let token): authentication = token
         case .awaitingRedirect(let flow):
-            if let mvpd = flow.mvpd, let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline {
+            if let record = flow.completingElsewhere {
+                pending = record
+            } else if let mvpd = flow.mvpd, let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline {
                 pending = PendingLogin(
                     mvpdID: mvpd.id, state: secrets.state, code: code, deadline: deadline, data: flow.data, url: flow.url)
+            }
+        case .readingProfile(let flow, _, _) where flow.redirectAccepted:
+            if let mvpd = flow.mvpd, let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline {
+                pending = PendingLogin(
+                    mvpdID: mvpd.id, state: secrets.state, code: code, deadline: deadline, data: flow.data, url: flow.url,
+                    completing: true)
             }
         case .loggingOut(let flow):
             if let secrets = flow.secrets, let deadline = flow.deadline {

@@ -218,8 +218,12 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case deviceMismatch
     /// Storage holds an unexpired login waiting for its redirect.
     case pendingLogin
-    /// Another instance took this login's pending redirect out of storage: it completes the login.
+    /// Another instance accepted this login's redirect and reads its profile (storage says the login is
+    /// completing): it completes the login.
     case pendingLoginTaken
+    /// Storage holds neither this login nor an authentication: the login ended on another instance
+    /// without signing in.
+    case loginEndedElsewhere
     /// A login call came while the logout waited for its redirect: the logout ends as done first.
     case loginRequested
     /// Storage holds an unexpired logout waiting for the MVPD's logout redirect.

@@ -67,6 +67,8 @@ public enum TransitionTable {
         authentication(.authenticated, .storageChanged, .noValidStoredToken, to: .unauthenticated),
         authentication(.awaitingRedirect, .storageChanged, .validStoredToken, to: .authenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .storageChanged, .pendingLoginTaken, to: .awaitingRedirect),
+        authentication(.awaitingRedirect, .storageChanged, .loginEndedElsewhere, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
+        authentication(.awaitingRedirect, .storageChanged, .deadlinePassed, to: .unauthenticated, .cancelTimer, .status, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .storageChanged, .pendingLogin, to: .awaitingRedirect, .cancelTimer, .startTimer),
         authentication(.unknown, .configurationLoaded, .deviceMismatch, to: .unauthenticated, .status, .persist),
         authentication(.authenticated, .authenticationExpired, to: .unauthenticated, .persist),
@@ -220,6 +222,7 @@ public enum TransitionTable {
 
     static let authorizationRows: [TransitionRow] = [
         authorization(.waitingForAuthentication, .storageChanged, .loginSucceeded, to: .authorizing, .authorize),
+        authorization(.waitingForAuthentication, .storageChanged, to: .idle, .tokenRequestFailed),
         authorization(.authorizing, .backendAnswered, to: .idle, .setToken),
         authorization(.authorizing, .backendAnswered, .authenticationRequired, to: .idle, .tokenRequestFailed),
         authorization(.authorizing, .backendAnswered, .denied, to: .idle, .status, .tokenRequestFailed),

@@ -133,15 +133,50 @@ public struct PendingLogin: Sendable, Hashable, Codable {
     /// The MVPD's login page the device was sent to (a secret: it carries the session's code), so any
     /// instance can send the device there again; nil in a login an earlier version saved.
     public var url: String?
+    /// Whether an instance accepted the login's redirect and is reading its profile: no instance
+    /// accepts the redirect again, and the others wait for the outcome (a token, or nothing pending).
+    public var completing: Bool
 
     /// Creates a pending login.
-    public init(mvpdID: String, state: String, code: String, deadline: Timestamp, data: [String: String] = [:], url: String? = nil) {
+    public init(
+        mvpdID: String, state: String, code: String, deadline: Timestamp, data: [String: String] = [:], url: String? = nil,
+        completing: Bool = false
+    ) {
         self.mvpdID = mvpdID
         self.state = state
         self.code = code
         self.deadline = deadline
         self.data = data
         self.url = url
+        self.completing = completing
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case mvpdID, state, code, deadline, data, url, completing
+    }
+
+    /// Decodes a pending login; one saved without `completing` is waiting for its redirect.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mvpdID = try container.decode(String.self, forKey: .mvpdID)
+        state = try container.decode(String.self, forKey: .state)
+        code = try container.decode(String.self, forKey: .code)
+        deadline = try container.decode(Timestamp.self, forKey: .deadline)
+        data = try container.decode([String: String].self, forKey: .data)
+        url = try container.decodeIfPresent(String.self, forKey: .url)
+        completing = try container.decodeIfPresent(Bool.self, forKey: .completing) ?? false
+    }
+
+    /// Encodes the pending login; `completing` only when set, so other files read as before.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(mvpdID, forKey: .mvpdID)
+        try container.encode(state, forKey: .state)
+        try container.encode(code, forKey: .code)
+        try container.encode(deadline, forKey: .deadline)
+        try container.encode(data, forKey: .data)
+        try container.encodeIfPresent(url, forKey: .url)
+        if completing { try container.encode(true, forKey: .completing) }
     }
 }
 

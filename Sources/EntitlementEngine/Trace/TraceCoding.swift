@@ -604,6 +604,7 @@ enum TraceCoding {
                 ]
                 // Written only when known, so other traces read as before.
                 if let url = pending.url { record["url"] = .string(book.concealURL(url)) }
+                if pending.completing { record["completing"] = .bool(true) }
                 return .object(record)
             } ?? .null,
         ]
@@ -657,7 +658,7 @@ enum TraceCoding {
         return PendingLogin(
             mvpdID: try string(value, "mvpd"), state: try string(value, "state"), code: try string(value, "code"),
             deadline: Timestamp(milliseconds: try int(value, "deadline")), data: try stringMap(value, "data"),
-            url: value["url"]?.string)
+            url: value["url"]?.string, completing: value["completing"]?.bool ?? false)
     }
 
     private static func encode(_ value: MetadataValue) -> JSONValue {
