@@ -33,7 +33,7 @@ enum Command: Equatable {
     /// Run `count` cases of a fuzz target from `seed`; `child` runs them here and reports each seed.
     case fuzz(target: String, count: Int, seed: UInt64, child: Bool)
     /// Run a fleet of node processes on a real Redis under seeded faults and check its promises.
-    case fleet(devices: Int, nodes: Int, faults: Int, seed: UInt64, concurrency: Int, skipping: Set<String>)
+    case fleet(devices: Int, nodes: Int, faults: Int, seed: UInt64, concurrency: Int, skipping: Set<String>, timeLimit: Int)
     /// One node of `fleet` (not in help).
     case fleetNode(redisPort: UInt16, adobe: String, port: UInt16, log: String)
     /// Run the random explorer on `seeds` seeds from `from`.
@@ -105,8 +105,8 @@ enum Command: Equatable {
     // MARK: - Commands
 
     private static func parseFleet(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments, command: "fleet", options: ["--devices", "--nodes", "--faults", "--seed", "--concurrency", "--skip"])
-        var devices = 200, nodes = 3, faults = 6, concurrency = 50
+        var reader = ArgumentReader(arguments, command: "fleet", options: ["--devices", "--nodes", "--faults", "--seed", "--concurrency", "--skip", "--time-limit"])
+        var devices = 200, nodes = 3, faults = 6, concurrency = 50, timeLimit = 1800
         var seed: UInt64 = 1
         var skipping: Set<String> = []
         while let argument = reader.next() {
@@ -116,6 +116,7 @@ enum Command: Equatable {
             case "--faults": faults = try reader.number(of: argument, in: 0...1000)
             case "--seed": seed = try reader.seed(of: argument)
             case "--concurrency": concurrency = try reader.number(of: argument, in: 1...1000)
+            case "--time-limit": timeLimit = try reader.number(of: argument, in: 10...86_400)
             case "--skip":
                 let kind = try reader.value(of: argument)
                 let kinds = FleetCommand.Fault.allCases.map(\.option)
@@ -125,7 +126,7 @@ enum Command: Equatable {
             default: throw reader.unexpected(argument)
             }
         }
-        return .fleet(devices: devices, nodes: nodes, faults: faults, seed: seed, concurrency: concurrency, skipping: skipping)
+        return .fleet(devices: devices, nodes: nodes, faults: faults, seed: seed, concurrency: concurrency, skipping: skipping, timeLimit: timeLimit)
     }
 
     private static func parseFleetNode(_ arguments: [String]) throws(UsageError) -> Command {

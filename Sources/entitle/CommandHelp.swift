@@ -140,7 +140,7 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
-            name: "fleet", synopsis: ["fleet [--devices N] [--nodes K] [--faults F] [--seed S] [--concurrency C] [--skip KIND]..."],
+            name: "fleet", synopsis: ["fleet [--devices N] [--nodes K] [--faults F] [--seed S] [--concurrency C] [--skip KIND]... [--time-limit T]"],
             summary: "run a fleet of node processes on a real Redis under faults and check its promises",
             details: """
                 Starts redis-server (it must be installed) on a free loopback port, the simulator on HTTP,
@@ -151,9 +151,11 @@ struct CommandHelp {
                 (default 6) come on a schedule seeded by S: a node killed (SIGKILL) and restarted, Redis
                 hung (SIGSTOP 5 s), Redis restarted empty and with its data, the simulator refusing or
                 hanging for 5 s. Then, faults healed, every device logs in afresh, and the run checks:
-                no request hung; every call a node accepted answered exactly once (calls lost with a
-                killed node are counted apart); every node answers each device alike; no secret (a
-                password, a session code, a media token) in any node's log. Prints a table and exits 0,
+                no request hung; no journey failed without a fault during it or in the 7 s before; every
+                call a node accepted answered exactly once (calls lost with a killed node are counted
+                apart); every node exits within 30 s of SIGTERM; every node answers each device alike; no
+                secret (a password, a session code, a media token) in any node's log; the whole run
+                ends within T seconds (default 1800). Prints a table and exits 0,
                 or lists the violations (with a timeline and each failed journey's steps, and keeps the
                 nodes' logs) and exits 1 (69 when redis-server cannot start). --skip KIND leaves a fault
                 kind out: node-kill, redis-hang, redis-restart-empty, redis-restart-data, adobe-refuses,

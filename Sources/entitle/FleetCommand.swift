@@ -30,6 +30,8 @@ struct FleetCommand {
     let concurrency: Int
     /// Fault kinds left out (by ``Fault/option``).
     let skipping: Set<String>
+    /// How long the whole run may take: past it, the run ends as a violation (with its timeline).
+    let timeLimit: Duration
 
     enum Fault: String, CaseIterable {
         case killNode = "node killed"
@@ -64,11 +66,19 @@ struct FleetCommand {
             StandardError.write("entitle fleet: \(error)\n")
             return .unavailable
         }
-        defer { fleet.stop() }
         print("fleet: redis-server on \(fleet.redis.port), the simulator at \(fleet.adobeURL), \(nodes) nodes, \(devices) devices, seed \(seed)")
 
         // Journeys under faults.
         let stats = Stats()
+        let watchdog = Task { [timeLimit] in
+            guard (try? await Task.sleep(for: timeLimit)) != nil else { return }
+            print("VIOLATION: the run did not end within \(timeLimit)")
+            for event in stats.snapshot().timeline { print("  \(event)") }
+            print("fleet: the nodes' logs are in \(folder)")
+            await fleet.stop()
+            exit(ExitStatus.failure.rawValue)
+        }
+        defer { watchdog.cancel() }
         var random = SplitMix(seed: seed)
         let kinds = Fault.allCases.filter { !skipping.contains($0.option) }
         let schedule = (0..<faultsPerKind).flatMap { _ in kinds }.shuffled(using: &random)
@@ -94,7 +104,8 @@ struct FleetCommand {
         let disagreements = await agreement(fleet: fleet, devices: (0..<min(devices, 100)).map { "device-\($0)" })
 
         // Stop the nodes (SIGTERM: their sessions' calls answered) and read their logs.
-        await fleet.stopNodes()
+        let stuck = await fleet.stopNodes()
+        await fleet.stop()
         let ledger = Ledger.read(folder: folder)
         let secrets = secretsInLogs(folder: folder, seen: stats.secrets())
 
@@ -103,6 +114,7 @@ struct FleetCommand {
         if report.hung > 0 { violations.append("\(report.hung) device requests hung (no answer in 60 s)") }
         if !healed.isEmpty { violations.append("after the faults healed, journeys failed: \(healed.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))") }
         if report.failedClearOfFaults > 0 { violations.append("\(report.failedClearOfFaults) journeys failed with no fault during them or in the \(Stats.faultAftermath) before") }
+        violations += stuck.map { "node \($0) did not exit within 30 s of SIGTERM" }
         violations += disagreements
         violations += ledger.violations
         violations += secrets
@@ -396,6 +408,7 @@ final class Fleet: Sendable {
         case .answered(200, let body): answer.lines = String(decoding: body, as: UTF8.self).split(separator: "\n").map(String.init)
         case .answered(let status, _): answer.problem = "node HTTP \(status)"
         case .unreachable: answer.problem = "node unreachable"
+        case .broken(let error): answer.problem = "connection broken (errno \(error))"
         case .hung: answer.problem = "hung"
         }
         answer.elapsed = ContinuousClock.now - started
@@ -404,7 +417,7 @@ final class Fleet: Sendable {
 
     func killAndRestart(node number: Int) async {
         let old = nodes.withLock { $0[number] }
-        old.kill()
+        await old.kill()
         try? await Task.sleep(for: .milliseconds(300))
         if let fresh = try? await NodeProcess.start(number: number, redisPort: redis.port, adobe: adobeURL, folder: folder, port: old.port) {
             nodes.withLock { $0[number] = fresh }
@@ -417,150 +430,23 @@ final class Fleet: Sendable {
         redis.resume()
     }
 
-    func stopNodes() async {
+    /// SIGTERM to every node; the numbers of those that did not exit within 30 s (then killed).
+    func stopNodes() async -> [Int] {
         let all = nodes.withLock { $0 }
-        for node in all { node.terminate() }
-        for node in all { node.waitUntilExit() }
+        var stuck: [Int] = []
+        for (number, node) in all.enumerated() where !(await node.terminate(upTo: .seconds(30))) {
+            stuck.append(number)
+            await node.kill()
+        }
+        return stuck
     }
 
-    func stop() {
-        for node in nodes.withLock({ $0 }) { node.kill() }
-        redis.stop()
+    /// Kills whatever still runs: the nodes, Redis, the simulator's server.
+    func stop() async {
+        for node in nodes.withLock({ $0 }) { await node.kill() }
+        await redis.stop()
         server.stop()
     }
-}
-
-/// A `redis-server` child process on a free port, with its data folder.
-final class RedisProcess: Sendable {
-    let port: UInt16
-    private let folder: String
-    private let process: Mutex<Process>
-
-    private init(port: UInt16, folder: String, process: Process) {
-        self.port = port
-        self.folder = folder
-        self.process = Mutex(process)
-    }
-
-    static func start(folder: String) async throws -> RedisProcess {
-        let port = try freePort()
-        let process = try launch(port: port, folder: folder)
-        let redis = RedisProcess(port: port, folder: folder, process: process)
-        guard await redis.answers() else { throw FleetError("redis-server did not start (is it installed?)") }
-        return redis
-    }
-
-    private static func launch(port: UInt16, folder: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "redis-server", "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder,
-            "--dbfilename", "fleet.rdb", "--loglevel", "warning",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        return process
-    }
-
-    /// Whether the server answers PING within a few seconds.
-    func answers() async -> Bool {
-        let client = RedisClient(RedisConfiguration(port: port, connectTimeout: .milliseconds(200), commandTimeout: .milliseconds(500), connections: 1))
-        defer { client.close() }
-        for _ in 0..<50 {
-            if case .simpleString("PONG")? = try? await client.send(["PING"]) { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return false
-    }
-
-    func hang(for duration: Duration) async {
-        let pid = process.withLock { $0.processIdentifier }
-        Glibc.kill(pid, SIGSTOP)
-        try? await Task.sleep(for: duration)
-        Glibc.kill(pid, SIGCONT)
-    }
-
-    func resume() { Glibc.kill(process.withLock { $0.processIdentifier }, SIGCONT) }
-
-    /// Kills the server (after a SAVE when `keepingData`, else with its data file removed) and starts it again.
-    func restart(keepingData: Bool) async {
-        if keepingData {
-            let client = RedisClient(RedisConfiguration(port: port, connections: 1))
-            _ = try? await client.send(["SAVE"])
-            client.close()
-        } else {
-            try? FileManager.default.removeItem(atPath: folder + "/fleet.rdb")
-        }
-        let old = process.withLock { $0 }
-        Glibc.kill(old.processIdentifier, SIGKILL)
-        old.waitUntilExit()
-        for _ in 0..<5 {
-            if let fresh = try? Self.launch(port: port, folder: folder) { process.withLock { $0 = fresh } }
-            if await answers() { return }
-            FileHandle.standardError.write(Data("entitle fleet: redis-server did not come back on \(port); trying again\n".utf8))
-        }
-    }
-
-    func stop() {
-        let old = process.withLock { $0 }
-        Glibc.kill(old.processIdentifier, SIGCONT)
-        Glibc.kill(old.processIdentifier, SIGKILL)
-    }
-}
-
-/// One `entitle fleet-node` child process.
-final class NodeProcess: Sendable {
-    let port: UInt16
-    let url: String
-    private let process: Mutex<Process>
-
-    private init(port: UInt16, process: Process) {
-        self.port = port
-        self.url = "http://127.0.0.1:\(port)"
-        self.process = Mutex(process)
-    }
-
-    static func start(number: Int, redisPort: UInt16, adobe: String, folder: String, port: UInt16? = nil) async throws -> NodeProcess {
-        let port = try port ?? freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [
-            "fleet-node", "--redis-port", "\(redisPort)", "--adobe", adobe, "--port", "\(port)", "--log", "\(folder)/node-\(number).log",
-        ]
-        let errors = "\(folder)/node-\(number).err"
-        if !FileManager.default.fileExists(atPath: errors) { _ = FileManager.default.createFile(atPath: errors, contents: nil) }
-        let errorHandle = FileHandle(forWritingAtPath: errors)
-        errorHandle?.seekToEndOfFile()
-        process.standardError = errorHandle
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let node = NodeProcess(port: port, process: process)
-        for _ in 0..<100 {
-            if case .answered(200, _) = await FleetHTTPClient.post(port: port, path: "/health", body: [], timeout: 2) { return node }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        throw FleetError("node \(number) did not start")
-    }
-
-    func kill() { Glibc.kill(process.withLock { $0.processIdentifier }, SIGKILL) }
-    func terminate() { Glibc.kill(process.withLock { $0.processIdentifier }, SIGTERM) }
-    func waitUntilExit() { process.withLock { $0 }.waitUntilExit() }
-}
-
-struct FleetError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// A port nobody uses now, below Linux's range of ephemeral ports (32768 and up), so that no
-/// outgoing connection takes it while a server restarts on it.
-func freePort() throws -> UInt16 {
-    for _ in 0..<200 {
-        let port = UInt16.random(in: 20_000..<30_000)
-        if let listener = try? HTTPListener(port: port) { return listener.port }
-    }
-    throw FleetError("no free port between 20000 and 30000")
 }
 
 // MARK: - What happened

@@ -11,10 +11,12 @@ import Foundation
 /// does not use `URLSession` for this: FoundationNetworking on Linux has crashed the harness under the
 /// very faults it injects (`URLSession._MultiHandle.endOperation`, swift-corelibs-foundation#4791).
 enum FleetHTTPClient {
-    /// What came back: a status and a body, or why nothing did (`unreachable`, `hung`).
+    /// What came back: a status and a body, or why nothing did: no connection, the connection failed
+    /// mid-exchange (with the system's error number), or no answer within the time limit.
     enum Outcome: Sendable {
         case answered(status: Int, body: [UInt8])
         case unreachable
+        case broken(errno: Int32)
         case hung
     }
 
@@ -45,19 +47,28 @@ enum FleetHTTPClient {
         var sent = 0
         while sent < request.count {
             let wrote = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard wrote > 0 else { return errno == EAGAIN || errno == EWOULDBLOCK ? .hung : .unreachable }
+            guard wrote > 0 else { return failure(errno) }
             sent += wrote
         }
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let read = recv(fd, &buffer, buffer.count, 0)
+            let read = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if read == 0 { break }
-            guard read > 0 else { return errno == EAGAIN || errno == EWOULDBLOCK ? .hung : .unreachable }
+            guard read > 0 else {
+                let error = errno
+                if error == EINTR { continue }
+                return failure(error)
+            }
             answer += buffer[0..<read]
             if let parsed = parse(answer) { return parsed }
         }
         return parse(answer) ?? .unreachable
+    }
+
+    /// A failed send or receive: the time limit (SO_RCVTIMEO/SO_SNDTIMEO) ran out, or the connection broke.
+    private static func failure(_ error: Int32) -> Outcome {
+        error == EAGAIN || error == EWOULDBLOCK ? .hung : .broken(errno: error)
     }
 
     /// The answer once its head and whole body have arrived.
