@@ -570,8 +570,10 @@ public actor AccessEnabler {
     /// only after it: if another writer got there first, the step is dropped and — unless the
     /// input came from reading storage itself (`retryingConflicts` false; the next input reads
     /// again) — decided again on what storage now holds; a save that failed for a passing reason is
-    /// decided and tried again after a pause, within ``EngineSettings/storageRetryWindow``; if the save
-    /// still fails, the actions run and the machine is told (``Input/storageWriteFailed(_:)``).
+    /// decided and tried again after a pause, within ``EngineSettings/storageRetryWindow``. If the save
+    /// still fails, the step of a call or a backend answer is dropped and the machine told instead
+    /// (``input(insteadOf:notSaved:)``); any other step is taken in memory and the machine told
+    /// (``Input/storageWriteFailed(_:)``).
     private func process(_ input: Input, retryingConflicts: Bool = true) async {
         var conflicts = 0
         var retry = StorageRetry(window: machine.settings.storageRetryWindow)
@@ -602,6 +604,12 @@ public actor AccessEnabler {
                 }
             }
             guard !closed else { return }  // closed while the save ran: nothing more happens here
+            if let failure, let instead = Self.input(insteadOf: input, notSaved: failure) {
+                // The step is not taken: nothing it would tell the device holds anywhere but here.
+                monitor?.observe(.storageFailed(failure.description))
+                await process(instead, retryingConflicts: retryingConflicts)
+                return
+            }
             machine = next
             monitor?.observe(.inputHandled(input, at: now))
             if let monitor {
@@ -613,6 +621,21 @@ public actor AccessEnabler {
                 immediate.insert(.storageWriteFailed(failure.description), at: 0)
             }
             return
+        }
+    }
+
+    /// What the machine is told instead of an input whose step could not be saved: a call is refused
+    /// (``Input/callNotSaved(_:_:reason:)``), a backend answer counts as a failed request
+    /// (``BackendError/storageUnavailable(_:)``), so no instance tells the device what the store does not
+    /// hold. Nil for `setRequestor` (it always completes) and every other input: those steps are taken
+    /// in memory and saved again after the next input.
+    static func input(insteadOf input: Input, notSaved error: TokenStorageError) -> Input? {
+        switch input {
+        case .callReceived(_, .setRequestor): nil
+        case .callReceived(let id, let call): .callNotSaved(id, call, reason: error.description)
+        case .backendAnswered(let operation, _):
+            .backendFailed(operation, .storageUnavailable(Redactor.redact(String(error.description.prefix(200)))))
+        default: nil
         }
     }
 

@@ -99,14 +99,10 @@ enum FuzzCorpus {
         < }
         ! @other storage fails saves
         > @other logout
-        < @other status VSA203 info *
         < @other status STORAGE_WRITE_FAILED ...
-        ⇢ @other logout bluesky-tv
-        < @other setAuthenticationStatus 0 USER_NOT_AUTHENTICATED_ERROR
         ! engine restarts
         > setRequestor sim-requestor
         ⇢ configuration
-        ⇢ partnerProfile *
         < setRequestorComplete success
         > checkAuthentication
         < setAuthenticationStatus 1 ""

@@ -203,7 +203,7 @@ public final class HTTPServer: Sendable {
         if case .resetMidBody(let bodyBytes) = response.ending {
             bytes.removeLast(min(max(response.body.count - max(bodyBytes, 0), 0), bytes.count))
             _ = Socket.sendAll(fd, bytes)
-            Socket.reset(fd)
+            Socket.resetOnClose(fd)  // the connection's thread closes it
             written = false
         } else {
             written = Socket.sendAll(fd, bytes)

@@ -100,11 +100,12 @@ enum Socket {
         return true
     }
 
-    /// Closes with a TCP reset instead of a graceful close (`SO_LINGER` 0).
-    static func reset(_ fd: Int32) {
+    /// Makes the socket's close send a TCP reset instead of a graceful close (`SO_LINGER` 0). It does
+    /// not close it: the connection's owner closes it once, so no other socket that reuses the number
+    /// is ever closed by mistake.
+    static func resetOnClose(_ fd: Int32) {
         var option = linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
-        close(fd)
     }
 
     /// A pipe whose read end becomes readable when the server shuts down.

@@ -159,4 +159,23 @@ struct HTTPServerTests {
             #expect(trace.contains("Re-using existing connection") || trace.contains("Reusing existing"), "keep-alive: \(trace)")
         }
     }
+
+    /// An answer that ends in a TCP reset arrives cut short, and the reset leaves closing the socket to
+    /// the connection's owner: closed twice, the number could already belong to another socket of the
+    /// process (the fleet harness saw its own client sockets closed and made non-blocking under it).
+    @Test func aResetAnswerIsCutShortAndItsSocketClosedOnce() async throws {
+        let reset: HTTPServer.Handler = { _ in HTTPResponse(status: 503, body: Array(repeating: 65, count: 100), ending: .resetMidBody(bodyBytes: 10)) }
+        try await serving(handler: reset) { server in
+            let connection = try #require(await RawConnection.open(port: server.port))
+            connection.send("GET /x HTTP/1.1\r\nHost: h\r\n\r\n")
+            let answer = await connection.readToEnd()
+            #expect(answer.hasPrefix("HTTP/1.1 503"))
+            #expect(!answer.contains(String(repeating: "A", count: 11)), "the body is cut after 10 bytes: \(answer)")
+        }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        Socket.resetOnClose(fd)
+        #expect(fcntl(fd, F_GETFD) != -1, "still open: its owner closes it, once")
+        #expect(close(fd) == 0)
+    }
 }

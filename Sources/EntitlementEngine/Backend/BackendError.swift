@@ -18,6 +18,10 @@ public enum BackendError: Error, Sendable, Hashable, Codable {
     case authenticationRequired(String)
     /// A denial with its code and the partner's words (`…_denied_by_…`, or `action: authorization`).
     case denied(code: String, message: String)
+    /// The answer came, but the token store could not hold what it changed (it refused the save, or
+    /// was away past ``EngineSettings/storageRetryWindow``): the answer counts as not received, so no
+    /// instance sharing the store tells the device something the others do not know.
+    case storageUnavailable(String)
 
     /// A sentence for `tokenRequestFailed` descriptions and `status` messages.
     public var summary: String {
@@ -30,6 +34,7 @@ public enum BackendError: Error, Sendable, Hashable, Codable {
         case .malformedResponse(let why): "malformed backend response: \(why)"
         case .authenticationRequired(let why): "authentication required: \(why)"
         case .denied(let code, let message): "\(code): \(message)"
+        case .storageUnavailable(let why): "the token store could not save the answer: \(why)"
         }
     }
 }

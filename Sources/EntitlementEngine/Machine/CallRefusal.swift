@@ -19,6 +19,8 @@ public enum CallRefusal: Error, Sendable, Hashable {
     case tooManyResources(limit: Int)
     /// `handleExternalURL` refused the URL.
     case redirect(RedirectRefusal)
+    /// The call's step could not be saved to the token store (the reason, with no secret in it).
+    case notSaved(String)
     /// `signIn` or `signOut` named no provider of the chain that takes a sign-in.
     case noSignIn(provider: String)
     /// `signIn` while the provider's sign-in, verification or renewal runs.
@@ -38,6 +40,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .requestorNotConfigured: "REQUESTOR_NOT_CONFIGURED"
         case .tooManyResources: "P100"
         case .redirect(let refusal): refusal.code
+        case .notSaved: ErrorCode.storageWriteFailed
         case .noSignIn: "NO_PROVIDER_SIGN_IN"
         case .accountBusy: "PROVIDER_BUSY"
         case .noStepUpPending: "NO_STEP_UP_PENDING"
@@ -57,6 +60,7 @@ public enum CallRefusal: Error, Sendable, Hashable {
         case .requestorNotConfigured: "No requestor is configured."
         case .tooManyResources(let limit): "Pre-authorization failed: too many resources (at most \(limit) per call)."
         case .redirect(let refusal): refusal.message
+        case .notSaved(let why): "The token store could not save what the call changed (\(why)); nothing changed: call again."
         case .noSignIn(let provider): "No provider of the chain called '\(provider)' takes a sign-in."
         case .accountBusy(let provider): "'\(provider)' is still answering (a sign-in, a verification or a renewal); try again when it has answered."
         case .noStepUpPending(let resource): "No authorization of '\(resource)' waits for a step-up."

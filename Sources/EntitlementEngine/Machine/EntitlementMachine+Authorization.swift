@@ -160,7 +160,7 @@ extension EntitlementMachine {
             return [.emit(.status(StatusReport(code: "Z100", level: .error, message: sentence(error.summary))), answering: [])]
                 + authorizationFailed(
                     request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters)
-        case .network, .timeout, .httpStatus, .retryable, .malformedResponse:
+        case .network, .timeout, .httpStatus, .retryable, .malformedResponse, .storageUnavailable:
             recordAuthorization(from: request.kind, to: .idle, .failed, .tokenRequestFailed)
             return authorizationFailed(
                 request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters)

@@ -38,7 +38,7 @@ extension EntitlementMachine {
         switch error {
         case .httpStatus(let status, _): (400..<500).contains(status)
         case .authenticationRequired, .denied: true
-        case .network, .timeout, .throttled, .retryable, .malformedResponse: false
+        case .network, .timeout, .throttled, .retryable, .malformedResponse, .storageUnavailable: false
         }
     }
 

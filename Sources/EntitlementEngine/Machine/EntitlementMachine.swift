@@ -290,6 +290,9 @@ public struct EntitlementMachine: Sendable {
             return adopted + storageChanged(stored)
         case .storageWriteFailed(let reason):
             return storageWriteFailed(reason)
+        case .callNotSaved(let id, _, let reason):
+            recordCall(nil, .status)
+            return refuse(id, .notSaved(Redactor.redact(String(reason.prefix(200)))))
         case .platformPickerAnswered(let flow, let answer):
             return platformPickerAnswered(flow, answer)
         case .platformSignInChecked(let operation, let assertion):
@@ -525,7 +528,7 @@ public struct EntitlementMachine: Sendable {
     static func configurationStatus(for error: BackendError) -> StatusReport {
         let code: String
         switch error {
-        case .network, .timeout, .retryable: code = "CFG404"
+        case .network, .timeout, .retryable, .storageUnavailable: code = "CFG404"
         case .throttled: code = "CFG429"
         case .httpStatus(let status, _) where (400...599).contains(status): code = "CFG\(status)"
         case .malformedResponse: code = "CFG500"

@@ -32,4 +32,8 @@ public enum Input: Sendable, Hashable {
     /// The save the last input asked for failed (the reason, with no secret in it): the store
     /// still holds what it held before, and the machine saves again after its next input.
     case storageWriteFailed(String)
+    /// A call's step could not be saved (the store refused it, or was away past
+    /// ``EngineSettings/storageRetryWindow``), so it was not taken: the call is refused (the reason,
+    /// with no secret in it) and nothing changes.
+    case callNotSaved(CallID, EntitlementCall, reason: String)
 }

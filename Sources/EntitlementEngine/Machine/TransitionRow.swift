@@ -405,6 +405,8 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case storageChanged
     /// A save of the tokens failed.
     case storageWriteFailed
+    /// A call's step could not be saved, so it was not taken.
+    case callNotSaved
     /// The platform's provider picker answered.
     case platformPickerAnswered
     /// The platform said whether it is signed in (at `setRequestor`).
@@ -541,6 +543,7 @@ extension Input {
         case .timerFired: "timerFired"
         case .storageChanged: "storageChanged"
         case .storageWriteFailed: "storageWriteFailed"
+        case .callNotSaved: "callNotSaved"
         case .platformPickerAnswered: "platformPickerAnswered"
         case .platformSignInChecked: "platformSignInChecked"
         }

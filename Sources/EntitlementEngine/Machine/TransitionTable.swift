@@ -273,6 +273,7 @@ public enum TransitionTable {
         call(.idle, .getSelectedProvider, .localAnswer, to: .idle, .selectedProvider),
         call(.idle, .handleExternalURL, .badURL, to: .idle, .status),
         call(.idle, .optionsChanged, to: .idle),
+        call(.idle, .callNotSaved, to: .idle, .status),
         call(.idle, .backendFailed, .retryAsked, to: .idle, .startTimer),
         call(.idle, .backendAnswered, .retryAsked, to: .idle, .startTimer),
         call(.idle, .configurationFailed, .retryAsked, to: .idle, .startTimer),

@@ -87,6 +87,7 @@ public final class EngineTelemetry: EngineMonitor {
         case .failure(.malformedResponse): "malformed"
         case .failure(.authenticationRequired): "authentication"
         case .failure(.denied): "denied"
+        case .failure(.storageUnavailable): "storage"
         }
     }
 

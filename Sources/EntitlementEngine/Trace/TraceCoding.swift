@@ -64,6 +64,11 @@ enum TraceCoding {
         case .storageWriteFailed(let reason):
             record["in"] = "storageWriteFailed"
             record["reason"] = .string(reason)
+        case .callNotSaved(let id, let call, let reason):
+            record.merge(encode(call, book: &book)) { $1 }
+            record["in"] = "callNotSaved"
+            record["id"] = .int(Int64(truncatingIfNeeded: id.rawValue))
+            record["reason"] = .string(reason)
         case .timerFired(let timer):
             record["in"] = "timerFired"
             record["timer"] = .string(timer.name)
@@ -117,6 +122,8 @@ enum TraceCoding {
             input = .storageChanged(try decodeStored(try member(record, "stored")))
         case "storageWriteFailed":
             input = .storageWriteFailed(try string(record, "reason"))
+        case "callNotSaved":
+            input = .callNotSaved(CallID(try identifier(record, "id")), try decodeCall(record), reason: try string(record, "reason"))
         case "timerFired" where record["timer"]?.string == "retry":
             input = .timerFired(.retry(try operation(record)))
         case "timerFired" where record["timer"]?.string == "stepUp":
@@ -505,6 +512,7 @@ enum TraceCoding {
         case .malformedResponse(let why): ["malformedResponse": .string(why)]
         case .authenticationRequired(let why): ["authenticationRequired": .string(why)]
         case .denied(let code, let message): ["denied": ["code": .string(code), "message": .string(message)]]
+        case .storageUnavailable(let why): ["storageUnavailable": .string(why)]
         }
     }
 
@@ -521,6 +529,7 @@ enum TraceCoding {
         case "malformedResponse": return .malformedResponse(body.string ?? "")
         case "authenticationRequired": return .authenticationRequired(body.string ?? "")
         case "denied": return .denied(code: try string(body, "code"), message: try string(body, "message"))
+        case "storageUnavailable": return .storageUnavailable(body.string ?? "")
         default: throw .field("error")
         }
     }
