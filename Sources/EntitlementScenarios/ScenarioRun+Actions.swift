@@ -162,6 +162,9 @@ extension ScenarioRun {
             engine.storage.end()
             await session.stepped?.sever()
             await session.settle()
+            // What the dead process still emits in reaction to the cut reaches nobody: it is dropped.
+            await session.enabler.whenIdle()
+            _ = session.ledger.take()
             var restarted = start(name, recorder: nil, platform: session.platform)
             restarted.retired = engine.retired + [session]
             restarted.pending = engine.pending

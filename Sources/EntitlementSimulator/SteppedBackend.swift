@@ -40,9 +40,10 @@ public actor SteppedBackend: EntitlementBackend {
         return try result.get()
     }
 
-    /// Returns once every operation in `operations` is parked.
+    /// Returns once every operation in `operations` is parked, or at once when severed (a severed
+    /// backend parks nothing: its requests fail at once).
     public func whenParked(_ operations: Set<OperationID>) async {
-        guard !operations.isSubset(of: parked.keys) else { return }
+        guard !severed, !operations.isSubset(of: parked.keys) else { return }
         await withCheckedContinuation { watchers.append((operations, $0)) }
     }
 
@@ -75,6 +76,9 @@ public actor SteppedBackend: EntitlementBackend {
         let waiting = parked.values
         parked.removeAll()
         for entry in waiting { entry.resume.resume(returning: .failure(Self.processEnded)) }
+        let watching = watchers
+        watchers.removeAll()
+        for watcher in watching { watcher.resume.resume() }
     }
 
     /// Keeps requests of `operation` parked until ``release(_:)``.

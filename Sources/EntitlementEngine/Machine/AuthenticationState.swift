@@ -69,6 +69,14 @@ public struct LoginFlow: Sendable, Hashable {
     /// profile: this instance waits for the outcome there and never accepts the redirect itself.
     public var completingElsewhere: PendingLogin?
 
+    /// Whether a login call here reads the login's profile first: a login taken from storage whose page
+    /// is known (the user may have signed in, with only the redirect lost), or one another instance is
+    /// completing (it may have died reading the profile).
+    var readsProfileFirst: Bool { startedElsewhere && ((url != nil && code != nil) || completingElsewhere != nil) }
+
+    /// The session code the login's profile is read by.
+    var profileCode: String? { code ?? completingElsewhere?.code }
+
     /// Creates a login flow.
     public init(
         id: FlowID, mvpd: MVPD?, secrets: FlowSecrets?, deadline: Timestamp?, waiters: [CallID], data: [String: String]

@@ -106,10 +106,12 @@ extension EntitlementMachine {
             return startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
             return startLogin(waiters: [id], data: data, configuration)
-        case .awaitingRedirect(var flow) where flow.startedElsewhere && flow.url != nil && flow.code != nil:
+        case .awaitingRedirect(var flow) where flow.readsProfileFirst:
             // Another instance (or this one before a restart) sent the device to this login's page, and
             // may have died before the device heard of it — or the user signed in there and only the
-            // redirect was lost: read the login's profile first, then sign in or send the device there again.
+            // redirect was lost — or it accepted the redirect and may have died reading the profile:
+            // read the login's profile first, then sign in, or send the device to the page again (or,
+            // for a login completing elsewhere, wait for its outcome).
             flow.waiters.append(id)
             return probeLogin(flow, configuration, joining: id)
         case .platformPicking, .selectingProvider, .preparingLogin, .creatingSession, .awaitingRedirect,
@@ -129,7 +131,7 @@ extension EntitlementMachine {
     mutating func probeLogin(_ flow: LoginFlow, _ configuration: RequestorConfiguration, joining id: CallID?) -> [Action] {
         var probing = flow
         var actions: [Action] = id.map { [.log(.joined($0, flow: "the running login"))] } ?? []
-        guard probing.probe == nil, let code = probing.code else {
+        guard probing.probe == nil, let code = probing.profileCode else {
             moveAuthentication(to: .awaitingRedirect(probing), .startedElsewhere, id == nil ? [] : [.join])
             return actions
         }
@@ -150,6 +152,11 @@ extension EntitlementMachine {
         waiting.probe = nil
         if case .success(.profiles(let profiles)) = result, let mvpd = flow.mvpd, let token = bestProfile(profiles, configuration, mvpd: mvpd.id) {
             return [.cancelTimer(.redirectDeadline(flow.id))] + signedIn(waiting, token, configuration)
+        }
+        if flow.completingElsewhere != nil {
+            // Its redirect was accepted elsewhere, so its page is used up: wait for the outcome there.
+            moveAuthentication(to: .awaitingRedirect(waiting), .completingElsewhere)
+            return []
         }
         moveAuthentication(to: .awaitingRedirect(waiting), .profileNotYet, .navigateToUrl)
         return [.emit(.navigateToUrl(flow.url ?? ""), answering: [])]

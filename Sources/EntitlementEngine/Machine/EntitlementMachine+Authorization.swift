@@ -40,8 +40,8 @@ extension EntitlementMachine {
         recordAuthorization(from: .idle, to: .waitingForAuthentication, .notAuthenticated)
         authorizations.append(
             AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForAuthentication))
-        if case .awaitingRedirect(let flow) = authentication, flow.startedElsewhere, flow.url != nil, flow.code != nil {
-            // A login started elsewhere: read its profile, then sign in or send the device to its page (see getAuthentication).
+        if case .awaitingRedirect(let flow) = authentication, flow.readsProfileFirst {
+            // A login started or completing elsewhere: read its profile first (see getAuthentication).
             return [.log(.joined(id, flow: "the running login"))] + probeLogin(flow, configuration, joining: nil)
         }
         if currentLoginFlow != nil { return [.log(.joined(id, flow: "the running login"))] }

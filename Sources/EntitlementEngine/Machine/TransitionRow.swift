@@ -224,6 +224,9 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     /// Storage holds neither this login nor an authentication: the login ended on another instance
     /// without signing in.
     case loginEndedElsewhere
+    /// Another instance accepted the login's redirect (its page is used up) and has not saved the
+    /// outcome yet: the login's outcome is waited for.
+    case completingElsewhere
     /// A login call came while the logout waited for its redirect: the logout ends as done first.
     case loginRequested
     /// Storage holds an unexpired logout waiting for the MVPD's logout redirect.

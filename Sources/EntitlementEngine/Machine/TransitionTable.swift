@@ -102,6 +102,8 @@ public enum TransitionTable {
         authentication(.awaitingRedirect, .backendAnswered, .profileMatchesFlow, to: .authenticated, .persist, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .backendAnswered, .profileNotYet, to: .awaitingRedirect, .navigateToUrl),
         authentication(.awaitingRedirect, .backendFailed, .profileNotYet, to: .awaitingRedirect, .navigateToUrl),
+        authentication(.awaitingRedirect, .backendAnswered, .completingElsewhere, to: .awaitingRedirect),
+        authentication(.awaitingRedirect, .backendFailed, .completingElsewhere, to: .awaitingRedirect),
         authentication(.awaitingRedirect, .handleExternalURL, .accepted, to: .readingProfile, .cancelTimer, .readProfile),
         authentication(.awaitingRedirect, .handleExternalURL, .deadlinePassed, to: .unauthenticated, .cancelTimer, .status, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .handleExternalURL, .providerError, to: .unauthenticated, .cancelTimer, .status, .setAuthenticationStatus),
