@@ -600,10 +600,10 @@ extension EntitlementMachine {
         case .unauthenticated:
             if let token {
                 moveAuthentication(to: .authenticated(token), .validStoredToken)
-                adopt()
             } else if let resumed = resumePendingLogin(stored.pendingLogin, configuration) ?? resumePendingLogout(stored.pendingLogout) {
                 return [resumed]
             }
+            adopt()  // the provider chosen elsewhere too: it is the user's
             return []
         case .authenticated(let current):
             if let token {
@@ -704,6 +704,18 @@ extension EntitlementMachine {
             moveAuthentication(to: .authenticated(token), .validStoredToken, .cancelTimer, .setAuthenticationStatus)
             adopt()
             return [.cancelTimer(.redirectDeadline(flow.id))]
+                + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                + resumeAuthorizationsAfterLogin(token, configuration)
+        case .awaitingSecondScreen(let flow, _, _):
+            // The user signed in elsewhere (the code of a second-screen login another instance polls, a
+            // login finished there): this instance stops polling and answers its calls signed in.
+            guard let token else {
+                persisted = mine
+                return []
+            }
+            moveAuthentication(to: .authenticated(token), .validStoredToken, .cancelTimer, .setAuthenticationStatus)
+            adopt()
+            return secondScreenTimers(flow).map(Action.cancelTimer)
                 + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
                 + resumeAuthorizationsAfterLogin(token, configuration)
         default:

@@ -180,6 +180,7 @@ public enum TransitionTable {
         authentication(.awaitingSecondScreen, .timerFired, .codeExpired, to: .unauthenticated, .cancelTimer, .status, .setAuthenticationStatus),
         authentication(.awaitingSecondScreen, .backendFailed, .codeExpired, to: .unauthenticated, .cancelTimer, .status, .setAuthenticationStatus),
         authentication(.awaitingSecondScreen, .timerFired, .pollDue, to: .awaitingSecondScreen, .pollRegistration),
+        authentication(.awaitingSecondScreen, .storageChanged, .validStoredToken, to: .authenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.preparingLogout, .flowSecretsDrawn, to: .requestingLogout, .requestLogout),
         authentication(.requestingLogout, .backendAnswered, .interactive, to: .loggingOut, .startTimer, .navigateToUrl),
         authentication(.requestingLogout, .backendAnswered, .noInteraction, to: .unauthenticated, .setAuthenticationStatus),
