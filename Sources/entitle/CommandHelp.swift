@@ -146,7 +146,8 @@ struct CommandHelp {
                 Starts redis-server (it must be installed) on a free loopback port, the simulator on HTTP,
                 and K node processes (default 3), each a SessionHost on REST API V2 over HTTP and the
                 Redis token store. Drives N devices (default 200; C at a time, default 50) through whole
-                journeys — a login through the MVPD's page, an authorization, a logout through the
+                journeys — a login through the MVPD's page (every fourth device a TV that logs in with a
+                registration code on a second screen instead), an authorization, a logout through the
                 MVPD's logout page — each request to a random node, while F faults of every kind
                 (default 6) come on a schedule seeded by S: a node killed (SIGKILL) and restarted, Redis
                 hung (SIGSTOP 5 s), Redis restarted empty and with its data, the simulator refusing or

@@ -33,6 +33,10 @@ struct FleetCommand {
     /// How long the whole run may take: past it, the run ends as a violation (with its timeline).
     let timeLimit: Duration
 
+    /// The devices: every fourth a TV that logs in on a second screen (`tv-N`), the others with a web
+    /// view (`device-N`).
+    var deviceNames: [String] { (0..<devices).map { $0 % 4 == 3 ? "tv-\($0)" : "device-\($0)" } }
+
     enum Fault: String, CaseIterable {
         case killNode = "node killed"
         case redisHang = "Redis hung 5 s"
@@ -88,7 +92,7 @@ struct FleetCommand {
             faultsOver.store(true, ordering: .relaxed)
         }
         // Journeys go on, device after device, until the last fault is over.
-        await drive(devices: (0..<devices).map { "device-\($0)" }, fleet: fleet, stats: stats, seed: seed &+ 1) {
+        await drive(devices: deviceNames, fleet: fleet, stats: stats, seed: seed &+ 1) {
             !faultsOver.load(ordering: .relaxed)
         }
         await faults.value
@@ -98,10 +102,10 @@ struct FleetCommand {
         // With the faults healed: every device logs in afresh, and every node answers it alike.
         try? await Task.sleep(for: .seconds(2))
         let before = stats.snapshot()
-        await drive(devices: (0..<devices).map { "device-\($0)" }, fleet: fleet, stats: stats, seed: seed &+ 2) { false }
+        await drive(devices: deviceNames, fleet: fleet, stats: stats, seed: seed &+ 2) { false }
         let healed = stats.snapshot().failures(since: before)
         stats.event("healed journeys done")
-        let disagreements = await agreement(fleet: fleet, devices: (0..<min(devices, 100)).map { "device-\($0)" })
+        let disagreements = await agreement(fleet: fleet, devices: Array(deviceNames.prefix(100)))
 
         // Stop the nodes (SIGTERM: their sessions' calls answered) and read their logs.
         let stuck = await fleet.stopNodes()
@@ -252,7 +256,8 @@ private struct Journey {
         stats.request(answer, call: call, node: node)
         let got = answer.problem ?? answer.lines.map { line -> String in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            let detail = ["navigateToUrl", "setToken"].contains(String(fields[0])) ? "" : " " + (fields.count > 1 ? fields[1] : "")
+            var detail = ["navigateToUrl", "setToken"].contains(String(fields[0])) ? "" : " " + (fields.count > 1 ? fields[1] : "")
+            if detail.hasPrefix(" REGCODE ") { detail = " REGCODE …" }  // the code stays off the report
             return "\(fields[0])\(detail) [\(fields.count > 2 ? fields[2] : "")]"
         }.joined(separator: ", ")
         trail.append("\(call.split(separator: " ").first ?? "")@\(node) → \(got)")
@@ -270,7 +275,9 @@ private struct Journey {
     /// "ok", or the first thing that went wrong (a code, `no login page`, …).
     private mutating func attempt() async -> String {
         var signedIn = await send("checkAuthentication").failure == "1"
-        if !signedIn {
+        if !signedIn, device.hasPrefix("tv-") {
+            if let failure = await logInOnASecondScreen() { return failure }
+        } else if !signedIn {
             // Start the login; a node that finds it running elsewhere hands out its page again.
             var page: String?
             for _ in 0..<4 where page == nil && !signedIn {
@@ -293,8 +300,43 @@ private struct Journey {
                 }
                 let finished = await sendRetrying("handleExternalURL \(redirect)")
                 guard finished.failure == "1" else { return "login: \(finished.failure ?? "no answer")" }
+                stats.login("web")
             }
         }
+        return await watchAndLogOut()
+    }
+
+    /// A TV's login (cookbook E): a registration code from any node, the user entering it on a second
+    /// screen, then the TV asking any node until one says it is signed in (the node polling the code
+    /// saves the login; the others follow the store). Nil when signed in, else what went wrong.
+    private mutating func logInOnASecondScreen() async -> String? {
+        var code: String?
+        for _ in 0..<4 where code == nil {
+            let started = await send("getAuthentication")
+            if started.failure == "1" { return nil }
+            code = started.registrationCode
+            if code == nil, started.lines.contains(where: { $0.hasPrefix("displayProviderDialog") }) {
+                code = await send("setSelectedProvider acme-cable").registrationCode
+            }
+        }
+        guard let code else { return "no registration code" }
+        let visit = await fleet.simulator.userAgent.activate(code: code, username: "alice", password: "wonderland")
+        guard case .stoppedAt(let page) = visit.outcome, page.title == "Signed in" else {
+            trail.append("activation page: \(visit.outcome)")
+            return "activation failed"
+        }
+        for _ in 0..<40 {
+            if await send("checkAuthentication").failure == "1" {
+                stats.login("second screen")
+                return nil
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        return "second screen: never signed in"
+    }
+
+    /// Authorization, then logout (through the MVPD's logout page when the node sends one).
+    private mutating func watchAndLogOut() async -> String {
         let authorized = await send("getAuthorization news-channel")
         guard let token = authorized.value(of: "setToken") else { return "authorization: \(authorized.failure ?? "no answer")" }
         stats.secret(token)
@@ -331,6 +373,11 @@ final class Fleet: Sendable {
         var lines: [String] = []
         var problem: String?
         var elapsed: Duration = .zero
+
+        /// The registration code of a `status(REGCODE)` (a TV's second-screen login), if any.
+        var registrationCode: String? {
+            value(of: "status").flatMap { $0.hasPrefix("REGCODE ") ? String($0.dropFirst(8)) : nil }
+        }
 
         /// The detail of the first callback named `name`.
         func value(of name: String) -> String? {
@@ -458,6 +505,7 @@ final class Stats: Sendable {
         var hung = 0
         var latencies: [Duration] = []
         var journeys: [String: Int] = [:]
+        var logins: [String: Int] = [:]
         var faults: [String: Int] = [:]
         var timeline: [String] = []
         /// When each fault began and, once over, ended.
@@ -495,6 +543,7 @@ final class Stats: Sendable {
                 "| \(journeys.values.reduce(0, +)) | \(scheduled) (\(kinds) of each kind run) | \(requests) | \(ledger.accepted) | \(ledger.doubled) | \(ledger.unanswered) | \(percentile(0.5)) | \(percentile(0.99)) | \(hung) |",
                 "",
                 "journeys by outcome: " + journeys.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
+                "logins by kind: " + logins.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
                 "faults: " + faults.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "),
                 "calls lost with a killed node: \(ledger.lostWithKilledNodes)",
             ]
@@ -533,6 +582,7 @@ final class Stats: Sendable {
     }
 
     func journey(_ outcome: String) { state.withLock { $0.journeys[outcome, default: 0] += 1 } }
+    func login(_ kind: String) { state.withLock { $0.logins[kind, default: 0] += 1 } }
     /// How long after a fault a journey that began may still fail because of it: the engine's storage
     /// retry window (5 s) and a little more.
     static let faultAftermath: Duration = .seconds(7)

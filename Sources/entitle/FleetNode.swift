@@ -39,11 +39,17 @@ enum FleetNode {
         let host = SessionHost(
             settings: SessionHostSettings(idleTimeout: .seconds(30), providerChoiceTimeout: .seconds(60), engine: engine),
             backend: client, storage: storage, clock: clock, delegate: recorder)
+        // TVs (devices named `tv-…`) log in on a second screen (cookbook E), polling every second.
+        var tvEngine = engine
+        tvEngine.secondScreen = SecondScreen(pollInterval: .seconds(1))
+        let tvHost = SessionHost(
+            settings: SessionHostSettings(idleTimeout: .seconds(30), providerChoiceTimeout: .seconds(60), engine: tvEngine),
+            backend: client, storage: storage, clock: clock, delegate: recorder)
         events.write("start \(getpid())")
         let server: HTTPServer
         do {
             server = try HTTPServer(port: port, limits: HTTPServerLimits(shutdownGrace: .seconds(1))) { request in
-                await handle(request, host: host, recorder: recorder, events: events)
+                await handle(request, hosts: (host, tvHost), recorder: recorder, events: events)
             }
         } catch {
             StandardError.write("entitle fleet-node: \(error)\n")
@@ -56,20 +62,27 @@ enum FleetNode {
             exit(0)
         }
         _ = await ServeCommand.nextTerminationSignal()
-        let report = await host.shutdown(gracePeriod: .seconds(2))
-        events.write("shutdown settled=\(report.settled) busy=\(report.stillBusy) closed=\(report.callsClosed)")
+        async let web = host.shutdown(gracePeriod: .seconds(2))
+        async let tv = tvHost.shutdown(gracePeriod: .seconds(2))
+        let reports = await [web, tv]
+        events.write(
+            "shutdown settled=\(reports.map(\.settled).reduce(0, +)) busy=\(reports.map(\.stillBusy).reduce(0, +)) "
+                + "closed=\(reports.map(\.callsClosed).reduce(0, +))")
         await server.shutdown()
         redis.close()
         return 0
     }
 
-    private static func handle(_ request: HTTPRequest, host: SessionHost, recorder: Recorder, events: EventLog) async -> HTTPResponse {
+    private static func handle(
+        _ request: HTTPRequest, hosts: (web: SessionHost, tv: SessionHost), recorder: Recorder, events: EventLog
+    ) async -> HTTPResponse {
         if request.path == "/health" { return HTTPResponse(status: 200, body: Array("ok".utf8)) }
         let parts = request.path.split(separator: "/")
         guard request.method == "POST", parts.count == 3, parts[0] == "devices", parts[2] == "call" else {
             return HTTPResponse(status: 404)
         }
         let key = SessionKey(deviceID: String(parts[1]), requestorID: "sim-requestor")
+        let host = key.deviceID.hasPrefix("tv-") ? hosts.tv : hosts.web
         guard let call = call(String(decoding: request.body, as: UTF8.self)) else { return HTTPResponse(status: 400) }
         let mark = recorder.mark(key)
         let id: CallID
@@ -131,6 +144,9 @@ enum FleetNode {
             case .tokenRequestFailed(_, let errorCode, _):
                 detail = errorCode
                 code = errorCode
+            case .status(let report) where report.code == "REGCODE":
+                detail = "REGCODE " + report.message  // the code the TV shows, for the harness's second screen
+                code = report.code
             case .status(let report):
                 detail = report.code
                 code = report.code
