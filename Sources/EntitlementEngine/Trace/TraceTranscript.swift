@@ -39,6 +39,8 @@ public enum TraceTranscript {
         switch (record["in"]?.string, record["out"]?.string) {
         case ("call", _):
             return "#\(record["id"]?.int ?? 0) > \(record["call"]?.string ?? "?")(\(arguments))"
+        case ("callNotSaved", _):
+            return "#\(record["id"]?.int ?? 0) > \(record["call"]?.string ?? "?") not saved (\(arguments))"
         case (.some(let input), _) where input == "backendAnswered" || input == "backendFailed":
             return "⇠ op\(record["op"]?.int ?? 0) \(input) \(arguments)"
         case (.some(let input), _):
