@@ -23,7 +23,7 @@ public final class RedisClient: Sendable {
     /// Sends one command and returns its answer; an error answer is ``RedisError/server(_:)``.
     public func send(_ command: [String]) async throws(RedisError) -> RESPValue {
         let answer = try await pipeline([command])[0]
-        if case .error(let message) = answer { throw .server(message) }
+        if case .error(let message) = answer { throw message.hasPrefix("NOAUTH") ? .authentication(message) : .server(message) }
         return answer
     }
 

@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -17,34 +20,125 @@ final class RedisConnection {
 
     deinit { close(fd) }
 
-    /// Opens a connection, waiting at most `configuration.connectTimeout` (and never past `limit`).
+    /// Opens a connection and signs in, within `configuration.connectTimeout` (and never past `limit`):
+    /// the host is resolved (`getaddrinfo`: names, IPv4 and IPv6) and every address tried in order
+    /// until one accepts; then `AUTH`, `SELECT` and `CLIENT SETNAME` as configured, in one round trip.
     static func open(_ configuration: RedisConfiguration, until limit: ContinuousClock.Instant? = nil) throws(RedisError) -> RedisConnection {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = configuration.port.bigEndian
-        guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
-            throw .connect("'\(configuration.host)' is not an IPv4 address")
+        var deadline = ContinuousClock.now.advanced(by: configuration.connectTimeout)
+        if let limit, limit < deadline { deadline = limit }
+        let addresses = try resolve(configuration.host, port: configuration.port, until: deadline)
+        var failure = "'\(configuration.host)' has no address"
+        for address in addresses {
+            guard ContinuousClock.now < deadline else {
+                failure = "no answer in time"
+                break
+            }
+            do throws(RedisError) {
+                let connection = try connect(to: address, until: deadline, limits: configuration.limits)
+                try connection.signIn(configuration, until: deadline)
+                return connection
+            } catch .connect(let why) {
+                failure = why  // the next address, if any
+            }
         }
+        throw .connect(failure)
+    }
+
+    /// One resolved address, as `connect` takes it.
+    struct Address {
+        let family: Int32
+        let bytes: [UInt8]
+    }
+
+    /// The host's addresses for TCP, in the order the resolver gives them, by `deadline`: a name is
+    /// resolved on a thread of its own (`getaddrinfo` takes no deadline; a resolver that hangs is left
+    /// to finish alone), a numeric address at once.
+    static func resolve(_ host: String, port: UInt16, until deadline: ContinuousClock.Instant) throws(RedisError) -> [Address] {
+        if isNumeric(host) { return try resolve(host, port: port) }
+        let outcome = Mutex<Result<[Address], RedisError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let result: Result<[Address], RedisError>
+            do throws(RedisError) {
+                result = .success(try resolve(host, port: port))
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        thread.name = "entitle-redis-resolver"
+        thread.start()
+        let left = (deadline - ContinuousClock.now).components
+        let milliseconds = min(max(left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000, 0), 86_400_000)
+        guard done.wait(timeout: .now() + .milliseconds(Int(milliseconds))) == .success,
+            let result = outcome.withLock({ $0 })
+        else { throw .connect("resolving '\(host)' took too long") }
+        return try result.get()
+    }
+
+    /// Whether `host` is a numeric IPv4 or IPv6 address (nothing to look up).
+    static func isNumeric(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
+    /// The host's addresses for TCP, in the order the resolver gives them (blocking).
+    private static func resolve(_ host: String, port: UInt16) throws(RedisError) -> [Address] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
+            hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0 else {
+            let why = status == EAI_SYSTEM ? describe(errno) : String(cString: gai_strerror(status))
+            throw .connect("cannot resolve '\(host)': \(why)")
+        }
+        defer { freeaddrinfo(list) }
+        var addresses: [Address] = []
+        var entry = list
+        while let info = entry?.pointee {
+            if let address = info.ai_addr, info.ai_family == AF_INET || info.ai_family == AF_INET6 {
+                let bytes = Array(UnsafeRawBufferPointer(start: address, count: Int(info.ai_addrlen)))
+                addresses.append(Address(family: info.ai_family, bytes: bytes))
+            }
+            entry = info.ai_next
+        }
+        return addresses
+    }
+
+    /// A TCP connection to `address`, non-blocking, made before `deadline`.
+    private static func connect(to address: Address, until deadline: ContinuousClock.Instant, limits: RESPParser.Limits)
+        throws(RedisError) -> RedisConnection
+    {
+        #if canImport(Glibc)
+            let fd = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(address.family, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw .connect(Self.describe(errno)) }
-        let connection = RedisConnection(fd: fd, limits: configuration.limits)
+        let connection = RedisConnection(fd: fd, limits: limits)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         #if canImport(Darwin)
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
-        let started = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let started = address.bytes.withUnsafeBytes { raw in
+            let socketAddress = raw.baseAddress!.assumingMemoryBound(to: sockaddr.self)
+            #if canImport(Glibc)
+                return Glibc.connect(fd, socketAddress, socklen_t(raw.count))
+            #else
+                return Darwin.connect(fd, socketAddress, socklen_t(raw.count))
+            #endif
         }
         if started != 0 {
             guard errno == EINPROGRESS else { throw .connect(Self.describe(errno)) }
-            var deadline = ContinuousClock.now.advanced(by: configuration.connectTimeout)
-            if let limit, limit < deadline { deadline = limit }
             guard connection.wait(for: Int16(POLLOUT), until: deadline) else { throw .connect("no answer in time") }
             var failure: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
@@ -52,6 +146,29 @@ final class RedisConnection {
             guard failure == 0 else { throw .connect(Self.describe(failure)) }
         }
         return connection
+    }
+
+    /// Signs in (`AUTH`), selects the database and names the connection, as configured, in one round
+    /// trip; a refused sign-in is ``RedisError/authentication(_:)`` (the server's words, never the password).
+    private func signIn(_ configuration: RedisConfiguration, until deadline: ContinuousClock.Instant) throws(RedisError) {
+        var commands: [[String]] = []
+        if let credentials = configuration.credentials { commands.append(credentials.authCommand) }
+        if configuration.database != 0 { commands.append(["SELECT", String(configuration.database)]) }
+        if let name = configuration.clientName { commands.append(["CLIENT", "SETNAME", name]) }
+        guard !commands.isEmpty else { return }
+        var bytes: [UInt8] = []
+        for command in commands { RESPValue.array(command.map(RESPValue.bulk)).encode(into: &bytes) }
+        let answers: [RESPValue]
+        do throws(RedisError) {
+            answers = try roundTrip(bytes, answers: commands.count, until: deadline)
+        } catch .timeout {
+            throw .connect("no answer in time")
+        }
+        for (command, answer) in zip(commands, answers) {
+            guard case .error(let message) = answer else { continue }
+            if command[0] == "AUTH" { throw .authentication(message) }
+            throw .server("\(command[0] == "CLIENT" ? "CLIENT SETNAME" : command[0]): \(message)")
+        }
     }
 
     /// Sends `commands` (already encoded, pipelined) and reads one answer per command, all before

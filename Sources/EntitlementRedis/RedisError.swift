@@ -12,6 +12,9 @@ public enum RedisError: Error, Sendable, Hashable, CustomStringConvertible {
     case protocolViolation(RESPParseError)
     /// The server refused the command (`-ERR …`, `-NOSCRIPT …`, `-READONLY …`).
     case server(String)
+    /// The server refused the client's credentials, or asks for some (`WRONGPASS`, `NOAUTH`): the
+    /// server's words, never the password.
+    case authentication(String)
     /// The answer was RESP, but not what the command answers.
     case unexpectedReply(String)
     /// The client was closed.
@@ -25,6 +28,7 @@ public enum RedisError: Error, Sendable, Hashable, CustomStringConvertible {
         case .connectionLost(let why): "the connection to Redis broke: \(why)"
         case .protocolViolation(let error): "Redis sent something that is not RESP (\(error))"
         case .server(let message): "Redis refused the command: \(message)"
+        case .authentication(let message): "Redis refused to sign the client in: \(message)"
         case .unexpectedReply(let what): "an unexpected answer from Redis: \(what)"
         case .closed: "the Redis client is closed"
         }

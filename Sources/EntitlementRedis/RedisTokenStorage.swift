@@ -39,6 +39,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// The most tokens keys mapped back to their ids for save notifications (the map starts over past it).
     public static let knownKeysLimit = 200_000
     private let knownKeys = Mutex<[String: (deviceID: String, requestorID: String)]>([:])
+    /// The save script's digest once the server has loaded it (`SCRIPT LOAD`).
+    private let saveScriptDigest = Mutex<String?>(nil)
     private let observers = Mutex<(next: UInt64, handlers: [UInt64: @Sendable (String, String) -> Void], subscriber: RedisSubscriber?)>(
         (0, [:], nil))
 
@@ -129,8 +131,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         } catch {
             throw .unavailable("the tokens could not be encoded")
         }
-        let answer = try await send([
-            "EVAL", Self.saveScript, "3", knownTokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
+        let answer = try await runSaveScript([
+            "3", knownTokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
             keyPrefix + ":versions", String(expected.number), json, String(lifetime(of: tokens)), requestorID, savesChannel,
         ])
         // The script answers {1|0, version}; versions are strings (HGET's, or tostring of INCR's).
@@ -204,6 +206,25 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         let (left, overflow) = latest.milliseconds.subtractingReportingOverflow(now().milliseconds)
         let expiring = overflow ? Int64.max / 2 : max(left, 60_000)
         return tokens.providerAccounts.isEmpty ? expiring : max(expiring, remembered)
+    }
+
+    /// Runs ``saveScript`` by its digest (`EVALSHA`), loading it once (`SCRIPT LOAD`) and again when the
+    /// server no longer knows it (`NOSCRIPT`: restarted, flushed, failed over): the script is not sent
+    /// with every save.
+    private func runSaveScript(_ keysAndArguments: [String]) async throws(TokenStorageError) -> RESPValue {
+        if let digest = saveScriptDigest.withLock({ $0 }) {
+            do throws(RedisError) {
+                return try await client.send(["EVALSHA", digest] + keysAndArguments)
+            } catch .server(let message) where message.hasPrefix("NOSCRIPT") {
+                // The server forgot the script: load it again below.
+            } catch {
+                throw Self.storageError(error)
+            }
+        }
+        let loaded = try await send(["SCRIPT", "LOAD", Self.saveScript])
+        guard let digest = loaded.text else { throw Self.unexpected(loaded) }
+        saveScriptDigest.withLock { $0 = digest }
+        return try await send(["EVALSHA", digest] + keysAndArguments)
     }
 
     private func send(_ command: [String]) async throws(TokenStorageError) -> RESPValue {

@@ -17,8 +17,9 @@ final class RedisServer: @unchecked Sendable {
     private let process: Process
 
     /// Starts a server and waits until it answers PING (at most 10 s). Process handling runs on a
-    /// thread of its own: blocking calls never run on Swift concurrency's threads.
-    init() async throws {
+    /// thread of its own: blocking calls never run on Swift concurrency's threads. `settings` are more
+    /// of the server's configuration directives (`--requirepass`, `--user`, `--bind`: a later one wins).
+    init(settings: [String] = []) async throws {
         // A port free a moment ago may be taken by another test's server before this one binds it:
         // then this server exits at once (and PING may reach the other): try another port.
         var started: (Process, UInt16)?
@@ -27,7 +28,7 @@ final class RedisServer: @unchecked Sendable {
             let candidate = Process()
             let running = await Self.onThread { () -> Bool in
                 candidate.executableURL = URL(fileURLWithPath: Self.path)
-                candidate.arguments = Self.arguments(port)
+                candidate.arguments = Self.arguments(port) + settings
                 candidate.standardOutput = FileHandle.nullDevice
                 candidate.standardError = FileHandle.nullDevice
                 guard (try? candidate.run()) != nil, Self.answersPing(port) else { return false }
@@ -50,7 +51,7 @@ final class RedisServer: @unchecked Sendable {
         for _ in 0..<100 {
             if let connection = try? RedisConnection.open(RedisConfiguration(port: port, connectTimeout: .milliseconds(200))),
                 let answer = try? connection.roundTrip(RESPValue.command(["PING"]), answers: 1, until: .now.advanced(by: .seconds(1))),
-                answer == [.simpleString("PONG")]
+                answer == [.simpleString("PONG")] || answer.first?.isAuthenticationDemand == true
             {
                 return true
             }
@@ -130,5 +131,13 @@ final class RedisServer: @unchecked Sendable {
         let (fd, port) = try refusingPort()
         close(fd)
         return port
+    }
+}
+
+extension RESPValue {
+    /// `-NOAUTH …`: a server with a password, up and asking for it.
+    var isAuthenticationDemand: Bool {
+        if case .error(let message) = self { return message.hasPrefix("NOAUTH") }
+        return false
     }
 }

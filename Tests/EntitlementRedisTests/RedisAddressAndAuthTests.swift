@@ -1,0 +1,231 @@
+import EntitlementEngine
+import Foundation
+import Testing
+
+@testable import EntitlementRedis
+
+@Suite("Redis addresses, URLs and sign-in")
+struct RedisURLTests {
+    @Test(arguments: [
+        ("redis://localhost", RedisURL(host: "localhost")),
+        ("redis://10.0.0.5:6380", RedisURL(host: "10.0.0.5", port: 6380)),
+        ("redis://:s3cret@cache.internal:6379/2", RedisURL(host: "cache.internal", credentials: RedisCredentials(password: "s3cret"), database: 2)),
+        ("redis://alice:p%40ss%2Fw%3Ard@h", RedisURL(host: "h", credentials: RedisCredentials(username: "alice", password: "p@ss/w:rd"))),
+        ("redis://alice:pa/ss@h:7000/0", RedisURL(host: "h", port: 7000, credentials: RedisCredentials(username: "alice", password: "pa/ss"))),
+        ("redis://[::1]:6390/5", RedisURL(host: "::1", port: 6390, database: 5)),
+        ("redis://[fe80::1]", RedisURL(host: "fe80::1")),
+        ("redis://h/", RedisURL(host: "h")),
+    ])
+    func aURLGivesItsParts(text: String, expected: RedisURL) throws {
+        #expect(try RedisURL.parse(text) == expected)
+    }
+
+    @Test(arguments: [
+        ("http://h", "starts with redis://"),
+        ("rediss://h:6380", "TLS tunnel"),
+        ("redis://", "no host"),
+        ("redis://h:0", "port"),
+        ("redis://h:65536", "port"),
+        ("redis://h:x", "port"),
+        ("redis://h/db", "database number"),
+        ("redis://h/-1", "database number"),
+        ("redis://alice@h", "user:password"),
+        ("redis://alice:@h", "password is empty"),
+        ("redis://:p%4@h", "bad %-escape"),
+        ("redis://:p%FF@h", "not UTF-8"),
+        ("redis://[::1", "closing ]"),
+        ("redis://[::1]x", "after its IPv6 host"),
+        ("redis://h?timeout=1", "no query"),
+        ("redis://h%20x", "host holds"),
+    ])
+    func aBadURLIsRefusedByNameWithoutTheURL(text: String, words: String) {
+        #expect(throws: RedisURLError.self) { try RedisURL.parse(text) }
+        do {
+            _ = try RedisURL.parse(text)
+        } catch {
+            #expect(error.description.contains(words), "\(error)")
+            #expect(!error.description.contains(text), "the URL (it may hold a password) is never repeated")
+        }
+    }
+
+    /// Mutated URLs (seeded): every one parses or is refused with a typed error — never a trap — and a
+    /// parsed password never shows in the configuration's description.
+    @Test func mutatedURLsAreReadOrRefusedNeverATrap() {
+        var random = SystemRandomNumberGenerator()
+        let seeds = ["redis://alice:pa%20ss@h:6379/2", "redis://[::1]:7000", "redis://:x@[fe80::1%25eth0]:1/9", "rediss://h"]
+        let alphabet = Array("redis:/@[]%:.?#0123456789abcdefABCDEF-_~ \u{0}\u{7F}é".unicodeScalars)
+        for round in 0..<3000 {
+            var scalars = Array(seeds[round % seeds.count].unicodeScalars)
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let at = Int.random(in: 0...scalars.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: scalars.insert(alphabet.randomElement(using: &random)!, at: at)
+                case 1 where at < scalars.count: scalars.remove(at: at)
+                default: if at < scalars.count { scalars[at] = alphabet.randomElement(using: &random)! }
+                }
+            }
+            var text = ""
+            text.unicodeScalars.append(contentsOf: scalars)
+            if let parsed = try? RedisURL.parse(text), let password = parsed.credentials?.password, password.count >= 3 {
+                let configuration = RedisConfiguration(host: parsed.host, port: parsed.port, credentials: parsed.credentials)
+                #expect(!configuration.description.contains(":\(password)@"), "\(text)")
+            }
+        }
+    }
+
+    @Test func anOverlongURLIsRefused() {
+        #expect(throws: RedisURLError.self) { try RedisURL.parse("redis://" + String(repeating: "a", count: 5000)) }
+    }
+
+    @Test func noDescriptionShowsThePassword() throws {
+        let configuration = try RedisConfiguration(url: "redis://alice:Tr0ub4dor%263@cache.internal:6380/3")
+        let password = "Tr0ub4dor&3"
+        #expect(configuration.credentials?.password == password)
+        #expect(configuration.description == "redis://alice:•••@cache.internal:6380/3")
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        for text in [configuration.description, String(describing: configuration), String(reflecting: configuration), dumped,
+            "\(configuration.credentials!)", String(reflecting: configuration.credentials!)]
+        {
+            #expect(!text.contains(password) && !text.contains("Tr0ub4dor"), "\(text)")
+        }
+        #expect(RedisConfiguration(host: "::1", port: 7000).description == "redis://[::1]:7000")
+    }
+}
+
+@Suite("Redis sign-in against redis-server", .serialized, RedisServer.trait)
+struct RedisAuthenticationTests {
+    static let password = "s3cr3t-Pa55"
+    static let alicePassword = "al1ce-Pa55"
+    static let settings = [
+        "--requirepass", password, "--user", "alice", "on", ">\(alicePassword)", "~*", "&*", "+@all",
+    ]
+
+    /// PING on a fresh client for `configuration`: its answer, or the error.
+    private func ping(_ configuration: RedisConfiguration) async -> Result<RESPValue, RedisError> {
+        let client = RedisClient(configuration)
+        defer { client.close() }
+        do throws(RedisError) {
+            return .success(try await client.send(["PING"]))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    @Test func aPasswordOrAnACLUserSignsInAndAWrongOneIsATypedErrorWithoutIt() async throws {
+        let server = try await RedisServer(settings: Self.settings)
+        defer { Task { await server.stop() } }
+        var configuration = server.configuration()
+        guard case .failure(.authentication(let demand)) = await ping(configuration) else {
+            Issue.record("a client without credentials must be asked for them")
+            return
+        }
+        #expect(demand.hasPrefix("NOAUTH"))
+
+        configuration.credentials = RedisCredentials(password: "wrong-Pa55")
+        let refused = await ping(configuration)
+        guard case .failure(let error) = refused, case .authentication(let words) = error else {
+            Issue.record("a wrong password must be refused: \(refused)")
+            return
+        }
+        #expect(words.hasPrefix("WRONGPASS"))
+        #expect(!error.description.contains("wrong-Pa55") && !error.description.contains(Self.password))
+
+        configuration.credentials = RedisCredentials(password: Self.password)
+        #expect(try await ping(configuration).get() == .simpleString("PONG"))
+
+        configuration.credentials = RedisCredentials(username: "alice", password: Self.alicePassword)
+        let client = RedisClient(configuration)
+        defer { client.close() }
+        #expect(try await client.send(["ACL", "WHOAMI"]).text == "alice")
+    }
+
+    @Test func aURLSelectsTheDatabaseAndEveryConnectionIsNamed() async throws {
+        let server = try await RedisServer(settings: Self.settings)
+        defer { Task { await server.stop() } }
+        var configuration = try RedisConfiguration(url: "redis://alice:\(Self.alicePassword)@localhost:\(server.port)/3")
+        configuration.clientName = "entitle-test"
+        #expect(configuration.host == "localhost")
+        let inThree = RedisClient(configuration)
+        defer { inThree.close() }
+        _ = try await inThree.send(["SET", "where", "three"])
+        #expect(try await inThree.send(["GET", "where"]).text == "three")
+        #expect(try await inThree.send(["CLIENT", "GETNAME"]).text == "entitle-test")
+        let inZero = RedisClient(RedisConfiguration(port: server.port, credentials: RedisCredentials(password: Self.password)))
+        defer { inZero.close() }
+        #expect(try await inZero.send(["GET", "where"]) == .bulkString(nil), "database 0 holds nothing of database 3")
+    }
+
+    @Test func theTokenStoreWorksOnAServerThatAsksForAPassword() async throws {
+        let server = try await RedisServer(settings: Self.settings)
+        defer { Task { await server.stop() } }
+        var configuration = server.configuration()
+        configuration.credentials = RedisCredentials(username: "alice", password: Self.alicePassword)
+        let client = RedisClient(configuration)
+        defer { client.close() }
+        let store = RedisTokenStorage(client: client, keyPrefix: "auth-test")
+        let heard = AsyncStream<String>.makeStream()
+        let observation = store.observeSaves { device, _ in heard.continuation.yield(device) }
+        defer { observation.cancel() }
+        try await Task.sleep(for: .milliseconds(300))  // the subscriber signs in and subscribes
+        let version = try await store.save(
+            StoredTokens(selectedProvider: "acme-cable"), deviceID: "device-1", requestorID: "sim-requestor", replacing: .absent)
+        let loaded = try await store.load(deviceID: "device-1", requestorID: "sim-requestor")
+        #expect(loaded.version == version && loaded.tokens.selectedProvider == "acme-cable")
+        var iterator = heard.stream.makeAsyncIterator()
+        #expect(await iterator.next() == "device-1", "the save notification came through the signed-in subscriber")
+    }
+
+    @Test func aHostNameAndIPv6ReachTheServer() async throws {
+        let server = try await RedisServer(settings: ["--bind", "127.0.0.1", "::1"])
+        defer { Task { await server.stop() } }
+        for host in ["localhost", "::1", "127.0.0.1"] {
+            let result = await ping(RedisConfiguration(host: host, port: server.port, connectTimeout: .seconds(2)))
+            #expect((try? result.get()) == .simpleString("PONG"), "\(host): \(result)")
+        }
+    }
+
+    @Test func anUnknownHostIsATypedErrorWithinTheConnectTimeout() async {
+        let started = ContinuousClock.now
+        let result = await ping(RedisConfiguration(host: "no-such-host.invalid", port: 6379, connectTimeout: .seconds(1)))
+        guard case .failure(.connect(let why)) = result else {
+            Issue.record("an unknown host must fail to connect: \(result)")
+            return
+        }
+        #expect(why.contains("no-such-host.invalid"))
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+}
+
+@Suite("Redis save script", RedisServer.trait)
+struct RedisSaveScriptTests {
+    /// How many times the server ran `SCRIPT LOAD` and `EVAL` (its command statistics).
+    private func calls(_ client: RedisClient) async throws -> (load: Int, eval: Int) {
+        let info = try await client.send(["INFO", "commandstats"]).text ?? ""
+        func count(_ name: String) -> Int {
+            guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_\(name):") }),
+                let field = line.split(separator: ",").first(where: { $0.contains("calls=") })
+            else { return 0 }
+            return Int(field.split(separator: "=").last ?? "") ?? 0
+        }
+        return (count("script|load"), count("eval"))
+    }
+
+    @Test func theScriptIsLoadedOnceAndAgainWhenTheServerForgetsIt() async throws {
+        let server = try await RedisServer()
+        defer { Task { await server.stop() } }
+        let client = RedisClient(server.configuration())
+        defer { client.close() }
+        let store = RedisTokenStorage(client: client, keyPrefix: "script-test")
+        var version = StorageVersion.absent
+        for round in 0..<10 {
+            version = try await store.save(
+                StoredTokens(selectedProvider: "p\(round)"), deviceID: "device-1", requestorID: "sim-requestor", replacing: version)
+        }
+        #expect(try await calls(client) == (load: 1, eval: 0), "ten saves, the script sent once")
+        _ = try await client.send(["SCRIPT", "FLUSH"])
+        version = try await store.save(StoredTokens(selectedProvider: "after"), deviceID: "device-1", requestorID: "sim-requestor", replacing: version)
+        #expect(try await store.load(deviceID: "device-1", requestorID: "sim-requestor").tokens.selectedProvider == "after")
+        #expect(try await calls(client).load == 2, "NOSCRIPT: loaded again, and the save went through")
+    }
+}
