@@ -9,13 +9,17 @@ import Synchronization
 /// lost call.
 ///
 /// Key layout, under ``keyPrefix`` (`entitle` by default); ids are hashed, so no device or
-/// requestor id appears in a key name:
+/// requestor id appears in a key name. Every key of a device carries the device's hash as its hash tag
+/// (`{…}`), so a save touches one Redis Cluster slot, and no key is shared by all devices:
 ///
 /// | key | type | holds |
 /// |---|---|---|
-/// | `PREFIX:tokens:HASH(device, requestor)` | hash | `v`: the version, `t`: the tokens as JSON |
-/// | `PREFIX:device:HASH(device)` | set | the requestor ids with tokens on the device (single sign-on) |
-/// | `PREFIX:versions` | string | a counter every save increments: versions are never reused, even after a key expired |
+/// | `PREFIX:{HASH(device)}:tokens:HASH(device, requestor)` | hash | `v`: the version, `t`: the tokens as JSON |
+/// | `PREFIX:{HASH(device)}:device` | set | the requestor ids with tokens on the device (single sign-on) |
+/// | `PREFIX:{HASH(device)}:versions` | string | the device's counter every save increments: versions are never reused, even after a key expired |
+///
+/// Stores written before 0.4.0 (`PREFIX:tokens:…`, `PREFIX:device:…`, one `PREFIX:versions`) are
+/// moved to this layout by ``migrateLegacyKeys()``, once, on a standalone server.
 ///
 /// A tokens key expires with what it holds: at the latest of the authentication's expiry and the
 /// pending login's deadline (at least a minute after the save), or ``rememberFor`` after the save when
@@ -55,10 +59,24 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         self.now = now
     }
 
-    /// `PREFIX:tokens:…` for `deviceID` and `requestorID`.
+    /// `PREFIX:{HASH(device)}:tokens:…` for `deviceID` and `requestorID`.
     public func tokensKey(deviceID: String, requestorID: String) -> String {
-        keyPrefix + ":tokens:" + Hex.encode(Array(SHA256.hash(deviceID + "\u{1F}" + requestorID).prefix(16)))
+        devicePrefix(deviceID) + ":tokens:" + Self.pairHash(deviceID: deviceID, requestorID: requestorID)
     }
+
+    /// `PREFIX:{HASH(device)}`: what every key of the device starts with (its hash tag: one slot).
+    func devicePrefix(_ deviceID: String) -> String { keyPrefix + ":{" + Self.deviceHash(deviceID) + "}" }
+
+    /// The device's hash in key names.
+    static func deviceHash(_ deviceID: String) -> String { Hex.encode(Array(SHA256.hash(deviceID).prefix(16))) }
+
+    /// The device and requestor's hash in key names.
+    static func pairHash(deviceID: String, requestorID: String) -> String {
+        Hex.encode(Array(SHA256.hash(deviceID + "\u{1F}" + requestorID).prefix(16)))
+    }
+
+    /// `PREFIX:{HASH(device)}:versions`: the device's version counter.
+    public func versionsKey(deviceID: String) -> String { devicePrefix(deviceID) + ":versions" }
 
     /// The channel every save is published on.
     public var savesChannel: String { keyPrefix + ":saves" }
@@ -107,10 +125,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         for handler in observers.withLock({ Array($0.handlers.values) }) { handler(ids.deviceID, ids.requestorID) }
     }
 
-    /// `PREFIX:device:…` for `deviceID`.
-    public func deviceKey(deviceID: String) -> String {
-        keyPrefix + ":device:" + Hex.encode(Array(SHA256.hash(deviceID).prefix(16)))
-    }
+    /// `PREFIX:{HASH(device)}:device` for `deviceID`.
+    public func deviceKey(deviceID: String) -> String { devicePrefix(deviceID) + ":device" }
 
     // MARK: - TokenStorage
 
@@ -133,7 +149,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         }
         let answer = try await runSaveScript([
             "3", knownTokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
-            keyPrefix + ":versions", String(expected.number), json, String(lifetime(of: tokens)), requestorID, savesChannel,
+            versionsKey(deviceID: deviceID), String(expected.number), json, String(lifetime(of: tokens)), requestorID, savesChannel,
         ])
         // The script answers {1|0, version}; versions are strings (HGET's, or tostring of INCR's).
         guard case .array(let parts?) = answer, parts.count == 2, case .integer(let saved) = parts[0],
@@ -167,9 +183,9 @@ public final class RedisTokenStorage: TokenSaveNotifying {
 
     // MARK: - Internals
 
-    /// Compare-and-set in one atomic step. KEYS: tokens, device set, version counter. ARGV: the
-    /// expected version, the tokens' JSON, the lifetime (ms), the requestor id. Answers
-    /// `{1, new version}` or `{0, current version}`.
+    /// Compare-and-set in one atomic step. KEYS (one slot: the device's): tokens, device set, the
+    /// device's version counter. ARGV: the expected version, the tokens' JSON, the lifetime (ms), the
+    /// requestor id, the channel. Answers `{1, new version}` or `{0, current version}`.
     ///
     /// A version is the counter's next value, but never below the server's clock in microseconds: a
     /// server restarted empty (or from an older snapshot, or a replica that had not caught up) starts its
@@ -192,6 +208,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         redis.call('SADD', KEYS[2], ARGV[4])
         local left = redis.call('PTTL', KEYS[2])
         if left < 0 or left < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+        local keep = redis.call('PTTL', KEYS[2])
+        if keep > 0 then redis.call('PEXPIRE', KEYS[3], keep) end
         redis.call('PUBLISH', ARGV[5], KEYS[1])
         return {1, version}
         """
@@ -227,7 +245,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         return try await send(["EVALSHA", digest] + keysAndArguments)
     }
 
-    private func send(_ command: [String]) async throws(TokenStorageError) -> RESPValue {
+    func send(_ command: [String]) async throws(TokenStorageError) -> RESPValue {
         do {
             return try await client.send(command)
         } catch {

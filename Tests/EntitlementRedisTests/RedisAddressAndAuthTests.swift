@@ -229,3 +229,63 @@ struct RedisSaveScriptTests {
         #expect(try await calls(client).load == 2, "NOSCRIPT: loaded again, and the save went through")
     }
 }
+
+@Suite("Redis layout: one slot per device, and the move from the 0.3 layout", RedisServer.trait)
+struct RedisLayoutTests {
+    @Test func everyKeyASaveTouchesIsInTheDevicesSlot() {
+        let store = RedisTokenStorage(client: RedisClient(RedisConfiguration(connections: 1)), keyPrefix: "fleet")
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let device = String((0..<Int.random(in: 1...40, using: &random)).map { _ in "abcXYZ019-_{}:é".randomElement(using: &random)! })
+            let requestor = ["sim-requestor", "other", "{x}", ""].randomElement(using: &random)!
+            let keys = [store.tokensKey(deviceID: device, requestorID: requestor), store.deviceKey(deviceID: device), store.versionsKey(deviceID: device)]
+            #expect(Set(keys.map(RedisKeySlot.of)).count == 1, "CROSSSLOT for device \(device)")
+        }
+        store.client.close()
+    }
+
+    /// Writes `tokens` as the 0.3 layout did (legacy keys, the global counter).
+    private func writeLegacy(_ client: RedisClient, device: String, requestor: String, tokens: StoredTokens, version: UInt64) async throws {
+        let json = String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self)
+        let key = "entitle:tokens:" + RedisTokenStorage.pairHash(deviceID: device, requestorID: requestor)
+        _ = try await client.send(["HSET", key, "v", String(version), "t", json])
+        _ = try await client.send(["PEXPIRE", key, "600000"])
+        _ = try await client.send(["SADD", "entitle:device:" + RedisTokenStorage.deviceHash(device), requestor])
+        _ = try await client.send(["SET", "entitle:versions", String(version)])
+    }
+
+    @Test func aStoreWrittenByTheOldLayoutIsMovedWithItsVersionsAndExpiry() async throws {
+        let server = try await RedisServer()
+        defer { Task { await server.stop() } }
+        let client = RedisClient(server.configuration())
+        defer { client.close() }
+        let store = RedisTokenStorage(client: client)
+        let alice = StoredTokens(selectedProvider: "acme-cable", deviceID: "tv-1")
+        try await writeLegacy(client, device: "tv-1", requestor: "sim-requestor", tokens: alice, version: 9_000_000_000_000_001)
+        try await writeLegacy(client, device: "tv-1", requestor: "other", tokens: alice, version: 9_000_000_000_000_002)
+        try await writeLegacy(client, device: "tv-2", requestor: "sim-requestor", tokens: StoredTokens(selectedProvider: "x"), version: 9_000_000_000_000_003)
+        // A node on the new layout saved tv-3 before the move: its data wins.
+        try await writeLegacy(client, device: "tv-3", requestor: "sim-requestor", tokens: StoredTokens(selectedProvider: "old", deviceID: "tv-3"), version: 9_000_000_000_000_004)
+        let newer = try await store.save(StoredTokens(selectedProvider: "new", deviceID: "tv-3"), deviceID: "tv-3", requestorID: "sim-requestor", replacing: .absent)
+
+        let report = try await store.migrateLegacyKeys()
+        #expect(report == RedisLegacyMigration(moved: 2, superseded: 1, dropped: 1), "tv-2's tokens name no device")
+        let moved = try await store.load(deviceID: "tv-1", requestorID: "sim-requestor")
+        #expect(moved.version == StorageVersion(9_000_000_000_000_001) && moved.tokens == alice)
+        #expect(try await store.load(deviceID: "tv-1", requestorID: "other").version == StorageVersion(9_000_000_000_000_002))
+        #expect(try await store.load(deviceID: "tv-3", requestorID: "sim-requestor").tokens.selectedProvider == "new")
+        #expect(try await store.load(deviceID: "tv-3", requestorID: "sim-requestor").version == newer)
+        guard case .integer(let ttl) = try await client.send(["PTTL", store.tokensKey(deviceID: "tv-1", requestorID: "sim-requestor")]) else {
+            Issue.record("no TTL")
+            return
+        }
+        #expect((590_000...600_000).contains(ttl), "the expiry moved with the key: \(ttl) ms")
+        // A save after the move gets a version above every old one; nothing of the old layout is left.
+        let next = try await store.save(alice, deviceID: "tv-1", requestorID: "sim-requestor", replacing: moved.version)
+        #expect(next.number > 9_000_000_000_000_004)
+        guard case .array(let left?) = try await client.send(["KEYS", "entitle:tokens:*"]), case .array(let sets?) = try await client.send(["KEYS", "entitle:device:*"])
+        else { Issue.record("no KEYS answer"); return }
+        #expect(left.isEmpty && sets.isEmpty)
+        #expect(try await store.migrateLegacyKeys() == RedisLegacyMigration(), "a second run finds nothing")
+    }
+}

@@ -137,7 +137,9 @@ struct RedisTokenStorageTests {
         guard case .array(let keys?) = try await client.send(["KEYS", "*"]) else { Issue.record("no keys"); return }
         let names = keys.compactMap(\.text)
         #expect(names.count == 4)
-        #expect(names.allSatisfy { $0 == "entitle:versions" || $0.wholeMatch(of: /entitle:(tokens|device):[0-9a-f]{32}/) != nil }, "\(names)")
+        #expect(
+            names.allSatisfy { $0.wholeMatch(of: /entitle:\{[0-9a-f]{32}\}:(tokens:[0-9a-f]{32}|device|versions)/) != nil }, "\(names)")
+        #expect(Set(names.map(RedisKeySlot.of)).count == 1, "one device's keys: one cluster slot")
         client.close()
         await server.stop()
     }

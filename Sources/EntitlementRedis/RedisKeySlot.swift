@@ -1,0 +1,31 @@
+/// Redis Cluster's hash slots: a key's slot is CRC16 (XMODEM) of the key — or of its hash tag, the
+/// part between the first `{` and the next `}` when that part is not empty — modulo 16384. Keys
+/// with the same hash tag live in the same slot, so one script may touch them all.
+public enum RedisKeySlot {
+    /// How many slots a cluster has.
+    public static let count = 16384
+
+    /// The slot of `key`.
+    public static func of(_ key: String) -> Int {
+        let bytes = Array(key.utf8)
+        return Int(crc16(hashed(bytes)) % UInt16(count))
+    }
+
+    /// The bytes the slot is computed from: the hash tag when there is one.
+    static func hashed(_ key: [UInt8]) -> ArraySlice<UInt8> {
+        guard let open = key.firstIndex(of: UInt8(ascii: "{")),
+            let close = key[(open + 1)...].firstIndex(of: UInt8(ascii: "}")), close > open + 1
+        else { return key[...] }
+        return key[(open + 1)..<close]
+    }
+
+    /// CRC16-CCITT (XMODEM): polynomial 0x1021, initial value 0, no reflection (Redis Cluster's).
+    static func crc16(_ bytes: ArraySlice<UInt8>) -> UInt16 {
+        var crc: UInt16 = 0
+        for byte in bytes {
+            crc ^= UInt16(byte) << 8
+            for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
+        }
+        return crc
+    }
+}
