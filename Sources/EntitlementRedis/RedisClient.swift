@@ -6,7 +6,7 @@ import Synchronization
 /// that times out or breaks is dropped and opened again for the next command, so a restarted
 /// server costs the commands under way at that moment — each with a typed ``RedisError`` — and
 /// nothing after.
-public final class RedisClient: Sendable {
+public final class RedisClient: RedisCommandSender {
     /// The configuration in force.
     public let configuration: RedisConfiguration
     private let lanes: [RedisLane]
@@ -23,9 +23,15 @@ public final class RedisClient: Sendable {
     /// Sends one command and returns its answer; an error answer is ``RedisError/server(_:)``.
     public func send(_ command: [String]) async throws(RedisError) -> RESPValue {
         let answer = try await pipeline([command])[0]
-        if case .error(let message) = answer { throw message.hasPrefix("NOAUTH") ? .authentication(message) : .server(message) }
+        if case .error(let message) = answer { throw .answer(message) }
         return answer
     }
+
+    /// ``send(_:)``: one server holds every key.
+    public func send(_ command: [String], key: String?) async throws(RedisError) -> RESPValue { try await send(command) }
+
+    /// ``pipeline(_:)``: one server holds every key.
+    public func pipeline(_ commands: [[String]], key: String?) async throws(RedisError) -> [RESPValue] { try await pipeline(commands) }
 
     /// Sends `commands` back to back on one connection and returns their answers in order (error
     /// answers stay `.error` values: in a pipeline one refusal does not undo the others).

@@ -23,29 +23,29 @@ extension RedisTokenStorage {
         var report = RedisLegacyMigration()
         let legacyTokens = keyPrefix + ":tokens:"
         for key in try await scan(legacyTokens + "*") where key.utf8.count == legacyTokens.utf8.count + 32 {
-            let stored = try Self.versioned(try await send(["HMGET", key, "v", "t"]))
+            let stored = try Self.versioned(try await send(["HMGET", key, "v", "t"], key: key))
             guard stored.version != .absent else { continue }  // expired meanwhile
             guard let deviceID = stored.tokens.deviceID,
                 let requestorID = try await legacyRequestor(of: key, deviceID: deviceID)
             else {
-                _ = try await send(["DEL", key])
+                _ = try await send(["DEL", key], key: key)
                 report.dropped += 1
                 continue
             }
             let answer = try await send([
                 "EVAL", Self.migrationScript, "5", key, tokensKey(deviceID: deviceID, requestorID: requestorID),
                 deviceKey(deviceID: deviceID), versionsKey(deviceID: deviceID), keyPrefix + ":versions", requestorID,
-            ])
+            ], key: nil)
             if case .integer(1) = answer { report.moved += 1 } else { report.superseded += 1 }
         }
-        for key in try await scan(keyPrefix + ":device:*") { _ = try await send(["DEL", key]) }
-        _ = try await send(["DEL", keyPrefix + ":versions"])
+        for key in try await scan(keyPrefix + ":device:*") { _ = try await send(["DEL", key], key: key) }
+        _ = try await send(["DEL", keyPrefix + ":versions"], key: nil)
         return report
     }
 
     /// The requestor whose legacy tokens key is `key`: the one of the device's legacy set that hashes to it.
     private func legacyRequestor(of key: String, deviceID: String) async throws(TokenStorageError) -> String? {
-        let members = try await send(["SMEMBERS", keyPrefix + ":device:" + Self.deviceHash(deviceID)])
+        let members = try await send(["SMEMBERS", keyPrefix + ":device:" + Self.deviceHash(deviceID)], key: nil)
         guard case .array(let items?) = members else { throw Self.unexpected(members) }
         let suffix = key.split(separator: ":").last.map(String.init)
         return items.compactMap(\.text).first { Self.pairHash(deviceID: deviceID, requestorID: $0) == suffix }
@@ -56,7 +56,7 @@ extension RedisTokenStorage {
         var keys: [String] = []
         var cursor = "0"
         repeat {
-            let answer = try await send(["SCAN", cursor, "MATCH", pattern, "COUNT", "500"])
+            let answer = try await send(["SCAN", cursor, "MATCH", pattern, "COUNT", "500"], key: nil)
             guard case .array(let parts?) = answer, parts.count == 2, let next = parts[0].text, case .array(let found?) = parts[1] else {
                 throw Self.unexpected(answer)
             }

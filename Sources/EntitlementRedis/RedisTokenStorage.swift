@@ -34,11 +34,15 @@ import Synchronization
 /// nothing: engines still check the stored version before every input.
 public final class RedisTokenStorage: TokenSaveNotifying {
     /// The client the store talks through.
-    public let client: RedisClient
+    public let client: any RedisCommandSender
     /// The prefix of every key.
     public let keyPrefix: String
     /// How long tokens with nothing that expires (only a remembered provider) are kept.
     public let rememberFor: Duration
+    /// How long a save waits for a replica to acknowledge it (`WAIT 1`), or nil for not at all. It costs a
+    /// replication round trip per save (the whole time on a master with no replica online); without it
+    /// a failover may lose saves acknowledged just before.
+    public let replicaAcknowledgement: Duration?
     private let now: @Sendable () -> Timestamp
     /// The most tokens keys mapped back to their ids for save notifications (the map starts over past it).
     public static let knownKeysLimit = 200_000
@@ -49,13 +53,20 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         (0, [:], nil))
 
     /// A store on `client`; `now` is the clock that dates ``rememberFor`` (the system clock by default).
+    /// `replicaAcknowledgement`: nil (the default) waits 500 ms on a cluster (``RedisClusterClient``,
+    /// whose masters have replicas) and not at all on a standalone server; `.zero` never waits.
     public init(
-        client: RedisClient, keyPrefix: String = "entitle", rememberFor: Duration = .seconds(30 * 86_400),
-        now: @escaping @Sendable () -> Timestamp = { SystemClock().now() }
+        client: any RedisCommandSender, keyPrefix: String = "entitle", rememberFor: Duration = .seconds(30 * 86_400),
+        replicaAcknowledgement: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { SystemClock().now() }
     ) {
         self.client = client
         self.keyPrefix = keyPrefix
         self.rememberFor = rememberFor
+        switch replicaAcknowledgement {
+        case nil: self.replicaAcknowledgement = client is RedisClusterClient ? .milliseconds(500) : nil
+        case .zero?: self.replicaAcknowledgement = nil
+        case let wait?: self.replicaAcknowledgement = wait
+        }
         self.now = now
     }
 
@@ -132,7 +143,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
 
     /// The tokens and version stored for `deviceID` and `requestorID` (one `HMGET`).
     public func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
-        let answer = try await send(["HMGET", knownTokensKey(deviceID: deviceID, requestorID: requestorID), "v", "t"])
+        let key = knownTokensKey(deviceID: deviceID, requestorID: requestorID)
+        let answer = try await send(["HMGET", key, "v", "t"], key: key)
         return try Self.versioned(answer)
     }
 
@@ -161,7 +173,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
 
     /// The current version (one `HGET`: cheaper than a load).
     public func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
-        let answer = try await send(["HGET", knownTokensKey(deviceID: deviceID, requestorID: requestorID), "v"])
+        let key = knownTokensKey(deviceID: deviceID, requestorID: requestorID)
+        let answer = try await send(["HGET", key, "v"], key: key)
         if case .bulkString(nil) = answer { return .absent }
         guard let number = answer.text.flatMap(UInt64.init) else { throw Self.unexpected(answer) }
         return StorageVersion(number)
@@ -169,11 +182,12 @@ public final class RedisTokenStorage: TokenSaveNotifying {
 
     /// Every authentication stored on the device, by any requestor (the device set, then one pipeline).
     public func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] {
-        let members = try await send(["SMEMBERS", deviceKey(deviceID: deviceID)])
+        let device = deviceKey(deviceID: deviceID)
+        let members = try await send(["SMEMBERS", device], key: device)
         guard case .array(let items?) = members else { throw Self.unexpected(members) }
         let requestors = items.compactMap(\.text).sorted()
         guard !requestors.isEmpty else { return [] }
-        let answers = try await pipeline(requestors.map { ["HMGET", tokensKey(deviceID: deviceID, requestorID: $0), "v", "t"] })
+        let answers = try await pipeline(requestors.map { ["HMGET", tokensKey(deviceID: deviceID, requestorID: $0), "v", "t"] }, key: device)
         var found: [AuthenticationToken] = []
         for answer in answers {
             if let authentication = try Self.versioned(answer).tokens.authentication { found.append(authentication) }
@@ -226,36 +240,62 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         return tokens.providerAccounts.isEmpty ? expiring : max(expiring, remembered)
     }
 
-    /// Runs ``saveScript`` by its digest (`EVALSHA`), loading it once (`SCRIPT LOAD`) and again when the
-    /// server no longer knows it (`NOSCRIPT`: restarted, flushed, failed over): the script is not sent
-    /// with every save.
+    /// Runs ``saveScript`` by its digest (`EVALSHA`; the digest from one `SCRIPT LOAD`), and whole
+    /// (`EVAL`, which also teaches it to that server) where the server does not know it (`NOSCRIPT`:
+    /// restarted, flushed, failed over, or another node of a cluster): the script is not sent with
+    /// every save.
+    ///
+    /// With ``replicaAcknowledgement``, `WAIT 1 ms` follows on the same connection, so a save returns once
+    /// a replica holds it and a failover right after does not lose it. A master with no replica online
+    /// (after a failover, until the old master comes back as its replica) acknowledges nothing: each
+    /// save there waits the whole time and is held by that master alone.
     private func runSaveScript(_ keysAndArguments: [String]) async throws(TokenStorageError) -> RESPValue {
-        if let digest = saveScriptDigest.withLock({ $0 }) {
+        let key = keysAndArguments[1]  // after the key count: the tokens key (every key is in its slot)
+        let digest: String
+        if let known = saveScriptDigest.withLock({ $0 }) {
+            digest = known
+        } else {
+            let loaded = try await send(["SCRIPT", "LOAD", Self.saveScript], key: key)
+            guard let text = loaded.text else { throw Self.unexpected(loaded) }
+            saveScriptDigest.withLock { $0 = text }
+            digest = text
+        }
+        let answer = try await acknowledged(["EVALSHA", digest] + keysAndArguments, key: key)
+        if case .error(let message) = answer, message.hasPrefix("NOSCRIPT") {
+            return try await acknowledged(["EVAL", Self.saveScript] + keysAndArguments, key: key)
+        }
+        return answer
+    }
+
+    /// `command`'s answer (an error answer as it is), followed by `WAIT` when replicas must acknowledge.
+    private func acknowledged(_ command: [String], key: String) async throws(TokenStorageError) -> RESPValue {
+        guard let within = replicaAcknowledgement else {
             do throws(RedisError) {
-                return try await client.send(["EVALSHA", digest] + keysAndArguments)
+                return try await client.send(command, key: key)
             } catch .server(let message) where message.hasPrefix("NOSCRIPT") {
-                // The server forgot the script: load it again below.
+                return .error(message)
             } catch {
                 throw Self.storageError(error)
             }
         }
-        let loaded = try await send(["SCRIPT", "LOAD", Self.saveScript])
-        guard let digest = loaded.text else { throw Self.unexpected(loaded) }
-        saveScriptDigest.withLock { $0 = digest }
-        return try await send(["EVALSHA", digest] + keysAndArguments)
+        let answers = try await pipeline([command, ["WAIT", "1", String(max(within.milliseconds, 1))]], key: key)
+        guard answers.count == 2 else { throw Self.unexpected(.array(answers)) }
+        if case .error(let message) = answers[0], !message.hasPrefix("NOSCRIPT") { throw Self.storageError(.answer(message)) }
+        return answers[0]
     }
 
-    func send(_ command: [String]) async throws(TokenStorageError) -> RESPValue {
+    /// `command`, touching `key` (nil: any node), with a Redis failure as the storage contract's error.
+    func send(_ command: [String], key: String?) async throws(TokenStorageError) -> RESPValue {
         do {
-            return try await client.send(command)
+            return try await client.send(command, key: key)
         } catch {
             throw Self.storageError(error)
         }
     }
 
-    private func pipeline(_ commands: [[String]]) async throws(TokenStorageError) -> [RESPValue] {
+    func pipeline(_ commands: [[String]], key: String) async throws(TokenStorageError) -> [RESPValue] {
         do {
-            return try await client.pipeline(commands)
+            return try await client.pipeline(commands, key: key)
         } catch {
             throw Self.storageError(error)
         }

@@ -1,0 +1,203 @@
+import Synchronization
+
+/// A Redis Cluster client: the slot map read from the cluster (`CLUSTER SLOTS`), each command sent to
+/// the master of its key's slot (``RedisKeySlot``) over that node's own ``RedisClient``, and the
+/// cluster's redirections followed within the command timeout — `MOVED` (the slot moved: the map is
+/// read again), `ASK` (the slot is moving: `ASKING` first, once), and `TRYAGAIN`, `CLUSTERDOWN`,
+/// `MASTERDOWN`, `LOADING` or a lost node (a failover under way: the map is read again after a short
+/// pause). Replicas are never written to: commands go to the masters the map names.
+public final class RedisClusterClient: RedisCommandSender {
+    /// The seed node's configuration; every node is reached with its credentials, database 0 and limits.
+    public let configuration: RedisConfiguration
+    private let state = Mutex(State())
+
+    private struct State {
+        /// The master of each slot, as `host:port` (empty before the first read, or for a slot no node serves).
+        var owners: [String] = []
+        /// One client per node met.
+        var nodes: [String: RedisClient] = [:]
+        var closed = false
+    }
+
+    /// A client for the cluster `configuration` points at (any node of it); the map is read on first use.
+    public init(_ configuration: RedisConfiguration) { self.configuration = configuration }
+
+    deinit { close() }
+
+    public func send(_ command: [String], key: String?) async throws(RedisError) -> RESPValue {
+        let answer = try await pipeline([command], key: key)[0]
+        if case .error(let message) = answer { throw .answer(message) }
+        return answer
+    }
+
+    public func pipeline(_ commands: [[String]], key: String?) async throws(RedisError) -> [RESPValue] {
+        guard !commands.isEmpty else { return [] }
+        let deadline = ContinuousClock.now.advanced(by: configuration.commandTimeout)
+        let slot = key.map(RedisKeySlot.of)
+        var target = try await owner(of: slot, until: deadline)
+        var asking = false
+        var lastFailure = RedisError.timeout
+        while ContinuousClock.now < deadline {
+            let batch = asking ? [["ASKING"]] + commands : commands
+            let answers: [RESPValue]
+            do throws(RedisError) {
+                answers = Array(try await node(target).pipeline(batch).dropFirst(asking ? 1 : 0))
+            } catch {
+                guard error.isTransient else { throw error }
+                // The node is gone or hung (a failover, most likely): read the map again and retry.
+                lastFailure = error
+                try await pause(until: deadline)
+                if (try? await refresh(until: deadline, avoiding: target)) != nil, let owner = try? owner(slot) { target = owner }
+                asking = false
+                continue
+            }
+            asking = false
+            guard let redirection = answers.lazy.compactMap(Redirection.init).first else { return answers }
+            switch redirection {
+            case .moved(let address):
+                try? await refresh(until: deadline)
+                target = address
+            case .ask(let address):
+                target = address
+                asking = true
+            case .retry(let message):
+                lastFailure = .server(message)
+                try await pause(until: deadline)
+                if (try? await refresh(until: deadline)) != nil, let owner = try? owner(slot) { target = owner }
+            }
+        }
+        throw lastFailure
+    }
+
+    public func close() {
+        let nodes = state.withLock { state -> [RedisClient] in
+            state.closed = true
+            defer { state.nodes.removeAll() }
+            return Array(state.nodes.values)
+        }
+        for node in nodes { node.close() }
+    }
+
+    /// The slot map as last read: the master (`host:port`) of every slot.
+    public var slotOwners: [String] { state.withLock { $0.owners } }
+
+    // MARK: - The map
+
+    /// The master of `slot` (any node for nil), reading the map first if it was never read.
+    private func owner(of slot: Int?, until deadline: ContinuousClock.Instant) async throws(RedisError) -> String {
+        if state.withLock({ $0.owners.isEmpty }) { try await refresh(until: deadline) }
+        return try owner(slot)
+    }
+
+    private func owner(_ slot: Int?) throws(RedisError) -> String {
+        let owners = state.withLock { $0.owners }
+        guard let slot else { return owners.first { !$0.isEmpty } ?? seed }
+        guard slot < owners.count, !owners[slot].isEmpty else { throw .server("CLUSTERDOWN no node serves slot \(slot)") }
+        return owners[slot]
+    }
+
+    private var seed: String { Self.address(configuration.host, configuration.port) }
+
+    /// Reads the map (`CLUSTER SLOTS`) from the first node that answers — the seed, then the others
+    /// met, `avoiding` one that just failed (tried last).
+    private func refresh(until deadline: ContinuousClock.Instant, avoiding failed: String? = nil) async throws(RedisError) {
+        let known = state.withLock { Array($0.nodes.keys).sorted() }
+        var candidates: [String] = []
+        for address in [seed] + known where address != failed && !candidates.contains(address) { candidates.append(address) }
+        if let failed { candidates.append(failed) }  // last: it may be back
+        var failure = RedisError.connect("no node of the cluster answered")
+        for address in candidates {
+            guard ContinuousClock.now < deadline else { break }
+            do throws(RedisError) {
+                let answer = try await node(address).send(["CLUSTER", "SLOTS"])
+                let owners = try Self.owners(from: answer, askedAt: address)
+                state.withLock { $0.owners = owners }
+                return
+            } catch {
+                failure = error
+            }
+        }
+        throw failure
+    }
+
+    /// The master of every slot from a `CLUSTER SLOTS` answer (`[start, end, [host, port, id], replicas…]`
+    /// per range); a node announced without a host is the one asked.
+    static func owners(from answer: RESPValue, askedAt asked: String) throws(RedisError) -> [String] {
+        guard case .array(let ranges?) = answer else { throw .unexpectedReply("CLUSTER SLOTS is not an array") }
+        var owners = [String](repeating: "", count: RedisKeySlot.count)
+        for range in ranges {
+            guard case .array(let fields?) = range, fields.count >= 3, case .integer(let start) = fields[0],
+                case .integer(let end) = fields[1], case .array(let master?) = fields[2], master.count >= 2,
+                case .integer(let port) = master[1], (0..<Int64(RedisKeySlot.count)).contains(start), (start..<Int64(RedisKeySlot.count)).contains(end),
+                let portNumber = UInt16(exactly: port)
+            else { throw .unexpectedReply("a CLUSTER SLOTS range is not [start, end, [host, port, …], …]") }
+            let host = master[0].text ?? ""
+            let owner = host.isEmpty || host == "?" ? asked : address(host, portNumber)
+            for slot in Int(start)...Int(end) { owners[slot] = owner }
+        }
+        return owners
+    }
+
+    // MARK: - Nodes
+
+    /// `host:port` (`[host]:port` for IPv6).
+    static func address(_ host: String, _ port: UInt16) -> String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// The client of the node at `address` (made on first use, with the seed's credentials and limits).
+    private func node(_ address: String) throws(RedisError) -> RedisClient {
+        try state.withLock { state throws(RedisError) -> RedisClient in
+            guard !state.closed else { throw .closed }
+            if let client = state.nodes[address] { return client }
+            guard let (host, port) = Self.split(address) else { throw .unexpectedReply("a node address that is not host:port") }
+            var node = configuration
+            node.host = host
+            node.port = port
+            node.database = 0  // a cluster has one database
+            let client = RedisClient(node)
+            state.nodes[address] = client
+            return client
+        }
+    }
+
+    static func split(_ address: String) -> (String, UInt16)? {
+        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else { return nil }
+        var host = address[..<colon]
+        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        return (String(host), port)
+    }
+
+    /// A short pause before a retry, never past `deadline`.
+    private func pause(until deadline: ContinuousClock.Instant) async throws(RedisError) {
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { throw .timeout }
+        try? await Task.sleep(for: min(.milliseconds(100), left))
+    }
+
+    /// What an error answer asks of the client.
+    enum Redirection {
+        case moved(String)
+        case ask(String)
+        case retry(String)
+
+        init?(_ answer: RESPValue) {
+            guard case .error(let message) = answer else { return nil }
+            let words = message.split(separator: " ")
+            switch words.first {
+            case "MOVED" where words.count == 3: self = .moved(String(words[2]))
+            case "ASK" where words.count == 3: self = .ask(String(words[2]))
+            case "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "LOADING": self = .retry(message)
+            default: return nil
+            }
+        }
+    }
+}
+
+extension RedisError {
+    /// Whether the command may succeed if sent again shortly (the node was unreachable, broke or hung).
+    var isTransient: Bool {
+        switch self {
+        case .connect, .connectionLost, .timeout: true
+        case .protocolViolation, .server, .authentication, .unexpectedReply, .closed: false
+        }
+    }
+}

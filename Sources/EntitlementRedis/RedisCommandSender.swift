@@ -1,0 +1,21 @@
+/// What the token store sends its commands through: one server's connections (``RedisClient``) or a
+/// Redis Cluster's (``RedisClusterClient``), each command routed by the key it touches.
+public protocol RedisCommandSender: Sendable {
+    /// The configuration: the server's, or the cluster's seed node's (with the credentials every node takes).
+    var configuration: RedisConfiguration { get }
+    /// Sends one command touching `key` (nil: any server) and returns its answer; an error answer is
+    /// ``RedisError/server(_:)`` (or ``RedisError/authentication(_:)``).
+    func send(_ command: [String], key: String?) async throws(RedisError) -> RESPValue
+    /// Sends `commands`, all touching `key`'s slot, back to back on one connection; their answers in
+    /// order (error answers stay `.error` values).
+    func pipeline(_ commands: [[String]], key: String?) async throws(RedisError) -> [RESPValue]
+    /// Closes every connection; later commands fail with ``RedisError/closed``.
+    func close()
+}
+
+extension RedisError {
+    /// The error an error answer is: ``authentication(_:)`` when the server asks for credentials.
+    static func answer(_ message: String) -> RedisError {
+        message.hasPrefix("NOAUTH") || message.hasPrefix("WRONGPASS") ? .authentication(message) : .server(message)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+@testable import EntitlementRedis
+
+/// A real Redis Cluster on loopback: six `redis-server --cluster-enabled yes` (three masters, three
+/// replicas, a password, a 1 s node timeout so a failover takes seconds) formed by `redis-cli --cluster
+/// create`; a test ends with `await cluster.stop()`.
+final class RedisClusterServers: @unchecked Sendable {
+    static let password = "clu5ter-Pa55"
+    static var toolsInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-cli") && RedisServer.installed }
+
+    let ports: [UInt16]
+    private let processes: [Process]
+    private let folder: String
+
+    init() async throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-cluster-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var ports: [UInt16] = []
+        var processes: [Process] = []
+        for number in 0..<6 {
+            let port = try Self.freePortWithBus(avoiding: ports)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: RedisServer.path)
+            process.arguments = RedisServer.arguments(port) + [
+                "--cluster-enabled", "yes", "--cluster-config-file", "\(folder)/nodes-\(number).conf", "--cluster-node-timeout", "1000",
+                "--dir", folder, "--requirepass", Self.password, "--masterauth", Self.password, "--repl-diskless-sync-delay", "0",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            ports.append(port)
+            processes.append(process)
+        }
+        self.ports = ports
+        self.processes = processes
+        let formed = await RedisServer.onThread { [ports, folder] () -> Bool in
+            guard ports.allSatisfy(RedisServer.answersPing) else { return false }
+            let create = Process()
+            create.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+            create.arguments = ["-a", Self.password, "--no-auth-warning", "--cluster", "create"] + ports.map { "127.0.0.1:\($0)" }
+                + ["--cluster-replicas", "1", "--cluster-yes"]
+            create.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            create.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            create.currentDirectoryURL = URL(fileURLWithPath: folder)
+            guard (try? create.run()) != nil else { return false }
+            create.waitUntilExit()
+            return create.terminationStatus == 0
+        }
+        guard formed else {
+            await stop()
+            throw RedisError.connect("the cluster did not form")
+        }
+        guard await waitUntil({ await self.isHealthy() }, seconds: 30) else {
+            await stop()
+            throw RedisError.connect("the cluster did not become healthy")
+        }
+    }
+
+    /// A configuration for the cluster's first node (the seed), with the password.
+    func configuration(commandTimeout: Duration = .seconds(5)) -> RedisConfiguration {
+        RedisConfiguration(
+            port: ports[0], credentials: RedisCredentials(password: Self.password), commandTimeout: commandTimeout, connections: 2)
+    }
+
+    /// A client of node `port` alone.
+    func node(_ port: UInt16) -> RedisClient {
+        RedisClient(
+            RedisConfiguration(port: port, credentials: RedisCredentials(password: Self.password), commandTimeout: .seconds(5), connections: 1))
+    }
+
+    /// Every node says `cluster_state:ok`, and every master has a replica online (its first sync done).
+    func isHealthy() async -> Bool {
+        for port in ports.indices where processes[port].isRunning {
+            let client = node(ports[port])
+            defer { client.close() }
+            guard let info = try? await client.send(["CLUSTER", "INFO"]).text, info.contains("cluster_state:ok"),
+                let replication = try? await client.send(["INFO", "replication"]).text
+            else { return false }
+            if replication.contains("role:master"), !(replication.contains("connected_slaves:1") && replication.contains("state=online")) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The node id and port of every master.
+    func masters() async throws -> [(id: String, port: UInt16)] {
+        let client = node(ports[0])
+        defer { client.close() }
+        let text = try await client.send(["CLUSTER", "NODES"]).text ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 2, fields[2].contains("master"), !fields[2].contains("fail"),
+                let port = fields[1].split(separator: "@").first?.split(separator: ":").last.flatMap({ UInt16($0) })
+            else { return nil }
+            return (String(fields[0]), port)
+        }
+    }
+
+    /// SIGKILLs the node on `port` (its replica takes over after the node timeout).
+    func kill(port: UInt16) async {
+        guard let index = ports.firstIndex(of: port) else { return }
+        await RedisServer.kill(processes[index])
+    }
+
+    func stop() async {
+        for process in processes { await RedisServer.kill(process) }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// A port free now whose cluster bus port (10000 above) is free too: below Linux's ephemeral range,
+    /// where no outgoing connection takes it and the bus port exists.
+    static func freePortWithBus(avoiding taken: [UInt16]) throws -> UInt16 {
+        for _ in 0..<500 {
+            let port = UInt16.random(in: 20_000..<30_000)
+            guard !taken.contains(port), isFree(port), isFree(port + 10_000) else { continue }
+            return port
+        }
+        throw RedisError.connect("no free port pair")
+    }
+
+    private static func isFree(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
+    /// Polls `condition` every 200 ms for up to `seconds`.
+    func waitUntil(_ condition: @escaping () async -> Bool, seconds: Int) async -> Bool {
+        for _ in 0..<(seconds * 5) {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return false
+    }
+}
