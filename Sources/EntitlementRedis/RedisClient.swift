@@ -3,9 +3,9 @@ import Synchronization
 
 /// A small Redis client: a fixed set of connections, each on a thread of its own (blocking socket
 /// calls never run on Swift concurrency's threads), commands spread over them in turn. A connection
-/// that times out or breaks is dropped and opened again for the next command, so a restarted
-/// server costs the commands under way at that moment — each with a typed ``RedisError`` — and
-/// nothing after.
+/// that times out or breaks is dropped and opened again for the next command, and one the server
+/// closed while it was idle is replaced before it is used, so a restarted server costs the commands
+/// under way at that moment — each with a typed ``RedisError`` — and nothing after.
 public final class RedisClient: RedisCommandSender {
     /// The configuration in force.
     public let configuration: RedisConfiguration
@@ -120,6 +120,7 @@ final class RedisLane: @unchecked Sendable {
         // Past its deadline while it waited in the queue: it fails without being sent.
         guard ContinuousClock.now < job.deadline else { return .failure(.timeout) }
         do throws(RedisError) {
+            if connection?.endedWhileIdle == true { connection = nil }  // gone while idle: open a fresh one
             if connection == nil { connection = try RedisConnection.open(configuration, until: job.deadline) }
             return .success(try connection!.roundTrip(job.bytes, answers: job.answers, until: job.deadline))
         } catch {

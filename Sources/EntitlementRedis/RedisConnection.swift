@@ -213,6 +213,14 @@ final class RedisConnection {
         return answers
     }
 
+    /// Whether the server closed (or reset) this idle connection — a restart, a failover, an idle
+    /// timeout: an idle connection has nothing to read, so anything readable is its end. Checked before a
+    /// connection is reused, so no command is lost on a connection already gone.
+    var endedWhileIdle: Bool {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) != 0  // readable, hung up, in error, or poll itself failing
+    }
+
     /// Waits until the socket is ready for `events` or `deadline` passes; false on timeout.
     private func wait(for events: Int16, until deadline: ContinuousClock.Instant) -> Bool {
         while true {

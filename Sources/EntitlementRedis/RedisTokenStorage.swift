@@ -205,8 +205,13 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// server restarted empty (or from an older snapshot, or a replica that had not caught up) starts its
     /// counter again, and a number an engine still holds must never come back — it would let that engine
     /// skip reading data it never saw and save over it (found by `entitle fleet`). Versions stay below
-    /// 2^53, so Lua's numbers hold them exactly.
+    /// 2^53, so Lua's numbers hold them exactly. Every check comes before the first write, so a save
+    /// happens whole or not at all.
     static let saveScript = """
+        local life = tonumber(ARGV[3])
+        if not life or life < 1 or life > 4611686018427387903 then
+            return redis.error_reply('ERR the lifetime is not a usable number of milliseconds')
+        end
         local current = redis.call('HGET', KEYS[1], 'v') or '0'
         if current ~= ARGV[1] then return {0, current} end
         local now = redis.call('TIME')

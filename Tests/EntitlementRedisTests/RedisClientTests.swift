@@ -95,6 +95,22 @@ struct RedisClientTests {
         await RedisServer.kill(again)
     }
 
+    /// A restart while every connection is idle costs no command: each connection the server closed is
+    /// found closed, and replaced, before a command is sent on it.
+    @Test func aRestartWhileIdleCostsNoCommand() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration(connectTimeout: .milliseconds(500), connections: 4))
+        defer { client.close() }
+        for _ in 0..<8 { _ = try await client.send(["PING"]) }  // every lane has its connection open
+        await server.stop()
+        let again = try await RedisServer.restart(on: server.port)
+        try await Task.sleep(for: .milliseconds(100))  // the closes have arrived
+        for number in 0..<8 {
+            #expect(try await client.send(["PING"]) == .simpleString("PONG"), "PING \(number) after the restart")
+        }
+        await RedisServer.kill(again)
+    }
+
     @Test func aClosedClientRefusesAtOnce() async throws {
         let client = RedisClient(RedisConfiguration(port: 1, connections: 1))
         client.close()
