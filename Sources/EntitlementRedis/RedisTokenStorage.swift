@@ -207,7 +207,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// skip reading data it never saw and save over it (found by `entitle fleet`). Versions stay below
     /// 2^53, so Lua's numbers hold them exactly. Every check comes before the first write, so a save
     /// happens whole or not at all.
-    static let saveScript = """
+    public static let saveScript = """
         local life = tonumber(ARGV[3])
         if not life or life < 1 or life > 4611686018427387903 then
             return redis.error_reply('ERR the lifetime is not a usable number of milliseconds')

@@ -20,6 +20,8 @@ enum Command: Equatable {
     case bench(String, rounds: Int)
     /// Time `entitle serve`'s start and `logins` logins against it from `clients` at once.
     case benchServe(logins: Int, clients: Int)
+    /// Measure the Redis store against redis-benchmark (`bench redis`).
+    case benchRedis(seconds: Int)
     /// Run the engine's figures (`bench engine`); with `child`, only the host's memory figure (the child process).
     case benchEngine(sessions: Int, seconds: Double, only: Set<String>, child: Bool)
     /// Record a scenario run as a trace.
@@ -246,11 +248,22 @@ enum Command: Equatable {
     }
 
     private static func parseBench(_ arguments: [String]) throws(UsageError) -> Command {
-        let kinds = ["engine", "json", "storage", "serve"]
+        let kinds = ["engine", "json", "storage", "serve", "redis"]
         guard let kind = arguments.first, kinds.contains(kind) else {
             let reader = ArgumentReader(arguments, command: "bench", options: [])
-            guard let given = arguments.first else { throw reader.error("give what to measure: engine, json, storage or serve") }
-            throw reader.error("unknown benchmark " + UsageError.named(given, among: kinds) + " (engine, json, storage, serve)")
+            guard let given = arguments.first else { throw reader.error("give what to measure: engine, json, storage, serve or redis") }
+            throw reader.error("unknown benchmark " + UsageError.named(given, among: kinds) + " (engine, json, storage, serve, redis)")
+        }
+        if kind == "redis" {
+            var reader = ArgumentReader(arguments.dropFirst(), command: "bench redis", options: ["--seconds"])
+            var seconds = 3
+            while let option = reader.next() {
+                switch option {
+                case "--seconds": seconds = try reader.number(of: option, in: 1...600)
+                default: throw reader.unexpected(option)
+                }
+            }
+            return .benchRedis(seconds: seconds)
         }
         if kind == "engine" {
             var reader = ArgumentReader(arguments.dropFirst(), command: "bench engine", options: ["--sessions", "--seconds", "--only", "--sessions-child"])

@@ -107,6 +107,7 @@ struct CommandHelp {
             name: "bench",
             synopsis: [
                 "bench engine [--sessions N] [--seconds S] [--only PART]...", "bench json|storage [--rounds N]", "bench serve [--logins N] [--clients C]",
+                "bench redis [--seconds S]",
             ],
             summary: "measure (build with -c release for numbers worth quoting)",
             details: """
@@ -124,6 +125,10 @@ struct CommandHelp {
                            stored version checked per input against a full read per input
                   serve    time entitle serve's start, then N whole logins (default 1000) from C
                            concurrent clients (default 50) against it over loopback HTTP
+                  redis    the Redis token store's saves and loads per second on a standalone
+                           redis-server and a six-node cluster it starts (redis-server, redis-cli and
+                           redis-benchmark must be installed), beside redis-benchmark's figure for the
+                           same commands at the same concurrency, S seconds each (default 3)
 
                 Build with -c release for numbers worth quoting. Exit status 0, or 1 when a run failed.
                 """),

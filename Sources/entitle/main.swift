@@ -22,6 +22,8 @@ case .success(.storageStress(let folder)):
     status = ExitStatus(rawValue: await StorageStress.run(folder: folder)) ?? .failure
 case .success(.benchServe(let logins, let clients)):
     status = await ServeBenchmark(logins: logins, clients: clients).run() == 0 ? .success : .failure
+case .success(.benchRedis(let seconds)):
+    status = await RedisBenchmark(seconds: seconds).run() == 0 ? .success : .failure
 case .success(.benchEngine(let sessions, _, _, true)):
     status = await BenchSessions.run(sessions: sessions) == 0 ? .success : .failure
 case .success(.benchEngine(let sessions, let seconds, let only, false)):

@@ -1,0 +1,194 @@
+import EntitlementEngine
+import EntitlementRedis
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `entitle bench redis`: the token store's saves and loads per second on a real standalone
+/// `redis-server` and on a real six-node Redis Cluster (both started here, on loopback), each beside
+/// what `redis-benchmark` gets from the same server in the same run for the same commands (the save
+/// script by `EVALSHA`, the load's `HMGET`) at the same concurrency: as many connections as the store
+/// uses, one command each at a time.
+struct RedisBenchmark {
+    let seconds: Int
+    /// Concurrent callers of the store.
+    let callers = 50
+    /// Connections per node (the store's client and `redis-benchmark -c`).
+    let connections = 4
+
+    func run() async -> Int32 {
+        let folder = NSTemporaryDirectory() + "entitle-bench-redis-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var servers: [ChildProcess] = []
+        defer { for server in servers { kill(server.pid, SIGKILL) } }
+        do {
+            let standalone = try freePort()
+            servers.append(try Self.startServer(port: standalone, folder: folder, cluster: false))
+            var clusterPorts: [UInt16] = []
+            for _ in 0..<6 {
+                let port = try Self.clusterPort(avoiding: clusterPorts)
+                clusterPorts.append(port)
+                servers.append(try Self.startServer(port: port, folder: folder, cluster: true))
+            }
+            guard await Self.answers(standalone), await Self.formCluster(clusterPorts, folder: folder) else {
+                StandardError.write("entitle bench redis: the servers did not start (are redis-server and redis-cli installed?)\n")
+                return 1
+            }
+            print("saves and loads, \(callers) callers, \(connections) connections per node, \(seconds) s per figure (debug builds are slower)")
+            print("| target | the store (saves+loads/s) | redis-benchmark, same commands (saves+loads/s) | ratio |")
+            print("|---|---|---|---|")
+            let single = RedisConfiguration(port: standalone, commandTimeout: .seconds(5), connections: connections)
+            try await report("standalone", store: RedisClient(single), port: standalone, cluster: false)
+            // On the cluster, redis-benchmark asks the master of its one hash tag.
+            let seed = RedisConfiguration(port: clusterPorts[0], commandTimeout: .seconds(5), connections: connections)
+            try await report("cluster, 3 masters", store: RedisClusterClient(seed), port: clusterPorts[0], cluster: true)
+            return 0
+        } catch {
+            StandardError.write("entitle bench redis: \(error)\n")
+            return 1
+        }
+    }
+
+    /// One table row: the store's figure and redis-benchmark's on the same server.
+    private func report(_ name: String, store client: any RedisCommandSender, port: UInt16, cluster: Bool) async throws {
+        defer { client.close() }
+        let store = RedisTokenStorage(client: client, keyPrefix: "bench")
+        let ours = try await measureStore(store)
+        // The script's digest (loaded by the store's first save), for redis-benchmark's EVALSHA.
+        // redis-benchmark draws a number for each placeholder, so a command's keys share one fixed hash
+        // tag: on a cluster they all live on one master, the one asked (the store spreads over three).
+        let tag = "{bench-device}"
+        let deviceSet = "rb:\(tag):d"
+        let digest = try await client.send(["SCRIPT", "LOAD", RedisTokenStorage.saveScript], key: deviceSet).text ?? ""
+        let target = cluster ? ((client as? RedisClusterClient).flatMap { Self.port(of: $0.slotOwners[RedisKeySlot.of(deviceSet)]) } ?? port) : port
+        let json = String(decoding: try JSONEncoder().encode(StoredTokens(selectedProvider: "acme-cable", deviceID: "d")), as: UTF8.self)
+        let saves = try await Self.redisBenchmark(
+            port: target, connections: connections,
+            ["EVALSHA", digest, "3", "rb:\(tag):t:__rand_int__", deviceSet, "rb:\(tag):v", "0", json, "600000", "sim-requestor", "rb:saves"])
+        let loads = try await Self.redisBenchmark(port: target, connections: connections, ["HMGET", "rb:\(tag):t:__rand_int__", "v", "t"])
+        let theirs = 2 / (1 / saves + 1 / loads)
+        print(String(format: "| %@ | %.0f | %.0f (EVALSHA %.0f/s, HMGET %.0f/s) | %.0f %% |", name, ours, theirs, saves, loads, ours / theirs * 100))
+    }
+
+    /// Saves and loads per second through the store: `callers` tasks, each saving (compare-and-set on
+    /// the version it holds) then loading one of its devices, for `seconds`.
+    private func measureStore(_ store: RedisTokenStorage) async throws -> Double {
+        let stop = ContinuousClock.now.advanced(by: .seconds(seconds))
+        let started = ContinuousClock.now
+        let operations = try await withThrowingTaskGroup(of: Int.self) { group in
+            for caller in 0..<callers {
+                group.addTask {
+                    var versions: [String: StorageVersion] = [:]
+                    var round = 0
+                    var done = 0
+                    while ContinuousClock.now < stop {
+                        let device = "bench-\(caller)-\(round % 20)"
+                        round += 1
+                        let tokens = StoredTokens(selectedProvider: "acme-cable", deviceID: device)
+                        versions[device] = try await store.save(
+                            tokens, deviceID: device, requestorID: "sim-requestor", replacing: versions[device] ?? .absent)
+                        _ = try await store.load(deviceID: device, requestorID: "sim-requestor")
+                        done += 2
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let elapsed = ContinuousClock.now - started
+        return Double(operations) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    // MARK: - Servers
+
+    static func startServer(port: UInt16, folder: String, cluster: Bool) throws(FleetError) -> ChildProcess {
+        var arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder, "--loglevel", "warning"]
+        if cluster {
+            arguments += [
+                "--cluster-enabled", "yes", "--cluster-config-file", "\(folder)/nodes-\(port).conf", "--cluster-node-timeout", "2000",
+                "--repl-diskless-sync-delay", "0",
+            ]
+        }
+        return try ChildProcess.spawn("redis-server", arguments)
+    }
+
+    static func answers(_ port: UInt16) async -> Bool {
+        let client = RedisClient(RedisConfiguration(port: port, connectTimeout: .milliseconds(200), commandTimeout: .milliseconds(500), connections: 1))
+        defer { client.close() }
+        for _ in 0..<50 {
+            if case .simpleString("PONG")? = try? await client.send(["PING"]) { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    /// Forms the cluster (`redis-cli --cluster create`, a replica per master) and waits until it serves.
+    static func formCluster(_ ports: [UInt16], folder: String) async -> Bool {
+        for port in ports where !(await answers(port)) { return false }
+        guard let create = try? ChildProcess.spawn(
+            "redis-cli", ["--cluster", "create"] + ports.map { "127.0.0.1:\($0)" } + ["--cluster-replicas", "1", "--cluster-yes"]),
+            await create.waitForExit(upTo: .seconds(30))
+        else { return false }
+        let client = RedisClient(RedisConfiguration(port: ports[0], connections: 1))
+        defer { client.close() }
+        for _ in 0..<150 {
+            if let info = try? await client.send(["CLUSTER", "INFO"]).text, info.contains("cluster_state:ok") { return true }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return false
+    }
+
+    /// The port of a `host:port` node address.
+    static func port(of address: String) -> UInt16? { address.split(separator: ":").last.flatMap { UInt16($0) } }
+
+    /// A free port (below the ephemeral range) whose cluster bus port (10000 above) is free too.
+    static func clusterPort(avoiding taken: [UInt16]) throws(FleetError) -> UInt16 {
+        for _ in 0..<500 {
+            let port = try freePort()
+            if !taken.contains(port), PortProbe.isFree(port + 10_000) { return port }
+        }
+        throw FleetError("no free port pair for a cluster node")
+    }
+
+    /// Requests per second `redis-benchmark` reports for `command` (its CSV line) at `connections`
+    /// connections to the server on `port`, one command each at a time.
+    static func redisBenchmark(port: UInt16, connections: Int, _ command: [String]) async throws -> Double {
+        let output = NSTemporaryDirectory() + "entitle-redis-benchmark-\(UUID().uuidString).csv"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let arguments = ["-p", "\(port)", "-c", "\(connections)", "-n", "50000", "-r", "100000", "-P", "1", "--csv"]
+        let process = try ChildProcess.spawn("redis-benchmark", arguments + command, output: output)
+        guard await process.waitForExit(upTo: .seconds(120)) else {
+            process.send(SIGKILL)
+            throw FleetError("redis-benchmark did not finish")
+        }
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        // "test","rps", then six latencies: the rps is the seventh field from the end (the test's name,
+        // the command itself, may hold commas).
+        let line = text.split(separator: "\n").last { $0.hasPrefix("\"") && !$0.hasPrefix("\"test\"") }
+        let fields = line.map { $0.split(separator: ",", omittingEmptySubsequences: false) } ?? []
+        guard fields.count >= 8, let value = Double(fields[fields.count - 7].trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        else { throw FleetError("redis-benchmark gave no figure (is it installed?)") }
+        return value
+    }
+}
+
+/// Whether a loopback port is free to bind.
+enum PortProbe {
+    static func isFree(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
