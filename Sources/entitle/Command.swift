@@ -35,9 +35,9 @@ enum Command: Equatable {
     /// Run `count` cases of a fuzz target from `seed`; `child` runs them here and reports each seed.
     case fuzz(target: String, count: Int, seed: UInt64, child: Bool)
     /// Run a fleet of node processes on a real Redis under seeded faults and check its promises.
-    case fleet(devices: Int, nodes: Int, faults: Int, seed: UInt64, concurrency: Int, skipping: Set<String>, timeLimit: Int)
+    case fleet(devices: Int, nodes: Int, faults: Int, seed: UInt64, concurrency: Int, skipping: Set<String>, timeLimit: Int, cluster: Bool)
     /// One node of `fleet` (not in help).
-    case fleetNode(redisPort: UInt16, adobe: String, port: UInt16, log: String)
+    case fleetNode(redisPort: UInt16, cluster: Bool, adobe: String, port: UInt16, log: String)
     /// Run the random explorer on `seeds` seeds from `from`.
     case explore(seeds: Int, from: UInt64, length: Int, trace: String?)
     /// Print the list of commands (`nil`) or one command's help.
@@ -109,6 +109,7 @@ enum Command: Equatable {
     private static func parseFleet(_ arguments: [String]) throws(UsageError) -> Command {
         var reader = ArgumentReader(arguments, command: "fleet", options: ["--devices", "--nodes", "--faults", "--seed", "--concurrency", "--skip", "--time-limit"])
         var devices = 200, nodes = 3, faults = 6, concurrency = 50, timeLimit = 1800
+        var cluster = false
         var seed: UInt64 = 1
         var skipping: Set<String> = []
         while let argument = reader.next() {
@@ -119,6 +120,7 @@ enum Command: Equatable {
             case "--seed": seed = try reader.seed(of: argument)
             case "--concurrency": concurrency = try reader.number(of: argument, in: 1...1000)
             case "--time-limit": timeLimit = try reader.number(of: argument, in: 10...86_400)
+            case "--cluster": cluster = true
             case "--skip":
                 let kind = try reader.value(of: argument)
                 let kinds = FleetCommand.Fault.allCases.map(\.option)
@@ -128,16 +130,20 @@ enum Command: Equatable {
             default: throw reader.unexpected(argument)
             }
         }
-        return .fleet(devices: devices, nodes: nodes, faults: faults, seed: seed, concurrency: concurrency, skipping: skipping, timeLimit: timeLimit)
+        return .fleet(
+            devices: devices, nodes: nodes, faults: faults, seed: seed, concurrency: concurrency, skipping: skipping, timeLimit: timeLimit,
+            cluster: cluster)
     }
 
     private static func parseFleetNode(_ arguments: [String]) throws(UsageError) -> Command {
         var reader = ArgumentReader(arguments, command: "fleet-node", options: ["--redis-port", "--adobe", "--port", "--log"])
         var redisPort = 0, port = 0
+        var cluster = false
         var adobe: String?, log: String?
         while let argument = reader.next() {
             switch argument {
             case "--redis-port": redisPort = try reader.number(of: argument, in: 1...65535)
+            case "--cluster": cluster = true
             case "--port": port = try reader.number(of: argument, in: 1...65535)
             case "--adobe": adobe = try reader.value(of: argument)
             case "--log": log = try reader.value(of: argument)
@@ -145,7 +151,7 @@ enum Command: Equatable {
             }
         }
         guard redisPort > 0, port > 0, let adobe, let log else { throw reader.error("give --redis-port, --adobe, --port and --log") }
-        return .fleetNode(redisPort: UInt16(redisPort), adobe: adobe, port: UInt16(port), log: log)
+        return .fleetNode(redisPort: UInt16(redisPort), cluster: cluster, adobe: adobe, port: UInt16(port), log: log)
     }
 
     private static func parseRun(_ arguments: [String]) throws(UsageError) -> Command {

@@ -145,7 +145,8 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
-            name: "fleet", synopsis: ["fleet [--devices N] [--nodes K] [--faults F] [--seed S] [--concurrency C] [--skip KIND]... [--time-limit T]"],
+            name: "fleet",
+            synopsis: ["fleet [--devices N] [--nodes K] [--faults F] [--seed S] [--concurrency C] [--skip KIND]... [--time-limit T] [--cluster]"],
             summary: "run a fleet of node processes on a real Redis under faults and check its promises",
             details: """
                 Starts redis-server (it must be installed) on a free loopback port, the simulator on HTTP,
@@ -165,7 +166,9 @@ struct CommandHelp {
                 or lists the violations (with a timeline and each failed journey's steps, and keeps the
                 nodes' logs) and exits 1 (69 when redis-server cannot start). --skip KIND leaves a fault
                 kind out: node-kill, redis-hang, redis-restart-empty, redis-restart-data, adobe-refuses,
-                adobe-hangs.
+                adobe-hangs. --cluster runs the nodes on a six-node Redis Cluster instead (redis-cli must be
+                installed): its Redis faults hang one master (SIGSTOP 5 s, long enough for a failover) or
+                SIGKILL one and start it again.
                 """),
         CommandHelp(
             name: "fuzz", synopsis: ["fuzz TARGET [--count N] [--seed S]"], summary: "run a fuzz target's long mode",

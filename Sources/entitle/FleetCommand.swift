@@ -32,6 +32,9 @@ struct FleetCommand {
     let skipping: Set<String>
     /// How long the whole run may take: past it, the run ends as a violation (with its timeline).
     let timeLimit: Duration
+    /// Whether the nodes share a six-node Redis Cluster instead of one server (its faults: a master hung,
+    /// a master killed and started again).
+    let cluster: Bool
 
     /// The devices: every fourth a TV that logs in on a second screen (`tv-N`), the others with a web
     /// view (`device-N`).
@@ -65,12 +68,12 @@ struct FleetCommand {
         defer { if !keep.load(ordering: .relaxed) { try? FileManager.default.removeItem(atPath: folder) } }
         let fleet: Fleet
         do {
-            fleet = try await Fleet.start(nodes: nodes, folder: folder)
+            fleet = try await Fleet.start(nodes: nodes, folder: folder, cluster: cluster)
         } catch {
             StandardError.write("entitle fleet: \(error)\n")
             return .unavailable
         }
-        print("fleet: redis-server on \(fleet.redis.port), the simulator at \(fleet.adobeURL), \(nodes) nodes, \(devices) devices, seed \(seed)")
+        print("fleet: \(fleet.redis.summary), the simulator at \(fleet.adobeURL), \(nodes) nodes, \(devices) devices, seed \(seed)")
 
         // Journeys under faults.
         let stats = Stats()
@@ -357,7 +360,7 @@ private struct Journey {
 
 /// The processes and the simulator of one run.
 final class Fleet: Sendable {
-    let redis: RedisProcess
+    let redis: any FleetRedis
     let simulator: Simulator
     let adobeURL: String
     let nodeCount: Int
@@ -390,6 +393,7 @@ final class Fleet: Sendable {
             for line in lines.reversed() {
                 let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
                 switch fields[0] {
+                case "status" where fields[1].hasPrefix("REGCODE "): return "REGCODE"  // the code stays off reports
                 case "status", "tokenRequestFailed": return fields[1]
                 case "setAuthenticationStatus": return fields[1].hasPrefix("1") ? "1" : String(fields[1].dropFirst(2))
                 default: continue
@@ -399,7 +403,7 @@ final class Fleet: Sendable {
         }
     }
 
-    private init(redis: RedisProcess, simulator: Simulator, server: HTTPServer, nodes: [NodeProcess], folder: String) {
+    private init(redis: any FleetRedis, simulator: Simulator, server: HTTPServer, nodes: [NodeProcess], folder: String) {
         self.redis = redis
         self.simulator = simulator
         self.server = server
@@ -409,8 +413,8 @@ final class Fleet: Sendable {
         self.folder = folder
     }
 
-    static func start(nodes count: Int, folder: String) async throws -> Fleet {
-        let redis = try await RedisProcess.start(folder: folder)
+    static func start(nodes count: Int, folder: String, cluster: Bool) async throws -> Fleet {
+        let redis: any FleetRedis = cluster ? try await RedisClusterProcess.start(folder: folder) : try await RedisProcess.start(folder: folder)
         let simulator = Simulator(world: .default, clock: SystemClock(), seed: 7)
         let service = SimulatedV2Service(simulator: simulator, throttles: false)
         let listener = try HTTPListener()
@@ -422,7 +426,7 @@ final class Fleet: Sendable {
         }
         var nodes: [NodeProcess] = []
         for number in 0..<count {
-            nodes.append(try await NodeProcess.start(number: number, redisPort: redis.port, adobe: listener.url, folder: folder))
+            nodes.append(try await NodeProcess.start(number: number, redis: redis, adobe: listener.url, folder: folder))
         }
         let fleet = Fleet(redis: redis, simulator: simulator, server: server, nodes: nodes, folder: folder)
         box.withLock { $0 = fleet }
@@ -466,7 +470,7 @@ final class Fleet: Sendable {
         let old = nodes.withLock { $0[number] }
         await old.kill()
         try? await Task.sleep(for: .milliseconds(300))
-        if let fresh = try? await NodeProcess.start(number: number, redisPort: redis.port, adobe: adobeURL, folder: folder, port: old.port) {
+        if let fresh = try? await NodeProcess.start(number: number, redis: redis, adobe: adobeURL, folder: folder, port: old.port) {
             nodes.withLock { $0[number] = fresh }
         }
     }

@@ -21,13 +21,14 @@ import Synchronization
 /// secret (call and callback names, codes and call ids), so the harness can check exactly-once even
 /// after the node was killed. SIGTERM shuts the host down (2 s grace: busy sessions' calls answered).
 enum FleetNode {
-    static func run(redisPort: UInt16, adobe: String, port: UInt16, log path: String) async -> Int32 {
+    static func run(redisPort: UInt16, cluster: Bool, adobe: String, port: UInt16, log path: String) async -> Int32 {
         guard let events = EventLog(path: path) else {
             StandardError.write("entitle fleet-node: cannot write \(path)\n")
             return 73
         }
         let clock = SystemClock()
-        let redis = RedisClient(RedisConfiguration(port: redisPort, commandTimeout: .seconds(1)))
+        let configuration = RedisConfiguration(port: redisPort, commandTimeout: .seconds(1))
+        let redis: any RedisCommandSender = cluster ? RedisClusterClient(configuration) : RedisClient(configuration)
         let storage = LoggedStorage(RedisTokenStorage(client: redis, keyPrefix: "fleet"), events: events)
         let transport = URLSessionV2Transport(baseURL: adobe, timeout: .seconds(5), pacing: .afterThrottleOnly)
         let client = V2Client(

@@ -94,12 +94,13 @@ final class NodeProcess: Sendable {
         self.process = process
     }
 
-    static func start(number: Int, redisPort: UInt16, adobe: String, folder: String, port: UInt16? = nil) async throws(FleetError) -> NodeProcess {
+    static func start(number: Int, redis: any FleetRedis, adobe: String, folder: String, port: UInt16? = nil) async throws(FleetError) -> NodeProcess {
         let port = if let port { port } else { try freePort() }
         let program = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let process = try ChildProcess.spawn(
             program,
-            ["fleet-node", "--redis-port", "\(redisPort)", "--adobe", adobe, "--port", "\(port)", "--log", "\(folder)/node-\(number).log"],
+            ["fleet-node", "--redis-port", "\(redis.port)", "--adobe", adobe, "--port", "\(port)", "--log", "\(folder)/node-\(number).log"]
+                + (redis.isCluster ? ["--cluster"] : []),
             errors: "\(folder)/node-\(number).err")
         let node = NodeProcess(port: port, process: process)
         for _ in 0..<100 {

@@ -42,13 +42,13 @@ case .success(.chart(let format, let chart, let writeTo)):
     status = ChartCommand().run(format: format, chart: chart, writeTo: writeTo)
 case .success(.fuzz(let target, let count, let seed, let child)):
     status = await FuzzCommand.run(target: target, count: count, seed: seed, child: child) == 0 ? .success : .failure
-case .success(.fleet(let devices, let nodes, let faults, let seed, let concurrency, let skipping, let timeLimit)):
+case .success(.fleet(let devices, let nodes, let faults, let seed, let concurrency, let skipping, let timeLimit, let cluster)):
     status = await FleetCommand(
         devices: devices, nodes: nodes, faultsPerKind: faults, seed: seed, concurrency: concurrency, skipping: skipping,
-        timeLimit: .seconds(timeLimit)
+        timeLimit: .seconds(timeLimit), cluster: cluster
     ).run()
-case .success(.fleetNode(let redisPort, let adobe, let port, let log)):
-    status = ExitStatus(rawValue: await FleetNode.run(redisPort: redisPort, adobe: adobe, port: port, log: log)) ?? .failure
+case .success(.fleetNode(let redisPort, let cluster, let adobe, let port, let log)):
+    status = ExitStatus(rawValue: await FleetNode.run(redisPort: redisPort, cluster: cluster, adobe: adobe, port: port, log: log)) ?? .failure
 case .success(.explore(let seeds, let from, let length, let trace)):
     status = await ExploreCommand.run(seeds: seeds, from: from, length: length, trace: trace) == 0 ? .success : .failure
 case .success(.help(nil)):
