@@ -317,10 +317,10 @@ private struct Journey {
         for _ in 0..<4 where code == nil {
             let started = await send("getAuthentication")
             if started.failure == "1" { return nil }
+            // No code: the picker is open (shown now, or to an earlier request whose choice reached a
+            // node that died): the TV's app knows it and sends the user's choice, as the web journey does.
             code = started.registrationCode
-            if code == nil, started.lines.contains(where: { $0.hasPrefix("displayProviderDialog") }) {
-                code = await send("setSelectedProvider acme-cable").registrationCode
-            }
+            if code == nil, started.problem == nil { code = await send("setSelectedProvider acme-cable").registrationCode }
         }
         guard let code else { return "no registration code" }
         let visit = await fleet.simulator.userAgent.activate(code: code, username: "alice", password: "wonderland")
