@@ -19,3 +19,20 @@ extension RedisError {
         message.hasPrefix("NOAUTH") || message.hasPrefix("WRONGPASS") ? .authentication(message) : .server(message)
     }
 }
+
+/// The client a configuration's server calls for, as the server says (`INFO cluster`).
+public enum RedisConnector {
+    /// A ``RedisClusterClient`` when the server runs in cluster mode (`cluster_enabled:1`), else a
+    /// ``RedisClient``: point the store at any node of a cluster, or at a standalone server, with the
+    /// same code. Fails as the first command would (unreachable, refused credentials).
+    public static func connect(_ configuration: RedisConfiguration) async throws(RedisError) -> any RedisCommandSender {
+        let probe = RedisClient(RedisConfiguration(
+            host: configuration.host, port: configuration.port, credentials: configuration.credentials,
+            clientName: configuration.clientName, connectTimeout: configuration.connectTimeout,
+            commandTimeout: configuration.commandTimeout, connections: 1, limits: configuration.limits))
+        defer { probe.close() }
+        let info = try await probe.send(["INFO", "cluster"]).text ?? ""
+        if info.contains("cluster_enabled:1") { return RedisClusterClient(configuration) }
+        return RedisClient(configuration)
+    }
+}

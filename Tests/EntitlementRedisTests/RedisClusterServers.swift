@@ -84,18 +84,29 @@ final class RedisClusterServers: @unchecked Sendable {
         return true
     }
 
-    /// The node id and port of every master.
+    /// The node id and port of every master serving slots (a node's view may still call a new replica
+    /// a master for a moment: one without slots is not counted).
     func masters() async throws -> [(id: String, port: UInt16)] {
         let client = node(ports[0])
         defer { client.close() }
         let text = try await client.send(["CLUSTER", "NODES"]).text ?? ""
         return text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count > 2, fields[2].contains("master"), !fields[2].contains("fail"),
+            guard fields.count > 8, fields[2].contains("master"), !fields[2].contains("fail"),
                 let port = fields[1].split(separator: "@").first?.split(separator: ":").last.flatMap({ UInt16($0) })
             else { return nil }
             return (String(fields[0]), port)
         }
+    }
+
+    /// Whether a node other than the master on `port` — its replica, reading with `READONLY` — holds `key`.
+    func replicaHolds(_ key: String, masterPort port: UInt16) async -> Bool {
+        for other in ports where other != port {
+            let client = node(other)
+            defer { client.close() }
+            if let answers = try? await client.pipeline([["READONLY"], ["EXISTS", key]]), answers.last == .integer(1) { return true }
+        }
+        return false
     }
 
     /// SIGKILLs the node on `port` (its replica takes over after the node timeout).

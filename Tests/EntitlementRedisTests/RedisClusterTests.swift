@@ -107,9 +107,10 @@ struct RedisClusterTests {
         var version = try await store.save(Self.tokens("before", device), deviceID: device, requestorID: "sim-requestor", replacing: .absent)
         let slot = RedisKeySlot.of(store.tokensKey(deviceID: device, requestorID: "sim-requestor"))
         let ownerPort = try #require(RedisClusterClient.split(client.slotOwners[slot])?.1)
-        // The save returned only once a replica acknowledged it (WAIT 1 after each save on a cluster):
-        // the master may die at once.
+        // The save returned once a replica acknowledged it (WAIT 1 after each save on a cluster), so the
+        // replica holds it and the master may die at once.
         #expect(store.replicaAcknowledgement == .milliseconds(500))
+        #expect(await cluster.replicaHolds(store.tokensKey(deviceID: device, requestorID: "sim-requestor"), masterPort: ownerPort))
         await cluster.kill(port: ownerPort)
         let started = ContinuousClock.now
         version = try await store.save(Self.tokens("after", device), deviceID: device, requestorID: "sim-requestor", replacing: version)
@@ -117,5 +118,23 @@ struct RedisClusterTests {
         #expect(loaded.version == version && loaded.tokens.selectedProvider == "after")
         #expect(RedisClusterClient.split(client.slotOwners[slot])?.1 != ownerPort, "the promoted replica serves the slot")
         #expect(ContinuousClock.now - started < .seconds(15))
+    }
+
+    /// One call, either kind of server: `RedisConnector` asks the server which client it calls for.
+    @Test func aStandaloneServerGetsAClientAndAClusterNodeAClusterClient() async throws {
+        let server = try await RedisServer()
+        defer { Task { await server.stop() } }
+        let single = try await RedisConnector.connect(server.configuration())
+        defer { single.close() }
+        #expect(single is RedisClient)
+        #expect(try await single.send(["PING"], key: nil) == .simpleString("PONG"))
+        let cluster = try await RedisClusterServers()
+        defer { Task { await cluster.stop() } }
+        let client = try await RedisConnector.connect(cluster.configuration())
+        defer { client.close() }
+        #expect(client is RedisClusterClient)
+        let store = RedisTokenStorage(client: client)
+        let version = try await store.save(StoredTokens(selectedProvider: "p", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+        #expect(try await store.load(deviceID: "d", requestorID: "r").version == version)
     }
 }
