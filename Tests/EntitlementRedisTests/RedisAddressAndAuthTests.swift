@@ -281,7 +281,9 @@ struct RedisLayoutTests {
             Issue.record("no TTL")
             return
         }
-        #expect((590_000...600_000).contains(ttl), "the expiry moved with the key: \(ttl) ms")
+        // The legacy key's 10-minute expiry came along (less the time the test took on a busy machine),
+        // rather than none or the 30 days a fresh save of nothing that expires gets.
+        #expect((300_000...600_000).contains(ttl), "the expiry moved with the key: \(ttl) ms")
         // A save after the move gets a version above every old one; nothing of the old layout is left.
         let next = try await store.save(alice, deviceID: "tv-1", requestorID: "sim-requestor", replacing: moved.version)
         #expect(next.number > 9_000_000_000_000_004)
