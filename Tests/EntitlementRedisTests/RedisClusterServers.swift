@@ -57,6 +57,19 @@ final class RedisClusterServers: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with a fresh cluster and stops it afterwards, whatever happens (awaited: no server
+    /// outlives the test).
+    static func with(_ body: (RedisClusterServers) async throws -> Void) async throws {
+        let cluster = try await RedisClusterServers()
+        do {
+            try await body(cluster)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
     /// A configuration for the cluster's first node (the seed), with the password.
     func configuration(commandTimeout: Duration = .seconds(5)) -> RedisConfiguration {
         RedisConfiguration(
@@ -118,6 +131,12 @@ final class RedisClusterServers: @unchecked Sendable {
     func stop() async {
         for process in processes { await RedisServer.kill(process) }
         try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// A cluster whose stop did not run before the test process moved on is at least told to stop
+    /// (without waiting), so no server outlives the tests.
+    deinit {
+        for process in processes where process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
     }
 
     /// A port free now whose cluster bus port (10000 above) is free too: below Linux's ephemeral range,

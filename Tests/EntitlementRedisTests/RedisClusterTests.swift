@@ -13,111 +13,111 @@ struct RedisClusterTests {
     }
 
     @Test func savesAndLoadsGoToEachDevicesMasterAcrossTheCluster() async throws {
-        let cluster = try await RedisClusterServers()
-        defer { Task { await cluster.stop() } }
-        let client = RedisClusterClient(cluster.configuration())
-        defer { client.close() }
-        let store = RedisTokenStorage(client: client, keyPrefix: "fleet")
-        var versions: [String: StorageVersion] = [:]
-        for number in 0..<300 {
-            let device = "device-\(number)"
-            versions[device] = try await store.save(Self.tokens("acme-cable", device), deviceID: device, requestorID: "sim-requestor", replacing: .absent)
-            _ = try await store.save(Self.tokens("other", device), deviceID: device, requestorID: "other-requestor", replacing: .absent)
-        }
-        #expect(Set(client.slotOwners).count == 3, "three masters serve the slots")
-        for number in 0..<300 {
-            let device = "device-\(number)"
-            let loaded = try await store.load(deviceID: device, requestorID: "sim-requestor")
-            #expect(loaded.version == versions[device] && loaded.tokens.selectedProvider == "acme-cable")
-        }
-        // Compare-and-set holds on the cluster too.
-        await #expect(throws: TokenStorageError.self) {
-            try await store.save(Self.tokens("late", "device-7"), deviceID: "device-7", requestorID: "sim-requestor", replacing: .absent)
-        }
-        // The keys of one device sit on one master, across requestors.
-        let masters = try await cluster.masters()
-        var holders = 0
-        for master in masters {
-            let node = cluster.node(master.port)
-            defer { node.close() }
-            // A master that does not own the slot answers MOVED.
-            if (try? await node.send(["EXISTS", store.tokensKey(deviceID: "device-7", requestorID: "other-requestor")])) == .integer(1) {
-                holders += 1
-                #expect(try await node.send(["EXISTS", store.deviceKey(deviceID: "device-7")]) == .integer(1))
+        try await RedisClusterServers.with { cluster in
+            let client = RedisClusterClient(cluster.configuration())
+            defer { client.close() }
+            let store = RedisTokenStorage(client: client, keyPrefix: "fleet")
+            var versions: [String: StorageVersion] = [:]
+            for number in 0..<300 {
+                let device = "device-\(number)"
+                versions[device] = try await store.save(Self.tokens("acme-cable", device), deviceID: device, requestorID: "sim-requestor", replacing: .absent)
+                _ = try await store.save(Self.tokens("other", device), deviceID: device, requestorID: "other-requestor", replacing: .absent)
             }
+            #expect(Set(client.slotOwners).count == 3, "three masters serve the slots")
+            for number in 0..<300 {
+                let device = "device-\(number)"
+                let loaded = try await store.load(deviceID: device, requestorID: "sim-requestor")
+                #expect(loaded.version == versions[device] && loaded.tokens.selectedProvider == "acme-cable")
+            }
+            // Compare-and-set holds on the cluster too.
+            await #expect(throws: TokenStorageError.self) {
+                try await store.save(Self.tokens("late", "device-7"), deviceID: "device-7", requestorID: "sim-requestor", replacing: .absent)
+            }
+            // The keys of one device sit on one master, across requestors.
+            let masters = try await cluster.masters()
+            var holders = 0
+            for master in masters {
+                let node = cluster.node(master.port)
+                defer { node.close() }
+                // A master that does not own the slot answers MOVED.
+                if (try? await node.send(["EXISTS", store.tokensKey(deviceID: "device-7", requestorID: "other-requestor")])) == .integer(1) {
+                    holders += 1
+                    #expect(try await node.send(["EXISTS", store.deviceKey(deviceID: "device-7")]) == .integer(1))
+                }
+            }
+            #expect(holders == 1)
         }
-        #expect(holders == 1)
     }
 
     @Test func aSlotMovedToAnotherMasterIsFollowed() async throws {
-        let cluster = try await RedisClusterServers()
-        defer { Task { await cluster.stop() } }
-        let client = RedisClusterClient(cluster.configuration())
-        defer { client.close() }
-        let store = RedisTokenStorage(client: client, keyPrefix: "fleet")
-        let device = "device-moved"
-        let first = try await store.save(Self.tokens("a", device), deviceID: device, requestorID: "sim-requestor", replacing: .absent)
-        let slot = RedisKeySlot.of(store.tokensKey(deviceID: device, requestorID: "sim-requestor"))
-        let masters = try await cluster.masters()
-        let sourcePort = try #require(RedisClusterClient.split(client.slotOwners[slot])?.1)
-        let source = try #require(masters.first { $0.port == sourcePort })
-        let target = try #require(masters.first { $0.port != sourcePort })
-        // Move the slot by hand, as a resharding does: importing, migrating, the keys, then the owner.
-        let onSource = cluster.node(source.port)
-        let onTarget = cluster.node(target.port)
-        defer {
-            onSource.close()
-            onTarget.close()
+        try await RedisClusterServers.with { cluster in
+            let client = RedisClusterClient(cluster.configuration())
+            defer { client.close() }
+            let store = RedisTokenStorage(client: client, keyPrefix: "fleet")
+            let device = "device-moved"
+            let first = try await store.save(Self.tokens("a", device), deviceID: device, requestorID: "sim-requestor", replacing: .absent)
+            let slot = RedisKeySlot.of(store.tokensKey(deviceID: device, requestorID: "sim-requestor"))
+            let masters = try await cluster.masters()
+            let sourcePort = try #require(RedisClusterClient.split(client.slotOwners[slot])?.1)
+            let source = try #require(masters.first { $0.port == sourcePort })
+            let target = try #require(masters.first { $0.port != sourcePort })
+            // Move the slot by hand, as a resharding does: importing, migrating, the keys, then the owner.
+            let onSource = cluster.node(source.port)
+            let onTarget = cluster.node(target.port)
+            defer {
+                onSource.close()
+                onTarget.close()
+            }
+            _ = try await onTarget.send(["CLUSTER", "SETSLOT", String(slot), "IMPORTING", source.id])
+            _ = try await onSource.send(["CLUSTER", "SETSLOT", String(slot), "MIGRATING", target.id])
+            // While it moves, a new device of the slot is sent to the target (ASK), which asks to try again
+            // (TRYAGAIN: a script's keys are not all there yet) until the move is over: the save waits, then lands.
+            let moving = try #require((0..<200_000).lazy.map { "device-ask-\($0)" }.first {
+                RedisKeySlot.of(store.tokensKey(deviceID: $0, requestorID: "sim-requestor")) == slot
+            })
+            let asking = Task { try await store.save(Self.tokens("asked", moving), deviceID: moving, requestorID: "sim-requestor", replacing: .absent) }
+            try await Task.sleep(for: .milliseconds(500))
+            guard case .array(let keys?) = try await onSource.send(["CLUSTER", "GETKEYSINSLOT", String(slot), "100"]) else {
+                Issue.record("no keys listed")
+                return
+            }
+            _ = try await onSource.send(
+                ["MIGRATE", "127.0.0.1", String(target.port), "", "0", "5000", "AUTH", RedisClusterServers.password, "KEYS"] + keys.compactMap(\.text))
+            for master in masters {
+                let node = cluster.node(master.port)
+                _ = try await node.send(["CLUSTER", "SETSLOT", String(slot), "NODE", target.id])
+                node.close()
+            }
+            let asked = try await asking.value
+            // The client's map still names the source: MOVED, followed, and the map read again.
+            let second = try await store.save(Self.tokens("b", device), deviceID: device, requestorID: "sim-requestor", replacing: first)
+            #expect(try await store.load(deviceID: device, requestorID: "sim-requestor").version == second)
+            #expect(try await store.load(deviceID: moving, requestorID: "sim-requestor").version == asked)
+            #expect(RedisClusterClient.split(client.slotOwners[slot])?.1 == target.port)
         }
-        _ = try await onTarget.send(["CLUSTER", "SETSLOT", String(slot), "IMPORTING", source.id])
-        _ = try await onSource.send(["CLUSTER", "SETSLOT", String(slot), "MIGRATING", target.id])
-        // While it moves, a new device of the slot is sent to the target (ASK), which asks to try again
-        // (TRYAGAIN: a script's keys are not all there yet) until the move is over: the save waits, then lands.
-        let moving = try #require((0..<200_000).lazy.map { "device-ask-\($0)" }.first {
-            RedisKeySlot.of(store.tokensKey(deviceID: $0, requestorID: "sim-requestor")) == slot
-        })
-        let asking = Task { try await store.save(Self.tokens("asked", moving), deviceID: moving, requestorID: "sim-requestor", replacing: .absent) }
-        try await Task.sleep(for: .milliseconds(500))
-        guard case .array(let keys?) = try await onSource.send(["CLUSTER", "GETKEYSINSLOT", String(slot), "100"]) else {
-            Issue.record("no keys listed")
-            return
-        }
-        _ = try await onSource.send(
-            ["MIGRATE", "127.0.0.1", String(target.port), "", "0", "5000", "AUTH", RedisClusterServers.password, "KEYS"] + keys.compactMap(\.text))
-        for master in masters {
-            let node = cluster.node(master.port)
-            _ = try await node.send(["CLUSTER", "SETSLOT", String(slot), "NODE", target.id])
-            node.close()
-        }
-        let asked = try await asking.value
-        // The client's map still names the source: MOVED, followed, and the map read again.
-        let second = try await store.save(Self.tokens("b", device), deviceID: device, requestorID: "sim-requestor", replacing: first)
-        #expect(try await store.load(deviceID: device, requestorID: "sim-requestor").version == second)
-        #expect(try await store.load(deviceID: moving, requestorID: "sim-requestor").version == asked)
-        #expect(RedisClusterClient.split(client.slotOwners[slot])?.1 == target.port)
     }
 
     @Test func whenAMasterDiesItsReplicaTakesOverAndSavesGoOn() async throws {
-        let cluster = try await RedisClusterServers()
-        defer { Task { await cluster.stop() } }
-        let client = RedisClusterClient(cluster.configuration(commandTimeout: .seconds(15)))
-        defer { client.close() }
-        let store = RedisTokenStorage(client: client, keyPrefix: "fleet")
-        let device = "device-failover"
-        var version = try await store.save(Self.tokens("before", device), deviceID: device, requestorID: "sim-requestor", replacing: .absent)
-        let slot = RedisKeySlot.of(store.tokensKey(deviceID: device, requestorID: "sim-requestor"))
-        let ownerPort = try #require(RedisClusterClient.split(client.slotOwners[slot])?.1)
-        // The save returned once a replica acknowledged it (WAIT 1 after each save on a cluster), so the
-        // replica holds it and the master may die at once.
-        #expect(store.replicaAcknowledgement == .milliseconds(500))
-        #expect(await cluster.replicaHolds(store.tokensKey(deviceID: device, requestorID: "sim-requestor"), masterPort: ownerPort))
-        await cluster.kill(port: ownerPort)
-        let started = ContinuousClock.now
-        version = try await store.save(Self.tokens("after", device), deviceID: device, requestorID: "sim-requestor", replacing: version)
-        let loaded = try await store.load(deviceID: device, requestorID: "sim-requestor")
-        #expect(loaded.version == version && loaded.tokens.selectedProvider == "after")
-        #expect(RedisClusterClient.split(client.slotOwners[slot])?.1 != ownerPort, "the promoted replica serves the slot")
-        #expect(ContinuousClock.now - started < .seconds(15))
+        try await RedisClusterServers.with { cluster in
+            let client = RedisClusterClient(cluster.configuration(commandTimeout: .seconds(15)))
+            defer { client.close() }
+            let store = RedisTokenStorage(client: client, keyPrefix: "fleet")
+            let device = "device-failover"
+            var version = try await store.save(Self.tokens("before", device), deviceID: device, requestorID: "sim-requestor", replacing: .absent)
+            let slot = RedisKeySlot.of(store.tokensKey(deviceID: device, requestorID: "sim-requestor"))
+            let ownerPort = try #require(RedisClusterClient.split(client.slotOwners[slot])?.1)
+            // The save returned once a replica acknowledged it (WAIT 1 after each save on a cluster), so the
+            // replica holds it and the master may die at once.
+            #expect(store.replicaAcknowledgement == .milliseconds(500))
+            #expect(await cluster.replicaHolds(store.tokensKey(deviceID: device, requestorID: "sim-requestor"), masterPort: ownerPort))
+            await cluster.kill(port: ownerPort)
+            let started = ContinuousClock.now
+            version = try await store.save(Self.tokens("after", device), deviceID: device, requestorID: "sim-requestor", replacing: version)
+            let loaded = try await store.load(deviceID: device, requestorID: "sim-requestor")
+            #expect(loaded.version == version && loaded.tokens.selectedProvider == "after")
+            #expect(RedisClusterClient.split(client.slotOwners[slot])?.1 != ownerPort, "the promoted replica serves the slot")
+            #expect(ContinuousClock.now - started < .seconds(15))
+        }
     }
 
     /// One call, either kind of server: `RedisConnector` asks the server which client it calls for.
@@ -128,13 +128,13 @@ struct RedisClusterTests {
         defer { single.close() }
         #expect(single is RedisClient)
         #expect(try await single.send(["PING"], key: nil) == .simpleString("PONG"))
-        let cluster = try await RedisClusterServers()
-        defer { Task { await cluster.stop() } }
-        let client = try await RedisConnector.connect(cluster.configuration())
-        defer { client.close() }
-        #expect(client is RedisClusterClient)
-        let store = RedisTokenStorage(client: client)
-        let version = try await store.save(StoredTokens(selectedProvider: "p", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
-        #expect(try await store.load(deviceID: "d", requestorID: "r").version == version)
+        try await RedisClusterServers.with { cluster in
+            let client = try await RedisConnector.connect(cluster.configuration())
+            defer { client.close() }
+            #expect(client is RedisClusterClient)
+            let store = RedisTokenStorage(client: client)
+            let version = try await store.save(StoredTokens(selectedProvider: "p", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+            #expect(try await store.load(deviceID: "d", requestorID: "r").version == version)
+        }
     }
 }
