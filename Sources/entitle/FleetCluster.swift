@@ -1,3 +1,4 @@
+import EntitlementHTTPServer
 import EntitlementRedis
 import Foundation
 import Synchronization
@@ -51,16 +52,41 @@ final class RedisClusterProcess: FleetRedis {
         var ports: [UInt16] = []
         var processes: [UInt16: ChildProcess] = [:]
         for _ in 0..<6 {
-            let port = try RedisBenchmark.clusterPort(avoiding: ports)
+            let port = try clusterPort(avoiding: ports)
             ports.append(port)
             processes[port] = try launch(port: port, folder: folder)
         }
         let cluster = RedisClusterProcess(ports: ports, folder: folder, processes: processes)
-        guard await RedisBenchmark.formCluster(ports, folder: folder) else {
+        guard await form(ports) else {
             await cluster.stop()
             throw FleetError("the Redis Cluster did not form (are redis-server and redis-cli installed?)")
         }
         return cluster
+    }
+
+    /// Forms the cluster (`redis-cli --cluster create`, a replica per master) and waits until it serves.
+    private static func form(_ ports: [UInt16]) async -> Bool {
+        for port in ports where !(await RedisProcess.answers(port: port)) { return false }
+        guard let create = try? ChildProcess.spawn(
+            "redis-cli", ["--cluster", "create"] + ports.map { "127.0.0.1:\($0)" } + ["--cluster-replicas", "1", "--cluster-yes"]),
+            await create.waitForExit(upTo: .seconds(30))
+        else { return false }
+        let client = RedisClient(RedisConfiguration(port: ports[0], connections: 1))
+        defer { client.close() }
+        for _ in 0..<150 {
+            if let info = try? await client.send(["CLUSTER", "INFO"]).text, info.contains("cluster_state:ok") { return true }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return false
+    }
+
+    /// A free port (below the ephemeral range) whose cluster bus port (10000 above) is free too.
+    private static func clusterPort(avoiding taken: [UInt16]) throws(FleetError) -> UInt16 {
+        for _ in 0..<500 {
+            let port = try freePort()
+            if !taken.contains(port), (try? HTTPListener(port: port + 10_000)) != nil { return port }
+        }
+        throw FleetError("no free port pair for a cluster node")
     }
 
     private static func launch(port: UInt16, folder: String) throws(FleetError) -> ChildProcess {

@@ -38,7 +38,10 @@ final class RedisProcess: Sendable {
     }
 
     /// Whether the server answers PING within about five seconds.
-    func answers() async -> Bool {
+    func answers() async -> Bool { await Self.answers(port: port) }
+
+    /// Whether a server on `port` answers PING within about five seconds.
+    static func answers(port: UInt16) async -> Bool {
         let client = RedisClient(RedisConfiguration(port: port, connectTimeout: .milliseconds(200), commandTimeout: .milliseconds(500), connections: 1))
         defer { client.close() }
         for _ in 0..<50 {

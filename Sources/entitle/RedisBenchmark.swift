@@ -25,34 +25,38 @@ struct RedisBenchmark {
         let folder = NSTemporaryDirectory() + "entitle-bench-redis-\(getpid())"
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var servers: [ChildProcess] = []
-        defer { for server in servers { kill(server.pid, SIGKILL) } }
+        let standalone: RedisProcess
+        let cluster: RedisClusterProcess
         do {
-            let standalone = try freePort()
-            servers.append(try Self.startServer(port: standalone, folder: folder, cluster: false))
-            var clusterPorts: [UInt16] = []
-            for _ in 0..<6 {
-                let port = try Self.clusterPort(avoiding: clusterPorts)
-                clusterPorts.append(port)
-                servers.append(try Self.startServer(port: port, folder: folder, cluster: true))
-            }
-            guard await Self.answers(standalone), await Self.formCluster(clusterPorts, folder: folder) else {
-                StandardError.write("entitle bench redis: the servers did not start (are redis-server and redis-cli installed?)\n")
-                return 1
-            }
-            print("saves and loads, \(callers) callers, \(connections) connections per node, \(seconds) s per figure (debug builds are slower)")
-            print("| target | the store (saves+loads/s) | redis-benchmark, same commands (saves+loads/s) | ratio |")
-            print("|---|---|---|---|")
-            let single = RedisConfiguration(port: standalone, commandTimeout: .seconds(5), connections: connections)
-            try await report("standalone", store: RedisClient(single), port: standalone, cluster: false)
-            // On the cluster, redis-benchmark asks the master of its one hash tag.
-            let seed = RedisConfiguration(port: clusterPorts[0], commandTimeout: .seconds(5), connections: connections)
-            try await report("cluster, 3 masters", store: RedisClusterClient(seed), port: clusterPorts[0], cluster: true)
-            return 0
+            standalone = try await RedisProcess.start(folder: folder)
         } catch {
             StandardError.write("entitle bench redis: \(error)\n")
             return 1
         }
+        do {
+            cluster = try await RedisClusterProcess.start(folder: folder)
+        } catch {
+            await standalone.stop()
+            StandardError.write("entitle bench redis: \(error)\n")
+            return 1
+        }
+        var status: Int32 = 0
+        do {
+            print("saves and loads, \(callers) callers, \(connections) connections per node, \(seconds) s per figure (debug builds are slower)")
+            print("| target | the store (saves+loads/s) | redis-benchmark, same commands (saves+loads/s) | ratio |")
+            print("|---|---|---|---|")
+            let single = RedisConfiguration(port: standalone.port, commandTimeout: .seconds(5), connections: connections)
+            try await report("standalone", store: RedisClient(single), port: standalone.port, cluster: false)
+            // On the cluster, redis-benchmark asks the master of its one hash tag.
+            let seed = RedisConfiguration(port: cluster.port, commandTimeout: .seconds(5), connections: connections)
+            try await report("cluster, 3 masters", store: RedisClusterClient(seed), port: cluster.port, cluster: true)
+        } catch {
+            StandardError.write("entitle bench redis: \(error)\n")
+            status = 1
+        }
+        await standalone.stop()
+        await cluster.stop()
+        return status
     }
 
     /// One table row: the store's figure and redis-benchmark's on the same server.
@@ -105,56 +109,10 @@ struct RedisBenchmark {
         return Double(operations) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
-    // MARK: - Servers
-
-    static func startServer(port: UInt16, folder: String, cluster: Bool) throws(FleetError) -> ChildProcess {
-        var arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder, "--loglevel", "warning"]
-        if cluster {
-            arguments += [
-                "--cluster-enabled", "yes", "--cluster-config-file", "\(folder)/nodes-\(port).conf", "--cluster-node-timeout", "2000",
-                "--repl-diskless-sync-delay", "0",
-            ]
-        }
-        return try ChildProcess.spawn("redis-server", arguments)
-    }
-
-    static func answers(_ port: UInt16) async -> Bool {
-        let client = RedisClient(RedisConfiguration(port: port, connectTimeout: .milliseconds(200), commandTimeout: .milliseconds(500), connections: 1))
-        defer { client.close() }
-        for _ in 0..<50 {
-            if case .simpleString("PONG")? = try? await client.send(["PING"]) { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return false
-    }
-
-    /// Forms the cluster (`redis-cli --cluster create`, a replica per master) and waits until it serves.
-    static func formCluster(_ ports: [UInt16], folder: String) async -> Bool {
-        for port in ports where !(await answers(port)) { return false }
-        guard let create = try? ChildProcess.spawn(
-            "redis-cli", ["--cluster", "create"] + ports.map { "127.0.0.1:\($0)" } + ["--cluster-replicas", "1", "--cluster-yes"]),
-            await create.waitForExit(upTo: .seconds(30))
-        else { return false }
-        let client = RedisClient(RedisConfiguration(port: ports[0], connections: 1))
-        defer { client.close() }
-        for _ in 0..<150 {
-            if let info = try? await client.send(["CLUSTER", "INFO"]).text, info.contains("cluster_state:ok") { return true }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-        return false
-    }
+    // MARK: - redis-benchmark
 
     /// The port of a `host:port` node address.
     static func port(of address: String) -> UInt16? { address.split(separator: ":").last.flatMap { UInt16($0) } }
-
-    /// A free port (below the ephemeral range) whose cluster bus port (10000 above) is free too.
-    static func clusterPort(avoiding taken: [UInt16]) throws(FleetError) -> UInt16 {
-        for _ in 0..<500 {
-            let port = try freePort()
-            if !taken.contains(port), PortProbe.isFree(port + 10_000) { return port }
-        }
-        throw FleetError("no free port pair for a cluster node")
-    }
 
     /// Requests per second `redis-benchmark` reports for `command` (its CSV line) at `connections`
     /// connections to the server on `port`, one command each at a time.
@@ -175,20 +133,5 @@ struct RedisBenchmark {
         guard fields.count >= 8, let value = Double(fields[fields.count - 7].trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
         else { throw FleetError("redis-benchmark gave no figure (is it installed?)") }
         return value
-    }
-}
-
-/// Whether a loopback port is free to bind.
-enum PortProbe {
-    static func isFree(_ port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
     }
 }
