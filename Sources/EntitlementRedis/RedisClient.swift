@@ -43,8 +43,16 @@ public final class RedisClient: RedisCommandSender {
         // The command's time runs from now, not from when its lane takes it up: commands queued behind a
         // server that hangs fail by their own deadline instead of one timeout after another.
         let deadline = ContinuousClock.now.advanced(by: configuration.commandTimeout)
-        let result = await withCheckedContinuation { continuation in
-            lane.submit(RedisLane.Job(bytes: bytes, answers: commands.count, deadline: deadline, done: continuation))
+        // The wait ends by the deadline (the lane answers by then) or at once when the task is cancelled;
+        // a cancelled command not yet sent is never sent.
+        let waiter = RedisLane.Waiter()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard waiter.wait(continuation) else { return }
+                lane.submit(RedisLane.Job(bytes: bytes, answers: commands.count, deadline: deadline, done: waiter))
+            }
+        } onCancel: {
+            waiter.finish(.failure(.cancelled))
         }
         return try result.get()
     }
@@ -61,7 +69,41 @@ final class RedisLane: @unchecked Sendable {
         let answers: Int
         /// When the command must have been answered by (set when it was sent).
         let deadline: ContinuousClock.Instant
-        let done: CheckedContinuation<Result<[RESPValue], RedisError>, Never>
+        let done: Waiter
+    }
+
+    /// Who waits for a job: answered once, by the lane or by the caller's cancellation, whichever is first.
+    final class Waiter: Sendable {
+        private enum State {
+            case created
+            case waiting(CheckedContinuation<Result<[RESPValue], RedisError>, Never>)
+            case finished
+        }
+        private let state = Mutex(State.created)
+
+        /// Starts waiting; false (and `continuation` answered `cancelled`) when the caller was cancelled first.
+        func wait(_ continuation: CheckedContinuation<Result<[RESPValue], RedisError>, Never>) -> Bool {
+            let cancelled = state.withLock { state -> Bool in
+                guard case .created = state else { return true }
+                state = .waiting(continuation)
+                return false
+            }
+            if cancelled { continuation.resume(returning: .failure(.cancelled)) }
+            return !cancelled
+        }
+
+        /// Answers the waiter with `result`, unless it was answered already.
+        func finish(_ result: Result<[RESPValue], RedisError>) {
+            let continuation = state.withLock { state -> CheckedContinuation<Result<[RESPValue], RedisError>, Never>? in
+                defer { state = .finished }
+                if case .waiting(let continuation) = state { return continuation }
+                return nil
+            }
+            continuation?.resume(returning: result)
+        }
+
+        /// Whether nobody waits any more (cancelled): the job need not be sent.
+        var isFinished: Bool { state.withLock { if case .finished = $0 { true } else { false } } }
     }
 
     private let configuration: RedisConfiguration
@@ -83,7 +125,7 @@ final class RedisLane: @unchecked Sendable {
         condition.lock()
         if closed {
             condition.unlock()
-            job.done.resume(returning: .failure(.closed))
+            job.done.finish(.failure(.closed))
             return
         }
         jobs.append(job)
@@ -106,13 +148,14 @@ final class RedisLane: @unchecked Sendable {
                 let left = jobs
                 jobs.removeAll()
                 condition.unlock()
-                for job in left { job.done.resume(returning: .failure(.closed)) }
+                for job in left { job.done.finish(.failure(.closed)) }
                 connection = nil
                 return
             }
             let job = jobs.removeFirst()
             condition.unlock()
-            job.done.resume(returning: perform(job))
+            if job.done.isFinished { continue }  // cancelled while it waited: never sent
+            job.done.finish(perform(job))
         }
     }
 

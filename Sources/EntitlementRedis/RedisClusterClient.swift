@@ -38,6 +38,7 @@ public final class RedisClusterClient: RedisCommandSender {
         var asking = false
         var lastFailure = RedisError.timeout
         while ContinuousClock.now < deadline {
+            guard !Task.isCancelled else { throw .cancelled }
             let batch = asking ? [["ASKING"]] + commands : commands
             let answers: [RESPValue]
             do throws(RedisError) {
@@ -197,7 +198,7 @@ extension RedisError {
     var isTransient: Bool {
         switch self {
         case .connect, .connectionLost, .timeout: true
-        case .protocolViolation, .server, .authentication, .unexpectedReply, .closed: false
+        case .protocolViolation, .server, .authentication, .unexpectedReply, .closed, .cancelled: false
         }
     }
 }

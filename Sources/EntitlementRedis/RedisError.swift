@@ -19,6 +19,8 @@ public enum RedisError: Error, Sendable, Hashable, CustomStringConvertible {
     case unexpectedReply(String)
     /// The client was closed.
     case closed
+    /// The caller's task was cancelled while it waited; a command not yet sent was not sent.
+    case cancelled
 
     /// One line saying what happened.
     public var description: String {
@@ -31,6 +33,7 @@ public enum RedisError: Error, Sendable, Hashable, CustomStringConvertible {
         case .authentication(let message): "Redis refused to sign the client in: \(message)"
         case .unexpectedReply(let what): "an unexpected answer from Redis: \(what)"
         case .closed: "the Redis client is closed"
+        case .cancelled: "the wait for Redis was cancelled"
         }
     }
 }

@@ -111,6 +111,29 @@ struct RedisClientTests {
         await RedisServer.kill(again)
     }
 
+    /// A server that takes the connection and never answers: the command's wait ends when its task is
+    /// cancelled, long before its 10 s timeout.
+    @Test func aCancelledWaitEndsAtOnce() async throws {
+        let (fd, port) = try RedisServer.refusingPort()
+        defer { close(fd) }
+        _ = Glibc.listen(fd, 8)  // connections are taken, nothing is ever read or answered
+        let client = RedisClient(RedisConfiguration(port: port, commandTimeout: .seconds(10), connections: 1))
+        defer { client.close() }
+        let started = ContinuousClock.now
+        let waiting = Task { () -> RedisError? in
+            do throws(RedisError) {
+                _ = try await client.send(["PING"])
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        waiting.cancel()
+        #expect(await waiting.value == .cancelled)
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+
     @Test func aClosedClientRefusesAtOnce() async throws {
         let client = RedisClient(RedisConfiguration(port: 1, connections: 1))
         client.close()
