@@ -97,6 +97,12 @@ public final class RedisClusterClient: RedisCommandSender {
         return owners[slot]
     }
 
+    /// Reads the map again and returns it (the master of every slot; empty where no node serves one).
+    func readMap() async throws(RedisError) -> [String] {
+        try await refresh(until: ContinuousClock.now.advanced(by: configuration.commandTimeout))
+        return slotOwners
+    }
+
     private var seed: String { Self.address(configuration.host, configuration.port) }
 
     /// Reads the map (`CLUSTER SLOTS`) from the first node that answers — the seed, then the others
@@ -149,15 +155,21 @@ public final class RedisClusterClient: RedisCommandSender {
         try state.withLock { state throws(RedisError) -> RedisClient in
             guard !state.closed else { throw .closed }
             if let client = state.nodes[address] { return client }
-            guard let (host, port) = Self.split(address) else { throw .unexpectedReply("a node address that is not host:port") }
-            var node = configuration
-            node.host = host
-            node.port = port
-            node.database = 0  // a cluster has one database
-            let client = RedisClient(node)
+            let client = RedisClient(try configuration(ofNode: address))
             state.nodes[address] = client
             return client
         }
+    }
+
+    /// The configuration for the node at `address`: the seed's credentials and limits, database 0 (a
+    /// cluster has one).
+    func configuration(ofNode address: String) throws(RedisError) -> RedisConfiguration {
+        guard let (host, port) = Self.split(address) else { throw .unexpectedReply("a node address that is not host:port") }
+        var node = configuration
+        node.host = host
+        node.port = port
+        node.database = 0
+        return node
     }
 
     static func split(_ address: String) -> (String, UInt16)? {

@@ -11,6 +11,27 @@ public enum RedisKeySlot {
         return Int(crc16(hashed(bytes)) % UInt16(count))
     }
 
+    /// A short hash tag whose slot is `slot` (base-36 numerals, the first that lands there): a name
+    /// holding `{TAG}` lives in that slot — how a sharded channel is put beside a device's keys.
+    public static func tag(for slot: Int) -> String { tags[((slot % count) + count) % count] }
+
+    /// ``tag(for:)``'s table, found once: about 170,000 numerals are tried before every slot has one.
+    private static let tags: [String] = {
+        var tags = [String](repeating: "", count: count)
+        var left = count
+        var number = 0
+        while left > 0 {
+            let tag = String(number, radix: 36)
+            let slot = Int(crc16(Array(tag.utf8)[...]) % UInt16(count))
+            if tags[slot].isEmpty {
+                tags[slot] = tag
+                left -= 1
+            }
+            number += 1
+        }
+        return tags
+    }()
+
     /// The bytes the slot is computed from: the hash tag when there is one.
     static func hashed(_ key: [UInt8]) -> ArraySlice<UInt8> {
         guard let open = key.firstIndex(of: UInt8(ascii: "{")),

@@ -27,8 +27,11 @@ import Synchronization
 /// on the engine's clock, so a node's clock and Redis's need not agree. The device set lives as long
 /// as its longest tokens key.
 ///
-/// Every save also publishes its tokens key on `PREFIX:saves` (in the same script), so the nodes of
-/// a fleet learn of each other's saves at once (`TokenSaveNotifying`: a session host subscribes for its
+/// Every save also publishes its tokens key (in the same script) — on `PREFIX:saves` on a standalone
+/// server; on a cluster with sharded pub/sub (`SPUBLISH`, Redis 7) on its slot's channel
+/// `PREFIX:saves:{TAG}` (``savesChannel(slot:)``), which only the master holding the key serves, and
+/// which a node subscribes to on every master (``RedisClusterSubscriber``, following failovers and
+/// moved slots) — so the nodes of a fleet learn of each other's saves at once (`TokenSaveNotifying`: a session host subscribes for its
 /// engines). A node maps a published key back to the device and requestor only for ids it has used
 /// itself (the last ``knownKeysLimit``); a message it cannot map, or misses while Redis is away, costs
 /// nothing: engines still check the stored version before every input.
@@ -49,7 +52,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     private let knownKeys = Mutex<[String: (deviceID: String, requestorID: String)]>([:])
     /// The save script's digest once the server has loaded it (`SCRIPT LOAD`).
     private let saveScriptDigest = Mutex<String?>(nil)
-    private let observers = Mutex<(next: UInt64, handlers: [UInt64: @Sendable (String, String) -> Void], subscriber: RedisSubscriber?)>(
+    private let observers = Mutex<(next: UInt64, handlers: [UInt64: @Sendable (String, String) -> Void], stopSubscribing: (@Sendable () -> Void)?)>(
         (0, [:], nil))
 
     /// A store on `client`; `now` is the clock that dates ``rememberFor`` (the system clock by default).
@@ -89,8 +92,20 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// `PREFIX:{HASH(device)}:versions`: the device's version counter.
     public func versionsKey(deviceID: String) -> String { devicePrefix(deviceID) + ":versions" }
 
-    /// The channel every save is published on.
+    /// The channel every save is published on (`PUBLISH`), on a standalone server.
     public var savesChannel: String { keyPrefix + ":saves" }
+
+    /// The sharded channel a save in `slot` is published on (`SPUBLISH`), on a cluster:
+    /// `PREFIX:saves:{TAG}`, where the tag puts the channel in that slot, beside the keys it announces.
+    public func savesChannel(slot: Int) -> String { Self.savesChannel(prefix: keyPrefix, slot: slot) }
+
+    static func savesChannel(prefix: String, slot: Int) -> String { prefix + ":saves:{" + RedisKeySlot.tag(for: slot) + "}" }
+
+    /// Where a save for `deviceID` is announced: the publishing command and its channel.
+    private func announcement(deviceID: String) -> (command: String, channel: String) {
+        guard client is RedisClusterClient else { return ("PUBLISH", savesChannel) }
+        return ("SPUBLISH", savesChannel(slot: RedisKeySlot.of(devicePrefix(deviceID))))
+    }
 
     /// `tokensKey`, remembered for mapping save notifications back to the ids (only while someone observes).
     private func knownTokensKey(deviceID: String, requestorID: String) -> String {
@@ -111,25 +126,35 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         let id = observers.withLock { observers -> UInt64 in
             observers.next += 1
             observers.handlers[observers.next] = handler
-            if observers.subscriber == nil {
-                observers.subscriber = RedisSubscriber(configuration: client.configuration, channel: savesChannel) { [weak self] key in
-                    self?.saved(key)
-                }
-            }
+            if observers.stopSubscribing == nil { observers.stopSubscribing = subscribeToSaves() }
             return observers.next
         }
         return SaveObservation { [weak self] in
             self?.observers.withLock { observers in
                 observers.handlers[id] = nil
                 if observers.handlers.isEmpty {
-                    observers.subscriber?.stop()
-                    observers.subscriber = nil
+                    observers.stopSubscribing?()
+                    observers.stopSubscribing = nil
                 }
             }
         }
     }
 
-    deinit { observers.withLock { $0.subscriber?.stop() } }
+    deinit { observers.withLock { $0.stopSubscribing?() } }
+
+    /// Subscribes to every save's notification: ``savesChannel`` on a standalone server; on a cluster,
+    /// each slot's channel (``savesChannel(slot:)``) on the master serving it. Returns how to stop.
+    private func subscribeToSaves() -> @Sendable () -> Void {
+        let onMessage: @Sendable (String) -> Void = { [weak self] key in self?.saved(key) }
+        if let cluster = client as? RedisClusterClient {
+            let prefix = keyPrefix
+            let subscriber = RedisClusterSubscriber(cluster: cluster, channel: { Self.savesChannel(prefix: prefix, slot: $0) }, onMessage: onMessage)
+            return { subscriber.stop() }
+        }
+        let subscriber = RedisSubscriber(
+            configuration: client.configuration, commands: [["SUBSCRIBE", savesChannel]], reconnects: true, onMessage: onMessage)
+        return { subscriber.stop() }
+    }
 
     private func saved(_ key: String) {
         guard let ids = knownKeys.withLock({ $0[key] }) else { return }
@@ -159,9 +184,11 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         } catch {
             throw .unavailable("the tokens could not be encoded")
         }
+        let announcement = announcement(deviceID: deviceID)
         let answer = try await runSaveScript([
             "3", knownTokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
-            versionsKey(deviceID: deviceID), String(expected.number), json, String(lifetime(of: tokens)), requestorID, savesChannel,
+            versionsKey(deviceID: deviceID), String(expected.number), json, String(lifetime(of: tokens)), requestorID,
+            announcement.channel, announcement.command,
         ])
         // The script answers {1|0, version}; versions are strings (HGET's, or tostring of INCR's).
         guard case .array(let parts?) = answer, parts.count == 2, case .integer(let saved) = parts[0],
@@ -199,7 +226,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
 
     /// Compare-and-set in one atomic step. KEYS (one slot: the device's): tokens, device set, the
     /// device's version counter. ARGV: the expected version, the tokens' JSON, the lifetime (ms), the
-    /// requestor id, the channel. Answers `{1, new version}` or `{0, current version}`.
+    /// requestor id, the channel and how to publish on it (`PUBLISH`, or `SPUBLISH` on a cluster, whose
+    /// channel is in the device's slot). Answers `{1, new version}` or `{0, current version}`.
     ///
     /// A version is the counter's next value, but never below the server's clock in microseconds: a
     /// server restarted empty (or from an older snapshot, or a replica that had not caught up) starts its
@@ -229,7 +257,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         if left < 0 or left < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
         local keep = redis.call('PTTL', KEYS[2])
         if keep > 0 then redis.call('PEXPIRE', KEYS[3], keep) end
-        redis.call('PUBLISH', ARGV[5], KEYS[1])
+        redis.call(ARGV[6], ARGV[5], KEYS[1])
         return {1, version}
         """
 

@@ -122,6 +122,37 @@ final class RedisClusterServers: @unchecked Sendable {
         return false
     }
 
+    /// Starts moving `slot` from `source` to `target`, as a resharding does: the target importing, the
+    /// source migrating (commands for keys not yet moved are sent on with `ASK`).
+    func beginMoving(slot: Int, from source: (id: String, port: UInt16), to target: (id: String, port: UInt16)) async throws {
+        let onSource = node(source.port)
+        let onTarget = node(target.port)
+        defer {
+            onSource.close()
+            onTarget.close()
+        }
+        _ = try await onTarget.send(["CLUSTER", "SETSLOT", String(slot), "IMPORTING", source.id])
+        _ = try await onSource.send(["CLUSTER", "SETSLOT", String(slot), "MIGRATING", target.id])
+    }
+
+    /// Finishes moving `slot`: its keys (`MIGRATE`), then the owner, told to every master.
+    func finishMoving(slot: Int, from source: (id: String, port: UInt16), to target: (id: String, port: UInt16)) async throws {
+        let onSource = node(source.port)
+        defer { onSource.close() }
+        guard case .array(let keys?) = try await onSource.send(["CLUSTER", "GETKEYSINSLOT", String(slot), "1000"]) else {
+            throw RedisError.unexpectedReply("no keys listed")
+        }
+        if !keys.isEmpty {
+            _ = try await onSource.send(
+                ["MIGRATE", "127.0.0.1", String(target.port), "", "0", "5000", "AUTH", Self.password, "KEYS"] + keys.compactMap(\.text))
+        }
+        for master in try await masters() {
+            let node = node(master.port)
+            defer { node.close() }
+            _ = try await node.send(["CLUSTER", "SETSLOT", String(slot), "NODE", target.id])
+        }
+    }
+
     /// SIGKILLs the node on `port` (its replica takes over after the node timeout).
     func kill(port: UInt16) async {
         guard let index = ports.firstIndex(of: port) else { return }

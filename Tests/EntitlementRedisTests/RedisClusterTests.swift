@@ -62,14 +62,7 @@ struct RedisClusterTests {
             let source = try #require(masters.first { $0.port == sourcePort })
             let target = try #require(masters.first { $0.port != sourcePort })
             // Move the slot by hand, as a resharding does: importing, migrating, the keys, then the owner.
-            let onSource = cluster.node(source.port)
-            let onTarget = cluster.node(target.port)
-            defer {
-                onSource.close()
-                onTarget.close()
-            }
-            _ = try await onTarget.send(["CLUSTER", "SETSLOT", String(slot), "IMPORTING", source.id])
-            _ = try await onSource.send(["CLUSTER", "SETSLOT", String(slot), "MIGRATING", target.id])
+            try await cluster.beginMoving(slot: slot, from: source, to: target)
             // While it moves, a new device of the slot is sent to the target (ASK), which asks to try again
             // (TRYAGAIN: a script's keys are not all there yet) until the move is over: the save waits, then lands.
             let moving = try #require((0..<200_000).lazy.map { "device-ask-\($0)" }.first {
@@ -77,17 +70,7 @@ struct RedisClusterTests {
             })
             let asking = Task { try await store.save(Self.tokens("asked", moving), deviceID: moving, requestorID: "sim-requestor", replacing: .absent) }
             try await Task.sleep(for: .milliseconds(500))
-            guard case .array(let keys?) = try await onSource.send(["CLUSTER", "GETKEYSINSLOT", String(slot), "100"]) else {
-                Issue.record("no keys listed")
-                return
-            }
-            _ = try await onSource.send(
-                ["MIGRATE", "127.0.0.1", String(target.port), "", "0", "5000", "AUTH", RedisClusterServers.password, "KEYS"] + keys.compactMap(\.text))
-            for master in masters {
-                let node = cluster.node(master.port)
-                _ = try await node.send(["CLUSTER", "SETSLOT", String(slot), "NODE", target.id])
-                node.close()
-            }
+            try await cluster.finishMoving(slot: slot, from: source, to: target)
             let asked = try await asking.value
             // The client's map still names the source: MOVED, followed, and the map read again.
             let second = try await store.save(Self.tokens("b", device), deviceID: device, requestorID: "sim-requestor", replacing: first)
@@ -118,6 +101,77 @@ struct RedisClusterTests {
             #expect(RedisClusterClient.split(client.slotOwners[slot])?.1 != ownerPort, "the promoted replica serves the slot")
             #expect(ContinuousClock.now - started < .seconds(15))
         }
+    }
+
+    /// Save notifications on a cluster go by sharded pub/sub: each slot's channel on its master, heard
+    /// by a node from every master, and again after a slot moved and after a master died.
+    @Test func aNodeHearsSavesFromEveryMasterAfterASlotMovedAndAfterAFailover() async throws {
+        try await RedisClusterServers.with { cluster in
+            let clientA = RedisClusterClient(cluster.configuration(commandTimeout: .seconds(15)))
+            let clientB = RedisClusterClient(cluster.configuration(commandTimeout: .seconds(15)))
+            defer {
+                clientA.close()
+                clientB.close()
+            }
+            let nodeA = RedisTokenStorage(client: clientA, keyPrefix: "fleet")
+            let nodeB = RedisTokenStorage(client: clientB, keyPrefix: "fleet")
+            let heard = RedisTokenStorageTests.Heard()
+            let observation = nodeB.observeSaves { device, _ in heard.add(device) }
+            defer { observation.cancel() }
+            let devices = (0..<30).map { "device-heard-\($0)" }
+            for device in devices { _ = try await nodeB.version(deviceID: device, requestorID: "r") }  // node B uses these ids
+            let masters = try await cluster.masters()
+            // Every master holds its slots' channels (sharded: no channel is on every node).
+            #expect(await cluster.waitUntil({ await Self.shardChannels(on: masters, of: cluster) == [5461, 5461, 5462] }, seconds: 20))
+            var versions: [String: StorageVersion] = [:]
+            for device in devices { versions[device] = try await nodeA.save(Self.tokens("a", device), deviceID: device, requestorID: "r", replacing: .absent) }
+            #expect(await cluster.waitUntil({ Set(heard.all) == Set(devices) }, seconds: 10), "heard: \(Set(heard.all).count) of 30")
+            #expect(Set(clientA.slotOwners.filter { !$0.isEmpty }).count == 3, "the devices are spread over the three masters")
+
+            // A slot moves: its old master unsubscribes node B (sunsubscribe); node B subscribes at the new one.
+            let device = devices[0]
+            let slot = RedisKeySlot.of(nodeA.deviceKey(deviceID: device))
+            let sourcePort = try #require(RedisClusterClient.split(clientA.slotOwners[slot])?.1)
+            let source = try #require(masters.first { $0.port == sourcePort })
+            let target = try #require(masters.first { $0.port != sourcePort })
+            try await cluster.beginMoving(slot: slot, from: source, to: target)
+            try await cluster.finishMoving(slot: slot, from: source, to: target)
+            #expect(await Self.heardAgain(device, by: heard, savingWith: nodeA, from: &versions), "heard after the slot moved")
+
+            // A master dies: its replica is promoted, node B subscribes there.
+            let other = try #require(devices.first { RedisClusterClient.split(clientA.slotOwners[RedisKeySlot.of(nodeA.deviceKey(deviceID: $0))])?.1 != target.port })
+            let dying = try #require(RedisClusterClient.split(clientA.slotOwners[RedisKeySlot.of(nodeA.deviceKey(deviceID: other))])?.1)
+            await cluster.kill(port: dying)
+            #expect(await Self.heardAgain(other, by: heard, savingWith: nodeA, from: &versions), "heard after the failover")
+        }
+    }
+
+    /// How many of the store's sharded save channels each master holds, sorted.
+    private static func shardChannels(on masters: [(id: String, port: UInt16)], of cluster: RedisClusterServers) async -> [Int] {
+        var counts: [Int] = []
+        for master in masters {
+            let node = cluster.node(master.port)
+            defer { node.close() }
+            guard case .array(let channels?)? = try? await node.send(["PUBSUB", "SHARDCHANNELS", "fleet:saves:*"]) else { return [] }
+            counts.append(channels.count)
+        }
+        return counts.sorted()
+    }
+
+    /// Saves `device` again every 300 ms until the observer hears it (a subscription moving misses what is
+    /// published meanwhile: messages are hints), for up to 30 s.
+    private static func heardAgain(
+        _ device: String, by heard: RedisTokenStorageTests.Heard, savingWith store: RedisTokenStorage, from versions: inout [String: StorageVersion]
+    ) async -> Bool {
+        let before = heard.all.count
+        for _ in 0..<100 {
+            if let version = try? await store.save(Self.tokens("again", device), deviceID: device, requestorID: "r", replacing: versions[device] ?? .absent) {
+                versions[device] = version
+            }
+            try? await Task.sleep(for: .milliseconds(300))
+            if heard.all.dropFirst(before).contains(device) { return true }
+        }
+        return false
     }
 
     /// One call, either kind of server: `RedisConnector` asks the server which client it calls for.

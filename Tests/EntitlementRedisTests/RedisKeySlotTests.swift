@@ -17,4 +17,14 @@ struct RedisKeySlotTests {
         // Figures from `CLUSTER KEYSLOT` on redis-server 7.0.
         #expect(RedisKeySlot.of(key) == slot)
     }
+
+    @Test func everySlotHasATagThatPutsANameThere() {
+        for slot in 0..<RedisKeySlot.count {
+            let tag = RedisKeySlot.tag(for: slot)
+            guard RedisKeySlot.of("entitle:saves:{" + tag + "}") == slot, tag.count <= 4 else {
+                Issue.record("slot \(slot): tag '\(tag)' lands in \(RedisKeySlot.of("{" + tag + "}"))")
+                return
+            }
+        }
+    }
 }
