@@ -22,7 +22,7 @@ final class RedisConnection {
 
     /// Opens a connection and signs in, within `configuration.connectTimeout` (and never past `limit`):
     /// the host is resolved (`getaddrinfo`: names, IPv4 and IPv6) and every address tried in order
-    /// until one accepts; then `AUTH`, `SELECT` and `CLIENT SETNAME` as configured, in one round trip.
+    /// until one accepts; then the sign-in, name and database as configured (`HELLO`, `SELECT`), in one round trip.
     static func open(_ configuration: RedisConfiguration, until limit: ContinuousClock.Instant? = nil) throws(RedisError) -> RedisConnection {
         var deadline = ContinuousClock.now.advanced(by: configuration.connectTimeout)
         if let limit, limit < deadline { deadline = limit }
@@ -148,25 +148,50 @@ final class RedisConnection {
         return connection
     }
 
-    /// Signs in (`AUTH`), selects the database and names the connection, as configured, in one round
-    /// trip; a refused sign-in is ``RedisError/authentication(_:)`` (the server's words, never the password).
+    /// Signs in, names the connection and selects the database, as configured, in one round trip:
+    /// `HELLO 2 AUTH user password SETNAME name` (Redis ≥ 6), then `SELECT`. Where the server has no
+    /// `HELLO` (Redis 5 and older answer "unknown command"), `AUTH`, `SELECT` and `CLIENT SETNAME`
+    /// instead, in a second round trip. A refused sign-in is ``RedisError/authentication(_:)`` (the
+    /// server's words, never the password).
+    ///
+    /// `HELLO 2`, not `HELLO 3`: the connection stays on RESP2, the protocol ``RESPParser`` reads —
+    /// RESP3's maps, pushes and doubles would buy this store nothing it uses.
     private func signIn(_ configuration: RedisConfiguration, until deadline: ContinuousClock.Instant) throws(RedisError) {
-        var commands: [[String]] = []
-        if let credentials = configuration.credentials { commands.append(credentials.authCommand) }
-        if configuration.database != 0 { commands.append(["SELECT", String(configuration.database)]) }
-        if let name = configuration.clientName { commands.append(["CLIENT", "SETNAME", name]) }
-        guard !commands.isEmpty else { return }
-        var bytes: [UInt8] = []
-        for command in commands { RESPValue.array(command.map(RESPValue.bulk)).encode(into: &bytes) }
-        let answers: [RESPValue]
+        var hello = ["HELLO", "2"]
+        if let credentials = configuration.credentials { hello += ["AUTH", credentials.username ?? "default", credentials.password] }
+        if let name = configuration.clientName { hello += ["SETNAME", name] }
+        let select: [[String]] = configuration.database != 0 ? [["SELECT", String(configuration.database)]] : []
+        guard hello.count > 2 || !select.isEmpty else { return }
+        let answers = try signInRoundTrip([hello] + select, until: deadline)
+        if case .error(let message) = answers[0], message.hasPrefix("ERR unknown command") {
+            var commands: [[String]] = []
+            if let credentials = configuration.credentials { commands.append(credentials.authCommand) }
+            commands += select
+            if let name = configuration.clientName { commands.append(["CLIENT", "SETNAME", name]) }
+            try Self.check(try signInRoundTrip(commands, until: deadline), of: commands)
+        } else {
+            try Self.check(answers, of: [hello] + select)
+        }
+    }
+
+    private func signInRoundTrip(_ commands: [[String]], until deadline: ContinuousClock.Instant) throws(RedisError) -> [RESPValue] {
+        guard !commands.isEmpty else { return [] }
         do throws(RedisError) {
-            answers = try roundTrip(bytes, answers: commands.count, until: deadline)
+            return try roundTrip(commands.flatMap(RESPValue.command), answers: commands.count, until: deadline)
         } catch .timeout {
             throw .connect("no answer in time")
         }
+    }
+
+    /// The first error answer of a sign-in as a typed error. The password is never part of it: Redis
+    /// repeats an unknown command's arguments ("with args beginning with: …"), which are cut off.
+    private static func check(_ answers: [RESPValue], of commands: [[String]]) throws(RedisError) {
         for (command, answer) in zip(commands, answers) {
-            guard case .error(let message) = answer else { continue }
-            if command[0] == "AUTH" { throw .authentication(message) }
+            guard case .error(let full) = answer else { continue }
+            let message = full.range(of: ", with args beginning with").map { String(full[..<$0.lowerBound]) } ?? full
+            if command[0] == "AUTH" || command[0] == "HELLO" && (message.hasPrefix("WRONGPASS") || message.hasPrefix("NOAUTH")) {
+                throw .authentication(message)
+            }
             throw .server("\(command[0] == "CLIENT" ? "CLIENT SETNAME" : command[0]): \(message)")
         }
     }

@@ -140,6 +140,36 @@ struct RedisAuthenticationTests {
         #expect(try await client.send(["ACL", "WHOAMI"]).text == "alice")
     }
 
+    /// One `HELLO 2 AUTH … SETNAME …` signs in and names the connection where the server has `HELLO`;
+    /// a server without it (Redis 5, here `HELLO` renamed away) gets `AUTH` and `CLIENT SETNAME`, and a
+    /// wrong password is refused alike, its text nowhere in the error (Redis repeats the arguments of a
+    /// command it does not know).
+    @Test func helloSignsInInOneCommandAndAServerWithoutItGetsAUTH() async throws {
+        for hasHello in [true, false] {
+            let server = try await RedisServer(settings: Self.settings + (hasHello ? [] : ["--rename-command", "HELLO", ""]))
+            defer { Task { await server.stop() } }
+            var configuration = server.configuration()
+            configuration.credentials = RedisCredentials(username: "alice", password: Self.alicePassword)
+            configuration.clientName = "entitle-hello"
+            let client = RedisClient(configuration)
+            defer { client.close() }
+            #expect(try await client.send(["ACL", "WHOAMI"]).text == "alice")
+            #expect(try await client.send(["CLIENT", "GETNAME"]).text == "entitle-hello")
+            let stats = try await client.send(["INFO", "commandstats"]).text ?? ""
+            #expect(stats.contains("cmdstat_hello:") == hasHello, "\(stats)")
+            #expect(stats.contains("cmdstat_auth:") == !hasHello, "\(stats)")
+
+            configuration.credentials = RedisCredentials(username: "alice", password: "wrong-Pa55")
+            let refused = await ping(configuration)
+            guard case .failure(let error) = refused, case .authentication(let words) = error else {
+                Issue.record("a wrong password must be refused: \(refused)")
+                continue
+            }
+            #expect(words.hasPrefix("WRONGPASS"))
+            #expect(!error.description.contains("wrong-Pa55") && !"\(error)".contains(Self.alicePassword))
+        }
+    }
+
     @Test func aURLSelectsTheDatabaseAndEveryConnectionIsNamed() async throws {
         let server = try await RedisServer(settings: Self.settings)
         defer { Task { await server.stop() } }
