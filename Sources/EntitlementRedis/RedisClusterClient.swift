@@ -14,6 +14,10 @@ public final class RedisClusterClient: RedisCommandSender {
     private struct State {
         /// The master of each slot, as `host:port` (empty before the first read, or for a slot no node serves).
         var owners: [String] = []
+        /// How many healthy replicas each master (`host:port`) had when the map was read, and when that was.
+        var replicas: [String: Int] = [:]
+        var mapReadAt = ContinuousClock.now
+        var refreshing = false
         /// One client per node met.
         var nodes: [String: RedisClient] = [:]
         var closed = false
@@ -82,6 +86,28 @@ public final class RedisClusterClient: RedisCommandSender {
     /// The slot map as last read: the master (`host:port`) of every slot.
     public var slotOwners: [String] { state.withLock { $0.owners } }
 
+    /// Whether the master of `key`'s slot had a healthy replica when the map was last read (`CLUSTER
+    /// SLOTS` leaves failed nodes out), and how long ago that read was; nil before the first read.
+    func masterHasReplica(forKey key: String) -> (hasReplica: Bool, age: Duration)? {
+        let slot = RedisKeySlot.of(key)
+        return state.withLock { state in
+            guard slot < state.owners.count, !state.owners[slot].isEmpty else { return nil }
+            return ((state.replicas[state.owners[slot]] ?? 0) > 0, ContinuousClock.now - state.mapReadAt)
+        }
+    }
+
+    /// Reads the map again on a task of its own, unless a read started that way is still running.
+    func refreshSoon() {
+        guard state.withLock({ state in
+            defer { state.refreshing = true }
+            return !state.refreshing && !state.closed
+        }) else { return }
+        Task {
+            _ = try? await readMap()
+            state.withLock { $0.refreshing = false }
+        }
+    }
+
     // MARK: - The map
 
     /// The master of `slot` (any node for nil), reading the map first if it was never read.
@@ -117,8 +143,12 @@ public final class RedisClusterClient: RedisCommandSender {
             guard ContinuousClock.now < deadline else { break }
             do throws(RedisError) {
                 let answer = try await node(address).send(["CLUSTER", "SLOTS"])
-                let owners = try Self.owners(from: answer, askedAt: address)
-                state.withLock { $0.owners = owners }
+                let map = try Self.map(from: answer, askedAt: address)
+                state.withLock { state in
+                    state.owners = map.owners
+                    state.replicas = map.replicas
+                    state.mapReadAt = .now
+                }
                 return
             } catch {
                 failure = error
@@ -127,11 +157,12 @@ public final class RedisClusterClient: RedisCommandSender {
         throw failure
     }
 
-    /// The master of every slot from a `CLUSTER SLOTS` answer (`[start, end, [host, port, id], replicas…]`
-    /// per range); a node announced without a host is the one asked.
-    static func owners(from answer: RESPValue, askedAt asked: String) throws(RedisError) -> [String] {
+    /// The master of every slot, and each master's replica count, from a `CLUSTER SLOTS` answer
+    /// (`[start, end, [host, port, id], replicas…]` per range); a node announced without a host is the one asked.
+    static func map(from answer: RESPValue, askedAt asked: String) throws(RedisError) -> (owners: [String], replicas: [String: Int]) {
         guard case .array(let ranges?) = answer else { throw .unexpectedReply("CLUSTER SLOTS is not an array") }
         var owners = [String](repeating: "", count: RedisKeySlot.count)
+        var replicas: [String: Int] = [:]
         for range in ranges {
             guard case .array(let fields?) = range, fields.count >= 3, case .integer(let start) = fields[0],
                 case .integer(let end) = fields[1], case .array(let master?) = fields[2], master.count >= 2,
@@ -141,8 +172,9 @@ public final class RedisClusterClient: RedisCommandSender {
             let host = master[0].text ?? ""
             let owner = host.isEmpty || host == "?" ? asked : address(host, portNumber)
             for slot in Int(start)...Int(end) { owners[slot] = owner }
+            replicas[owner] = max(replicas[owner] ?? 0, fields.count - 3)
         }
-        return owners
+        return (owners, replicas)
     }
 
     // MARK: - Nodes

@@ -43,13 +43,19 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// How long tokens with nothing that expires (only a remembered provider) are kept.
     public let rememberFor: Duration
     /// How long a save waits for a replica to acknowledge it (`WAIT 1`), or nil for not at all. It costs a
-    /// replication round trip per save (the whole time on a master with no replica online); without it
-    /// a failover may lose saves acknowledged just before.
+    /// replication round trip per save; without it a failover may lose saves acknowledged just before. A
+    /// cluster master the slot map shows with no healthy replica (after a failover, until the old master
+    /// rejoins as its replica) is not waited on: a wait there would acknowledge nothing and hold the
+    /// connection; its saves are held by that master alone. A `WAIT` that finds no replica, and a map
+    /// older than ``replicaRecheckInterval`` that shows none, make the client read the map again.
     public let replicaAcknowledgement: Duration?
     private let now: @Sendable () -> Timestamp
     /// The most tokens keys mapped back to their ids for save notifications (the map starts over past it).
     public static let knownKeysLimit = 200_000
     private let knownKeys = Mutex<[String: (deviceID: String, requestorID: String)]>([:])
+    /// How old the cluster's slot map may be when it says a master has no replica (saves there skip
+    /// `WAIT`); an older map is read again.
+    public static let replicaRecheckInterval = Duration.seconds(5)
     /// The save script's digest once the server has loaded it (`SCRIPT LOAD`).
     private let saveScriptDigest = Mutex<String?>(nil)
     private let observers = Mutex<(next: UInt64, handlers: [UInt64: @Sendable (String, String) -> Void], stopSubscribing: (@Sendable () -> Void)?)>(
@@ -279,9 +285,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// every save.
     ///
     /// With ``replicaAcknowledgement``, `WAIT 1 ms` follows on the same connection, so a save returns once
-    /// a replica holds it and a failover right after does not lose it. A master with no replica online
-    /// (after a failover, until the old master comes back as its replica) acknowledges nothing: each
-    /// save there waits the whole time and is held by that master alone.
+    /// a replica holds it and a failover right after does not lose it (see ``replicaAcknowledgement``
+    /// for a master with no replica online).
     private func runSaveScript(_ keysAndArguments: [String]) async throws(TokenStorageError) -> RESPValue {
         let key = keysAndArguments[1]  // after the key count: the tokens key (every key is in its slot)
         let digest: String
@@ -300,9 +305,11 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         return answer
     }
 
-    /// `command`'s answer (an error answer as it is), followed by `WAIT` when replicas must acknowledge.
+    /// `command`'s answer (an error answer as it is), followed by `WAIT` when replicas must acknowledge
+    /// — except on a cluster master the slot map shows without a healthy replica: there a wait would
+    /// cost the whole time, hold every command queued behind it on the connection, and keep nothing safer.
     private func acknowledged(_ command: [String], key: String) async throws(TokenStorageError) -> RESPValue {
-        guard let within = replicaAcknowledgement else {
+        guard let within = replicaAcknowledgement, awaitsReplica(key: key) else {
             do throws(RedisError) {
                 return try await client.send(command, key: key)
             } catch .server(let message) where message.hasPrefix("NOSCRIPT") {
@@ -314,7 +321,17 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         let answers = try await pipeline([command, ["WAIT", "1", String(max(within.milliseconds, 1))]], key: key)
         guard answers.count == 2 else { throw Self.unexpected(.array(answers)) }
         if case .error(let message) = answers[0], !message.hasPrefix("NOSCRIPT") { throw Self.storageError(.answer(message)) }
+        if answers[1] == .integer(0) { (client as? RedisClusterClient)?.refreshSoon() }  // has the replica gone?
         return answers[0]
+    }
+
+    /// Whether a save of `key` waits for a replica: always on a standalone server (when configured); on
+    /// a cluster, when the map read at most ``replicaRecheckInterval`` ago shows the slot's master with a
+    /// healthy replica (an older map is read again meanwhile, to see a replica that came back).
+    private func awaitsReplica(key: String) -> Bool {
+        guard let cluster = client as? RedisClusterClient, let known = cluster.masterHasReplica(forKey: key) else { return true }
+        if known.age > Self.replicaRecheckInterval { cluster.refreshSoon() }
+        return known.hasReplica
     }
 
     /// `command`, touching `key` (nil: any node), with a Redis failure as the storage contract's error.

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import Foundation
+import Synchronization
 import Testing
 
 @testable import EntitlementRedis
@@ -98,9 +99,107 @@ struct RedisClusterTests {
             version = try await store.save(Self.tokens("after", device), deviceID: device, requestorID: "sim-requestor", replacing: version)
             let loaded = try await store.load(deviceID: device, requestorID: "sim-requestor")
             #expect(loaded.version == version && loaded.tokens.selectedProvider == "after")
-            #expect(RedisClusterClient.split(client.slotOwners[slot])?.1 != ownerPort, "the promoted replica serves the slot")
+            let promoted = try #require(RedisClusterClient.split(client.slotOwners[slot])?.1)
+            #expect(promoted != ownerPort, "the promoted replica serves the slot")
             #expect(ContinuousClock.now - started < .seconds(15))
+            // The promoted master has no replica (its old master is dead): saves there do not WAIT for one.
+            let node = cluster.node(promoted)
+            defer { node.close() }
+            let waitsBefore = try await Self.waitCalls(on: node)
+            for _ in 0..<5 { version = try await store.save(Self.tokens("alone", device), deviceID: device, requestorID: "sim-requestor", replacing: version) }
+            #expect(try await Self.waitCalls(on: node) == waitsBefore)
+            #expect(try await store.load(deviceID: device, requestorID: "sim-requestor").version == version)
         }
+    }
+
+    /// 50 writers appending to one device's history with compare-and-set, and 50 spread over 1,000
+    /// devices, while the master serving the first device is SIGKILLed: its replica takes over, the
+    /// writers go on, and every save that was acknowledged is in the final history (no lost update),
+    /// which holds nothing that was never attempted.
+    @Test(arguments: [1, 1000])
+    func aMasterKilledUnderFiftyWritersLosesNoAcknowledgedSave(devices count: Int) async throws {
+        try await RedisClusterServers.with { cluster in
+            let client = RedisClusterClient(cluster.configuration(commandTimeout: .seconds(20)))
+            defer { client.close() }
+            let store = RedisTokenStorage(client: client, keyPrefix: "fleet")
+            let devices = (0..<count).map { "device-writers-\($0)" }
+            _ = try await store.version(deviceID: devices[0], requestorID: "r")  // reads the map
+            let slot = RedisKeySlot.of(store.deviceKey(deviceID: devices[0]))
+            let victim = try #require(RedisClusterClient.split(client.slotOwners[slot])?.1)
+            let ledger = WriteLedger()
+            let writers = (0..<50).map { writer in
+                Task {
+                    var random = SystemRandomNumberGenerator()
+                    var sequence = 0
+                    while !ledger.isStopped {
+                        let device = devices.randomElement(using: &random)!
+                        guard let current = try? await store.load(deviceID: device, requestorID: "r") else {
+                            try? await Task.sleep(for: .milliseconds(50))
+                            continue
+                        }
+                        sequence += 1
+                        let entry = "w\(writer)-\(sequence)"
+                        let history = (current.tokens.selectedProvider.map { [$0] } ?? []) + [entry]
+                        ledger.attempted(device, entry)
+                        do throws(TokenStorageError) {
+                            _ = try await store.save(
+                                Self.tokens(history.joined(separator: ","), device), deviceID: device, requestorID: "r", replacing: current.version)
+                            ledger.acknowledged(device, entry)
+                        } catch .conflict {
+                            continue
+                        } catch {
+                            try? await Task.sleep(for: .milliseconds(50))
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .seconds(1))
+            let beforeKill = ledger.acknowledgedCount
+            await cluster.kill(port: victim)
+            let killed = ContinuousClock.now
+            // Until the replica serves the slot and writers have saved there again for a while.
+            let promoted = await cluster.waitUntil({
+                (try? await client.readMap()).map { RedisClusterClient.split($0[slot])?.1 != victim } ?? false
+            }, seconds: 30)
+            let atPromotion = ledger.acknowledgedCount
+            let promotedAfter = ContinuousClock.now - killed
+            _ = await cluster.waitUntil({ ledger.acknowledgedCount > atPromotion + 50 }, seconds: 20)
+            ledger.stop()
+            for writer in writers { await writer.value }
+            #expect(promoted, "the replica took over")
+            #expect(beforeKill > 0 && ledger.acknowledgedCount > atPromotion, "saves before the kill (\(beforeKill)) and after it")
+            var lost: [String] = []
+            var invented: [String] = []
+            for device in devices {
+                let stored = try await store.load(deviceID: device, requestorID: "r").tokens.selectedProvider ?? ""
+                let history = stored.split(separator: ",").map(String.init)
+                lost += ledger.acknowledged(on: device).subtracting(history)
+                invented += Set(history).subtracting(ledger.attempted(on: device))
+                #expect(Set(history).count == history.count, "no entry twice on \(device)")
+            }
+            print("50 writers on \(count) device(s): \(ledger.acknowledgedCount) saves acknowledged, \(beforeKill) before the kill, \(atPromotion) by the promotion (\(promotedAfter) after the kill), \(ContinuousClock.now - killed) in all")
+            #expect(lost.isEmpty, "acknowledged saves lost: \(lost.prefix(10))")
+            #expect(invented.isEmpty, "entries never attempted: \(invented.prefix(10))")
+        }
+    }
+
+    /// What writers attempted and what the store acknowledged, per device.
+    final class WriteLedger: Sendable {
+        private let entries = Mutex<(attempted: [String: Set<String>], acknowledged: [String: Set<String>], count: Int)>(([:], [:], 0))
+        func attempted(_ device: String, _ entry: String) { entries.withLock { _ = $0.attempted[device, default: []].insert(entry) } }
+        func acknowledged(_ device: String, _ entry: String) {
+            entries.withLock {
+                $0.acknowledged[device, default: []].insert(entry)
+                $0.count += 1
+            }
+        }
+        func attempted(on device: String) -> Set<String> { entries.withLock { $0.attempted[device] ?? [] } }
+        func acknowledged(on device: String) -> Set<String> { entries.withLock { $0.acknowledged[device] ?? [] } }
+        var acknowledgedCount: Int { entries.withLock { $0.count } }
+        private let stopped = Atomic<Bool>(false)
+        /// Tells the writers to finish.
+        func stop() { stopped.store(true, ordering: .relaxed) }
+        var isStopped: Bool { stopped.load(ordering: .relaxed) }
     }
 
     /// Save notifications on a cluster go by sharded pub/sub: each slot's channel on its master, heard
@@ -172,6 +271,13 @@ struct RedisClusterTests {
             if heard.all.dropFirst(before).contains(device) { return true }
         }
         return false
+    }
+
+    /// How many `WAIT` commands `node` has run.
+    private static func waitCalls(on node: RedisClient) async throws -> Int {
+        let stats = try await node.send(["INFO", "commandstats"]).text ?? ""
+        guard let line = stats.split(separator: "\r\n").first(where: { $0.hasPrefix("cmdstat_wait:") }) else { return 0 }
+        return Int(line.split(separator: "=")[1].split(separator: ",")[0]) ?? -1
     }
 
     /// One call, either kind of server: `RedisConnector` asks the server which client it calls for.

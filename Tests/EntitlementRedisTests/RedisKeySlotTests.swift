@@ -27,4 +27,23 @@ struct RedisKeySlotTests {
             }
         }
     }
+
+    /// `CLUSTER SLOTS` as Redis 7 answers it: each range's master, then its healthy replicas (failed
+    /// nodes are left out); a master announced without a host is the node asked.
+    @Test func theSlotMapNamesEachSlotsMasterAndCountsItsReplicas() throws {
+        func node(_ host: String, _ port: Int64) -> RESPValue { .array([.bulk(host), .integer(port), .bulk("id-\(port)")]) }
+        let answer = RESPValue.array([
+            .array([.integer(0), .integer(5460), node("127.0.0.1", 7000), node("127.0.0.1", 7003)]),
+            .array([.integer(5461), .integer(10922), node("", 7001)]),
+            .array([.integer(10923), .integer(16383), node("10.0.0.2", 7002), node("10.0.0.5", 7005), node("10.0.0.6", 7006)]),
+        ])
+        let map = try RedisClusterClient.map(from: answer, askedAt: "127.0.0.1:7001")
+        #expect(map.owners[0] == "127.0.0.1:7000" && map.owners[5460] == "127.0.0.1:7000")
+        #expect(map.owners[5461] == "127.0.0.1:7001" && map.owners[16383] == "10.0.0.2:7002")
+        #expect(map.replicas == ["127.0.0.1:7000": 1, "127.0.0.1:7001": 0, "10.0.0.2:7002": 2])
+        #expect(throws: RedisError.self) { try RedisClusterClient.map(from: .array([.array([.integer(0)])]), askedAt: "x:1") }
+        #expect(throws: RedisError.self) {
+            try RedisClusterClient.map(from: .array([.array([.integer(9), .integer(3), node("h", 1)])]), askedAt: "x:1")
+        }
+    }
 }
