@@ -15,8 +15,12 @@ struct CommandLineTests {
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// How long one command may run before it counts as hung: it is killed, and the outcome carries
+    /// its threads' stacks (from gdb, where installed) so a hang fails loudly with what it was doing.
+    static let timeLimit: Double = 300
+
     /// Runs the built `entitle` with `arguments` from the package root, on threads of its own
-    /// (blocking reads never run on Swift concurrency's threads).
+    /// (blocking reads never run on Swift concurrency's threads), for at most ``timeLimit`` seconds.
     static func run(_ arguments: [String]) async -> Outcome {
         await withCheckedContinuation { done in
             Thread {
@@ -41,6 +45,14 @@ struct CommandLineTests {
                     done.resume(returning: Outcome(status: -1, output: "", errors: "could not start entitle"))
                     return
                 }
+                let exited = DispatchSemaphore(value: 0)
+                nonisolated(unsafe) var hung = ""
+                let watchdog = Thread {
+                    guard exited.wait(timeout: .now() + timeLimit) == .timedOut else { return }
+                    hung = "hung: killed after \(Int(timeLimit)) s\n" + stacks(of: process.processIdentifier)
+                    kill(process.processIdentifier, SIGKILL)
+                }
+                watchdog.start()
                 // Standard error is drained on a thread of its own, so neither pipe can fill and stall the child.
                 let errorsRead = DispatchSemaphore(value: 0)
                 nonisolated(unsafe) var errorData = Data()
@@ -51,12 +63,30 @@ struct CommandLineTests {
                 let outText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 errorsRead.wait()
                 process.waitUntilExit()
-                done.resume(returning: Outcome(status: process.terminationStatus, output: outText, errors: String(decoding: errorData, as: UTF8.self)))
+                exited.signal()
+                while watchdog.isExecuting { usleep(1000) }  // a kill under way has written `hung`
+                done.resume(returning: Outcome(
+                    status: process.terminationStatus, output: outText, errors: hung + String(decoding: errorData, as: UTF8.self)))
             }.start()
         }
     }
 
     static func entitle(_ arguments: String...) async -> Outcome { await run(arguments) }
+
+    /// Every thread's stack of process `pid`, from gdb (empty where gdb is not installed).
+    static func stacks(of pid: Int32) -> String {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { return "" }
+        let gdb = Process()
+        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
+        gdb.arguments = ["-p", String(pid), "-batch", "-ex", "thread apply all bt 30"]
+        let output = Pipe()
+        gdb.standardOutput = output
+        gdb.standardError = FileHandle.nullDevice
+        guard (try? gdb.run()) != nil else { return "" }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        gdb.waitUntilExit()
+        return String(text.prefix(20_000))
+    }
 
     static func scratch(_ name: String, _ text: String) throws -> String {
         let path = NSTemporaryDirectory() + "entitle-cli-" + UUID().uuidString + "-" + name
@@ -163,7 +193,7 @@ struct CommandLineTests {
             let arguments = command.replacingOccurrences(of: "swift run -c release entitle ", with: "")
                 .replacingOccurrences(of: "swift run entitle ", with: "")
             let outcome = await Self.run(["--shell", binary + " " + arguments])
-            #expect(outcome.status == 0, "`\(command)` exited \(outcome.status): \(outcome.errors.prefix(300))")
+            #expect(outcome.status == 0, "`\(command)` exited \(outcome.status): \(outcome.errors.prefix(outcome.errors.hasPrefix("hung") ? 20_000 : 300))")
         }
     }
 
