@@ -64,3 +64,15 @@ public indirect enum RESPValue: Sendable, Hashable {
         return String(out)
     }
 }
+
+extension RESPValue {
+    /// Whether this is an error answer refusing a command for a passing reason, having run nothing:
+    /// `LOADING` (a restarted server reading its data), `BUSY` (a script running too long), `MASTERDOWN`
+    /// (a replica cut off from its master), and on a cluster `TRYAGAIN` (a slot moving) and
+    /// `CLUSTERDOWN` (a failover under way). The same command may succeed shortly.
+    public var isPassingRefusal: Bool {
+        guard case .error(let message) = self else { return false }
+        let code = message.prefix { $0 != " " }
+        return code == "LOADING" || code == "BUSY" || code == "MASTERDOWN" || code == "TRYAGAIN" || code == "CLUSTERDOWN"
+    }
+}

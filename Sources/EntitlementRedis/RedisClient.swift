@@ -12,9 +12,17 @@ public final class RedisClient: RedisCommandSender {
     private let lanes: [RedisLane]
     private let turn = Atomic<Int>(0)
 
+    /// Whether ``pipeline(_:)`` sends commands again that the server refused for a passing reason.
+    private let retriesPassingRefusals: Bool
+
     /// A client for `configuration`; connections open on first use.
-    public init(_ configuration: RedisConfiguration = RedisConfiguration()) {
+    public convenience init(_ configuration: RedisConfiguration = RedisConfiguration()) {
+        self.init(configuration, retryingPassingRefusals: true)
+    }
+
+    init(_ configuration: RedisConfiguration, retryingPassingRefusals: Bool) {
         self.configuration = configuration
+        retriesPassingRefusals = retryingPassingRefusals
         lanes = (0..<configuration.connections).map { RedisLane(configuration, number: $0) }
     }
 
@@ -34,22 +42,36 @@ public final class RedisClient: RedisCommandSender {
     public func pipeline(_ commands: [[String]], key: String?) async throws(RedisError) -> [RESPValue] { try await pipeline(commands) }
 
     /// Sends `commands` back to back on one connection and returns their answers in order (error
-    /// answers stay `.error` values: in a pipeline one refusal does not undo the others).
+    /// answers stay `.error` values: in a pipeline one refusal does not undo the others). A server that
+    /// refuses every command for a passing reason (``RESPValue/isPassingRefusal``: `LOADING` after a
+    /// restart, `BUSY` with a long script) ran none of them: they are sent again after a short pause,
+    /// within the same command timeout.
     public func pipeline(_ commands: [[String]]) async throws(RedisError) -> [RESPValue] {
         guard !commands.isEmpty else { return [] }
         var bytes: [UInt8] = []
         for command in commands { RESPValue.array(command.map(RESPValue.bulk)).encode(into: &bytes) }
-        let lane = lanes[turn.wrappingAdd(1, ordering: .relaxed).oldValue % lanes.count]
         // The command's time runs from now, not from when its lane takes it up: commands queued behind a
         // server that hangs fail by their own deadline instead of one timeout after another.
         let deadline = ContinuousClock.now.advanced(by: configuration.commandTimeout)
-        // The wait ends by the deadline (the lane answers by then) or at once when the task is cancelled;
-        // a cancelled command not yet sent is never sent.
+        while true {
+            let answers = try await attempt(bytes, answers: commands.count, until: deadline)
+            guard retriesPassingRefusals, answers.allSatisfy(\.isPassingRefusal) else { return answers }
+            let left = deadline - ContinuousClock.now
+            guard left > .milliseconds(100) else { return answers }
+            try? await Task.sleep(for: .milliseconds(100))
+            guard !Task.isCancelled else { throw .cancelled }
+        }
+    }
+
+    /// One sending of `bytes` on the next lane, answered by `deadline` or at once when the task is
+    /// cancelled (a cancelled command not yet sent is never sent).
+    private func attempt(_ bytes: [UInt8], answers count: Int, until deadline: ContinuousClock.Instant) async throws(RedisError) -> [RESPValue] {
+        let lane = lanes[turn.wrappingAdd(1, ordering: .relaxed).oldValue % lanes.count]
         let waiter = RedisLane.Waiter()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 guard waiter.wait(continuation) else { return }
-                lane.submit(RedisLane.Job(bytes: bytes, answers: commands.count, deadline: deadline, done: waiter))
+                lane.submit(RedisLane.Job(bytes: bytes, answers: count, deadline: deadline, done: waiter))
             }
         } onCancel: {
             waiter.finish(.failure(.cancelled))

@@ -3,9 +3,9 @@ import Synchronization
 /// A Redis Cluster client: the slot map read from the cluster (`CLUSTER SLOTS`), each command sent to
 /// the master of its key's slot (``RedisKeySlot``) over that node's own ``RedisClient``, and the
 /// cluster's redirections followed within the command timeout — `MOVED` (the slot moved: the map is
-/// read again), `ASK` (the slot is moving: `ASKING` first, once), and `TRYAGAIN`, `CLUSTERDOWN`,
-/// `MASTERDOWN`, `LOADING` or a lost node (a failover under way: the map is read again after a short
-/// pause). Replicas are never written to: commands go to the masters the map names.
+/// read again), `ASK` (the slot is moving: `ASKING` first, once), and a passing refusal
+/// (``RESPValue/isPassingRefusal``: `TRYAGAIN`, `CLUSTERDOWN`, `LOADING`, …) or a lost node (a
+/// failover under way: the map is read again after a short pause). Replicas are never written to: commands go to the masters the map names.
 public final class RedisClusterClient: RedisCommandSender {
     /// The seed node's configuration; every node is reached with its credentials, database 0 and limits.
     public let configuration: RedisConfiguration
@@ -187,7 +187,7 @@ public final class RedisClusterClient: RedisCommandSender {
         try state.withLock { state throws(RedisError) -> RedisClient in
             guard !state.closed else { throw .closed }
             if let client = state.nodes[address] { return client }
-            let client = RedisClient(try configuration(ofNode: address))
+            let client = RedisClient(try configuration(ofNode: address), retryingPassingRefusals: false)  // retried here, with the map
             state.nodes[address] = client
             return client
         }
@@ -230,8 +230,9 @@ public final class RedisClusterClient: RedisCommandSender {
             switch words.first {
             case "MOVED" where words.count == 3: self = .moved(String(words[2]))
             case "ASK" where words.count == 3: self = .ask(String(words[2]))
-            case "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "LOADING": self = .retry(message)
-            default: return nil
+            default:
+                guard answer.isPassingRefusal else { return nil }
+                self = .retry(message)
             }
         }
     }

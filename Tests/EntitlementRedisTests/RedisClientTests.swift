@@ -111,6 +111,41 @@ struct RedisClientTests {
         await RedisServer.kill(again)
     }
 
+    /// A server restarted with data answers `LOADING` while it reads it: the client sends the command
+    /// again until the data is there, within the command's timeout (a client that does not retry sees
+    /// the refusal, so the server was loading). The load is slowed to seconds (20,000 keys, 50 µs each).
+    @Test func aServerLoadingItsDataIsWaitedFor() async throws {
+        let folder = NSTemporaryDirectory() + "entitle-loading-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let storage = ["--dir", folder, "--dbfilename", "data.rdb"]
+        let server = try await RedisServer(settings: storage + ["--enable-debug-command", "yes"])
+        let setup = RedisClient(server.configuration())
+        _ = try await setup.send(["DEBUG", "POPULATE", "20000"])
+        _ = try await setup.send(["SAVE"])
+        setup.close()
+        await server.stop()
+        let loading = Process()
+        loading.executableURL = URL(fileURLWithPath: RedisServer.path)
+        loading.arguments = RedisServer.arguments(server.port) + storage + ["--key-load-delay", "50", "--loading-process-events-interval-bytes", "1024"]
+        loading.standardOutput = FileHandle.nullDevice
+        loading.standardError = FileHandle.nullDevice
+        try await RedisServer.onThread { Result { try loading.run() } }.get()
+        defer { Task { await RedisServer.kill(loading) } }
+        let configuration = server.configuration(connectTimeout: .seconds(2), commandTimeout: .seconds(30), connections: 1)
+        let plain = RedisClient(configuration, retryingPassingRefusals: false)
+        defer { plain.close() }
+        var refused: RESPValue?
+        for _ in 0..<50 where refused == nil {
+            if let answer = try? await plain.pipeline([["GET", "key:1"]]).first, answer.isPassingRefusal { refused = answer }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(refused?.isPassingRefusal == true && "\(refused!)".contains("LOADING"), "the server was loading: \(String(describing: refused))")
+        let client = RedisClient(configuration)
+        defer { client.close() }
+        #expect(try await client.send(["GET", "key:1"]).text == "value:1")
+    }
+
     /// A server that takes the connection and never answers: the command's wait ends when its task is
     /// cancelled, long before its 60 s timeout (the bound leaves room for a busy machine).
     @Test func aCancelledWaitEndsAtOnce() async throws {
