@@ -170,6 +170,32 @@ struct RedisAuthenticationTests {
         }
     }
 
+    /// README's example under "Running a fleet", as written there (its host does not exist here: it runs
+    /// to a typed error naming the host, never the password).
+    static func readmeFleetExample(password: String) async throws -> RedisTokenStorage {
+        // README-FLEET-BEGIN
+        let redis = try await RedisConnector.connect(try RedisConfiguration(url: "redis://entitle:\(password)@redis.internal:6379/2"))
+        let sharedStorage = RedisTokenStorage(client: redis, keyPrefix: "myapp")
+        // README-FLEET-END
+        return sharedStorage
+    }
+
+    @Test func readmesFleetExampleIsCompiledAndRunHere() async throws {
+        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).appendingPathComponent("../../../README.md").standardized, encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "### Running a fleet").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "\n```").first)
+        let lines = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex { $0.hasSuffix("// README-FLEET-BEGIN") })
+        let end = try #require(lines.firstIndex { $0.hasSuffix("// README-FLEET-END") })
+        #expect(lines[(begin + 1)..<end].map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n") == block)
+        do {
+            _ = try await Self.readmeFleetExample(password: "n0t-Here")
+            Issue.record("redis.internal answered")
+        } catch let error as RedisError {
+            #expect("\(error)".contains("redis.internal") && !"\(error)".contains("n0t-Here"), "\(error)")
+        }
+    }
+
     @Test func aURLSelectsTheDatabaseAndEveryConnectionIsNamed() async throws {
         let server = try await RedisServer(settings: Self.settings)
         defer { Task { await server.stop() } }
