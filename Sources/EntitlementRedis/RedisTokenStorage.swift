@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// | key | type | holds |
 /// |---|---|---|
-/// | `PREFIX:{HASH(device)}:tokens:HASH(device, requestor)` | hash | `v`: the version, `t`: the tokens as JSON |
+/// | `PREFIX:{HASH(device)}:tokens:HASH(device, requestor)` | hash | `v`: the version, `t`: the tokens as JSON, `s`: the schema of `t` (``schema``) |
 /// | `PREFIX:{HASH(device)}:device` | set | the requestor ids with tokens on the device (single sign-on) |
 /// | `PREFIX:{HASH(device)}:versions` | string | the device's counter every save increments: versions are never reused, even after a key expired |
 ///
@@ -50,6 +50,10 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// older than ``replicaRecheckInterval`` that shows none, make the client read the map again.
     public let replicaAcknowledgement: Duration?
     private let now: @Sendable () -> Timestamp
+    /// The schema of the tokens' JSON this version writes (field `s` beside them) and reads up to. A key
+    /// without `s` was written by 0.4.0, in schema 1. A change to `StoredTokens`' JSON that an older
+    /// node could misread raises it.
+    public static let schema = 1
     /// The most tokens keys mapped back to their ids for save notifications (the map starts over past it).
     public static let knownKeysLimit = 200_000
     private let knownKeys = Mutex<[String: (deviceID: String, requestorID: String)]>([:])
@@ -175,7 +179,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// The tokens and version stored for `deviceID` and `requestorID` (one `HMGET`).
     public func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
         let key = knownTokensKey(deviceID: deviceID, requestorID: requestorID)
-        let answer = try await send(["HMGET", key, "v", "t"], key: key)
+        let answer = try await send(["HMGET", key, "v", "t", "s"], key: key)
         return try Self.versioned(answer)
     }
 
@@ -194,7 +198,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         let answer = try await runSaveScript([
             "3", knownTokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
             versionsKey(deviceID: deviceID), String(expected.number), json, String(lifetime(of: tokens)), requestorID,
-            announcement.channel, announcement.command,
+            announcement.channel, announcement.command, String(Self.schema),
         ])
         // The script answers {1|0, version}; versions are strings (HGET's, or tostring of INCR's).
         guard case .array(let parts?) = answer, parts.count == 2, case .integer(let saved) = parts[0],
@@ -220,7 +224,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         guard case .array(let items?) = members else { throw Self.unexpected(members) }
         let requestors = items.compactMap(\.text).sorted()
         guard !requestors.isEmpty else { return [] }
-        let answers = try await pipeline(requestors.map { ["HMGET", tokensKey(deviceID: deviceID, requestorID: $0), "v", "t"] }, key: device)
+        let answers = try await pipeline(requestors.map { ["HMGET", tokensKey(deviceID: deviceID, requestorID: $0), "v", "t", "s"] }, key: device)
         var found: [AuthenticationToken] = []
         for answer in answers {
             if let authentication = try Self.versioned(answer).tokens.authentication { found.append(authentication) }
@@ -233,7 +237,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// Compare-and-set in one atomic step. KEYS (one slot: the device's): tokens, device set, the
     /// device's version counter. ARGV: the expected version, the tokens' JSON, the lifetime (ms), the
     /// requestor id, the channel and how to publish on it (`PUBLISH`, or `SPUBLISH` on a cluster, whose
-    /// channel is in the device's slot). Answers `{1, new version}` or `{0, current version}`.
+    /// channel is in the device's slot), the schema of the JSON. Answers `{1, new version}` or `{0, current version}`.
     ///
     /// A version is the counter's next value, but never below the server's clock in microseconds: a
     /// server restarted empty (or from an older snapshot, or a replica that had not caught up) starts its
@@ -256,7 +260,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
             next = floor
         end
         local version = string.format('%.0f', next)
-        redis.call('HSET', KEYS[1], 'v', version, 't', ARGV[2])
+        redis.call('HSET', KEYS[1], 'v', version, 't', ARGV[2], 's', ARGV[7])
         redis.call('PEXPIRE', KEYS[1], ARGV[3])
         redis.call('SADD', KEYS[2], ARGV[4])
         local left = redis.call('PTTL', KEYS[2])
@@ -370,10 +374,17 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         return .unavailable("Redis: an unexpected answer (\(shape))")
     }
 
-    /// `HMGET v t` as versioned tokens; a key that is gone is absent.
+    /// `HMGET v t [s]` as versioned tokens; a key that is gone is absent. Tokens in a schema newer than
+    /// ``schema`` (written by a newer version of the package) are not guessed at: a typed error says so.
     static func versioned(_ answer: RESPValue) throws(TokenStorageError) -> VersionedTokens {
-        guard case .array(let fields?) = answer, fields.count == 2 else { throw unexpected(answer) }
+        guard case .array(let fields?) = answer, fields.count == 2 || fields.count == 3 else { throw unexpected(answer) }
         if case .bulkString(nil) = fields[0] { return .absent }
+        if fields.count == 3, case .bulkString(_?) = fields[2] {
+            guard let written = fields[2].text.flatMap(Int.init), written >= 1 else { throw unexpected(answer) }
+            guard written <= schema else {
+                throw .unavailable("Redis: these tokens were written in schema \(written) by a newer version; this node reads up to \(schema)")
+            }
+        }
         guard let number = fields[0].text.flatMap(UInt64.init), case .bulkString(let bytes?) = fields[1] else {
             throw unexpected(answer)
         }

@@ -118,6 +118,31 @@ struct RedisTokenStorageTests {
         await server.stop()
     }
 
+    /// Every save writes the schema of its JSON beside it (`s`); tokens without one (written by 0.4.0)
+    /// read as schema 1, and tokens in a newer schema are refused with a typed error, never guessed at.
+    @Test func theStoredJSONCarriesItsSchema() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration())
+        defer {
+            client.close()
+            Task { await server.stop() }
+        }
+        let store = RedisTokenStorage(client: client)
+        let version = try await store.save(StoredTokens(selectedProvider: "acme-cable", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+        let key = store.tokensKey(deviceID: "d", requestorID: "r")
+        #expect(try await client.send(["HGET", key, "s"]).text == String(RedisTokenStorage.schema))
+        _ = try await client.send(["HDEL", key, "s"])  // as 0.4.0 wrote it
+        #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(StoredTokens(selectedProvider: "acme-cable", deviceID: "d"), version: version))
+        _ = try await client.send(["HSET", key, "s", String(RedisTokenStorage.schema + 1)])
+        do {
+            _ = try await store.load(deviceID: "d", requestorID: "r")
+            Issue.record("tokens in a newer schema were read")
+        } catch {
+            #expect("\(error)".contains("schema \(RedisTokenStorage.schema + 1)"), "\(error)")
+        }
+        await #expect(throws: TokenStorageError.self) { try await store.authentications(deviceID: "d") }
+    }
+
     @Test func keysExpireWithTheirTokensAndTheDeviceListsEveryRequestor() async throws {
         let server = try await RedisServer()
         let client = RedisClient(server.configuration())
