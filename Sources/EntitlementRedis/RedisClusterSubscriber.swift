@@ -71,9 +71,6 @@ final class RedisClusterSubscriber: Sendable {
 
     deinit { stop() }
 
-    /// The masters subscribed now, each with how many slots' channels it holds.
-    var subscribedSlots: [String: Int] { state.withLock { $0.subscriptions.mapValues(\.slots.count) } }
-
     /// Makes the subscriptions match `owners` (the master of every slot): a master whose slots changed,
     /// or whose subscription ended, subscribes anew; one that serves none any more stops.
     private func subscribe(to owners: [String]) {
