@@ -51,7 +51,7 @@ public enum FuzzTargets {
     /// The targets `entitle fuzz` and the test suite run.
     public static let all: [FuzzTarget] = [
         URLFuzzer.target, TraceFuzzer.target, ScenarioFuzzer.target, TokenFileFuzzer.target, HTTPRequestFuzzer.target,
-        RESPFuzzer.target, SecurityXMLFuzzer.target,
+        RESPFuzzer.target, SecurityXMLFuzzer.target, JSONFuzzer.target,
     ]
 
     /// The target called `name`, if any.

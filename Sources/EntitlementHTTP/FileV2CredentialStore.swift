@@ -24,7 +24,7 @@ public final class FileV2CredentialStore: V2CredentialStore {
     /// The stored credentials, if the file holds valid ones.
     public func load() async -> V2ClientCredentials? {
         guard let data = FileManager.default.contents(atPath: path),
-            let json = try? JSONReader.read(String(decoding: data, as: UTF8.self))
+            let json = try? JSONReader.read(Array(data))
         else { return nil }
         return try? V2ClientCredentials(json: json)
     }

@@ -151,7 +151,7 @@ public final class URLSessionV2Transport: V2Transport {
             return V2Response(status: status, body: nil, bodyProblem: "Content-Type '\(mediaType.prefix(40))', not JSON")
         }
         do {
-            return V2Response(status: status, body: try JSONReader.read(String(decoding: data, as: UTF8.self)))
+            return V2Response(status: status, body: try JSONReader.read(Array(data)))
         } catch {
             return V2Response(status: status, body: nil, bodyProblem: "the body is not JSON (\(error))")
         }

@@ -149,7 +149,7 @@ extension Simulator {
         guard parts.count == 3, parts[0] == "vsa", let payload = Base64URL.decode(String(parts[1])),
             let signature = Base64URL.decode(String(parts[2])),
             HMACSHA256.isValid(signature, for: payload, key: world.platformKey),
-            let claims = try? JSONReader.read(String(decoding: payload, as: UTF8.self)),
+            let claims = try? JSONReader.read(Array(payload)),
             let mvpdID = claims["mvpd"]?.string, let username = claims["user"]?.string,
             let deviceID = claims["device"]?.string, let expires = claims["expires"]?.int,
             clock.now() < Timestamp(milliseconds: expires), deviceID == context.deviceID,

@@ -82,7 +82,7 @@ enum V2HTTPRoute {
         guard http.method == "POST" else { return .refused(V2Response(status: 405, body: nil)) }
         if path == "/o/client/register" {
             guard mediaType(http) == "application/json",
-                let json = try? JSONReader.read(String(decoding: http.body, as: UTF8.self)),
+                let json = try? JSONReader.read(Array(http.body)),
                 let statement = json["software_statement"]?.string
             else { return .refused(.oauthError("invalid_request")) }
             return .api(.registerClient(softwareStatement: statement, redirectURI: json["redirect_uri"]?.string), context)
@@ -130,7 +130,7 @@ enum V2HTTPRoute {
     }
 
     private static func resources(_ http: HTTPRequest) -> [String]? {
-        guard mediaType(http) == "application/json", let json = try? JSONReader.read(String(decoding: http.body, as: UTF8.self)),
+        guard mediaType(http) == "application/json", let json = try? JSONReader.read(Array(http.body)),
             let items = json["resources"]?.array, !items.isEmpty
         else { return nil }
         let resources = items.compactMap(\.string)

@@ -1,8 +1,8 @@
 @testable import EntitlementEngine
 import Testing
 
-/// The trace JSON reader's edges: integers to the limits of Int64 and no further, strings with and
-/// without escapes, and the refusals with their byte offsets.
+/// The JSON reader's edges: integers to the limits of Int64, every other number kept exactly, strings
+/// with and without escapes, and the refusals (RFC 8259's) with their byte offsets.
 @Suite("JSON reader")
 struct JSONReaderTests {
     @Test(arguments: [
@@ -13,9 +13,45 @@ struct JSONReaderTests {
         #expect(try JSONReader.read(text) == .int(value))
     }
 
-    @Test(arguments: ["9223372036854775808", "-9223372036854775809", "99999999999999999999", "-", "1.5", "1e3", "01x"])
-    func integersBeyondTheLimitsOrNotIntegersAreRefused(text: String) {
-        #expect(throws: JSONReader.Failure.self) { try JSONReader.read(text) }
+    /// Every other number RFC 8259 allows is read exactly, as its text: fractions, exponents, and
+    /// integers beyond 64 bits (never rounded to the nearest Int64 or Double on the way in).
+    @Test(arguments: [
+        ("9223372036854775808", 9.223372036854775808e18), ("-9223372036854775809", -9.223372036854775809e18),
+        ("99999999999999999999", 1e20), ("0.5", 0.5), ("-0.0", -0.0), ("1e3", 1000), ("1E+3", 1000), ("2.5e-3", 0.0025),
+        ("123456789012345678901234567890.5", 1.2345678901234568e29),
+    ])
+    func everyOtherNumberIsKeptAsItsText(text: String, nearest: Double) throws {
+        let value = try JSONReader.read(text)
+        #expect(value == .number(JSONNumber(validated: text)))
+        #expect(value.double == nearest && value.int == nil)
+        #expect(value.canonicalText == text)
+        #expect(try JSONReader.read(#"{"weight":\#(text)}"#)["weight"] == value)
+    }
+
+    @Test func aNumberBeyondDoublesRangeIsReadButHasNoDouble() throws {
+        #expect(try JSONReader.read("1e400").double == nil)
+        #expect(JSONNumber("1e400")?.literal == "1e400" && JSONNumber(" 1") == nil && JSONNumber("1.") == nil)
+    }
+
+    @Test(arguments: [
+        ("-", "a number without digits"), ("01", "a number with a leading zero"), ("-01", "a number with a leading zero"),
+        ("1.", "a fraction without digits"), (".5", "unexpected character"), ("1e", "an exponent without digits"),
+        ("1e+", "an exponent without digits"), ("+1", "unexpected character"), ("0x10", "unexpected text after the value"),
+        ("NaN", "unexpected character"), ("Infinity", "unexpected character"), ("01x", "a number with a leading zero"),
+    ])
+    func whatRFC8259DoesNotAllowIsRefused(text: String, reason: String) {
+        do {
+            _ = try JSONReader.read(text)
+            Issue.record("\(text) was read")
+        } catch {
+            #expect(error.description.hasPrefix(reason), "\(text): \(error)")
+        }
+    }
+
+    @Test func bytesThatAreNotUTF8AreRefused() {
+        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0x5C, 0x6E, 0xED, 0xA0, 0x80, 0x22]] {
+            #expect(throws: JSONReader.Failure.self) { try JSONReader.read(bytes, in: 0..<bytes.count) }
+        }
     }
 
     @Test func stringsWithAndWithoutEscapes() throws {

@@ -20,7 +20,7 @@ struct TraceFormatTests {
     }
 
     @Test(arguments: [
-        ("1.5", "a number that is not an integer"), ("1e3", "a number that is not an integer"), ("[1,]", "unexpected character"),
+        ("01", "a number with a leading zero"), ("1.", "a fraction without digits"), ("[1,]", "unexpected character"),
         (#"{"a":1,"a":2}"#, "the key 'a' twice"), (#""\x""#, "an unknown escape"), ("[1] 2", "unexpected text after the value"),
         (#"{"a":"b"#, "an unterminated string"), ("", "unexpected end"),
     ])

@@ -7,7 +7,7 @@ import Testing
 /// `entitle fuzz TARGET --count N`). A trap fails the run loudly; a rejected case prints its seed.
 @Suite("Fuzz targets")
 struct FuzzTargetTests {
-    static let budgets: [String: Int] = ["url": 3_000, "trace": 1_000, "scenario": 1_000, "token-file": 400, "http-request": 3_000, "resp": 3_000]
+    static let budgets: [String: Int] = ["url": 3_000, "trace": 1_000, "scenario": 1_000, "token-file": 400, "http-request": 3_000, "resp": 3_000, "json": 5_000]
 
     @Test(arguments: FuzzTargets.all.map(\.name))
     func everyTargetRunsItsBudgetClean(name: String) async throws {

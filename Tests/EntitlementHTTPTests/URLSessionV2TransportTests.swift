@@ -40,6 +40,25 @@ struct URLSessionV2TransportTests {
         await server.shutdown()
     }
 
+    /// An answer may hold any JSON number (a field Adobe adds tomorrow with a fraction): it is read, not
+    /// refused; bytes that are not UTF-8 are a body problem, not a repaired guess.
+    @Test func anAnswerWithAFractionIsReadAndOneThatIsNotUTF8IsNot() async throws {
+        let server = try HTTPServer { request in
+            let body: [UInt8] = request.path.hasSuffix("/configuration")
+                ? Array(#"{"weight":0.5,"scale":1e3,"big":123456789012345678901234567890,"requestor":"sp"}"#.utf8)
+                : [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
+        }
+        let transport = URLSessionV2Transport(baseURL: server.url)
+        let answer = try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext(bearer: "b"))
+        #expect(answer.body?["weight"]?.double == 0.5 && answer.body?["scale"]?.double == 1000)
+        #expect(answer.body?["big"] == .number(try #require(JSONNumber("123456789012345678901234567890"))))
+        #expect(answer.body?["requestor"] == "sp")
+        let broken = try await transport.send(.profiles(serviceProvider: "sp"), context: V2RequestContext(bearer: "b", deviceID: "tv"))
+        #expect(broken.body == nil && broken.bodyProblem != nil)
+        await server.shutdown()
+    }
+
     @Test func aBodyOverTheLimitIsNotReadAndARedirectIsNotFollowed() async throws {
         let elsewhere = Captured()
         let other = try HTTPServer { request in

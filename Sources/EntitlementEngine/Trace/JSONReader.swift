@@ -1,5 +1,7 @@
-/// Reads one JSON text into a ``JSONValue``: a small recursive-descent parser over UTF-8.
-/// Refuses floating-point numbers (traces hold integers only), trailing garbage, and depth beyond 64.
+/// Reads one JSON text (RFC 8259) into a ``JSONValue``: a small recursive-descent parser over UTF-8.
+/// Reads every number (fractions, exponents and integers beyond 64 bits kept exactly, as their text);
+/// refuses what RFC 8259 does not allow (leading zeros, lone surrogates, control characters in
+/// strings, bytes that are not UTF-8, trailing text), a key given twice, and nesting beyond 64.
 public struct JSONReader {
     /// Why a text is not a JSON value this format accepts.
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -19,6 +21,10 @@ public struct JSONReader {
         let bytes = Array(text.utf8)
         return try read(bytes, in: 0..<bytes.count)
     }
+
+    /// Parses the JSON text in `bytes` (a body as it arrived: bytes that are not UTF-8 are refused, not
+    /// repaired).
+    public static func read(_ bytes: [UInt8]) throws(Failure) -> JSONValue { try read(bytes, in: 0..<bytes.count) }
 
     /// Parses the JSON text in `bytes[range]` (one line of a trace, read without copying it out).
     static func read(_ bytes: [UInt8], in range: Range<Int>) throws(Failure) -> JSONValue {
@@ -105,37 +111,44 @@ public struct JSONReader {
         case UInt8(ascii: "\""): return .string(try string())
         case UInt8(ascii: "["): return try array()
         case UInt8(ascii: "{"): return try object()
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .int(try integer())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
         default: throw failure("unexpected character")
         }
     }
 
-    private mutating func integer() throws(Failure) -> Int64 {
-        let negative = bytes[index] == UInt8(ascii: "-")
-        if negative { index += 1 }
-        let digitsStart = index
-        // Accumulated as a negative number, so Int64.min is representable.
-        var value: Int64 = 0
-        var overflow = false
-        while index < end, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
-            let digit = Int64(bytes[index] - UInt8(ascii: "0"))
-            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-            let (next, o2) = times10.subtractingReportingOverflow(digit)
-            overflow = overflow || o1 || o2
-            value = next
+    /// A number, by RFC 8259's grammar (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`): an
+    /// integer that fits 64 bits is ``JSONValue/int(_:)``; a fraction, an exponent or a larger integer is
+    /// ``JSONValue/number(_:)``, kept as its exact text.
+    private mutating func number() throws(Failure) -> JSONValue {
+        let first = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < end, isDigit(bytes[index]) else { throw failure("a number without digits") }
+        if bytes[index] == UInt8(ascii: "0") {
             index += 1
+            if index < end, isDigit(bytes[index]) { throw failure("a number with a leading zero") }
+        } else {
+            while index < end, isDigit(bytes[index]) { index += 1 }
         }
-        if index < end, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            throw failure("a number that is not an integer")
+        var integral = true
+        if index < end, bytes[index] == UInt8(ascii: ".") {
+            integral = false
+            index += 1
+            guard index < end, isDigit(bytes[index]) else { throw failure("a fraction without digits") }
+            while index < end, isDigit(bytes[index]) { index += 1 }
         }
-        guard index > digitsStart else { throw failure("an integer out of range") }
-        if negative {
-            guard !overflow else { throw failure("an integer out of range") }
-            return value
+        if index < end, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            integral = false
+            index += 1
+            if index < end, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < end, isDigit(bytes[index]) else { throw failure("an exponent without digits") }
+            while index < end, isDigit(bytes[index]) { index += 1 }
         }
-        guard !overflow, value != .min else { throw failure("an integer out of range") }
-        return -value
+        let text = String(decoding: bytes[first..<index], as: UTF8.self)
+        if integral, let value = Int64(text) { return .int(value) }
+        return .number(JSONNumber(validated: text))
     }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     private mutating func string() throws(Failure) -> String {
         index += 1
@@ -144,7 +157,7 @@ public struct JSONReader {
         while scan < end {
             let byte = bytes[scan]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: bytes[index..<scan], as: UTF8.self)
+                guard let text = String(validating: bytes[index..<scan], as: UTF8.self) else { throw failure("a string that is not UTF-8") }
                 index = scan + 1
                 return text
             }
@@ -157,7 +170,9 @@ public struct JSONReader {
             let byte = bytes[index]
             index += 1
             switch byte {
-            case UInt8(ascii: "\""): return String(decoding: out, as: UTF8.self)
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: out, as: UTF8.self) else { throw failure("a string that is not UTF-8") }
+                return text
             case UInt8(ascii: "\\"):
                 guard index < end else { throw failure("unterminated escape") }
                 let escaped = bytes[index]

@@ -1,5 +1,5 @@
 /// A JSON value with one canonical byte form: object keys sorted by their UTF-8 bytes, no
-/// insignificant whitespace, integers only (times are integer milliseconds), strings escaped
+/// insignificant whitespace, numbers as read (times are integer milliseconds), strings escaped
 /// minimally (`"`, `\`, control characters). Hand-written so traces need no encoder and so the
 /// same record always gives the same bytes.
 public enum JSONValue: Sendable, Hashable {
@@ -7,8 +7,10 @@ public enum JSONValue: Sendable, Hashable {
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// An integer.
+    /// An integer that fits 64 bits.
     case int(Int64)
+    /// Any other number — a fraction, an exponent, a larger integer — as its exact text.
+    case number(JSONNumber)
     /// A string.
     case string(String)
     /// An array.
@@ -35,6 +37,7 @@ public enum JSONValue: Sendable, Hashable {
         case .null: out += [0x6E, 0x75, 0x6C, 0x6C]
         case .bool(let value): out += value ? Array("true".utf8) : Array("false".utf8)
         case .int(let value): out += Array(String(value).utf8)
+        case .number(let value): out += Array(value.literal.utf8)
         case .string(let value): Self.writeString(value, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
@@ -86,8 +89,16 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The string, if this is one.
     public var string: String? { if case .string(let value) = self { value } else { nil } }
-    /// The integer, if this is one.
+    /// The integer, if this is one that fits 64 bits.
     public var int: Int64? { if case .int(let value) = self { value } else { nil } }
+    /// The number as the nearest `Double`, if this is a number (nil beyond `Double`'s range).
+    public var double: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .number(let value): value.double
+        default: nil
+        }
+    }
     /// The boolean, if this is one.
     public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
     /// The elements, if this is an array.
@@ -136,6 +147,9 @@ extension JSONValue: Encodable {
         case .int(let value):
             var container = encoder.singleValueContainer()
             try container.encode(value)
+        case .number(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value.double ?? .nan)
         case .string(let value):
             var container = encoder.singleValueContainer()
             try container.encode(value)
@@ -147,4 +161,30 @@ extension JSONValue: Encodable {
             for (key, value) in members { try container.encode(value, forKey: MemberKey(stringValue: key)) }
         }
     }
+}
+
+/// A JSON number that is not a 64-bit integer, kept exactly as written: nothing is rounded until a
+/// reader asks for a `Double`.
+public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+    /// The number's text, valid by RFC 8259's grammar.
+    public let literal: String
+
+    /// `literal` if it is a JSON number (nothing around it); nil otherwise.
+    public init?(_ literal: String) {
+        guard literal.utf8.allSatisfy({ $0 > 0x20 }) else { return nil }
+        switch try? JSONReader.read(literal) {
+        case .number(let number)?: self = number
+        case .int?: self.literal = literal
+        default: return nil
+        }
+    }
+
+    /// A literal the reader has checked.
+    init(validated literal: String) { self.literal = literal }
+
+    /// The nearest `Double`; nil beyond its range (`1e400`).
+    public var double: Double? { Double(literal).flatMap { $0.isFinite ? $0 : nil } }
+
+    /// The literal.
+    public var description: String { literal }
 }

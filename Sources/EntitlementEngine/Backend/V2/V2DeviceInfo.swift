@@ -63,7 +63,7 @@ public struct V2DeviceInfo: Sendable, Hashable {
         guard let bytes = Base64.decode(headerValue) else { throw V2DecodingError(path: "X-Device-Info", reason: "not base64") }
         let value: JSONValue
         do {
-            value = try JSONReader.read(String(decoding: bytes, as: UTF8.self))
+            value = try JSONReader.read(Array(bytes))
         } catch {
             throw V2DecodingError(path: "X-Device-Info", reason: "not JSON")
         }
