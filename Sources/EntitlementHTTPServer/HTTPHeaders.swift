@@ -32,6 +32,22 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
         fields.removeAll { $0.name.lowercased() == lowered }
     }
 
+    /// Whether `name` is a field name (RFC 9110 §5.1: a token — letters, digits and ``!#$%&'*+-.^_`|~``).
+    public static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): true
+            default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+            }
+        }
+    }
+
+    /// Whether `value` may be written as a field value (RFC 9110 §5.5): tabs, spaces, visible characters
+    /// and bytes above 0x7F — never CR, LF, NUL or another control character.
+    public static func isSafeValue(_ value: String) -> Bool {
+        value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+    }
+
     /// Iterates the fields in order.
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 

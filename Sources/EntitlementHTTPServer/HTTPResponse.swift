@@ -42,8 +42,15 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     /// The bytes written for this answer: the head (with `Content-Length`, `Date` and `Connection`)
-    /// and, unless `includeBody` is false (a `HEAD` request), the body.
+    /// and, unless `includeBody` is false (a `HEAD` request), the body. An answer with a header field
+    /// that cannot be written safely — a name that is not a token, a value holding CR, LF, NUL or another
+    /// control character (response splitting: a reflected value starting a header or a body of its own)
+    /// — is never written: a `500` saying so goes out instead, without the field.
     public func serialized(keepAlive: Bool, date: String, includeBody: Bool = true) -> [UInt8] {
+        guard headers.allSatisfy({ HTTPHeaders.isToken($0.name) && HTTPHeaders.isSafeValue($0.value) }) else {
+            return HTTPResponse.text(500, "The answer held a header field that cannot be sent safely; it was not sent.")
+                .serialized(keepAlive: keepAlive, date: date, includeBody: includeBody)
+        }
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
         for field in headers where !Self.managed.contains(field.name.lowercased()) {
             head += "\(field.name): \(field.value)\r\n"

@@ -9,7 +9,7 @@ extension Simulator {
     /// profile; `invalid` when there was no valid profile.
     func logout(_ context: RequestContext, mvpd: String, redirectURL: String) throws(V2EnhancedError) -> [String: V2Logout] {
         let provider = try provider(context, mvpd)
-        guard redirectURL.contains(":") else {
+        guard Self.isRedirectURL(redirectURL) else {
             throw Self.refusal(400, "invalid_parameter_redirect_url", "The redirect URL is not a URL.")
         }
         if provider.tempPass || provider.degraded { return [mvpd: V2Logout(actionName: .complete, actionType: .none, mvpd: mvpd)] }

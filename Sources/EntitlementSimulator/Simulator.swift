@@ -295,6 +295,13 @@ public actor Simulator {
     /// `POST sessions`: a code and login URL (`authenticate`), or `resume` when the redirect URL is
     /// missing (a second screen supplies it), or `authorize` when no login is needed (TempPass,
     /// degraded access). A new session replaces the device's older ones for the requestor.
+    /// Whether `text` is a URL the simulator can send a browser back to: it has a scheme, and nothing a
+    /// `Location` header cannot carry (white space, control characters — an encoded CR LF would let
+    /// the requester write headers of its own into the answer that ends the login).
+    static func isRedirectURL(_ text: String) -> Bool {
+        text.contains(":") && text.unicodeScalars.allSatisfy { $0.value > 0x20 && !(0x7F...0x9F).contains($0.value) }
+    }
+
     func createSession(_ context: RequestContext, mvpd: String, domainName: String, redirectURL: String?)
         throws(V2EnhancedError) -> V2Session
     {
@@ -307,7 +314,7 @@ public actor Simulator {
                 url: "\(world.serviceProvider)/api/v2/\(context.requestorID)/decisions/authorize/\(mvpd)",
                 sessionID: trackingID("sid."), mvpd: mvpd, serviceProvider: context.requestorID)
         }
-        if let redirectURL, !redirectURL.contains(":") {
+        if let redirectURL, !Self.isRedirectURL(redirectURL) {
             throw Self.refusal(400, "invalid_parameter_redirect_url", "The redirect URL is not a URL.")
         }
         sessions = sessions.filter { $0.value.deviceID != context.deviceID || $0.value.requestorID != context.requestorID }

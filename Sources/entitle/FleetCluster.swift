@@ -94,6 +94,9 @@ final class RedisClusterProcess: FleetRedis {
             "redis-server",
             [
                 "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder, "--loglevel", "warning",
+                // Each node its own data file: a replica's full sync writes one, and a node started again
+                // must never load another node's keys.
+                "--dbfilename", "dump-\(port).rdb",
                 "--logfile", "\(folder)/redis-\(port).log", "--cluster-enabled", "yes", "--cluster-config-file", "\(folder)/nodes-\(port).conf",
                 "--cluster-node-timeout", "2000", "--repl-diskless-sync-delay", "0",
             ])
@@ -129,6 +132,7 @@ final class RedisClusterProcess: FleetRedis {
     func restart(keepingData: Bool) async {
         guard let port = await anyMaster(), let old = processes.withLock({ $0[port] }) else { return }
         await old.killAndReap()
+        if !keepingData { try? FileManager.default.removeItem(atPath: "\(folder)/dump-\(port).rdb") }
         try? await Task.sleep(for: .seconds(3))  // past the node timeout: its replica takes over
         if let fresh = try? Self.launch(port: port, folder: folder) { processes.withLock { $0[port] = fresh } }
     }

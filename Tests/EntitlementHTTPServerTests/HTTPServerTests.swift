@@ -25,6 +25,27 @@ struct HTTPServerTests {
         await server.shutdown()
     }
 
+    /// Response splitting: a header field that cannot be written safely (a value with CR LF, NUL or
+    /// another control character, a name that is not a token) is never written; a 500 goes out instead.
+    @Test(arguments: [
+        ("Location", "https://app.example/done\r\nSet-Cookie: session=stolen"), ("Location", "https://x/\n\n<html>"),
+        ("X-Echo", "a\u{0}b"), ("X-Echo", "a\u{1B}b"), ("Bad Name", "v"), ("", "v"), ("X:Y", "v"),
+    ])
+    func aHeaderThatCannotBeWrittenSafelyIsNeverWritten(name: String, value: String) {
+        let answer = HTTPResponse(status: 302, headers: HTTPHeaders([(name, value), ("X-Other", "kept out too")]))
+        let text = String(decoding: answer.serialized(keepAlive: true, date: "Wed, 25 Nov 2026 19:00:00 GMT"), as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 500 Internal Server Error\r\n"), "\(text)")
+        #expect(!text.contains("stolen") && !text.contains("<html>") && !text.contains("X-Other") && !text.contains("Location"))
+        let head = text.components(separatedBy: "\r\n\r\n")[0]
+        #expect(head.split(separator: "\r\n").allSatisfy { !$0.contains("\n") && !$0.contains("\u{0}") })
+    }
+
+    @Test func safeHeadersAreWrittenAsGiven() {
+        let answer = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", "https://app.example/done?x=%0D%0A&é"), ("X-Tab", "a\tb")]))
+        let text = String(decoding: answer.serialized(keepAlive: false, date: "d"), as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 302 Found\r\nLocation: https://app.example/done?x=%0D%0A&é\r\nX-Tab: a\tb\r\n"), "\(text)")
+    }
+
     @Test func servesPipelinedRequestsOnOneKeptAliveConnection() async throws {
         try await serving { server in
             let connection = try #require(await RawConnection.open(port: server.port))

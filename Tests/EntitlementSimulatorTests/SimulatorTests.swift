@@ -48,6 +48,25 @@ struct SimulatorTests {
         #expect(world.users.allSatisfy { $0.metadata["zip"] != nil && $0.metadata["householdID"] != nil })
     }
 
+    /// A redirect URL the simulator could not put in a `Location` header safely (an encoded CR LF would
+    /// let the requester write headers of its own into the answer that ends the login or the logout) is
+    /// refused where it is given, with Adobe's `invalid_parameter_redirect_url`.
+    @Test(arguments: ["https://app.example/done\r\nSet-Cookie: a=b", "https://app.example/a b", "https://app.example/\u{0}", "no-scheme"])
+    func aRedirectURLThatCannotBeSentBackIsRefused(redirect: String) async throws {
+        let simulator = simulator
+        for request in [
+            BackendRequest.createSession(context, mvpd: "acme-cable", domainName: "sim-app.example", redirectURL: redirect),
+            .logout(context, mvpd: "acme-cable", redirectURL: redirect),
+        ] {
+            do {
+                _ = try await simulator.perform(request)
+                Issue.record("\(request) was accepted")
+            } catch {
+                #expect("\(error)".contains("invalid_parameter_redirect_url"), "\(error)")
+            }
+        }
+    }
+
     @Test func aSessionIsALoginURLAndACodeValidForThirtyMinutes() async throws {
         let session = try await session(simulator)
         #expect(session.actionName == .authenticate && session.actionType == .interactive && session.reasonType == .none)
