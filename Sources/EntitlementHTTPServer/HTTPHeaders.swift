@@ -32,7 +32,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
         fields.removeAll { $0.name.lowercased() == lowered }
     }
 
-    /// Whether `name` is a field name (RFC 9110 §5.1: a token — letters, digits and ``!#$%&'*+-.^_`|~``).
+    /// Whether `name` is a field name (RFC 9110 §5.1: a token — letters, digits, the backtick and
+    /// `!#$%&'*+-.^_|~`).
     public static func isToken(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.allSatisfy { byte in
             switch byte {

@@ -30,7 +30,7 @@ import Synchronization
 /// Every save also publishes its tokens key (in the same script) — on `PREFIX:saves` on a standalone
 /// server; on a cluster with sharded pub/sub (`SPUBLISH`, Redis 7) on its slot's channel
 /// `PREFIX:saves:{TAG}` (``savesChannel(slot:)``), which only the master holding the key serves, and
-/// which a node subscribes to on every master (``RedisClusterSubscriber``, following failovers and
+/// which a node subscribes to on every master (its cluster subscriber follows failovers and
 /// moved slots) — so the nodes of a fleet learn of each other's saves at once (`TokenSaveNotifying`: a session host subscribes for its
 /// engines). A node maps a published key back to the device and requestor only for ids it has used
 /// itself (the last ``knownKeysLimit``); a message it cannot map, or misses while Redis is away, costs
