@@ -292,9 +292,6 @@ public actor Simulator {
 
     // MARK: - Sessions
 
-    /// `POST sessions`: a code and login URL (`authenticate`), or `resume` when the redirect URL is
-    /// missing (a second screen supplies it), or `authorize` when no login is needed (TempPass,
-    /// degraded access). A new session replaces the device's older ones for the requestor.
     /// Whether `text` is a URL the simulator can send a browser back to: it has a scheme, and nothing a
     /// `Location` header cannot carry (white space, control characters — an encoded CR LF would let
     /// the requester write headers of its own into the answer that ends the login).
@@ -302,6 +299,9 @@ public actor Simulator {
         text.contains(":") && text.unicodeScalars.allSatisfy { $0.value > 0x20 && !(0x7F...0x9F).contains($0.value) }
     }
 
+    /// `POST sessions`: a code and login URL (`authenticate`), or `resume` when the redirect URL is
+    /// missing (a second screen supplies it), or `authorize` when no login is needed (TempPass,
+    /// degraded access). A new session replaces the device's older ones for the requestor.
     func createSession(_ context: RequestContext, mvpd: String, domainName: String, redirectURL: String?)
         throws(V2EnhancedError) -> V2Session
     {

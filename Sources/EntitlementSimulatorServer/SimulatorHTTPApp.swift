@@ -32,7 +32,16 @@ public struct SimulatorHTTPApp: Sendable {
         if request.path.hasPrefix(Self.securityAPIPath) { return await securityAPI(request) }
         switch V2HTTPRoute.read(request) {
         case .api(let v2, let context): return await api(v2, context)
-        case .refused(let refusal): return Self.http(refusal)
+        case .refused(let refusal):
+            // A request's parameters and headers are judged after its access token, as the service does
+            // everywhere: without a valid token the answer is 401, whatever else is wrong.
+            if refusal.status == 400, request.path.hasPrefix("/api/v2/"),
+                let unauthenticated = service.registrar.refusal(bearer: V2HTTPRoute.bearer(request))
+            {
+                return Self.http(unauthenticated)
+            }
+            return Self.http(refusal)
+        case .methodNotAllowed(let allowed): return Self.methodNotAllowed(allowed, json: true)
         case .web: return await web(request)
         }
     }
@@ -54,6 +63,16 @@ public struct SimulatorHTTPApp: Sendable {
     }
 
     static let jsonHeaders = HTTPHeaders([("Content-Type", "application/json;charset=UTF-8")])
+
+    /// 405 with `Allow`: V2's error JSON for an API path, the error page for a page.
+    static func methodNotAllowed(_ allowed: [String], json: Bool) -> HTTPResponse {
+        var answer =
+            json
+            ? http(V2Response(status: 405, body: ["status": 405, "message": "This operation does not take that method.", "action": "none"]))
+            : .html(405, WebPageHTML.error(status: 405, message: "Method not allowed."))
+        answer.headers.set("Allow", allowed.joined(separator: ", "))
+        return answer
+    }
 
     /// A V2 answer on the wire: JSON when it has a body; 429 as openresty's page; else the status alone.
     static func http(_ answer: V2Response) -> HTTPResponse {
@@ -88,7 +107,7 @@ public struct SimulatorHTTPApp: Sendable {
         guard parts.count == 2, parts[1] == "authorize" || parts[1] == "step-up", let id = try? PercentEncoding.decode(parts[0]) else {
             return .text(404, "Not found.\n")
         }
-        guard request.method == "POST" else { return .text(405, "Method not allowed.\n") }
+        guard request.method == "POST" else { return Self.methodNotAllowed(["POST"], json: false) }
         let form = FormFields.parse(Substring(String(decoding: request.body, as: UTF8.self)))
         let simulator = service.simulator
         let answer =
@@ -133,9 +152,9 @@ public struct SimulatorHTTPApp: Sendable {
 
     private func web(_ request: HTTPRequest) async -> HTTPResponse {
         let simulator = service.simulator
-        guard request.method == "GET" || request.method == "POST" || request.method == "HEAD" else {
-            return .html(405, WebPageHTML.error(status: 405, message: "Method not allowed."))
-        }
+        // The authenticate URL is opened in a browser (GET); the other pages also take their forms.
+        let allowed = request.path.hasPrefix("/api/v2/authenticate/") ? ["GET", "HEAD"] : ["GET", "HEAD", "POST"]
+        guard allowed.contains(request.method) else { return Self.methodNotAllowed(allowed, json: false) }
         if request.path == "/" { return .html(200, WebPageHTML.index(await simulator.world, baseURL: baseURL)) }
         let url = baseURL + request.target
         if url.split(separator: "?")[0] == simulator.activationURL, FormFields.parse(request.query)["code"] == nil {

@@ -15,6 +15,8 @@ enum V2HTTPRoute {
         case web
         /// An API path the service refuses.
         case refused(V2Response)
+        /// An API path that does not take this method: 405, with the methods it takes (`Allow`).
+        case methodNotAllowed(allowed: [String])
     }
 
     static func read(_ http: HTTPRequest) -> Reading {
@@ -65,10 +67,9 @@ enum V2HTTPRoute {
         case ("GET", 2, "logout"):
             guard let redirectURL = query["redirectUrl"] else { return .refused(missing("invalid_parameter_redirect_url")) }
             request = .logout(serviceProvider: sp, mvpd: rest[1], redirectURL: redirectURL)
-        case (_, _, "configuration"), (_, _, "sessions"), (_, _, "profiles"), (_, _, "decisions"), (_, _, "logout"):
-            return .refused(V2Response(status: 405, body: nil))
         default:
-            return .refused(notFound)
+            guard let allowed = allowedMethods(rest) else { return .refused(notFound) }
+            return .methodNotAllowed(allowed: allowed)
         }
         if request.deviceIdentifier == .required, context.deviceID == nil {
             return .refused(missing("invalid_header_device_identifier"))
@@ -79,7 +80,7 @@ enum V2HTTPRoute {
     // MARK: - Parts
 
     private static func registration(_ http: HTTPRequest, _ path: String, _ context: V2RequestContext) -> Reading {
-        guard http.method == "POST" else { return .refused(V2Response(status: 405, body: nil)) }
+        guard http.method == "POST" else { return .methodNotAllowed(allowed: ["POST"]) }
         if path == "/o/client/register" {
             guard mediaType(http) == "application/json",
                 let json = try? JSONReader.read(Array(http.body)),
@@ -87,8 +88,9 @@ enum V2HTTPRoute {
             else { return .refused(.oauthError("invalid_request")) }
             return .api(.registerClient(softwareStatement: statement, redirectURI: json["redirect_uri"]?.string), context)
         }
-        guard let form = form(http), let id = form["client_id"], let secret = form["client_secret"],
-            form["grant_type"] == "client_credentials"
+        // The token request's parameters in the form body (Adobe's page) or the query (Adobe's contract).
+        let fields = (form(http) ?? [:]).merging(FormFields.parse(http.query)) { fromBody, _ in fromBody }
+        guard let id = fields["client_id"], let secret = fields["client_secret"], fields["grant_type"] == "client_credentials"
         else { return .refused(.oauthError("invalid_request")) }
         return .api(.accessToken(clientID: id, clientSecret: secret), context)
     }
@@ -101,9 +103,7 @@ enum V2HTTPRoute {
 
     private static func headers(_ http: HTTPRequest) -> Headers {
         var context = V2RequestContext()
-        if let authorization = http.headers["Authorization"], authorization.hasPrefix("Bearer ") {
-            context.bearer = String(authorization.dropFirst("Bearer ".count))
-        }
+        context.bearer = bearer(http)
         if let identifier = http.headers["AP-Device-Identifier"] {
             guard identifier.hasPrefix("fingerprint "), let bytes = Base64.decode(String(identifier.dropFirst("fingerprint ".count))),
                 let id = String(validating: bytes, as: UTF8.self), !id.isEmpty
@@ -118,6 +118,12 @@ enum V2HTTPRoute {
         context.visitorID = http.headers["AP-Visitor-Identifier"]
         context.tempPassIdentity = http.headers["AP-TempPass-Identity"]
         return .read(context)
+    }
+
+    /// The access token in `Authorization: Bearer …`, if any.
+    static func bearer(_ http: HTTPRequest) -> String? {
+        guard let authorization = http.headers["Authorization"], authorization.hasPrefix("Bearer ") else { return nil }
+        return String(authorization.dropFirst("Bearer ".count))
     }
 
     private static func mediaType(_ http: HTTPRequest) -> String {
@@ -141,8 +147,25 @@ enum V2HTTPRoute {
         .error(V2ErrorCatalogue.error(code) ?? V2EnhancedError(status: 400, code: code, message: "Bad request.", action: .none))
     }
 
-    private static let notFound = V2Response(status: 404, body: nil)
-    private static let unsupportedBody = V2Response(status: 415, body: nil)
+    /// The methods the API path after `/api/v2/{serviceProvider}/` takes; nil for a path that is none.
+    static func allowedMethods(_ rest: [String]) -> [String]? {
+        switch (rest.count, rest.first) {
+        case (1, "configuration"), (1, "profiles"), (2, "profiles"), (2, "logout"): ["GET"]
+        case (3, "profiles") where rest[1] == "code": ["GET"]
+        case (3, "profiles") where rest[1] == "sso": ["POST"]
+        case (1, "sessions"): ["POST"]
+        case (2, "sessions"): ["GET", "POST"]
+        case (3, "sessions") where rest[1] == "sso": ["POST"]
+        case (3, "decisions") where rest[1] == "authorize" || rest[1] == "preauthorize": ["POST"]
+        default: nil
+        }
+    }
+
+    private static let notFound = V2Response(
+        status: 404, body: ["status": 404, "message": "No REST API V2 operation has this path.", "action": "none"])
+    /// A body that is not the form the operation takes: V2's documented 400, as an error JSON.
+    private static let unsupportedBody = V2Response(
+        status: 400, body: ["status": 400, "message": "The body must be application/x-www-form-urlencoded.", "action": "none"])
 }
 
 extension Substring {

@@ -97,10 +97,9 @@ struct V2WireTests {
     }
 
     @Test(arguments: [
-        ("GET", "/api/v2/REF30/sessions", "", "", 405),
         ("POST", "/api/v2/REF30/nowhere", "", "", 404),
         ("POST", "/api/v2/REF30/decisions/authorize/Cablevision", "application/json", #"{"resources":[]}"#, 400),
-        ("POST", "/api/v2/REF30/sessions", "application/json", "{}", 415),
+        ("POST", "/api/v2/REF30/sessions", "application/json", "{}", 400),
         ("GET", "/api/v2/REF30/profiles", "", "", 400),
     ])
     func requestsTheServiceWouldRefuseAreRefused(method: String, target: String, type: String, body: String, status: Int) {
@@ -113,5 +112,21 @@ struct V2WireTests {
             return
         }
         #expect(answer.status == status)
+    }
+
+    /// A method a V2 path does not take is 405 with `Allow` naming the ones it does; POST on the
+    /// authenticate URL (a page for the browser) too.
+    @Test(arguments: [
+        ("GET", "/api/v2/REF30/sessions", ["POST"]), ("DELETE", "/api/v2/REF30/sessions/ABC123", ["GET", "POST"]),
+        ("POST", "/api/v2/REF30/configuration", ["GET"]), ("PUT", "/api/v2/REF30/profiles/code/ABC", ["GET"]),
+        ("GET", "/api/v2/REF30/decisions/preauthorize/m", ["POST"]), ("GET", "/o/client/token", ["POST"]),
+    ])
+    func aMethodAPathDoesNotTakeIs405WithAllow(method: String, target: String, allowed: [String]) {
+        let request = HTTPRequest(method: method, target: target, headers: HTTPHeaders([("Host", "x")]), body: [])
+        guard case .methodNotAllowed(let read) = V2HTTPRoute.read(request) else {
+            Issue.record("\(method) \(target) is not 405")
+            return
+        }
+        #expect(read == allowed)
     }
 }

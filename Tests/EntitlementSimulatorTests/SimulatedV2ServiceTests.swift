@@ -75,6 +75,39 @@ struct SimulatedV2ServiceTests {
         return (client, service, counter)
     }
 
+    /// A client built without `devices:` still sends `X-Device-Info` wherever the contract requires it —
+    /// registration and access tokens included — as an honest "unknown" description; a device the
+    /// backend describes is sent as described.
+    @Test func everyRequestThatNeedsXDeviceInfoCarriesIt() async throws {
+        let clock = ManualClock()
+        let seen = Mutex<[(String, V2DeviceInfo?)]>([])
+        let service = SimulatedV2Service(simulator: Simulator(clock: clock), throttles: false)
+        let recording = RecordingTransport(inner: service) { request, context in seen.withLock { $0.append((request.operation, context.deviceInfo)) } }
+        let client = V2Client(transport: recording, softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock)
+        let context = RequestContext(requestorID: "sim-requestor", deviceID: "device-1")
+        _ = try await client.perform(.configuration(context))
+        _ = try? await client.perform(.createSession(context, mvpd: "acme-cable", domainName: "app.example", redirectURL: "https://app.example/done"))
+        _ = try? await client.perform(.profiles(context))
+        _ = try? await client.perform(.profile(context, mvpd: "acme-cable"))
+        _ = try? await client.perform(.authorize(context, mvpd: "acme-cable", resource: "news-channel"))
+        _ = try? await client.perform(.preauthorize(context, mvpd: "acme-cable", resources: ["news-channel"]))
+        _ = try? await client.perform(.logout(context, mvpd: "acme-cable", redirectURL: "https://app.example/bye"))
+        let sent = seen.withLock { $0 }
+        for (operation, info) in sent where V2Request.requiringDeviceInfo.contains(operation) {
+            #expect(info == .unknown(), "\(operation) carries the unknown device's description")
+        }
+        #expect(Set(sent.map(\.0)).isSuperset(of: V2Request.requiringDeviceInfo), "\(sent.map(\.0))")
+        #expect(sent.first { $0.0 == "configuration" }?.1 == nil, "optional and unknown: not sent")
+
+        let described = V2DeviceInfo(model: "AppleTV", version: "6", osName: "tvOS", osVersion: "18.1", connectionType: "WiFi")
+        seen.withLock { $0.removeAll() }
+        let second = V2Client(
+            transport: recording, softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock,
+            devices: { _ in V2Device(info: described, publicAddress: "203.0.113.9") })
+        _ = try? await second.perform(.profiles(context))
+        #expect(seen.withLock { $0.last?.1 } == described)
+    }
+
     @Test func theClientRegistersOnceAndReusesItsAccessTokenUntilItExpires() async throws {
         let clock = ManualClock()
         let (client, _, counter) = Self.client(clock)
@@ -211,6 +244,23 @@ struct CountingTransport: V2Transport {
         counter.count(request.operation)
         return try await inner.send(request, context: context)
     }
+}
+
+/// A transport that shows `observe` each request and its context before forwarding it.
+struct RecordingTransport: V2Transport {
+    let inner: any V2Transport
+    let observe: @Sendable (V2Request, V2RequestContext) -> Void
+    func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+        observe(request, context)
+        return try await inner.send(request, context: context)
+    }
+}
+
+extension V2Request {
+    /// The operations whose `X-Device-Info` the contract marks required.
+    static let requiringDeviceInfo: Set<String> = [
+        "registerClient", "accessToken", "createSession", "profiles", "profile", "authorize", "preauthorize", "logout",
+    ]
 }
 
 /// A transport whose first access-token request hangs until released, whatever its caller does.

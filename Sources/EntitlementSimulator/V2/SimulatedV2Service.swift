@@ -36,6 +36,7 @@ public final class SimulatedV2Service: V2Transport {
         guard !throttles || takeToken(context) else { return .throttled }
         if let registration = registrar.answer(request) { return registration }
         if let refusal = registrar.refusal(bearer: context.bearer) { return refusal }
+        if let answer = await beyondThePort(request, context) { return answer }
         guard let port = BackendRequest(request, deviceID: context.deviceID ?? "") else {
             return .error(
                 V2EnhancedError(
@@ -48,6 +49,31 @@ public final class SimulatedV2Service: V2Transport {
         case .failure(.transport(.throttled)): return .throttled
         case .failure(.transport(.httpStatus(let status, _))): return V2Response(status: status, body: nil)
         case .failure(.transport(let error)): throw error
+        }
+    }
+
+    /// The answer to an operation the engine's port does not carry (see ``Simulator``'s session
+    /// operations); nil for the others.
+    private func beyondThePort(_ request: V2Request, _ context: V2RequestContext) async -> V2Response? {
+        func port(_ serviceProvider: String) -> RequestContext { RequestContext(requestorID: serviceProvider, deviceID: context.deviceID ?? "") }
+        do throws(V2EnhancedError) {
+            switch request {
+            case .createSession(let sp, nil, let domainName, let redirectURL):
+                let session = try await simulator.createSessionWithoutMVPD(port(sp), domainName: domainName, redirectURL: redirectURL)
+                return V2Response(status: 200, body: session.json)
+            case .session(let sp, let code):
+                return V2Response(status: 200, body: try await simulator.sessionStatus(requestorID: sp, code: code))
+            case .resumeSession(let sp, let code, let mvpd, let domainName, let redirectURL):
+                let session = try await simulator.resumeSession(requestorID: sp, code: code, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL)
+                return V2Response(status: 200, body: session.json)
+            case .authorize(let sp, let mvpd, let resources) where resources.count > 1:
+                let decisions = try await simulator.authorize(port(sp), mvpd: mvpd, resourcesAtOnce: resources)
+                return V2Response(status: 200, body: V2Decision.json(decisions: decisions))
+            default:
+                return nil
+            }
+        } catch {
+            return .error(error)
         }
     }
 

@@ -106,9 +106,19 @@ public actor V2Client: EntitlementBackend {
         let device = devices(id)
         let context = V2RequestContext(
             bearer: bearer, deviceID: v2.deviceIdentifier == .notSent ? nil : id, forwardedFor: device.publicAddress,
-            deviceInfo: v2.deviceInfo == .notSent ? nil : device.info, visitorID: device.visitorID,
+            deviceInfo: Self.deviceInfo(for: v2, device.info, publicAddress: device.publicAddress), visitorID: device.visitorID,
             tempPassIdentity: v2.acceptsTempPassIdentity ? device.tempPassIdentity : nil)
         return try await transport.send(v2, context: context)
+    }
+
+    /// The `X-Device-Info` `request` carries: the device's own description; where the header is required
+    /// and the backend gave none, an honest "unknown" one; nothing where it is optional and unknown, or not sent.
+    static func deviceInfo(for request: V2Request, _ info: V2DeviceInfo?, publicAddress: String?) -> V2DeviceInfo? {
+        switch request.deviceInfo {
+        case .notSent: nil
+        case .optional: info
+        case .required: info ?? .unknown(publicAddress: publicAddress)
+        }
     }
 
     // MARK: - Access tokens
@@ -161,7 +171,7 @@ public actor V2Client: EntitlementBackend {
         do throws(BackendError) {
             let client = try await clientCredentials()
             let answer = try await transport.send(
-                .accessToken(clientID: client.clientID, clientSecret: client.clientSecret), context: V2RequestContext())
+                .accessToken(clientID: client.clientID, clientSecret: client.clientSecret), context: V2RequestContext(deviceInfo: .unknown()))
             guard answer.status == 200 || answer.status == 201, let body = answer.body else {
                 throw Self.failure(answer, what: "access token")
             }
@@ -179,7 +189,7 @@ public actor V2Client: EntitlementBackend {
     private func clientCredentials() async throws(BackendError) -> V2ClientCredentials {
         if let stored = await credentials.load() { return stored }
         let answer = try await transport.send(
-            .registerClient(softwareStatement: softwareStatement, redirectURI: nil), context: V2RequestContext())
+            .registerClient(softwareStatement: softwareStatement, redirectURI: nil), context: V2RequestContext(deviceInfo: .unknown()))
         guard answer.status == 200 || answer.status == 201, let body = answer.body else {
             throw Self.failure(answer, what: "client registration")
         }

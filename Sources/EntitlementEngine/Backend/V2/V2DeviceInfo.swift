@@ -41,6 +41,16 @@ public struct V2DeviceInfo: Sendable, Hashable {
         self.connectionPort = connectionPort
     }
 
+    /// A device nothing is known of: every required key `Unknown` (V2's own word for an unknown hardware
+    /// type), the public address when known. Sent where `X-Device-Info` is required and the backend
+    /// described no device — a truthful header rather than none, which V2 also reads as an unknown
+    /// platform. Registration and access tokens, requested by the backend for itself, send it too.
+    public static func unknown(publicAddress: String? = nil) -> V2DeviceInfo {
+        V2DeviceInfo(
+            model: "Unknown", version: "Unknown", osName: "Unknown", osVersion: "Unknown", connectionType: "Unknown",
+            primaryHardwareType: "Unknown", connectionIP: publicAddress)
+    }
+
     /// The JSON V2 reads (keys as the reference names them).
     public var json: JSONValue {
         var members: [String: JSONValue] = [
@@ -81,7 +91,7 @@ public struct V2DeviceInfo: Sendable, Hashable {
 /// (Adobe's REST API V2 server-to-server cookbook): its description, public address, Adobe visitor id and promotional
 /// TempPass identity.
 public struct V2Device: Sendable, Hashable {
-    /// `X-Device-Info` (nil: not sent; V2 then treats the platform as unknown).
+    /// `X-Device-Info` (nil: ``V2DeviceInfo/unknown(publicAddress:)`` is sent where the header is required).
     public var info: V2DeviceInfo?
     /// `X-Forwarded-For`: the device's public address. A server must send it: V2 throttles per address.
     public var publicAddress: String?
