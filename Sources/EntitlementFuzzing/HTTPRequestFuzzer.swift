@@ -25,6 +25,7 @@ public enum HTTPRequestFuzzer {
         "POST /mvpd/acme-cable/login HTTP/1.1\r\nHost: h\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 52\r\n\r\nsession=page.x&username=alice&password=wonderland&a=",
         "GET /activate?code=ABCD2345 HTTP/1.1\r\nHost: h\r\n\r\n",
         "GET /api/v2/authenticate/sim-requestor/ABCD2345 HTTP/1.1\r\nHost: h\r\n\r\n",
+        "POST /api/v2/sim-requestor/sessions HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nmvpd=\r\nA\r\nacme-cable\r\n0\r\nX-Sum: 1\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n",
     ]
 
     static func text(seed: UInt64) -> String {
@@ -81,8 +82,15 @@ public enum HTTPRequestFuzzer {
         let simulator = Simulator(clock: ManualClock(), seed: seed)
         let app = SimulatorHTTPApp(service: SimulatedV2Service(simulator: simulator, throttles: false), baseURL: "https://sp.sim")
         for request in whole.requests {
-            let declared = request.headers["Content-Length"].flatMap { Int($0.split(separator: ",")[0].trimmingCharacters(in: .whitespaces)) } ?? 0
-            guard request.body.count == declared else { return fail("a body of \(request.body.count) bytes for Content-Length \(declared)") }
+            if request.headers["Transfer-Encoding"] != nil {
+                // A chunked body: no Content-Length beside it, and never more than the limit.
+                guard request.headers["Content-Length"] == nil, request.body.count <= limits.bodyBytes else {
+                    return fail("a chunked body of \(request.body.count) bytes beside Content-Length \(request.headers["Content-Length"] ?? "-")")
+                }
+            } else {
+                let declared = request.headers["Content-Length"].flatMap { Int($0.split(separator: ",")[0].trimmingCharacters(in: .whitespaces)) } ?? 0
+                guard request.body.count == declared else { return fail("a body of \(request.body.count) bytes for Content-Length \(declared)") }
+            }
             for field in request.headers where field.value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\u{0}" }) {
                 return fail("a control character in header \(field.name)")
             }

@@ -16,8 +16,14 @@ public enum HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible {
     case bodyTooLarge
     /// HTTP/1.1 without exactly one `Host` (400, RFC 9112 §3.2).
     case badHost
-    /// `Transfer-Encoding` (chunked bodies) is not supported (501).
+    /// A transfer coding other than `chunked` (501).
     case transferEncodingNotSupported
+    /// `Transfer-Encoding` beside `Content-Length`, in HTTP/1.0, or not ending in `chunked`: the body's
+    /// length cannot be known reliably (400, RFC 9112 §6.1, §6.3).
+    case badTransferEncoding
+    /// A chunked body that breaks its grammar: a bad chunk size, a chunk not followed by CRLF, a bad
+    /// trailer field (400).
+    case malformedChunkedBody
     /// A protocol version other than HTTP/1.0 or HTTP/1.1 (505).
     case versionNotSupported
     /// The client did not send a whole request in time (408).
@@ -26,7 +32,7 @@ public enum HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The status the server answers with.
     public var status: Int {
         switch self {
-        case .malformedRequestLine, .malformedHeader, .badContentLength, .badHost: 400
+        case .malformedRequestLine, .malformedHeader, .badContentLength, .badHost, .badTransferEncoding, .malformedChunkedBody: 400
         case .requestLineTooLong: 414
         case .headersTooLarge: 431
         case .bodyTooLarge: 413
@@ -46,7 +52,9 @@ public enum HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badContentLength: "bad Content-Length"
         case .bodyTooLarge: "body too large"
         case .badHost: "HTTP/1.1 needs exactly one Host header"
-        case .transferEncodingNotSupported: "Transfer-Encoding is not supported; send Content-Length"
+        case .transferEncodingNotSupported: "only the chunked transfer coding is supported"
+        case .badTransferEncoding: "Transfer-Encoding must be chunked alone, in HTTP/1.1, without Content-Length"
+        case .malformedChunkedBody: "malformed chunked body"
         case .versionNotSupported: "only HTTP/1.0 and HTTP/1.1 are served"
         case .timedOut: "the request did not arrive in time"
         }

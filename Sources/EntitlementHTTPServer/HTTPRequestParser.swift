@@ -1,7 +1,9 @@
 /// An incremental HTTP/1.1 request parser (RFC 9112): bytes in as they arrive, whole requests out,
 /// one at a time, with pipelined bytes kept for the next. Strict where laxness lets requests be
 /// smuggled or misread: CRLF line ends, no folded or space-before-colon fields, one
-/// `Content-Length`, no `Transfer-Encoding`. Every refusal is a typed ``HTTPParseError``.
+/// `Content-Length`, or `Transfer-Encoding: chunked` alone (RFC 9112 §7.1: the body decoded, trailer
+/// fields read and dropped; never together with `Content-Length`, never in HTTP/1.0, no other
+/// coding). Every refusal is a typed ``HTTPParseError``.
 public struct HTTPRequestParser: Sendable {
     /// What the parser has for the server.
     public enum Step: Sendable, Hashable {
@@ -24,7 +26,8 @@ public struct HTTPRequestParser: Sendable {
     private struct Head {
         var request: HTTPRequest
         var headLength: Int
-        var bodyLength: Int
+        /// The body's length, or nil for a chunked body (decoded as it arrives).
+        var bodyLength: Int?
         var expectsContinue: Bool
     }
 
@@ -45,8 +48,14 @@ public struct HTTPRequestParser: Sendable {
             continueAnswered = false
         }
         guard let current = head else { return .needMore }
-        let total = current.headLength + current.bodyLength
-        guard buffer.count >= total else {
+        let body: (bytes: [UInt8], end: Int)?
+        if let length = current.bodyLength {
+            let total = current.headLength + length
+            body = buffer.count >= total ? (Array(buffer[current.headLength..<total]), total) : nil
+        } else {
+            body = try chunkedBody(from: current.headLength)
+        }
+        guard let body else {
             if current.expectsContinue, !continueAnswered, buffer.count == current.headLength {
                 continueAnswered = true
                 return .continueExpected
@@ -54,8 +63,8 @@ public struct HTTPRequestParser: Sendable {
             return .needMore
         }
         var request = current.request
-        request.body = Array(buffer[current.headLength..<total])
-        buffer.removeFirst(total)
+        request.body = body.bytes
+        buffer.removeFirst(body.end)
         head = nil
         scanned = 0
         requestLineEnded = false
@@ -81,10 +90,21 @@ public struct HTTPRequestParser: Sendable {
         for line in lines { try Self.parseField(line, into: &request.headers) }
         let hosts = request.headers.values("Host")
         if request.version == "HTTP/1.1", hosts.count != 1 { throw .badHost }
-        guard request.headers["Transfer-Encoding"] == nil else { throw .transferEncodingNotSupported }
-        let length = try contentLength(request.headers)
-        guard length <= limits.bodyBytes else { throw .bodyTooLarge }
-        let expects = request.headers["Expect"]?.lowercased() == "100-continue" && length > 0
+        let codings = request.headers.values("Transfer-Encoding").flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: " \t").lowercased() }
+        let length: Int?
+        if codings.isEmpty {
+            length = try contentLength(request.headers)
+            guard length! <= limits.bodyBytes else { throw .bodyTooLarge }
+        } else {
+            // Both framings, or a coding in HTTP/1.0, is how requests are smuggled: refused (RFC 9112 §6.1, §6.3).
+            guard request.headers["Content-Length"] == nil, request.version == "HTTP/1.1", codings.last == "chunked" else {
+                throw .badTransferEncoding
+            }
+            guard codings == ["chunked"] else { throw .transferEncodingNotSupported }
+            length = nil
+        }
+        let expects = request.headers["Expect"]?.lowercased() == "100-continue" && length != 0
         return Head(request: request, headLength: end, bodyLength: length, expectsContinue: expects)
     }
 
@@ -152,6 +172,83 @@ public struct HTTPRequestParser: Sendable {
         while let last = value.last, last == space || last == tab { value = value.dropLast() }
         guard value.allSatisfy({ $0 == tab || ($0 >= 0x20 && $0 != 0x7F) }) else { throw .malformedHeader }
         headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+    }
+
+    // MARK: - A chunked body
+
+    /// The longest chunk-size line (with its extensions) read.
+    static let chunkLineBytes = 1024
+
+    /// The chunked body starting at `start` in the buffer, decoded, and the index just past it (its
+    /// trailer fields read and dropped); nil while bytes are missing. Decoded from the start each time:
+    /// the same bytes give the same answer however they arrive.
+    private func chunkedBody(from start: Int) throws(HTTPParseError) -> (bytes: [UInt8], end: Int)? {
+        var index = start
+        var body: [UInt8] = []
+        while true {
+            guard let lineEnd = try lineEnd(from: index, within: Self.chunkLineBytes) else { return nil }
+            let size = try Self.chunkSize(buffer[index..<lineEnd])
+            index = lineEnd + 2
+            if size == 0 { return try trailers(from: index).map { (body, $0) } }
+            guard size <= limits.bodyBytes - body.count else { throw .bodyTooLarge }
+            guard buffer.count >= index + size + 2 else { return nil }
+            body += buffer[index..<index + size]
+            guard buffer[index + size] == cr, buffer[index + size + 1] == lf else { throw .malformedChunkedBody }
+            index += size + 2
+        }
+    }
+
+    /// The index of the CR of the next CRLF at or after `index`; nil while it has not arrived; a line
+    /// longer than `limit`, or a bare LF, is refused.
+    private func lineEnd(from index: Int, within limit: Int) throws(HTTPParseError) -> Int? {
+        var scan = index
+        while scan < buffer.count {
+            if buffer[scan] == lf {
+                guard scan > index, buffer[scan - 1] == cr else { throw .malformedChunkedBody }
+                return scan - 1
+            }
+            guard scan - index < limit else { throw .malformedChunkedBody }
+            scan += 1
+        }
+        return nil
+    }
+
+    /// A chunk-size line: hexadecimal digits (at most 8: a chunk is never larger than a body may be),
+    /// then nothing or extensions after `;`, which are ignored.
+    private static func chunkSize(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> Int {
+        let digits = line.prefix { isHexDigit($0) }
+        let rest = line.dropFirst(digits.count)
+        guard !digits.isEmpty, digits.count <= 8,
+            rest.isEmpty || rest.drop(while: { $0 == space || $0 == tab }).first == UInt8(ascii: ";"),
+            rest.allSatisfy({ $0 == tab || ($0 >= 0x20 && $0 != 0x7F) }),
+            let size = Int(String(decoding: digits, as: UTF8.self), radix: 16)
+        else { throw .malformedChunkedBody }
+        return size
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
+    }
+
+    /// The trailer section after the last chunk: field lines (checked as header fields, then dropped)
+    /// up to an empty line; the index just past it, nil while it has not all arrived.
+    private func trailers(from start: Int) throws(HTTPParseError) -> Int? {
+        var index = start
+        var ignored = HTTPHeaders()
+        while true {
+            guard index - start <= limits.headerBytes else { throw .headersTooLarge }
+            guard let lineEnd = try lineEnd(from: index, within: limits.headerBytes) else { return nil }
+            if lineEnd == index { return index + 2 }
+            do throws(HTTPParseError) {
+                try Self.parseField(buffer[index..<lineEnd], into: &ignored)
+            } catch {
+                throw .malformedChunkedBody
+            }
+            index = lineEnd + 2
+        }
     }
 
     private func contentLength(_ headers: HTTPHeaders) throws(HTTPParseError) -> Int {

@@ -45,6 +45,26 @@ struct HTTPRequestParserTests {
         #expect(!parser.hasPartialRequest)
     }
 
+    /// A chunked body (RFC 9112 §7.1) is decoded — extensions ignored, trailer fields read and dropped —
+    /// the same however its bytes arrive, and the next pipelined request follows it.
+    @Test func aChunkedBodyIsDecodedHoweverItArrives() throws {
+        let text = "POST /api/v2/sp/sessions HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\n\r\n"
+            + "5;name=value\r\nmvpd=\r\nA\r\nacme-cable\r\n0\r\nX-Trailer: t\r\n\r\nGET /next HTTP/1.1\r\nHost: h\r\n\r\n"
+        let bytes = Array(text.utf8)
+        for piece in [1, 2, 3, 7, bytes.count] {
+            var parser = HTTPRequestParser()
+            var requests: [HTTPRequest] = []
+            var start = 0
+            while start < bytes.count {
+                parser.append(bytes[start..<min(bytes.count, start + piece)])
+                start += piece
+                while case .request(let request) = try parser.next() { requests.append(request) }
+            }
+            #expect(requests.map(\.path) == ["/api/v2/sp/sessions", "/next"], "pieces of \(piece)")
+            #expect(requests.first.map { String(decoding: $0.body, as: UTF8.self) } == "mvpd=acme-cable", "pieces of \(piece)")
+        }
+    }
+
     @Test func expectContinueIsAnsweredOnceBeforeTheBody() throws {
         var parser = HTTPRequestParser()
         parser.append(Array("POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8))
@@ -74,7 +94,18 @@ struct HTTPRequestParserTests {
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1x\r\n\r\n", .badContentLength),
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", .badContentLength),
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999999\r\n\r\n", .bodyTooLarge),
-        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n", .transferEncodingNotSupported),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", .transferEncodingNotSupported),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", .badTransferEncoding),
+        ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", .badTransferEncoding),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", .badTransferEncoding),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nz\r\n", .malformedChunkedBody),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n", .malformedChunkedBody),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3 x\r\nabc\r\n", .malformedChunkedBody),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n", .malformedChunkedBody),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n", .malformedChunkedBody),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n123456789\r\n", .malformedChunkedBody),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer: x\r\n\r\n", .malformedChunkedBody),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFF\r\n", .bodyTooLarge),
     ])
     func malformedRequestsAreRefusedWithTheirStatus(text: String, error: HTTPParseError) {
         #expect(throws: error) { try parse(text) }
