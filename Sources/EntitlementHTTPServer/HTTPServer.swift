@@ -9,11 +9,16 @@ import Synchronization
 #endif
 
 /// A small HTTP/1.1 server on 127.0.0.1: one thread accepts, one thread serves each connection
-/// (keep-alive, pipelined requests one at a time, `Content-Length` bodies), and the handler runs as
-/// a task. Limits answer with their status (``HTTPParseError``); a connection over
-/// ``HTTPServerLimits/connections`` is answered 503; ``shutdown()`` stops accepting, lets answers in
-/// progress finish for ``HTTPServerLimits/shutdownGrace``, cancels the rest and closes every
-/// connection. One ``HTTPAccessLogEntry`` per answer goes to the log.
+/// (keep-alive, pipelined requests one at a time, `Content-Length` or chunked bodies), and the handler
+/// runs as a task. Limits answer with their status (``HTTPParseError``). At
+/// ``HTTPServerLimits/connections`` — or with no descriptor left — a new connection is not turned away
+/// while others merely wait: the one that has been quiet longest (idle between requests, or trickling a
+/// request in, never one whose answer is being made) is closed to make room, so idle or slow clients
+/// (slowloris) cannot shut others out; only when every connection is being answered is the new one
+/// answered 503. When `accept` finds no descriptor left, the accept loop backs off instead of spinning.
+/// ``shutdown()`` stops accepting, lets answers in progress finish for
+/// ``HTTPServerLimits/shutdownGrace``, cancels the rest and closes every connection. One
+/// ``HTTPAccessLogEntry`` per answer goes to the log.
 public final class HTTPServer: Sendable {
     /// Answers one request.
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
@@ -35,6 +40,10 @@ public final class HTTPServer: Sendable {
     private struct State {
         var stopping = false
         var connections = 0
+        /// Every open connection: its descriptor, when it last received a byte, whether a handler is
+        /// answering it (such a connection is never closed to make room).
+        var open: [UInt64: (fd: Int32, lastActive: ContinuousClock.Instant, answering: Bool)] = [:]
+        var nextConnection: UInt64 = 0
         var tasks: [UInt64: Task<HTTPResponse, Never>] = [:]
         var nextTask: UInt64 = 0
         var stopped = false
@@ -116,23 +125,42 @@ public final class HTTPServer: Sendable {
     // MARK: - Accepting
 
     private func acceptLoop() {
+        var pause = 10  // ms, after `accept` found no descriptor left
         while true {
             switch Socket.waitReadable(listener, wake: wake.read, timeoutMilliseconds: 1000) {
             case .woken, .closed: return
             case .timedOut: continue
             case .readable:
-                while let (fd, peer) = Socket.accept(listener) { admit(fd, peer: peer) }
+                accepting: while true {
+                    switch Socket.accept(listener) {
+                    case .connection(let fd, let peer):
+                        pause = 10
+                        admit(fd, peer: peer)
+                    case .noneWaiting:
+                        break accepting
+                    case .outOfDescriptors:
+                        // The listener stays readable: without a pause the loop would spin. Make room by
+                        // closing the quietest connection, then wait a little longer each time.
+                        _ = makeRoom()
+                        if Socket.pause(milliseconds: Int32(pause), wake: wake.read) { return }
+                        pause = min(pause * 2, 1000)
+                        break accepting
+                    }
+                }
             }
         }
     }
 
     private func admit(_ fd: Int32, peer: String) {
-        let admitted = state.withLock { state -> Bool in
-            guard !state.stopping, state.connections < limits.connections else { return false }
+        let admitted = state.withLock { state -> UInt64? in
+            guard !state.stopping else { return nil }
+            guard state.connections < limits.connections || Self.closeQuietest(&state) else { return nil }
             state.connections += 1
-            return true
+            state.nextConnection &+= 1
+            state.open[state.nextConnection] = (fd, .now, false)
+            return state.nextConnection
         }
-        guard admitted else {
+        guard let id = admitted else {
             let busy = HTTPResponse.text(503, "The server is busy; try again.\n")
             _ = Socket.sendAll(fd, busy.serialized(keepAlive: false, date: HTTPDate.now()), timeoutMilliseconds: 100)
             close(fd)
@@ -140,9 +168,13 @@ public final class HTTPServer: Sendable {
         }
         finished.enter()
         let thread = Thread { [self] in
-            serve(fd, peer: peer)
+            serve(fd, peer: peer, id: id)
+            // Forgotten before it is closed: a descriptor in `open` is never a closed (or reused) one.
+            state.withLock { state in
+                // Not counted twice: a connection closed to make room was forgotten then.
+                if state.open.removeValue(forKey: id) != nil { state.connections -= 1 }
+            }
             close(fd)
-            state.withLock { $0.connections -= 1 }
             finished.leave()
         }
         thread.name = "http-connection"
@@ -152,7 +184,31 @@ public final class HTTPServer: Sendable {
 
     // MARK: - Serving a connection
 
-    private func serve(_ fd: Int32, peer: String) {
+    /// Closes the connection that has been quiet longest and is not being answered; whether there was one.
+    private func makeRoom() -> Bool { state.withLock { Self.closeQuietest(&$0) } }
+
+    private static func closeQuietest(_ state: inout State) -> Bool {
+        guard let quietest = state.open.filter({ !$0.value.answering }).min(by: { $0.value.lastActive < $1.value.lastActive }) else {
+            return false
+        }
+        // Hung up now, forgotten now (it no longer counts against the limit); its thread closes it.
+        Socket.hangUp(quietest.value.fd)
+        state.open[quietest.key] = nil
+        state.connections -= 1
+        return true
+    }
+
+    /// Notes that connection `id` received bytes, or started or finished being answered.
+    private func note(_ id: UInt64, answering: Bool? = nil) {
+        state.withLock { state in
+            guard var connection = state.open[id] else { return }
+            connection.lastActive = .now
+            if let answering { connection.answering = answering }
+            state.open[id] = connection
+        }
+    }
+
+    private func serve(_ fd: Int32, peer: String, id: UInt64) {
         var parser = HTTPRequestParser(limits: limits)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var deadline = ContinuousClock.now + limits.idleTimeout
@@ -169,7 +225,10 @@ public final class HTTPServer: Sendable {
             case .continueExpected:
                 guard Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
             case .request(let request):
-                guard answer(request, on: fd, peer: peer) else { return }
+                note(id, answering: true)
+                let goesOn = answer(request, on: fd, peer: peer)
+                note(id, answering: false)
+                guard goesOn else { return }
                 requestStarted = false
                 deadline = ContinuousClock.now + limits.idleTimeout
             case .needMore:
@@ -186,6 +245,7 @@ public final class HTTPServer: Sendable {
                     return
                 case .readable:
                     guard let count = Socket.receive(fd, into: &buffer) else { return }
+                    note(id)
                     parser.append(buffer[0..<count])
                 }
             }

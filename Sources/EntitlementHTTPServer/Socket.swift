@@ -41,14 +41,29 @@ enum Socket {
         return (fd, UInt16(bigEndian: address.sin_port))
     }
 
-    /// Accepts one waiting connection (nil: none waiting, or a transient failure).
-    static func accept(_ listener: Int32) -> (fd: Int32, peer: String)? {
+    /// What an `accept` gave.
+    enum Accepted {
+        /// A connection, non-blocking, and its peer's address.
+        case connection(fd: Int32, peer: String)
+        /// No connection is waiting.
+        case noneWaiting
+        /// The process (or system) has no descriptor left for it: it stays waiting.
+        case outOfDescriptors
+    }
+
+    /// Accepts one waiting connection.
+    static func accept(_ listener: Int32) -> Accepted {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let fd = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc_accept(listener, $0, &length) }
         }
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            switch errno {
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .outOfDescriptors
+            default: return .noneWaiting  // EAGAIN, or the peer gave up (ECONNABORTED): nothing to serve
+            }
+        }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         #if canImport(Darwin)
@@ -57,8 +72,18 @@ enum Socket {
         setNonBlocking(fd)
         let ip = UInt32(bigEndian: address.sin_addr.s_addr)
         let peer = "\(ip >> 24).\((ip >> 16) & 0xFF).\((ip >> 8) & 0xFF).\(ip & 0xFF)"
-        return (fd, peer)
+        return .connection(fd: fd, peer: peer)
     }
+
+    /// Waits `milliseconds`, or less if `wake` becomes readable; whether it did (the server is stopping).
+    static func pause(milliseconds: Int32, wake: Int32) -> Bool {
+        var descriptor = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, max(milliseconds, 0)) > 0
+    }
+
+    /// Ends both directions of `fd` without closing it (its owner closes it): a thread waiting on it
+    /// wakes to an end of stream.
+    static func hangUp(_ fd: Int32) { _ = shutdown(fd, Int32(SHUT_RDWR)) }
 
     /// Waits until `fd` is readable, `wake` is readable, or `timeoutMilliseconds` pass.
     static func waitReadable(_ fd: Int32, wake: Int32, timeoutMilliseconds: Int32) -> Readiness {

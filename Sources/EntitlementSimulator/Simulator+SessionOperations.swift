@@ -18,7 +18,7 @@ extension Simulator {
         if let redirectURL, !Self.isRedirectURL(redirectURL) {
             throw Self.refusal(400, "invalid_parameter_redirect_url", "The redirect URL is not a URL.")
         }
-        sessions = sessions.filter { $0.value.deviceID != context.deviceID || $0.value.requestorID != context.requestorID }
+        forgetSessions(replacedFor: context)
         let code = sessionCode()
         let now = clock.now()
         let session = Session(
@@ -32,19 +32,10 @@ extension Simulator {
             serviceProvider: context.requestorID, notBefore: now, notAfter: session.notAfter)
     }
 
-    /// The live session `code` of `requestorID`, or `invalid_parameter_code` (unknown, expired, or another
-    /// service provider's).
-    private func liveSession(_ requestorID: String, _ code: String) throws(V2EnhancedError) -> Session {
-        guard let session = sessions[code], session.requestorID == requestorID, clock.now() < session.notAfter else {
-            throw Self.refusal(400, "invalid_parameter_code", "The authentication code is unknown or has expired.")
-        }
-        return session
-    }
-
     /// `GET sessions/{code}`: what the session holds and lacks, and its validity (the second screen
     /// checks a typed code with it before opening the login).
     public func sessionStatus(requestorID: String, code: String) throws(V2EnhancedError) -> JSONValue {
-        let session = try liveSession(requestorID, code)
+        let session = try session(code, requestorID: requestorID)
         var existing: [String: JSONValue] = ["serviceProvider": .string(session.requestorID)]
         if !session.mvpdID.isEmpty { existing["mvpd"] = .string(session.mvpdID) }
         if !session.domainName.isEmpty { existing["domainName"] = .string(session.domainName) }
@@ -64,7 +55,7 @@ extension Simulator {
     public func resumeSession(requestorID: String, code: String, mvpd: String?, domainName: String?, redirectURL: String?)
         throws(V2EnhancedError) -> V2Session
     {
-        var session = try liveSession(requestorID, code)
+        var session = try session(code, requestorID: requestorID)
         let context = RequestContext(requestorID: requestorID, deviceID: session.deviceID)
         if session.mvpdID.isEmpty, let mvpd { session.mvpdID = mvpd }
         if session.domainName.isEmpty, let domainName { session.domainName = domainName }

@@ -317,7 +317,7 @@ public actor Simulator {
         if let redirectURL, !Self.isRedirectURL(redirectURL) {
             throw Self.refusal(400, "invalid_parameter_redirect_url", "The redirect URL is not a URL.")
         }
-        sessions = sessions.filter { $0.value.deviceID != context.deviceID || $0.value.requestorID != context.requestorID }
+        forgetSessions(replacedFor: context)
         let code = sessionCode()
         let notAfter = now.adding(world.sessionTTL)
         let sessionID = trackingID("sid.")
@@ -334,6 +334,18 @@ public actor Simulator {
             actionName: .authenticate, actionType: .interactive, reasonType: .none, url: authenticateURL(context.requestorID, code),
             code: code, sessionID: sessionID, mvpd: mvpd, serviceProvider: context.requestorID, notBefore: now,
             notAfter: notAfter)
+    }
+
+    /// How many authentication sessions the simulator holds (expired ones are dropped when a session is created).
+    public var sessionCount: Int { sessions.count }
+
+    /// Drops the device's earlier sessions for the requestor (a new code replaces them) and every
+    /// session that has expired, so a long-running server holds only live sessions.
+    func forgetSessions(replacedFor context: RequestContext) {
+        let now = clock.now()
+        sessions = sessions.filter { _, session in
+            now < session.notAfter && (session.deviceID != context.deviceID || session.requestorID != context.requestorID)
+        }
     }
 
     /// The page that starts a session's login in a browser.

@@ -1,3 +1,4 @@
+import EntitlementHTTPServer
 import EntitlementEngine
 import EntitlementFuzzing
 
@@ -9,7 +10,7 @@ enum Command: Equatable {
     /// Run scenario files and folders, in process or over HTTP, optionally writing JUnit XML.
     case run([String], overHTTP: Bool, junit: String?)
     /// Serve the simulator over HTTP.
-    case serve(port: UInt16, world: String?, throttles: Bool, quiet: Bool)
+    case serve(port: UInt16, world: String?, throttles: Bool, quiet: Bool, maxConnections: Int)
     /// Save token sets to a file store in a loop until killed (the crash test's writer; not in help).
     case storageStress(String)
     /// Start a login on a file store (or, with `redis:PORT`, on Redis at 127.0.0.1:PORT) and print
@@ -172,8 +173,9 @@ enum Command: Equatable {
     }
 
     private static func parseServe(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments, command: "serve", options: ["--port", "--world", "--no-throttle", "--quiet"])
+        var reader = ArgumentReader(arguments, command: "serve", options: ["--port", "--world", "--no-throttle", "--quiet", "--max-connections"])
         var port: UInt16 = 8080
+        var maxConnections = HTTPServerLimits().connections
         var world: String?
         var throttles = true
         var quiet = false
@@ -183,10 +185,11 @@ enum Command: Equatable {
             case "--quiet": quiet = true
             case "--port": port = UInt16(try reader.number(of: option, in: 0...65535))
             case "--world": world = try reader.value(of: option)
+            case "--max-connections": maxConnections = try reader.number(of: option, in: 1...100_000)
             default: throw reader.unexpected(option)
             }
         }
-        return .serve(port: port, world: world, throttles: throttles, quiet: quiet)
+        return .serve(port: port, world: world, throttles: throttles, quiet: quiet, maxConnections: maxConnections)
     }
 
     private static func parseRecord(_ arguments: [String]) throws(UsageError) -> Command {

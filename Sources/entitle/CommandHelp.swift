@@ -44,7 +44,7 @@ struct CommandHelp {
                 parse error is listed); 66 a PATH does not exist or cannot be read.
                 """),
         CommandHelp(
-            name: "serve", synopsis: ["serve [--port N] [--world FILE] [--no-throttle] [--quiet]"],
+            name: "serve", synopsis: ["serve [--port N] [--world FILE] [--no-throttle] [--quiet] [--max-connections N]"],
             summary: "serve the simulator over HTTP on 127.0.0.1",
             details: """
                 Serves the simulator on http://127.0.0.1:N: REST API V2, client registration, the MVPDs'
@@ -59,6 +59,10 @@ struct CommandHelp {
                                  provider, subscriber, set session-ttl) instead of the default world
                   --no-throttle  no REST API V2 throttling (burst 10, then 1 request/s per device)
                   --quiet        no access log
+                  --max-connections N
+                                 connections served at once (default 512); at the limit the
+                                 quietest idle or slow connection is closed to make room, and only
+                                 when every one is being answered is a new one answered 503
 
                 Exit status: 0 stopped by a signal; 2 the world file does not parse; 66 it cannot be
                 read; 69 the port cannot be used.

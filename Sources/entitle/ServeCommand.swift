@@ -17,6 +17,7 @@ struct ServeCommand {
     let worldFile: String?
     let throttles: Bool
     let quiet: Bool
+    let maxConnections: Int
 
     func run() async -> ExitStatus {
         var world = SimulatedWorld.default
@@ -37,7 +38,8 @@ struct ServeCommand {
         var log: (@Sendable (String) -> Void)?
         if !quiet { log = { line in Self.say(line) } }
         do {
-            server = try SimulatorServer(world: world, port: port, throttles: throttles, log: log)
+            server = try SimulatorServer(
+                world: world, port: port, throttles: throttles, limits: HTTPServerLimits(connections: maxConnections), log: log)
         } catch {
             StandardError.write("entitle serve: \(error)\n")
             return .unavailable

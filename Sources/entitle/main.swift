@@ -14,8 +14,8 @@ case .success(.demo):
     status = await Demo().run() == 0 ? .success : .failure
 case .success(.run(let paths, let overHTTP, let junit)):
     status = await RunCommand(transport: overHTTP ? .http : .inProcess, junit: junit).run(paths)
-case .success(.serve(let port, let world, let throttles, let quiet)):
-    status = await ServeCommand(port: port, worldFile: world, throttles: throttles, quiet: quiet).run()
+case .success(.serve(let port, let world, let throttles, let quiet, let maxConnections)):
+    status = await ServeCommand(port: port, worldFile: world, throttles: throttles, quiet: quiet, maxConnections: maxConnections).run()
 case .success(.sessionStart(let store, let stay)):
     status = ExitStatus(rawValue: await SessionStart.run(store: store, stay: stay)) ?? .failure
 case .success(.storageStress(let folder)):

@@ -122,16 +122,44 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func oneConnectionOverTheLimitIsAnswered503() async throws {
-        try await serving(HTTPServerLimits(connections: 2)) { server in
+    /// Over the limit, a new connection is answered 503 only when every open one is being answered.
+    @Test func oneConnectionOverTheLimitWhileAllAreAnsweredIsAnswered503() async throws {
+        let slow: HTTPServer.Handler = { _ in
+            try? await Task.sleep(for: .seconds(2))
+            return .text(200, "slow")
+        }
+        try await serving(HTTPServerLimits(connections: 2), handler: slow) { server in
             let first = try #require(await RawConnection.open(port: server.port))
             let second = try #require(await RawConnection.open(port: server.port))
             first.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             second.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(await first.readAnswers(1).count == 1)
-            #expect(await second.readAnswers(1).count == 1)
+            try await Task.sleep(for: .milliseconds(300))  // both handlers are running
             let third = try #require(await RawConnection.open(port: server.port))
             #expect(await third.readToEnd().hasPrefix("HTTP/1.1 503 Service Unavailable"))
+            #expect(await first.readAnswers(1).first?.hasSuffix("slow") == true, "the answers in progress are not cut")
+        }
+    }
+
+    /// Idle connections and slow ones (slowloris: a request trickling in) filling every slot do not shut a
+    /// client out: the quietest is closed to make room, and the new client is answered within a second.
+    @Test(arguments: ["", "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: "])
+    func idleOrSlowConnectionsMakeRoomForANewClient(opening: String) async throws {
+        try await serving(HTTPServerLimits(requestTimeout: .seconds(30), idleTimeout: .seconds(30), connections: 16)) { server in
+            var hogs: [RawConnection] = []
+            for _ in 0..<16 {
+                let hog = try #require(await RawConnection.open(port: server.port))
+                if !opening.isEmpty { hog.send(opening) }
+                hogs.append(hog)
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            for hog in hogs where !opening.isEmpty { hog.send("a") }  // still trickling, more recently than the first byte
+            let started = ContinuousClock.now
+            let client = try #require(await RawConnection.open(port: server.port))
+            client.send("GET /fresh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let answer = await client.readToEnd()
+            #expect(answer.hasPrefix("HTTP/1.1 200 OK") && answer.hasSuffix("GET /fresh 0"), "\(answer.prefix(60))")
+            #expect(ContinuousClock.now - started < .seconds(1))
+            #expect(server.openConnections <= 16)
         }
     }
 
@@ -208,5 +236,56 @@ struct HTTPServerTests {
         Socket.resetOnClose(fd)
         #expect(fcntl(fd, F_GETFD) != -1, "still open: its owner closes it, once")
         #expect(close(fd) == 0)
+    }
+}
+
+/// `entitle serve` with almost no descriptors left (a process limit of 48): connections beyond what it
+/// can hold do not make its accept loop spin, and a new client is still answered within a second.
+@Suite("The server out of descriptors")
+struct DescriptorExhaustionTests {
+    @Test func theAcceptLoopBacksOffAndANewClientIsStillServed() async throws {
+        let entitle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("entitle").path
+        let log = NSTemporaryDirectory() + "entitle-serve-fds-" + UUID().uuidString + ".log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/bin/sh")
+        server.arguments = ["-c", "ulimit -n 48 && exec '\(entitle)' serve --port 0"]
+        server.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        var port: UInt16?
+        for _ in 0..<300 where port == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            port = text.split(separator: "\n").first.flatMap { $0.split(separator: ":").last }.flatMap { UInt16($0) }
+        }
+        let listening = try #require(port)
+        var hogs: [RawConnection] = []
+        for _ in 0..<80 {
+            if let hog = await RawConnection.open(port: listening) { hogs.append(hog) }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let before = try Self.cpuTicks(server.processIdentifier)
+        try await Task.sleep(for: .seconds(1))
+        let spent = try Self.cpuTicks(server.processIdentifier) - before
+        #expect(spent < 30, "\(spent) ticks of CPU in one second with every descriptor taken (a spinning loop takes ~100)")
+        let started = ContinuousClock.now
+        let client = try #require(await RawConnection.open(port: listening))
+        client.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let answer = await client.readToEnd()
+        #expect(answer.hasPrefix("HTTP/1.1 200 OK"), "\(answer.prefix(80))")
+        #expect(ContinuousClock.now - started < .seconds(1))
+        _ = hogs
+    }
+
+    /// User plus system CPU time of process `pid`, in clock ticks (`/proc/PID/stat`).
+    static func cpuTicks(_ pid: Int32) throws -> Int {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
     }
 }

@@ -69,7 +69,7 @@ struct SimulatorHTTPAppTests {
 
     /// The second-screen session operations, on the wire: a session created without an MVPD answers
     /// `resume` with what is missing; its status lists what it holds and lacks; resuming it with the
-    /// MVPD starts the login with the same code; an unknown code is `invalid_parameter_code`.
+    /// MVPD starts the login with the same code; an unknown code is `invalid_authentication_session`.
     @Test func aSessionWithoutAnMVPDIsResumedOnAnotherScreen() async throws {
         let token = try await accessToken()
         let auth = [("Authorization", "Bearer \(token)")]
@@ -100,7 +100,7 @@ struct SimulatorHTTPAppTests {
         #expect(login["url"]?.string?.hasSuffix("/api/v2/authenticate/sim-requestor/\(code)") == true)
 
         let unknown = await respond("GET", "/api/v2/sim-requestor/sessions/NOSUCH99", auth)
-        #expect(try unknown.status == 400 && JSONReader.read(unknown.body)["code"] == "invalid_parameter_code")
+        #expect(try unknown.status == 400 && JSONReader.read(unknown.body)["code"] == "invalid_authentication_session")
     }
 
     @Test func decisionsForSeveralResourcesAtOnceAreAnsweredLikeOne() async throws {

@@ -67,6 +67,19 @@ struct SimulatorTests {
         }
     }
 
+    /// A long-running simulator holds only live sessions: expired ones go when a session is created.
+    @Test func expiredSessionsAreDropped() async throws {
+        let simulator = simulator
+        for device in 0..<50 {
+            let context = RequestContext(requestorID: "sim-requestor", deviceID: "device-\(device)")
+            _ = try await simulator.perform(.createSession(context, mvpd: "acme-cable", domainName: "d", redirectURL: Self.redirect))
+        }
+        #expect(await simulator.sessionCount == 50)
+        await clock.advance(by: .seconds(1801))
+        _ = try await session(simulator)
+        #expect(await simulator.sessionCount == 1)
+    }
+
     @Test func aSessionIsALoginURLAndACodeValidForThirtyMinutes() async throws {
         let session = try await session(simulator)
         #expect(session.actionName == .authenticate && session.actionType == .interactive && session.reasonType == .none)
