@@ -26,7 +26,7 @@ struct MachineTests {
     func tracking(_ success: Bool, mvpd: String = "", guid: String = "", cached: Bool = false) -> Action {
         .emit(
             .sendTrackingData(
-                .authenticationDetection, [success ? "true" : "false", mvpd, guid, cached ? "true" : "false", "computer", "swift", "Linux"]),
+                .authenticationDetection, [success ? "true" : "false", mvpd, guid, success ? (cached ? "true" : "false") : "", "computer", "swift", "Linux"]),
             answering: [])
     }
 

@@ -194,7 +194,7 @@ struct CheckAuthenticationTests {
         expectCallbacks(
             session.ledger.take(),
             [
-                .sendTrackingData(.authenticationDetection, ["false", "", "", "false", "computer", "swift", "Linux"]),
+                .sendTrackingData(.authenticationDetection, ["false", "", "", "", "computer", "swift", "Linux"]),
                 .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated),
             ])
         await session.expectClean()

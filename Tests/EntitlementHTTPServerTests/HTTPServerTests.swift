@@ -158,7 +158,9 @@ struct HTTPServerTests {
             client.send("GET /fresh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             let answer = await client.readToEnd()
             #expect(answer.hasPrefix("HTTP/1.1 200 OK") && answer.hasSuffix("GET /fresh 0"), "\(answer.prefix(60))")
-            #expect(ContinuousClock.now - started < .seconds(1))
+            // Milliseconds on a quiet machine; the bound leaves room for the whole suite running alongside
+            // (without the room made, the client would wait out the 30 s timeouts or get 503).
+            #expect(ContinuousClock.now - started < .seconds(3))
             #expect(server.openConnections <= 16)
         }
     }

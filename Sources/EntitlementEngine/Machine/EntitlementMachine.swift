@@ -867,8 +867,11 @@ public struct EntitlementMachine: Sendable {
     mutating func authenticationStatus(
         _ status: Int, _ code: String, answering: [CallID], token: AuthenticationToken? = nil, cached: Bool = false
     ) -> [Action] {
+        // The MVPD, the user's GUID and "cached" are sent only on success (Adobe's tracking events:
+        // fields 1–3 "if successful"); a failure leaves them empty.
+        let known = status == 1 ? token : nil
         let data = [
-            status == 1 ? "true" : "false", token?.mvpdID ?? "", trackingGUID(token), cached ? "true" : "false",
+            status == 1 ? "true" : "false", known?.mvpdID ?? "", trackingGUID(known), status == 1 ? (cached ? "true" : "false") : "",
             settings.deviceType, settings.clientType, settings.operatingSystem,
         ]
         return [
@@ -884,7 +887,7 @@ public struct EntitlementMachine: Sendable {
         // The MVPD, the user's GUID and "cached" are sent only on success (Adobe's tracking events).
         let known = success ? token : nil
         let data = [
-            success ? "true" : "false", known?.mvpdID ?? "", trackingGUID(known), success && cached ? "true" : "false",
+            success ? "true" : "false", known?.mvpdID ?? "", trackingGUID(known), success ? (cached ? "true" : "false") : "",
             error, details, settings.deviceType, settings.clientType, settings.operatingSystem,
         ]
         return .emit(.sendTrackingData(.authorizationDetection, data), answering: [])
