@@ -38,7 +38,7 @@ public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible 
     public var message: String {
         switch self {
         case .networkFailure: "We were unable to connect to the network."
-        case .unavailable: "This item is not yet available."
+        case .unavailable: "This item is not yet available for purchase."
         case .subscriptionExpired: "Your subscription has expired."
         case .unknown(let underlying):
             underlying.isEmpty
