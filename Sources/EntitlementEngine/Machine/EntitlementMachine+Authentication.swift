@@ -465,10 +465,19 @@ extension EntitlementMachine {
             return [.startTimer(.profileRead(flow.id), at: now.adding(Self.profileReadPause))]
         case .success:
             return loginFailed(flow, "malformed backend response: not a profile", .malformedAnswer)
+        case .failure(.throttled(let seconds)) where flow.code != nil && attempt < Self.profileReads
+            && Duration.seconds(seconds) <= Self.longestThrottlePause:
+            // The user finished the login; the service only asked to wait (HTTP 429, which lifts within
+            // seconds): read again after the pause it asked for, as often as a profile not yet there.
+            moveAuthentication(to: .readingProfile(flow, operation: nil, attempt: attempt), .throttled, .startTimer)
+            return [.startTimer(.profileRead(flow.id), at: now.adding(max(.seconds(seconds), Self.profileReadPause)))]
         case .failure(let error):
             return loginFailed(flow, error.summary, .failed)
         }
     }
+
+    /// The longest pause a throttled profile read waits before reading again; a longer one ends the login.
+    public static let longestThrottlePause = Duration.seconds(60)
 
     /// A login ended with a profile: authenticated, every waiter answered, waiting authorizations resumed.
     mutating func signedIn(_ flow: LoginFlow, _ token: AuthenticationToken, _ configuration: RequestorConfiguration)

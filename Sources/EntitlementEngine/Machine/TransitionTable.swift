@@ -150,6 +150,7 @@ public enum TransitionTable {
         authentication(.creatingSession, .backendAnswered, .noLoginNeeded, to: .readingProfile, .readProfile),
         authentication(.creatingSession, .backendAnswered, .tempPass, to: .readingProfile, .readProfile),
         authentication(.readingProfile, .backendAnswered, .profileNotYet, to: .readingProfile, .startTimer),
+        authentication(.readingProfile, .backendFailed, .throttled, to: .readingProfile, .startTimer),
         authentication(.readingProfile, .backendAnswered, .profileWaitOver, to: .unauthenticated, .status, .setAuthenticationStatus),
         authentication(.readingProfile, .timerFired, .pollDue, to: .readingProfile, .readProfile),
         authentication(.readingProfile, .logout, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
