@@ -440,4 +440,32 @@ struct MachineTests {
         #expect(machine.handle(.backendAnswered(OperationID(2), .decisions([])), at: t0)
             == [.log(.lateResultIgnored(OperationID(2)))])
     }
+
+    /// A pre-authorization answer with one item decided and one asking to retry: the decided one is
+    /// kept, only the other is asked again after the pause, and the caller gets one answer with both.
+    @Test func givenPreauthorizing_whenAnItemAsksToRetry_onlyThatItemIsAskedAgain() {
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
+        var machine = configured(StoredTokens(authentication: token))
+        let sent = machine.handle(.callReceived(CallID(2), .checkPreauthorizedResources(["a", "b"], cache: false)), at: t0)
+        guard case .callBackend(let operation, .preauthorize(let context, _, let asked))? = sent.last else {
+            Issue.record("no pre-authorization sent: \(sent)")
+            return
+        }
+        #expect(asked == ["a", "b"])
+        let retry = V2EnhancedError(status: 403, code: "network_connection_timeout", message: "m", action: .retry)
+        let first = machine.handle(
+            .backendAnswered(
+                operation,
+                .decisions([
+                    V2Decision(resource: "a", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd),
+                    V2Decision(resource: "b", serviceProvider: "req", mvpd: "acme", authorized: false, source: .mvpd, error: retry),
+                ])), at: t0)
+        #expect(first == [.startTimer(.retry(operation), at: t0.adding(.milliseconds(500)))])
+        let resent = machine.handle(.timerFired(.retry(operation)), at: t0.adding(.milliseconds(500)))
+        #expect(resent == [.callBackend(operation, .preauthorize(context, mvpd: "acme", resources: ["b"]))])
+        let answered = machine.handle(
+            .backendAnswered(operation, .decisions([V2Decision(resource: "b", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd)])),
+            at: t0.adding(.milliseconds(600)))
+        #expect(answered == [.emit(.preauthorizedResources(["a", "b"]), answering: [CallID(2)])])
+    }
 }

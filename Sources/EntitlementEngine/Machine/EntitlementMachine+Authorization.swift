@@ -216,33 +216,16 @@ extension EntitlementMachine {
     ) -> [Action] {
         switch result {
         case .success(.decisions(let decisions)):
-            var known = pending.known
-            var failures: [String] = []
-            var authenticationLost = false
-            let expires = now.adding(settings.preauthorizationCacheLifetime)
-            for decision in decisions where pending.resources.contains(decision.resource) {
-                // A denial on the item is a decision (V2 sends `preauthorization_denied_by_mvpd` with it);
-                // any other item error leaves the resource undecided.
-                let error = decision.error.map { BackendError(v2: $0, httpStatus: 200) }
-                switch error {
-                case nil, .denied?:
-                    let authorized = error == nil && decision.authorized
-                    known[decision.resource] = authorized
-                    preauthorizationCache[decision.resource] = CachedDecision(authorized: authorized, expires: expires)
-                case .authenticationRequired?:
-                    authenticationLost = true
-                    failures.append("\(decision.resource) (\(decision.error?.code ?? ""))")
-                default:
-                    failures.append("\(decision.resource) (\(decision.error?.code ?? ""))")
-                }
-            }
+            var pending = pending
+            let authenticationLost = absorb(decisions, into: &pending)
+            let failures = pending.failures
             if authenticationLost {
                 recordCall(from: .preauthorizing, to: .idle, .authenticationRequired, .status, .preauthorizedResources)
                 dropAuthentication()
                 return preauthorizationFailed(pending, "the service no longer knows the authentication (\(failures.joined(separator: ", ")))")
             }
             let answer = Action.emit(
-                .preauthorizedResources(pending.resources.filter { known[$0] == true }), answering: [pending.call])
+                .preauthorizedResources(pending.resources.filter { pending.known[$0] == true }), answering: [pending.call])
             guard !failures.isEmpty else {
                 recordCall(from: .preauthorizing, to: .idle, nil, .preauthorizedResources)
                 return [answer]
@@ -265,6 +248,30 @@ extension EntitlementMachine {
             }
             return preauthorizationFailed(pending, error.summary)
         }
+    }
+
+    /// Takes the items of `decisions` that `pending` asked about into it: a decision, or a denial on the
+    /// item (V2 sends `preauthorization_denied_by_mvpd` with it), is known and cached; any other item
+    /// error leaves the resource undecided and is named among the failures. Whether an item said the
+    /// service no longer knows the authentication.
+    mutating func absorb(_ decisions: [V2Decision], into pending: inout PendingPreauthorization) -> Bool {
+        var authenticationLost = false
+        let expires = now.adding(settings.preauthorizationCacheLifetime)
+        for decision in decisions where pending.resources.contains(decision.resource) {
+            let error = decision.error.map { BackendError(v2: $0, httpStatus: 200) }
+            switch error {
+            case nil, .denied?:
+                let authorized = error == nil && decision.authorized
+                pending.known[decision.resource] = authorized
+                preauthorizationCache[decision.resource] = CachedDecision(authorized: authorized, expires: expires)
+            case .authenticationRequired?:
+                authenticationLost = true
+                pending.failures.append("\(decision.resource) (\(decision.error?.code ?? ""))")
+            default:
+                pending.failures.append("\(decision.resource) (\(decision.error?.code ?? ""))")
+            }
+        }
+        return authenticationLost
     }
 
     private func preauthorizationFailed(_ pending: PendingPreauthorization, _ why: String) -> [Action] {

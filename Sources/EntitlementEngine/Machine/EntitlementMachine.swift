@@ -35,8 +35,10 @@ public struct EntitlementMachine: Sendable {
         var call: CallID
         /// Everything the caller asked about, in the caller's order.
         var resources: [String]
-        /// Decisions already known from the cache (for the resources not asked again).
+        /// Decisions already known (from the cache, or an earlier answer whose other items asked to retry).
         var known: [String: Bool]
+        /// Items an earlier answer could not decide, as the P100 report names them.
+        var failures: [String] = []
     }
 
     /// A pre-authorization decision kept for reuse.
@@ -268,6 +270,7 @@ public struct EntitlementMachine: Sendable {
             {
                 return retry
             }
+            if let retry = retryPreauthorizationItems(operation, response) { return retry }
             requestsSent[operation] = nil
             return backendFinished(operation, .success(response))
         case .backendFailed(let operation, let error):
@@ -678,6 +681,25 @@ public struct EntitlementMachine: Sendable {
         else { return nil }
         recordCall(.retryAsked, .startTimer)
         return [.startTimer(.retry(operation), at: now.adding(pause))]
+    }
+
+    /// A pre-authorization answer some of whose items say `retry`, with attempts left: the other items
+    /// are kept, and only those are asked again after the pause (nil: the answer is the result).
+    private mutating func retryPreauthorizationItems(_ operation: OperationID, _ response: BackendResponse) -> [Action]? {
+        guard case .preauthorize(let context, let mvpd, let asked) = requestsSent[operation]?.request,
+            case .decisions(let decisions) = response,
+            let index = preauthorizations.firstIndex(where: { $0.operation == operation })
+        else { return nil }
+        let again = decisions.filter { asked.contains($0.resource) && $0.error?.action == .retry }
+        guard let first = again.first?.error, let retry = retryLater(operation, BackendError(v2: first, httpStatus: 200)) else {
+            return nil
+        }
+        var pending = preauthorizations[index]
+        let retried = Set(again.map(\.resource))
+        guard !absorb(decisions.filter { !retried.contains($0.resource) }, into: &pending) else { return nil }
+        preauthorizations[index] = pending
+        requestsSent[operation]?.request = .preauthorize(context, mvpd: mvpd, resources: asked.filter(retried.contains))
+        return retry
     }
 
     /// The retry is due: the same request again, under the same operation.
