@@ -490,6 +490,11 @@ extension EntitlementMachine {
             let minutes = token.expires.milliseconds(since: now) / 60_000
             let left = "Signed in with TempPass: \(minutes) minutes left."
             notice = [.emit(.status(StatusReport(code: "N011", level: .info, message: left)), answering: [])]
+        } else if token.source == .degraded {
+            // Adobe's SDK: N010 when a degradation rule (AuthNAll) signed the user in without the MVPD.
+            moveAuthentication(to: .authenticated(token), .degraded, .status, .persist, .setAuthenticationStatus)
+            let words = "Signed in under a degradation rule: the TV provider was not asked."
+            notice = [.emit(.status(StatusReport(code: "N010", level: .warning, message: words)), answering: [])]
         } else {
             moveAuthentication(to: .authenticated(token), .profileMatchesFlow, .persist, .setAuthenticationStatus)
         }

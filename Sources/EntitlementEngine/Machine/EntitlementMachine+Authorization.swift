@@ -108,8 +108,21 @@ extension EntitlementMachine {
             }
             // The decision's window, for TTL_AUTHZ only; it never outlives its authentication.
             authorizationExpiries[request.resource] = min(decision.notAfter ?? media.notAfter, token.expires)
-            recordAuthorization(from: request.kind, to: .idle, nil, .setToken)
-            return [authorizationTracking(success: true, token: token, cached: false, error: "", details: "")]
+            // Adobe's SDK says how a permit came: Z011 under TempPass, Z010 under a degradation rule.
+            let notice: StatusReport?
+            if token.source == .tempPass {
+                recordAuthorization(from: request.kind, to: .idle, .tempPass, .status, .setToken)
+                notice = StatusReport(code: "Z011", level: .info, message: "Authorized with TempPass.")
+            } else if decision.source == .degradation || token.source == .degraded {
+                recordAuthorization(from: request.kind, to: .idle, .degraded, .status, .setToken)
+                notice = StatusReport(
+                    code: "Z010", level: .warning, message: "Authorized under a degradation rule: the TV provider was not asked.")
+            } else {
+                recordAuthorization(from: request.kind, to: .idle, nil, .setToken)
+                notice = nil
+            }
+            return (notice.map { [Action.emit(.status($0), answering: [])] } ?? [])
+                + [authorizationTracking(success: true, token: token, cached: false, error: "", details: "")]
                 + request.waiters.map {
                     .emit(.setToken(token: media.serialized, resource: request.resource), answering: [$0])
                 }
@@ -140,6 +153,17 @@ extension EntitlementMachine {
             ]
         }
         switch error {
+        case .authenticationRequired(let why) where token.source == .tempPass:
+            // The service ended the TempPass (its time or resources are used up): as when it expires
+            // here, say so (N111) and forget the pseudo-MVPD, so the next login shows the picker.
+            recordAuthorization(from: request.kind, to: .idle, .tempPass, .status, .tokenRequestFailed)
+            dropAuthentication()
+            selectedProviderID = nil
+            let notice = StatusReport(
+                code: "N111", level: .warning, message: "The TempPass expired; sign in with a TV provider to keep watching.")
+            return [.emit(.status(notice), answering: [])]
+                + authorizationFailed(
+                    request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)", answering: request.waiters)
         case .authenticationRequired(let why):
             // The server no longer knows this authentication: drop it locally too.
             recordAuthorization(from: request.kind, to: .idle, .authenticationRequired, .tokenRequestFailed)
@@ -147,11 +171,13 @@ extension EntitlementMachine {
             return authorizationFailed(
                     request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)",
                     answering: request.waiters)
-        case .denied(_, let message):
-            // Adobe's SDK reports Z100 with the MVPD's words beside tokenRequestFailed.
+        case .denied(let code, let message):
+            // Adobe's SDK reports Z100 with the MVPD's words beside tokenRequestFailed — Z169 when a
+            // degradation rule (AuthZNone) denied it, not the MVPD.
             recordAuthorization(from: request.kind, to: .idle, .denied, .status, .tokenRequestFailed)
             authorizationExpiries[request.resource] = nil
-            return [.emit(.status(StatusReport(code: "Z100", level: .error, message: message)), answering: [])]
+            let status = code == "authorization_denied_by_degradation_rule" ? "Z169" : "Z100"
+            return [.emit(.status(StatusReport(code: status, level: .error, message: message)), answering: [])]
                 + authorizationFailed(
                     request.resource, ErrorCode.userNotAuthorized, message, answering: request.waiters)
         case .throttled:

@@ -130,6 +130,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case loginNeeded
     /// The session answered `authorize`: no login is needed (a profile exists, TempPass, degraded).
     case noLoginNeeded
+    /// Granted under a degradation rule (a `degraded` profile, a decision from `degradation`).
+    case degraded
     /// The logout answered with an interactive MVPD logout and the device has a web view.
     case interactive
     /// The logout is complete without the MVPD (`complete`, `invalid`, `partner_logout`, no web view).
