@@ -2,7 +2,7 @@ import EntitlementEngine
 
 /// The V2 operations the engine's port does not carry, which a second screen or another client uses: a
 /// session created without an MVPD, its status, its resumption with the parameters it lacked (REST API
-/// V2 §4.1–4.3), and decisions for several resources in one request.
+/// V2 §4.1–4.3), a partner single sign-on session (§8), and decisions for several resources in one request.
 extension Simulator {
     /// The parameters a session needs before its login can start, in the order the answer lists them.
     private static func missingParameters(mvpd: String, domainName: String, redirectURL: String?) -> [String] {
@@ -95,5 +95,31 @@ extension Simulator {
     /// engine asks for one at a time): a decision per resource, in order.
     public func authorize(_ context: RequestContext, mvpd: String, resourcesAtOnce resources: [String]) throws(V2EnhancedError) -> [V2Decision] {
         try authorize(context, mvpd: mvpd, resources: resources)
+    }
+
+    /// `POST sessions/sso/{partner}` (Apple's single sign-on, REST API V2 §8): `partner_profile`, direct,
+    /// with the SAML request the partner framework is handed (`authenticationRequest`) and where to
+    /// post its answer (`profiles/sso/{partner}`). Only the `apple` partner is known.
+    public func partnerSession(_ context: RequestContext, partner: String, domainName: String, redirectURL: String)
+        throws(V2EnhancedError) -> JSONValue
+    {
+        _ = try requestor(context)
+        guard partner == "apple" else {
+            throw Self.refusal(400, "invalid_parameter_partner", "The partner '\(partner.prefix(32))' is not known.")
+        }
+        guard Self.isRedirectURL(redirectURL) else {
+            throw Self.refusal(400, "invalid_parameter_redirect_url", "The redirect URL is not a URL.")
+        }
+        let request = "<samlp:AuthnRequest xmlns:samlp=\"urn:oasis:names:tc:SAML:2.0:protocol\" ID=\"\(trackingID("req."))\" "
+            + "Version=\"2.0\" IssueInstant=\"\(clock.now().milliseconds)\"/>"
+        let session = V2Session(
+            actionName: .partnerProfile, actionType: .direct, reasonType: .none,
+            url: "\(world.serviceProvider)/api/v2/\(context.requestorID)/profiles/sso/\(partner)", sessionID: trackingID("sid."),
+            serviceProvider: context.requestorID)
+        guard case .object(var members) = session.json else { return session.json }
+        members["authenticationRequest"] = [
+            "type": "saml", "request": .string(Base64.encode(Array(request.utf8))), "attributesNames": ["userID", "upstreamUserID"],
+        ]
+        return .object(members)
     }
 }

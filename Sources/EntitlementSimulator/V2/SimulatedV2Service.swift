@@ -66,6 +66,10 @@ public final class SimulatedV2Service: V2Transport {
             case .resumeSession(let sp, let code, let mvpd, let domainName, let redirectURL):
                 let session = try await simulator.resumeSession(requestorID: sp, code: code, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL)
                 return V2Response(status: 200, body: session.json)
+            case .partnerSession(let sp, let partner, let domainName, let redirectURL):
+                return V2Response(
+                    status: 200,
+                    body: try await simulator.partnerSession(port(sp), partner: partner, domainName: domainName, redirectURL: redirectURL))
             case .authorize(let sp, let mvpd, let resources) where resources.count > 1:
                 let decisions = try await simulator.authorize(port(sp), mvpd: mvpd, resourcesAtOnce: resources)
                 return V2Response(status: 200, body: V2Decision.json(decisions: decisions))
