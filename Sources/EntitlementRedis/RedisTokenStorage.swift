@@ -271,12 +271,15 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         return {1, version}
         """
 
-    /// How long (ms) a save of `tokens` is kept: until the latest thing in it expires, at least a
+    /// How long (ms) a save of `tokens` is kept: until the latest thing in it expires (the authentication,
+    /// a pending login, logout or second-screen code), at least a
     /// minute; ``rememberFor`` when nothing in it expires — and at least that long when it holds a
     /// provider account (a user token and credentials kept for good do not expire with a login).
     func lifetime(of tokens: StoredTokens) -> Int64 {
         let remembered = max(rememberFor.milliseconds, 60_000)
-        let dates = [tokens.authentication?.expires, tokens.pendingLogin?.deadline, tokens.pendingLogout?.deadline].compactMap { $0 }
+        let dates = [
+            tokens.authentication?.expires, tokens.pendingLogin?.deadline, tokens.pendingLogout?.deadline, tokens.pendingRegistration?.expires,
+        ].compactMap { $0 }
         guard let latest = dates.max() else { return remembered }
         let (left, overflow) = latest.milliseconds.subtractingReportingOverflow(now().milliseconds)
         let expiring = overflow ? Int64.max / 2 : max(left, 60_000)

@@ -78,4 +78,22 @@ extension EntitlementMachine {
         }
         return [.startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval))]
     }
+
+    /// A registration code this device showed before the engine started again (the app restarted)
+    /// waits in storage: show it again (`status(REGCODE)`) and go on polling it until it expires — the
+    /// user may finish on the phone at any time. Nothing on a device that is not a second-screen one.
+    mutating func resumeRegistration(_ pending: PendingRegistration?, _ configuration: RequestorConfiguration) -> [Action]? {
+        guard let pending, pending.expires > now, let secondScreen = settings.secondScreen, let mvpd = configuration.mvpd(pending.mvpdID)
+        else { return nil }
+        var flow = LoginFlow(id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: [], data: [:])
+        flow.code = pending.code
+        let registration = RegistrationCode(code: pending.code, expires: pending.expires)
+        moveAuthentication(to: .awaitingSecondScreen(flow, registration, poll: nil), .pendingRegistration, .status, .startTimer)
+        selectedProviderID = mvpd.id
+        return [
+            .emit(.status(StatusReport(code: "REGCODE", level: .info, message: pending.code)), answering: []),
+            .startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval)),
+            .startTimer(.registrationExpiry(flow.id), at: pending.expires),
+        ]
+    }
 }

@@ -367,6 +367,8 @@ public struct EntitlementMachine: Sendable {
             actions.append(resumed)
         } else if let resumed = resumePendingLogout(stored.pendingLogout) {
             actions.append(resumed)
+        } else if let resumed = resumeRegistration(stored.pendingRegistration, loaded) {
+            actions += resumed
         } else if authentication.kind == .unknown {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
         }
@@ -389,7 +391,8 @@ public struct EntitlementMachine: Sendable {
         _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken], calls: [CallID]
     ) -> [Action] {
         guard stored.deviceID ?? deviceID == deviceID, usableStoredToken(stored, loaded) == nil,
-            !(stored.pendingLogin.map { $0.deadline > now && loaded.mvpd($0.mvpdID) != nil } ?? false)
+            !(stored.pendingLogin.map { $0.deadline > now && loaded.mvpd($0.mvpdID) != nil } ?? false),
+            !(stored.pendingRegistration.map { $0.expires > now && loaded.mvpd($0.mvpdID) != nil } ?? false)
         else { return [] }
         let sharedLogin = others.first { token in
             token.requestorID != loaded.requestorID && isUsable(token.expires) && token.source != .tempPass
@@ -810,6 +813,7 @@ public struct EntitlementMachine: Sendable {
         var authentication: AuthenticationToken?
         var pending: PendingLogin?
         var logout: PendingLogout?
+        var registration: PendingRegistration?
         switch self.authentication {
         case .authenticated(let token): authentication = token
         case .awaitingRedirect(let flow):
@@ -829,11 +833,14 @@ public struct EntitlementMachine: Sendable {
             if let secrets = flow.secrets, let deadline = flow.deadline {
                 logout = PendingLogout(state: secrets.state, deadline: deadline, mvpdID: flow.mvpdID)
             }
+        case .awaitingSecondScreen(let flow, let code, _):
+            if let mvpd = flow.mvpd { registration = PendingRegistration(mvpdID: mvpd.id, code: code.code, expires: code.expires) }
         default: break
         }
         let tokens = StoredTokens(
             authentication: authentication, selectedProvider: selectedProviderID,
-            deviceID: deviceID, pendingLogin: pending, pendingLogout: logout, providerAccounts: providerAccounts)
+            deviceID: deviceID, pendingLogin: pending, pendingLogout: logout, providerAccounts: providerAccounts,
+            pendingRegistration: registration)
         return tokens.holdsNothing ? .empty : tokens
     }
 

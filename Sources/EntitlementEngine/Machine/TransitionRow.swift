@@ -132,6 +132,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case noLoginNeeded
     /// Granted under a degradation rule (a `degraded` profile, a decision from `degradation`).
     case degraded
+    /// A second-screen code this device showed waits in storage, not expired.
+    case pendingRegistration
     /// The logout answered with an interactive MVPD logout and the device has a web view.
     case interactive
     /// The logout is complete without the MVPD (`complete`, `invalid`, `partner_logout`, no web view).

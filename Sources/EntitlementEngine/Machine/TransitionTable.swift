@@ -89,6 +89,7 @@ public enum TransitionTable {
         authentication(.platformPicking, .storageChanged, .validStoredToken, to: .authenticated, .dismissTvProviderDialog, .setAuthenticationStatus),
         authentication(.platformPicking, .storageChanged, .pendingLogin, to: .awaitingRedirect, .dismissTvProviderDialog, .startTimer),
         authentication(.unknown, .configurationLoaded, .pendingLogout, to: .loggingOut, .startTimer),
+        authentication(.unknown, .configurationLoaded, .pendingRegistration, to: .awaitingSecondScreen, .status, .startTimer),
         authentication(.unauthenticated, .storageChanged, .pendingLogout, to: .loggingOut, .startTimer),
         authentication(.authenticated, .storageChanged, .pendingLogout, to: .loggingOut, .startTimer),
         authentication(.authenticated, .storageChanged, .pendingLogin, to: .awaitingRedirect, .startTimer),

@@ -180,6 +180,25 @@ public struct PendingLogin: Sendable, Hashable, Codable {
     }
 }
 
+/// A second-screen login's registration code, kept in storage while the device shows it, so an engine
+/// started again (the TV app restarted) or another instance goes on polling it until it expires: the
+/// user may finish on the phone at any time. The code is a secret.
+public struct PendingRegistration: Sendable, Hashable, Codable {
+    /// The MVPD chosen for the login.
+    public var mvpdID: String
+    /// The registration code (the session's code).
+    public var code: String
+    /// When the code stops being polled.
+    public var expires: Timestamp
+
+    /// Creates a pending registration.
+    public init(mvpdID: String, code: String, expires: Timestamp) {
+        self.mvpdID = mvpdID
+        self.code = code
+        self.expires = expires
+    }
+}
+
 /// A logout waiting for the MVPD's logout redirect, kept in storage so that any instance sharing the
 /// store (another node of a fleet) can complete it when the redirect reaches it.
 public struct PendingLogout: Sendable, Hashable, Codable {
@@ -210,6 +229,8 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     public var pendingLogin: PendingLogin?
     /// A logout waiting for the MVPD's logout redirect, if any.
     public var pendingLogout: PendingLogout?
+    /// A second-screen code being shown, if any.
+    public var pendingRegistration: PendingRegistration?
     /// What the user holds with each provider of the chain that signs in (by provider id): its user
     /// token and the credentials kept for good.
     public var providerAccounts: [String: ProviderAccount]
@@ -217,18 +238,20 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     /// Creates a token set.
     public init(
         authentication: AuthenticationToken? = nil, selectedProvider: String? = nil, deviceID: String? = nil, pendingLogin: PendingLogin? = nil,
-        pendingLogout: PendingLogout? = nil, providerAccounts: [String: ProviderAccount] = [:]
+        pendingLogout: PendingLogout? = nil, providerAccounts: [String: ProviderAccount] = [:],
+        pendingRegistration: PendingRegistration? = nil
     ) {
         self.authentication = authentication
         self.selectedProvider = selectedProvider
         self.deviceID = deviceID
         self.pendingLogin = pendingLogin
         self.pendingLogout = pendingLogout
+        self.pendingRegistration = pendingRegistration
         self.providerAccounts = providerAccounts
     }
 
     private enum CodingKeys: String, CodingKey {
-        case authentication, selectedProvider, deviceID, pendingLogin, pendingLogout, providerAccounts
+        case authentication, selectedProvider, deviceID, pendingLogin, pendingLogout, providerAccounts, pendingRegistration
     }
 
     /// Encodes the tokens; a pending logout and provider accounts only when there are some, so other
@@ -240,6 +263,7 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         try container.encodeIfPresent(deviceID, forKey: .deviceID)
         try container.encodeIfPresent(pendingLogin, forKey: .pendingLogin)
         try container.encodeIfPresent(pendingLogout, forKey: .pendingLogout)
+        try container.encodeIfPresent(pendingRegistration, forKey: .pendingRegistration)
         if !providerAccounts.isEmpty { try container.encode(providerAccounts, forKey: .providerAccounts) }
     }
 
@@ -252,12 +276,14 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         deviceID = try container.decodeIfPresent(String.self, forKey: .deviceID)
         pendingLogin = try? container.decodeIfPresent(PendingLogin.self, forKey: .pendingLogin)
         pendingLogout = try? container.decodeIfPresent(PendingLogout.self, forKey: .pendingLogout)
+        pendingRegistration = try? container.decodeIfPresent(PendingRegistration.self, forKey: .pendingRegistration)
         providerAccounts = try container.decodeIfPresent([String: ProviderAccount].self, forKey: .providerAccounts) ?? [:]
     }
 
     /// True when nothing but (at most) the device is stored.
     public var holdsNothing: Bool {
         authentication == nil && selectedProvider == nil && pendingLogin == nil && pendingLogout == nil && providerAccounts.isEmpty
+            && pendingRegistration == nil
     }
 
     /// No tokens.

@@ -624,6 +624,12 @@ enum TraceCoding {
                 "mvpd": logout.mvpdID.map(JSONValue.string) ?? .null,
             ]
         }
+        if let registration = stored.pendingRegistration {
+            record["pendingRegistration"] = [
+                "mvpd": .string(registration.mvpdID), "code": .string(book.conceal(registration.code, as: .code)),
+                "expires": .int(registration.expires.milliseconds),
+            ]
+        }
         guard !stored.providerAccounts.isEmpty else { return .object(record) }
         // Concealed in key order, so the placeholders are numbered alike in every recording.
         var accounts: [String: JSONValue] = [:]
@@ -653,7 +659,14 @@ enum TraceCoding {
             authentication: authentication == .null ? nil : try decodeAuthentication(authentication),
             selectedProvider: selected == .null ? nil : try string(value, "selectedProvider"), deviceID: value["device"]?.string,
             pendingLogin: try decodePending(value["pendingLogin"] ?? .null),
-            pendingLogout: try decodePendingLogout(value["pendingLogout"] ?? .null), providerAccounts: accounts)
+            pendingLogout: try decodePendingLogout(value["pendingLogout"] ?? .null), providerAccounts: accounts,
+            pendingRegistration: try decodePendingRegistration(value["pendingRegistration"] ?? .null))
+    }
+
+    private static func decodePendingRegistration(_ value: JSONValue) throws(TraceError.Reason) -> PendingRegistration? {
+        guard value != .null else { return nil }
+        return PendingRegistration(
+            mvpdID: try string(value, "mvpd"), code: try string(value, "code"), expires: Timestamp(milliseconds: try int(value, "expires")))
     }
 
     private static func decodePendingLogout(_ value: JSONValue) throws(TraceError.Reason) -> PendingLogout? {
