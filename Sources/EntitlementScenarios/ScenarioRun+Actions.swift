@@ -157,13 +157,12 @@ extension ScenarioRun {
         case .healStorage:
             engine.storage.heal()
         case .restartEngine:
-            // The process dies: the old engine is cut from the store and the backend (what it was
-            // waiting for fails at once and reaches only its own, unchecked, ledger).
+            // The process dies: the old engine is cut from the store and the backend, and stopped — no
+            // timer of it fires and no task of it goes on when the clock later advances (a dead process
+            // reacts to nothing). What it says while stopping reaches nobody: its ledger is dropped.
             engine.storage.end()
             await session.stepped?.sever()
-            await session.settle()
-            // What the dead process still emits in reaction to the cut reaches nobody: it is dropped.
-            await session.enabler.whenIdle()
+            _ = await session.enabler.closeSession()
             _ = session.ledger.take()
             var restarted = start(name, recorder: nil, platform: session.platform)
             restarted.retired = engine.retired + [session]
