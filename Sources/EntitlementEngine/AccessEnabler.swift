@@ -364,9 +364,7 @@ public actor AccessEnabler {
     // MARK: - Closing
 
     /// The `status` that answers every call still waiting when the engine is closed.
-    static let sessionClosedReport = StatusReport(
-        code: ErrorCode.sessionClosed, level: .warning,
-        message: "The session was closed before this call was answered; make it again (on any node: what is stored carries over).")
+    static let sessionClosedReport = Notice.sessionClosed.report("The session was closed before this call was answered; make it again (on any node: what is stored carries over).")
 
     /// Ends this engine now, for an owner that must let it go (a host shutting down past its grace
     /// period): every call still unanswered is answered with one `status(SESSION_CLOSED)` (to the

@@ -81,6 +81,32 @@ struct TraceRoundTripTests {
         #expect(recorder.trace.text == golden, "re-record with: swift run entitle record Tests/Scenarios/\(scenario).scenario -o Tests/Traces/\(trace).complete.jsonl")
     }
 
+    /// Every `status` the library's scenarios make the engine report is in the one list of what `status`
+    /// can say — a ``Notice`` (with its level) or a refusal (``CallRefusal``, ``RedirectRefusal``) — so
+    /// the list in the code, and the table in the REST API V2 article built from it, cannot drift.
+    @Test func everyStatusTheLibraryReportsIsANoticeOrARefusal() async throws {
+        let notices = Set(Notice.all.map { "\($0.code) \($0.level.rawValue)" })
+        let refusals: Set<String> = [
+            "UNKNOWN_PROVIDER", "INVALID_ARGUMENT", "QUEUE_FULL", "LOGOUT_IN_PROGRESS", "ALREADY_AUTHENTICATED",
+            "PROFILE_READ_IN_PROGRESS", "REQUESTOR_NOT_CONFIGURED", "P100", "STORAGE_WRITE_FAILED", "NO_PROVIDER_SIGN_IN",
+            "PROVIDER_BUSY", "NO_STEP_UP_PENDING", "REDIRECT_MALFORMED", "REDIRECT_URL_MISMATCH", "REDIRECT_DUPLICATE_PARAMETER",
+            "REDIRECT_NO_PENDING_FLOW", "REDIRECT_STATE_MISSING", "REDIRECT_STATE_MISMATCH", "REDIRECT_PROVIDER_MISMATCH",
+            "REDIRECT_EXPIRED",
+        ]
+        var seen: Set<String> = []
+        for file in ScenarioLibraryTests.files {
+            let (_, trace) = try await Self.record(file)
+            for record in trace.records where record["callback"]?.string == "status" {
+                guard let code = record["code"]?.string, let level = record["level"]?.string else { continue }
+                seen.insert(code)
+                let known = notices.contains("\(code) \(level)") || (code.hasPrefix("CFG") && level == "error")
+                    || (refusals.contains(code) && level == "error")
+                #expect(known, "\(file): status \(code) \(level) is neither a Notice nor a refusal")
+            }
+        }
+        #expect(seen.count >= 20, "the library reports the notices: \(seen.sorted())")
+    }
+
     @Test(arguments: ScenarioLibraryTests.files)
     func recordingTwiceGivesByteIdenticalTraces(file: String) async throws {
         let first = try await Self.record(file).1.text

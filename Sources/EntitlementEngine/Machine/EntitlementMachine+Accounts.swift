@@ -220,9 +220,7 @@ extension EntitlementMachine {
         case (.verifying(_, let calls), .verified(.failure(let failure))):
             // Signed in, but what the user may access could not be said: the last view stands.
             moveAccount(provider, to: nil, .verificationFailed, .status, .providerSignInStatus)
-            let notice = StatusReport(
-                code: ErrorCode.providerVerificationFailed, level: .warning,
-                message: "The provider '\(provider)' could not verify what the user may access (\(failure.description)); its last answer stands.")
+            let notice = Notice.providerVerificationFailed.report("The provider '\(provider)' could not verify what the user may access (\(failure.description)); its last answer stands.")
             return [.emit(.status(notice), answering: [])] + signInStatus(provider, true, nil, answering: calls)
                 + scheduleVerification(provider) + endRenewalWaits(provider, configuration)
         case (.renewing(_, let calls), .renewed(.success(let token))):

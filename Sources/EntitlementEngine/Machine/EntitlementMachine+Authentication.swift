@@ -76,8 +76,7 @@ extension EntitlementMachine {
         // TempPass over: say so (N111) and forget the pseudo-MVPD, so the next login shows the picker.
         moveAuthentication(to: .unauthenticated, .tempPass, .status, .persist)
         selectedProviderID = nil
-        let notice = StatusReport(
-            code: "N111", level: .warning, message: "The TempPass expired; sign in with a TV provider to keep watching.")
+        let notice = Notice.tempPassOver.report("The TempPass expired; sign in with a TV provider to keep watching.")
         return [.emit(.status(notice), answering: [])]
     }
 
@@ -380,12 +379,12 @@ extension EntitlementMachine {
             failure = error.summary
         }
         if settings.secondScreen != nil {
-            let notice = StatusReport(code: "REG500", level: .error, message: sentence("No registration code: \(failure)"))
+            let notice = Notice.noRegistrationCode.report(sentence("No registration code: \(failure)"))
             return endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("No registration code: \(failure)"),
                     notice: notice, condition: result.isSuccess ? .malformedAnswer : .failed)
         }
         let what = mvpd.isTempPass ? "The TempPass request" : "The login session"
-        let notice = StatusReport(code: "LOGIN_FAILED", level: .error, message: sentence("\(what) failed: \(failure)"))
+        let notice = Notice.loginFailed.report(sentence("\(what) failed: \(failure)"))
         return endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("The login failed: \(failure)"),
                 notice: notice, condition: result.isSuccess ? .malformedAnswer : .failed)
     }
@@ -411,8 +410,7 @@ extension EntitlementMachine {
         case (.registrationPoll(let flowID), .awaitingSecondScreen(let flow, let code, nil)) where flow.id == flowID:
             return pollRegistration(flow, code)
         case (.registrationExpiry(let flowID), .awaitingSecondScreen(let flow, _, _)) where flow.id == flowID:
-            let notice = StatusReport(
-                code: "REGCODE_EXPIRED", level: .warning, message: "The registration code expired before it was used.")
+            let notice = Notice.registrationCodeExpired.report("The registration code expired before it was used.")
             return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: notice,
                     condition: .codeExpired)
         case (.profileRead(let flowID), .readingProfile(let flow, nil, let attempt)) where flow.id == flowID:
@@ -423,9 +421,7 @@ extension EntitlementMachine {
         case (.redirectDeadline(let flowID), .awaitingRedirect(let flow)) where flow.id == flowID:
             return expireLogin(flow)
         case (.redirectDeadline(let flowID), .loggingOut(let flow)) where flow.id == flowID:
-            let notice = StatusReport(
-                code: "LOGOUT_TIMED_OUT", level: .warning,
-                message: "The logout redirect did not come back in time; local tokens were already cleared.")
+            let notice = Notice.logoutTimedOut.report("The logout redirect did not come back in time; local tokens were already cleared.")
             return finishLogout(flow, alsoAnswering: [], notice: notice)
         default:
             return [.log(.lateTimerIgnored(timer))]
@@ -435,8 +431,7 @@ extension EntitlementMachine {
     /// The login passed its deadline: remember its state (a late redirect is refused as `expired`) and end it.
     mutating func expireLogin(_ flow: LoginFlow, condition: TransitionGuard? = nil) -> [Action] {
         expiredFlowState = flow.secrets?.state
-        let notice = StatusReport(
-            code: "LOGIN_EXPIRED", level: .warning, message: "The login expired before the provider redirected back.")
+        let notice = Notice.loginExpired.report("The login expired before the provider redirected back.")
         return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The login expired.", notice: notice,
                 condition: condition)
     }
@@ -489,12 +484,12 @@ extension EntitlementMachine {
             moveAuthentication(to: .authenticated(token), .tempPass, .status, .persist, .setAuthenticationStatus)
             let minutes = token.expires.milliseconds(since: now) / 60_000
             let left = "Signed in with TempPass: \(minutes) minutes left."
-            notice = [.emit(.status(StatusReport(code: "N011", level: .info, message: left)), answering: [])]
+            notice = [.emit(.status(Notice.tempPassLogin.report(left)), answering: [])]
         } else if token.source == .degraded {
             // Adobe's SDK: N010 when a degradation rule (AuthNAll) signed the user in without the MVPD.
             moveAuthentication(to: .authenticated(token), .degraded, .status, .persist, .setAuthenticationStatus)
             let words = "Signed in under a degradation rule: the TV provider was not asked."
-            notice = [.emit(.status(StatusReport(code: "N010", level: .warning, message: words)), answering: [])]
+            notice = [.emit(.status(Notice.degradedLogin.report(words)), answering: [])]
         } else {
             moveAuthentication(to: .authenticated(token), .profileMatchesFlow, .persist, .setAuthenticationStatus)
         }
@@ -507,7 +502,7 @@ extension EntitlementMachine {
         let what =
             flow.mvpd?.isTempPass == true
             ? "The TempPass request" : flow.secrets == nil ? "The platform sign-in" : "Reading the login's profile"
-        let notice = StatusReport(code: "LOGIN_FAILED", level: .error, message: sentence("\(what) failed: \(failure)"))
+        let notice = Notice.loginFailed.report(sentence("\(what) failed: \(failure)"))
         return endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("The login failed: \(failure)"),
                 notice: notice, condition: condition)
     }
@@ -784,9 +779,7 @@ extension EntitlementMachine {
         if platformSession {
             // Cookbook I: this app is signed out, the platform is not; say so (VSA203).
             moveAuthentication(to: .preparingLogout(flow), .platformSession, .status, .persist, .drawSecrets)
-            let notice = StatusReport(
-                code: "VSA203", level: .info,
-                message: "Signed out of this app only: the device is still signed in to the TV provider; "
+            let notice = Notice.platformLogout.report("Signed out of this app only: the device is still signed in to the TV provider; "
                     + "sign out in the device settings too, or this app signs in again at its next setRequestor.")
             actions += [.emit(.status(notice), answering: []), .drawFlowSecrets(flow.id)]
             return actions
@@ -819,9 +812,7 @@ extension EntitlementMachine {
     }
 
     private mutating func logoutFailed(_ flow: LogoutFlow, _ why: String, _ condition: TransitionGuard) -> [Action] {
-        let notice = StatusReport(
-            code: "LOGOUT_FAILED", level: .warning,
-            message: "The service could not log out (\(why)); local tokens were already cleared.")
+        let notice = Notice.logoutFailed.report("The service could not log out (\(why)); local tokens were already cleared.")
         return finishLogout(flow, alsoAnswering: [], notice: notice, condition: condition)
     }
 

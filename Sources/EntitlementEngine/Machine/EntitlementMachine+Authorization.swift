@@ -112,11 +112,10 @@ extension EntitlementMachine {
             let notice: StatusReport?
             if token.source == .tempPass {
                 recordAuthorization(from: request.kind, to: .idle, .tempPass, .status, .setToken)
-                notice = StatusReport(code: "Z011", level: .info, message: "Authorized with TempPass.")
+                notice = Notice.tempPassPermit.report("Authorized with TempPass.")
             } else if decision.source == .degradation || token.source == .degraded {
                 recordAuthorization(from: request.kind, to: .idle, .degraded, .status, .setToken)
-                notice = StatusReport(
-                    code: "Z010", level: .warning, message: "Authorized under a degradation rule: the TV provider was not asked.")
+                notice = Notice.degradedPermit.report("Authorized under a degradation rule: the TV provider was not asked.")
             } else {
                 recordAuthorization(from: request.kind, to: .idle, nil, .setToken)
                 notice = nil
@@ -159,8 +158,7 @@ extension EntitlementMachine {
             recordAuthorization(from: request.kind, to: .idle, .tempPass, .status, .tokenRequestFailed)
             dropAuthentication()
             selectedProviderID = nil
-            let notice = StatusReport(
-                code: "N111", level: .warning, message: "The TempPass expired; sign in with a TV provider to keep watching.")
+            let notice = Notice.tempPassOver.report("The TempPass expired; sign in with a TV provider to keep watching.")
             return [.emit(.status(notice), answering: [])]
                 + authorizationFailed(
                     request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)", answering: request.waiters)
@@ -176,14 +174,14 @@ extension EntitlementMachine {
             // degradation rule (AuthZNone) denied it, not the MVPD.
             recordAuthorization(from: request.kind, to: .idle, .denied, .status, .tokenRequestFailed)
             authorizationExpiries[request.resource] = nil
-            let status = code == "authorization_denied_by_degradation_rule" ? "Z169" : "Z100"
-            return [.emit(.status(StatusReport(code: status, level: .error, message: message)), answering: [])]
+            let notice: Notice = code == "authorization_denied_by_degradation_rule" ? .degradationDenial : .authorizationDenied
+            return [.emit(.status(notice.report(message)), answering: [])]
                 + authorizationFailed(
                     request.resource, ErrorCode.userNotAuthorized, message, answering: request.waiters)
         case .throttled:
             // … and Z100 when the service throttles the authorization.
             recordAuthorization(from: request.kind, to: .idle, .throttled, .status, .tokenRequestFailed)
-            return [.emit(.status(StatusReport(code: "Z100", level: .error, message: sentence(error.summary))), answering: [])]
+            return [.emit(.status(Notice.authorizationDenied.report(sentence(error.summary))), answering: [])]
                 + authorizationFailed(
                     request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters)
         case .network, .timeout, .httpStatus, .retryable, .malformedResponse, .storageUnavailable:
@@ -257,9 +255,7 @@ extension EntitlementMachine {
                 return [answer]
             }
             recordCall(from: .preauthorizing, to: .idle, .partialFailure, .status, .preauthorizedResources)
-            let report = StatusReport(
-                code: "P100", level: .warning,
-                message: "Pre-authorization failed for \(failures.joined(separator: ", ")); the other resources were decided.")
+            let report = Notice.preauthorizationPartial.report("Pre-authorization failed for \(failures.joined(separator: ", ")); the other resources were decided.")
             return [.emit(.status(report), answering: []), answer]
         case .success:
             recordCall(from: .preauthorizing, to: .idle, .malformedAnswer, .status, .preauthorizedResources)
@@ -302,7 +298,7 @@ extension EntitlementMachine {
 
     private func preauthorizationFailed(_ pending: PendingPreauthorization, _ why: String) -> [Action] {
         [
-            .emit(.status(StatusReport(code: "P100", level: .error, message: sentence("Pre-authorization failed: \(why)"))), answering: []),
+            .emit(.status(Notice.preauthorizationFailed.report(sentence("Pre-authorization failed: \(why)"))), answering: []),
             .emit(.preauthorizedResources([]), answering: [pending.call]),
         ]
     }

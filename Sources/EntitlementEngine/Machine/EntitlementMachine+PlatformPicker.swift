@@ -16,18 +16,18 @@ extension EntitlementMachine {
             flow.id == flowID
         else { return [.log(.latePickerAnswerIgnored(flowID))] }
         let dialog = platformDialog(flow, configuration)
-        func fallBack(_ code: String, _ message: String, _ condition: TransitionGuard) -> [Action] {
+        func fallBack(_ notice: Notice, _ message: String, _ condition: TransitionGuard) -> [Action] {
             moveAuthentication(to: .selectingProvider(flow), condition, .dismissTvProviderDialog, .status, .displayProviderDialog)
             return [
                 .emit(.dismissTvProviderDialog(dialog), answering: []),
-                .emit(.status(StatusReport(code: code, level: .info, message: message)), answering: []),
+                .emit(.status(notice.report(message)), answering: []),
                 .emit(.displayProviderDialog(configuration.mvpds), answering: []),
             ]
         }
         switch answer {
         case .signedIn(let assertion):
             guard let mvpd = configuration.mvpd(assertion.mvpdID), mvpd.enablePlatformServices else {
-                return fallBack("N004", Self.unsupportedProviderMessage, .unsupportedProvider)
+                return fallBack(.platformUnsupportedProvider, Self.unsupportedProviderMessage, .unsupportedProvider)
             }
             flow.mvpd = mvpd
             let operation = nextOperation()
@@ -38,11 +38,11 @@ extension EntitlementMachine {
                     operation, .partnerProfile(context(configuration), partner: Self.platformPartner, assertion: assertion))
             ]
         case .otherProviders:
-            return fallBack("N003", "The user chose another TV provider in the platform picker.", .otherProviders)
+            return fallBack(.platformOtherProvider, "The user chose another TV provider in the platform picker.", .otherProviders)
         case .unsupportedProvider:
-            return fallBack("N004", Self.unsupportedProviderMessage, .unsupportedProvider)
+            return fallBack(.platformUnsupportedProvider, Self.unsupportedProviderMessage, .unsupportedProvider)
         case .cancelled:
-            let notice = StatusReport(code: "N005", level: .info, message: "The user cancelled the platform picker.")
+            let notice = Notice.platformPickerCancelled.report("The user cancelled the platform picker.")
             return endLogin(
                 flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the platform picker.", notice: notice,
                 condition: .cancelled)

@@ -235,9 +235,7 @@ extension EntitlementMachine {
                 record(
                     .entitlements, from: EntitlementsWatch.watching.rawValue, to: EntitlementsWatch.watching.rawValue,
                     .verificationFailed, [.status])
-                let notice = StatusReport(
-                    code: ErrorCode.providerVerificationFailed, level: .warning,
-                    message: "The provider '\(link.id)' could not verify what the user may access (\(failure.description)); its last answer stands.")
+                let notice = Notice.providerVerificationFailed.report("The provider '\(link.id)' could not verify what the user may access (\(failure.description)); its last answer stands.")
                 actions.append(.emit(.status(notice), answering: []))
                 actions += scheduleVerification(link.id)
             case nil where link.signsIn && providerAccounts[link.id] == nil:

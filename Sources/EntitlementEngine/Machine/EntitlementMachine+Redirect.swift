@@ -50,7 +50,7 @@ extension EntitlementMachine {
             let description = String((url.parameters["error_description"] ?? "").prefix(200))
             if !description.isEmpty { message += ": " + description }
             if !message.hasSuffix(".") { message += "." }
-            let notice = StatusReport(code: "REDIRECT_PROVIDER_ERROR", level: .error, message: message)
+            let notice = Notice.redirectProviderError.report(message)
             return endLogin(flow, code: ErrorCode.genericAuthentication,
                     reason: "The MVPD refused the login (\(error.prefix(64))).", alsoAnswering: [id], notice: notice,
                     condition: .providerError)

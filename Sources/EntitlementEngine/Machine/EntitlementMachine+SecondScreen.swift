@@ -19,14 +19,14 @@ extension EntitlementMachine {
         let shown = now.adding(secondScreen.codeLifetime)
         let expires = min(sessionEnd(session) ?? shown, shown)
         guard expires > now else {
-            let notice = StatusReport(code: "REG500", level: .error, message: "No registration code: the code expired at once.")
+            let notice = Notice.noRegistrationCode.report("No registration code: the code expired at once.")
             return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "No registration code: the code expired at once.",
                     notice: notice, condition: .malformedAnswer)
         }
         let registration = RegistrationCode(code: code, expires: expires)
         moveAuthentication(to: .awaitingSecondScreen(waiting, registration, poll: nil), .codeIssued, .status, .startTimer)
         return [
-            .emit(.status(StatusReport(code: "REGCODE", level: .info, message: code)), answering: []),
+            .emit(.status(Notice.registrationCode.report(code)), answering: []),
             .startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval)),
             .startTimer(.registrationExpiry(flow.id), at: expires),
         ]
@@ -69,8 +69,7 @@ extension EntitlementMachine {
             }
             moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .notYetUsed, .startTimer)
         case .failure(let error) where Self.refusesTheCode(error):
-            let notice = StatusReport(
-                code: "REGCODE_EXPIRED", level: .warning, message: sentence("The service no longer knows the registration code (\(error.summary))"))
+            let notice = Notice.registrationCodeExpired.report(sentence("The service no longer knows the registration code (\(error.summary))"))
             return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: notice,
                     condition: .codeExpired)
         default:
@@ -91,7 +90,7 @@ extension EntitlementMachine {
         moveAuthentication(to: .awaitingSecondScreen(flow, registration, poll: nil), .pendingRegistration, .status, .startTimer)
         selectedProviderID = mvpd.id
         return [
-            .emit(.status(StatusReport(code: "REGCODE", level: .info, message: pending.code)), answering: []),
+            .emit(.status(Notice.registrationCode.report(pending.code)), answering: []),
             .startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval)),
             .startTimer(.registrationExpiry(flow.id), at: pending.expires),
         ]

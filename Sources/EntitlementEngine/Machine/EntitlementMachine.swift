@@ -355,9 +355,7 @@ public struct EntitlementMachine: Sendable {
             moveAuthentication(to: .unauthenticated, .deviceMismatch, .status, .persist)
             authorizationExpiries = [:]
             selectedProviderID = nil
-            let notice = StatusReport(
-                code: "SEC412", level: .warning,
-                message: "The stored tokens belong to another device id; they were cleared and the user must log in again.")
+            let notice = Notice.deviceMismatch.report("The stored tokens belong to another device id; they were cleared and the user must log in again.")
             actions.append(.emit(.status(notice), answering: []))
         }
         let token = usableStoredToken(stored, loaded)
@@ -415,9 +413,7 @@ public struct EntitlementMachine: Sendable {
             return [.callBackend(operation, .profiles(context(loaded)))]
         }
         moveConfiguration(to: signingIn, .passiveAuthentication, .status, .readProfiles)
-        let notice = StatusReport(
-            code: "N001", level: .info,
-            message: "Passive authentication with \(mvpd.displayName) started: it signs in without UI if its session allows.")
+        let notice = Notice.passiveAuthentication.report("Passive authentication with \(mvpd.displayName) started: it signs in without UI if its session allows.")
         return [
             .emit(.status(notice), answering: []),
             .callBackend(operation, .profiles(context(loaded))),
@@ -532,15 +528,15 @@ public struct EntitlementMachine: Sendable {
 
     /// Adobe's `CFG…` status for a failed configuration, with the real HTTP status in it (`CFG503`).
     static func configurationStatus(for error: BackendError) -> StatusReport {
-        let code: String
+        let status: Int
         switch error {
-        case .network, .timeout, .retryable, .storageUnavailable: code = "CFG404"
-        case .throttled: code = "CFG429"
-        case .httpStatus(let status, _) where (400...599).contains(status): code = "CFG\(status)"
-        case .malformedResponse: code = "CFG500"
-        case .httpStatus, .denied, .authenticationRequired: code = "CFG400"
+        case .network, .timeout, .retryable, .storageUnavailable: status = 404
+        case .throttled: status = 429
+        case .httpStatus(let code, _) where (400...599).contains(code): status = code
+        case .malformedResponse: status = 500
+        case .httpStatus, .denied, .authenticationRequired: status = 400
         }
-        return StatusReport(code: code, level: .error, message: "setRequestor failed: \(error.summary)")
+        return Notice.configurationFailed(status: status).report("setRequestor failed: \(error.summary)")
     }
 
     // MARK: - Calls
@@ -863,9 +859,7 @@ public struct EntitlementMachine: Sendable {
         persisted = before
         persistedBeforeSave = nil
         stayConfiguration(nil, .status)
-        let notice = StatusReport(
-            code: ErrorCode.storageWriteFailed, level: .error,
-            message: "The tokens could not be saved (\(Redactor.redact(String(reason.prefix(200))))); they are kept in memory and saved again after the next call.")
+        let notice = Notice.storageWriteFailed.report("The tokens could not be saved (\(Redactor.redact(String(reason.prefix(200))))); they are kept in memory and saved again after the next call.")
         return [.emit(.status(notice), answering: [])]
     }
 
