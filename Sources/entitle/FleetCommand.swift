@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementFuzzing
 import EntitlementHTTPServer
 import EntitlementRedis
 import EntitlementSimulator
@@ -86,7 +87,7 @@ struct FleetCommand {
             exit(ExitStatus.failure.rawValue)
         }
         defer { watchdog.cancel() }
-        var random = SplitMix(seed: seed)
+        var random = FuzzRandom(seed: seed)
         let kinds = Fault.allCases.filter { !skipping.contains($0.option) }
         let schedule = (0..<faultsPerKind).flatMap { _ in kinds }.shuffled(using: &random)
         let faultsOver = Atomic<Bool>(false)
@@ -189,7 +190,7 @@ struct FleetCommand {
     // MARK: - Faults
 
     private func inject(_ schedule: [Fault], into fleet: Fleet, seed: UInt64, stats: Stats) async {
-        var random = SplitMix(seed: seed &+ 3)
+        var random = FuzzRandom(seed: seed &+ 3)
         for fault in schedule {
             try? await Task.sleep(for: .milliseconds(Int(300 + random.next() % 700)))
             stats.fault(fault)
@@ -233,13 +234,13 @@ private struct Journey {
     let device: String
     let fleet: Fleet
     let stats: Stats
-    var random: SplitMix
+    var random: FuzzRandom
 
     init(device: String, fleet: Fleet, stats: Stats, seed: UInt64) {
         self.device = device
         self.fleet = fleet
         self.stats = stats
-        self.random = SplitMix(seed: seed)
+        self.random = FuzzRandom(seed: seed)
     }
 
     /// What this journey sent and got, without secrets (for a failure's report).
@@ -700,18 +701,5 @@ struct Ledger {
             }
         }
         return ledger
-    }
-}
-
-/// A small seeded generator (SplitMix64).
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
