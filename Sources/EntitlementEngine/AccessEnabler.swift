@@ -446,10 +446,10 @@ public actor AccessEnabler {
         await withCheckedContinuation { quietWaiters.append($0) }
     }
 
-    // MARK: - Inspection
+    // MARK: - Inspection (for the package's test drivers: the simulator's sessions, the host, the explorer)
 
-    /// The machine as it is now (for tests and debugging).
-    public var machineSnapshot: EntitlementMachine { machine }
+    /// The machine as it is now.
+    package var machineSnapshot: EntitlementMachine { machine }
 
     /// Returns once no backend request is in flight, no question to the platform (picker or sign-in
     /// check) is pending and no input is waiting.
@@ -460,26 +460,26 @@ public actor AccessEnabler {
 
     /// Returns once no platform picker is open (answered, or dismissed by the engine), no platform
     /// sign-in check is running, and their answers have been handled.
-    public func whenPlatformAnswered() async {
+    package func whenPlatformAnswered() async {
         guard !platformWork.isEmpty || draining else { return }
         await withCheckedContinuation { platformWaiters.append($0) }
     }
 
     /// The backend requests sent and not yet answered.
-    public var backendOperationsInFlight: Set<OperationID> { operationsInFlight.subtracting(providerOperations) }
+    package var backendOperationsInFlight: Set<OperationID> { operationsInFlight.subtracting(providerOperations) }
 
     /// The operations in flight that ask a provider of the chain.
-    public var providerOperationsInFlight: Set<OperationID> { providerOperations }
+    package var providerOperationsInFlight: Set<OperationID> { providerOperations }
 
     /// Returns once no provider of the chain is asked for anything.
-    public func whenProvidersAnswered() async {
+    package func whenProvidersAnswered() async {
         guard !providerOperations.isEmpty else { return }
         await withCheckedContinuation { providerWaiters.append($0) }
     }
 
     /// Returns once the answer to `operation` has been fed to the machine and its actions run
     /// (at once if it is not in flight).
-    public func whenFinished(_ operation: OperationID) async {
+    package func whenFinished(_ operation: OperationID) async {
         guard operationsInFlight.contains(operation) else { return }
         await withCheckedContinuation { finishWaiters.append((operation, $0)) }
     }
