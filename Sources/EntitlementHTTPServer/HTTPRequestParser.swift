@@ -21,6 +21,14 @@ public struct HTTPRequestParser: Sendable {
     private var scanned = 0  // bytes already searched for the end of the head
     private var requestLineEnded = false  // a line end was seen in the head being searched
     private var head: Head?
+    /// A chunked body's whole chunks decoded so far, and where the next chunk-size line starts: the
+    /// decoding resumes there, so a body arriving in many pieces is read once, not from its start each time.
+    private var chunked = ChunkedProgress()
+
+    private struct ChunkedProgress {
+        var next: Int?
+        var body: [UInt8] = []
+    }
     private var continueAnswered = false
 
     private struct Head {
@@ -53,7 +61,7 @@ public struct HTTPRequestParser: Sendable {
             let total = current.headLength + length
             body = buffer.count >= total ? (Array(buffer[current.headLength..<total]), total) : nil
         } else {
-            body = try chunkedBody(from: current.headLength)
+            body = try chunkedBody(from: chunked.next ?? current.headLength)
         }
         guard let body else {
             if current.expectsContinue, !continueAnswered, buffer.count == current.headLength {
@@ -66,6 +74,7 @@ public struct HTTPRequestParser: Sendable {
         request.body = body.bytes
         buffer.removeFirst(body.end)
         head = nil
+        chunked = ChunkedProgress()
         scanned = 0
         requestLineEnded = false
         return .request(request)
@@ -179,22 +188,23 @@ public struct HTTPRequestParser: Sendable {
     /// The longest chunk-size line (with its extensions) read.
     static let chunkLineBytes = 1024
 
-    /// The chunked body starting at `start` in the buffer, decoded, and the index just past it (its
-    /// trailer fields read and dropped); nil while bytes are missing. Decoded from the start each time:
-    /// the same bytes give the same answer however they arrive.
-    private func chunkedBody(from start: Int) throws(HTTPParseError) -> (bytes: [UInt8], end: Int)? {
+    /// The rest of the chunked body from the chunk-size line at `start`, decoded, and the index just
+    /// past the body (its trailer fields read and dropped); nil while bytes are missing. Each whole
+    /// chunk is kept in ``chunked`` as it is read, so the next call resumes after it: the same bytes
+    /// give the same answer however they arrive, and no byte is decoded twice.
+    private mutating func chunkedBody(from start: Int) throws(HTTPParseError) -> (bytes: [UInt8], end: Int)? {
         var index = start
-        var body: [UInt8] = []
         while true {
             guard let lineEnd = try lineEnd(from: index, within: Self.chunkLineBytes) else { return nil }
             let size = try Self.chunkSize(buffer[index..<lineEnd])
-            index = lineEnd + 2
-            if size == 0 { return try trailers(from: index).map { (body, $0) } }
-            guard size <= limits.bodyBytes - body.count else { throw .bodyTooLarge }
-            guard buffer.count >= index + size + 2 else { return nil }
-            body += buffer[index..<index + size]
-            guard buffer[index + size] == cr, buffer[index + size + 1] == lf else { throw .malformedChunkedBody }
-            index += size + 2
+            let data = lineEnd + 2
+            if size == 0 { return try trailers(from: data).map { (chunked.body, $0) } }
+            guard size <= limits.bodyBytes - chunked.body.count else { throw .bodyTooLarge }
+            guard buffer.count >= data + size + 2 else { return nil }
+            guard buffer[data + size] == cr, buffer[data + size + 1] == lf else { throw .malformedChunkedBody }
+            chunked.body += buffer[data..<data + size]
+            index = data + size + 2
+            chunked.next = index
         }
     }
 

@@ -85,7 +85,12 @@ public final class RedisTokenStorage: TokenSaveNotifying {
 
     /// `PREFIX:{HASH(device)}:tokens:…` for `deviceID` and `requestorID`.
     public func tokensKey(deviceID: String, requestorID: String) -> String {
-        devicePrefix(deviceID) + ":tokens:" + Self.pairHash(deviceID: deviceID, requestorID: requestorID)
+        Self.tokensKey(devicePrefix(deviceID), deviceID: deviceID, requestorID: requestorID)
+    }
+
+    /// The tokens key under the device's key prefix.
+    static func tokensKey(_ devicePrefix: String, deviceID: String, requestorID: String) -> String {
+        devicePrefix + ":tokens:" + pairHash(deviceID: deviceID, requestorID: requestorID)
     }
 
     /// `PREFIX:{HASH(device)}`: what every key of the device starts with (its hash tag: one slot).
@@ -100,7 +105,9 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     }
 
     /// `PREFIX:{HASH(device)}:versions`: the device's version counter.
-    public func versionsKey(deviceID: String) -> String { devicePrefix(deviceID) + ":versions" }
+    public func versionsKey(deviceID: String) -> String { Self.versionsKey(devicePrefix(deviceID)) }
+
+    static func versionsKey(_ devicePrefix: String) -> String { devicePrefix + ":versions" }
 
     /// The channel every save is published on (`PUBLISH`), on a standalone server.
     public var savesChannel: String { keyPrefix + ":saves" }
@@ -111,15 +118,20 @@ public final class RedisTokenStorage: TokenSaveNotifying {
 
     static func savesChannel(prefix: String, slot: Int) -> String { prefix + ":saves:{" + RedisKeySlot.tag(for: slot) + "}" }
 
-    /// Where a save for `deviceID` is announced: the publishing command and its channel.
-    private func announcement(deviceID: String) -> (command: String, channel: String) {
+    /// Where a save of the device whose keys start with `devicePrefix` is announced: the publishing
+    /// command and its channel.
+    private func announcement(devicePrefix: String) -> (command: String, channel: String) {
         guard client is RedisClusterClient else { return ("PUBLISH", savesChannel) }
-        return ("SPUBLISH", savesChannel(slot: RedisKeySlot.of(devicePrefix(deviceID))))
+        return ("SPUBLISH", savesChannel(slot: RedisKeySlot.of(devicePrefix)))
     }
 
     /// `tokensKey`, remembered for mapping save notifications back to the ids (only while someone observes).
     private func knownTokensKey(deviceID: String, requestorID: String) -> String {
-        let key = tokensKey(deviceID: deviceID, requestorID: requestorID)
+        remember(tokensKey(deviceID: deviceID, requestorID: requestorID), deviceID: deviceID, requestorID: requestorID)
+    }
+
+    /// `key` (a tokens key), remembered as `deviceID` and `requestorID`'s while someone observes saves.
+    private func remember(_ key: String, deviceID: String, requestorID: String) -> String {
         guard observers.withLock({ !$0.handlers.isEmpty }) else { return key }
         knownKeys.withLock { known in
             if known[key] == nil, known.count >= Self.knownKeysLimit { known.removeAll() }
@@ -172,7 +184,9 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     }
 
     /// `PREFIX:{HASH(device)}:device` for `deviceID`.
-    public func deviceKey(deviceID: String) -> String { devicePrefix(deviceID) + ":device" }
+    public func deviceKey(deviceID: String) -> String { Self.deviceKey(devicePrefix(deviceID)) }
+
+    static func deviceKey(_ devicePrefix: String) -> String { devicePrefix + ":device" }
 
     // MARK: - TokenStorage
 
@@ -194,11 +208,13 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         } catch {
             throw .unavailable("the tokens could not be encoded")
         }
-        let announcement = announcement(deviceID: deviceID)
+        // Every key of the save from one hash of the device (they share its prefix and slot).
+        let prefix = devicePrefix(deviceID)
+        let tokensKey = remember(Self.tokensKey(prefix, deviceID: deviceID, requestorID: requestorID), deviceID: deviceID, requestorID: requestorID)
+        let announcement = announcement(devicePrefix: prefix)
         let answer = try await runSaveScript([
-            "3", knownTokensKey(deviceID: deviceID, requestorID: requestorID), deviceKey(deviceID: deviceID),
-            versionsKey(deviceID: deviceID), String(expected.number), json, String(lifetime(of: tokens)), requestorID,
-            announcement.channel, announcement.command, String(Self.schema),
+            "3", tokensKey, Self.deviceKey(prefix), Self.versionsKey(prefix), String(expected.number), json, String(lifetime(of: tokens)),
+            requestorID, announcement.channel, announcement.command, String(Self.schema),
         ])
         // The script answers {1|0, version}; versions are strings (HGET's, or tostring of INCR's).
         guard case .array(let parts?) = answer, parts.count == 2, case .integer(let saved) = parts[0],

@@ -166,14 +166,17 @@ struct HTTPServerTests {
     }
 
     @Test func shutdownLetsAnAnswerInProgressFinishAndClosesIdleConnections() async throws {
+        let answering = Mutex(false)
         let server = try HTTPServer(limits: HTTPServerLimits(shutdownGrace: .seconds(5))) { _ in
+            answering.withLock { $0 = true }
             try? await Task.sleep(for: .milliseconds(300))
             return .text(200, "late but whole")
         }
         let idle = try #require(await RawConnection.open(port: server.port))
         let busy = try #require(await RawConnection.open(port: server.port))
         busy.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await Task.sleep(for: .milliseconds(100))
+        // The answer is in progress (on a busy machine the request may take a while to be read).
+        for _ in 0..<500 where !answering.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
         let started = ContinuousClock.now
         await server.shutdown()
         #expect(ContinuousClock.now - started < .seconds(4), "well within the 5 s grace")

@@ -143,9 +143,24 @@ public struct JSONReader {
             guard index < end, isDigit(bytes[index]) else { throw failure("an exponent without digits") }
             while index < end, isDigit(bytes[index]) { index += 1 }
         }
-        let text = String(decoding: bytes[first..<index], as: UTF8.self)
-        if integral, let value = Int64(text) { return .int(value) }
-        return .number(JSONNumber(validated: text))
+        if integral, let value = Self.int64(bytes[first..<index]) { return .int(value) }
+        return .number(JSONNumber(validated: String(decoding: bytes[first..<index], as: UTF8.self)))
+    }
+
+    /// The integer `digits` (an optional `-`, then digits, already checked) if it fits 64 bits: read
+    /// straight from the bytes, as most numbers in traces and answers are — no string is made for them.
+    private static func int64(_ digits: ArraySlice<UInt8>) -> Int64? {
+        let negative = digits.first == UInt8(ascii: "-")
+        // Accumulated as a negative number, so Int64.min is representable.
+        var value: Int64 = 0
+        for byte in digits.dropFirst(negative ? 1 : 0) {
+            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = times10.subtractingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !o1, !o2 else { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
