@@ -832,13 +832,14 @@ public actor AccessEnabler {
             timers.removeValue(forKey: timer)?.cancel()
         case .persist:
             break  // saved by ``process(_:)`` before any other action ran
-        case .presentPlatformPicker(let flow, let dialog, let requestorID):
-            startPickerTask(flow, dialog, requestorID: requestorID)
+        case .presentPlatformPicker(let flow, let dialog, let requestorID, let request):
+            startPickerTask(flow, dialog, requestorID: requestorID, request: request)
         case .dismissPlatformPicker(let flow):
             platformWork.removeValue(forKey: .picker(flow))?.cancel()
-        case .checkPlatformSignIn(let operation, let requestorID, let mvpdIDs):
+        case .checkPlatformSignIn(let operation, let requestorID, let mvpdIDs, let request):
             startPlatformTask(.signInCheck(operation)) { platform in
-                .platformSignInChecked(operation, await platform?.signedInAssertion(requestorID: requestorID, mvpdIDs: mvpdIDs))
+                .platformSignInChecked(
+                    operation, await platform?.signedInAssertion(requestorID: requestorID, mvpdIDs: mvpdIDs, request: request))
             }
         case .log(let log):
             monitor?.observe(.log(log))
@@ -871,10 +872,11 @@ public actor AccessEnabler {
 
     // MARK: - Platform picker
 
-    private func startPickerTask(_ flow: FlowID, _ dialog: TvProviderDialog, requestorID: String) {
+    private func startPickerTask(_ flow: FlowID, _ dialog: TvProviderDialog, requestorID: String, request: V2PartnerRequest) {
         startPlatformTask(.picker(flow)) { platform in
             // The machine only asks when a port was given; without one the picker counts as cancelled.
-            .platformPickerAnswered(flow, await platform?.pickProvider(dialog, requestorID: requestorID) ?? .cancelled)
+            .platformPickerAnswered(
+                flow, await platform?.pickProvider(dialog, requestorID: requestorID, request: request) ?? .cancelled)
         }
     }
 

@@ -63,7 +63,7 @@ extension Notice {
     /// No registration code could be had.
     public static let noRegistrationCode = Notice("REG500", .error, "a second screen: no registration code could be had")
     /// The registration code expired (here, or the service no longer knows it).
-    public static let registrationCodeExpired = Notice("REGCODE_EXPIRED", .warning, "a second screen: the registration code expired")
+    public static let registrationCodeExpired = Notice("REGCODE_EXPIRED", .warning, "a second screen: the registration code expired, or the service refuses it and its session")
 
     // MARK: Logout
 

@@ -73,10 +73,12 @@ enum FuzzCorpus {
         engine tablet device tablet-1 storage main synced
         > setRequestor sim-requestor
         ⇢ configuration
+        ⇢ partnerSession Apple
         < setRequestorComplete success
         ! app on setAuthenticationStatus will call checkAuthentication
         ! platform user will keep the picker open
         > getAuthentication
+        ⇢ partnerSession Apple
         < presentTvProviderDialog $picker=~"^tv-(provider)-1$"
         ! platform user answers sign in as carol
         ⇢ partnerProfile *

@@ -132,10 +132,11 @@ public enum ScenarioParser {
     private static func request(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> Expectation {
         let column = cursor.column
         let name = try cursor.word("a backend operation")
-        guard let operation = BackendOperation(rawValue: name), let arguments = ScenarioText.requestArguments[operation] else {
+        guard let operation = BackendOperation(rawValue: name) else {
             let known = BackendOperation.allCases.map(\.rawValue).joined(separator: ", ")
             throw .at(column, "unknown backend operation '\(name)' (\(known))")
         }
+        let arguments = ScenarioText.requestArguments(operation)
         var patterns: [Pattern] = []
         while !cursor.atEnd { patterns.append(try cursor.pattern()) }
         guard patterns.count == arguments.count else {
@@ -716,6 +717,9 @@ public enum ScenarioParser {
             let words = try text(&cursor, "a message")
             return .refuse(V2EnhancedError(status: 403, code: code, message: words, details: words, action: .authorization))
         case "not-yet": return .answerNoProfileYet
+        case "missing":
+            // A session request answered as if these parameters had not been sent (`resume` / `retry`).
+            return .answerMissingParameters(try cursor.wordList("session parameters (mvpd, domainName, redirectUrl)"))
         case "error", "item-error":
             let codeColumn = cursor.column
             let code = try cursor.word("an enhanced error code")
@@ -726,7 +730,7 @@ public enum ScenarioParser {
         case let other:
             throw .at(
                 column,
-                "unknown fault '\(other)' (timeout, network, status N, throttling N, garbage, authentication-required, denial CODE \"message\", not-yet, error CODE, item-error CODE)")
+                "unknown fault '\(other)' (timeout, network, status N, throttling N, garbage, authentication-required, denial CODE \"message\", not-yet, missing PARAMETER…, error CODE, item-error CODE)")
         }
     }
 }

@@ -43,10 +43,17 @@ public enum ScenarioText {
     ]
 
     /// Each backend operation a `⇢` line can expect, and its arguments in script order.
-    public static let requestArguments: [BackendOperation: [String]] = [
-        .configuration: [], .createSession: ["mvpd"], .profiles: [], .profile: ["mvpd"], .profileByCode: ["code"],
-        .partnerProfile: ["partner"], .authorize: ["resource"], .preauthorize: ["[resources]"], .logout: ["mvpd"],
-    ]
+    public static func requestArguments(_ operation: BackendOperation) -> [String] {
+        switch operation {
+        case .configuration, .profiles: []
+        case .createSession, .profile, .logout: ["mvpd"]
+        case .resumeSession: ["code", "mvpd"]
+        case .session, .profileByCode: ["code"]
+        case .partnerSession, .partnerProfile: ["partner"]
+        case .authorize: ["resource"]
+        case .preauthorize: ["[resources]"]
+        }
+    }
 
     /// The name a `⇢` expectation and a report give a request of `operation`.
     public static func requestName(_ operation: BackendOperation) -> String { "⇢ " + operation.rawValue }

@@ -110,8 +110,9 @@ public struct ObservedCallback: Sendable, Hashable {
         switch request {
         case .configuration, .profiles: arguments = []
         case .createSession(_, let mvpd, _, _), .profile(_, let mvpd), .logout(_, let mvpd, _): arguments = [.text(mvpd)]
-        case .profileByCode(_, let code): arguments = [.text(code)]
-        case .partnerProfile(_, let partner, _): arguments = [.text(partner)]
+        case .resumeSession(_, let code, let mvpd, _, _): arguments = [.text(code), .text(mvpd)]
+        case .profileByCode(_, let code), .session(_, let code): arguments = [.text(code)]
+        case .partnerProfile(_, let partner, _), .partnerSession(_, let partner, _, _): arguments = [.text(partner)]
         case .authorize(_, _, let resource): arguments = [.text(resource)]
         case .preauthorize(_, _, let resources): arguments = [.list(resources.map(ScenarioValue.text))]
         }

@@ -14,4 +14,9 @@ public enum SimulatedFault: Sendable, Hashable {
     case answerGarbage
     /// Answer an empty profiles map: the service has not saved the login's profile yet.
     case answerNoProfileYet
+    /// Answer a session request as if these parameters (`mvpd`, `domainName`, `redirectUrl`) had not
+    /// been sent: `POST sessions` answers `resume` (the session waits for them), `POST sessions/{code}`
+    /// answers `retry`, `POST sessions/sso/{partner}` falls back to the classic login; other operations
+    /// fail with `invalid_request`.
+    case answerMissingParameters([String])
 }

@@ -4,7 +4,8 @@ import Synchronization
 /// A device's system-wide TV-provider account, as the engine's `PlatformSSO` port sees it: the
 /// picker is answered from a script (what the user will do), and a sign-in yields an assertion
 /// the simulator's backend verifies. The account stays signed in until ``signOut()``, and while it
-/// is, ``signedInAssertion(requestorID:mvpdIDs:)`` answers without UI.
+/// is, ``signedInAssertion(requestorID:mvpdIDs:request:)`` answers without UI. Its assertions answer the
+/// partner request the engine hands over, as Apple's framework answers Adobe's SAML request.
 public final class SimulatedPlatform: PlatformSSO {
     /// What the user does in the picker.
     public enum Choice: Sendable, Hashable {
@@ -29,6 +30,7 @@ public final class SimulatedPlatform: PlatformSSO {
         var script: [Choice] = []
         var signedIn: String?
         var presented: [TvProviderDialog] = []
+        var requests: [V2PartnerRequest] = []
         var openPicker: CheckedContinuation<Choice?, Never>?
         var pickerCancelled = false
         /// A picker took `.wait` and has not been answered or closed yet.
@@ -65,10 +67,14 @@ public final class SimulatedPlatform: PlatformSSO {
     /// Signs the platform account out (the user did it in the device settings).
     public func signOut() { state.withLock { $0.signedIn = nil } }
 
-    /// The signed-in account's assertion, when its MVPD is one of `mvpdIDs`.
-    public func signedInAssertion(requestorID: String, mvpdIDs: [String]) async -> PlatformAssertion? {
+    /// The partner requests the engine handed over, in order.
+    public var requests: [V2PartnerRequest] { state.withLock { $0.requests } }
+
+    /// The signed-in account's assertion answering `request`, when its MVPD is one of `mvpdIDs`.
+    public func signedInAssertion(requestorID: String, mvpdIDs: [String], request: V2PartnerRequest) async -> PlatformAssertion? {
+        state.withLock { $0.requests.append(request) }
         guard let username = signedInUser,
-            let assertion = await simulator.platformAssertion(username: username, deviceID: deviceID),
+            let assertion = await simulator.platformAssertion(username: username, deviceID: deviceID, answering: request),
             mvpdIDs.contains(assertion.mvpdID)
         else { return nil }
         return assertion
@@ -124,11 +130,12 @@ public final class SimulatedPlatform: PlatformSSO {
         return answer
     }
 
-    /// Answers the picker with the next scripted choice.
-    public func pickProvider(_ dialog: TvProviderDialog, requestorID: String) async -> PlatformPickerAnswer {
+    /// Answers the picker with the next scripted choice; a sign-in's assertion answers `request`.
+    public func pickProvider(_ dialog: TvProviderDialog, requestorID: String, request: V2PartnerRequest) async -> PlatformPickerAnswer {
         let dismissedAlready = Task.isCancelled
         var choice: Choice? = state.withLock { state in
             state.presented.append(dialog)
+            state.requests.append(request)
             // A picker the engine dismissed before its task ran never reached the user: the choice
             // scripted for the next picker stays for it (a busy machine once let such a late task take it).
             guard !dismissedAlready else { return nil }
@@ -143,7 +150,7 @@ public final class SimulatedPlatform: PlatformSSO {
         case .present(let assertion)?: return .signedIn(assertion)
         case .choose(let mvpdID)?: return .unsupportedProvider(mvpdID)
         case .signIn(let username)?:
-            guard let assertion = await simulator.platformAssertion(username: username, deviceID: deviceID) else {
+            guard let assertion = await simulator.platformAssertion(username: username, deviceID: deviceID, answering: request) else {
                 return .cancelled
             }
             guard dialog.mvpds.contains(where: { $0.id == assertion.mvpdID }) else {

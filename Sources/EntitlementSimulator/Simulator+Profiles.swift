@@ -124,15 +124,17 @@ extension Simulator {
     // MARK: - Platform (partner) single sign-on
 
     /// The platform's signed statement that `username` signed in on `deviceID` (what a device's
-    /// TV-provider account hands over); valid for ``SimulatedWorld/assertionTTL``.
-    public func platformAssertion(username: String, deviceID: String) -> PlatformAssertion? {
+    /// TV-provider account hands over), answering the partner's `request` (an assertion that answers
+    /// none is refused, as one replayed from elsewhere); valid for ``SimulatedWorld/assertionTTL``.
+    public func platformAssertion(username: String, deviceID: String, answering request: V2PartnerRequest?) -> PlatformAssertion? {
         guard let user = world.user(username) else { return nil }
-        let payload: JSONValue = [
+        var payload: [String: JSONValue] = [
             "mvpd": .string(user.mvpdID), "user": .string(username), "device": .string(deviceID),
             "expires": .int(clock.now().adding(world.assertionTTL).milliseconds),
             "nonce": .string(Base64URL.encode(random.bytes(12))),
         ]
-        let bytes = payload.canonicalBytes
+        if let request { payload["inResponseTo"] = .string(request.request) }
+        let bytes = JSONValue.object(payload).canonicalBytes
         let serialized = "vsa." + Base64URL.encode(bytes) + "."
             + Base64URL.encode(HMACSHA256.authenticationCode(for: bytes, key: world.platformKey))
         issuedSecrets.append(serialized)
@@ -140,7 +142,8 @@ extension Simulator {
     }
 
     /// `POST profiles/sso/{partner}`: verifies the platform's assertion (signature, expiry, device,
-    /// MVPD) and saves an `appleSSO` profile for it.
+    /// MVPD, and that it answers a partner request issued to this device and not expired) and saves an
+    /// `appleSSO` profile for it.
     func partnerProfile(_ context: RequestContext, _ assertion: PlatformAssertion) throws(V2EnhancedError)
         -> [String: V2Profile]
     {
@@ -154,7 +157,9 @@ extension Simulator {
             let deviceID = claims["device"]?.string, let expires = claims["expires"]?.int,
             clock.now() < Timestamp(milliseconds: expires), deviceID == context.deviceID,
             assertion.mvpdID.isEmpty || mvpdID == assertion.mvpdID,  // on the wire only the SAMLResponse travels
-            let user = world.user(username), user.mvpdID == mvpdID
+            let user = world.user(username), user.mvpdID == mvpdID,
+            let answered = claims["inResponseTo"]?.string, let request = partnerRequests[answered],
+            request.deviceID == context.deviceID, clock.now() < request.expires
         else { throw invalid }
         let provider = try provider(context, mvpdID)
         guard provider.platformSSO else { throw invalid }
@@ -170,7 +175,7 @@ extension Simulator {
 // MARK: - Handing the service's state over
 
 extension Simulator {
-    /// The sessions and profiles this service holds, as JSON: two simulators of one world act as
+    /// The sessions, profiles and partner requests this service holds, as JSON: two simulators of one world act as
     /// one service when the state of one is handed to the other (two processes sharing a device's
     /// storage must also share the service, as two nodes share Adobe's).
     public func exportedState() -> String {
@@ -194,10 +199,15 @@ extension Simulator {
             if let sessionID = profile.sessionID { members["sessionID"] = .string(sessionID) }
             profilesJSON[key] = .object(members)
         }
-        return JSONValue.object(["sessions": .object(sessionsJSON), "profiles": .object(profilesJSON)]).canonicalText
+        let requestsJSON = partnerRequests.mapValues { request -> JSONValue in
+            ["device": .string(request.deviceID), "expires": .int(request.expires.milliseconds)]
+        }
+        return JSONValue.object([
+            "sessions": .object(sessionsJSON), "profiles": .object(profilesJSON), "partnerRequests": .object(requestsJSON),
+        ]).canonicalText
     }
 
-    /// Adds the sessions and profiles of ``exportedState()`` to this service; false (nothing added)
+    /// Adds the sessions, profiles and partner requests of ``exportedState()`` to this service; false (nothing added)
     /// when `text` is not such a state.
     @discardableResult
     public func importState(_ text: String) -> Bool {
@@ -223,8 +233,14 @@ extension Simulator {
                 username: user, kind: kind, notBefore: Timestamp(milliseconds: notBefore),
                 notAfter: Timestamp(milliseconds: notAfter), sessionID: value["sessionID"]?.string)
         }
+        var newRequests: [String: (deviceID: String, expires: Timestamp)] = [:]
+        for (request, value) in state["partnerRequests"]?.object ?? [:] {
+            guard let device = value["device"]?.string, let expires = value["expires"]?.int else { return false }
+            newRequests[request] = (device, Timestamp(milliseconds: expires))
+        }
         sessions.merge(newSessions) { $1 }
         profiles.merge(newProfiles) { $1 }
+        partnerRequests.merge(newRequests) { $1 }
         return true
     }
 }

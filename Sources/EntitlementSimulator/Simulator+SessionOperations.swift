@@ -1,20 +1,22 @@
 import EntitlementEngine
 
-/// The V2 operations the engine's port does not carry, which a second screen or another client uses: a
-/// session created without an MVPD, its status, its resumption with the parameters it lacked (REST API
-/// V2 §4.1–4.3), a partner single sign-on session (§8), and decisions for several resources in one request.
+/// The session operations beyond a plain login (REST API V2 §4.1–4.3, §8): a session created without some
+/// of its parameters (a device that lets a second screen pick the MVPD), its status, its resumption with the
+/// parameters it lacked, a partner single sign-on session — and decisions for several resources in one
+/// request, which the engine's port does not carry.
 extension Simulator {
     /// The parameters a session needs before its login can start, in the order the answer lists them.
     private static func missingParameters(mvpd: String, domainName: String, redirectURL: String?) -> [String] {
         (mvpd.isEmpty ? ["mvpd"] : []) + (domainName.isEmpty ? ["domainName"] : []) + (redirectURL == nil ? ["redirectUrl"] : [])
     }
 
-    /// `POST sessions` without an MVPD (a device that lets a second screen pick it): `resume`, direct, with
-    /// the code and what is missing; the login starts when the session is resumed with it.
-    public func createSessionWithoutMVPD(_ context: RequestContext, domainName: String?, redirectURL: String?)
+    /// `POST sessions` without some of its parameters (nil or empty: not given): `resume`, direct, with the
+    /// code and what is missing; the login starts when the session is resumed with it.
+    public func createIncompleteSession(_ context: RequestContext, mvpd: String?, domainName: String?, redirectURL: String?)
         throws(V2EnhancedError) -> V2Session
     {
         _ = try requestor(context)
+        if let mvpd, !mvpd.isEmpty { _ = try provider(context, mvpd) }
         if let redirectURL, !Self.isRedirectURL(redirectURL) {
             throw Self.refusal(400, "invalid_parameter_redirect_url", "The redirect URL is not a URL.")
         }
@@ -22,31 +24,58 @@ extension Simulator {
         let code = sessionCode()
         let now = clock.now()
         let session = Session(
-            requestorID: context.requestorID, deviceID: context.deviceID, mvpdID: "", domainName: domainName ?? "",
+            requestorID: context.requestorID, deviceID: context.deviceID, mvpdID: mvpd ?? "", domainName: domainName ?? "",
             redirectURL: redirectURL, notAfter: now.adding(world.sessionTTL), sessionID: trackingID("sid."))
         sessions[code] = session
         return V2Session(
             actionName: .resume, actionType: .direct, reasonType: .none,
-            missingParameters: Self.missingParameters(mvpd: "", domainName: session.domainName, redirectURL: redirectURL),
+            missingParameters: Self.missingParameters(mvpd: session.mvpdID, domainName: session.domainName, redirectURL: redirectURL),
             url: "\(world.serviceProvider)/api/v2/\(context.requestorID)/sessions/\(code)", code: code, sessionID: session.sessionID,
             serviceProvider: context.requestorID, notBefore: now, notAfter: session.notAfter)
     }
 
+    /// The answer of a session request that did not take the parameters `names` (a fault): `POST sessions`
+    /// creates the session without them (`resume`), `POST sessions/{code}` leaves the session as it was and
+    /// answers `retry` with them, `POST sessions/sso/{partner}` falls back (`resume`,
+    /// `missing_parameters_fallback`).
+    func answerMissing(_ names: [String], _ request: BackendRequest) throws(V2EnhancedError) -> V2Session {
+        func given(_ name: String, _ value: String?) -> String? { names.contains(name) ? nil : value }
+        switch request {
+        case .createSession(let context, let mvpd, let domainName, let redirectURL):
+            return try createIncompleteSession(
+                context, mvpd: given("mvpd", mvpd), domainName: given("domainName", domainName),
+                redirectURL: given("redirectUrl", redirectURL))
+        case .resumeSession(let context, let code, let mvpd, _, _):
+            let session = try session(code, requestorID: context.requestorID)
+            return V2Session(
+                actionName: .retry, actionType: .direct, reasonType: .none, missingParameters: names,
+                url: "\(world.serviceProvider)/api/v2/\(context.requestorID)/sessions/\(code)", code: code,
+                sessionID: session.sessionID, mvpd: mvpd, serviceProvider: context.requestorID,
+                notBefore: session.notAfter.adding(.zero - world.sessionTTL), notAfter: session.notAfter)
+        case .partnerSession(let context, _, _, _):
+            // Partner single sign-on falls back to the classic login, which the session's resumption starts.
+            let session = try createIncompleteSession(context, mvpd: nil, domainName: nil, redirectURL: nil)
+            return V2Session(
+                actionName: .resume, actionType: .direct, reasonType: .missingParametersFallback, missingParameters: names,
+                url: session.url, code: session.code, sessionID: session.sessionID, serviceProvider: context.requestorID,
+                notBefore: session.notBefore, notAfter: session.notAfter)
+        default:
+            throw Self.refusal(400, "invalid_request", "The request lacks parameters the service needs.")
+        }
+    }
+
     /// `GET sessions/{code}`: what the session holds and lacks, and its validity (the second screen
     /// checks a typed code with it before opening the login).
-    public func sessionStatus(requestorID: String, code: String) throws(V2EnhancedError) -> JSONValue {
+    public func sessionStatus(requestorID: String, code: String) throws(V2EnhancedError) -> V2SessionStatus {
         let session = try session(code, requestorID: requestorID)
         var existing: [String: JSONValue] = ["serviceProvider": .string(session.requestorID)]
         if !session.mvpdID.isEmpty { existing["mvpd"] = .string(session.mvpdID) }
         if !session.domainName.isEmpty { existing["domainName"] = .string(session.domainName) }
         if let redirect = session.redirectURL { existing["redirectUrl"] = .string(redirect) }
         let missing = Self.missingParameters(mvpd: session.mvpdID, domainName: session.domainName, redirectURL: session.redirectURL)
-        return [
-            "existingParameters": .object(existing), "missingParameters": .array(missing.map(JSONValue.string)),
-            "device": ["applicationId": .string(session.requestorID)],
-            "notBefore": .string(String(session.notAfter.adding(.zero - world.sessionTTL).milliseconds)),
-            "notAfter": .string(String(session.notAfter.milliseconds)),
-        ]
+        return V2SessionStatus(
+            existingParameters: existing.compactMapValues(\.string), missingParameters: missing,
+            notBefore: session.notAfter.adding(.zero - world.sessionTTL), notAfter: session.notAfter)
     }
 
     /// `POST sessions/{code}`: the session resumed with the parameters it lacked (given ones replace
@@ -99,12 +128,12 @@ extension Simulator {
 
     /// `POST sessions/sso/{partner}` (Apple's single sign-on, REST API V2 §8): `partner_profile`, direct,
     /// with the SAML request the partner framework is handed (`authenticationRequest`) and where to
-    /// post its answer (`profiles/sso/{partner}`). Only the `apple` partner is known.
+    /// post its answer (`profiles/sso/{partner}`). Only the `Apple` partner is known (its name in any case).
     public func partnerSession(_ context: RequestContext, partner: String, domainName: String, redirectURL: String)
-        throws(V2EnhancedError) -> JSONValue
+        throws(V2EnhancedError) -> V2Session
     {
         _ = try requestor(context)
-        guard partner == "apple" else {
+        guard partner.lowercased() == "apple" else {
             throw Self.refusal(400, "invalid_parameter_partner", "The partner '\(partner.prefix(32))' is not known.")
         }
         guard Self.isRedirectURL(redirectURL) else {
@@ -112,14 +141,15 @@ extension Simulator {
         }
         let request = "<samlp:AuthnRequest xmlns:samlp=\"urn:oasis:names:tc:SAML:2.0:protocol\" ID=\"\(trackingID("req."))\" "
             + "Version=\"2.0\" IssueInstant=\"\(clock.now().milliseconds)\"/>"
-        let session = V2Session(
+        let issued = Base64.encode(Array(request.utf8))
+        let now = clock.now()
+        partnerRequests = partnerRequests.filter { now < $0.value.expires }
+        partnerRequests[issued] = (context.deviceID, now.adding(world.assertionTTL))
+        return V2Session(
             actionName: .partnerProfile, actionType: .direct, reasonType: .none,
             url: "\(world.serviceProvider)/api/v2/\(context.requestorID)/profiles/sso/\(partner)", sessionID: trackingID("sid."),
-            serviceProvider: context.requestorID)
-        guard case .object(var members) = session.json else { return session.json }
-        members["authenticationRequest"] = [
-            "type": "saml", "request": .string(Base64.encode(Array(request.utf8))), "attributesNames": ["userID", "upstreamUserID"],
-        ]
-        return .object(members)
+            serviceProvider: context.requestorID,
+            authenticationRequest: V2PartnerRequest(
+                type: "saml", request: issued, attributeNames: ["userID", "upstreamUserID"]))
     }
 }

@@ -67,6 +67,9 @@ public actor Simulator {
     var loginPages: [String: LoginPage] = [:]
     /// Profiles by ``profileKey(_:_:_:)``.
     var profiles: [String: Profile] = [:]
+    /// The partner requests (`sessions/sso/{partner}`'s SAML requests) issued and not answered yet: for
+    /// which device, and until when an answer is taken.
+    var partnerRequests: [String: (deviceID: String, expires: Timestamp)] = [:]
     /// Interactive logouts waiting for the MVPD's logout page, by id: where they end.
     var logoutReturns: [String: String] = [:]
     /// When each TempPass window ends, by requestor, MVPD and device.
@@ -224,6 +227,12 @@ public actor Simulator {
             }
         case .answerGarbage: return .success(request.operation == .logout ? .profiles([:]) : .logouts([:]))
         case .answerNoProfileYet: return .success(.profiles([:]))
+        case .answerMissingParameters(let names):
+            do throws(V2EnhancedError) {
+                return .success(.session(try answerMissing(names, request)))
+            } catch {
+                return .failure(.service(error))
+            }
         case nil: break
         }
         do throws(V2EnhancedError) {
@@ -246,6 +255,12 @@ public actor Simulator {
         case .configuration: return .configuration(try configuration(context))
         case .createSession(_, let mvpd, let domainName, let redirectURL):
             return .session(try createSession(context, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL))
+        case .resumeSession(_, let code, let mvpd, let domainName, let redirectURL):
+            return .session(
+                try resumeSession(requestorID: context.requestorID, code: code, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL))
+        case .session(_, let code): return .sessionStatus(try sessionStatus(requestorID: context.requestorID, code: code))
+        case .partnerSession(_, let partner, let domainName, let redirectURL):
+            return .session(try partnerSession(context, partner: partner, domainName: domainName, redirectURL: redirectURL))
         case .profiles: return .profiles(try allProfiles(context))
         case .profile(_, let mvpd): return .profiles(try profile(context, mvpd: mvpd))
         case .profileByCode(_, let code): return .profiles(try profile(context, code: code))

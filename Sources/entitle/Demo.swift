@@ -31,6 +31,8 @@ struct Demo {
         case .configuration(let configuration): "configuration: \(configuration.mvpds.count) MVPDs"
         case .session(let session):
             "session: \(session.actionName.rawValue)/\(session.actionType.rawValue), reason \(session.reasonType.rawValue)"
+        case .sessionStatus(let status):
+            "session status: " + (status.missingParameters.isEmpty ? "nothing missing" : "missing " + status.missingParameters.joined(separator: ", "))
         case .profiles(let profiles):
             profiles.isEmpty
                 ? "profiles: none yet"

@@ -42,7 +42,7 @@ struct GoldenTraceTests {
         ("flow-f-authorization", 17, ["resource"]),  // a call's argument edited: an unknown request
         ("flow-g-view-media", 22, ["data"]),  // a garbled decision (for another resource): a failure, not a permit
         ("flow-h-logout", 26, ["answers"]),  // the redirect arrives after the logout's deadline
-        ("flow-d-platform-sso", 9, ["out"]),  // the picker answer edited to a cancel: N005 instead of the partner profile
+        ("flow-d-platform-sso", 13, ["out"]),  // the picker answer edited to a cancel: N005 instead of the partner profile
     ])
     func divergentTracesFailAtTheNamedStep(name: String, step: Int, fields: [String]) throws {
         let trace = try Self.load(name + ".divergent.jsonl")

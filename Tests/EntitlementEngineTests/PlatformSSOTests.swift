@@ -87,20 +87,29 @@ struct PlatformSSOTests {
         await session.expectClean()
     }
 
-    @Test(arguments: ["forged", "expired", "other device"])
+    @Test(arguments: ["forged", "expired", "other device", "answering no request"])
     func aBadAssertionIsRefusedByTheBackendAndNothingIsStored(_ kind: String) async throws {
         let session = SimulatedSession(platformSSO: true)
         let platform = try #require(session.platform)
-        let genuine = try #require(await session.simulator.platformAssertion(username: "alice", deviceID: "device-1"))
+        // A request the service issued to this device: each assertion below is bad for one reason only.
+        let issued = try await session.simulator.partnerSession(
+            RequestContext(requestorID: "sim-requestor", deviceID: "device-1"), partner: "Apple", domainName: "app.example",
+            redirectURL: "app://done")
+        let request = try #require(issued.authenticationRequest)
+        let genuine = try #require(await session.simulator.platformAssertion(username: "alice", deviceID: "device-1", answering: request))
         switch kind {
         case "forged":
             platform.script(.present(PlatformAssertion(mvpdID: "acme-cable", serialized: genuine.serialized.dropLast(2) + "AA")))
         case "expired":
             platform.script(.present(genuine))
             await session.clock.advance(by: .seconds(301))
-        default:
-            let other = try #require(await session.simulator.platformAssertion(username: "alice", deviceID: "device-2"))
+        case "other device":
+            let other = try #require(
+                await session.simulator.platformAssertion(username: "alice", deviceID: "device-2", answering: request))
             platform.script(.present(other))
+        default:
+            let unbound = try #require(await session.simulator.platformAssertion(username: "alice", deviceID: "device-1", answering: nil))
+            platform.script(.present(unbound))
         }
         await session.configure()
         let call = await session.enabler.getAuthentication()
@@ -142,6 +151,9 @@ struct PlatformSSOTests {
         await session.configure()
         platform.script(.wait)
         let call = await session.enabler.getAuthentication()
+        // The partner's request comes in, then the picker opens (and stays open: nothing to settle on).
+        for _ in 0..<5_000 where platform.presentedDialogs.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(platform.presentedDialogs.count == 1)
         // The picker is open: the user has not answered, so nothing may wait for the engine here.
         let close = how == "cancel"
             ? await session.enabler.setSelectedProvider(nil) : await session.enabler.setSelectedProvider("coastal-fiber")
@@ -179,14 +191,26 @@ struct PlatformSSOTests {
         let now = Timestamp(milliseconds: 0)
         let configuration = RequestorConfiguration(requestorID: "r", mvpds: [Self.acme])
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: now)
-        let check = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: now)
-        #expect(check == [.checkPlatformSignIn(OperationID(2), requestorID: "r", mvpdIDs: ["acme-cable"])])
-        _ = machine.handle(.platformSignInChecked(OperationID(2), nil), at: now)
-        let opened = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: now)
+        let context = RequestContext(requestorID: "r", deviceID: "d")
+        let partnerSession = BackendRequest.partnerSession(
+            context, partner: "Apple", domainName: settings.domainName, redirectURL: settings.redirectURL)
+        let request = V2PartnerRequest(type: "saml", request: "PHJlcS8+", attributeNames: ["userID"])
+        let answer = BackendResponse.session(
+            V2Session(actionName: .partnerProfile, actionType: .direct, reasonType: .none, sessionID: "s", serviceProvider: "r",
+                authenticationRequest: request))
+        // The partner's request first (at setRequestor and before the picker), then the platform, answering it.
+        let asked = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: now)
+        #expect(asked == [.callBackend(OperationID(2), partnerSession)])
+        let check = machine.handle(.backendAnswered(OperationID(2), answer), at: now)
+        #expect(check == [.checkPlatformSignIn(OperationID(3), requestorID: "r", mvpdIDs: ["acme-cable"], request: request)])
+        _ = machine.handle(.platformSignInChecked(OperationID(3), nil), at: now)
+        let requested = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: now)
+        #expect(requested == [.callBackend(OperationID(4), partnerSession)])
+        let opened = machine.handle(.backendAnswered(OperationID(4), answer), at: now)
         let dialog = TvProviderDialog(id: "tv-provider-1", mvpds: [Self.acme])
         #expect(opened == [
             .emit(.presentTvProviderDialog(dialog), answering: []),
-            .presentPlatformPicker(FlowID(1), dialog, requestorID: "r"),
+            .presentPlatformPicker(FlowID(1), dialog, requestorID: "r", request: request),
         ])
         let cancelled = machine.handle(.callReceived(CallID(3), .setSelectedProvider(nil)), at: now)
         #expect(cancelled.contains(.dismissPlatformPicker(FlowID(1))))

@@ -8,7 +8,8 @@ import Synchronization
 import Testing
 
 /// What the engine's client sends on the wire, for the contract: a whole journey (registration, a
-/// login, an authorization, a pre-authorization, a logout) through `URLSessionV2Transport` against the
+/// login whose session is resumed, an authorization, a pre-authorization, a logout; a platform sign-in;
+/// a second screen's refused poll and the session status it asks) through `URLSessionV2Transport` against the
 /// simulator's server, every request as it leaves recorded by the transport's hook. With
 /// `ENTITLE_CONTRACT_REQUESTS=FILE` the requests are written there as JSON lines, and `.ci/run`
 /// validates each against Adobe's OpenAPI files (`Tests/Contract/check_contract.py --requests FILE`).
@@ -31,21 +32,41 @@ struct ClientContractRecordingTests {
         let session = SimulatedSession(clock: clock, simulator: simulator, backend: client)
         await session.enabler.setRequestor("sim-requestor")
         await session.enabler.getAuthentication()
+        // The service asks for a parameter again: the session is resumed (`POST sessions/{code}`).
+        await simulator.inject(.answerMissingParameters(["redirectUrl"]), into: .createSession)
         await session.enabler.setSelectedProvider("acme-cable")
         _ = await session.logIn(as: "alice", password: "wonderland")
         await session.enabler.getAuthorization("news-channel")
         await session.enabler.checkPreauthorizedResources(["news-channel", "sports-live"], cache: false)
         await session.enabler.logout()
         await session.enabler.whenIdle()
+        // A device with a platform account: the partner's request (`sessions/sso/Apple`), then the exchange.
+        let device = SimulatedSession(deviceID: "device-2", clock: clock, simulator: simulator, platformSSO: true, backend: client)
+        device.platform?.script(.signIn(username: "carol"))
+        await device.enabler.setRequestor("sim-requestor")
+        await device.enabler.getAuthentication()
+        await device.enabler.whenIdle()
+        // A TV whose poll is refused: the session's status (`GET sessions/{code}`) is asked.
+        var tvSettings = EngineSettings()
+        tvSettings.secondScreen = SecondScreen()
+        let tv = SimulatedSession(deviceID: "tv-1", settings: tvSettings, clock: clock, simulator: simulator, backend: client)
+        await tv.enabler.setRequestor("sim-requestor")
+        await tv.enabler.setSelectedProvider("acme-cable")
+        await tv.enabler.whenIdle()
+        await simulator.inject(.refuse(V2ErrorCatalogue.error("invalid_authentication_session")!), into: .profileByCode)
+        await clock.advance(by: SecondScreen().pollInterval)
+        await tv.enabler.whenIdle()
+        await tv.enabler.closeSession()
         await server.shutdown()
 
         let requests = sent.withLock { $0 }
         let operations = Set(requests.map(\.operation))
         #expect(
             operations.isSuperset(of: [
-                "registerClient", "accessToken", "configuration", "createSession", "profileByCode", "authorize", "preauthorize", "logout",
+                "registerClient", "accessToken", "configuration", "createSession", "resumeSession", "session", "profileByCode",
+                "authorize", "preauthorize", "logout", "partnerSession", "partnerProfile",
             ]), "\(operations.sorted())")
-        for request in requests where ["registerClient", "accessToken", "createSession", "authorize", "preauthorize", "logout"]
+        for request in requests where ["registerClient", "accessToken", "createSession", "authorize", "preauthorize", "logout", "partnerSession", "partnerProfile"]
             .contains(request.operation)
         {
             #expect(request.headers["X-Device-Info"] != nil, "\(request.operation) carries X-Device-Info")

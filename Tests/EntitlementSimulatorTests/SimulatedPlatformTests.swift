@@ -7,6 +7,7 @@ import Testing
 struct SimulatedPlatformTests {
     static let dialog = TvProviderDialog(
         id: "tv-provider-1", mvpds: [MVPD(id: "acme-cable", displayName: "Acme Cable", logoURL: "", enablePlatformServices: true)])
+    static let request = V2PartnerRequest(type: "saml", request: "PHNhbWxwOkF1dGhuUmVxdWVzdC8+", attributeNames: [])
 
     /// A picker the engine dismissed before its task ran never reached the user: it must not take the
     /// choice scripted for the next one (under a busy test run it once did, and the next picker was
@@ -17,13 +18,13 @@ struct SimulatedPlatformTests {
         let (gate, open) = AsyncStream<Void>.makeStream()
         let dismissed = Task {
             for await _ in gate { break }  // runs only once the task is already cancelled
-            return await platform.pickProvider(Self.dialog, requestorID: "sim-requestor")
+            return await platform.pickProvider(Self.dialog, requestorID: "sim-requestor", request: Self.request)
         }
         dismissed.cancel()
         open.yield()
         open.finish()
         #expect(await dismissed.value == .cancelled)
-        #expect(await platform.pickProvider(Self.dialog, requestorID: "sim-requestor") == .unsupportedProvider("acme-cable"))
+        #expect(await platform.pickProvider(Self.dialog, requestorID: "sim-requestor", request: Self.request) == .unsupportedProvider("acme-cable"))
         #expect(platform.presentedDialogs.count == 2)
     }
 }

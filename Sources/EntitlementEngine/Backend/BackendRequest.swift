@@ -24,6 +24,15 @@ public enum BackendRequest: Sendable, Hashable {
     /// `POST /api/v2/{sp}/sessions`: start a login. Parameters the device cannot supply are left
     /// out (a second screen supplies its own `redirectUrl`; the answer is then `resume`).
     case createSession(RequestContext, mvpd: String, domainName: String, redirectURL: String?)
+    /// `POST /api/v2/{sp}/sessions/{code}`: resume a session the service answered `resume` to, with
+    /// the parameters it lacked (all the engine has, so nothing is missing twice).
+    case resumeSession(RequestContext, code: String, mvpd: String, domainName: String, redirectURL: String?)
+    /// `GET /api/v2/{sp}/sessions/{code}`: what a session holds and until when its code is valid — asked
+    /// when a poll of a second-screen code is refused, to tell an expired code from a pending one.
+    case session(RequestContext, code: String)
+    /// `POST /api/v2/{sp}/sessions/sso/{partner}`: the request the platform's framework answers with its
+    /// signed sign-in (partner single sign-on, cookbook D), asked before the platform is.
+    case partnerSession(RequestContext, partner: String, domainName: String, redirectURL: String)
     /// `GET /api/v2/{sp}/profiles`: every valid profile of the device (single sign-on at `setRequestor`).
     case profiles(RequestContext)
     /// `GET /api/v2/{sp}/profiles/{mvpd}`: the device's profile with one MVPD.
@@ -47,6 +56,9 @@ public enum BackendRequest: Sendable, Hashable {
         switch self {
         case .configuration: .configuration
         case .createSession: .createSession
+        case .resumeSession: .resumeSession
+        case .session: .session
+        case .partnerSession: .partnerSession
         case .profiles: .profiles
         case .profile: .profile
         case .profileByCode: .profileByCode
@@ -60,7 +72,8 @@ public enum BackendRequest: Sendable, Hashable {
     /// Who asks.
     public var context: RequestContext {
         switch self {
-        case .configuration(let context), .createSession(let context, _, _, _), .profiles(let context),
+        case .configuration(let context), .createSession(let context, _, _, _), .resumeSession(let context, _, _, _, _),
+            .session(let context, _), .partnerSession(let context, _, _, _), .profiles(let context),
             .profile(let context, _), .profileByCode(let context, _), .partnerProfile(let context, _, _),
             .authorize(let context, _, _), .preauthorize(let context, _, _), .logout(let context, _, _):
             context
@@ -74,6 +87,11 @@ public enum BackendRequest: Sendable, Hashable {
         case .configuration: return .configuration(serviceProvider: sp)
         case .createSession(_, let mvpd, let domainName, let redirectURL):
             return .createSession(serviceProvider: sp, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL)
+        case .resumeSession(_, let code, let mvpd, let domainName, let redirectURL):
+            return .resumeSession(serviceProvider: sp, code: code, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL)
+        case .session(_, let code): return .session(serviceProvider: sp, code: code)
+        case .partnerSession(_, let partner, let domainName, let redirectURL):
+            return .partnerSession(serviceProvider: sp, partner: partner, domainName: domainName, redirectURL: redirectURL)
         case .profiles: return .profiles(serviceProvider: sp)
         case .profile(_, let mvpd): return .profile(serviceProvider: sp, mvpd: mvpd)
         case .profileByCode(_, let code): return .profileByCode(serviceProvider: sp, code: code)
@@ -93,6 +111,12 @@ public enum BackendOperation: String, Sendable, Hashable, Codable, CaseIterable 
     case configuration
     /// `POST sessions`.
     case createSession
+    /// `POST sessions/{code}`.
+    case resumeSession
+    /// `GET sessions/{code}`.
+    case session
+    /// `POST sessions/sso/{partner}`.
+    case partnerSession
     /// `GET profiles`.
     case profiles
     /// `GET profiles/{mvpd}`.
@@ -115,6 +139,8 @@ public enum BackendResponse: Sendable, Hashable {
     case configuration(V2Configuration)
     /// A session: what to do next to log in.
     case session(V2Session)
+    /// A session's status: what it holds and lacks, and its code's validity.
+    case sessionStatus(V2SessionStatus)
     /// Profiles by MVPD id (possibly none).
     case profiles([String: V2Profile])
     /// Authorization or pre-authorization decisions, one per resource (a denial is an item error).

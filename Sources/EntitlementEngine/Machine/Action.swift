@@ -17,14 +17,14 @@ public enum Action: Sendable, Hashable {
     case resubmit([EntitlementMachine.QueuedCall])
     /// Draw a flow's `state` at once; answer with ``Input/flowSecretsDrawn(_:_:)`` before any other input.
     case drawFlowSecrets(FlowID)
-    /// Show the platform's provider picker for a login flow; answer with
-    /// ``Input/platformPickerAnswered(_:_:)`` when the user has chosen (cookbook D).
-    case presentPlatformPicker(FlowID, TvProviderDialog, requestorID: String)
+    /// Show the platform's provider picker for a login flow, its sign-in answering the partner's
+    /// `request`; answer with ``Input/platformPickerAnswered(_:_:)`` when the user has chosen (cookbook D).
+    case presentPlatformPicker(FlowID, TvProviderDialog, requestorID: String, request: V2PartnerRequest)
     /// Stop waiting for the platform's picker (the flow ended); a late answer is ignored.
     case dismissPlatformPicker(FlowID)
-    /// Ask the platform, without UI, whether it is signed in to one of `mvpdIDs`; answer with
-    /// ``Input/platformSignInChecked(_:_:)``.
-    case checkPlatformSignIn(OperationID, requestorID: String, mvpdIDs: [String])
+    /// Ask the platform, without UI, whether it is signed in to one of `mvpdIDs` (its assertion answering
+    /// the partner's `request`); answer with ``Input/platformSignInChecked(_:_:)``.
+    case checkPlatformSignIn(OperationID, requestorID: String, mvpdIDs: [String], request: V2PartnerRequest)
     /// Start a timer.
     case startTimer(TimerID, at: Timestamp)
     /// Cancel a timer (no effect if it already fired).
@@ -49,6 +49,9 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
     case latePickerAnswerIgnored(FlowID)
     /// The silent platform sign-in at `setRequestor` failed; the requestor is configured without it.
     case silentSignInFailed(String)
+    /// The partner session gave no request for the platform (it fell back or failed): the login goes on
+    /// with the provider dialog.
+    case partnerSessionFellBack(String)
     /// The engine was closed (``AccessEnabler/closeSession()``), answering this many waiting calls `SESSION_CLOSED`.
     case sessionClosed(answered: Int)
     /// The requestor's configuration had failed (`failures` times in a row): a call configures it again.
@@ -72,6 +75,7 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
         case .joined(let call, let flow): "call \(call) joined \(flow)"
         case .latePickerAnswerIgnored(let flow): "late platform picker answer for \(flow) ignored"
         case .silentSignInFailed(let why): "silent sign-in at setRequestor failed: \(why)"
+        case .partnerSessionFellBack(let why): "no platform picker: the partner session gave no request (\(why))"
         case .sessionClosed(let answered): "session closed; \(answered) waiting call\(answered == 1 ? "" : "s") answered SESSION_CLOSED"
         case .configurationRetried(let requestorID, let failures):
             "configuring '\(requestorID)' again for a call (it failed \(failures) time\(failures == 1 ? "" : "s") in a row)"

@@ -8,6 +8,10 @@ public enum AuthenticationState: Sendable, Hashable {
     case unauthenticated
     /// `displayProviderDialog` sent: waits for `setSelectedProvider` (an id, or nil to cancel).
     indirect case selectingProvider(LoginFlow)
+    /// The device has a platform picker (cookbook D): `POST sessions/sso/{partner}` sent for the request
+    /// the platform's framework answers; waits for it — then the picker, or the provider dialog when the
+    /// service falls back or fails.
+    indirect case requestingPartnerSession(LoginFlow, operation: OperationID)
     /// `presentTvProviderDialog` sent: waits for the platform's picker (cookbook D) to sign in,
     /// fall back to the classic dialog ("Other TV Providers", an unsupported provider) or cancel.
     indirect case platformPicking(LoginFlow)
@@ -48,6 +52,10 @@ public struct LoginFlow: Sendable, Hashable {
     public var secrets: FlowSecrets?
     /// The session's code, once the session was created: the profile is read by it (a secret).
     public var code: String?
+    /// Whether the session was resumed with the parameters it lacked (once per login).
+    public var resumed = false
+    /// Whether the second screen's read in flight asks the session's status (a poll was refused), not the profile.
+    public var checksSession = false
     /// When the redirect must have arrived by.
     public var deadline: Timestamp?
     /// The calls the flow's one `setAuthenticationStatus` answers.

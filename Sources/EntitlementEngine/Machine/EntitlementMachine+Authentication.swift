@@ -9,9 +9,9 @@ extension EntitlementMachine {
     /// The running login flow, if any.
     var currentLoginFlow: LoginFlow? {
         switch authentication {
-        case .platformPicking(let flow), .selectingProvider(let flow), .preparingLogin(let flow),
-            .creatingSession(let flow, _), .awaitingRedirect(let flow), .awaitingSecondScreen(let flow, _, _),
-            .readingProfile(let flow, _, _):
+        case .requestingPartnerSession(let flow, _), .platformPicking(let flow), .selectingProvider(let flow),
+            .preparingLogin(let flow), .creatingSession(let flow, _), .awaitingRedirect(let flow),
+            .awaitingSecondScreen(let flow, _, _), .readingProfile(let flow, _, _):
             flow
         default: nil
         }
@@ -28,6 +28,9 @@ extension EntitlementMachine {
     /// Adds `id` to the running login's waiters (a self-transition with `join`).
     mutating func joinLogin(_ id: CallID) {
         switch authentication {
+        case .requestingPartnerSession(var flow, let operation):
+            flow.waiters.append(id)
+            moveAuthentication(to: .requestingPartnerSession(flow, operation: operation), nil, .join)
         case .platformPicking(var flow):
             flow.waiters.append(id)
             moveAuthentication(to: .platformPicking(flow), nil, .join)
@@ -113,8 +116,8 @@ extension EntitlementMachine {
             // for a login completing elsewhere, wait for its outcome).
             flow.waiters.append(id)
             return probeLogin(flow, configuration, joining: id)
-        case .platformPicking, .selectingProvider, .preparingLogin, .creatingSession, .awaitingRedirect,
-            .awaitingSecondScreen, .readingProfile:
+        case .requestingPartnerSession, .platformPicking, .selectingProvider, .preparingLogin, .creatingSession,
+            .awaitingRedirect, .awaitingSecondScreen, .readingProfile:
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
         case .loggingOut(let flow):
@@ -182,12 +185,9 @@ extension EntitlementMachine {
             return [.drawFlowSecrets(flow.id)]
         }
         if settings.platformSSO, configuration.mvpds.contains(where: \.enablePlatformServices) {
-            moveAuthentication(to: .platformPicking(flow), .platformProviders, .presentTvProviderDialog)
-            let dialog = platformDialog(flow, configuration)
-            return [
-                .emit(.presentTvProviderDialog(dialog), answering: []),
-                .presentPlatformPicker(flow.id, dialog, requestorID: configuration.requestorID),
-            ]
+            let operation = nextOperation()
+            moveAuthentication(to: .requestingPartnerSession(flow, operation: operation), .platformProviders, .requestPartnerSession)
+            return [.callBackend(operation, partnerSessionRequest(configuration))]
         }
         moveAuthentication(to: .selectingProvider(flow), .noRememberedProvider, .displayProviderDialog)
         return [.emit(.displayProviderDialog(configuration.mvpds), answering: [])]
@@ -220,8 +220,9 @@ extension EntitlementMachine {
             return refuse(id, .logoutInProgress)
         case .unknown, .unauthenticated:
             running = nil
-        case .selectingProvider(let flow), .preparingLogin(let flow), .creatingSession(let flow, _):
-            // A session still being created is abandoned: its late answer is ignored.
+        case .selectingProvider(let flow), .preparingLogin(let flow), .creatingSession(let flow, _),
+            .requestingPartnerSession(let flow, _):
+            // A session still being created (or the partner's) is abandoned: its late answer is ignored.
             running = flow
         case .awaitingSecondScreen(let flow, _, _):
             // Chosen again on the TV: the old code is no longer polled.
@@ -349,6 +350,31 @@ extension EntitlementMachine {
                 to: .readingProfile(flow, operation: operation, attempt: 1), mvpd.isTempPass ? .tempPass : .noLoginNeeded,
                 .readProfile)
             return [.callBackend(operation, .profile(context(configuration), mvpd: mvpd.id))]
+        case .success(.session(let session))
+        where (session.actionName == .resume || session.actionName == .retry) && settings.secondScreen == nil:
+            // The service lacks parameters (`resume`; `retry` after a resume): give them once — all the
+            // engine has — and go on with its answer; a second time, or one the engine cannot give, fails.
+            let missing = session.missingParameters ?? []
+            let unknown = missing.filter { !Self.sessionParameters.contains($0) }
+            guard !flow.resumed, unknown.isEmpty, let code = session.code, !code.isEmpty, let secrets = flow.secrets else {
+                failure = flow.resumed
+                    ? "the session still lacks parameters once resumed (\(missing.joined(separator: ", ")))"
+                    : unknown.isEmpty
+                        ? "malformed backend response: the session has no code to resume"
+                        : "the service lacks parameters the engine cannot give (\(unknown.joined(separator: ", ")))"
+                break
+            }
+            var resuming = flow
+            resuming.resumed = true
+            let operation = nextOperation()
+            moveAuthentication(to: .creatingSession(resuming, operation: operation), .missingParameters, .resumeSession)
+            return [
+                .callBackend(
+                    operation,
+                    .resumeSession(
+                        context(configuration), code: code, mvpd: mvpd.id, domainName: settings.domainName,
+                        redirectURL: redirectURL(state: secrets.state, mvpdID: mvpd.id)))
+            ]
         case .success(.session(let session)):
             guard let code = session.code, !code.isEmpty, !mvpd.isTempPass,
                 session.actionName == .authenticate || session.actionName == .resume
@@ -388,6 +414,10 @@ extension EntitlementMachine {
         return endLogin(flow, code: ErrorCode.genericAuthentication, reason: sentence("The login failed: \(failure)"),
                 notice: notice, condition: result.isSuccess ? .malformedAnswer : .failed)
     }
+
+    /// The session parameters the engine gives when a session lacks them (`domain` is how Adobe's sample
+    /// names `domainName`).
+    static let sessionParameters: Set<String> = ["mvpd", "domainName", "domain", "redirectUrl"]
 
     /// When a session's code stops being usable, on this engine's clock: the session's own window
     /// (`notAfter − notBefore`) counted from now, so a device whose clock is off by minutes neither
@@ -633,7 +663,7 @@ extension EntitlementMachine {
             }
             adopt()
             return []
-        case .selectingProvider(let flow), .platformPicking(let flow):
+        case .selectingProvider(let flow), .platformPicking(let flow), .requestingPartnerSession(let flow, _):
             // The user may answer on another node: a login finished there, or started there (the
             // device's choice reached that node), ends this picker.
             var dismiss: [Action] = []
@@ -761,9 +791,9 @@ extension EntitlementMachine {
             flow.waiters.append(id)
             moveAuthentication(to: .loggingOut(flow), nil, .join)
             return [.log(.joined(id, flow: "the running logout"))]
-        case .platformPicking(let flow), .selectingProvider(let flow), .preparingLogin(let flow),
-            .creatingSession(let flow, _), .awaitingRedirect(let flow), .awaitingSecondScreen(let flow, _, _),
-            .readingProfile(let flow, _, _):
+        case .requestingPartnerSession(let flow, _), .platformPicking(let flow), .selectingProvider(let flow),
+            .preparingLogin(let flow), .creatingSession(let flow, _), .awaitingRedirect(let flow),
+            .awaitingSecondScreen(let flow, _, _), .readingProfile(let flow, _, _):
             actions += endLogin(flow, code: ErrorCode.userNotAuthenticated, reason: "The login was abandoned by logout.")
         case .unknown, .unauthenticated, .authenticated:
             break

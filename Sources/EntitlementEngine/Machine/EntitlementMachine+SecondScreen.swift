@@ -51,14 +51,28 @@ extension EntitlementMachine {
     }
 
     /// The poll answered: signed in on the second screen, or poll again after the interval (a
-    /// failed poll too: the code's expiry ends the login, not one lost poll) — unless the service
-    /// says the code is dead (a 4xx refusal: an unknown or expired session), which ends the login at once.
+    /// failed poll too: the code's expiry ends the login, not one lost poll). A poll the service
+    /// refuses (a 4xx) asks the session's status (`GET sessions/{code}`): a session the service still
+    /// holds is a pending code, polled on; one it refuses too (an unknown or expired session) ends the
+    /// login at once.
     mutating func pollAnswered(
         _ flow: LoginFlow, _ code: RegistrationCode, _ result: Result<BackendResponse, BackendError>,
         _ configuration: RequestorConfiguration
     ) -> [Action] {
         guard let secondScreen = settings.secondScreen else { return [] }
+        var flow = flow
+        let checkedSession = flow.checksSession
+        flow.checksSession = false
         switch result {
+        case .success(.sessionStatus):
+            // The service holds the session (it refuses an unknown or expired one): the code is pending.
+            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .codePending, .startTimer)
+        case .failure(let error) where Self.refusesTheCode(error) && !checkedSession:
+            var checking = flow
+            checking.checksSession = true
+            let operation = nextOperation()
+            moveAuthentication(to: .awaitingSecondScreen(checking, code, poll: operation), .codeRefused, .checkSession)
+            return [.callBackend(operation, .session(context(configuration), code: code.code))]
         case .success(.profiles(let profiles)):
             if let mvpd = flow.mvpd, let token = bestProfile(profiles, configuration, mvpd: mvpd.id) {
                 moveAuthentication(to: .authenticated(token), .profileMatchesFlow, .cancelTimer, .persist, .setAuthenticationStatus)

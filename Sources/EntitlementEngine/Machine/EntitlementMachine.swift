@@ -404,8 +404,8 @@ public struct EntitlementMachine: Sendable {
         let operation = nextOperation()
         guard let sharedLogin, let mvpd = loaded.mvpd(sharedLogin.mvpdID) else {
             moveConfiguration(
-                to: .signingIn(loaded, operation: operation, calls: calls), .platformMayBeSignedIn, .checkPlatformSignIn)
-            return [.checkPlatformSignIn(operation, requestorID: loaded.requestorID, mvpdIDs: platformMVPDs)]
+                to: .signingIn(loaded, operation: operation, calls: calls), .platformMayBeSignedIn, .requestPartnerSession)
+            return [.callBackend(operation, partnerSessionRequest(loaded))]
         }
         let signingIn = ConfigurationState.signingIn(loaded, operation: operation, calls: calls)
         guard mvpd.authenticationPerRequestor else {
@@ -433,13 +433,24 @@ public struct EntitlementMachine: Sendable {
         ]
     }
 
-    /// The partner name of the platform's single sign-on (`profiles/sso/{partner}`).
-    static let platformPartner = "Apple"
-
-    /// The silent sign-in's read (the device's profiles, or the platform's partner profile) answered.
+    /// The silent sign-in's request answered: the partner session (then the platform is asked, its
+    /// assertion answering the partner's request), or the read of the device's profiles or of the
+    /// platform's partner profile.
     private mutating func silentExchangeFinished(
         _ loaded: RequestorConfiguration, calls: [CallID], _ result: Result<BackendResponse, BackendError>
     ) -> [Action] {
+        if case .success(.session) = result {
+            switch Self.partnerRequest(result) {
+            case .success(let request):
+                let check = nextOperation()
+                moveConfiguration(to: .signingIn(loaded, operation: check, calls: calls), .partnerRequest, .checkPlatformSignIn)
+                let platformMVPDs = loaded.mvpds.filter(\.enablePlatformServices).map(\.id)
+                return [.checkPlatformSignIn(check, requestorID: loaded.requestorID, mvpdIDs: platformMVPDs, request: request)]
+            case .failure(let fallback):
+                return [.log(.silentSignInFailed("the partner session gave no request (\(fallback.why))"))]
+                    + finishSigningIn(loaded, calls: calls, token: nil, fallback.condition)
+            }
+        }
         switch result {
         case .success(.profiles(let profiles)):
             guard let token = bestProfile(profiles, loaded) else {
@@ -632,6 +643,9 @@ public struct EntitlementMachine: Sendable {
         guard case .configured(let configuration) = configuration else { return [.log(.lateResultIgnored(operation))] }
         if case .creatingSession(let flow, let expected) = authentication, expected == operation {
             return sessionAnswered(flow, result, configuration)
+        }
+        if case .requestingPartnerSession(let flow, let expected) = authentication, expected == operation {
+            return partnerSessionAnswered(flow, result, configuration)
         }
         if case .readingProfile(let flow, let expected?, let attempt) = authentication, expected == operation {
             return profileAnswered(flow, attempt: attempt, result, configuration)

@@ -40,7 +40,7 @@ extension StateChart {
                 name: "login", region: .authentication,
                 states: ["selectingProvider", "preparingLogin", "creatingSession", "awaitingRedirect", "readingProfile"],
                 title: "the login flow (login.md)"),
-            Part(name: "platform-picker", region: .authentication, states: ["platformPicking"], title: "the platform's picker (platform-picker.md)"),
+            Part(name: "platform-picker", region: .authentication, states: ["requestingPartnerSession", "platformPicking"], title: "the platform's picker (platform-picker.md)"),
             Part(name: "second-screen", region: .authentication, states: ["awaitingSecondScreen"], title: "a code on a second screen (second-screen.md)"),
             Part(
                 name: "logout", region: .authentication, states: ["preparingLogout", "requestingLogout", "loggingOut"],

@@ -252,6 +252,16 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case platformSession
     /// Nothing valid is stored, and the platform may be signed in to one of the requestor's MVPDs.
     case platformMayBeSignedIn
+    /// The partner session gave the request the platform's framework answers.
+    case partnerRequest
+    /// The partner session fell back (or did not answer with a request): sign in the classic way.
+    case partnerFallback
+    /// The session lacks parameters the engine can give (`resume`): it is resumed with them.
+    case missingParameters
+    /// A poll of the code was refused: the session's status tells an expired code from a pending one.
+    case codeRefused
+    /// The session's status says the code is still valid.
+    case codePending
     /// The platform is not signed in to any of the requestor's MVPDs.
     case platformNotSignedIn
     /// The MVPD (or the session) is TempPass.
@@ -304,8 +314,14 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case dismissTvProviderDialog
     /// Ask the platform, without UI, for its assertion.
     case checkPlatformSignIn
+    /// Ask the backend for the partner's request (`POST sessions/sso/{partner}`).
+    case requestPartnerSession
     /// Create a session (`POST sessions`).
     case createSession
+    /// Resume a session with the parameters it lacks (`POST sessions/{code}`).
+    case resumeSession
+    /// Ask a session's status (`GET sessions/{code}`).
+    case checkSession
     /// Read the profile by the second screen's code.
     case pollRegistration
     /// Emit `sendTrackingData(mvpdSelection)`.
@@ -462,6 +478,8 @@ extension AuthenticationState {
         case unknown
         /// See ``AuthenticationState/unauthenticated``.
         case unauthenticated
+        /// See ``AuthenticationState/requestingPartnerSession(_:operation:)``.
+        case requestingPartnerSession
         /// See ``AuthenticationState/platformPicking(_:)``.
         case platformPicking
         /// See ``AuthenticationState/selectingProvider(_:)``.
@@ -491,6 +509,7 @@ extension AuthenticationState {
         switch self {
         case .unknown: .unknown
         case .unauthenticated: .unauthenticated
+        case .requestingPartnerSession: .requestingPartnerSession
         case .platformPicking: .platformPicking
         case .selectingProvider: .selectingProvider
         case .preparingLogin: .preparingLogin

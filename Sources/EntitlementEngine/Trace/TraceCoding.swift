@@ -424,6 +424,17 @@ enum TraceCoding {
             record["mvpd"] = .string(mvpd)
             record["domainName"] = .string(domainName)
             record["redirectURL"] = redirectURL.map { .string(book.concealURL($0)) } ?? .null
+        case .resumeSession(_, let code, let mvpd, let domainName, let redirectURL):
+            record["code"] = .string(book.conceal(code, as: .code))
+            record["mvpd"] = .string(mvpd)
+            record["domainName"] = .string(domainName)
+            record["redirectURL"] = redirectURL.map { .string(book.concealURL($0)) } ?? .null
+        case .session(_, let code):
+            record["code"] = .string(book.conceal(code, as: .code))
+        case .partnerSession(_, let partner, let domainName, let redirectURL):
+            record["partner"] = .string(partner)
+            record["domainName"] = .string(domainName)
+            record["redirectURL"] = .string(book.concealURL(redirectURL))
         case .profile(_, let mvpd):
             record["mvpd"] = .string(mvpd)
         case .profileByCode(_, let code):
@@ -463,7 +474,16 @@ enum TraceCoding {
         case .session(var session):
             session.code = session.code.map { book.conceal($0, as: .code) }
             session.url = session.url.map { book.concealURL($0) }
+            // The partner's request is what the platform's signed answer is bound to: kept out like one.
+            if let request = session.authenticationRequest?.request {
+                session.authenticationRequest?.request = book.conceal(request, as: .assertion)
+            }
             return ["session": session.json]
+        case .sessionStatus(var status):
+            if let redirect = status.existingParameters["redirectUrl"] {
+                status.existingParameters["redirectUrl"] = book.concealURL(redirect)
+            }
+            return ["sessionStatus": status.json]
         case .profiles(let profiles):
             return V2Profile.json(profiles: profiles)
         case .decisions(let decisions):
@@ -491,6 +511,7 @@ enum TraceCoding {
             switch kind {
             case "configuration": return .configuration(try V2Configuration(json: body))
             case "session": return .session(try V2Session(json: body))
+            case "sessionStatus": return .sessionStatus(try V2SessionStatus(json: body))
             case "profiles": return .profiles(try V2Profile.profiles(json: value))
             case "decisions": return .decisions(try V2Decision.decisions(json: value))
             case "logouts": return .logouts(try V2Logout.logouts(json: value))

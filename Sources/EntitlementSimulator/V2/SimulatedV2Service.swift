@@ -59,17 +59,12 @@ public final class SimulatedV2Service: V2Transport {
         do throws(V2EnhancedError) {
             switch request {
             case .createSession(let sp, nil, let domainName, let redirectURL):
-                let session = try await simulator.createSessionWithoutMVPD(port(sp), domainName: domainName, redirectURL: redirectURL)
+                let session = try await simulator.createIncompleteSession(port(sp), mvpd: nil, domainName: domainName, redirectURL: redirectURL)
                 return V2Response(status: 200, body: session.json)
-            case .session(let sp, let code):
-                return V2Response(status: 200, body: try await simulator.sessionStatus(requestorID: sp, code: code))
-            case .resumeSession(let sp, let code, let mvpd, let domainName, let redirectURL):
+            case .resumeSession(let sp, let code, let mvpd, let domainName, let redirectURL) where mvpd == nil:
+                // The second-screen app resumes a session whose MVPD it does not name (the device chose it).
                 let session = try await simulator.resumeSession(requestorID: sp, code: code, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL)
                 return V2Response(status: 200, body: session.json)
-            case .partnerSession(let sp, let partner, let domainName, let redirectURL):
-                return V2Response(
-                    status: 200,
-                    body: try await simulator.partnerSession(port(sp), partner: partner, domainName: domainName, redirectURL: redirectURL))
             case .authorize(let sp, let mvpd, let resources) where resources.count > 1:
                 let decisions = try await simulator.authorize(port(sp), mvpd: mvpd, resourcesAtOnce: resources)
                 return V2Response(status: 200, body: V2Decision.json(decisions: decisions))
@@ -90,8 +85,9 @@ public final class SimulatedV2Service: V2Transport {
 }
 
 extension BackendRequest {
-    /// The port's request for a V2 request the simulator serves (nil: registration, which the
-    /// registrar answers, and the second-screen app's own session calls, which its pages make).
+    /// The port's request for a V2 request the simulator serves (nil: registration, which the registrar
+    /// answers, and what the simulator answers beyond the port: a session created without an MVPD, a resume
+    /// that names none, decisions for several resources).
     init?(_ request: V2Request, deviceID: String) {
         func context(_ serviceProvider: String) -> RequestContext { RequestContext(requestorID: serviceProvider, deviceID: deviceID) }
         switch request {
@@ -107,7 +103,12 @@ extension BackendRequest {
             self = .authorize(context(sp), mvpd: mvpd, resource: resources[0])
         case .preauthorize(let sp, let mvpd, let resources): self = .preauthorize(context(sp), mvpd: mvpd, resources: resources)
         case .logout(let sp, let mvpd, let redirectURL): self = .logout(context(sp), mvpd: mvpd, redirectURL: redirectURL)
-        case .createSession, .authorize, .registerClient, .accessToken, .resumeSession, .session, .partnerSession: return nil
+        case .resumeSession(let sp, let code, let mvpd?, let domainName, let redirectURL):
+            self = .resumeSession(context(sp), code: code, mvpd: mvpd, domainName: domainName ?? "", redirectURL: redirectURL)
+        case .session(let sp, let code): self = .session(context(sp), code: code)
+        case .partnerSession(let sp, let partner, let domainName, let redirectURL):
+            self = .partnerSession(context(sp), partner: partner, domainName: domainName, redirectURL: redirectURL)
+        case .createSession, .authorize, .registerClient, .accessToken, .resumeSession: return nil
         }
     }
 }
@@ -118,6 +119,7 @@ extension BackendResponse {
         switch self {
         case .configuration(let configuration): configuration.json
         case .session(let session): session.json
+        case .sessionStatus(let status): status.json
         case .profiles(let profiles): V2Profile.json(profiles: profiles)
         case .decisions(let decisions): V2Decision.json(decisions: decisions)
         case .logouts(let logouts): V2Logout.json(logouts: logouts)

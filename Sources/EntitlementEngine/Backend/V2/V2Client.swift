@@ -225,10 +225,11 @@ public actor V2Client: EntitlementBackend {
         do throws(V2DecodingError) {
             switch request {
             case .configuration: return .configuration(try V2Configuration(json: body))
-            case .createSession:
+            case .createSession, .resumeSession, .partnerSession:
                 var session = try V2Session(json: body)
                 session.url = session.url.map(absolute)
                 return .session(session)
+            case .session: return .sessionStatus(try V2SessionStatus(json: body))
             case .profiles, .profile, .profileByCode, .partnerProfile: return .profiles(try V2Profile.profiles(json: body))
             case .authorize, .preauthorize: return .decisions(try V2Decision.decisions(json: body))
             case .logout:

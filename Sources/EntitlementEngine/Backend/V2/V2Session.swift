@@ -65,12 +65,14 @@ public struct V2Session: Sendable, Hashable {
     public var notBefore: Timestamp?
     /// When the code stops being valid.
     public var notAfter: Timestamp?
+    /// What to hand the partner framework (`partner_profile` answers of `sessions/sso/{partner}`).
+    public var authenticationRequest: V2PartnerRequest?
 
     /// Creates a session answer.
     public init(
         actionName: ActionName, actionType: ActionType, reasonType: ReasonType, missingParameters: [String]? = nil,
         url: String? = nil, code: String? = nil, sessionID: String, mvpd: String? = nil, serviceProvider: String,
-        notBefore: Timestamp? = nil, notAfter: Timestamp? = nil
+        notBefore: Timestamp? = nil, notAfter: Timestamp? = nil, authenticationRequest: V2PartnerRequest? = nil
     ) {
         self.actionName = actionName
         self.actionType = actionType
@@ -83,6 +85,7 @@ public struct V2Session: Sendable, Hashable {
         self.serviceProvider = serviceProvider
         self.notBefore = notBefore
         self.notAfter = notAfter
+        self.authenticationRequest = authenticationRequest
     }
 
     /// Reads a session answer.
@@ -93,7 +96,10 @@ public struct V2Session: Sendable, Hashable {
             reasonType: try object.oneOf("reasonType"), missingParameters: try object.optionalStrings("missingParameters"),
             url: try object.optionalString("url"), code: try object.optionalString("code"), sessionID: try object.string("sessionId"),
             mvpd: try object.optionalString("mvpd"), serviceProvider: try object.string("serviceProvider"),
-            notBefore: try object.optionalStringTime("notBefore"), notAfter: try object.optionalStringTime("notAfter"))
+            notBefore: try object.optionalStringTime("notBefore"), notAfter: try object.optionalStringTime("notAfter"),
+            authenticationRequest: try object.optionalObject("authenticationRequest").map { (request) throws(V2DecodingError) in
+                try V2PartnerRequest(request)
+            })
     }
 
     /// The answer as V2 writes it (times as strings, as V2 sends them).
@@ -108,6 +114,7 @@ public struct V2Session: Sendable, Hashable {
         members.set("mvpd", mvpd.map(JSONValue.string))
         members.set("notBefore", notBefore.map { .string(String($0.milliseconds)) })
         members.set("notAfter", notAfter.map { .string(String($0.milliseconds)) })
+        members.set("authenticationRequest", authenticationRequest?.json)
         return .object(members)
     }
 }
