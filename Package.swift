@@ -21,36 +21,39 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "EntitlementEngine"),
-        .target(name: "EntitlementSimulator", dependencies: ["EntitlementEngine"]),
-        .target(name: "EntitlementHTTP", dependencies: ["EntitlementEngine"]),
+        // Package-only: percent and form coding, base64, hex, SHA-256/HMAC, markup escaping, the seeded
+        // generator — one of each, shared by the modules, in no product's public API.
+        .target(name: "EntitlementSupport"),
+        .target(name: "EntitlementEngine", dependencies: ["EntitlementSupport"]),
+        .target(name: "EntitlementSimulator", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
+        .target(name: "EntitlementHTTP", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementHTTPServer"),
-        .target(name: "EntitlementRedis", dependencies: ["EntitlementEngine"]),
+        .target(name: "EntitlementRedis", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementHost", dependencies: ["EntitlementEngine"]),
-        .target(name: "EntitlementProviders", dependencies: ["EntitlementEngine", "EntitlementHTTP"]),
+        .target(name: "EntitlementProviders", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementHTTP"]),
         .target(
-            name: "EntitlementSimulatorServer", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementHTTPServer"]),
+            name: "EntitlementSimulatorServer", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementHTTPServer"]),
         .target(
             name: "EntitlementScenarios",
             dependencies: [
-                "EntitlementEngine", "EntitlementSimulator", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer",
                 "EntitlementProviders",
             ]),
         .target(
             name: "EntitlementFuzzing",
             dependencies: [
-                "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementHTTPServer", "EntitlementSimulatorServer",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementHTTPServer", "EntitlementSimulatorServer",
                 "EntitlementRedis", "EntitlementProviders",
             ]),
         .executableTarget(
             name: "entitle",
             dependencies: [
-                "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementHTTP",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementHTTP",
                 "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost", "EntitlementProviders",
             ]),
         .testTarget(
-            name: "EntitlementEngineTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing"]),
-        .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementEngine", "EntitlementSimulator"]),
+            name: "EntitlementEngineTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing"]),
+        .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(
             name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
         .testTarget(
@@ -60,7 +63,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementProvidersTests",
             dependencies: [
-                "EntitlementEngine", "EntitlementProviders", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementProviders", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator",
                 "EntitlementSimulatorServer", "EntitlementScenarios",
             ]),
         .testTarget(
@@ -70,7 +73,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementHTTPTests",
             dependencies: [
-                "EntitlementEngine", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator", "EntitlementSimulatorServer",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator", "EntitlementSimulatorServer",
                 "EntitlementScenarios", "EntitlementProviders",
             ]),
         .testTarget(

@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// The entitlement engine for one device session, with the cookbook's API.
 ///
 /// Every public call is turned into an ``Input`` for the pure ``EntitlementMachine`` and the

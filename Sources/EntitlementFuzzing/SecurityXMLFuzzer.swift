@@ -1,4 +1,5 @@
 import EntitlementProviders
+import EntitlementSupport
 
 /// Fuzzes the Security API's XML reader with mutated answers. The oracle: it never traps; it reads a
 /// document or refuses it with a reason; and every element it reads, written back, reads as the same
@@ -37,23 +38,9 @@ public enum SecurityXMLFuzzer {
 
     /// The element as XML, text and attributes escaped.
     static func write(_ element: SecurityAPIXML.Element) -> String {
-        let attributes = element.attributes.sorted { $0.key < $1.key }.map { " \($0.key)=\"\(escape($0.value))\"" }.joined()
-        let inner = escape(element.text) + element.children.map(write).joined()
+        let attributes = element.attributes.sorted { $0.key < $1.key }.map { " \($0.key)=\"\($0.value.markupEscaped)\"" }.joined()
+        let inner = element.text.markupEscaped + element.children.map(write).joined()
         return "<\(element.name)\(attributes)>\(inner)</\(element.name)>"
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
 }

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// Fuzzes `handleExternalURL`'s parser with byte-level mutations of a valid redirect and judges it
 /// against a reference written separately, on bytes and Unicode scalars; and checks that the

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 #if canImport(FoundationNetworking)
     import Foundation

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementHTTP
+import EntitlementSupport
 
 /// A direct subscription on Pugpig's Security API (`KGPugpigAuthorisation`): the user signs in with
 /// what they typed (the `signIn` call) and gets a user token; the engine keeps the token, never the
@@ -125,7 +126,7 @@ public final class DirectSubscriptionProvider: EntitlementProvider {
     // MARK: - Exchanging
 
     private func exchange(_ endpoint: String, _ fields: [(String, String)]) async -> Result<SecurityAPIXML.Element, ProviderFailure> {
-        let form = fields.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
+        let form = FormCoding.encode(fields)
         var request =
             usesPOST
             ? V2OutgoingRequest(

@@ -160,8 +160,19 @@ public enum SecurityAPIXML {
             }
         }
 
-        /// Text with entities decoded.
+        /// Text with entities decoded; a character XML 1.0 does not allow (a C0 control other than tab,
+        /// line feed and carriage return, U+FFFE, U+FFFF), raw or as a reference, is refused.
         func decode(_ raw: ArraySlice<UInt8>) throws(Failure) -> String {
+            let text = try entitiesDecoded(raw)
+            guard !text.unicodeScalars.contains(where: Self.isNotXMLCharacter) else { throw failure("a character XML does not allow") }
+            return text
+        }
+
+        static func isNotXMLCharacter(_ scalar: Unicode.Scalar) -> Bool {
+            (scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || (0xFFFE...0xFFFF).contains(scalar.value)
+        }
+
+        private func entitiesDecoded(_ raw: ArraySlice<UInt8>) throws(Failure) -> String {
             guard raw.contains(0x26) else { return String(decoding: raw, as: UTF8.self) }
             var out: [UInt8] = []
             var position = raw.startIndex

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementHTTP
+import EntitlementSupport
 
 /// A provider that asks the programmer's own service (libPusher's server-based channel authorization):
 /// an HTTP POST of the device, the session and the resource, form-encoded, to one URL; authorized only
@@ -57,14 +58,12 @@ public final class ServerAuthorizationProvider: EntitlementProvider {
 
     /// Posts `device_id`, `session_id` and `resource`; the JSON object the service answers is the token.
     public func credentials(for resource: String, _ session: ProviderSession) async -> Result<ProviderCredentials, ProviderFailure> {
-        var fields: KeyValuePairs<String, String> = ["device_id": session.deviceID, "session_id": session.sessionID, "resource": resource]
-        if let transaction = session.transactionID {
-            fields = ["device_id": session.deviceID, "session_id": session.sessionID, "resource": resource, "_txId": transaction]
-        }
+        var fields = [("device_id", session.deviceID), ("session_id", session.sessionID), ("resource", resource)]
+        if let transaction = session.transactionID { fields.append(("_txId", transaction)) }
         var request = V2OutgoingRequest(
             operation: "serverAuthorization", method: "POST", url: url,
             headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-            body: Array(Self.form(fields).utf8))
+            body: Array(FormCoding.encode(fields).utf8))
         if let decorate { await decorate(&request) }
         let outgoing = request
         let answer = await limiter.run { await transport.send(outgoing) }
@@ -102,11 +101,5 @@ public final class ServerAuthorizationProvider: EntitlementProvider {
             return StepUpAdvice(kind: .authenticateToService, value: service)
         }
         return nil
-    }
-
-    /// `application/x-www-form-urlencoded`, keys in order.
-    static func form(_ fields: KeyValuePairs<String, String>) -> String {
-        fields.map { "\(PercentEncoding.encode($0.key))=\(PercentEncoding.encode($0.value))" }
-            .joined(separator: "&")
     }
 }

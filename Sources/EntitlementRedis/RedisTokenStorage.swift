@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 import Foundation
 import Synchronization
 
@@ -44,6 +45,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     public let rememberFor: Duration
     /// How long a save waits for a replica to acknowledge it (`WAIT 1`), or nil for not at all. It costs a
     /// replication round trip per save; without it a failover may lose saves acknowledged just before. A
+    /// save no replica acknowledged in time fails (``TokenStorageError/unavailable(_:)``): it may be held
+    /// by the master alone, so it is not reported as saved. A
     /// cluster master the slot map shows with no healthy replica (after a failover, until the old master
     /// rejoins as its replica) is not waited on: a wait there would acknowledge nothing and hold the
     /// connection; its saves are held by that master alone. A `WAIT` that finds no replica, and a map
@@ -344,7 +347,13 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         let answers = try await pipeline([command, ["WAIT", "1", String(max(within.milliseconds, 1))]], key: key)
         guard answers.count == 2 else { throw Self.unexpected(.array(answers)) }
         if case .error(let message) = answers[0], !message.hasPrefix("NOSCRIPT") { throw Self.storageError(.answer(message)) }
-        if answers[1] == .integer(0) { (client as? RedisClusterClient)?.refreshSoon() }  // has the replica gone?
+        guard case .integer(let replicas) = answers[1], replicas >= 1 else {
+            // No replica holds the save yet: it may live on this master alone, and a failover now would lose
+            // it — so it is not acknowledged (the engine counts the step as not taken; a later load finds it
+            // if it survives). Has the replica gone?
+            (client as? RedisClusterClient)?.refreshSoon()
+            throw .unavailable("Redis: no replica acknowledged the save within \(within)")
+        }
         return answers[0]
     }
 

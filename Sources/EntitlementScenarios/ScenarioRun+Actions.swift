@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementHTTP
 import EntitlementProviders
 import EntitlementSimulator
+import EntitlementSupport
 
 extension ScenarioRun {
     // MARK: - Calls

@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementHTTP
 import EntitlementProviders
 import EntitlementSimulator
+import EntitlementSupport
 
 /// A server-based provider's transport in process: each request goes to the simulator's programmer
 /// service `serverID` as the HTTP server would hand it over (the form from the body).
@@ -24,15 +25,7 @@ public struct SimulatedProgrammerTransport: ProviderTransport {
     static func form(_ request: V2OutgoingRequest) -> [String: String] {
         let text = request.method == "GET" ? String(request.url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "")
             : String(decoding: request.body, as: UTF8.self)
-        var form: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, let name = try? PercentEncoding.decode(parts[0]),
-                let value = try? PercentEncoding.decode(parts[1])
-            else { continue }
-            form[name] = value
-        }
-        return form
+        return FormCoding.decode(Substring(text))
     }
 
     static func answer(_ answer: ProgrammerAnswer) -> Result<ProviderHTTPAnswer, ProviderFailure> {

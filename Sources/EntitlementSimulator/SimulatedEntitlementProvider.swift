@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 import Synchronization
 
 /// A provider of the chain for scripts and tests: it claims the resources the world (or a script's

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// Plays the app's web view: opens the `navigateToUrl` URL, fills in the login form, follows
 /// redirects and stops at the first URL that is not `http(s)` — the app's custom redirect URL,

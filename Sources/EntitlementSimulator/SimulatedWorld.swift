@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// The world the simulator plays: requestors, MVPDs and users.
 public struct SimulatedWorld: Sendable {

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// Decisions: authorization with a signed media token, pre-authorization without one. A denial is
 /// an item error under HTTP 200; a missing or expired profile is a top-level 403 (`authentication`).

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// Logout: the service deletes the device's profile for the requestor and MVPD first, then says
 /// how the MVPD's own logout goes on.

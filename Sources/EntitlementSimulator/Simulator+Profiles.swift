@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// Profiles: by code, by MVPD, all of a device's (with single sign-on and passive authentication),
 /// TempPass and degraded profiles issued by Adobe, and the platform's partner profile.

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// What the programmer's authorization service answers: an HTTP answer, or none at all (the
 /// connection drops).

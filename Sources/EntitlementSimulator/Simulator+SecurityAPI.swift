@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 extension Simulator {
     /// Pugpig's Security API for the world's subscription provider `providerID`: `operation` is
@@ -27,20 +28,20 @@ extension Simulator {
         case "verify_subscription":
             guard let found = subscriber(form["token"]) else { return Self.invalidToken }
             guard let user = found else { return Self.invalidToken }
-            let issues = user.lapsed ? "" : user.issues.sorted().map { #"<issue id="\#(Self.escape($0))"/>"# }.joined()
+            let issues = user.lapsed ? "" : user.issues.sorted().map { #"<issue id="\#($0.markupEscaped)"/>"# }.joined()
             let message = user.message ?? (user.lapsed ? "Your subscription has lapsed." : "Your subscription is active.")
             return Self.xml(
-                #"<subscription state="\#(user.lapsed ? "lapsed" : "active")" message="\#(Self.escape(message))">\#(issues)</subscription>"#)
+                #"<subscription state="\#(user.lapsed ? "lapsed" : "active")" message="\#(message.markupEscaped)">\#(issues)</subscription>"#)
         case "edition_credentials":
             guard let found = subscriber(form["token"]), let user = found else { return Self.invalidToken }
             let product = form["product_id"] ?? ""
             if user.lapsed { return Self.xml(#"<error status="lapsed" message="Your subscription has lapsed."/>"#) }
             guard user.issues.contains(product) else {
-                return Self.xml(#"<error status="notentitled" message="Your subscription does not include \#(Self.escape(product))."/>"#)
+                return Self.xml(#"<error status="notentitled" message="Your subscription does not include \#(product.markupEscaped)."/>"#)
             }
             let password = Base64URL.encode(Array(SHA256.hash("\(providerID)|\(user.username)|\(product)").prefix(12)))
             issuedSecrets.append(password)
-            return Self.xml("<credentials><userid>\(Self.escape(user.username))</userid><password>\(password)</password></credentials>")
+            return Self.xml("<credentials><userid>\(user.username.markupEscaped)</userid><password>\(password)</password></credentials>")
         case "renew_token":
             guard provider.renews, let token = form["token"], let issued = subscriptionTokens[token], issued.provider == providerID else {
                 return Self.xml(#"<error status="invalidtoken" message="The token cannot be renewed."/>"#)
@@ -91,18 +92,4 @@ extension Simulator {
         .http(status: status, contentType: "application/xml", body: Array(#"<?xml version="1.0" encoding="UTF-8"?>"#.utf8) + Array(text.utf8))
     }
 
-    private static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
 }

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// The session operations beyond a plain login (REST API V2 §4.1–4.3, §8): a session created without some
 /// of its parameters (a device that lets a second screen pick the MVPD), its status, its resumption with the

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// The web a user agent sees: the service's authenticate page, the MVPDs' login, relay and logout
 /// pages, the return to the session's `redirectUrl`, and the second screen's activation page.

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// An in-process Adobe Pass REST API V2 service plus the MVPDs behind it: it answers the engine's
 /// backend port (``backend``) with V2's value types, and the web pages a user agent loads

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementHTTPServer
 import EntitlementSimulator
+import EntitlementSupport
 
 /// The simulator on HTTP: REST API V2 and client registration answered by a
 /// `SimulatedV2Service` (the same core as in process), and everything else as the simulator's web
@@ -108,7 +109,7 @@ public struct SimulatorHTTPApp: Sendable {
             return .text(404, "Not found.\n")
         }
         guard request.method == "POST" else { return Self.methodNotAllowed(["POST"], json: false) }
-        let form = FormFields.parse(Substring(String(decoding: request.body, as: UTF8.self)))
+        let form = FormCoding.decode(Substring(String(decoding: request.body, as: UTF8.self)))
         let simulator = service.simulator
         let answer =
             parts[1] == "authorize"
@@ -137,7 +138,7 @@ public struct SimulatorHTTPApp: Sendable {
         guard parts.count == 2, let id = try? PercentEncoding.decode(parts[0]) else { return .text(404, "Not found.\n") }
         let form =
             request.method == "POST"
-            ? FormFields.parse(Substring(String(decoding: request.body, as: UTF8.self))) : FormFields.parse(request.query)
+            ? FormCoding.decode(Substring(String(decoding: request.body, as: UTF8.self))) : FormCoding.decode(request.query)
         switch await service.simulator.securityAPI(providerID: id, operation: String(parts[1]), form: form) {
         case .http(let status, let contentType, let body):
             return HTTPResponse(
@@ -157,10 +158,10 @@ public struct SimulatorHTTPApp: Sendable {
         guard allowed.contains(request.method) else { return Self.methodNotAllowed(allowed, json: false) }
         if request.path == "/" { return .html(200, WebPageHTML.index(await simulator.world, baseURL: baseURL)) }
         let url = baseURL + request.target
-        if url.split(separator: "?")[0] == simulator.activationURL, FormFields.parse(request.query)["code"] == nil {
+        if url.split(separator: "?")[0] == simulator.activationURL, FormCoding.decode(request.query)["code"] == nil {
             return .html(200, WebPageHTML.activation(action: simulator.activationURL))
         }
-        let form = request.method == "POST" ? FormFields.parse(Substring(String(decoding: request.body, as: UTF8.self))) : [:]
+        let form = request.method == "POST" ? FormCoding.decode(Substring(String(decoding: request.body, as: UTF8.self))) : [:]
         let answer = await simulator.load(WebRequest(method: request.method == "POST" ? .post : .get, url: url, form: form))
         switch answer {
         case .redirect(let location): return .redirect(location)

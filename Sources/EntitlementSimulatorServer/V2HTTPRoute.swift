@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementHTTPServer
 import EntitlementSimulator
+import EntitlementSupport
 
 /// Reads an HTTP request as the REST API V2 request it is (the inverse of what a V2 client sends):
 /// the path and method name the operation, the body and query its parameters, and the documented
@@ -33,7 +34,7 @@ enum V2HTTPRoute {
         }
         if registering { return registration(http, path, context) }
         guard !segments.isEmpty, segments.allSatisfy({ !$0.isEmpty }) else { return .refused(notFound) }
-        let query = FormFields.parse(http.query)
+        let query = FormCoding.decode(http.query)
         let method = http.method
         let sp = segments[0]
         let rest = Array(segments.dropFirst())
@@ -89,7 +90,7 @@ enum V2HTTPRoute {
             return .api(.registerClient(softwareStatement: statement, redirectURI: json["redirect_uri"]?.string), context)
         }
         // The token request's parameters in the form body (Adobe's page) or the query (Adobe's contract).
-        let fields = (form(http) ?? [:]).merging(FormFields.parse(http.query)) { fromBody, _ in fromBody }
+        let fields = (form(http) ?? [:]).merging(FormCoding.decode(http.query)) { fromBody, _ in fromBody }
         guard let id = fields["client_id"], let secret = fields["client_secret"], fields["grant_type"] == "client_credentials"
         else { return .refused(.oauthError("invalid_request")) }
         return .api(.accessToken(clientID: id, clientSecret: secret), context)
@@ -132,7 +133,7 @@ enum V2HTTPRoute {
 
     private static func form(_ http: HTTPRequest) -> [String: String]? {
         guard http.body.isEmpty || mediaType(http) == "application/x-www-form-urlencoded" else { return nil }
-        return FormFields.parse(Substring(String(decoding: http.body, as: UTF8.self)))
+        return FormCoding.decode(Substring(String(decoding: http.body, as: UTF8.self)))
     }
 
     private static func resources(_ http: HTTPRequest) -> [String]? {

@@ -1,15 +1,16 @@
 import EntitlementSimulator
+import EntitlementSupport
 
 /// The simulator's pages as HTML a real browser shows and submits: stable element ids (`username`,
 /// `password`, `sign-in`, `cancel`, `message`, `code`) so browser tests can drive them.
 enum WebPageHTML {
     static func page(_ page: WebPage) -> String {
-        var body = "<h1>\(escape(page.title))</h1>\n"
-        if let message = page.message { body += "<p id=\"message\" class=\"message\">\(escape(message))</p>\n" }
+        var body = "<h1>\(page.title.markupEscaped)</h1>\n"
+        if let message = page.message { body += "<p id=\"message\" class=\"message\">\(message.markupEscaped)</p>\n" }
         if let form = page.form {
-            body += "<form method=\"post\" action=\"\(escape(form.action))\">\n"
+            body += "<form method=\"post\" action=\"\(form.action.markupEscaped)\">\n"
             for (name, value) in form.hiddenFields.sorted(by: { $0.key < $1.key }) {
-                body += "<input type=\"hidden\" name=\"\(escape(name))\" value=\"\(escape(value))\">\n"
+                body += "<input type=\"hidden\" name=\"\(name.markupEscaped)\" value=\"\(value.markupEscaped)\">\n"
             }
             body += """
                 <label for="username">User name</label> <input id="username" name="username" autocomplete="username"><br>
@@ -24,7 +25,7 @@ enum WebPageHTML {
     }
 
     static func error(status: Int, message: String) -> String {
-        document("Error \(status)", "<h1>Something went wrong</h1>\n<p id=\"message\" class=\"message\">\(escape(message))</p>\n")
+        document("Error \(status)", "<h1>Something went wrong</h1>\n<p id=\"message\" class=\"message\">\(message.markupEscaped)</p>\n")
     }
 
     /// The second screen's code entry (`GET /activate`), submitting to the same page.
@@ -34,7 +35,7 @@ enum WebPageHTML {
             """
             <h1>Activate your device</h1>
             <p>Enter the code your TV shows.</p>
-            <form method="get" action="\(escape(action))">
+            <form method="get" action="\(action.markupEscaped)">
             <label for="code">Code</label> <input id="code" name="code" autocomplete="off" autocapitalize="characters">
             <button id="activate" type="submit">Continue</button>
             </form>
@@ -46,13 +47,13 @@ enum WebPageHTML {
     static func index(_ world: SimulatedWorld, baseURL: String) -> String {
         var rows = ""
         for user in world.users {
-            rows += "<tr><td>\(escape(user.username))</td><td>\(escape(user.password))</td><td>\(escape(user.mvpdID))</td></tr>\n"
+            rows += "<tr><td>\(user.username.markupEscaped)</td><td>\(user.password.markupEscaped)</td><td>\(user.mvpdID.markupEscaped)</td></tr>\n"
         }
         return document(
             "Entitlement simulator",
             """
             <h1>Entitlement simulator</h1>
-            <p>REST API V2 at <code>\(escape(baseURL))/api/v2/</code>, client registration at <code>\(escape(baseURL))/o/client/</code>.
+            <p>REST API V2 at <code>\(baseURL.markupEscaped)/api/v2/</code>, client registration at <code>\(baseURL.markupEscaped)/o/client/</code>.
             Second screen: <a href="/activate">/activate</a>.</p>
             <table><tr><th>User</th><th>Password</th><th>MVPD</th></tr>
             \(rows)</table>
@@ -63,7 +64,7 @@ enum WebPageHTML {
     private static func document(_ title: String, _ body: String) -> String {
         """
         <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
+        <html lang="en"><head><meta charset="utf-8"><title>\(title.markupEscaped)</title>
         <meta name="viewport" content="width=device-width, initial-scale=1"></head>
         <body>
         \(body)</body></html>
@@ -71,20 +72,4 @@ enum WebPageHTML {
         """
     }
 
-    /// Text safe inside HTML elements and double-quoted attributes.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
 }

@@ -1,3 +1,4 @@
+import EntitlementSupport
 /// Results as JUnit XML, the format CI systems (GitHub Actions reporters, GitLab, Jenkins) read.
 struct JUnitReport {
     /// One test case: a scenario or a trace.
@@ -34,17 +35,17 @@ struct JUnitReport {
         let total = cases.reduce(0) { $0 + $1.seconds }
         let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(Self.seconds(total))\""
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"\(Self.escape(suite))\" \(counts)>\n"
-        out += "  <testsuite name=\"\(Self.escape(suite))\" \(counts)>\n"
+        out += "<testsuites name=\"\(suite.markupEscaped)\" \(counts)>\n"
+        out += "  <testsuite name=\"\(suite.markupEscaped)\" \(counts)>\n"
         for item in cases {
-            let opening = "    <testcase classname=\"\(Self.escape(suite))\" name=\"\(Self.escape(item.name))\" file=\"\(Self.escape(item.file))\" time=\"\(Self.seconds(item.seconds))\""
+            let opening = "    <testcase classname=\"\(suite.markupEscaped)\" name=\"\(item.name.markupEscaped)\" file=\"\(item.file.markupEscaped)\" time=\"\(Self.seconds(item.seconds))\""
             switch item.outcome {
             case .passed:
                 out += opening + "/>\n"
             case .failed(let summary, let report):
-                out += opening + ">\n      <failure message=\"\(Self.escape(summary))\">\(Self.escape(report))</failure>\n    </testcase>\n"
+                out += opening + ">\n      <failure message=\"\(summary.markupEscaped)\">\(report.markupEscaped)</failure>\n    </testcase>\n"
             case .error(let summary, let report):
-                out += opening + ">\n      <error message=\"\(Self.escape(summary))\">\(Self.escape(report))</error>\n    </testcase>\n"
+                out += opening + ">\n      <error message=\"\(summary.markupEscaped)\">\(report.markupEscaped)</error>\n    </testcase>\n"
             }
         }
         out += "  </testsuite>\n</testsuites>\n"
@@ -58,25 +59,4 @@ struct JUnitReport {
         return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    /// `text` safe in XML 1.0 attribute values and content: markup characters escaped, line breaks
-    /// and tabs as character references (an attribute keeps them), characters XML cannot hold (the
-    /// other C0 controls, U+FFFE, U+FFFF) replaced by U+FFFD.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t": out += "&#9;"
-            case "\n": out += "&#10;"
-            case "\r": out += "&#13;"
-            case _ where scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value): out += "\u{FFFD}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
 }

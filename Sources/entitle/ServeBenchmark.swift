@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementHTTP
 import EntitlementSimulator
 import EntitlementSimulatorServer
+import EntitlementSupport
 
 #if canImport(FoundationNetworking)
     import Foundation
@@ -203,7 +204,7 @@ final class LoopbackBrowser: NSObject, URLSessionTaskDelegate, @unchecked Sendab
             request = URLRequest(url: URL(string: form.action)!)
             request.httpMethod = "POST"
             request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(fields.map { PercentEncoding.encode($0.key) + "=" + PercentEncoding.encode($0.value) }.joined(separator: "&").utf8)
+            request.httpBody = Data(FormCoding.encode(fields.map { ($0.key, $0.value) }).utf8)
         }
         return .failure(.init(description: "too many redirects"))
     }

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 import Testing
 
 @Suite("SHA-256, base64url and constant-time comparison against their standards' vectors")

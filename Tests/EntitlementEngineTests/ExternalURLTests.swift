@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementSupport
 import Testing
 
 @Suite("RFC 3986 percent-encoding and strict external-URL parsing")

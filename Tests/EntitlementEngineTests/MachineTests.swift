@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 import Testing
 
 /// The pure machine, driven without an actor, backend or clock: one input, the whole action list.

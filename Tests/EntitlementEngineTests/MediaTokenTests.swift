@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementSupport
 import Testing
 
 @Suite("HMAC-SHA-256 (RFC 4231) and the media token verifier")

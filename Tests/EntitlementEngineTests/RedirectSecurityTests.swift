@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementSupport
 import Testing
 
 /// The redirect security checklist (the DocC article *Redirect security*, items 1–13), one test or more per item.

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@ import EntitlementHTTP
 import EntitlementHTTPServer
 import EntitlementSimulator
 import EntitlementSimulatorServer
+import EntitlementSupport
 import Foundation
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementHTTPServer
 import EntitlementSimulator
 import EntitlementSimulatorServer
+import EntitlementSupport
 import Testing
 
 /// `entitle serve`'s answers as REST API V2's contract describes them: 405 with `Allow` and V2's error

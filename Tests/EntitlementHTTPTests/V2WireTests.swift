@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementHTTPServer
+import EntitlementSupport
 import Testing
 
 @testable import EntitlementHTTP

@@ -1,4 +1,5 @@
 import EntitlementProviders
+import EntitlementSupport
 import Testing
 
 /// The Security API's XML: the specification's answers read, anything else refused with a typed
@@ -28,7 +29,8 @@ struct SecurityAPIXMLTests {
 
     @Test(arguments: [
         "", "token", "<token>", "<token></tokens>", "<a b=c/>", "<a b='1' b='2'/><b/>", "<!DOCTYPE x><x/>",
-        "<a>&bogus;</a>", "<a>&#0;</a>", "<a>&#xFFFFFFFF;</a>", "<a><</a>", "<a b=\"<\"/>", "<a/>trailing",
+        "<a>&bogus;</a>", "<a>&#0;</a>", "<a>&#xFFFFFFFF;</a>", "<a>&#1;</a>", "<a>\u{1}</a>", "<a b=\"x\u{1B}\"/>",
+        "<a>&#xFFFE;</a>", "<a><</a>", "<a b=\"<\"/>", "<a/>trailing",
         String(repeating: "<a>", count: 40) + String(repeating: "</a>", count: 40),
     ])
     func malformedAnswersAreRefusedWithAReason(text: String) {
@@ -42,14 +44,8 @@ struct SecurityAPIXMLTests {
 
     /// Seeded random bytes and mutations of valid answers: every one parses or fails with a reason.
     @Test func noInputTraps() {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
+        func next() -> UInt64 { random.next() }
         let seeds = [
             Array(#"<subscription state="active" message="m"><issue id="a"/></subscription>"#.utf8),
             Array("<credentials><userid>u</userid><password>p&amp;q</password></credentials>".utf8),

@@ -44,6 +44,25 @@ struct RedisTokenStorageTests {
         await server.stop()
     }
 
+    /// A save that must be held by a replica (`WAIT 1`) and that no replica acknowledged in time is not
+    /// reported as saved — a failover could lose it — but as `unavailable`; what the master holds stays
+    /// readable, and the next save names it.
+    @Test func aSaveNoReplicaAcknowledgedIsNotReportedAsSaved() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration())
+        let store = RedisTokenStorage(client: client, replicaAcknowledgement: .milliseconds(20))
+        await #expect(throws: TokenStorageError.self) {
+            try await store.save(StoredTokens(selectedProvider: "a", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+        }
+        let held = try await store.load(deviceID: "d", requestorID: "r")
+        #expect(held.tokens.selectedProvider == "a", "the master holds it; only its safety was not confirmed")
+        let unacknowledged = RedisTokenStorage(client: client, replicaAcknowledgement: .zero)
+        let next = try await unacknowledged.save(.empty, deviceID: "d", requestorID: "r", replacing: held.version)
+        #expect(next > held.version)
+        client.close()
+        await server.stop()
+    }
+
     /// Every save is published: another node observing hears of it (for ids it has used, not others),
     /// and stops hearing once its observation is cancelled.
     @Test func aNodeHearsOfAnotherNodesSaves() async throws {

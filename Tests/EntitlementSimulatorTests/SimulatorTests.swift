@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import EntitlementSupport
 import Synchronization
 
 /// A source of random bytes. The engine holds one per purpose (today the redirect `state`) so that
@@ -30,22 +31,18 @@ public struct SystemRandomSource: RandomSource {
 
 /// A deterministic source (SplitMix64) for tests, scenarios, the demo and replay. Not for production.
 public final class SeededRandomSource: RandomSource {
-    private let state: Mutex<UInt64>
+    private let generator: Mutex<SplitMix64>
 
     /// Creates a source whose sequence is fixed by `seed`.
-    public init(seed: UInt64) { state = Mutex(seed) }
+    public init(seed: UInt64) { generator = Mutex(SplitMix64(seed: seed)) }
 
     /// The next `count` bytes of the sequence.
     public func bytes(_ count: Int) -> [UInt8] {
-        state.withLock { state in
+        generator.withLock { generator in
             var out: [UInt8] = []
             out.reserveCapacity(count)
             while out.count < count {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                z ^= z >> 31
+                let z = generator.next()
                 for shift in stride(from: 0, to: 64, by: 8) where out.count < count {
                     out.append(UInt8(truncatingIfNeeded: z >> UInt64(shift)))
                 }

@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// The authentication region: checkAuthentication, getAuthentication, provider selection,
 /// the login flow's secrets, session, deadline and profile, and logout.
 ///

@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// `handleExternalURL`: the redirect security checklist (A.5 items 1–13), in a fixed order.
 ///
 /// 1. parse strictly (malformed, duplicated parameters) → 2. exact redirect URL → 3. a pending

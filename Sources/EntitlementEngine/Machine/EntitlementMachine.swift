@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// The engine's pure state machine: `handle(input, at:) -> [Action]`, no I/O, clock or randomness.
 ///
 /// Six orthogonal regions: ``configuration`` (with the queue of calls held until `setRequestor`

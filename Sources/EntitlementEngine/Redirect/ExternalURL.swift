@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// An external URL handed to `handleExternalURL`, parsed once, strictly, into a typed value.
 ///
 /// Parsing works on the UTF-8 bytes: every delimiter (`?`, `&`, `=`, `#`) is an ASCII byte, so a

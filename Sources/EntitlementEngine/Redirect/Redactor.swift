@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// Shortens secrets for logs, transcripts, status messages and reports: never prints one in clear.
 ///
 /// ``redact(_:)`` is the one redaction every text shown to people goes through — URLs and free

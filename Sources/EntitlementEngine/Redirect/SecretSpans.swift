@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// Finds the values of secret parameters in a text — a URL, a status message, a log line — however
 /// they are written: names and delimiters raw or percent-encoded (up to sixteen times over, so
 /// `c%6Fde=`, `%3Fcode%3D`, a URL nested in another URL's parameter), in the query or the

@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// Verifies a short-lived media token before playback starts (cookbook F.3): the backend calls it
 /// with the token from `setToken`, the resource about to play and its requestor id.
 ///

@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// Replaces secrets with stable placeholders such as `<state#1>` or `<authn#2>`: the same value
 /// always gets the same placeholder within one trace, numbered per kind by first appearance.
 ///

@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// A recorded session: one header line, then one record per boundary event, as JSON Lines in
 /// canonical form (sorted keys, integer milliseconds, UTF-8, `\n` after every line).
 ///

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 import Synchronization
 
 /// The simulator's dynamic client registration (Adobe's *Retrieve client credentials* and

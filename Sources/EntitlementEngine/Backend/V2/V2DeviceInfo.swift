@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// The streaming device as `X-Device-Info` describes it: base64 of this JSON (Adobe's *X-Device-Info* header page).
 /// A server sending on a device's behalf describes the **device**, with its public address and
 /// source port in ``connectionIP`` and ``connectionPort``.

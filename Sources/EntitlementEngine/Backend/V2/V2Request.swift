@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// A request to Adobe Pass REST API V2, described independently of any transport: the method, the
 /// path, the query, the body and which device headers it carries (Adobe's REST API V2 APIs and header pages). The
 /// HTTP client sends exactly this; the simulator answers it.
@@ -57,7 +59,7 @@ public enum V2Request: Sendable, Hashable {
         /// The bytes sent.
         public var bytes: [UInt8] {
             switch self {
-            case .form(let fields): Array(fields.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }.joined(separator: "&").utf8)
+            case .form(let fields): Array(FormCoding.encode(fields.map { ($0.name, $0.value) }).utf8)
             case .json(let value): value.canonicalBytes
             }
         }
@@ -145,7 +147,7 @@ public enum V2Request: Sendable, Hashable {
 
     /// The path and its query, as sent.
     public var target: String {
-        query.isEmpty ? path : path + "?" + query.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }.joined(separator: "&")
+        query.isEmpty ? path : path + "?" + FormCoding.encode(query.map { ($0.name, $0.value) })
     }
 
     /// The body, if any.

@@ -1,9 +1,9 @@
 /// Base64url without padding (RFC 4648 §5), as redirect `state` values and signed tokens use it.
-public enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Encodes `bytes` as unpadded base64url text.
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var index = 0
@@ -31,7 +31,7 @@ public enum Base64URL {
 
     /// Decodes unpadded base64url text; nil for anything else (padding, other alphabets, bad length,
     /// unused low bits that are not zero).
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         var text = text
         return text.withUTF8 { decode(bytes: $0) }
     }
@@ -44,7 +44,7 @@ public enum Base64URL {
     }()
 
     /// Decodes unpadded base64url from UTF-8 bytes, four characters at a time.
-    static func decode(bytes text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    package static func decode(bytes text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard text.count % 4 != 1 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(text.count * 3 / 4)
@@ -79,50 +79,18 @@ public enum Base64URL {
     }
 }
 
-/// Lower-case hexadecimal text for byte strings (digests in tracking data and tests).
-public enum Hex {
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// Encodes `bytes` as lower-case hexadecimal.
-    public static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
-
-/// Comparison whose running time does not depend on where two secrets first differ.
-public enum ConstantTime {
-    /// True when `lhs` and `rhs` hold the same bytes; time depends only on the lengths.
-    public static func equals(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8), right = Array(rhs.utf8)
-        var difference = UInt8(left.count == right.count ? 0 : 1)
-        let count = max(left.count, right.count)
-        for index in 0..<count {
-            let a = index < left.count ? left[index] : 0
-            let b = index < right.count ? right[index] : 0
-            difference |= a ^ b
-        }
-        return difference == 0
-    }
-}
-
 /// Standard base64 with padding (RFC 4648 §4), as REST API V2's headers carry values
 /// (`AP-Device-Identifier: fingerprint <base64>`, `X-Device-Info`).
-public enum Base64 {
+package enum Base64 {
     /// Encodes `bytes` as padded base64 text.
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var text = Base64URL.encode(bytes).map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 }
         while text.count % 4 != 0 { text.append("=") }
         return String(text)
     }
 
     /// Decodes padded base64 text in canonical form; nil for anything else.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         guard text.utf8.count % 4 == 0, !text.contains("-"), !text.contains("_") else { return nil }
         var body = Substring(text)
         var padding = 0

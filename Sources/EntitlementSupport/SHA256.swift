@@ -4,7 +4,7 @@
 /// tokens. Tested against the NIST example vectors. Contiguous input (arrays, slices, a string's UTF-8)
 /// is compressed 64 bytes at a time straight from its storage; the state is eight words and the
 /// message schedule lives on the stack, so hashing allocates nothing but the digest.
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     // MARK: - Constants (FIPS 180-4 §4.2.2, §5.3.3)
 
     private static let roundConstants: [UInt32] = [
@@ -27,12 +27,12 @@ public struct SHA256: Sendable {
     private var byteCount: UInt64 = 0
 
     /// Creates an empty hash computation.
-    public init() {}
+    package init() {}
 
     // MARK: - Hashing
 
     /// Feeds more bytes into the hash.
-    public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         let contiguous: Void? = bytes.withContiguousStorageIfAvailable { buffer in update(UnsafeRawBufferPointer(buffer)) }
         guard contiguous == nil else { return }
         // Not contiguous (a lazy sequence, say): gather into blocks of 64.
@@ -70,7 +70,7 @@ public struct SHA256: Sendable {
     }
 
     /// Pads the message and returns the 32-byte digest.
-    public mutating func finalize() -> [UInt8] {
+    package mutating func finalize() -> [UInt8] {
         let bitLength = byteCount &* 8
         // The padded tail is one or two blocks, built on the stack.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
@@ -98,14 +98,14 @@ public struct SHA256: Sendable {
     }
 
     /// The SHA-256 digest of `bytes`.
-    public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+    package static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()
     }
 
     /// The SHA-256 digest of the UTF-8 bytes of `text`.
-    public static func hash(_ text: String) -> [UInt8] {
+    package static func hash(_ text: String) -> [UInt8] {
         var text = text
         return text.withUTF8 { hash($0) }
     }

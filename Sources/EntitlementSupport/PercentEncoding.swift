@@ -1,8 +1,8 @@
 /// Percent-encoding for query components (RFC 3986 §2.1, §2.3): only unreserved characters
 /// (`ALPHA / DIGIT / "-" / "." / "_" / "~"`) pass through; every other byte becomes `%XX`.
-public enum PercentEncoding {
+package enum PercentEncoding {
     /// Why a percent-encoded text could not be decoded.
-    public enum DecodingError: Error, Sendable, Equatable {
+    package enum DecodingError: Error, Sendable, Equatable {
         /// A `%` was not followed by two hexadecimal digits.
         case badEscape
         /// The decoded bytes are not valid UTF-8.
@@ -10,7 +10,7 @@ public enum PercentEncoding {
     }
 
     /// True for RFC 3986 unreserved bytes.
-    public static func isUnreserved(_ byte: UInt8) -> Bool {
+    package static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
@@ -24,7 +24,7 @@ public enum PercentEncoding {
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     /// Encodes `text` for use as a query key or value.
-    public static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         let hex = hexDigits
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
@@ -41,12 +41,12 @@ public enum PercentEncoding {
     }
 
     /// Decodes `%XX` escapes strictly. `+` stays `+` (RFC 3986 gives it no special meaning).
-    public static func decode(_ text: Substring) throws(DecodingError) -> String {
+    package static func decode(_ text: Substring) throws(DecodingError) -> String {
         try decode(bytes: Array(text.utf8)[...])
     }
 
     /// Decodes `%XX` escapes in UTF-8 bytes strictly; the result must be valid UTF-8.
-    public static func decode(bytes text: ArraySlice<UInt8>) throws(DecodingError) -> String {
+    package static func decode(bytes text: ArraySlice<UInt8>) throws(DecodingError) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.count)
         var bytes = text
@@ -65,7 +65,7 @@ public enum PercentEncoding {
     }
 
     /// The value of a hexadecimal digit byte, if it is one.
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    package static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
@@ -75,9 +75,8 @@ public enum PercentEncoding {
     }
 
     /// Builds `base?k1=v1&k2=v2` with every key and value percent-encoded, in the given order.
-    public static func url(_ base: String, query: [(String, String)]) -> String {
+    package static func url(_ base: String, query: [(String, String)]) -> String {
         guard !query.isEmpty else { return base }
-        let pairs = query.map { "\(encode($0.0))=\(encode($0.1))" }
-        return base + (base.utf8.contains(UInt8(ascii: "?")) ? "&" : "?") + pairs.joined(separator: "&")
+        return base + (base.utf8.contains(UInt8(ascii: "?")) ? "&" : "?") + FormCoding.encode(query)
     }
 }

@@ -1,15 +1,15 @@
 /// HMAC-SHA-256 (RFC 2104), written here because the package has no dependencies. Tested against
 /// the RFC 4231 vectors.
-public enum HMACSHA256 {
+package enum HMACSHA256 {
     private static let blockSize = 64
 
     /// A key made ready: the hash states after the inner and outer pads, so each code costs only the
     /// message's blocks and two more (a verifier keeps one for its key).
-    struct PreparedKey: Sendable {
+    package struct PreparedKey: Sendable {
         let inner: SHA256
         let outer: SHA256
 
-        init<Key: Collection>(_ key: Key) where Key.Element == UInt8 {
+        package init<Key: Collection>(_ key: Key) where Key.Element == UInt8 {
             var block = key.count > blockSize ? SHA256.hash(key) : Array(key)
             block += [UInt8](repeating: 0, count: blockSize - block.count)
             var inner = SHA256()
@@ -21,7 +21,7 @@ public enum HMACSHA256 {
         }
 
         /// The 32-byte HMAC of `message`.
-        func code<Message: Sequence>(for message: Message) -> [UInt8] where Message.Element == UInt8 {
+        package func code<Message: Sequence>(for message: Message) -> [UInt8] where Message.Element == UInt8 {
             var inner = self.inner
             inner.update(message)
             var outer = self.outer
@@ -30,19 +30,19 @@ public enum HMACSHA256 {
         }
 
         /// Whether `code` is the HMAC of `message`; compares in constant time.
-        func isValid<Message: Sequence>(_ code: [UInt8], for message: Message) -> Bool where Message.Element == UInt8 {
+        package func isValid<Message: Sequence>(_ code: [UInt8], for message: Message) -> Bool where Message.Element == UInt8 {
             HMACSHA256.equalInConstantTime(code, self.code(for: message))
         }
     }
 
     /// The 32-byte HMAC of `message` under `key`.
-    public static func authenticationCode<Key: Collection, Message: Sequence>(for message: Message, key: Key) -> [UInt8]
+    package static func authenticationCode<Key: Collection, Message: Sequence>(for message: Message, key: Key) -> [UInt8]
     where Key.Element == UInt8, Message.Element == UInt8 {
         PreparedKey(key).code(for: message)
     }
 
     /// Whether `code` is the HMAC of `message` under `key`; compares in constant time.
-    public static func isValid<Key: Collection, Message: Sequence>(_ code: [UInt8], for message: Message, key: Key) -> Bool
+    package static func isValid<Key: Collection, Message: Sequence>(_ code: [UInt8], for message: Message, key: Key) -> Bool
     where Key.Element == UInt8, Message.Element == UInt8 {
         equalInConstantTime(code, authenticationCode(for: message, key: key))
     }

@@ -1,0 +1,26 @@
+/// `application/x-www-form-urlencoded` (the WHATWG URL standard's form encoding), as REST API V2's
+/// form bodies, the MVPD login pages and the programmers' servers use it: the package's one form
+/// encoder and one form decoder.
+package enum FormCoding {
+    /// `name=value` pairs joined with `&`, each name and value percent-encoded (only RFC 3986's
+    /// unreserved characters stay as they are), in the order given.
+    package static func encode<Fields: Sequence>(_ fields: Fields) -> String where Fields.Element == (String, String) {
+        fields.map { PercentEncoding.encode($0.0) + "=" + PercentEncoding.encode($0.1) }.joined(separator: "&")
+    }
+
+    /// The fields of a form: `+` is a space, `%XX` a byte; a field without `=` has an empty value;
+    /// the first of two fields with one name wins; a field that does not decode (a bad escape, bytes
+    /// that are not UTF-8) is skipped.
+    package static func decode(_ text: Substring) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let plus = { (part: Substring) in Substring(part.map { $0 == "+" ? " " : $0 }) }
+            guard let name = try? PercentEncoding.decode(plus(parts[0])),
+                let value = try? PercentEncoding.decode(plus(parts.count > 1 ? parts[1] : ""))
+            else { continue }
+            if fields[name] == nil { fields[name] = value }
+        }
+        return fields
+    }
+}
