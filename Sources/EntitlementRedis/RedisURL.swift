@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// Why a Redis URL was refused. Its description names the part that is wrong, never the URL itself
 /// (it may hold a password).
 public struct RedisURLError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -82,46 +84,15 @@ struct RedisURL: Equatable {
 
     /// Percent-decodes one part (the user or the password), refusing a bad escape or bytes that are not UTF-8.
     private static func decode(_ text: Substring, part: String) throws(RedisURLError) -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw RedisURLError("the Redis URL's \(part) has a bad %-escape")
-            }
-            bytes.append(high << 4 | low)
-        }
-        guard let decoded = String(validating: bytes, as: UTF8.self) else {
+        do throws(PercentEncoding.DecodingError) {
+            return try PercentEncoding.decode(text)
+        } catch .badEscape {
+            throw RedisURLError("the Redis URL's \(part) has a bad %-escape")
+        } catch {
             throw RedisURLError("the Redis URL's \(part) is not UTF-8")
-        }
-        return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 
     /// `text` with every byte but unreserved ones percent-encoded (for a user name in a description).
-    static func encode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let digits = Array("0123456789ABCDEF".unicodeScalars)
-                out += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
-            }
-        }
-        return out
-    }
+    static func encode(_ text: String) -> String { PercentEncoding.encode(text) }
 }
