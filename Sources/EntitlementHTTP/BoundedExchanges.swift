@@ -38,6 +38,25 @@ package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @uncheck
     /// A delegate that reads bodies of at most `bodyLimit` bytes.
     package init(bodyLimit: Int) { self.bodyLimit = max(bodyLimit, 1) }
 
+    /// The session the package's clients run their exchanges on, with this as its delegate: ephemeral,
+    /// no cookies and no cache (every answer is the service's own, and nothing of one device's leaks into
+    /// another's request), each request timing out after `timeout`, at most `connectionsPerHost` open
+    /// connections to one host (nil: URLSession's default).
+    package func session(timeout: Duration, connectionsPerHost: Int? = nil) -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = Self.seconds(timeout)
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        if let connectionsPerHost { configuration.httpMaximumConnectionsPerHost = connectionsPerHost }
+        return URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+    }
+
+    /// `duration` in seconds, as Foundation's time intervals count.
+    package static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
     /// Runs `request` on `session` (whose delegate this is), ending it when `timeout` passes.
     package func exchange(_ request: URLRequest, on session: URLSession, within timeout: Duration) async -> Outcome {
         let box = TaskBox()

@@ -52,13 +52,7 @@ public final class URLSessionV2Transport: V2Transport {
         self.pacer = V2Pacer(pacing: pacing)
         self.bodyLimit = max(bodyLimit, 1)
         self.exchanges = BoundedExchanges(bodyLimit: max(bodyLimit, 1))
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = Self.seconds(timeout)
-        configuration.httpCookieAcceptPolicy = .never
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        configuration.httpMaximumConnectionsPerHost = 16
-        self.session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
+        self.session = exchanges.session(timeout: timeout, connectionsPerHost: 16)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -74,7 +68,7 @@ public final class URLSessionV2Transport: V2Transport {
         var outgoing = Self.outgoing(request, context: context, baseURL: baseURL)
         if let decorate { await decorate(&outgoing) }
         guard let url = URL(string: outgoing.url) else { throw .network("the request's URL is not valid") }
-        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.seconds(timeout))
+        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: BoundedExchanges.seconds(timeout))
         urlRequest.httpMethod = outgoing.method
         for (name, value) in outgoing.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if !outgoing.body.isEmpty { urlRequest.httpBody = Data(outgoing.body) }
@@ -156,9 +150,5 @@ public final class URLSessionV2Transport: V2Transport {
         } catch {
             return V2Response(status: status, body: nil, bodyProblem: "the body is not JSON (\(error))")
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

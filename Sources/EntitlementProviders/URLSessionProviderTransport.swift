@@ -25,14 +25,8 @@ public final class URLSessionProviderTransport: ProviderTransport {
     public init(timeout: Duration = .seconds(10), bodyLimit: Int = 256 * 1024) {
         self.timeout = timeout
         self.bodyLimit = max(bodyLimit, 1)
-        let configuration = URLSessionConfiguration.ephemeral
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        configuration.timeoutIntervalForRequest = seconds
-        configuration.httpCookieAcceptPolicy = .never
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
         exchanges = BoundedExchanges(bodyLimit: max(bodyLimit, 1))
-        session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
+        session = exchanges.session(timeout: timeout)
     }
 
     deinit { session.finishTasksAndInvalidate() }

@@ -45,7 +45,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     public let rememberFor: Duration
     /// How long a save waits for a replica to acknowledge it (`WAIT 1`), or nil for not at all. It costs a
     /// replication round trip per save; without it a failover may lose saves acknowledged just before. A
-    /// save no replica acknowledged in time fails (``TokenStorageError/unavailable(_:)``): it may be held
+    /// save no replica acknowledged in time fails (`TokenStorageError.unavailable`): it may be held
     /// by the master alone, so it is not reported as saved. A
     /// cluster master the slot map shows with no healthy replica (after a failover, until the old master
     /// rejoins as its replica) is not waited on: a wait there would acknowledge nothing and hold the
