@@ -46,7 +46,6 @@ public actor AccessEnabler {
     private var immediate: [Input] = []
     private var draining = false
     private var lastTicket: UInt64 = 0
-    private var ticketWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var lastCallID: UInt64 = 0
     /// The stored version the machine's view of storage corresponds to, for the requestor it
     /// was read or written for; nil until read (a save then reads first).
@@ -60,18 +59,14 @@ public actor AccessEnabler {
     }
 
     private var platformWork: [PlatformWork: Task<Void, Never>] = [:]
-    private var platformWaiters: [CheckedContinuation<Void, Never>] = []
     private let platform: (any PlatformSSO)?
     private var operationsInFlight: Set<OperationID> = []
     /// The operations in flight that ask a provider of the chain (not the backend).
     private var providerOperations: Set<OperationID> = []
-    private var providerWaiters: [CheckedContinuation<Void, Never>] = []
     /// Each request in flight: its task and its deadline.
     private var backendRequests: [OperationID: (task: Task<Void, Never>, deadline: ScheduledTimer)] = [:]
-    private var finishWaiters: [(operation: OperationID, resume: CheckedContinuation<Void, Never>)] = []
-    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
-    private var restWaiters: [CheckedContinuation<Void, Never>] = []
-    private var quietWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Everyone suspended until a condition of the engine holds.
+    private var waiters = EngineWaiters()
     private var streams: [UInt64: StreamSink] = [:]
     private var lastStreamID: UInt64 = 0
     /// Calls accepted and not yet answered (answered by a callback naming them, or by ``closeSession()``).
@@ -393,16 +388,11 @@ public actor AccessEnabler {
         providerOperations.removeAll()
         immediate.removeAll()
         mailbox.removeAll()
-        let tickets = ticketWaiters.values
-        ticketWaiters.removeAll()
-        for waiter in tickets { waiter.resume() }
+        waiters.resume { if case .ticketRun = $0 { true } else { false } }
         let calls = unanswered.sorted()
         monitor?.observe(.log(.sessionClosed(answered: calls.count)))
         if !calls.isEmpty { emit(.status(Self.sessionClosedReport), answering: calls, closing: true) }
-        for waiter in finishWaiters { waiter.resume.resume() }
-        finishWaiters.removeAll()
-        for waiter in providerWaiters { waiter.resume() }
-        providerWaiters.removeAll()
+        waiters.resume { if case .finished = $0 { true } else { $0 == .providersAnswered } }
         resumeIdleWaitersIfIdle()
         return calls.count
     }
@@ -426,10 +416,11 @@ public actor AccessEnabler {
 
     /// Returns once the engine is at rest as ``rest()`` means it (streams aside): every call answered,
     /// every request, platform question and timer done. A login waiting for its redirect ends by its
-    /// deadline, so this always returns, at the latest when the engine's own deadlines pass.
+    /// deadline, so this always returns, at the latest when the engine's own deadlines pass — or at once
+    /// when the calling task is cancelled.
     public func whenAtRest() async {
         guard !isAtRest else { return }
-        await withCheckedContinuation { restWaiters.append($0) }
+        await wait(for: .atRest)
     }
 
     private var isAtRest: Bool { isQuiet && awaitedAnswers.isEmpty }
@@ -445,7 +436,7 @@ public actor AccessEnabler {
     /// session host that closes a session waits for this, then cancels an open picker.
     package func whenQuiet() async {
         guard !isQuiet else { return }
-        await withCheckedContinuation { quietWaiters.append($0) }
+        await wait(for: .quiet)
     }
 
     // MARK: - Inspection (for the package's test drivers: the simulator's sessions, the host, the explorer)
@@ -454,17 +445,17 @@ public actor AccessEnabler {
     package var machineSnapshot: EntitlementMachine { machine }
 
     /// Returns once no backend request is in flight, no question to the platform (picker or sign-in
-    /// check) is pending and no input is waiting.
+    /// check) is pending and no input is waiting — or when the calling task is cancelled.
     public func whenIdle() async {
         guard !operationsInFlight.isEmpty || !platformWork.isEmpty || draining else { return }
-        await withCheckedContinuation { idleWaiters.append($0) }
+        await wait(for: .idle)
     }
 
     /// Returns once no platform picker is open (answered, or dismissed by the engine), no platform
     /// sign-in check is running, and their answers have been handled.
     package func whenPlatformAnswered() async {
         guard !platformWork.isEmpty || draining else { return }
-        await withCheckedContinuation { platformWaiters.append($0) }
+        await wait(for: .platformAnswered)
     }
 
     /// The backend requests sent and not yet answered.
@@ -476,14 +467,14 @@ public actor AccessEnabler {
     /// Returns once no provider of the chain is asked for anything.
     package func whenProvidersAnswered() async {
         guard !providerOperations.isEmpty else { return }
-        await withCheckedContinuation { providerWaiters.append($0) }
+        await wait(for: .providersAnswered)
     }
 
     /// Returns once the answer to `operation` has been fed to the machine and its actions run
     /// (at once if it is not in flight).
     package func whenFinished(_ operation: OperationID) async {
         guard operationsInFlight.contains(operation) else { return }
-        await withCheckedContinuation { finishWaiters.append((operation, $0)) }
+        await wait(for: .finished(operation))
     }
 
     // MARK: - Run to completion
@@ -532,7 +523,8 @@ public actor AccessEnabler {
         let ticket = lastTicket
         mailbox.append((work, ticket))
         guard draining else { return await drain() }
-        await withCheckedContinuation { ticketWaiters[ticket] = $0 }
+        // Not cancellable: the call is queued, and its caller learns its id once it has run.
+        await withCheckedContinuation { waiters.add(.ticketRun(ticket), id: waiters.nextID(), $0) }
     }
 
     /// Runs the mailbox to empty, one input at a time; a drain already running keeps the work
@@ -556,7 +548,7 @@ public actor AccessEnabler {
                     await reconcileWithStorage()
                 }
                 while !immediate.isEmpty { await process(immediate.removeFirst()) }
-                if let ticket { ticketWaiters.removeValue(forKey: ticket)?.resume() }
+                if let ticket { waiters.resume(.ticketRun(ticket)) }
             } else {
                 break
             }
@@ -960,36 +952,32 @@ public actor AccessEnabler {
     /// Marks `operation` done once its answer has been processed, and wakes whoever waits for it.
     private func operationFinished(_ operation: OperationID) {
         operationsInFlight.remove(operation)
-        if providerOperations.remove(operation) != nil, providerOperations.isEmpty {
-            let waiters = providerWaiters
-            providerWaiters.removeAll()
-            for waiter in waiters { waiter.resume() }
-        }
-        let ready = finishWaiters.filter { $0.operation == operation }
-        finishWaiters.removeAll { $0.operation == operation }
-        for waiter in ready { waiter.resume.resume() }
+        if providerOperations.remove(operation) != nil, providerOperations.isEmpty { waiters.resume(.providersAnswered) }
+        waiters.resume(.finished(operation))
         resumeIdleWaitersIfIdle()
     }
 
+    /// Resumes the waits whose condition now holds: the platform answered, quiet, at rest, idle.
     private func resumeIdleWaitersIfIdle() {
-        if platformWork.isEmpty, !draining, !platformWaiters.isEmpty {
-            let waiters = platformWaiters
-            platformWaiters.removeAll()
-            for waiter in waiters { waiter.resume() }
-        }
-        if !quietWaiters.isEmpty, isQuiet {
-            let waiters = quietWaiters
-            quietWaiters.removeAll()
-            for waiter in waiters { waiter.resume() }
-        }
-        if !restWaiters.isEmpty, isAtRest {
-            let waiters = restWaiters
-            restWaiters.removeAll()
-            for waiter in waiters { waiter.resume() }
-        }
-        guard operationsInFlight.isEmpty, platformWork.isEmpty, !draining, !idleWaiters.isEmpty else { return }
-        let waiters = idleWaiters
-        idleWaiters.removeAll()
-        for waiter in waiters { waiter.resume() }
+        if waiters.isWaiting(for: .platformAnswered), platformWork.isEmpty, !draining { waiters.resume(.platformAnswered) }
+        if waiters.isWaiting(for: .quiet), isQuiet { waiters.resume(.quiet) }
+        if waiters.isWaiting(for: .atRest), isAtRest { waiters.resume(.atRest) }
+        if waiters.isWaiting(for: .idle), operationsInFlight.isEmpty, platformWork.isEmpty, !draining { waiters.resume(.idle) }
     }
+
+    /// Suspends until the engine resumes `condition`'s waiters (when it holds, or the engine closes) or
+    /// the calling task is cancelled.
+    private func wait(for condition: EngineCondition) async {
+        let id = waiters.nextID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiters.add(condition, id: id, continuation)
+                if Task.isCancelled { waiters.resume(id: id) }
+            }
+        } onCancel: {
+            Task { await self.stopWaiting(id) }
+        }
+    }
+
+    private func stopWaiting(_ id: UInt64) { waiters.resume(id: id) }
 }

@@ -56,3 +56,31 @@ extension EngineRestTests {
             ] == [0, 0, 0, 0, 0, 0, 0])
     }
 }
+
+extension EngineRestTests {
+    /// Every wait ends: a task waiting for the engine to be idle or at rest while a backend answer is
+    /// held returns once it is cancelled (and the engine goes on, idle once the answer comes).
+    @Test(arguments: ["idle", "at rest"])
+    func aWaitForTheEngineEndsWhenItsTaskIsCancelled(_ wait: String) async throws {
+        let session = SimulatedSession()
+        await session.configure()
+        await session.simulator.hold(.createSession)
+        await session.enabler.setSelectedProvider("acme-cable")
+        await session.simulator.whenWaiting(.createSession)
+        let enabler = session.enabler
+        let waiting = Task { wait == "idle" ? await enabler.whenIdle() : await enabler.whenAtRest() }
+        try await Task.sleep(for: .milliseconds(50))  // suspended in its wait, most likely: the cancellation handler ends it
+        waiting.cancel()
+        let ended = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await waiting.value; return true }
+            group.addTask { try? await Task.sleep(for: .seconds(10)); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(ended, "the cancelled wait returned")
+        await session.simulator.releaseAll(.createSession)
+        await session.enabler.whenIdle()
+        #expect(await session.collect().lastNavigation != nil, "the engine went on: the login page")
+    }
+}
