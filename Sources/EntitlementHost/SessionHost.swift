@@ -95,7 +95,7 @@ public final class SessionHost: Sendable {
         guard let enabler = registry.withLock({ registry in registry.slot(of: key).flatMap { registry[$0].enabler } }) else {
             return
         }
-        Task { await enabler.storageChanged() }
+        Task { await enabler.checkStorage() }
     }
 
     // MARK: - Calls

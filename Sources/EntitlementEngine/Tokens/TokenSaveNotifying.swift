@@ -2,7 +2,7 @@ import Synchronization
 
 /// A token storage that can tell when tokens were saved — by this process or, for a shared store,
 /// by another node — so engines learn of another writer's change at once instead of at their next
-/// input (``AccessEnabler/storageChanged()``; a session host subscribes for its engines).
+/// input (``AccessEnabler/checkStorage()``; a session host subscribes for its engines).
 ///
 /// A notification only says *which* tokens to look at: the engine still reads the version (and the
 /// tokens if it changed) through ``TokenStorage``, so a lost, late or duplicated notification costs

@@ -1,0 +1,66 @@
+import EntitlementSupport
+
+/// The machine's actions run, and callbacks handed out.
+extension AccessEnabler {
+
+    func run(_ action: Action) {
+        guard !closed else { return }
+        switch action {
+        case .emit(let callback, let answering):
+            monitor?.observe(.callbackEmitted(callback, answering: answering))
+            emit(callback, answering: answering)
+        case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
+            startBackendTask(operation, request)
+        case .askProvider(let operation, let provider, let request, let session):
+            startProviderTask(operation, provider: provider, request, session)
+        case .resubmit(let held):
+            let resubmitted: [(work: Work, ticket: UInt64?)] = held.map { (.input(.callReceived($0.id, $0.call)), nil) }
+            mailbox.insert(contentsOf: resubmitted, at: 0)
+        case .drawFlowSecrets(let flow):
+            let state = Base64URL.encode(environment.redirectStateRandom.bytes(32))
+            immediate.append(.flowSecretsDrawn(flow, FlowSecrets(state: state)))
+        case .startTimer(let timer, let deadline):
+            timers.removeValue(forKey: timer)?.cancel()
+            timers[timer] = environment.clock.schedule(at: deadline) { [weak self] in await self?.deliverTimer(timer) }
+        case .cancelTimer(let timer):
+            timers.removeValue(forKey: timer)?.cancel()
+        case .persist:
+            break  // saved by ``process(_:)`` before any other action ran
+        case .presentPlatformPicker(let flow, let dialog, let requestorID, let request):
+            startPickerTask(flow, dialog, requestorID: requestorID, request: request)
+        case .dismissPlatformPicker(let flow):
+            platformWork.removeValue(forKey: .picker(flow))?.cancel()
+        case .checkPlatformSignIn(let operation, let requestorID, let mvpdIDs, let request):
+            startPlatformTask(.signInCheck(operation)) { platform in
+                .platformSignInChecked(
+                    operation, await platform?.signedInAssertion(requestorID: requestorID, mvpdIDs: mvpdIDs, request: request))
+            }
+        case .log(let log):
+            monitor?.observe(.log(log))
+        }
+    }
+
+    /// Hands a callback to whoever waits for it: the callers awaiting the calls it answers, the streams
+    /// and the delegate.
+    func emit(_ callback: Callback, answering: [CallID], closing: Bool = false) {
+        guard !closed || closing else { return }
+        if !answering.isEmpty { for id in answering { unanswered.remove(id) } }
+        if !awaitedAnswers.isEmpty {
+            for id in answering {
+                switch awaitedAnswers[id] {
+                case .expected?: awaitedAnswers[id] = .arrived(callback)
+                case .waiting(let caller)?:
+                    awaitedAnswers[id] = nil
+                    caller.resume(returning: .success(callback))
+                case .arrived?, nil: break
+                }
+            }
+        }
+        for (id, stream) in streams where !stream.yield(callback, answering) {
+            // The consumer fell a whole buffer behind: end its stream (documented in `callbacks`).
+            stream.finish()
+            streams[id] = nil
+        }
+        delegate?.callbackEmitted(callback, answering: answering)
+    }
+}

@@ -1,0 +1,145 @@
+/// Closing, rest, and waiting for the engine: idle, quiet, at rest, an operation finished.
+extension AccessEnabler {
+    /// The `status` that answers every call still waiting when the engine is closed.
+    static let sessionClosedReport = Notice.sessionClosed.report("The session was closed before this call was answered; make it again (on any node: what is stored carries over).")
+
+    /// Ends this engine now, for an owner that must let it go (a host shutting down past its grace
+    /// period): every call still unanswered is answered with one `status(SESSION_CLOSED)` (to the
+    /// delegate, the streams and awaiting callers), its timers, requests and platform questions are
+    /// cancelled, and it emits, saves and reads nothing more — a later call is answered
+    /// `SESSION_CLOSED` at once. The store keeps what it holds: a login or logout waiting for its
+    /// redirect there is finished by whichever instance the redirect reaches. Monitors see a log line,
+    /// not the callback (the machine did not make it, so a trace still replays). Returns how many calls
+    /// it answered.
+    @discardableResult
+    public func closeSession() -> Int {
+        guard !closed else { return 0 }
+        closed = true
+        for timer in timers.values { timer.cancel() }
+        timers.removeAll()
+        for task in platformWork.values { task.cancel() }
+        platformWork.removeAll()
+        for request in backendRequests.values {
+            request.task.cancel()
+            request.deadline.cancel()
+        }
+        backendRequests.removeAll()
+        operationsInFlight.removeAll()
+        providerOperations.removeAll()
+        immediate.removeAll()
+        mailbox.removeAll()
+        waiters.resume { if case .ticketRun = $0 { true } else { false } }
+        let calls = unanswered.sorted()
+        monitor?.observe(.log(.sessionClosed(answered: calls.count)))
+        if !calls.isEmpty { emit(.status(Self.sessionClosedReport), answering: calls, closing: true) }
+        waiters.resume { if case .finished = $0 { true } else { $0 == .providersAnswered } }
+        resumeIdleWaitersIfIdle()
+        return calls.count
+    }
+
+    /// Whether ``closeSession()`` ended this engine.
+    public var isClosed: Bool { closed }
+
+    // MARK: - Rest
+
+    /// The engine as a value, when it is at rest: nothing queued or running, no backend request,
+    /// platform question or timer pending (a login waiting for its redirect is not at rest; one waiting
+    /// for the user to pick a provider is, and its rest keeps it), no caller awaiting an answer and no
+    /// stream open. Nil otherwise. The engine stays usable either way; an owner that keeps the rest and
+    /// drops the engine (``AccessEnabler/init(resuming:backend:delegate:storage:monitor:platform:providers:)``
+    /// brings it back) must send it nothing in between.
+    public func rest() -> EngineRest? {
+        guard isAtRest, streams.isEmpty else { return nil }
+        return EngineRest(
+            parts: EngineRest.Parts(machine: machine.resting(), lastCallID: lastCallID, storeVersion: storeVersion, environment: environment))
+    }
+
+    /// Returns once the engine is at rest as ``rest()`` means it (streams aside): every call answered,
+    /// every request, platform question and timer done. A login waiting for its redirect ends by its
+    /// deadline, so this always returns, at the latest when the engine's own deadlines pass — or at once
+    /// when the calling task is cancelled.
+    public func whenAtRest() async {
+        guard !isAtRest else { return }
+        await wait(for: .atRest)
+    }
+
+    private var isAtRest: Bool { isQuiet && awaitedAnswers.isEmpty }
+
+    /// At rest but for callers still waiting for answers (``answer(to:within:)``): nothing runs, so what a
+    /// waiting call needs is the user's — a provider picker left open.
+    private var isQuiet: Bool {
+        !draining && mailbox.isEmpty && immediate.isEmpty && operationsInFlight.isEmpty && backendRequests.isEmpty
+            && platformWork.isEmpty && timers.isEmpty
+    }
+
+    /// Returns once nothing runs (``whenAtRest()`` but for callers still waiting for an answer): a
+    /// session host that closes a session waits for this, then cancels an open picker.
+    package func whenQuiet() async {
+        guard !isQuiet else { return }
+        await wait(for: .quiet)
+    }
+
+    // MARK: - Inspection (for the package's test drivers: the simulator's sessions, the host, the explorer)
+
+    /// The machine as it is now.
+    package var machineSnapshot: EntitlementMachine { machine }
+
+    /// Returns once no backend request is in flight, no question to the platform (picker or sign-in
+    /// check) is pending and no input is waiting — or when the calling task is cancelled.
+    public func whenIdle() async {
+        guard !operationsInFlight.isEmpty || !platformWork.isEmpty || draining else { return }
+        await wait(for: .idle)
+    }
+
+    /// Returns once no platform picker is open (answered, or dismissed by the engine), no platform
+    /// sign-in check is running, and their answers have been handled.
+    package func whenPlatformAnswered() async {
+        guard !platformWork.isEmpty || draining else { return }
+        await wait(for: .platformAnswered)
+    }
+
+    /// The backend requests sent and not yet answered.
+    package var backendOperationsInFlight: Set<OperationID> { operationsInFlight.subtracting(providerOperations) }
+
+    /// The operations in flight that ask a provider of the chain.
+    package var providerOperationsInFlight: Set<OperationID> { providerOperations }
+
+    /// Returns once no provider of the chain is asked for anything.
+    package func whenProvidersAnswered() async {
+        guard !providerOperations.isEmpty else { return }
+        await wait(for: .providersAnswered)
+    }
+
+    /// Returns once the answer to `operation` has been fed to the machine and its actions run
+    /// (at once if it is not in flight).
+    package func whenFinished(_ operation: OperationID) async {
+        guard operationsInFlight.contains(operation) else { return }
+        await wait(for: .finished(operation))
+    }
+
+
+
+    /// Resumes the waits whose condition now holds: the platform answered, quiet, at rest, idle.
+    func resumeIdleWaitersIfIdle() {
+        if waiters.isWaiting(for: .platformAnswered), platformWork.isEmpty, !draining { waiters.resume(.platformAnswered) }
+        if waiters.isWaiting(for: .quiet), isQuiet { waiters.resume(.quiet) }
+        if waiters.isWaiting(for: .atRest), isAtRest { waiters.resume(.atRest) }
+        if waiters.isWaiting(for: .idle), operationsInFlight.isEmpty, platformWork.isEmpty, !draining { waiters.resume(.idle) }
+    }
+
+    /// Suspends until the engine resumes `condition`'s waiters (when it holds, or the engine closes) or
+    /// the calling task is cancelled.
+    func wait(for condition: EngineCondition) async {
+        let id = waiters.nextID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiters.add(condition, id: id, continuation)
+                if Task.isCancelled { waiters.resume(id: id) }
+            }
+        } onCancel: {
+            Task { await self.stopWaiting(id) }
+        }
+    }
+
+    private func stopWaiting(_ id: UInt64) { waiters.resume(id: id) }
+}

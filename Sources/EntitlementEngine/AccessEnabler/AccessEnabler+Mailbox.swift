@@ -1,0 +1,154 @@
+/// Running to completion: the mailbox, one input at a time, each step saved before it is taken.
+extension AccessEnabler {
+    /// How often one input is decided again after losing a compare-and-set to another writer
+    /// before its save counts as failed.
+    static let conflictRetries = 8
+
+    /// The pauses between attempts at a save that failed for a passing reason: 50 ms, doubling up to
+    /// 1 s, while the next pause still ends within the window (real time: the store is a real server).
+    struct StorageRetry {
+        let deadline: ContinuousClock.Instant
+        private var pause = Duration.milliseconds(50)
+
+        init(window: Duration) { deadline = ContinuousClock.now + window }
+
+        /// Whether another attempt fits in the window.
+        var mayPause: Bool { ContinuousClock.now + pause <= deadline }
+
+        /// The next pause (each twice the last, at most 1 s).
+        mutating func nextPause() -> Duration {
+            defer { pause = min(pause * 2, .seconds(1)) }
+            return pause
+        }
+    }
+
+    func submit(_ call: EntitlementCall, awaitingAnswer: Bool = false) async -> CallID {
+        lastCallID += 1
+        let id = CallID(lastCallID)
+        if awaitingAnswer { awaitedAnswers[id] = .expected }
+        guard !closed else {
+            emit(.status(Self.sessionClosedReport), answering: [id], closing: true)
+            return id
+        }
+        unanswered.insert(id)
+        monitor?.observe(.callReceived(id, call))
+        await enqueueAndWait(.input(.callReceived(id, call)))
+        return id
+    }
+
+    /// Queues `work` and returns once the machine has handled it and its actions ran (so the
+    /// call's synchronous callbacks were delivered).
+    func enqueueAndWait(_ work: Work) async {
+        guard !closed else { return }
+        lastTicket += 1
+        let ticket = lastTicket
+        mailbox.append((work, ticket))
+        guard draining else { return await drain() }
+        // Not cancellable: the call is queued, and its caller learns its id once it has run.
+        await withCheckedContinuation { waiters.add(.ticketRun(ticket), id: waiters.nextID(), $0) }
+    }
+
+    /// Runs the mailbox to empty, one input at a time; a drain already running keeps the work
+    /// (a call made from a callback is queued behind the current step, never nested in it).
+    /// Storage is awaited inside a step: whatever arrives meanwhile waits in the mailbox.
+    private func drain() async {
+        guard !draining else { return }
+        draining = true
+        while !closed {
+            if !immediate.isEmpty {
+                await process(immediate.removeFirst())
+            } else if !mailbox.isEmpty {
+                let (work, ticket) = mailbox.removeFirst()
+                switch work {
+                case .input(let input):
+                    await reconcileWithStorage()
+                    await process(input)
+                case .configurationAnswered(let operation, let requestorID, let result):
+                    await configurationAnswered(operation, requestorID: requestorID, result)
+                case .storageCheck:
+                    await reconcileWithStorage()
+                }
+                while !immediate.isEmpty { await process(immediate.removeFirst()) }
+                if let ticket { waiters.resume(.ticketRun(ticket)) }
+            } else {
+                break
+            }
+        }
+        draining = false
+        resumeIdleWaitersIfIdle()
+    }
+
+    /// Feeds one input to the machine and runs its actions. When the input asks for a save, the
+    /// save (a compare-and-set) runs first, before any other action, and the step is committed
+    /// only after it: if another writer got there first, the step is dropped and — unless the
+    /// input came from reading storage itself (`retryingConflicts` false; the next input reads
+    /// again) — decided again on what storage now holds; a save that failed for a passing reason is
+    /// decided and tried again after a pause, within ``EngineSettings/storageRetryWindow``. If the save
+    /// still fails, the step of a call or a backend answer is dropped and the machine told instead
+    /// (``input(insteadOf:notSaved:)``); any other step is taken in memory and the machine told
+    /// (``Input/storageWriteFailed(_:)``).
+    func process(_ input: Input, retryingConflicts: Bool = true) async {
+        var conflicts = 0
+        var retry = StorageRetry(window: machine.settings.storageRetryWindow)
+        while true {
+            let now = environment.clock.now()
+            var next = machine
+            let actions = next.handle(input, at: now)
+            var failure: TokenStorageError?
+            if case .persist(let tokens, let requestorID)? = actions.first {
+                do throws(TokenStorageError) {
+                    try await save(tokens, requestorID: requestorID)
+                } catch .conflict where !retryingConflicts {
+                    return
+                } catch .conflict where conflicts < Self.conflictRetries {
+                    conflicts += 1
+                    await reconcileWithStorage(force: true)
+                    continue
+                } catch where error.isTransient && retry.mayPause {
+                    // The store is away for a moment (restarting, failing over, busy): decide and save
+                    // again shortly; nothing of this step is told before its save holds. (A write the
+                    // store made although its answer was lost comes back as a conflict, handled above.)
+                    let pause = retry.nextPause()
+                    monitor?.observe(.storageFailed("\(error.description) (trying again in \(pause))"))
+                    try? await Task.sleep(for: pause)
+                    continue
+                } catch {
+                    failure = error
+                }
+            }
+            guard !closed else { return }  // closed while the save ran: nothing more happens here
+            if let failure, let instead = Self.input(insteadOf: input, notSaved: failure) {
+                // The step is not taken: nothing it would tell the device holds anywhere but here.
+                monitor?.observe(.storageFailed(failure.description))
+                await process(instead, retryingConflicts: retryingConflicts)
+                return
+            }
+            machine = next
+            monitor?.observe(.inputHandled(input, at: now))
+            if let monitor {
+                for row in machine.lastTransitions { monitor.observe(.transition(row)) }
+            }
+            for action in actions { run(action) }
+            if let failure {
+                monitor?.observe(.storageFailed(failure.description))
+                immediate.insert(.storageWriteFailed(failure.description), at: 0)
+            }
+            return
+        }
+    }
+
+    /// What the machine is told instead of an input whose step could not be saved: a call is refused
+    /// (``Input/callNotSaved(_:_:reason:)``), a backend answer counts as a failed request
+    /// (``BackendError/storageUnavailable(_:)``), so no instance tells the device what the store does not
+    /// hold. Nil for `setRequestor` (it always completes) and every other input: those steps are taken
+    /// in memory and saved again after the next input.
+    static func input(insteadOf input: Input, notSaved error: TokenStorageError) -> Input? {
+        switch input {
+        case .callReceived(_, .setRequestor): nil
+        case .callReceived(let id, let call): .callNotSaved(id, call, reason: error.description)
+        case .backendAnswered(let operation, _):
+            .backendFailed(operation, .storageUnavailable(Redactor.redact(String(error.description.prefix(200)))))
+        default: nil
+        }
+    }
+}
