@@ -89,8 +89,12 @@ public final class RedisClusterClient: RedisCommandSender {
     /// Whether the master of `key`'s slot had a healthy replica when the map was last read (`CLUSTER
     /// SLOTS` leaves failed nodes out), and how long ago that read was; nil before the first read.
     func masterHasReplica(forKey key: String) -> (hasReplica: Bool, age: Duration)? {
-        let slot = RedisKeySlot.of(key)
-        return state.withLock { state in
+        masterHasReplica(forSlot: RedisKeySlot.of(key))
+    }
+
+    /// ``masterHasReplica(forKey:)`` for a slot.
+    func masterHasReplica(forSlot slot: Int) -> (hasReplica: Bool, age: Duration)? {
+        state.withLock { state in
             guard slot < state.owners.count, !state.owners[slot].isEmpty else { return nil }
             return ((state.replicas[state.owners[slot]] ?? 0) > 0, ContinuousClock.now - state.mapReadAt)
         }

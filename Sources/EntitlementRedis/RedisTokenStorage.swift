@@ -45,8 +45,9 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     public let rememberFor: Duration
     /// How long a save waits for a replica to acknowledge it (`WAIT 1`), or nil for not at all. It costs a
     /// replication round trip per save; without it a failover may lose saves acknowledged just before. A
-    /// save no replica acknowledged in time fails (`TokenStorageError.unavailable`): it may be held
-    /// by the master alone, so it is not reported as saved. A
+    /// save no connected replica acknowledged in time fails (`TokenStorageError.unavailable`): it may be
+    /// held by the master alone, so it is not reported as saved; on a master with no replica connected
+    /// it stands (there is nothing to wait for). A
     /// cluster master the slot map shows with no healthy replica (after a failover, until the old master
     /// rejoins as its replica) is not waited on: a wait there would acknowledge nothing and hold the
     /// connection; its saves are held by that master alone. A `WAIT` that finds no replica, and a map
@@ -348,13 +349,23 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         guard answers.count == 2 else { throw Self.unexpected(.array(answers)) }
         if case .error(let message) = answers[0], !message.hasPrefix("NOSCRIPT") { throw Self.storageError(.answer(message)) }
         guard case .integer(let replicas) = answers[1], replicas >= 1 else {
-            // No replica holds the save yet: it may live on this master alone, and a failover now would lose
-            // it — so it is not acknowledged (the engine counts the step as not taken; a later load finds it
-            // if it survives). Has the replica gone?
-            (client as? RedisClusterClient)?.refreshSoon()
+            (client as? RedisClusterClient)?.refreshSoon()  // has the replica gone?
+            // No replica acknowledged. A master with no replica connected (it died, or a failover left this
+            // master alone) holds its saves alone, as a master known to have none does: the save stands. A
+            // replica that is connected and lags could lose it in a failover now: not acknowledged (the
+            // engine counts the step as not taken; a later load finds the save if it survives).
+            if await connectedReplicas(key: key) == 0 { return answers[0] }
             throw .unavailable("Redis: no replica acknowledged the save within \(within)")
         }
         return answers[0]
+    }
+
+    /// How many replicas the master serving `key` has connected (`ROLE`); nil when it cannot say.
+    private func connectedReplicas(key: String) async -> Int? {
+        guard case .array(let role?)? = try? await client.send(["ROLE"], key: key), role.count >= 3, role[0].text == "master",
+            case .array(let replicas?) = role[2]
+        else { return nil }
+        return replicas.count
     }
 
     /// Whether a save of `key` waits for a replica: always on a standalone server (when configured); on

@@ -83,6 +83,25 @@ struct MachineTests {
             ])
     }
 
+    /// A step says what the shell does with each part: a provider chosen saves the choice first, then
+    /// tracks it, and has the flow's secrets drawn; the held calls of a configuration come back as calls.
+    @Test func aStepCutsTheActionsByWhatTheShellDoesWithThem() {
+        var machine = configured()
+        let chosen = machine.step(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
+        #expect(chosen.save?.tokens.selectedProvider == "acme" && chosen.save?.requestorID == "req")
+        #expect(chosen.effects.map(\.self) == [.emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: [])])
+        #expect(chosen.secretsToDraw == [FlowID(1)] && chosen.resubmitted.isEmpty)
+
+        var starting = EntitlementMachine(deviceID: "dev")
+        _ = starting.handle(.callReceived(CallID(1), .checkAuthentication), at: t0)
+        _ = starting.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
+        let held = starting.queue
+        let loaded = starting.step(.configurationLoaded(OperationID(1), configuration, .empty), at: t0)
+        #expect(loaded.save == nil && loaded.secretsToDraw.isEmpty)
+        #expect(loaded.effects == [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])])
+        #expect(loaded.resubmitted == held)
+    }
+
     @Test func recordedRowsNameTheRegionStatesConditionAndActions() {
         var machine = EntitlementMachine(deviceID: "dev")
         machine.recordsTransitions = true

@@ -97,6 +97,15 @@ final class RedisClusterServers: @unchecked Sendable {
         return true
     }
 
+    /// Waits until `client`'s slot map shows a replica beside every master (gossip spreads a new replica
+    /// a moment after its sync): from then on its saves wait for replicas (`WAIT 1`).
+    func untilReplicasAreKnown(to client: RedisClusterClient) async -> Bool {
+        await waitUntil({
+            guard (try? await client.readMap()) != nil else { return false }
+            return (0..<RedisKeySlot.count).allSatisfy { slot in client.masterHasReplica(forSlot: slot)?.hasReplica ?? false }
+        }, seconds: 30)
+    }
+
     /// The node id and port of every master serving slots (a node's view may still call a new replica
     /// a master for a moment: one without slots is not counted).
     func masters() async throws -> [(id: String, port: UInt16)] {

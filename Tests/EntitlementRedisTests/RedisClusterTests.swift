@@ -86,6 +86,7 @@ struct RedisClusterTests {
             let client = RedisClusterClient(cluster.configuration(commandTimeout: .seconds(15)))
             defer { client.close() }
             let store = RedisTokenStorage(client: client, keyPrefix: "fleet")
+            #expect(await cluster.untilReplicasAreKnown(to: client))
             let device = "device-failover"
             var version = try await store.save(Self.tokens("before", device), deviceID: device, requestorID: "sim-requestor", replacing: .absent)
             let slot = RedisKeySlot.of(store.tokensKey(deviceID: device, requestorID: "sim-requestor"))
@@ -122,6 +123,7 @@ struct RedisClusterTests {
             let client = RedisClusterClient(cluster.configuration(commandTimeout: .seconds(20)))
             defer { client.close() }
             let store = RedisTokenStorage(client: client, keyPrefix: "fleet")
+            #expect(await cluster.untilReplicasAreKnown(to: client))
             let devices = (0..<count).map { "device-writers-\($0)" }
             _ = try await store.version(deviceID: devices[0], requestorID: "r")  // reads the map
             let slot = RedisKeySlot.of(store.deviceKey(deviceID: devices[0]))

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Testing
 
@@ -42,8 +45,15 @@ final class RedisServer: @unchecked Sendable {
         self.port = port
     }
 
+    /// Each server works in a folder of its own: a replica's full sync writes an RDB file there, which a
+    /// server started later in the same folder would load.
     static func arguments(_ port: UInt16) -> [String] {
-        ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"]
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-redis-\(port)-\(UInt64.random(in: 0...UInt64.max))").path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return [
+            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning",
+            "--dir", folder,
+        ]
     }
 
     /// Whether a server on `port` answers PING within 10 s (blocking: call it on a thread of its own).
@@ -76,6 +86,9 @@ final class RedisServer: @unchecked Sendable {
     /// on Swift concurrency's threads). SIGKILL: the test process may hold SIGTERM blocked, and a
     /// child started from it inherits that mask; without persistence there is nothing to save.
     func stop() async { await Self.kill(process) }
+
+    /// Stops (`SIGSTOP`) or continues (`SIGCONT`) the server's process: a replica that lags, for a moment.
+    func suspend(_ stopped: Bool) { _ = Glibc.kill(process.processIdentifier, stopped ? SIGSTOP : SIGCONT) }
 
     /// Kills `process` and waits for it.
     static func kill(_ process: Process) async {

@@ -44,22 +44,35 @@ struct RedisTokenStorageTests {
         await server.stop()
     }
 
-    /// A save that must be held by a replica (`WAIT 1`) and that no replica acknowledged in time is not
-    /// reported as saved — a failover could lose it — but as `unavailable`; what the master holds stays
-    /// readable, and the next save names it.
-    @Test func aSaveNoReplicaAcknowledgedIsNotReportedAsSaved() async throws {
+    /// A save that must be held by a replica (`WAIT 1`) and that its connected replica did not acknowledge
+    /// in time (the replica lags: here, its process is stopped) is not reported as saved — a failover could
+    /// lose it — but as `unavailable`; what the master holds stays readable. On a master with no replica
+    /// connected there is nothing to wait for: the save stands.
+    @Test func aSaveAConnectedReplicaDidNotAcknowledgeIsNotReportedAsSaved() async throws {
         let server = try await RedisServer()
         let client = RedisClient(server.configuration())
-        let store = RedisTokenStorage(client: client, replicaAcknowledgement: .milliseconds(20))
-        await #expect(throws: TokenStorageError.self) {
-            try await store.save(StoredTokens(selectedProvider: "a", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+        let store = RedisTokenStorage(client: client, replicaAcknowledgement: .milliseconds(500))
+        let alone = try await store.save(StoredTokens(selectedProvider: "a", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+        #expect(alone > .absent, "no replica connected: nothing to wait for")
+
+        let replica = try await RedisServer(settings: ["--replicaof", "127.0.0.1", String(server.port)])
+        var connected = false
+        for _ in 0..<100 where !connected {
+            let info = try await client.send(["INFO", "replication"]).text ?? ""
+            connected = info.contains("connected_slaves:1") && info.contains("state=online")
+            if !connected { try await Task.sleep(for: .milliseconds(100)) }
         }
+        try #require(connected, "the replica is online")
+        let synced = try await store.save(StoredTokens(selectedProvider: "b", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: alone)
+        replica.suspend(true)
+        await #expect(throws: TokenStorageError.self) {
+            try await store.save(StoredTokens(selectedProvider: "c", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: synced)
+        }
+        replica.suspend(false)
         let held = try await store.load(deviceID: "d", requestorID: "r")
-        #expect(held.tokens.selectedProvider == "a", "the master holds it; only its safety was not confirmed")
-        let unacknowledged = RedisTokenStorage(client: client, replicaAcknowledgement: .zero)
-        let next = try await unacknowledged.save(.empty, deviceID: "d", requestorID: "r", replacing: held.version)
-        #expect(next > held.version)
+        #expect(held.tokens.selectedProvider == "c" && held.version > synced, "the master holds it; only its safety was not confirmed")
         client.close()
+        await replica.stop()
         await server.stop()
     }
 

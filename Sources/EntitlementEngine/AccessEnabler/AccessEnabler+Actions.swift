@@ -2,7 +2,8 @@ import EntitlementSupport
 
 /// The machine's actions run, and callbacks handed out.
 extension AccessEnabler {
-
+    /// Runs one effect of a step (a step's save, secrets and resubmitted calls have their own places:
+    /// ``MachineStep``).
     func run(_ action: Action) {
         guard !closed else { return }
         switch action {
@@ -14,18 +15,16 @@ extension AccessEnabler {
         case .askProvider(let operation, let provider, let request, let session):
             startProviderTask(operation, provider: provider, request, session)
         case .resubmit(let held):
-            let resubmitted: [(work: Work, ticket: UInt64?)] = held.map { (.input(.callReceived($0.id, $0.call)), nil) }
-            mailbox.insert(contentsOf: resubmitted, at: 0)
+            resubmit(held)
         case .drawFlowSecrets(let flow):
-            let state = Base64URL.encode(environment.redirectStateRandom.bytes(32))
-            immediate.append(.flowSecretsDrawn(flow, FlowSecrets(state: state)))
+            drawSecrets(flow)
         case .startTimer(let timer, let deadline):
             timers.removeValue(forKey: timer)?.cancel()
             timers[timer] = environment.clock.schedule(at: deadline) { [weak self] in await self?.deliverTimer(timer) }
         case .cancelTimer(let timer):
             timers.removeValue(forKey: timer)?.cancel()
         case .persist:
-            break  // saved by ``process(_:)`` before any other action ran
+            break  // a step's save, made by ``process(_:)`` before anything else of the step
         case .presentPlatformPicker(let flow, let dialog, let requestorID, let request):
             startPickerTask(flow, dialog, requestorID: requestorID, request: request)
         case .dismissPlatformPicker(let flow):
@@ -62,5 +61,19 @@ extension AccessEnabler {
             streams[id] = nil
         }
         delegate?.callbackEmitted(callback, answering: answering)
+    }
+
+    /// Draws `flow`'s `state` and feeds it back before any other input.
+    func drawSecrets(_ flow: FlowID) {
+        guard !closed else { return }
+        let state = Base64URL.encode(environment.redirectStateRandom.bytes(32))
+        immediate.append(.flowSecretsDrawn(flow, FlowSecrets(state: state)))
+    }
+
+    /// Feeds `held` calls back, in order, ahead of all queued work.
+    func resubmit(_ held: [EntitlementMachine.QueuedCall]) {
+        guard !held.isEmpty, !closed else { return }
+        let resubmitted: [(work: Work, ticket: UInt64?)] = held.map { (.input(.callReceived($0.id, $0.call)), nil) }
+        mailbox.insert(contentsOf: resubmitted, at: 0)
     }
 }

@@ -93,11 +93,11 @@ extension AccessEnabler {
         while true {
             let now = environment.clock.now()
             var next = machine
-            let actions = next.handle(input, at: now)
+            let step = next.step(input, at: now)
             var failure: TokenStorageError?
-            if case .persist(let tokens, let requestorID)? = actions.first {
+            if let save = step.save {
                 do throws(TokenStorageError) {
-                    try await save(tokens, requestorID: requestorID)
+                    try await self.save(save.tokens, requestorID: save.requestorID)
                 } catch .conflict where !retryingConflicts {
                     return
                 } catch .conflict where conflicts < Self.conflictRetries {
@@ -128,7 +128,9 @@ extension AccessEnabler {
             if let monitor {
                 for row in machine.lastTransitions { monitor.observe(.transition(row)) }
             }
-            for action in actions { run(action) }
+            for action in step.effects { run(action) }
+            for flow in step.secretsToDraw { drawSecrets(flow) }
+            resubmit(step.resubmitted)
             if let failure {
                 monitor?.observe(.storageFailed(failure.description))
                 immediate.insert(.storageWriteFailed(failure.description), at: 0)

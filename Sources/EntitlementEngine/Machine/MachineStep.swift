@@ -1,0 +1,51 @@
+/// What the machine decided for one input, cut by what the shell must do with each part — the
+/// machine–shell contract as a type, not as an order the shell has to know:
+///
+/// 1. ``save``: the tokens to save first (a compare-and-set); the step holds only once the save does,
+///    and nothing else of it is done before.
+/// 2. ``effects``: then, in order — callbacks, backend requests, provider and platform questions,
+///    timers, log lines.
+/// 3. ``secretsToDraw``: flows whose `state` the shell draws at once and feeds back
+///    (``Input/flowSecretsDrawn(_:_:)``), in order, before any other input.
+/// 4. ``resubmitted``: held calls fed back, in order, ahead of all queued work (each runs as its own input).
+public struct MachineStep: Sendable, Hashable {
+    /// A save of the device's tokens for one requestor.
+    public struct Save: Sendable, Hashable {
+        /// The tokens to store.
+        public var tokens: StoredTokens
+        /// The requestor they are stored for.
+        public var requestorID: String
+    }
+
+    /// The save that must hold before anything else of the step is done, if the input changed what is stored.
+    public var save: Save?
+    /// What to do, in order, once the save holds.
+    public var effects: [Action]
+    /// The flows whose secrets are drawn and fed back before any other input.
+    public var secretsToDraw: [FlowID]
+    /// The held calls fed back ahead of all queued work.
+    public var resubmitted: [EntitlementMachine.QueuedCall]
+
+    /// The step of `actions` as ``EntitlementMachine/handle(_:at:)`` lists them (its save first).
+    public init(_ actions: [Action]) {
+        save = nil
+        effects = []
+        secretsToDraw = []
+        resubmitted = []
+        effects.reserveCapacity(actions.count)
+        for action in actions {
+            switch action {
+            case .persist(let tokens, let requestorID): save = Save(tokens: tokens, requestorID: requestorID)
+            case .drawFlowSecrets(let flow): secretsToDraw.append(flow)
+            case .resubmit(let calls): resubmitted += calls
+            default: effects.append(action)
+            }
+        }
+    }
+}
+
+extension EntitlementMachine {
+    /// Feeds one input observed at `now` and returns its ``MachineStep``: ``handle(_:at:)``'s actions, cut by
+    /// what the shell does with each.
+    public mutating func step(_ input: Input, at now: Timestamp) -> MachineStep { MachineStep(handle(input, at: now)) }
+}
