@@ -680,6 +680,12 @@ extension EntitlementMachine {
                 return dismiss + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
                     + resumeAuthorizationsAfterLogin(token, configuration)
             }
+            if case .selectingProvider = authentication, let logout = resumePendingLogout(stored.pendingLogout, ending: flow) {
+                // Meanwhile the user signed in elsewhere and is logging out there: the picker's login ends (its
+                // calls answered: not authenticated) and the logout's redirect is waited for here too.
+                adopt()
+                return logout
+            }
             guard let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) else {
                 persisted = mine
                 return []

@@ -88,6 +88,7 @@ public enum TransitionTable {
         authentication(.awaitingRedirect, .getAuthentication, to: .awaitingRedirect, .join),
         authentication(.selectingProvider, .storageChanged, .validStoredToken, to: .authenticated, .setAuthenticationStatus),
         authentication(.selectingProvider, .storageChanged, .pendingLogin, to: .awaitingRedirect, .startTimer),
+        authentication(.selectingProvider, .storageChanged, .pendingLogout, to: .unauthenticated, .setAuthenticationStatus),
         authentication(.platformPicking, .storageChanged, .validStoredToken, to: .authenticated, .dismissTvProviderDialog, .setAuthenticationStatus),
         authentication(.platformPicking, .storageChanged, .pendingLogin, to: .awaitingRedirect, .dismissTvProviderDialog, .startTimer),
         authentication(.unknown, .configurationLoaded, .pendingLogout, to: .loggingOut, .startTimer),
