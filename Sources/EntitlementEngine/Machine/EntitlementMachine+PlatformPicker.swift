@@ -11,8 +11,9 @@ extension EntitlementMachine {
             context(configuration), partner: Self.platformPartner, domainName: settings.domainName, redirectURL: settings.redirectURL)
     }
 
-    /// The partner's request in a partner session's answer; nil when the service fell back (`authenticate`
-    /// or `resume` with a `…_fallback` reason, or `authorize`), failed or answered something else — with why.
+    /// The partner's request in a partner session's answer, or why there is none: the service fell back
+    /// (`authenticate` or `resume` with a `…_fallback` reason, or `authorize`), failed, or answered
+    /// something else.
     static func partnerRequest(_ result: Result<BackendResponse, BackendError>) -> Result<V2PartnerRequest, PartnerFallback> {
         switch result {
         case .success(.session(let session)):
