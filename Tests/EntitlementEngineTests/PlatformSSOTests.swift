@@ -25,6 +25,9 @@ struct PlatformSSOTests {
         #expect(callbacks.lastNavigation == nil, "no web view in cookbook D")
         #expect(session.ledger.answers(to: call) == [Self.authenticated])
         #expect(platform.presentedDialogs == [Self.picker], "only SSO-capable MVPDs are offered")
+        // The platform was asked twice — silently at setRequestor, then with its picker — each time with a
+        // partner request of its own, which its signed answer answers.
+        #expect(platform.requests.map(\.type) == ["saml", "saml"] && Set(platform.requests).count == 2)
         let token = try #require(await session.enabler.machineSnapshot.storedTokens.authentication)
         #expect(token.source == .platformSSO && token.mvpdID == "acme-cable")
         // The engine's own token works like any other: authorize and get a media token.
