@@ -164,8 +164,8 @@ struct LateAndReentrantEventTests {
 
     @Test func aLateTimerIsIgnored() async {
         var machine = EntitlementMachine(deviceID: "d")
-        #expect(machine.handle(.timerFired(.redirectDeadline(FlowID(9))), at: Timestamp(milliseconds: 0)) == [.log(.lateTimerIgnored(.redirectDeadline(FlowID(9))))])
-        #expect(machine.handle(.backendAnswered(OperationID(4), .decisions([])), at: Timestamp(milliseconds: 0)) == [.log(.lateResultIgnored(OperationID(4)))])
+        #expect(machine.handle(.timerFired(.redirectDeadline(FlowID(9))), at: Timestamp(milliseconds: 0)).effects == [.log(.lateTimerIgnored(.redirectDeadline(FlowID(9))))])
+        #expect(machine.handle(.backendAnswered(OperationID(4), .decisions([])), at: Timestamp(milliseconds: 0)).effects == [.log(.lateResultIgnored(OperationID(4)))])
     }
 
     /// Calls the engine from inside a callback, while the engine is still running the step that

@@ -52,14 +52,14 @@ struct MachineTests {
 
     @Test func givenUnconfigured_whenACallArrives_itIsQueuedWithNoAction() {
         var machine = EntitlementMachine(deviceID: "dev")
-        #expect(machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0) == [])
+        #expect(machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0).effects == [])
         #expect(machine.queue == [EntitlementMachine.QueuedCall(id: CallID(1), call: .checkAuthentication)])
     }
 
     @Test func givenUnconfigured_whenSetRequestor_loadsTheConfiguration() {
         var machine = EntitlementMachine(deviceID: "dev")
         #expect(
-            machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: ["https://sp"])), at: t0)
+            machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: ["https://sp"])), at: t0).effects
                 == [.loadConfiguration(OperationID(1), .configuration(RequestContext(requestorID: "req", deviceID: "dev")))])
         #expect(machine.configuration == .configuring(requestorID: "req", operation: OperationID(1), calls: [CallID(1)]))
     }
@@ -70,14 +70,14 @@ struct MachineTests {
         _ = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = machine.handle(.callReceived(CallID(3), .getSelectedProvider), at: t0)
         let held = machine.queue
-        let actions = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0)
-        #expect(actions == [.emit(.setRequestorComplete(success: true), answering: [CallID(2)]), .resubmit(held)])
+        let step = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0)
+        #expect(step == MachineStep(effects: [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])], resubmitted: held))
         #expect(held.map(\.id) == [CallID(1), CallID(3)])
         #expect(machine.queue.isEmpty)
         #expect(machine.authentication == .unauthenticated)
         // Each held call then runs as its own input, in order.
         #expect(
-            machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0) == [
+            machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0).effects == [
                 tracking(false),
                 .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(1)]),
             ])
@@ -87,16 +87,16 @@ struct MachineTests {
     /// tracks it, and has the flow's secrets drawn; the held calls of a configuration come back as calls.
     @Test func aStepCutsTheActionsByWhatTheShellDoesWithThem() {
         var machine = configured()
-        let chosen = machine.step(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
+        let chosen = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
         #expect(chosen.save?.tokens.selectedProvider == "acme" && chosen.save?.requestorID == "req")
-        #expect(chosen.effects.map(\.self) == [.emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: [])])
+        #expect(chosen.effects == [.emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: [])])
         #expect(chosen.secretsToDraw == [FlowID(1)] && chosen.resubmitted.isEmpty)
 
         var starting = EntitlementMachine(deviceID: "dev")
         _ = starting.handle(.callReceived(CallID(1), .checkAuthentication), at: t0)
         _ = starting.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         let held = starting.queue
-        let loaded = starting.step(.configurationLoaded(OperationID(1), configuration, .empty), at: t0)
+        let loaded = starting.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0)
         #expect(loaded.save == nil && loaded.secretsToDraw.isEmpty)
         #expect(loaded.effects == [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])])
         #expect(loaded.resubmitted == held)
@@ -123,8 +123,8 @@ struct MachineTests {
         var machine = EntitlementMachine(deviceID: "dev")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-        #expect(machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0) == [.log(.lateResultIgnored(OperationID(1)))])
-        #expect(machine.handle(.configurationLoaded(OperationID(2), configuration, .empty), at: t0).first
+        #expect(machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0).effects == [.log(.lateResultIgnored(OperationID(1)))])
+        #expect(machine.handle(.configurationLoaded(OperationID(2), configuration, .empty), at: t0).effects.first
             == .emit(.setRequestorComplete(success: true), answering: [CallID(1), CallID(2)]))
     }
 
@@ -140,9 +140,9 @@ struct MachineTests {
         ] {
             var machine = EntitlementMachine(deviceID: "dev")
             _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-            let actions = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: stale)), at: t0)
+            let step = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: stale)), at: t0)
             #expect(machine.authentication == .unauthenticated)
-            #expect(actions.contains(.persist(.empty, requestorID: "req")), "the store is sanitized")
+            #expect(step.save == MachineStep.Save(tokens: .empty, requestorID: "req"), "the store is sanitized")
         }
     }
 
@@ -150,7 +150,7 @@ struct MachineTests {
 
     @Test func givenUnauthenticated_whenGetAuthentication_showsTheDialog() {
         var machine = configured()
-        #expect(machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: t0)
+        #expect(machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: t0).effects
             == [.emit(.displayProviderDialog([acme, sky]), answering: [])])
         #expect(machine.authentication == .selectingProvider(LoginFlow(id: FlowID(1), mvpd: nil, secrets: nil, deadline: nil, waiters: [CallID(2)], data: [:])))
     }
@@ -159,24 +159,24 @@ struct MachineTests {
         var machine = configured()
         _ = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: t0)
         #expect(
-            machine.handle(.callReceived(CallID(3), .setSelectedProvider("acme")), at: t0) == [
-                .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
-                .emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: []),
-                .drawFlowSecrets(FlowID(2)),
-            ])
+            machine.handle(.callReceived(CallID(3), .setSelectedProvider("acme")), at: t0)
+                == MachineStep(
+                    save: MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
+                    effects: [.emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: [])],
+                    secretsToDraw: [FlowID(2)]))
     }
 
     @Test func givenPreparingLogin_whenSecretsAreDrawn_createsASessionWhoseRedirectURLCarriesTheState() {
         var machine = configured()
         _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
         #expect(
-            machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0) == [
+            machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0).effects == [
                 .callBackend(
                     OperationID(2),
                     .createSession(
                         context, mvpd: "acme", domainName: "sim-app.example", redirectURL: "adobepass://ios.app?state=STATE&mvpd=acme"))
             ])
-        #expect(machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0) == [.log(.lateSecretsIgnored(FlowID(1)))])
+        #expect(machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0).effects == [.log(.lateSecretsIgnored(FlowID(1)))])
     }
 
     @Test func givenCreatingSession_whenTheSessionAnswers_savesThePendingLoginStartsTheDeadlineAndNavigates() {
@@ -185,11 +185,13 @@ struct MachineTests {
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
         let pending = PendingLogin(mvpdID: "acme", state: "STATE", code: "C0DE", deadline: t0.adding(.seconds(600)), url: "https://sp/authenticate/req/C0DE")
         #expect(
-            machine.handle(.backendAnswered(OperationID(2), .session(session)), at: t0) == [
-                .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: pending), requestorID: "req"),
-                .startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600))),
-                .emit(.navigateToUrl("https://sp/authenticate/req/C0DE"), answering: []),
-            ], "the pending login is saved, so another instance can complete it")
+            machine.handle(.backendAnswered(OperationID(2), .session(session)), at: t0)
+                == MachineStep(
+                    save: MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: pending), requestorID: "req"),
+                    effects: [
+                        .startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600))),
+                        .emit(.navigateToUrl("https://sp/authenticate/req/C0DE"), answering: []),
+                    ]), "the pending login is saved, so another instance can complete it")
     }
 
     @Test func aSessionThatEndsBeforeTheRedirectTimeoutShortensTheDeadline() {
@@ -198,22 +200,23 @@ struct MachineTests {
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
         var short = session
         short.notAfter = t0.adding(.seconds(120))
-        let actions = machine.handle(.backendAnswered(OperationID(2), .session(short)), at: t0)
+        let actions = machine.handle(.backendAnswered(OperationID(2), .session(short)), at: t0).effects
         #expect(actions.contains(.startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(120)))))
     }
 
     @Test func givenAwaitingRedirect_whenTheGenuineURLArrives_readsTheProfileByTheSessionsCodeOnce() {
         var machine = awaitingRedirect()
-        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0)
+        let step = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0)
         let completing = PendingLogin(
             mvpdID: "acme", state: "STATE", code: "C0DE", deadline: t0.adding(.seconds(600)), url: "https://sp/authenticate/req/C0DE",
             completing: true)
         #expect(
-            actions == [
-                .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: completing), requestorID: "req"),
-                .cancelTimer(.redirectDeadline(FlowID(1))), .callBackend(OperationID(3), .profileByCode(context, code: "C0DE")),
-            ], "the state is used up everywhere: storage says the login is completing here")
-        #expect(machine.handle(.callReceived(CallID(4), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0)
+            step
+                == MachineStep(
+                    save: MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: completing), requestorID: "req"),
+                    effects: [.cancelTimer(.redirectDeadline(FlowID(1))), .callBackend(OperationID(3), .profileByCode(context, code: "C0DE"))]),
+            "the state is used up everywhere: storage says the login is completing here")
+        #expect(machine.handle(.callReceived(CallID(4), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0).effects
             == [.emit(.status(CallRefusal.redirect(.noPendingFlow).report), answering: [CallID(4)])])
     }
 
@@ -224,13 +227,15 @@ struct MachineTests {
         #expect(token.metadata == ["userID": .text("user"), "zip": .list(["10001"])] && token.encryptedMetadata == ["zip"])
         let guid = Hex.encode(Array(SHA256.hash("user").prefix(16)))
         #expect(
-            machine.handle(.backendAnswered(OperationID(3), .profiles(["acme": profile()])), at: t0) == [
-                .persist(StoredTokens(authentication: token, selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
-                tracking(true, mvpd: "acme", guid: guid),
-                .emit(.setAuthenticationStatus(status: 1, errorCode: ""), answering: [CallID(2), CallID(3)]),
-            ])
+            machine.handle(.backendAnswered(OperationID(3), .profiles(["acme": profile()])), at: t0)
+                == MachineStep(
+                    save: MachineStep.Save(tokens: StoredTokens(authentication: token, selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
+                    effects: [
+                        tracking(true, mvpd: "acme", guid: guid),
+                        .emit(.setAuthenticationStatus(status: 1, errorCode: ""), answering: [CallID(2), CallID(3)]),
+                    ]))
         #expect(
-            machine.handle(.callReceived(CallID(4), .getMetadata(.userMetadata("zip"))), at: t0)
+            machine.handle(.callReceived(CallID(4), .getMetadata(.userMetadata("zip"))), at: t0).effects
                 == [.emit(.setMetadataStatus(.list(["10001"]), encrypted: true, key: .userMetadata("zip")), answering: [CallID(4)])])
     }
 
@@ -243,17 +248,18 @@ struct MachineTests {
             // Another MVPD's profile is not this login's either.
             let empty: [String: V2Profile] = read == 1 ? ["sky": profile()] : [:]
             #expect(
-                machine.handle(.backendAnswered(operation, .profiles(empty)), at: now)
+                machine.handle(.backendAnswered(operation, .profiles(empty)), at: now).effects
                     == [.startTimer(.profileRead(FlowID(1)), at: now.adding(.seconds(3)))])
             now = now.adding(.seconds(3))
             operation = OperationID(operation.rawValue + 1)
             #expect(
-                machine.handle(.timerFired(.profileRead(FlowID(1))), at: now)
+                machine.handle(.timerFired(.profileRead(FlowID(1))), at: now).effects
                     == [.callBackend(operation, .profileByCode(context, code: "C0DE"))])
         }
-        let actions = machine.handle(.backendAnswered(operation, .profiles([:])), at: now)
-        #expect(actions.first == .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"), "the login leaves storage")
-        #expect(actions.dropFirst().first == .emit(.status(StatusReport(code: "LOGIN_FAILED", level: .error, message: "Reading the login's profile failed: the service saved no profile for this login in time.")), answering: []))
+        let step = machine.handle(.backendAnswered(operation, .profiles([:])), at: now)
+        let actions = step.effects
+        #expect(step.save == MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"), "the login leaves storage")
+        #expect(actions.first == .emit(.status(StatusReport(code: "LOGIN_FAILED", level: .error, message: "Reading the login's profile failed: the service saved no profile for this login in time.")), answering: []))
         #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2), CallID(3)]))
         #expect(machine.authentication == .unauthenticated)
     }
@@ -274,7 +280,7 @@ struct MachineTests {
         let permit = V2Decision(
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
             token: V2Decision.Token(notBefore: fastService, notAfter: fastService.adding(.seconds(420)), serialized: "M"))
-        let actions = machine.handle(.backendAnswered(OperationID(4), .decisions([permit])), at: t0)
+        let actions = machine.handle(.backendAnswered(OperationID(4), .decisions([permit])), at: t0).effects
         #expect(actions.last == .emit(.setToken(token: "M", resource: "r"), answering: [CallID(4)]))
         // A session stamped an hour ahead still gives its 30 minutes (here: the 10-minute deadline).
         var late = configured()
@@ -283,7 +289,7 @@ struct MachineTests {
         var ahead = session
         ahead.notBefore = t0.adding(.seconds(3600))
         ahead.notAfter = t0.adding(.seconds(3600 + 1800))
-        let started = late.handle(.backendAnswered(OperationID(2), .session(ahead)), at: t0)
+        let started = late.handle(.backendAnswered(OperationID(2), .session(ahead)), at: t0).effects
         #expect(started.contains(.startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600)))))
     }
 
@@ -294,18 +300,19 @@ struct MachineTests {
         _ = machine.handle(.storageChanged(StoredTokens(selectedProvider: "sky", deviceID: "dev")), at: t0)
         let restarted = PendingLogin(mvpdID: "sky", state: "STATE2", code: "C0DE2", deadline: t0.adding(.seconds(600)))
         _ = machine.handle(.storageChanged(StoredTokens(selectedProvider: "sky", deviceID: "dev", pendingLogin: restarted)), at: t0)
-        let actions = machine.handle(.callReceived(CallID(9), .handleExternalURL("adobepass://ios.app?state=STATE2&mvpd=sky")), at: t0)
+        let actions = machine.handle(.callReceived(CallID(9), .handleExternalURL("adobepass://ios.app?state=STATE2&mvpd=sky")), at: t0).effects
         #expect(actions.contains(.callBackend(OperationID(3), .profileByCode(context, code: "C0DE2"))))
     }
 
     @Test func givenAwaitingRedirect_whenTheDeadlineFires_theLoginExpires() {
         var machine = awaitingRedirect()
-        let actions = machine.handle(.timerFired(.redirectDeadline(FlowID(1))), at: t0.adding(.seconds(600)))
-        #expect(actions.count == 5)
-        #expect(actions.first == .persist(StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"))
+        let step = machine.handle(.timerFired(.redirectDeadline(FlowID(1))), at: t0.adding(.seconds(600)))
+        let actions = step.effects
+        #expect(actions.count == 4)
+        #expect(step.save == MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"))
         #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2)]))
         #expect(actions.contains(.cancelTimer(.redirectDeadline(FlowID(1)))))
-        #expect(machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=C&state=STATE&mvpd=acme")), at: t0)
+        #expect(machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=C&state=STATE&mvpd=acme")), at: t0).effects
             == [.emit(.status(CallRefusal.redirect(.expired).report), answering: [CallID(3)])])
     }
 
@@ -321,7 +328,7 @@ struct MachineTests {
     func givenAwaitingRedirect_whenABadURLArrives_itIsRefusedAndNothingChanges(url: String, code: String) {
         var machine = awaitingRedirect()
         let before = machine.authentication
-        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL(url)), at: t0)
+        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL(url)), at: t0).effects
         #expect(actions.count == 1)
         guard case .emit(.status(let report), let answering) = actions.first else {
             Issue.record("expected one status, got \(actions)")
@@ -335,24 +342,26 @@ struct MachineTests {
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
         var machine = configured(StoredTokens(authentication: token, selectedProvider: "acme"))
         #expect(
-            machine.handle(.callReceived(CallID(2), .logout), at: t0) == [
-                .persist(.empty, requestorID: "req"), .drawFlowSecrets(FlowID(1)),
-            ])
+            machine.handle(.callReceived(CallID(2), .logout), at: t0)
+                == MachineStep(save: MachineStep.Save(tokens: .empty, requestorID: "req"), secretsToDraw: [FlowID(1)]))
         #expect(
-            machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
+            machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0).effects
                 == [.callBackend(OperationID(2), .logout(context, mvpd: "acme", redirectURL: "adobepass://ios.app?state=BYE"))])
         let step = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "acme", url: "https://mvpd/logout")
         // The logout waiting for its redirect is saved, so any instance on the store can complete it.
         let pending = PendingLogout(state: "BYE", deadline: t0.adding(.seconds(600)), mvpdID: "acme")
         #expect(
-            machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0) == [
-                .persist(StoredTokens(deviceID: "dev", pendingLogout: pending), requestorID: "req"),
-                .startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600))),
-                .emit(.navigateToUrl("https://mvpd/logout"), answering: []),
-            ])
-        let done = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=BYE")), at: t0)
-        #expect(done.first == .persist(.empty, requestorID: "req"), "the completed logout leaves the store")
-        #expect(done.dropFirst().first == .cancelTimer(.redirectDeadline(FlowID(1))))
+            machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0)
+                == MachineStep(
+                    save: MachineStep.Save(tokens: StoredTokens(deviceID: "dev", pendingLogout: pending), requestorID: "req"),
+                    effects: [
+                        .startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600))),
+                        .emit(.navigateToUrl("https://mvpd/logout"), answering: []),
+                    ]))
+        let completed = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=BYE")), at: t0)
+        let done = completed.effects
+        #expect(completed.save == MachineStep.Save(tokens: .empty, requestorID: "req"), "the completed logout leaves the store")
+        #expect(done.first == .cancelTimer(.redirectDeadline(FlowID(1))))
         #expect(done.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2), CallID(3)]))
     }
 
@@ -367,7 +376,7 @@ struct MachineTests {
         _ = machine.handle(.callReceived(CallID(2), .logout), at: t0)
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
         #expect(
-            machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0) == [
+            machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0).effects == [
                 tracking(false), .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2)]),
             ])
     }
@@ -382,7 +391,7 @@ struct MachineTests {
         _ = machine.handle(.callReceived(CallID(2), .logout), at: t0)
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
         let step = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "acme", url: "https://mvpd/logout")
-        let actions = machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0)
+        let actions = machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0).effects
         #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2)]))
         #expect(!actions.contains { if case .emit(.navigateToUrl, _) = $0 { true } else { false } })
     }
@@ -392,14 +401,14 @@ struct MachineTests {
     @Test func givenAuthenticated_whenGetAuthorizationTwice_oneDecisionTwoAnswers() {
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
         var machine = configured(StoredTokens(authentication: token))
-        #expect(machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0)
+        #expect(machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0).effects
             == [.callBackend(OperationID(2), .authorize(context, mvpd: "acme", resource: "r"))])
-        #expect(machine.handle(.callReceived(CallID(3), .getAuthorization(resource: "r", data: [:])), at: t0)
+        #expect(machine.handle(.callReceived(CallID(3), .getAuthorization(resource: "r", data: [:])), at: t0).effects
             == [.log(.joined(CallID(3), flow: "the authorization of 'r'"))])
         let permit = V2Decision(
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
             token: V2Decision.Token(notBefore: t0, notAfter: t0.adding(.seconds(420)), serialized: "M"))
-        let actions = machine.handle(.backendAnswered(OperationID(2), .decisions([permit])), at: t0)
+        let actions = machine.handle(.backendAnswered(OperationID(2), .decisions([permit])), at: t0).effects
         #expect(Array(actions.dropFirst()) == [
             .emit(.setToken(token: "M", resource: "r"), answering: [CallID(2)]),
             .emit(.setToken(token: "M", resource: "r"), answering: [CallID(3)]),
@@ -414,7 +423,7 @@ struct MachineTests {
         let deny = V2Decision(
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: false, source: .mvpd,
             error: V2EnhancedError(status: 403, code: "authorization_denied_by_mvpd", message: "Deny.", details: "Upgrade your package."))
-        let actions = machine.handle(.backendAnswered(OperationID(2), .decisions([deny])), at: t0)
+        let actions = machine.handle(.backendAnswered(OperationID(2), .decisions([deny])), at: t0).effects
         #expect(actions.last == .emit(.tokenRequestFailed(resource: "r", errorCode: ErrorCode.userNotAuthorized, errorDescription: "Upgrade your package."), answering: [CallID(2)]))
         #expect(machine.authentication == .authenticated(token))
     }
@@ -450,14 +459,14 @@ struct MachineTests {
         var machine = configured(StoredTokens(authentication: token))
         _ = machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0)
         _ = machine.handle(.callReceived(CallID(3), .checkPreauthorizedResources(["r"], cache: true)), at: t0)
-        let actions = machine.handle(.callReceived(CallID(4), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
+        let actions = machine.handle(.callReceived(CallID(4), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0).effects
         let answered = actions.flatMap { action -> [CallID] in
             if case .emit(_, let answering) = action { return answering }
             return []
         }
         #expect(answered.sorted() == [CallID(2), CallID(3)])
         #expect(machine.authentication == .unknown)
-        #expect(machine.handle(.backendAnswered(OperationID(2), .decisions([])), at: t0)
+        #expect(machine.handle(.backendAnswered(OperationID(2), .decisions([])), at: t0).effects
             == [.log(.lateResultIgnored(OperationID(2)))])
     }
 
@@ -466,7 +475,7 @@ struct MachineTests {
     @Test func givenPreauthorizing_whenAnItemAsksToRetry_onlyThatItemIsAskedAgain() {
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
         var machine = configured(StoredTokens(authentication: token))
-        let sent = machine.handle(.callReceived(CallID(2), .checkPreauthorizedResources(["a", "b"], cache: false)), at: t0)
+        let sent = machine.handle(.callReceived(CallID(2), .checkPreauthorizedResources(["a", "b"], cache: false)), at: t0).effects
         guard case .callBackend(let operation, .preauthorize(let context, _, let asked))? = sent.last else {
             Issue.record("no pre-authorization sent: \(sent)")
             return
@@ -479,13 +488,13 @@ struct MachineTests {
                 .decisions([
                     V2Decision(resource: "a", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd),
                     V2Decision(resource: "b", serviceProvider: "req", mvpd: "acme", authorized: false, source: .mvpd, error: retry),
-                ])), at: t0)
+                ])), at: t0).effects
         #expect(first == [.startTimer(.retry(operation), at: t0.adding(.milliseconds(500)))])
-        let resent = machine.handle(.timerFired(.retry(operation)), at: t0.adding(.milliseconds(500)))
+        let resent = machine.handle(.timerFired(.retry(operation)), at: t0.adding(.milliseconds(500))).effects
         #expect(resent == [.callBackend(operation, .preauthorize(context, mvpd: "acme", resources: ["b"]))])
         let answered = machine.handle(
             .backendAnswered(operation, .decisions([V2Decision(resource: "b", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd)])),
-            at: t0.adding(.milliseconds(600)))
+            at: t0.adding(.milliseconds(600))).effects
         #expect(answered == [.emit(.preauthorizedResources(["a", "b"]), answering: [CallID(2)])])
     }
 }

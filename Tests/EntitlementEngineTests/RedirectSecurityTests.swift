@@ -246,7 +246,7 @@ struct RedirectSecurityTests {
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s")), at: start)
         _ = machine.handle(.backendAnswered(OperationID(2), .session(session)), at: start)
         let late = start.adding(.seconds(600))
-        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s&mvpd=m")), at: late)
+        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s&mvpd=m")), at: late).effects
         #expect(actions.last == .emit(.status(CallRefusal.redirect(.expired).report), answering: [CallID(3)]))
         #expect(actions.contains(.emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2)])))
         #expect(machine.authentication == .unauthenticated)

@@ -193,7 +193,10 @@ struct CommandLineTests {
             let arguments = command.replacingOccurrences(of: "swift run -c release entitle ", with: "")
                 .replacingOccurrences(of: "swift run entitle ", with: "")
             let outcome = await Self.run(["--shell", binary + " " + arguments])
-            #expect(outcome.status == 0, "`\(command)` exited \(outcome.status): \(outcome.errors.prefix(outcome.errors.hasPrefix("hung") ? 20_000 : 300))")
+            let failures = outcome.output.split(separator: "\n").filter { !$0.hasPrefix("pass ") }.joined(separator: "\n")
+            #expect(
+                outcome.status == 0,
+                "`\(command)` exited \(outcome.status): \(outcome.errors.prefix(outcome.errors.hasPrefix("hung") ? 20_000 : 300))\n\(failures.suffix(3_000))")
         }
     }
 

@@ -32,7 +32,7 @@ struct TransitionCoverageTests {
         let second = PendingLogout(state: "S2", deadline: start.adding(.seconds(700)), mvpdID: "m")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
         _ = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(deviceID: "d", pendingLogout: first)), at: start)
-        let actions = machine.handle(.storageChanged(StoredTokens(deviceID: "d", pendingLogout: second)), at: start)
+        let actions = machine.handle(.storageChanged(StoredTokens(deviceID: "d", pendingLogout: second)), at: start).effects
         #expect(actions.contains(.startTimer(.redirectDeadline(FlowID(1)), at: second.deadline)), "\(actions)")
         return Set(machine.lastTransitions)
     }
@@ -50,7 +50,7 @@ struct TransitionCoverageTests {
         machine.recordsTransitions = true
         var operation: UInt64 = 1
         func handle(_ input: Input) {
-            let actions = machine.handle(input, at: start)
+            let actions = machine.handle(input, at: start).effects
             rows.formUnion(machine.lastTransitions)
             for case .askProvider(let asked, _, _, _) in actions { operation = asked.rawValue }
         }

@@ -14,17 +14,11 @@ extension AccessEnabler {
             startBackendTask(operation, request)
         case .askProvider(let operation, let provider, let request, let session):
             startProviderTask(operation, provider: provider, request, session)
-        case .resubmit(let held):
-            resubmit(held)
-        case .drawFlowSecrets(let flow):
-            drawSecrets(flow)
         case .startTimer(let timer, let deadline):
             timers.removeValue(forKey: timer)?.cancel()
             timers[timer] = environment.clock.schedule(at: deadline) { [weak self] in await self?.deliverTimer(timer) }
         case .cancelTimer(let timer):
             timers.removeValue(forKey: timer)?.cancel()
-        case .persist:
-            break  // a step's save, made by ``process(_:)`` before anything else of the step
         case .presentPlatformPicker(let flow, let dialog, let requestorID, let request):
             startPickerTask(flow, dialog, requestorID: requestorID, request: request)
         case .dismissPlatformPicker(let flow):

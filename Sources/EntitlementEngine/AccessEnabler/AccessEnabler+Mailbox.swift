@@ -93,7 +93,7 @@ extension AccessEnabler {
         while true {
             let now = environment.clock.now()
             var next = machine
-            let step = next.step(input, at: now)
+            let step = next.handle(input, at: now)
             var failure: TokenStorageError?
             if let save = step.save {
                 do throws(TokenStorageError) {

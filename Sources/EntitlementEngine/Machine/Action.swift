@@ -1,4 +1,5 @@
-/// What to do: the machine's only way to affect the world. The actor runs them in order.
+/// What to do: the machine's only way to affect the world. A ``MachineStep`` lists them as its effects
+/// (beside its save, the secrets to draw and the calls to resubmit), and the actor runs them in order.
 public enum Action: Sendable, Hashable {
     /// Call the delegate (and the callback stream); `answering` names the calls this callback ends.
     case emit(Callback, answering: [CallID])
@@ -12,11 +13,6 @@ public enum Action: Sendable, Hashable {
     case askProvider(OperationID, provider: String, ProviderRequest, ProviderSession)
     /// Send a backend request; answer with ``Input/backendAnswered(_:_:)`` or ``Input/backendFailed(_:_:)``.
     case callBackend(OperationID, BackendRequest)
-    /// Feed these held calls back as inputs, in order, before any other input (the queue flush:
-    /// each call then runs as its own input).
-    case resubmit([EntitlementMachine.QueuedCall])
-    /// Draw a flow's `state` at once; answer with ``Input/flowSecretsDrawn(_:_:)`` before any other input.
-    case drawFlowSecrets(FlowID)
     /// Show the platform's provider picker for a login flow, its sign-in answering the partner's
     /// `request`; answer with ``Input/platformPickerAnswered(_:_:)`` when the user has chosen (cookbook D).
     case presentPlatformPicker(FlowID, TvProviderDialog, requestorID: String, request: V2PartnerRequest)
@@ -29,8 +25,6 @@ public enum Action: Sendable, Hashable {
     case startTimer(TimerID, at: Timestamp)
     /// Cancel a timer (no effect if it already fired).
     case cancelTimer(TimerID)
-    /// Replace the stored tokens of this device and requestor.
-    case persist(StoredTokens, requestorID: String)
     /// Record something worth a debug log line (late results, joined calls).
     case log(EngineLog)
 }

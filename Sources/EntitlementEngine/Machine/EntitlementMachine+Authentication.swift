@@ -184,7 +184,8 @@ extension EntitlementMachine {
         if let remembered = selectedProviderID.flatMap(configuration.mvpd), !remembered.isTempPass {
             flow.mvpd = remembered
             moveAuthentication(to: .preparingLogin(flow), .rememberedProvider, .drawSecrets)
-            return [.drawFlowSecrets(flow.id)]
+            drawSecrets(flow.id)
+            return []
         }
         if settings.platformSSO, configuration.mvpds.contains(where: \.enablePlatformServices) {
             let operation = nextOperation()
@@ -272,10 +273,8 @@ extension EntitlementMachine {
         } else {
             moveAuthentication(to: .preparingLogin(flow), nil, .trackSelection, .persist, .drawSecrets)
         }
-        actions += [
-            .emit(.sendTrackingData(.mvpdSelection, tracking), answering: []),
-            .drawFlowSecrets(flow.id),
-        ]
+        actions.append(.emit(.sendTrackingData(.mvpdSelection, tracking), answering: []))
+        drawSecrets(flow.id)
         return actions
     }
 
@@ -819,11 +818,12 @@ extension EntitlementMachine {
             moveAuthentication(to: .preparingLogout(flow), .platformSession, .status, .persist, .drawSecrets)
             let notice = Notice.platformLogout.report("Signed out of this app only: the device is still signed in to the TV provider; "
                     + "sign out in the device settings too, or this app signs in again at its next setRequestor.")
-            actions += [.emit(.status(notice), answering: []), .drawFlowSecrets(flow.id)]
+            actions.append(.emit(.status(notice), answering: []))
+            drawSecrets(flow.id)
             return actions
         }
         moveAuthentication(to: .preparingLogout(flow), nil, .persist, .drawSecrets)
-        actions.append(.drawFlowSecrets(flow.id))
+        drawSecrets(flow.id)
         return actions
     }
 

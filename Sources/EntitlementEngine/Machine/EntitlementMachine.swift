@@ -1,6 +1,6 @@
 import EntitlementSupport
 
-/// The engine's pure state machine: `handle(input, at:) -> [Action]`, no I/O, clock or randomness.
+/// The engine's pure state machine: `handle(input, at:) -> MachineStep`, no I/O, clock or randomness.
 ///
 /// Six orthogonal regions: ``configuration`` (with the queue of calls held until `setRequestor`
 /// completes), ``authentication`` (login flows and logout), ``authorizations`` (one small machine
@@ -8,7 +8,7 @@ import EntitlementSupport
 /// (refusals, read-only answers, pre-authorizations and metadata reads) and, with a provider chain,
 /// the entitlements region (``Callback/entitlementsChanged(_:)``) and the accounts region (providers
 /// the user signs in to). The owner (``AccessEnabler``) turns calls, backend answers and timers into ``Input``s and
-/// runs the returned ``Action``s in order; tests drive this struct directly.
+/// runs the returned ``MachineStep`` (its save first, then its actions in order); tests drive this struct directly.
 ///
 /// Every state change goes through a recording helper, so with ``recordsTransitions`` on, each
 /// input reports the ``TransitionRow``s it took (``lastTransitions``); ``TransitionTable`` lists them
@@ -130,6 +130,15 @@ public struct EntitlementMachine: Sendable {
     var inputName = ""
 
     var preauthorizations: [PendingPreauthorization] = []
+    /// The requestor whose tokens the input being handled saves (its step's ``MachineStep/save`` holds
+    /// ``persisted``; nil between inputs).
+    private var savingFor: String?
+    /// The flows whose secrets the input being handled asks for (its step's ``MachineStep/secretsToDraw``;
+    /// empty between inputs).
+    private var secretsToDraw: [FlowID] = []
+    /// The held calls the input being handled feeds back (its step's ``MachineStep/resubmitted``; empty
+    /// between inputs).
+    private var resubmitting: [QueuedCall] = []
     /// Every backend request sent and not answered yet, with its attempt: a request the service
     /// asks to retry is sent again as it was (``V2RetryPolicy``: at most twice, 0.5 s then 1 s later).
     var requestsSent: [OperationID: (request: BackendRequest, attempt: Int)] = [:]
@@ -212,18 +221,19 @@ public struct EntitlementMachine: Sendable {
 
     // MARK: - Input
 
-    /// Feeds one input observed at `now` and returns what to do, in order.
-    public mutating func handle(_ input: Input, at now: Timestamp) -> [Action] {
+    /// Feeds one input observed at `now` and returns what to do: its ``MachineStep`` (the save that must
+    /// hold first, the effects in order, the secrets to draw and the held calls to feed back).
+    public mutating func handle(_ input: Input, at now: Timestamp) -> MachineStep {
         self.now = now
         lastTransitions.removeAll(keepingCapacity: true)
         inputName = input.name
         let saveFailed = if case .storageWriteFailed = input { true } else { false }
         if !saveFailed { persistedBeforeSave = nil }
         if now >= nextCacheSweep { evictExpiredCacheEntries() }
-        var actions = transition(input)
-        if hasProviderChain, let changed = announceEntitlements() { actions.append(changed) }
-        for action in actions {
-            switch action {
+        var effects = transition(input)
+        if hasProviderChain, let changed = announceEntitlements() { effects.append(changed) }
+        for effect in effects {
+            switch effect {
             case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
                 if requestsSent[operation] == nil { requestsSent[operation] = (request, 1) }
             default: break
@@ -232,18 +242,23 @@ public struct EntitlementMachine: Sendable {
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
-        guard !saveFailed, case .configured(let configuration) = configuration, savedFieldsWritten else { return actions }
-        let tokens = storedTokens
-        guard tokens != persisted else {
+        if !saveFailed, case .configured(let configuration) = configuration, savedFieldsWritten {
+            let tokens = storedTokens
+            if tokens != persisted { persist(tokens, configuration) }
             savedFieldsWritten = false
-            return actions
         }
-        let save = persist(tokens, configuration)
-        savedFieldsWritten = false
-        return [save] + actions
+        defer {
+            savingFor = nil
+            secretsToDraw = []
+            resubmitting = []
+        }
+        return MachineStep(
+            save: savingFor.map { MachineStep.Save(tokens: persisted, requestorID: $0) }, effects: effects,
+            secretsToDraw: secretsToDraw, resubmitted: resubmitting)
     }
 
-    /// The regions' transitions for one input (``handle(_:at:)`` adds persistence).
+    /// The regions' transitions for one input: the step's effects (``handle(_:at:)`` adds the save, the
+    /// secrets to draw and the calls to resubmit).
     private mutating func transition(_ input: Input) -> [Action] {
         switch input {
         case .callReceived(let id, .setRequestor(let requestorID, _)):
@@ -487,11 +502,13 @@ public struct EntitlementMachine: Sendable {
         return actions
     }
 
-    /// Hands the held calls back to the owner, in order, to run as their own inputs.
+    /// Hands the held calls back to the owner (the step's ``MachineStep/resubmitted``), in order, to run as
+    /// their own inputs.
     private mutating func flushQueue() -> [Action] {
         guard !queue.isEmpty else { return [] }
-        defer { queue.removeAll() }
-        return [.resubmit(queue)]
+        resubmitting += queue
+        queue.removeAll()
+        return []
     }
 
     /// The authentication to adopt from a profiles answer: a valid profile of one of the
@@ -879,11 +896,18 @@ public struct EntitlementMachine: Sendable {
         return [.emit(.status(notice), answering: [])]
     }
 
-    /// Saves `tokens` (the current ``storedTokens``) and counts them as stored; ``Input/storageWriteFailed(_:)`` takes that back.
-    mutating func persist(_ tokens: StoredTokens, _ configuration: RequestorConfiguration) -> Action {
+    /// Saves `tokens` (the current ``storedTokens``) as the step's ``MachineStep/save`` and counts them as
+    /// stored; ``Input/storageWriteFailed(_:)`` takes that back.
+    mutating func persist(_ tokens: StoredTokens, _ configuration: RequestorConfiguration) {
         persistedBeforeSave = persistedBox ?? Boxed(.empty)
         persisted = tokens
-        return .persist(tokens, requestorID: configuration.requestorID)
+        savingFor = configuration.requestorID
+    }
+
+    /// Has the shell draw `flow`'s secrets once this input's effects are done (the step's
+    /// ``MachineStep/secretsToDraw``).
+    mutating func drawSecrets(_ flow: FlowID) {
+        secretsToDraw.append(flow)
     }
 
     /// `text` ending with exactly one period (a backend's message may bring its own).
@@ -958,9 +982,7 @@ public struct EntitlementMachine: Sendable {
         actions += abortRequests(code: ErrorCode.genericAuthorization, description: reason)
         actions += abandonAccountWork()
         let tokens = storedTokens
-        if tokens != persisted {
-            actions.insert(persist(tokens, current), at: 0)
-        }
+        if tokens != persisted { persist(tokens, current) }
         moveAuthentication(to: .unknown)
         authorizationExpiries = [:]
         selectedProviderID = nil

@@ -1,5 +1,5 @@
-/// What the machine decided for one input, cut by what the shell must do with each part — the
-/// machine–shell contract as a type, not as an order the shell has to know:
+/// What the machine decided for one input (``EntitlementMachine/handle(_:at:)``), cut by what the shell
+/// must do with each part — the machine–shell contract as a type, not as an order the shell has to know:
 ///
 /// 1. ``save``: the tokens to save first (a compare-and-set); the step holds only once the save does,
 ///    and nothing else of it is done before.
@@ -15,6 +15,12 @@ public struct MachineStep: Sendable, Hashable {
         public var tokens: StoredTokens
         /// The requestor they are stored for.
         public var requestorID: String
+
+        /// Creates a save.
+        public init(tokens: StoredTokens, requestorID: String) {
+            self.tokens = tokens
+            self.requestorID = requestorID
+        }
     }
 
     /// The save that must hold before anything else of the step is done, if the input changed what is stored.
@@ -26,26 +32,16 @@ public struct MachineStep: Sendable, Hashable {
     /// The held calls fed back ahead of all queued work.
     public var resubmitted: [EntitlementMachine.QueuedCall]
 
-    /// The step of `actions` as ``EntitlementMachine/handle(_:at:)`` lists them (its save first).
-    public init(_ actions: [Action]) {
-        save = nil
-        effects = []
-        secretsToDraw = []
-        resubmitted = []
-        effects.reserveCapacity(actions.count)
-        for action in actions {
-            switch action {
-            case .persist(let tokens, let requestorID): save = Save(tokens: tokens, requestorID: requestorID)
-            case .drawFlowSecrets(let flow): secretsToDraw.append(flow)
-            case .resubmit(let calls): resubmitted += calls
-            default: effects.append(action)
-            }
-        }
+    /// Creates a step.
+    public init(
+        save: Save? = nil, effects: [Action] = [], secretsToDraw: [FlowID] = [], resubmitted: [EntitlementMachine.QueuedCall] = []
+    ) {
+        self.save = save
+        self.effects = effects
+        self.secretsToDraw = secretsToDraw
+        self.resubmitted = resubmitted
     }
-}
 
-extension EntitlementMachine {
-    /// Feeds one input observed at `now` and returns its ``MachineStep``: ``handle(_:at:)``'s actions, cut by
-    /// what the shell does with each.
-    public mutating func step(_ input: Input, at now: Timestamp) -> MachineStep { MachineStep(handle(input, at: now)) }
+    /// Whether the step does nothing at all.
+    public var isEmpty: Bool { save == nil && effects.isEmpty && secretsToDraw.isEmpty && resubmitted.isEmpty }
 }

@@ -154,8 +154,7 @@ private struct Run {
 
     private mutating func feed(_ record: JSONValue) {
         guard case .some(let (input, time)) = try? TraceCoding.decodeInput(record) else { return }
-        let actions = machine.handle(remap(input), at: time)
-        for action in actions {
+        for action in machine.handle(remap(input), at: time).effects {
             let seq = 0
             switch action {
             case .emit(let callback, let answering):
@@ -164,8 +163,7 @@ private struct Run {
                 produced.append(TraceCoding.encode(operation, request, seq: seq, book: &book))
             case .askProvider(let operation, let provider, let request, _):
                 produced.append(TraceCoding.encodeProviderRequest(operation, provider: provider, request, seq: seq))
-            case .resubmit, .drawFlowSecrets, .startTimer, .cancelTimer, .persist, .log, .presentPlatformPicker,
-                .dismissPlatformPicker, .checkPlatformSignIn:
+            case .startTimer, .cancelTimer, .log, .presentPlatformPicker, .dismissPlatformPicker, .checkPlatformSignIn:
                 break
             }
         }
