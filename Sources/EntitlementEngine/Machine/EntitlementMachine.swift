@@ -140,10 +140,8 @@ public struct EntitlementMachine: Sendable {
     /// between inputs).
     private var resubmitting: [QueuedCall] = []
     /// Every backend request sent and not answered yet, with its attempt: a request the service
-    /// asks to retry is sent again as it was (``V2RetryPolicy``: at most twice, 0.5 s then 1 s later).
+    /// asks to retry is sent again as it was (`EntitlementMachine+Retries.swift`).
     var requestsSent: [OperationID: (request: BackendRequest, attempt: Int)] = [:]
-    /// How often, and after what pause, a request is retried when the service asks.
-    static let retryPolicy = V2RetryPolicy()
     /// What the machine last saved (or loaded): a save happens when ``storedTokens`` differs.
     public internal(set) var persisted: StoredTokens {
         get { persistedBox?.value ?? .empty }
@@ -232,13 +230,7 @@ public struct EntitlementMachine: Sendable {
         if now >= nextCacheSweep { evictExpiredCacheEntries() }
         var effects = transition(input)
         if hasProviderChain, let changed = announceEntitlements() { effects.append(changed) }
-        for effect in effects {
-            switch effect {
-            case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
-                if requestsSent[operation] == nil { requestsSent[operation] = (request, 1) }
-            default: break
-            }
-        }
+        noteRequestsSent(effects)
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
@@ -260,6 +252,7 @@ public struct EntitlementMachine: Sendable {
     /// The regions' transitions for one input: the step's effects (``handle(_:at:)`` adds the save, the
     /// secrets to draw and the calls to resubmit).
     private mutating func transition(_ input: Input) -> [Action] {
+        if let retry = retryAsked(by: input) { return retry }
         switch input {
         case .callReceived(let id, .setRequestor(let requestorID, _)):
             // The service-provider URLs are the transport's business (the V2 client's base URL).
@@ -271,28 +264,14 @@ public struct EntitlementMachine: Sendable {
             self.options = options
             return []
         case .configurationLoaded(let operation, let configuration, let stored, let others, let verified):
-            requestsSent[operation] = nil
             return configurationLoaded(operation, configuration, stored, others: others, verified: verified)
         case .configurationFailed(let operation, let error):
-            if let retry = retryLater(operation, error) { return retry }
-            requestsSent[operation] = nil
             return configurationFailed(operation, error)
         case .flowSecretsDrawn(let flow, let secrets):
             return flowSecretsDrawn(flow, secrets)
         case .backendAnswered(let operation, let response):
-            // A decision whose item says `retry` is retried like a request that failed with it.
-            if case .authorize = requestsSent[operation]?.request, case .decisions(let decisions) = response,
-                decisions.count == 1, let error = decisions[0].error, error.action == .retry,
-                let retry = retryLater(operation, BackendError(v2: error, httpStatus: 200))
-            {
-                return retry
-            }
-            if let retry = retryPreauthorizationItems(operation, response) { return retry }
-            requestsSent[operation] = nil
             return backendFinished(operation, .success(response))
         case .backendFailed(let operation, let error):
-            if let retry = retryLater(operation, error) { return retry }
-            requestsSent[operation] = nil
             return backendFinished(operation, .failure(error))
         case .providerAnswered(let operation, let result):
             return providerAnswered(operation, result)
@@ -685,66 +664,6 @@ public struct EntitlementMachine: Sendable {
             return preauthorizationFinished(preauthorizations.remove(at: index), result)
         }
         return [.log(.lateResultIgnored(operation))]
-    }
-
-    // MARK: - Retries the service asks for
-
-    /// The operations some region still waits for.
-    var awaitedOperations: Set<OperationID> {
-        var operations = Set(authorizations.compactMap(\.operation) + preauthorizations.map(\.operation))
-        switch configuration {
-        case .configuring(_, let operation, _), .signingIn(_, let operation, _): operations.insert(operation)
-        default: break
-        }
-        switch authentication {
-        case .creatingSession(_, let operation), .requestingLogout(_, let operation), .readingProfile(_, let operation?, _),
-            .awaitingSecondScreen(_, _, let operation?):
-            operations.insert(operation)
-        default: break
-        }
-        return operations
-    }
-
-    /// A `retry` error for a request still waited for, with attempts left: send it again after a
-    /// pause (nil: the failure is the request's result).
-    private mutating func retryLater(_ operation: OperationID, _ error: BackendError) -> [Action]? {
-        guard case .retryable = error, let sent = requestsSent[operation], awaitedOperations.contains(operation),
-            let pause = Self.retryPolicy.pause(before: sent.attempt)
-        else { return nil }
-        recordCall(.retryAsked, .startTimer)
-        return [.startTimer(.retry(operation), at: now.adding(pause))]
-    }
-
-    /// A pre-authorization answer some of whose items say `retry`, with attempts left: the other items
-    /// are kept, and only those are asked again after the pause (nil: the answer is the result).
-    private mutating func retryPreauthorizationItems(_ operation: OperationID, _ response: BackendResponse) -> [Action]? {
-        guard case .preauthorize(let context, let mvpd, let asked) = requestsSent[operation]?.request,
-            case .decisions(let decisions) = response,
-            let index = preauthorizations.firstIndex(where: { $0.operation == operation })
-        else { return nil }
-        let again = decisions.filter { asked.contains($0.resource) && $0.error?.action == .retry }
-        guard let first = again.first?.error, let retry = retryLater(operation, BackendError(v2: first, httpStatus: 200)) else {
-            return nil
-        }
-        var pending = preauthorizations[index]
-        let retried = Set(again.map(\.resource))
-        guard !absorb(decisions.filter { !retried.contains($0.resource) }, into: &pending) else { return nil }
-        preauthorizations[index] = pending
-        requestsSent[operation]?.request = .preauthorize(context, mvpd: mvpd, resources: asked.filter(retried.contains))
-        return retry
-    }
-
-    /// The retry is due: the same request again, under the same operation.
-    private mutating func resend(_ operation: OperationID) -> [Action] {
-        guard var sent = requestsSent[operation], awaitedOperations.contains(operation) else {
-            requestsSent[operation] = nil
-            return [.log(.lateTimerIgnored(.retry(operation)))]
-        }
-        sent.attempt += 1
-        requestsSent[operation] = sent
-        recordCall(.retryDue, .resendRequest)
-        if case .configuration = sent.request { return [.loadConfiguration(operation, sent.request)] }
-        return [.callBackend(operation, sent.request)]
     }
 
     // MARK: - Recording transitions

@@ -1,0 +1,108 @@
+/// Retries the service asks for — the one place that decides them. Every backend request sent is
+/// noted with its attempt (``EntitlementMachine/handle(_:at:)`` notes a step's requests); an answer that
+/// says `retry` — a failed request, one decision item, or some items of a pre-authorization — for a
+/// request still waited for, with attempts left (``V2RetryPolicy``: at most twice, 0.5 s then 1 s later),
+/// starts a timer instead of reaching its region, and the timer sends the request again as it was,
+/// under the same operation. Any other answer ends the request.
+extension EntitlementMachine {
+    /// How often, and after what pause, a request is retried when the service asks.
+    static let retryPolicy = V2RetryPolicy()
+
+    /// Notes the backend requests among a step's effects (a resent one keeps its attempt).
+    mutating func noteRequestsSent(_ effects: [Action]) {
+        for effect in effects {
+            switch effect {
+            case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
+                if requestsSent[operation] == nil { requestsSent[operation] = (request, 1) }
+            default: break
+            }
+        }
+    }
+
+    /// For an input that answers a backend request: the retry to run instead of the answer when the
+    /// service asked for one, else nil — and the request is answered (no longer noted).
+    mutating func retryAsked(by input: Input) -> [Action]? {
+        let operation: OperationID
+        let retry: [Action]?
+        switch input {
+        case .configurationLoaded(let answered, _, _, _, _):
+            operation = answered
+            retry = nil
+        case .configurationFailed(let answered, let error), .backendFailed(let answered, let error):
+            operation = answered
+            retry = retryLater(answered, error)
+        case .backendAnswered(let answered, let response):
+            operation = answered
+            retry = retryDecisionItems(answered, response)
+        default:
+            return nil
+        }
+        if retry == nil { requestsSent[operation] = nil }
+        return retry
+    }
+
+    /// The operations some region still waits for.
+    var awaitedOperations: Set<OperationID> {
+        var operations = Set(authorizations.compactMap(\.operation) + preauthorizations.map(\.operation))
+        switch configuration {
+        case .configuring(_, let operation, _), .signingIn(_, let operation, _): operations.insert(operation)
+        default: break
+        }
+        switch authentication {
+        case .creatingSession(_, let operation), .requestingLogout(_, let operation), .readingProfile(_, let operation?, _),
+            .awaitingSecondScreen(_, _, let operation?):
+            operations.insert(operation)
+        default: break
+        }
+        return operations
+    }
+
+    /// A `retry` error for a request still waited for, with attempts left: send it again after a
+    /// pause (nil: the failure is the request's result).
+    private mutating func retryLater(_ operation: OperationID, _ error: BackendError) -> [Action]? {
+        guard case .retryable = error, let sent = requestsSent[operation], awaitedOperations.contains(operation),
+            let pause = Self.retryPolicy.pause(before: sent.attempt)
+        else { return nil }
+        recordCall(.retryAsked, .startTimer)
+        return [.startTimer(.retry(operation), at: now.adding(pause))]
+    }
+
+    /// Decisions whose items say `retry`: an authorization's one item is retried like a request that
+    /// failed with it; a pre-authorization keeps its other items and asks again for those only, after
+    /// the pause (nil: the answer is the result).
+    private mutating func retryDecisionItems(_ operation: OperationID, _ response: BackendResponse) -> [Action]? {
+        guard case .decisions(let decisions) = response, let sent = requestsSent[operation] else { return nil }
+        switch sent.request {
+        case .authorize:
+            guard decisions.count == 1, let error = decisions[0].error, error.action == .retry else { return nil }
+            return retryLater(operation, BackendError(v2: error, httpStatus: 200))
+        case .preauthorize(let context, let mvpd, let asked):
+            guard let index = preauthorizations.firstIndex(where: { $0.operation == operation }) else { return nil }
+            let again = decisions.filter { asked.contains($0.resource) && $0.error?.action == .retry }
+            guard let first = again.first?.error, let retry = retryLater(operation, BackendError(v2: first, httpStatus: 200)) else {
+                return nil
+            }
+            var pending = preauthorizations[index]
+            let retried = Set(again.map(\.resource))
+            guard !absorb(decisions.filter { !retried.contains($0.resource) }, into: &pending) else { return nil }
+            preauthorizations[index] = pending
+            requestsSent[operation]?.request = .preauthorize(context, mvpd: mvpd, resources: asked.filter(retried.contains))
+            return retry
+        default:
+            return nil
+        }
+    }
+
+    /// The retry is due: the same request again, under the same operation.
+    mutating func resend(_ operation: OperationID) -> [Action] {
+        guard var sent = requestsSent[operation], awaitedOperations.contains(operation) else {
+            requestsSent[operation] = nil
+            return [.log(.lateTimerIgnored(.retry(operation)))]
+        }
+        sent.attempt += 1
+        requestsSent[operation] = sent
+        recordCall(.retryDue, .resendRequest)
+        if case .configuration = sent.request { return [.loadConfiguration(operation, sent.request)] }
+        return [.callBackend(operation, sent.request)]
+    }
+}
