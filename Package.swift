@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "EntitlementEngine", targets: ["EntitlementEngine"]),
+        .library(name: "EntitlementTracing", targets: ["EntitlementTracing"]),
         .library(name: "EntitlementSimulator", targets: ["EntitlementSimulator"]),
         .library(name: "EntitlementScenarios", targets: ["EntitlementScenarios"]),
         .library(name: "EntitlementFuzzing", targets: ["EntitlementFuzzing"]),
@@ -25,7 +26,9 @@ let package = Package(
         // generator — one of each, shared by the modules, in no product's public API.
         .target(name: "EntitlementSupport"),
         .target(name: "EntitlementEngine", dependencies: ["EntitlementSupport"]),
-        .target(name: "EntitlementSimulator", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
+        // Tools over a session: traces (record, replay, conceal, transcripts) and the charts of the table.
+        .target(name: "EntitlementTracing", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
+        .target(name: "EntitlementSimulator", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing"]),
         .target(name: "EntitlementHTTP", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementHTTPServer"),
         .target(name: "EntitlementRedis", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
@@ -36,38 +39,38 @@ let package = Package(
         .target(
             name: "EntitlementScenarios",
             dependencies: [
-                "EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer",
                 "EntitlementProviders",
             ]),
         .target(
             name: "EntitlementFuzzing",
             dependencies: [
-                "EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementHTTPServer", "EntitlementSimulatorServer",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementHTTPServer", "EntitlementSimulatorServer",
                 "EntitlementRedis", "EntitlementProviders",
             ]),
         .executableTarget(
             name: "entitle",
             dependencies: [
-                "EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementHTTP",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementHTTP",
                 "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost", "EntitlementProviders",
             ]),
         .testTarget(
-            name: "EntitlementEngineTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing"]),
+            name: "EntitlementEngineTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(
-            name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
+            name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios"]),
         .testTarget(
             name: "EntitlementFuzzingTests",
-            dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
+            dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementHTTPServer"]),
         .testTarget(
             name: "EntitlementProvidersTests",
             dependencies: [
-                "EntitlementSupport", "EntitlementEngine", "EntitlementProviders", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementProviders", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator",
                 "EntitlementSimulatorServer", "EntitlementScenarios",
             ]),
         .testTarget(
-            name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementHost", "EntitlementSimulator", "EntitlementFuzzing"]),
+            name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementHost", "EntitlementSimulator", "EntitlementFuzzing"]),
         .testTarget(
             name: "EntitlementRedisTests", dependencies: ["EntitlementEngine", "EntitlementRedis", "EntitlementSimulator", "EntitlementHost"]),
         .testTarget(
@@ -78,7 +81,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "EntitlementScenariosTests",
-            dependencies: ["EntitlementEngine", "EntitlementSimulator", "EntitlementScenarios"]),
+            dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios"]),
     ],
     swiftLanguageModes: [.v6]
 )

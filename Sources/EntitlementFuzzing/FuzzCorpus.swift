@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementScenarios
 import EntitlementSimulator
 import Foundation
+import EntitlementTracing
 
 /// The valid inputs the fuzzers start from, made in code (a fuzzer must not depend on where the
 /// package's test files are): recorded traces, scenario scripts, and a token file.

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTracing
 
 /// A seeded random explorer: it drives a real engine on the simulator through random sequences of
 /// calls, user actions, backend faults, storage failures and clock moves — on some devices with a

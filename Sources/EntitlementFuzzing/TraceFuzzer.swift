@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementTracing
 
 /// Fuzzes the trace reader, the replayer and the transcript with mutated recorded traces: each
 /// either refuses the trace with a typed error or replays and prints it — never traps.

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementProviders
 import EntitlementSimulator
+import EntitlementTracing
 
 /// The state of one run: every engine of the script, each with what it emitted and not yet matched.
 struct ScenarioRun {

@@ -3,6 +3,7 @@ import EntitlementHTTP
 import EntitlementHTTPServer
 import EntitlementSimulator
 import EntitlementSimulatorServer
+import EntitlementTracing
 
 /// Runs a ``Scenario`` against the real `AccessEnabler` on the simulator, with a manual clock,
 /// seeded randomness and answers delivered in operation order: the same result every run.

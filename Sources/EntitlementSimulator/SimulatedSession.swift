@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementTracing
 
 /// One engine wired to a simulator on a manual clock with seeded randomness: the same run every
 /// time. Tests, the demo and scenarios drive the engine through it.

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementTracing
 
 /// `entitle chart`: prints the charts generated from the transition table (the overview and the
 /// detailed parts), or rewrites the mermaid block of each `DIR/<chart>.md` (keeping the prose

@@ -1,6 +1,7 @@
 import EntitlementHTTPServer
 import EntitlementEngine
 import EntitlementFuzzing
+import EntitlementTracing
 
 /// The commands `entitle` understands (argument parsing is hand-written: no dependencies). Each
 /// command's help is in ``CommandHelp``.

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementFuzzing
+import EntitlementTracing
 
 /// The help of one `entitle` command: `entitle help COMMAND` and `entitle COMMAND --help` print it,
 /// `entitle help` lists every command's summary.

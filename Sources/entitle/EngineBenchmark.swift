@@ -3,6 +3,7 @@ import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 import Synchronization
+import EntitlementTracing
 
 /// `entitle bench engine`: the figures of "run in production" in one run, each against its target,
 /// printed as a table. Ratios compare the same work on both sides (checked before timing); rates run

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementScenarios
 import Foundation
+import EntitlementTracing
 
 /// `entitle bench json`: the canonical trace writer against `JSONEncoder` (sorted keys, no slash
 /// escaping) on the same records, interleaved in one run; reports medians and the ratio.

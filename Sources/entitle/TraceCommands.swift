@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementScenarios
+import EntitlementTracing
 
 /// `entitle record`, `entitle replay` and `entitle trace show`.
 struct TraceCommands {

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementTracing
 
 #if canImport(Glibc)
     import Glibc

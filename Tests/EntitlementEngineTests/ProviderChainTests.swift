@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import Synchronization
 import Testing
+import EntitlementTracing
 
 /// The provider chain on the real engine: order and fallback, the request deadline, a provider that
 /// never answers its verification, chains refused at construction, and traces that replay.

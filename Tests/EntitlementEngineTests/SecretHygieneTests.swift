@@ -3,6 +3,7 @@ import EntitlementSimulator
 import EntitlementSupport
 import Synchronization
 import Testing
+import EntitlementTracing
 
 @Suite("Secrets never reach log lines in clear", .checksExactlyOnce)
 struct SecretHygieneTests {

@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import Foundation
 import Testing
+import EntitlementTracing
 
 /// Inputs the review found trapping: each is now a typed refusal or a saturated value.
 @Suite("Every boundary is total")

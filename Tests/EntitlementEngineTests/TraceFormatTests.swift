@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSupport
 import Foundation
 import Testing
+import EntitlementTracing
 
 @Suite("Trace format: canonical JSON, strict reading, placeholders")
 struct TraceFormatTests {

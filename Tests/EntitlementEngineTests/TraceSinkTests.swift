@@ -3,6 +3,7 @@ import EntitlementSimulator
 import Foundation
 import Synchronization
 import Testing
+import EntitlementTracing
 
 /// A streaming recorder writes the same lines a recorder in memory keeps, keeps none itself, and its
 /// file sink writes a trace that replays.

@@ -26,7 +26,9 @@ struct VersionTests {
             let header = try #require(text.split(separator: "\n").first)
             #expect(header.contains("\"engine\":\"\(EngineVersion.current)\""), "\(file)")
         }
-        let article = try String(contentsOf: Self.catalog.appendingPathComponent("Traces.md"), encoding: .utf8)
+        let article = try String(
+            contentsOf: Self.catalog.deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("EntitlementTracing/EntitlementTracing.docc/Traces.md"), encoding: .utf8)
         #expect(article.contains("\"engine\":\"\(EngineVersion.current)\""), "the Traces article's example header")
         #expect(article.contains("\"recorded_with\":\"entitle record \(EngineVersion.current)\""))
     }

@@ -3,6 +3,7 @@ import EntitlementFuzzing
 import EntitlementSimulator
 import Foundation
 import Testing
+import EntitlementTracing
 
 /// The random explorer's bounded, seeded budget in every `swift test` (the long mode is
 /// `entitle explore --seeds N`).

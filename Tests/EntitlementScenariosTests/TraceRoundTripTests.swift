@@ -3,6 +3,7 @@ import Foundation
 import EntitlementScenarios
 import EntitlementSimulator
 import Testing
+import EntitlementTracing
 
 /// Recording and replaying every scenario of the library.
 @Suite("Traces: record, replay, byte-identical, no secrets")

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(FoundationXML)
 import FoundationXML
+import EntitlementTracing
 #endif
 
 /// Reads the transitions back out of an SCXML document.

@@ -96,7 +96,8 @@ public actor AccessEnabler {
     ///   - environment: clock, device id and random sources.
     ///   - settings: redirect URL, timeouts, queue bound, tracking fields.
     ///   - monitor: observes every boundary event (tests, debug logs).
-    ///   - recorder: records the session as a trace; nil (the default) records nothing and costs nothing.
+    ///   - recorder: a second monitor, the one that records the session as a trace (EntitlementTracing's
+    ///     `TraceRecorder`); nil (the default) records nothing and costs nothing.
     ///   - platform: the device's TV-provider account (cookbook D); nil when the device has none.
     ///   - providers: the provider chain that answers authorization (``ProviderChain``); nil (the
     ///     default) is the TV provider alone, as in Adobe's SDK.
@@ -104,7 +105,7 @@ public actor AccessEnabler {
         backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
         storage: any TokenStorage = InMemoryTokenStorage(), environment: EngineEnvironment,
         settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil,
-        recorder: TraceRecorder? = nil, platform: (any PlatformSSO)? = nil, providers: ProviderChain? = nil
+        recorder: (any EngineMonitor)? = nil, platform: (any PlatformSSO)? = nil, providers: ProviderChain? = nil
     ) {
         let observers: [any EngineMonitor] = [monitor, recorder].compactMap { $0 }
         let combined: (any EngineMonitor)? = observers.count > 1 ? MonitorGroup(observers) : observers.first

@@ -1,9 +1,10 @@
+import EntitlementEngine
 import Synchronization
 
-/// Records a session as a ``Trace``: pass one to ``AccessEnabler`` (`recorder:`). Off by default;
+/// Records a session as a ``Trace``: pass one to `AccessEnabler` (`recorder:`). Off by default;
 /// an engine without a recorder does no recording work at all.
 ///
-/// Secrets are written as placeholders by a ``SecretBook`` as the records are made, so no secret
+/// Secrets are written as placeholders by a `SecretBook` as the records are made, so no secret
 /// is ever held in the trace, written to a file or printed.
 ///
 /// With a ``TraceSink``, each line goes to the sink as it is made and nothing is kept: a long session

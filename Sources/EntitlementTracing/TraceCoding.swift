@@ -1,5 +1,6 @@
+import EntitlementEngine
 /// How inputs, callbacks and backend requests are written in a trace, and how inputs are read
-/// back for replay. Secrets go through a ``SecretBook`` on the way in.
+/// back for replay. Secrets go through a `SecretBook` on the way in.
 enum TraceCoding {
     // MARK: - Inputs
 

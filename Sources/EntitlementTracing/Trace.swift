@@ -1,3 +1,4 @@
+import EntitlementEngine
 import EntitlementSupport
 
 /// A recorded session: one header line, then one record per boundary event, as JSON Lines in
@@ -7,7 +8,7 @@ import EntitlementSupport
 /// (the random values a flow drew), `backendAnswered`, `backendFailed`, `timerFired` — each with
 /// `t`, the injected clock's reading when the machine handled it. Outputs (`"out"`): `callback`
 /// (with the calls it `answers`) and `request` (a backend request). Every record has `seq`, from 1.
-/// Secrets are placeholders (`<state#1>`, `<authn#2>`); see ``SecretBook``.
+/// Secrets are placeholders (`<state#1>`, `<authn#2>`); see `SecretBook`.
 public struct Trace: Sendable, Equatable {
     /// The major version this engine reads and writes; a trace with another major is refused.
     public static let formatMajor = 2

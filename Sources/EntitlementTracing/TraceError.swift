@@ -1,3 +1,4 @@
+import EntitlementEngine
 /// Why a trace cannot be read: the line and the reason. Nothing crashes on a bad trace.
 public struct TraceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong with a line.

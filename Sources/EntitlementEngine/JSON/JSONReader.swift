@@ -27,7 +27,7 @@ public struct JSONReader {
     public static func read(_ bytes: [UInt8]) throws(Failure) -> JSONValue { try read(bytes, in: 0..<bytes.count) }
 
     /// Parses the JSON text in `bytes[range]` (one line of a trace, read without copying it out).
-    static func read(_ bytes: [UInt8], in range: Range<Int>) throws(Failure) -> JSONValue {
+    package static func read(_ bytes: [UInt8], in range: Range<Int>) throws(Failure) -> JSONValue {
         var reader = JSONReader(bytes: bytes, range: range)
         reader.skipSpace()
         let value = try reader.value()
@@ -39,7 +39,7 @@ public struct JSONReader {
     /// The members of the JSON object in `bytes`, in their order, without building a dictionary (a
     /// media token's few claims are found faster by a look along the list); nil for anything else,
     /// including a key given twice.
-    static func readMembers(_ bytes: [UInt8]) -> [(key: String, value: JSONValue)]? {
+    package static func readMembers(_ bytes: [UInt8]) -> [(key: String, value: JSONValue)]? {
         var reader = JSONReader(bytes: bytes, range: 0..<bytes.count)
         reader.skipSpace()
         guard reader.index < reader.end, bytes[reader.index] == UInt8(ascii: "{") else { return nil }

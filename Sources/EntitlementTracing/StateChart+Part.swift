@@ -1,3 +1,4 @@
+import EntitlementEngine
 extension StateChart {
     /// One detailed chart: a whole region, or a group of a region's states that the overview draws
     /// as one composite state (the login flow, the platform picker, the second screen, logout).

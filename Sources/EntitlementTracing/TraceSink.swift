@@ -1,3 +1,4 @@
+import EntitlementEngine
 #if canImport(Glibc)
     import Glibc
     private func closeDescriptor(_ descriptor: Int32) -> Int32 { Glibc.close(descriptor) }

@@ -1,3 +1,4 @@
+import EntitlementEngine
 #if canImport(Glibc)
     import Glibc
     private func closeFile(_ descriptor: Int32) { _ = Glibc.close(descriptor) }

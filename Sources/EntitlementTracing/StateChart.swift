@@ -1,3 +1,4 @@
+import EntitlementEngine
 /// Draws the transition table: Mermaid `stateDiagram-v2` (the checked-in `StateCharts/*.md`),
 /// Graphviz DOT and W3C SCXML 1.0.
 public enum StateChart {

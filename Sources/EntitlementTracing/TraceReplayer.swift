@@ -1,5 +1,6 @@
+import EntitlementEngine
 /// Replays a ``Trace`` against today's machine: feeds every recorded input (at its recorded time)
-/// to a fresh ``EntitlementMachine`` and compares every output it produces — callbacks and backend
+/// to a fresh `EntitlementMachine` and compares every output it produces — callbacks and backend
 /// requests — with the recorded ones, in order. Backend answers come from the trace: a recorded
 /// response is fed once, at its place, to the request it answered.
 ///

@@ -1,3 +1,4 @@
+import EntitlementEngine
 /// A trace as a readable transcript: one line per record, `>` for calls, `<` for callbacks,
 /// `⇢`/`⇠` for backend traffic, `·` for the other inputs, with the clock relative to the start.
 public enum TraceTranscript {
