@@ -1,3 +1,4 @@
+import EntitlementEngine
 import Synchronization
 
 /// A clock that moves only when told to: tests, scenarios, the demo and replays use it.
