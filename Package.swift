@@ -48,11 +48,19 @@ let package = Package(
                 "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementHTTPServer", "EntitlementSimulatorServer",
                 "EntitlementRedis", "EntitlementProviders",
             ]),
+        // The benchmarks `entitle bench` runs (kept out of the library and of the command-line parsing).
+        .target(
+            name: "EntitlementBenchmarks",
+            dependencies: [
+                "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios",
+                "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost",
+            ]),
         .executableTarget(
             name: "entitle",
             dependencies: [
                 "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementHTTP",
                 "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost", "EntitlementProviders",
+                "EntitlementBenchmarks",
             ]),
         .testTarget(
             name: "EntitlementEngineTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementFuzzing"]),

@@ -1,8 +1,8 @@
 import EntitlementEngine
 import EntitlementScenarios
 import EntitlementSimulator
-import Foundation
 import EntitlementTracing
+import Foundation
 
 /// The valid inputs the fuzzers start from, made in code (a fuzzer must not depend on where the
 /// package's test files are): recorded traces, scenario scripts, and a token file.

@@ -1,6 +1,7 @@
-import EntitlementHTTPServer
+import EntitlementBenchmarks
 import EntitlementEngine
 import EntitlementFuzzing
+import EntitlementHTTPServer
 import EntitlementTracing
 
 /// The commands `entitle` understands (argument parsing is hand-written: no dependencies). Each

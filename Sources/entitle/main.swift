@@ -1,3 +1,4 @@
+import EntitlementBenchmarks
 import EntitlementEngine
 import EntitlementTracing
 

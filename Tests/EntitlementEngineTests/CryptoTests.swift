@@ -1,7 +1,7 @@
 import EntitlementEngine
+import EntitlementSimulator
 import EntitlementSupport
 import Testing
-import EntitlementSimulator
 
 @Suite("SHA-256, base64url and constant-time comparison against their standards' vectors")
 struct CryptoTests {

@@ -1,7 +1,7 @@
 import EntitlementEngine
+import EntitlementTracing
 import Foundation
 import Testing
-import EntitlementTracing
 
 /// Checked-in traces: `*.complete.jsonl` must replay; `*.divergent.jsonl` (hand-edited copies) must
 /// fail at the step named here, with a report that says why.

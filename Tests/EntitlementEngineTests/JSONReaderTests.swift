@@ -1,6 +1,6 @@
 @testable import EntitlementEngine
-import Testing
 import EntitlementTracing
+import Testing
 
 /// The JSON reader's edges: integers to the limits of Int64, every other number kept exactly, strings
 /// with and without escapes, and the refusals (RFC 8259's) with their byte offsets.

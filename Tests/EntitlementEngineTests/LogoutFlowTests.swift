@@ -1,6 +1,6 @@
-import Synchronization
 import EntitlementEngine
 import EntitlementSimulator
+import Synchronization
 import Testing
 
 @Suite("H. logout: local tokens first, then the service's logout, then (interactive) the MVPD's logout page", .checksExactlyOnce)

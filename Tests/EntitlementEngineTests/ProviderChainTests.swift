@@ -1,8 +1,8 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTracing
 import Synchronization
 import Testing
-import EntitlementTracing
 
 /// The provider chain on the real engine: order and fallback, the request deadline, a provider that
 /// never answers its verification, chains refused at construction, and traces that replay.

@@ -1,9 +1,9 @@
 import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
+import EntitlementTracing
 import Synchronization
 import Testing
-import EntitlementTracing
 
 @Suite("Secrets never reach log lines in clear", .checksExactlyOnce)
 struct SecretHygieneTests {

@@ -1,7 +1,7 @@
 import EntitlementEngine
+import EntitlementTracing
 import Foundation
 import Testing
-import EntitlementTracing
 
 /// Replaying a trace file as it is read gives what replaying the parsed trace gives — for every golden
 /// trace, complete or divergent — and refuses a broken file with the same line and reason.

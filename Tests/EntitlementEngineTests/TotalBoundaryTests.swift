@@ -1,8 +1,8 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTracing
 import Foundation
 import Testing
-import EntitlementTracing
 
 /// Inputs the review found trapping: each is now a typed refusal or a saturated value.
 @Suite("Every boundary is total")

@@ -1,8 +1,8 @@
 import EntitlementEngine
 import EntitlementSupport
+import EntitlementTracing
 import Foundation
 import Testing
-import EntitlementTracing
 
 @Suite("Trace format: canonical JSON, strict reading, placeholders")
 struct TraceFormatTests {

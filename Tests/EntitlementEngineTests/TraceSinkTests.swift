@@ -1,9 +1,9 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTracing
 import Foundation
 import Synchronization
 import Testing
-import EntitlementTracing
 
 /// A streaming recorder writes the same lines a recorder in memory keeps, keeps none itself, and its
 /// file sink writes a trace that replays.

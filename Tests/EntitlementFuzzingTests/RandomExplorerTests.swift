@@ -1,9 +1,9 @@
 import EntitlementEngine
 import EntitlementFuzzing
 import EntitlementSimulator
+import EntitlementTracing
 import Foundation
 import Testing
-import EntitlementTracing
 
 /// The random explorer's bounded, seeded budget in every `swift test` (the long mode is
 /// `entitle explore --seeds N`).

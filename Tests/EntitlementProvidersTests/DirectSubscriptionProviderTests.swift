@@ -4,10 +4,10 @@ import EntitlementHTTPServer
 import EntitlementProviders
 import EntitlementSimulator
 import EntitlementSimulatorServer
+import EntitlementTracing
 import Foundation
 import Synchronization
 import Testing
-import EntitlementTracing
 
 /// The direct-subscription provider on the simulator's Security API served over HTTP, and on a real
 /// engine: what goes on the wire, and what never reaches a trace.

@@ -1,7 +1,7 @@
 import EntitlementEngine
+import EntitlementTracing
 import Foundation
 import Testing
-import EntitlementTracing
 
 /// `entitle` as a user meets it: help and version, usage errors on standard error with exit 64 and
 /// a "did you mean", missing inputs 66, unwritable outputs 73, invalid scripts 2, failures 1,

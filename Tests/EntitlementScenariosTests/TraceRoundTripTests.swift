@@ -1,9 +1,9 @@
 import EntitlementEngine
-import Foundation
 import EntitlementScenarios
 import EntitlementSimulator
-import Testing
 import EntitlementTracing
+import Foundation
+import Testing
 
 /// Recording and replaying every scenario of the library.
 @Suite("Traces: record, replay, byte-identical, no secrets")

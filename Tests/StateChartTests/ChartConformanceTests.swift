@@ -1,7 +1,7 @@
 import EntitlementEngine
+import EntitlementTracing
 import Foundation
 import Testing
-import EntitlementTracing
 
 /// The charts in `StateCharts/` against the machine's transition table, both ways.
 @Suite("StateCharts conform to the transition table")

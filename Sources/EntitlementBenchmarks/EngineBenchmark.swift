@@ -1,14 +1,14 @@
 import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
+import EntitlementTracing
 import Foundation
 import Synchronization
-import EntitlementTracing
 
 /// `entitle bench engine`: the figures of "run in production" in one run, each against its target,
 /// printed as a table. Ratios compare the same work on both sides (checked before timing); rates run
 /// for a fixed time. Build with `-c release`: a debug build measures the debug build.
-struct EngineBenchmark {
+package struct EngineBenchmark {
     /// How many host sessions the memory figure creates (in a child process of its own).
     let sessions: Int
     /// Seconds each rate is measured for.
@@ -17,8 +17,15 @@ struct EngineBenchmark {
     /// bare machine alone), `actor`, `sessions`, `replay`, `sha256`, `verify`; empty for all.
     var only: Set<String> = []
 
+    /// A run measuring each rate for `seconds`, the memory figure with `sessions` sessions, `only` these parts.
+    package init(sessions: Int, seconds: Double, only: Set<String>) {
+        self.sessions = sessions
+        self.seconds = seconds
+        self.only = only
+    }
+
     /// The parts `--only` names.
-    static let parts = ["cookbook", "machine", "actor", "sessions", "replay", "sha256", "verify"]
+    package static let parts = ["cookbook", "machine", "actor", "sessions", "replay", "sha256", "verify"]
 
     private func wants(_ part: String) -> Bool { only.isEmpty || only.contains(part) }
 
@@ -30,7 +37,8 @@ struct EngineBenchmark {
         let met: Bool
     }
 
-    func run() async -> Int32 {
+    /// Measures and prints the figures; the exit status (0 when every run completed).
+    package func run() async -> Int32 {
         var rows: [Row] = []
         print("entitle bench engine: \(sessions) host sessions, \(seconds) s per rate\(Self.isDebugBuild ? " (DEBUG BUILD: use -c release)" : "")")
         if wants("cookbook") || only.contains("machine") {

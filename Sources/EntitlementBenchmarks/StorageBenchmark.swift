@@ -5,7 +5,7 @@ import Foundation
 /// `entitle bench storage`: what an input costs when the device's file holds a profile with 2,000
 /// metadata attributes — the engine asking the stored version before each input (what it does) against
 /// reading and comparing the whole file before each input (what it did before versions), in one run.
-struct StorageBenchmark {
+package struct StorageBenchmark {
     /// The file store with the version answered by a full read, as a store without a cheap version does.
     final class FullReadStorage: TokenStorage {
         let inner: FileTokenStorage
@@ -24,7 +24,11 @@ struct StorageBenchmark {
     static let attributes = 2_000
     static let callsPerRound = 200
 
-    func run(rounds: Int) async -> Int32 {
+    /// A run of the file store's figures.
+    package init() {}
+
+    /// Measures `rounds` rounds and prints the figures; the exit status (0 when every round completed).
+    package func run(rounds: Int) async -> Int32 {
         var versioned: [Double] = [], fullRead: [Double] = []
         for _ in 0..<rounds {
             for useVersion in [true, false] {

@@ -12,7 +12,7 @@ import Synchronization
 
 /// The host's memory figure, run by `entitle bench engine` in a child process of its own: many
 /// authenticated devices, each brought into a host by one call, measured resting and resident.
-enum BenchSessions {
+package enum BenchSessions {
     /// A store that keeps each device's tokens encoded and decodes them on every load, as a network store
     /// does: an engine's copy shares nothing with the store (an in-memory store would share its strings
     /// and hide the cost).
@@ -47,7 +47,7 @@ enum BenchSessions {
 
     /// Prints `resident bytes per session: N` and `resting bytes per session: N`; 0 when every session
     /// was authenticated, 1 otherwise.
-    static func run(sessions: Int) async -> Int32 {
+    package static func run(sessions: Int) async -> Int32 {
         let clock = ManualClock()
         let simulator = Simulator(world: .default, clock: clock, seed: 101)
         let storage = EncodedStorage()

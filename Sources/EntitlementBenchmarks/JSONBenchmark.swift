@@ -1,11 +1,11 @@
 import EntitlementEngine
 import EntitlementScenarios
-import Foundation
 import EntitlementTracing
+import Foundation
 
 /// `entitle bench json`: the canonical trace writer against `JSONEncoder` (sorted keys, no slash
 /// escaping) on the same records, interleaved in one run; reports medians and the ratio.
-struct JSONBenchmark {
+package struct JSONBenchmark {
     /// A session worth of records: login, authorizations, pre-authorization, logout.
     static let script = """
         ignore sendTrackingData
@@ -30,7 +30,11 @@ struct JSONBenchmark {
         < setAuthenticationStatus 0 USER_NOT_AUTHENTICATED_ERROR
         """
 
-    func run(rounds: Int) async -> Int32 {
+    /// A run of the trace JSON figures.
+    package init() {}
+
+    /// Measures `rounds` rounds and prints the figures; the exit status (0 when every round completed).
+    package func run(rounds: Int) async -> Int32 {
         let recorder = TraceRecorder(recordedWith: "entitle bench")
         let result = await ScenarioRunner().run(try! ScenarioParser.parse(Self.script, file: "bench"), recorder: recorder)
         guard result.passed else {

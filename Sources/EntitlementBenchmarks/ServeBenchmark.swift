@@ -17,11 +17,18 @@ import EntitlementSupport
 /// over HTTP (authenticate page, the MVPD's form posted, the redirect chain), then
 /// `handleExternalURL` until `setAuthenticationStatus(1)` — about nine requests, each device its own
 /// id, the server throttling per device as V2 does.
-struct ServeBenchmark {
+package struct ServeBenchmark {
     let logins: Int
     let clients: Int
 
-    func run() async -> Int32 {
+    /// A run of `logins` logins over `clients` connections.
+    package init(logins: Int, clients: Int) {
+        self.logins = logins
+        self.clients = clients
+    }
+
+    /// Measures and prints the figures; the exit status (0 when every run completed).
+    package func run() async -> Int32 {
         print("entitle bench serve: \(logins) logins from \(clients) concurrent clients (build with -c release for numbers worth quoting)")
         guard let startup = await Self.startupMilliseconds() else {
             print("  entitle serve did not start")

@@ -1,7 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
-import Synchronization
 import EntitlementTracing
+import Synchronization
 
 /// The benchmark's cookbook session — configure, log in through the picker and the MVPD page, authorize,
 /// pre-authorize, read metadata, authorize again, log out through the MVPD — on the engine, and the same
