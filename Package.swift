@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "EntitlementEngine", targets: ["EntitlementEngine"]),
+        .library(name: "EntitlementV2", targets: ["EntitlementV2"]),
         .library(name: "EntitlementTracing", targets: ["EntitlementTracing"]),
         .library(name: "EntitlementSimulator", targets: ["EntitlementSimulator"]),
         .library(name: "EntitlementScenarios", targets: ["EntitlementScenarios"]),
@@ -25,7 +26,9 @@ let package = Package(
         // Package-only: percent and form coding, base64, hex, SHA-256/HMAC, markup escaping, the seeded
         // generator — one of each, shared by the modules, in no product's public API.
         .target(name: "EntitlementSupport"),
-        .target(name: "EntitlementEngine", dependencies: ["EntitlementSupport"]),
+        // REST API V2 on the wire, both directions: requests, answers, headers, errors, JSON, times.
+        .target(name: "EntitlementV2", dependencies: ["EntitlementSupport"]),
+        .target(name: "EntitlementEngine", dependencies: ["EntitlementSupport", "EntitlementV2"]),
         // Tools over a session: traces (record, replay, conceal, transcripts) and the charts of the table.
         .target(name: "EntitlementTracing", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementSimulator", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing"]),
@@ -64,6 +67,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "EntitlementEngineTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementFuzzing"]),
+        .testTarget(name: "EntitlementV2Tests", dependencies: ["EntitlementV2"]),
         .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(
             name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios"]),

@@ -89,22 +89,9 @@ public final class URLSessionV2Transport: V2Transport {
 
     // MARK: - Building
 
-    /// The request as sent: URL, documented headers and body.
+    /// The request as sent: URL, documented headers and body (`V2OutgoingRequest.init(_:context:baseURL:)`).
     static func outgoing(_ request: V2Request, context: V2RequestContext, baseURL: String) -> V2OutgoingRequest {
-        var headers = ["Accept": "application/json"]
-        if let bearer = context.bearer, request.needsAccessToken { headers["Authorization"] = "Bearer \(bearer)" }
-        if let id = context.deviceID, request.deviceIdentifier != .notSent {
-            headers["AP-Device-Identifier"] = "fingerprint \(Base64.encode(Array(id.utf8)))"
-        }
-        if let info = context.deviceInfo, request.deviceInfo != .notSent { headers["X-Device-Info"] = info.headerValue }
-        if let address = context.forwardedFor, request.needsAccessToken { headers["X-Forwarded-For"] = address }
-        if let visitor = context.visitorID, request.needsAccessToken { headers["AP-Visitor-Identifier"] = visitor }
-        if let identity = context.tempPassIdentity, request.acceptsTempPassIdentity { headers["AP-TempPass-Identity"] = identity }
-        let body = request.body
-        if let body { headers["Content-Type"] = body.contentType }
-        return V2OutgoingRequest(
-            operation: request.operation, method: request.method.rawValue, url: baseURL + request.target, headers: headers,
-            body: body?.bytes ?? [])
+        V2OutgoingRequest(request, context: context, baseURL: baseURL)
     }
 
     // MARK: - Exchanging

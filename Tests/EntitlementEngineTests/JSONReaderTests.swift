@@ -1,4 +1,5 @@
 @testable import EntitlementEngine
+@testable import EntitlementV2
 import EntitlementTracing
 import Testing
 

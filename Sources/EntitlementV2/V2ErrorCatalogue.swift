@@ -1,7 +1,6 @@
-import EntitlementEngine
-
 /// REST API V2's enhanced error codes with the HTTP status and `action` the reference lists
-/// (Adobe's *Enhanced Error Codes*), so a simulated refusal looks as the service's would.
+/// (Adobe's *Enhanced Error Codes*): what a client can expect of each, and what a simulated refusal
+/// looks like.
 public enum V2ErrorCatalogue {
     /// Every code, with its status and action.
     public static let entries: [String: (status: Int64, action: V2EnhancedError.Action)] = {
@@ -37,14 +36,15 @@ public enum V2ErrorCatalogue {
         return entries
     }()
 
-    /// The error `code` as the service sends it, or nil for a code the reference does not list.
-    public static func error(_ code: String, details: String? = nil) -> V2EnhancedError? {
+    /// The error `code` as the service sends it (with Adobe's support `trace` id, if any), or nil for a
+    /// code the reference does not list.
+    public static func error(_ code: String, details: String? = nil, trace: String? = nil) -> V2EnhancedError? {
         guard let (status, action) = entries[code] else { return nil }
         let message = code.split(separator: "_").joined(separator: " ").capitalizedFirst + "."
         return V2EnhancedError(
             status: status, code: code, message: message, details: details,
             helpURL: "https://experienceleague.adobe.com/docs/pass/authentication/auth-features/error-reportn/enhanced-error-codes.html",
-            trace: "sim-trace", action: action)
+            trace: trace, action: action)
     }
 }
 
