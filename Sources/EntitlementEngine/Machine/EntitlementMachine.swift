@@ -59,10 +59,13 @@ public struct EntitlementMachine: Sendable {
     private let sharedSettings: Boxed<EngineSettings>
     /// The device id sent with every request.
     public let deviceID: String
+    /// The configuration and authentication regions' states, which only their move helpers set
+    /// (`EntitlementMachine+RegionStates.swift`: the compiler holds the rule).
+    var regions = RegionStates()
     /// The configuration region.
-    public internal(set) var configuration: ConfigurationState = .unconfigured
+    public var configuration: ConfigurationState { regions.configuration }
     /// The authentication region.
-    public internal(set) var authentication: AuthenticationState = .unknown { didSet { savedFieldsWritten = true } }
+    public var authentication: AuthenticationState { regions.authentication }
     /// The authorization region: one request machine per (resource, data), in arrival order.
     public internal(set) var authorizations: [AuthorizationRequest] = []
     /// Calls held until `setRequestor` completes, oldest first.
@@ -152,7 +155,7 @@ public struct EntitlementMachine: Sendable {
     /// Whether a field ``storedTokens`` is made of, or ``persisted``, was written since ``handle(_:at:)``
     /// last compared them: an input that wrote none (most calls answered from local state) cannot
     /// need a save, and the comparison is skipped.
-    private var savedFieldsWritten = true
+    var savedFieldsWritten = true
     /// What storage held before the save the last input asked for: restored when that save fails.
     /// Boxed: it is set only for the input that saves, and an inline copy would make every machine larger.
     var persistedBeforeSave: Boxed<StoredTokens>?
@@ -678,43 +681,6 @@ public struct EntitlementMachine: Sendable {
             TransitionRow(
                 region: region, from: from, input: input ?? inputName, condition: condition?.rawValue, to: to,
                 actions: actions.map(\.rawValue)))
-    }
-
-    /// The only way the configuration state changes: records the row, then moves.
-    mutating func moveConfiguration(
-        to next: ConfigurationState, _ condition: TransitionGuard? = nil, _ actions: TransitionAction...
-    ) {
-        if recordsTransitions {
-            record(.configuration, from: configuration.kind.rawValue, to: next.kind.rawValue, input: configurationInput, condition, actions)
-        }
-        configuration = next
-    }
-
-    /// Records a self-transition of the configuration region.
-    mutating func stayConfiguration(_ condition: TransitionGuard?, _ actions: TransitionAction...) {
-        guard recordsTransitions else { return }
-        let kind = configuration.kind.rawValue
-        record(.configuration, from: kind, to: kind, input: configurationInput, condition, actions)
-    }
-
-    /// How the configuration region names the input: every call but `setRequestor` is an `entitlementCall`.
-    private var configurationInput: String {
-        EntitlementCall.names.contains(inputName) && inputName != "setRequestor" ? "entitlementCall" : inputName
-    }
-
-    /// The only way the authentication state changes: records the row, then moves.
-    mutating func moveAuthentication(
-        to next: AuthenticationState, _ condition: TransitionGuard? = nil, _ actions: TransitionAction...
-    ) {
-        moveAuthentication(to: next, condition, actions)
-    }
-
-    /// ``moveAuthentication(to:_:_:)`` with the actions as an array. Leaving or entering
-    /// `authenticated` drops the pre-authorization cache: its decisions were for that session.
-    mutating func moveAuthentication(to next: AuthenticationState, _ condition: TransitionGuard?, _ actions: [TransitionAction]) {
-        record(.authentication, from: authentication.kind.rawValue, to: next.kind.rawValue, condition, actions)
-        if (authentication.kind == .authenticated) != (next.kind == .authenticated) { preauthorizationCache = [:] }
-        authentication = next
     }
 
     /// Records a row of one resource's authorization machine.
