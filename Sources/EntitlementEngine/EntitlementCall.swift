@@ -32,31 +32,10 @@ public enum EntitlementCall: Sendable, Hashable {
     case completeStepUp(resource: String, succeeded: Bool)
 
     /// The call's name as the cookbook writes it.
-    public var name: String {
-        switch self {
-        case .setRequestor: "setRequestor"
-        case .checkAuthentication: "checkAuthentication"
-        case .getAuthentication: "getAuthentication"
-        case .setSelectedProvider: "setSelectedProvider"
-        case .handleExternalURL: "handleExternalURL"
-        case .getSelectedProvider: "getSelectedProvider"
-        case .checkAuthorization: "checkAuthorization"
-        case .getAuthorization: "getAuthorization"
-        case .checkPreauthorizedResources: "checkPreauthorizedResources"
-        case .getMetadata: "getMetadata"
-        case .logout: "logout"
-        case .signIn: "signIn"
-        case .signOut: "signOut"
-        case .completeStepUp: "completeStepUp"
-        }
-    }
+    public var name: String { transitionInput.rawValue }
 
     /// The names of all calls.
-    public static let names: Set<String> = [
-        "setRequestor", "checkAuthentication", "getAuthentication", "setSelectedProvider", "handleExternalURL",
-        "getSelectedProvider", "checkAuthorization", "getAuthorization", "checkPreauthorizedResources", "getMetadata",
-        "logout", "signIn", "signOut", "completeStepUp",
-    ]
+    public static let names: Set<String> = Set(TransitionInput.allCases.filter(\.isCall).map(\.rawValue))
 
     /// The call in cookbook notation with secrets shortened (safe for logs and transcripts).
     public var redactedDescription: String {

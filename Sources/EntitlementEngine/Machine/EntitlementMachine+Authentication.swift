@@ -70,16 +70,13 @@ extension EntitlementMachine {
     /// input is `authenticationExpired`).
     mutating func expireAuthenticationIfNeeded(_ configuration: RequestorConfiguration) -> [Action] {
         guard case .authenticated(let token) = authentication, !isUsable(token.expires) else { return [] }
-        let call = inputName
-        inputName = "authenticationExpired"
-        defer { inputName = call }
         authorizationExpiries = [:]
         guard token.source == .tempPass else {
-            moveAuthentication(to: .unauthenticated, nil, .persist)
+            moveAuthentication(to: .unauthenticated, nil, [.persist], input: .authenticationExpired)
             return []
         }
         // TempPass over: say so (N111) and forget the pseudo-MVPD, so the next login shows the picker.
-        moveAuthentication(to: .unauthenticated, .tempPass, .status, .persist)
+        moveAuthentication(to: .unauthenticated, .tempPass, [.status, .persist], input: .authenticationExpired)
         selectedProviderID = nil
         let notice = Notice.tempPassOver.report("The TempPass expired; sign in with a TV provider to keep watching.")
         return [.emit(.status(notice), answering: [])]

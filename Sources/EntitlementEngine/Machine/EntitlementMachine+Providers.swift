@@ -280,7 +280,7 @@ extension EntitlementMachine {
         }
         record(
             .entitlements, from: EntitlementsWatch.watching.rawValue, to: EntitlementsWatch.watching.rawValue,
-            input: TransitionInput.anyInput.rawValue, .changed, [.entitlementsChanged])
+            input: .anyInput, .changed, [.entitlementsChanged])
         return .emit(.entitlementsChanged(changed), answering: [])
     }
 }

@@ -27,8 +27,8 @@ extension EntitlementMachine {
     }
 
     /// How the configuration region names the input: every call but `setRequestor` is an `entitlementCall`.
-    private var configurationInput: String {
-        EntitlementCall.names.contains(inputName) && inputName != "setRequestor" ? "entitlementCall" : inputName
+    private var configurationInput: TransitionInput {
+        rowInput.isCall && rowInput != .setRequestor ? .entitlementCall : rowInput
     }
 
     /// The only way the authentication state changes: records the row, then moves.
@@ -40,8 +40,11 @@ extension EntitlementMachine {
 
     /// ``moveAuthentication(to:_:_:)`` with the actions as an array. Leaving or entering
     /// `authenticated` drops the pre-authorization cache: its decisions were for that session.
-    mutating func moveAuthentication(to next: AuthenticationState, _ condition: TransitionGuard?, _ actions: [TransitionAction]) {
-        record(.authentication, from: authentication.kind.rawValue, to: next.kind.rawValue, condition, actions)
+    /// `input` names the row's input when it is not the input being handled (`authenticationExpired`).
+    mutating func moveAuthentication(
+        to next: AuthenticationState, _ condition: TransitionGuard?, _ actions: [TransitionAction], input: TransitionInput? = nil
+    ) {
+        record(.authentication, from: authentication.kind.rawValue, to: next.kind.rawValue, input: input, condition, actions)
         if (authentication.kind == .authenticated) != (next.kind == .authenticated) { preauthorizationCache = [:] }
         regions.authentication = next
         savedFieldsWritten = true

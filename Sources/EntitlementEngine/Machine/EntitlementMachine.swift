@@ -129,8 +129,8 @@ public struct EntitlementMachine: Sendable {
     public var recordsTransitions = false
     /// The rows the last input took, in order (empty unless ``recordsTransitions``).
     public private(set) var lastTransitions: [TransitionRow] = []
-    /// The name rows are recorded under: the input being handled.
-    var inputName = ""
+    /// The input rows are recorded under: the one being handled.
+    var rowInput = TransitionInput.anyInput
 
     var preauthorizations: [PendingPreauthorization] = []
     /// The requestor whose tokens the input being handled saves (its step's ``MachineStep/save`` holds
@@ -192,7 +192,7 @@ public struct EntitlementMachine: Sendable {
     func resting() -> EntitlementMachine {
         var rest = self
         rest.lastTransitions = []
-        rest.inputName = ""
+        rest.rowInput = .anyInput
         rest.lastTrackingGUID = nil
         rest.persistedBeforeSave = nil  // at rest the last save has completed: nothing can take it back
         // An emptied collection keeps its storage (a removal from a shared one copies it, capacity and
@@ -227,7 +227,7 @@ public struct EntitlementMachine: Sendable {
     public mutating func handle(_ input: Input, at now: Timestamp) -> MachineStep {
         self.now = now
         lastTransitions.removeAll(keepingCapacity: true)
-        inputName = input.name
+        rowInput = input.transitionInput
         let saveFailed = if case .storageWriteFailed = input { true } else { false }
         if !saveFailed { persistedBeforeSave = nil }
         if now >= nextCacheSweep { evictExpiredCacheEntries() }
@@ -673,13 +673,13 @@ public struct EntitlementMachine: Sendable {
 
     /// Records a row (when recording is on).
     mutating func record(
-        _ region: TransitionRow.Region, from: String, to: String, input: String? = nil, _ condition: TransitionGuard?,
+        _ region: TransitionRow.Region, from: String, to: String, input: TransitionInput? = nil, _ condition: TransitionGuard?,
         _ actions: [TransitionAction]
     ) {
         guard recordsTransitions else { return }
         lastTransitions.append(
             TransitionRow(
-                region: region, from: from, input: input ?? inputName, condition: condition?.rawValue, to: to,
+                region: region, from: from, input: (input ?? rowInput).rawValue, condition: condition?.rawValue, to: to,
                 actions: actions.map(\.rawValue)))
     }
 

@@ -555,23 +555,64 @@ extension AuthorizationRequest {
 }
 
 extension Input {
-    /// The input's name in rows: a call's name, or the input case.
-    public var name: String {
+    /// The input as rows name it: a call, or the input case.
+    public var transitionInput: TransitionInput {
         switch self {
-        case .callReceived(_, let call): call.name
-        case .optionsChanged: "optionsChanged"
-        case .configurationLoaded: "configurationLoaded"
-        case .configurationFailed: "configurationFailed"
-        case .flowSecretsDrawn: "flowSecretsDrawn"
-        case .backendAnswered: "backendAnswered"
-        case .backendFailed: "backendFailed"
-        case .providerAnswered: "providerAnswered"
-        case .timerFired: "timerFired"
-        case .storageChanged: "storageChanged"
-        case .storageWriteFailed: "storageWriteFailed"
-        case .callNotSaved: "callNotSaved"
-        case .platformPickerAnswered: "platformPickerAnswered"
-        case .platformSignInChecked: "platformSignInChecked"
+        case .callReceived(_, let call): call.transitionInput
+        case .optionsChanged: .optionsChanged
+        case .configurationLoaded: .configurationLoaded
+        case .configurationFailed: .configurationFailed
+        case .flowSecretsDrawn: .flowSecretsDrawn
+        case .backendAnswered: .backendAnswered
+        case .backendFailed: .backendFailed
+        case .providerAnswered: .providerAnswered
+        case .timerFired: .timerFired
+        case .storageChanged: .storageChanged
+        case .storageWriteFailed: .storageWriteFailed
+        case .callNotSaved: .callNotSaved
+        case .platformPickerAnswered: .platformPickerAnswered
+        case .platformSignInChecked: .platformSignInChecked
+        }
+    }
+
+    /// The input's name in rows: a call's name, or the input case.
+    public var name: String { transitionInput.rawValue }
+}
+
+extension EntitlementCall {
+    /// The call as rows name it.
+    public var transitionInput: TransitionInput {
+        switch self {
+        case .setRequestor: .setRequestor
+        case .checkAuthentication: .checkAuthentication
+        case .getAuthentication: .getAuthentication
+        case .setSelectedProvider: .setSelectedProvider
+        case .handleExternalURL: .handleExternalURL
+        case .getSelectedProvider: .getSelectedProvider
+        case .checkAuthorization: .checkAuthorization
+        case .getAuthorization: .getAuthorization
+        case .checkPreauthorizedResources: .checkPreauthorizedResources
+        case .getMetadata: .getMetadata
+        case .logout: .logout
+        case .signIn: .signIn
+        case .signOut: .signOut
+        case .completeStepUp: .completeStepUp
+        }
+    }
+}
+
+extension TransitionInput {
+    /// Whether the input is an app's call (``EntitlementCall``), not an answer, a timer or a change.
+    public var isCall: Bool {
+        switch self {
+        case .setRequestor, .checkAuthentication, .getAuthentication, .setSelectedProvider, .handleExternalURL, .getSelectedProvider,
+            .checkAuthorization, .getAuthorization, .checkPreauthorizedResources, .getMetadata, .logout, .signIn, .signOut,
+            .completeStepUp:
+            true
+        case .entitlementCall, .optionsChanged, .configurationLoaded, .configurationFailed, .flowSecretsDrawn, .backendAnswered,
+            .backendFailed, .timerFired, .providerAnswered, .anyInput, .authenticationExpired, .storageChanged, .storageWriteFailed,
+            .callNotSaved, .platformPickerAnswered, .platformSignInChecked:
+            false
         }
     }
 }
