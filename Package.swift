@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "EntitlementEngine", targets: ["EntitlementEngine"]),
         .library(name: "EntitlementV2", targets: ["EntitlementV2"]),
+        .library(name: "EntitlementCore", targets: ["EntitlementCore"]),
         .library(name: "EntitlementTracing", targets: ["EntitlementTracing"]),
         .library(name: "EntitlementSimulator", targets: ["EntitlementSimulator"]),
         .library(name: "EntitlementScenarios", targets: ["EntitlementScenarios"]),
@@ -28,7 +29,9 @@ let package = Package(
         .target(name: "EntitlementSupport"),
         // REST API V2 on the wire, both directions: requests, answers, headers, errors, JSON, times.
         .target(name: "EntitlementV2", dependencies: ["EntitlementSupport"]),
-        .target(name: "EntitlementEngine", dependencies: ["EntitlementSupport", "EntitlementV2"]),
+        // The pure machine and the values it speaks: no I/O, clock or randomness.
+        .target(name: "EntitlementCore", dependencies: ["EntitlementSupport", "EntitlementV2"]),
+        .target(name: "EntitlementEngine", dependencies: ["EntitlementSupport", "EntitlementV2", "EntitlementCore"]),
         // Tools over a session: traces (record, replay, conceal, transcripts) and the charts of the table.
         .target(name: "EntitlementTracing", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementSimulator", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing"]),

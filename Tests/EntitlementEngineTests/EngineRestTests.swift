@@ -1,3 +1,4 @@
+@testable import EntitlementCore
 @testable import EntitlementEngine
 import EntitlementSimulator
 import Testing

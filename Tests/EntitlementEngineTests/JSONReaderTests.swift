@@ -1,3 +1,4 @@
+@testable import EntitlementCore
 @testable import EntitlementEngine
 @testable import EntitlementV2
 import EntitlementTracing

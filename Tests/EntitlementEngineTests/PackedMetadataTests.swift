@@ -2,6 +2,7 @@ import EntitlementFuzzing
 import Foundation
 import Testing
 
+@testable import EntitlementCore
 @testable import EntitlementEngine
 
 /// An authentication's attributes packed in one byte array: the same dictionary back, the same

@@ -7,7 +7,7 @@ import EntitlementSupport
 /// per resource, answered by the TV provider or another provider of the chain), the calls region
 /// (refusals, read-only answers, pre-authorizations and metadata reads) and, with a provider chain,
 /// the entitlements region (``Callback/entitlementsChanged(_:)``) and the accounts region (providers
-/// the user signs in to). The owner (``AccessEnabler``) turns calls, backend answers and timers into ``Input``s and
+/// the user signs in to). The owner (`AccessEnabler`) turns calls, backend answers and timers into ``Input``s and
 /// runs the returned ``MachineStep`` (its save first, then its actions in order); tests drive this struct directly.
 ///
 /// Every state change goes through a recording helper, so with ``recordsTransitions`` on, each
@@ -189,7 +189,7 @@ public struct EntitlementMachine: Sendable {
     /// This machine as it rests, as small as it can be: what only the last input needed (its recorded
     /// rows, the undo of a save that has completed) is dropped, and so is what ``resumed()`` rebuilds exactly — the tracking GUID cache, and the
     /// saved-token snapshot when it is what the state itself would save (as it is after every completed save).
-    func resting() -> EntitlementMachine {
+    package func resting() -> EntitlementMachine {
         var rest = self
         rest.lastTransitions = []
         rest.rowInput = .anyInput
@@ -212,7 +212,7 @@ public struct EntitlementMachine: Sendable {
     }
 
     /// A machine made by ``resting()``, whole again: equal in every behaviour to the one that rested.
-    func resumed() -> EntitlementMachine {
+    package func resumed() -> EntitlementMachine {
         guard persistedLeftOut else { return self }
         var machine = self
         machine.persisted = storedTokens

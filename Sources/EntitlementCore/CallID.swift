@@ -1,6 +1,6 @@
-/// Identifies one accepted call to ``AccessEnabler``; every public call returns its id.
+/// Identifies one accepted call to `AccessEnabler`; every public call returns its id.
 ///
-/// Each terminal callback names the calls it answers (see ``EngineEvent/callbackEmitted(_:answering:)``),
+/// Each terminal callback names the calls it answers (see `EngineEvent.callbackEmitted(_:answering:)`),
 /// which is how the test suite checks that every call is answered exactly once.
 public struct CallID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// The call's sequence number within one engine, from 1.

@@ -34,21 +34,21 @@ public struct EngineSettings: Sendable, Hashable {
     /// Operating system for tracking data.
     public var operatingSystem: String
     /// Whether the device has a platform TV-provider account to sign in with (cookbook D).
-    /// ``AccessEnabler`` sets it from its `platform:` argument (true exactly when a ``PlatformSSO``
+    /// `AccessEnabler` sets it from its `platform:` argument (true exactly when a `PlatformSSO`
     /// port is given) and the replayer from the trace; set it yourself only to drive the bare machine.
     public var platformSSO = false
     /// Set on a device that logs in on a second screen (tvOS, cookbook E); nil (the default) logs
     /// in through the web view's redirect (cookbook C).
     public var secondScreen: SecondScreen?
-    /// The provider chain's links, in order (``ProviderChain``); empty (the default) is the TV
+    /// The provider chain's links, in order (`ProviderChain`); empty (the default) is the TV
     /// provider alone, as Adobe's SDK has it, with no chain and no `entitlementsChanged`.
-    /// ``AccessEnabler`` sets it from its `providers:` argument and the replayer from the trace; set it
+    /// `AccessEnabler` sets it from its `providers:` argument and the replayer from the trace; set it
     /// yourself only to drive the bare machine.
     public var providers: [ProviderLink] = []
     /// The resources whose policy advice is passed to the app for a step-up (nil, the default: none —
     /// advice is then a `STEP_UP_REQUIRED` failure).
     public var stepUp: StepUpSettings?
-    /// How long a save that failed for a passing reason (``TokenStorageError/isTransient``: the store
+    /// How long a save that failed for a passing reason (`TokenStorageError.isTransient`: the store
     /// unreachable, restarting, busy) is tried again before it counts as failed: pauses of 50 ms,
     /// doubling up to 1 s, in real time (the store is a real server), while the engine's other inputs
     /// wait their turn; zero tries once. Clamped to 0…60 s; default 5 s (a Redis restart or failover).

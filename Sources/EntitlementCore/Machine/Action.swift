@@ -46,7 +46,7 @@ public enum EngineLog: Sendable, Hashable, CustomStringConvertible {
     /// The partner session gave no request for the platform (it fell back or failed): the login goes on
     /// with the provider dialog.
     case partnerSessionFellBack(String)
-    /// The engine was closed (``AccessEnabler/closeSession()``), answering this many waiting calls `SESSION_CLOSED`.
+    /// The engine was closed (`AccessEnabler.closeSession()`), answering this many waiting calls `SESSION_CLOSED`.
     case sessionClosed(answered: Int)
     /// The requestor's configuration had failed (`failures` times in a row): a call configures it again.
     case configurationRetried(requestorID: String, failures: Int)

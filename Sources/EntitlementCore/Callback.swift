@@ -1,4 +1,4 @@
-/// One delegate callback as a value: what ``AccessEnabler/callbacks(bufferLimit:)`` streams yield and what
+/// One delegate callback as a value: what `AccessEnabler.callbacks(bufferLimit:)` streams yield and what
 /// tests and transcripts compare. Cases and labels follow the cookbook's callback names.
 public enum Callback: Sendable, Hashable {
     /// `setRequestorComplete(status)`: configuration finished (`success`) or failed.
@@ -29,7 +29,7 @@ public enum Callback: Sendable, Hashable {
     case status(StatusReport)
     /// `entitlementsChanged(providers)`: what the user may access changed with these links of the
     /// provider chain (in chain order; `tv-provider` for a login or logout): refresh what the app shows.
-    /// Only with a ``ProviderChain``; it answers no call.
+    /// Only with a `ProviderChain`; it answers no call.
     case entitlementsChanged([String])
     /// `providerSignInStatus(provider, signedIn, errorCode, message)`: the answer to `signIn` and
     /// `signOut` — signed in or not, the code and message of a failure, or the provider's message for

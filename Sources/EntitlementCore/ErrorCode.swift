@@ -38,14 +38,14 @@ public enum ErrorCode {
     public static let stepUpFailed = "STEP_UP_FAILED"
     /// `tokenRequestFailed`: no `completeStepUp` came within ``StepUpSettings/timeout``.
     public static let stepUpTimedOut = "STEP_UP_TIMEOUT"
-    /// `status`: the engine was closed before the call was answered (``AccessEnabler/closeSession()``, a
+    /// `status`: the engine was closed before the call was answered (`AccessEnabler.closeSession()`, a
     /// host shutting down); make the call again — on any node, since what is stored carries over.
     public static let sessionClosed = "SESSION_CLOSED"
-    /// ``EntitlementFailure``, never a callback: the task awaiting a call's answer was cancelled before it
-    /// came (``AccessEnabler/answer(to:within:)``); the call stays accepted and is answered through the delegate.
+    /// `EntitlementFailure`, never a callback: the task awaiting a call's answer was cancelled before it
+    /// came (`AccessEnabler.answer(to:within:)`); the call stays accepted and is answered through the delegate.
     public static let callWaitCancelled = "CALL_WAIT_CANCELLED"
-    /// ``EntitlementFailure``, never a callback: the time limit of a wait for a call's answer passed
-    /// first (``AccessEnabler/answer(to:within:)``); the call stays accepted and is answered through the delegate.
+    /// `EntitlementFailure`, never a callback: the time limit of a wait for a call's answer passed
+    /// first (`AccessEnabler.answer(to:within:)`); the call stays accepted and is answered through the delegate.
     public static let callWaitTimedOut = "CALL_WAIT_TIMED_OUT"
     /// `tokenRequestFailed`: the user cancelled (``ProviderFailure/cancelledByUser``); no message.
     public static let providerCancelled = "PROVIDER_REQUEST_CANCELLED"

@@ -1,5 +1,5 @@
 /// One link of a provider chain as the machine knows it: its id, whether it is the TV-provider path, and
-/// whether its requests run one at a time (``EngineSettings/providers``; ``ProviderChain`` fills it).
+/// whether its requests run one at a time (``EngineSettings/providers``; `ProviderChain` fills it).
 public struct ProviderLink: Sendable, Hashable {
     /// The id of the TV-provider (Adobe Pass) link.
     public static let tvProviderID = "tv-provider"
@@ -8,9 +8,9 @@ public struct ProviderLink: Sendable, Hashable {
     public var id: String
     /// Whether its credential requests run one at a time.
     public var requestsOneAtATime: Bool
-    /// Whether the user signs in to it (``EntitlementProvider/signsIn``).
+    /// Whether the user signs in to it (`EntitlementProvider.signsIn`).
     public var signsIn: Bool
-    /// Whether it renews invalid user tokens (``EntitlementProvider/renewsTokens``).
+    /// Whether it renews invalid user tokens (`EntitlementProvider.renewsTokens`).
     public var renewsTokens: Bool
     /// How often it is verified again while configured (nil: only at `setRequestor`).
     public var verificationInterval: Duration?
