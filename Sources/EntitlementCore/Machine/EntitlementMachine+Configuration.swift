@@ -1,0 +1,243 @@
+import EntitlementSupport
+
+/// The configuration region: `setRequestor`, the configuration's arrival or failure, the silent sign-in
+/// that may come before it completes, and the queue of calls held until it does.
+extension EntitlementMachine {
+    mutating func setRequestorCalled(_ id: CallID, requestorID: String) -> [Action] {
+        guard !requestorID.isEmpty else {
+            recordCall(.emptyArgument, .status)
+            return refuse(id, .invalidArgument("the requestor id is empty"))
+        }
+        var actions: [Action] = []
+        var answering = [id]
+        switch configuration {
+        case .configuring(_, _, let earlier), .signingIn(_, _, let earlier):
+            answering = earlier + [id]
+            // A renewal the loaded configuration started (its verification said the token is invalid) ends too.
+            actions += abandonAccountWork()
+        case .configured(let current):
+            actions += abandonEverything(because: "The requestor was reconfigured.", saving: current)
+        case .unconfigured, .failed:
+            break
+        }
+        let operation = nextOperation()
+        configurationOperation = operation
+        moveConfiguration(
+            to: .configuring(requestorID: requestorID, operation: operation, calls: answering), nil, .loadConfiguration)
+        actions.append(
+            .loadConfiguration(
+                operation,
+                .configuration(RequestContext(requestorID: requestorID, deviceID: deviceID, options: options))))
+        return actions
+    }
+
+    mutating func configurationLoaded(
+        _ operation: OperationID, _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken],
+        verified: [String: Result<ProviderView, ProviderFailure>]
+    ) -> [Action] {
+        guard case .configuring(_, let expected, let calls) = configuration, expected == operation else {
+            return [.log(.lateResultIgnored(operation))]
+        }
+        configurationFailures = 0
+        if stored.deviceID ?? deviceID == deviceID { providerAccounts = stored.providerAccounts }
+        let notices = takeVerifications(verified, loaded)
+        let silent = signInSilently(loaded, stored, others: others, calls: calls)
+        guard silent.isEmpty else { return notices + silent }
+        moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
+        var actions = notices
+        persisted = stored
+        var stored = stored
+        if let owner = stored.deviceID, owner != deviceID {
+            // Tokens bound to another device never count here: clear them and say so (SEC412).
+            stored = .empty
+            moveAuthentication(to: .unauthenticated, .deviceMismatch, .status, .persist)
+            authorizationExpiries = [:]
+            selectedProviderID = nil
+            let notice = Notice.deviceMismatch.report("The stored tokens belong to another device id; they were cleared and the user must log in again.")
+            actions.append(.emit(.status(notice), answering: []))
+        }
+        let token = usableStoredToken(stored, loaded)
+        if let token {
+            moveAuthentication(to: .authenticated(token), .validStoredToken)
+        } else if let resumed = resumePendingLogin(stored.pendingLogin, loaded) {
+            actions.append(resumed)
+        } else if let resumed = resumePendingLogout(stored.pendingLogout) {
+            actions.append(resumed)
+        } else if let resumed = resumeRegistration(stored.pendingRegistration, loaded) {
+            actions += resumed
+        } else if authentication.kind == .unknown {
+            moveAuthentication(to: .unauthenticated, .noValidStoredToken)
+        }
+        authorizationExpiries = [:]
+        selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
+        actions.append(.emit(.setRequestorComplete(success: true), answering: calls))
+        actions += flushQueue()
+        return actions
+    }
+
+    // MARK: - Silent sign-in at setRequestor
+
+    /// With nothing valid stored (and no login to resume), signs in without UI before completing:
+    /// when another requestor holds an authentication on this device, by reading the device's
+    /// profiles (`GET profiles`: single sign-on, or — N001 first — passive authentication for an
+    /// MVPD that authenticates per requestor); else with the platform's account when it is signed
+    /// in to one of the requestor's SSO-capable MVPDs (partner single sign-on). Empty when there is
+    /// nothing to try: a device where nobody signed in has no profile to find.
+    private mutating func signInSilently(
+        _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken], calls: [CallID]
+    ) -> [Action] {
+        guard stored.deviceID ?? deviceID == deviceID, usableStoredToken(stored, loaded) == nil,
+            !(stored.pendingLogin.map { $0.deadline > now && loaded.mvpd($0.mvpdID) != nil } ?? false),
+            !(stored.pendingRegistration.map { $0.expires > now && loaded.mvpd($0.mvpdID) != nil } ?? false)
+        else { return [] }
+        let sharedLogin = others.first { token in
+            token.requestorID != loaded.requestorID && isUsable(token.expires) && token.source != .tempPass
+                && loaded.mvpd(token.mvpdID) != nil
+        }
+        let platformMVPDs = loaded.mvpds.filter(\.enablePlatformServices).map(\.id)
+        guard sharedLogin != nil || (settings.platformSSO && !platformMVPDs.isEmpty) else { return [] }
+        persisted = stored
+        selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
+        authorizationExpiries = [:]
+        let operation = nextOperation()
+        guard let sharedLogin, let mvpd = loaded.mvpd(sharedLogin.mvpdID) else {
+            moveConfiguration(
+                to: .signingIn(loaded, operation: operation, calls: calls), .platformMayBeSignedIn, .requestPartnerSession)
+            return [.callBackend(operation, partnerSessionRequest(loaded))]
+        }
+        let signingIn = ConfigurationState.signingIn(loaded, operation: operation, calls: calls)
+        guard mvpd.authenticationPerRequestor else {
+            moveConfiguration(to: signingIn, .singleSignOn, .readProfiles)
+            return [.callBackend(operation, .profiles(context(loaded)))]
+        }
+        moveConfiguration(to: signingIn, .passiveAuthentication, .status, .readProfiles)
+        let notice = Notice.passiveAuthentication.report("Passive authentication with \(mvpd.displayName) started: it signs in without UI if its session allows.")
+        return [
+            .emit(.status(notice), answering: []),
+            .callBackend(operation, .profiles(context(loaded))),
+        ]
+    }
+
+    mutating func platformSignInChecked(_ operation: OperationID, _ assertion: PlatformAssertion?) -> [Action] {
+        guard case .signingIn(let loaded, let expected, let calls) = configuration, expected == operation else {
+            return [.log(.lateResultIgnored(operation))]
+        }
+        guard let assertion else { return finishSigningIn(loaded, calls: calls, token: nil, .platformNotSignedIn) }
+        let exchange = nextOperation()
+        moveConfiguration(to: .signingIn(loaded, operation: exchange, calls: calls), .platformSignedIn, .readProfile)
+        return [
+            .callBackend(
+                exchange, .partnerProfile(context(loaded), partner: Self.platformPartner, assertion: assertion))
+        ]
+    }
+
+    /// The silent sign-in's request answered: the partner session (then the platform is asked, its
+    /// assertion answering the partner's request), or the read of the device's profiles or of the
+    /// platform's partner profile.
+    mutating func silentExchangeFinished(
+        _ loaded: RequestorConfiguration, calls: [CallID], _ result: Result<BackendResponse, BackendError>
+    ) -> [Action] {
+        if case .success(.session) = result {
+            switch Self.partnerRequest(result) {
+            case .success(let request):
+                let check = nextOperation()
+                moveConfiguration(to: .signingIn(loaded, operation: check, calls: calls), .partnerRequest, .checkPlatformSignIn)
+                let platformMVPDs = loaded.mvpds.filter(\.enablePlatformServices).map(\.id)
+                return [.checkPlatformSignIn(check, requestorID: loaded.requestorID, mvpdIDs: platformMVPDs, request: request)]
+            case .failure(let fallback):
+                return [.log(.silentSignInFailed("the partner session gave no request (\(fallback.why))"))]
+                    + finishSigningIn(loaded, calls: calls, token: nil, fallback.condition)
+            }
+        }
+        switch result {
+        case .success(.profiles(let profiles)):
+            guard let token = bestProfile(profiles, loaded) else {
+                // A normal answer: nobody signed in with an MVPD this requestor may share.
+                return [.log(.silentSignInFailed("the device has no valid profile for this requestor"))]
+                    + finishSigningIn(loaded, calls: calls, token: nil, .noValidStoredToken)
+            }
+            return finishSigningIn(loaded, calls: calls, token: token, .profileMatchesFlow)
+        case .success:
+            return [.log(.silentSignInFailed("the backend's answer is not a profile"))]
+                + finishSigningIn(loaded, calls: calls, token: nil, .malformedAnswer)
+        case .failure(let error):
+            return [.log(.silentSignInFailed(error.summary))] + finishSigningIn(loaded, calls: calls, token: nil, .failed)
+        }
+    }
+
+    /// Completes `setRequestor` after the silent sign-in: signed in or not, only
+    /// `setRequestorComplete` is seen (after N001 for passive authentication), then the held calls run.
+    private mutating func finishSigningIn(
+        _ loaded: RequestorConfiguration, calls: [CallID], token: AuthenticationToken?, _ condition: TransitionGuard
+    ) -> [Action] {
+        moveConfiguration(to: .configured(loaded), condition, .setRequestorComplete, .runQueue)
+        if let token {
+            moveAuthentication(
+                to: .authenticated(token), token.source == .platformSSO ? .platformSignedIn : .singleSignOn, .persist)
+            selectedProviderID = token.mvpdID
+        } else {
+            moveAuthentication(to: .unauthenticated, .noValidStoredToken)
+        }
+        var actions: [Action] = [.emit(.setRequestorComplete(success: true), answering: calls)]
+        actions += flushQueue()
+        return actions
+    }
+
+    /// The authentication to adopt from a profiles answer: a valid profile of one of the
+    /// requestor's MVPDs (not a TempPass: another app's TempPass is not this app's), the remembered
+    /// provider's first, else the one that lasts longest (Adobe's *Retrieve profiles*: the application chooses). The
+    /// service stamps `notBefore` with its own clock: a device clock behind it must not refuse a
+    /// fresh profile, so only `notAfter` is judged (with the leeway).
+    func bestProfile(_ profiles: [String: V2Profile], _ loaded: RequestorConfiguration, mvpd only: String? = nil)
+        -> AuthenticationToken?
+    {
+        let tokens = profiles.sorted { $0.key < $1.key }.compactMap { mvpdID, profile -> AuthenticationToken? in
+            guard only == nil || only == mvpdID, let mvpd = loaded.mvpd(mvpdID), only != nil || !mvpd.isTempPass,
+                let token = AuthenticationToken(profile: profile, mvpdID: mvpdID, requestorID: loaded.requestorID),
+                isUsable(token.expires)
+            else { return nil }
+            return token
+        }
+        return tokens.first { $0.mvpdID == selectedProviderID } ?? tokens.max { $0.expires < $1.expires }
+    }
+
+    /// The stored authentication if it still counts for `loaded`: unexpired, for this requestor,
+    /// and from one of its MVPDs.
+    func usableStoredToken(_ stored: StoredTokens, _ loaded: RequestorConfiguration) -> AuthenticationToken? {
+        stored.authentication.flatMap { token in
+            isUsable(token.expires) && token.requestorID == loaded.requestorID && loaded.mvpd(token.mvpdID) != nil
+                ? token : nil
+        }
+    }
+
+    mutating func configurationFailed(_ operation: OperationID, _ error: BackendError) -> [Action] {
+        guard case .configuring(let requestorID, let expected, let calls) = configuration, expected == operation else {
+            return [.log(.lateResultIgnored(operation))]
+        }
+        configurationFailures &+= configurationFailures == .max ? 0 : 1
+        let retryAt = now.adding(ConfigurationState.retryPause(afterFailures: Int(configurationFailures)))
+        moveConfiguration(
+            to: .failed(requestorID: requestorID, error, retryAt: retryAt), .current, .status, .setRequestorComplete, .failQueue)
+        var actions: [Action] = [
+            .emit(.status(Self.configurationStatus(for: error)), answering: []),
+            .emit(.setRequestorComplete(success: false), answering: calls),
+        ]
+        let held = queue
+        queue.removeAll()
+        for queued in held { actions += failWithoutConfiguration(queued.id, queued.call) }
+        return actions
+    }
+
+    /// Adobe's `CFG…` status for a failed configuration, with the real HTTP status in it (`CFG503`).
+    static func configurationStatus(for error: BackendError) -> StatusReport {
+        let status: Int
+        switch error {
+        case .network, .timeout, .retryable, .storageUnavailable: status = 404
+        case .throttled: status = 429
+        case .httpStatus(let code, _) where (400...599).contains(code): status = code
+        case .malformedResponse: status = 500
+        case .httpStatus, .denied, .authenticationRequired: status = 400
+        }
+        return Notice.configurationFailed(status: status).report("setRequestor failed: \(error.summary)")
+    }
+}

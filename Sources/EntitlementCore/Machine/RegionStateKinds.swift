@@ -1,0 +1,124 @@
+/// The entitlements region's one state: it watches every input and emits `entitlementsChanged` when
+/// what the user may access changed (only with a provider chain).
+public enum EntitlementsWatch: String, Sendable, CaseIterable {
+    /// Watching.
+    case watching
+}
+
+/// The per-request states of the calls region.
+public enum PendingCallKind: String, Sendable, CaseIterable {
+    /// No request of this kind is waiting.
+    case idle
+    /// A pre-authorization waits for the backend.
+    case preauthorizing
+}
+
+extension ConfigurationState {
+    /// The configuration region's state names.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// See ``ConfigurationState/unconfigured``.
+        case unconfigured
+        /// See ``ConfigurationState/configuring(requestorID:operation:calls:)``.
+        case configuring
+        /// See ``ConfigurationState/signingIn(_:operation:calls:)``.
+        case signingIn
+        /// See ``ConfigurationState/configured(_:)``.
+        case configured
+        /// See ``ConfigurationState/failed(requestorID:_:retryAt:)``.
+        case failed
+    }
+
+    /// This state's name.
+    public var kind: Kind {
+        switch self {
+        case .unconfigured: .unconfigured
+        case .configuring: .configuring
+        case .signingIn: .signingIn
+        case .configured: .configured
+        case .failed: .failed
+        }
+    }
+}
+
+extension AuthenticationState {
+    /// The authentication region's state names.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// See ``AuthenticationState/unknown``.
+        case unknown
+        /// See ``AuthenticationState/unauthenticated``.
+        case unauthenticated
+        /// See ``AuthenticationState/requestingPartnerSession(_:operation:)``.
+        case requestingPartnerSession
+        /// See ``AuthenticationState/platformPicking(_:)``.
+        case platformPicking
+        /// See ``AuthenticationState/selectingProvider(_:)``.
+        case selectingProvider
+        /// See ``AuthenticationState/preparingLogin(_:)``.
+        case preparingLogin
+        /// See ``AuthenticationState/creatingSession(_:operation:)``.
+        case creatingSession
+        /// See ``AuthenticationState/awaitingRedirect(_:)``.
+        case awaitingRedirect
+        /// See ``AuthenticationState/awaitingSecondScreen(_:_:poll:)``.
+        case awaitingSecondScreen
+        /// See ``AuthenticationState/readingProfile(_:operation:attempt:)``.
+        case readingProfile
+        /// See ``AuthenticationState/authenticated(_:)``.
+        case authenticated
+        /// See ``AuthenticationState/preparingLogout(_:)``.
+        case preparingLogout
+        /// See ``AuthenticationState/requestingLogout(_:operation:)``.
+        case requestingLogout
+        /// See ``AuthenticationState/loggingOut(_:)``.
+        case loggingOut
+    }
+
+    /// This state's name.
+    public var kind: Kind {
+        switch self {
+        case .unknown: .unknown
+        case .unauthenticated: .unauthenticated
+        case .requestingPartnerSession: .requestingPartnerSession
+        case .platformPicking: .platformPicking
+        case .selectingProvider: .selectingProvider
+        case .preparingLogin: .preparingLogin
+        case .creatingSession: .creatingSession
+        case .awaitingRedirect: .awaitingRedirect
+        case .awaitingSecondScreen: .awaitingSecondScreen
+        case .readingProfile: .readingProfile
+        case .authenticated: .authenticated
+        case .preparingLogout: .preparingLogout
+        case .requestingLogout: .requestingLogout
+        case .loggingOut: .loggingOut
+        }
+    }
+}
+
+extension AuthorizationRequest {
+    /// The authorization region's state names (`idle`: no request for the resource).
+    public enum Kind: String, Sendable, CaseIterable {
+        /// No request for the resource runs.
+        case idle
+        /// Waits for the login it started or joined.
+        case waitingForAuthentication
+        /// Waits for the decision (and its media token).
+        case authorizing
+        /// Waits for a provider of the chain to give its credentials.
+        case askingProvider
+        /// Waits for the provider's running request to end (one at a time).
+        case waitingForProvider
+        /// Waits for the app's step-up.
+        case awaitingStepUp
+    }
+
+    /// This request's state name.
+    public var kind: Kind {
+        switch phase {
+        case .waitingForAuthentication: .waitingForAuthentication
+        case .authorizing: .authorizing
+        case .askingProvider: .askingProvider
+        case .waitingForProvider: .waitingForProvider
+        case .awaitingStepUp: .awaitingStepUp
+        }
+    }
+}
