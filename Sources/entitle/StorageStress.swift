@@ -33,8 +33,8 @@ enum StorageStress {
             do throws(TokenStorageError) {
                 version = try await storage.save(
                     tokens(variant), deviceID: "stress-device", requestorID: "stress", replacing: version)
-            } catch .conflict(let current) {
-                version = current
+            } catch where error.code == .conflict {
+                version = error.current ?? version
                 continue
             } catch {
                 print("save failed: \(error)")

@@ -147,7 +147,7 @@ struct RedisClusterTests {
                             _ = try await store.save(
                                 Self.tokens(history.joined(separator: ","), device), deviceID: device, requestorID: "r", replacing: current.version)
                             ledger.acknowledged(device, entry)
-                        } catch .conflict {
+                        } catch where error.code == .conflict {
                             continue
                         } catch {
                             try? await Task.sleep(for: .milliseconds(50))

@@ -98,9 +98,9 @@ extension AccessEnabler {
             if let save = step.save {
                 do throws(TokenStorageError) {
                     try await self.save(save.tokens, requestorID: save.requestorID)
-                } catch .conflict where !retryingConflicts {
+                } catch where error.code == .conflict && !retryingConflicts {
                     return
-                } catch .conflict where conflicts < Self.conflictRetries {
+                } catch where error.code == .conflict && conflicts < Self.conflictRetries {
                     conflicts += 1
                     await reconcileWithStorage(force: true)
                     continue

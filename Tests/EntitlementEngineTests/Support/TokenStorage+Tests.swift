@@ -13,7 +13,7 @@ extension TokenStorage {
             do throws(TokenStorageError) {
                 _ = try await save(tokens, deviceID: deviceID, requestorID: requestorID, replacing: version)
                 return
-            } catch .conflict {
+            } catch where error.code == .conflict {
                 continue
             }
         }
