@@ -171,15 +171,13 @@ enum TraceCoding {
     }
 
     private static func encode(_ failure: ProviderFailure, book: inout SecretBook) -> JSONValue {
-        switch failure {
-        case .networkFailure: return "networkFailure"
-        case .unavailable: return "unavailable"
-        case .subscriptionExpired: return "subscriptionExpired"
-        case .cancelledByUser: return "cancelledByUser"
-        case .invalidToken: return "invalidToken"
-        case .stepUpRequired(let advice): return ["stepUpRequired": encode(advice, book: &book)]
-        case .unknown(let underlying): return ["unknown": .string(underlying)]
-        case .denied(let message): return ["denied": .string(message)]
+        switch failure.kind {
+        case .stepUpRequired:
+            guard let advice = failure.advice else { return "stepUpRequired" }
+            return ["stepUpRequired": encode(advice, book: &book)]
+        case .denied: return ["denied": .string(failure.detail ?? "")]
+        case .unknown: return ["unknown": .string(failure.detail ?? "")]
+        default: return .string(failure.kind.description)  // the kinds that carry nothing, by name
         }
     }
 

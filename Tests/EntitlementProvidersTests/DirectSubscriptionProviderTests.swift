@@ -68,7 +68,10 @@ struct DirectSubscriptionProviderTests {
         let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base))
         let session = ProviderSession(deviceID: "tv-1", requestorID: "sim-requestor", sessionID: "tv-1#1", userToken: "t")
         await served.simulator.failProgrammer("magazine", with: .garbage)
-        guard case .failure(.unknown(let why)) = await provider.verify(session) else { Issue.record("not a typed failure"); return }
+        guard case .failure(let failure) = await provider.verify(session), failure.kind == .unknown, let why = failure.detail else {
+            Issue.record("not a typed failure")
+            return
+        }
         #expect(why.contains("not its XML"))
         await served.simulator.failProgrammer("magazine", with: .status(503))
         #expect(await provider.verify(session) == .failure(.unknown("the subscription service answered HTTP 503")))

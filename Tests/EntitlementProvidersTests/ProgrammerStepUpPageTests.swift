@@ -26,8 +26,8 @@ struct ProgrammerStepUpPageTests {
         let provider = ServerAuthorizationProvider(
             id: "kids", url: SimulatorHTTPApp.programmerURL(baseURL: server.url, serverID: "kids"), resources: ["horror-1"])
         var session = ProviderSession(deviceID: "tv-1", requestorID: "sim-requestor", sessionID: "tv-1#1")
-        guard case .failure(.stepUpRequired(let advice)) = await provider.credentials(for: "horror-1", session),
-            let transaction = advice.transactionID
+        guard case .failure(let failure) = await provider.credentials(for: "horror-1", session), failure.kind == .stepUpRequired,
+            let transaction = failure.advice?.transactionID
         else { Issue.record("no step-up advice"); return }
         #expect(await simulator.pendingTransaction?.id == transaction)
 

@@ -110,7 +110,7 @@ extension EntitlementMachine {
         _ index: Int, _ result: Result<ProviderCredentials, ProviderFailure>, _ configuration: RequestorConfiguration
     ) -> [Action] {
         guard case .askingProvider(let provider, let operation) = authorizations[index].phase else { return [] }
-        if case .failure(.stepUpRequired(let advice)) = result, !authorizations[index].steppedUp,
+        if case .failure(let failure) = result, failure.kind == .stepUpRequired, let advice = failure.advice, !authorizations[index].steppedUp,
             let stepUp = settings.stepUp, stepUp.resources.contains(authorizations[index].resource)
         {
             // Policy advice: the app steps up (a PIN, a stronger sign-in), then the request is retried once.

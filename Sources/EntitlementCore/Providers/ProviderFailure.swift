@@ -1,54 +1,102 @@
 /// Why a provider could not verify or give credentials, with Pugpig's reasons; each reaches the app as
 /// a `tokenRequestFailed` code (``code``) and message (``message``).
-public enum ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// A struct, not an enum, so the engine can learn new reasons without breaking a provider's or an app's
+/// `switch`: look at ``kind`` (`failure.kind == .denied`); make one with the static members
+/// (`.failure(.invalidToken)`, `.failure(.denied("Not in your plan."))`).
+public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure it is; more kinds may come.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Name: String, Sendable, Hashable {
+            case networkFailure, unavailable, subscriptionExpired, unknown, cancelledByUser, denied, invalidToken, stepUpRequired
+        }
+        private let name: Name
+        private init(_ name: Name) { self.name = name }
+
+        /// The provider could not reach its service.
+        public static let networkFailure = Kind(.networkFailure)
+        /// The resource is not available.
+        public static let unavailable = Kind(.unavailable)
+        /// The user's subscription has expired.
+        public static let subscriptionExpired = Kind(.subscriptionExpired)
+        /// Anything else.
+        public static let unknown = Kind(.unknown)
+        /// The user cancelled.
+        public static let cancelledByUser = Kind(.cancelledByUser)
+        /// The provider's service refused.
+        public static let denied = Kind(.denied)
+        /// The user token is no longer valid.
+        public static let invalidToken = Kind(.invalidToken)
+        /// The service wants a step-up first.
+        public static let stepUpRequired = Kind(.stepUpRequired)
+
+        /// The kind's name (`invalidToken`).
+        public var description: String { name.rawValue }
+    }
+
+    /// What kind of failure it is.
+    public let kind: Kind
+    /// The underlying error's description (``Kind/unknown``) or the service's message (``Kind/denied``).
+    public let detail: String?
+    /// What the service asks for (``Kind/stepUpRequired``).
+    public let advice: StepUpAdvice?
+
+    private init(_ kind: Kind, detail: String? = nil, advice: StepUpAdvice? = nil) {
+        self.kind = kind
+        self.detail = detail
+        self.advice = advice
+    }
+
     /// The provider could not reach its service.
-    case networkFailure
+    public static let networkFailure = ProviderFailure(.networkFailure)
     /// The resource is not available (not yet for sale, unknown to the provider).
-    case unavailable
+    public static let unavailable = ProviderFailure(.unavailable)
     /// The user's subscription has expired.
-    case subscriptionExpired
+    public static let subscriptionExpired = ProviderFailure(.subscriptionExpired)
     /// Anything else, with the underlying error's description (shown after the message).
-    case unknown(String)
+    public static func unknown(_ underlying: String) -> ProviderFailure { ProviderFailure(.unknown, detail: underlying) }
     /// The user cancelled (a purchase sheet, a sign-in): no message is shown.
-    case cancelledByUser
+    public static let cancelledByUser = ProviderFailure(.cancelledByUser)
     /// The provider's service refused the resource (or the sign-in), with its message (``ErrorCode/userNotAuthorized``).
-    case denied(String)
+    public static func denied(_ message: String) -> ProviderFailure { ProviderFailure(.denied, detail: message) }
     /// The service says the user token is no longer valid: the engine renews it where the provider
     /// can, else signs the user out of that provider (``ErrorCode/providerSignedOut``).
-    case invalidToken
+    public static let invalidToken = ProviderFailure(.invalidToken)
     /// The service wants a step-up first (policy advice) and the engine does not pass it on: the
     /// resource is not configured for step-up (``EngineSettings/stepUp``), or it already stepped up once.
-    case stepUpRequired(StepUpAdvice)
+    public static func stepUpRequired(_ advice: StepUpAdvice) -> ProviderFailure { ProviderFailure(.stepUpRequired, advice: advice) }
 
     /// The `tokenRequestFailed` error code.
     public var code: String {
-        switch self {
+        switch kind {
         case .networkFailure: ErrorCode.providerNetworkFailure
         case .unavailable: ErrorCode.providerUnavailable
         case .subscriptionExpired: ErrorCode.providerSubscriptionExpired
-        case .unknown: ErrorCode.providerUnknownError
         case .cancelledByUser: ErrorCode.providerCancelled
         case .denied: ErrorCode.userNotAuthorized
         case .invalidToken: ErrorCode.providerSignedOut
         case .stepUpRequired: ErrorCode.stepUpRequired
+        default: ErrorCode.providerUnknownError
         }
     }
 
     /// The message for the user, as Pugpig words it; empty for a cancellation.
     public var message: String {
-        switch self {
-        case .networkFailure: "We were unable to connect to the network."
-        case .unavailable: "This item is not yet available for purchase."
-        case .subscriptionExpired: "Your subscription has expired."
-        case .unknown(let underlying):
-            underlying.isEmpty
+        switch kind {
+        case .networkFailure: return "We were unable to connect to the network."
+        case .unavailable: return "This item is not yet available for purchase."
+        case .subscriptionExpired: return "Your subscription has expired."
+        case .cancelledByUser: return ""
+        case .denied: return detail ?? ""
+        case .invalidToken: return "You have been signed out. Please sign in again."
+        case .stepUpRequired:
+            guard let advice else { return "This needs a stronger sign-in first." }
+            return advice.kind == .transaction ? "This needs an approval first." : "This needs a stronger sign-in first (\(advice.value))."
+        default:
+            let underlying = detail ?? ""
+            return underlying.isEmpty
                 ? "There was a problem with the authorisation service."
                 : "There was a problem with the authorisation service: \(underlying)"
-        case .cancelledByUser: ""
-        case .denied(let message): message
-        case .invalidToken: "You have been signed out. Please sign in again."
-        case .stepUpRequired(let advice):
-            advice.kind == .transaction ? "This needs an approval first." : "This needs a stronger sign-in first (\(advice.value))."
         }
     }
 
