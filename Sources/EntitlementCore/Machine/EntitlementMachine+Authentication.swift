@@ -181,7 +181,7 @@ extension EntitlementMachine {
         if let remembered = selectedProviderID.flatMap(configuration.mvpd), !remembered.isTempPass {
             flow.mvpd = remembered
             moveAuthentication(to: .preparingLogin(flow), .rememberedProvider, .drawSecrets)
-            drawSecrets(flow.id)
+            requestSecrets(for: flow.id)
             return []
         }
         if settings.platformSSO, configuration.mvpds.contains(where: \.enablePlatformServices) {
@@ -271,7 +271,7 @@ extension EntitlementMachine {
             moveAuthentication(to: .preparingLogin(flow), nil, .trackSelection, .persist, .drawSecrets)
         }
         actions.append(.emit(.sendTrackingData(.mvpdSelection, tracking), answering: []))
-        drawSecrets(flow.id)
+        requestSecrets(for: flow.id)
         return actions
     }
 
@@ -816,11 +816,11 @@ extension EntitlementMachine {
             let notice = Notice.platformLogout.report("Signed out of this app only: the device is still signed in to the TV provider; "
                     + "sign out in the device settings too, or this app signs in again at its next setRequestor.")
             actions.append(.emit(.status(notice), answering: []))
-            drawSecrets(flow.id)
+            requestSecrets(for: flow.id)
             return actions
         }
         moveAuthentication(to: .preparingLogout(flow), nil, .persist, .drawSecrets)
-        drawSecrets(flow.id)
+        requestSecrets(for: flow.id)
         return actions
     }
 

@@ -551,7 +551,7 @@ public struct EntitlementMachine: Sendable {
 
     /// Has the shell draw `flow`'s secrets once this input's effects are done (the step's
     /// ``MachineStep/secretsToDraw``).
-    mutating func drawSecrets(_ flow: FlowID) {
+    mutating func requestSecrets(for flow: FlowID) {
         secretsToDraw.append(flow)
     }
 

@@ -2,8 +2,7 @@ import EntitlementSupport
 
 /// The machine's actions run, and callbacks handed out.
 extension AccessEnabler {
-    /// Runs one effect of a step (a step's save, secrets and resubmitted calls have their own places:
-    /// ``MachineStep``).
+    /// Runs one of a step's effects (its save, secrets and resubmitted calls are run by ``process(_:retryingConflicts:)``).
     func run(_ action: Action) {
         guard !closed else { return }
         switch action {
