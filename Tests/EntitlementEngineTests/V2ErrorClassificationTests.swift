@@ -25,6 +25,22 @@ struct V2ErrorClassificationTests {
             == .httpStatus(500, "something_new: The message."))
     }
 
+    @Test func theServicesCodeIsReadBackFromEveryErrorThatCarriesOne() {
+        let gone = BackendError(v2: V2ErrorCatalogue.error("invalid_authentication_session")!, httpStatus: 400)
+        #expect(gone.v2ErrorCode == "invalid_authentication_session")
+        #expect(gone.saysSessionIsGone)
+        #expect(BackendError(v2: Self.error("network_connection_timeout", .retry), httpStatus: 403).v2ErrorCode == "network_connection_timeout")
+        #expect(BackendError(v2: Self.error("authenticated_profile_missing", .authentication), httpStatus: 403).v2ErrorCode == "authenticated_profile_missing")
+        #expect(BackendError.denied(code: "authorization_denied_by_mvpd", message: "No.").v2ErrorCode == "authorization_denied_by_mvpd")
+        #expect(BackendError(v2: Self.error("invalid_parameter_code", .none, status: 400), httpStatus: 400).saysSessionIsGone == false)
+        // Words that are not a code before a colon, and failures without a code, have none.
+        #expect(BackendError.httpStatus(502, "Bad Gateway: upstream").v2ErrorCode == nil)
+        #expect(BackendError.httpStatus(502, "").v2ErrorCode == nil)
+        #expect(BackendError.httpStatus(400, ": nothing").v2ErrorCode == nil)
+        #expect(BackendError.network("invalid_authentication_session: spoofed by a proxy").v2ErrorCode == nil)
+        #expect(BackendError.timeout.v2ErrorCode == nil)
+    }
+
     @Test func throttlingWaitsAtLeastASecond() {
         #expect(BackendError(v2HTTPStatus: 429) == .throttled(retryAfterSeconds: 1))
         #expect(BackendError(v2HTTPStatus: 502) == .httpStatus(502, ""))

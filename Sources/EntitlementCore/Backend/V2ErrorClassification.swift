@@ -25,6 +25,24 @@ extension BackendError {
         }
     }
 
+    /// The enhanced error code the service answered with (`invalid_authentication_session`, …), as
+    /// ``init(v2:httpStatus:)`` keeps it; nil for a failure that carried none.
+    public var v2ErrorCode: Substring? {
+        switch self {
+        case .httpStatus(_, let words), .retryable(let words), .authenticationRequired(let words):
+            guard let colon = words.firstIndex(of: ":") else { return nil }
+            let code = words[..<colon]
+            return !code.isEmpty && code.allSatisfy({ $0 == "_" || ("a"..."z").contains($0) || ("0"..."9").contains($0) }) ? code : nil
+        case .denied(let code, _): return code.isEmpty ? nil : Substring(code)
+        case .network, .timeout, .throttled, .malformedResponse, .storageUnavailable: return nil
+        }
+    }
+
+    /// The service says an authentication session's code is unknown or expired
+    /// (`invalid_authentication_session`): a newer session for the device replaced it, or it ran out,
+    /// so its login page is dead.
+    public var saysSessionIsGone: Bool { v2ErrorCode == "invalid_authentication_session" }
+
     /// The backend error for an HTTP status whose body is not an enhanced error (429's `text/html`,
     /// a proxy's page): throttling waits at least one second (V2 sends no `Retry-After`).
     public init(v2HTTPStatus status: Int) {

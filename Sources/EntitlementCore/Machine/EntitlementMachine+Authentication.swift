@@ -159,6 +159,14 @@ extension EntitlementMachine {
             moveAuthentication(to: .awaitingRedirect(waiting), .completingElsewhere)
             return []
         }
+        if case .failure(let error) = result, error.saysSessionIsGone, let mvpd = flow.mvpd {
+            // The code died at the service (a session request that arrived late replaced it, or it ran
+            // out): sending the device to its page would fail there, so the login starts a new session.
+            let fresh = LoginFlow(id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: flow.waiters, data: flow.data)
+            moveAuthentication(to: .preparingLogin(fresh), .sessionGone, .cancelTimer, .persist, .drawSecrets)
+            requestSecrets(for: fresh.id)
+            return [.cancelTimer(.redirectDeadline(flow.id))]
+        }
         moveAuthentication(to: .awaitingRedirect(waiting), .profileNotYet, .navigateToUrl)
         return [.emit(.navigateToUrl(flow.url ?? ""), answering: [])]
     }

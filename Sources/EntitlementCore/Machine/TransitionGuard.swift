@@ -148,6 +148,9 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     /// The login waiting for its redirect was taken from storage (another instance, or this one before
     /// a restart, started it) and its page is known: the device may never have received it.
     case startedElsewhere
+    /// The service says the login's code is unknown or expired (a newer session for the device
+    /// replaced it, or it ran out): its page is dead, so the login starts a new session.
+    case sessionGone
     /// The requestor has MVPDs with platform SSO and the device has a platform picker.
     case platformProviders
     /// The platform signed in with a provider the requestor supports through it.

@@ -106,6 +106,7 @@ public enum TransitionTable {
         authentication(.awaitingRedirect, .backendAnswered, .profileMatchesFlow, to: .authenticated, .persist, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .backendAnswered, .profileNotYet, to: .awaitingRedirect, .navigateToUrl),
         authentication(.awaitingRedirect, .backendFailed, .profileNotYet, to: .awaitingRedirect, .navigateToUrl),
+        authentication(.awaitingRedirect, .backendFailed, .sessionGone, to: .preparingLogin, .cancelTimer, .persist, .drawSecrets),
         authentication(.awaitingRedirect, .backendAnswered, .completingElsewhere, to: .awaitingRedirect),
         authentication(.awaitingRedirect, .backendFailed, .completingElsewhere, to: .awaitingRedirect),
         authentication(.awaitingRedirect, .handleExternalURL, .accepted, to: .readingProfile, .cancelTimer, .readProfile),
