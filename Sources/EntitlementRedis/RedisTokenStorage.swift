@@ -196,14 +196,24 @@ public final class RedisTokenStorage: TokenSaveNotifying {
 
     /// The tokens and version stored for `deviceID` and `requestorID` (one `HMGET`).
     public func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
-        let key = knownTokensKey(deviceID: deviceID, requestorID: requestorID)
-        let answer = try await send(["HMGET", key, "v", "t", "s"], key: key)
-        return try Self.versioned(answer)
+        try await Self.toItsEnd { [self] () async throws(TokenStorageError) in
+            let key = knownTokensKey(deviceID: deviceID, requestorID: requestorID)
+            let answer = try await send(["HMGET", key, "v", "t", "s"], key: key)
+            return try Self.versioned(answer)
+        }
     }
 
     /// Saves `tokens` if the store still holds `expected` (one script, atomic); the new version, or
     /// `conflict` with the current one.
     public func save(_ tokens: StoredTokens, deviceID: String, requestorID: String, replacing expected: StorageVersion)
+        async throws(TokenStorageError) -> StorageVersion
+    {
+        try await Self.toItsEnd { [self] () async throws(TokenStorageError) in
+            try await compareAndSet(tokens, deviceID: deviceID, requestorID: requestorID, replacing: expected)
+        }
+    }
+
+    private func compareAndSet(_ tokens: StoredTokens, deviceID: String, requestorID: String, replacing expected: StorageVersion)
         async throws(TokenStorageError) -> StorageVersion
     {
         let json: String
@@ -230,15 +240,21 @@ public final class RedisTokenStorage: TokenSaveNotifying {
 
     /// The current version (one `HGET`: cheaper than a load).
     public func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
-        let key = knownTokensKey(deviceID: deviceID, requestorID: requestorID)
-        let answer = try await send(["HGET", key, "v"], key: key)
-        if case .bulkString(nil) = answer { return .absent }
-        guard let number = answer.text.flatMap(UInt64.init) else { throw Self.unexpected(answer) }
-        return StorageVersion(number)
+        try await Self.toItsEnd { [self] () async throws(TokenStorageError) in
+            let key = knownTokensKey(deviceID: deviceID, requestorID: requestorID)
+            let answer = try await send(["HGET", key, "v"], key: key)
+            if case .bulkString(nil) = answer { return .absent }
+            guard let number = answer.text.flatMap(UInt64.init) else { throw Self.unexpected(answer) }
+            return StorageVersion(number)
+        }
     }
 
     /// Every authentication stored on the device, by any requestor (the device set, then one pipeline).
     public func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] {
+        try await Self.toItsEnd { [self] () async throws(TokenStorageError) in try await storedAuthentications(deviceID: deviceID) }
+    }
+
+    private func storedAuthentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] {
         let device = deviceKey(deviceID: deviceID)
         let members = try await send(["SMEMBERS", device], key: device)
         guard case .array(let items?) = members else { throw Self.unexpected(members) }
@@ -253,6 +269,23 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     }
 
     // MARK: - Internals
+
+    /// Runs one store operation to its end on a task of its own. The engine counts on a load or a
+    /// compare-and-set it started (``TokenStorage``), and it runs them on the task of whichever caller
+    /// carries its step: that task's cancellation must not abandon a command half-way (the client gives
+    /// up a cancelled task's command). The client's command timeout bounds the operation.
+    private static func toItsEnd<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws(TokenStorageError) -> Value
+    ) async throws(TokenStorageError) -> Value {
+        let result = await Task { () async -> Result<Value, TokenStorageError> in
+            do throws(TokenStorageError) {
+                return .success(try await operation())
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        return try result.get()
+    }
 
     /// Compare-and-set in one atomic step. KEYS (one slot: the device's): tokens, device set, the
     /// device's version counter. ARGV: the expected version, the tokens' JSON, the lifetime (ms), the

@@ -102,7 +102,7 @@ enum FleetNode {
             try? await Task.sleep(for: .seconds(25))
             settled.offer(false)
         }
-        let quiet = await settled.value()
+        let quiet = await settled.value(orIfCancelled: false)
         wait.cancel()
         limit.cancel()
         let lines = recorder.lines(of: key, since: mark)

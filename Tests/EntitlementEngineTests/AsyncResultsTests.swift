@@ -164,6 +164,56 @@ struct AsyncResultsTests {
         #expect(await enabler.rest() != nil, "no waiter is left behind to keep the engine from rest")
     }
 
+    /// A plain call made from a cancelled task is accepted and runs as any other: the engine's work runs
+    /// on a task of its own, so a store that gives up when its task is cancelled (as a Redis client
+    /// does) still loads and saves, and the callbacks are the ones an uncancelled caller gets.
+    @Test func aCallersCancellationNeverReachesTheEnginesWork() async throws {
+        let session = SimulatedSession(storage: GivesUpWhenCancelled())
+        let enabler = session.enabler
+        func fromACancelledTask(_ call: @escaping @Sendable () async -> Void) async {
+            await Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                await call()
+            }.value
+        }
+        await fromACancelledTask { await enabler.setRequestor("sim-requestor") }
+        expectCallbacks(await session.collect(), [.setRequestorComplete(success: true)])
+        await fromACancelledTask { await enabler.getAuthentication() }
+        await fromACancelledTask { await enabler.setSelectedProvider("acme-cable") }
+        let page = try #require(await session.collectIgnoringTracking().lastNavigation, "the login was saved and its page handed out")
+        let redirect = await session.redirectURL(from: page)
+        await fromACancelledTask { await enabler.handleExternalURL(redirect) }
+        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        #expect(try await session.storage.load(deviceID: "device-1", requestorID: "sim-requestor").tokens.authentication != nil)
+        await session.expectClean()
+    }
+
+    /// A store that refuses to work for a cancelled task, as ``RedisClient`` does.
+    struct GivesUpWhenCancelled: TokenStorage {
+        let inner = InMemoryTokenStorage()
+
+        func refuseIfCancelled() throws(TokenStorageError) {
+            if Task.isCancelled { throw .unavailable("the calling task was cancelled") }
+        }
+
+        func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
+            try refuseIfCancelled()
+            return try await inner.load(deviceID: deviceID, requestorID: requestorID)
+        }
+
+        func save(_ tokens: StoredTokens, deviceID: String, requestorID: String, replacing expected: StorageVersion)
+            async throws(TokenStorageError) -> StorageVersion
+        {
+            try refuseIfCancelled()
+            return try await inner.save(tokens, deviceID: deviceID, requestorID: requestorID, replacing: expected)
+        }
+
+        func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
+            try refuseIfCancelled()
+            return try await inner.version(deviceID: deviceID, requestorID: requestorID)
+        }
+    }
+
     /// A task cancelled before it calls makes no call: nothing reaches the engine.
     @Test func aTaskCancelledBeforeTheCallMakesNone() async throws {
         let session = SimulatedSession()

@@ -48,6 +48,38 @@ struct RedisTokenStorageTests {
     /// in time (the replica lags: here, its process is stopped) is not reported as saved — a failover could
     /// lose it — but as `unavailable`; what the master holds stays readable. On a master with no replica
     /// connected there is nothing to wait for: the save stands.
+    /// The engine runs a step's storage calls on the task of whichever caller carries the step: a store
+    /// operation asked from a cancelled task still runs to its end (the client alone gives up a
+    /// cancelled task's command).
+    @Test func anOperationAskedFromACancelledTaskRunsToItsEnd() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration())
+        let store = RedisTokenStorage(client: client)
+        let tokens = StoredTokens(selectedProvider: "a", deviceID: "d")
+        let results = await Task { () -> [String] in
+            withUnsafeCurrentTask { $0?.cancel() }
+            var results: [String] = []
+            do throws(TokenStorageError) {
+                let saved = try await store.save(tokens, deviceID: "d", requestorID: "r", replacing: .absent)
+                results.append("saved \(saved > .absent)")
+                results.append("loaded \(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(tokens, version: saved))")
+                results.append("version \(try await store.version(deviceID: "d", requestorID: "r") == saved)")
+                results.append("authentications \(try await store.authentications(deviceID: "d").count)")
+            } catch {
+                results.append("failed: \(error)")
+            }
+            return results
+        }.value
+        #expect(results == ["saved true", "loaded true", "version true", "authentications 0"])
+        await #expect(throws: RedisError.self, "the client itself still gives up a cancelled task's command") {
+            try await Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                _ = try await client.send(["PING"])
+            }.value
+        }
+        client.close()
+    }
+
     @Test func aSaveAConnectedReplicaDidNotAcknowledgeIsNotReportedAsSaved() async throws {
         let server = try await RedisServer()
         let client = RedisClient(server.configuration())

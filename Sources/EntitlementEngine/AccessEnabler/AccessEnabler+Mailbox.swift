@@ -22,6 +22,12 @@ extension AccessEnabler {
         }
     }
 
+    /// Sleeps for `duration` on a task nobody cancels: a pause between attempts at a save lasts as
+    /// long as it says, whichever task runs the step.
+    static func pause(for duration: Duration) async {
+        await Task { try? await Task.sleep(for: duration) }.value
+    }
+
     func submit(_ call: EntitlementCall, awaitingAnswer: Bool = false) async -> CallID {
         lastCallID += 1
         let id = CallID(lastCallID)
@@ -37,22 +43,27 @@ extension AccessEnabler {
     }
 
     /// Queues `work` and returns once the machine has handled it and its actions ran (so the
-    /// call's synchronous callbacks were delivered).
+    /// call's synchronous callbacks were delivered) — or, for a caller whose task is cancelled, at
+    /// once: the work stays queued and runs all the same.
     func enqueueAndWait(_ work: Work) async {
         guard !closed else { return }
         lastTicket += 1
         let ticket = lastTicket
         mailbox.append((work, ticket))
+        if !draining, Task.isCancelled {
+            // A cancelled caller does not carry the engine's work: a step's storage, provider and
+            // platform calls run on a task of the engine's own, which nobody cancels.
+            draining = true
+            Task { await self.drain() }
+        }
         guard draining else { return await drain() }
-        // Not cancellable: the call is queued, and its caller learns its id once it has run.
-        await withCheckedContinuation { waiters.add(.ticketRun(ticket), id: waiters.nextID(), $0) }
+        await wait(for: .ticketRun(ticket))
     }
 
     /// Runs the mailbox to empty, one input at a time; a drain already running keeps the work
     /// (a call made from a callback is queued behind the current step, never nested in it).
     /// Storage is awaited inside a step: whatever arrives meanwhile waits in the mailbox.
     private func drain() async {
-        guard !draining else { return }
         draining = true
         while !closed {
             if !immediate.isEmpty {
@@ -110,7 +121,7 @@ extension AccessEnabler {
                     // store made although its answer was lost comes back as a conflict, handled above.)
                     let pause = retry.nextPause()
                     monitor?.observe(.storageFailed("\(error.description) (trying again in \(pause))"))
-                    try? await Task.sleep(for: pause)
+                    await Self.pause(for: pause)
                     continue
                 } catch {
                     failure = error

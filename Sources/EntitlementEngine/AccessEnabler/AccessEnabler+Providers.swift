@@ -26,14 +26,15 @@ extension AccessEnabler {
         }
     }
 
-    /// `work`'s result, or `timedOut` when the engine's clock passes `limit` first (the work is then cancelled).
+    /// `work`'s result, or `timedOut` when the engine's clock passes `limit` first or the calling task is
+    /// cancelled (the work is then cancelled).
     private static func withinDeadline<Value: Sendable>(
         _ limit: Duration, on clock: any EngineClock, timedOut: Value, _ work: @escaping @Sendable () async -> Value
     ) async -> Value {
         let first = FirstResult<Value>()
         let task = Task { first.offer(await work()) }
         let timer = clock.schedule(at: clock.now().adding(limit)) { first.offer(timedOut) }
-        let value = await first.value()
+        let value = await first.value(orIfCancelled: timedOut)
         task.cancel()
         timer.cancel()
         return value

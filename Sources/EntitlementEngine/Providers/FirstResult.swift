@@ -30,21 +30,26 @@ package final class FirstResult<Value: Sendable>: Sendable {
         waiter?.resume(returning: value)
     }
 
-    /// The first result, once there is one.
-    package func value() async -> Value {
-        await withCheckedContinuation { continuation in
-            let ready: Value? = slot.withLock { slot in
-                switch slot {
-                case .empty:
-                    slot = .waiting(continuation)
-                    return nil
-                case .done(let value):
-                    return value
-                case .waiting:
-                    return nil  // one reader only
+    /// The first result, once there is one — or `cancelled`, offered as a result, as soon as the
+    /// calling task is cancelled (every wait ends).
+    package func value(orIfCancelled cancelled: Value) async -> Value {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: Value? = slot.withLock { slot in
+                    switch slot {
+                    case .empty:
+                        slot = .waiting(continuation)
+                        return nil
+                    case .done(let value):
+                        return value
+                    case .waiting:
+                        return nil  // one reader only
+                    }
                 }
+                if let ready { continuation.resume(returning: ready) }
             }
-            if let ready { continuation.resume(returning: ready) }
+        } onCancel: {
+            offer(cancelled)
         }
     }
 }

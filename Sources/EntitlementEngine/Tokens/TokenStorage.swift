@@ -16,7 +16,10 @@
 ///    engine asks it before every input and reads the tokens only when it changed.
 /// 4. A failure throws a ``TokenStorageError`` and changes nothing; it is never reported as saved.
 ///
-/// Implementations must be safe to call from any task.
+/// Implementations must be safe to call from any task, and finish what they were asked — or fail on
+/// their own deadline — even when the calling task is cancelled: the engine runs a step's storage calls
+/// on the task of a caller whose call queued work, and a half-done save is not that caller's to abandon
+/// (`RedisTokenStorage` runs each operation on a task of its own for this).
 public protocol TokenStorage: Sendable {
     /// The tokens stored for `deviceID` and `requestorID`, with their version.
     func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens

@@ -159,12 +159,9 @@ public actor V2Client: EntitlementBackend {
     private static func value<Value: Sendable>(of task: Task<Value, Never>, unlessCancelled cancelled: Value) async -> Value {
         let first = FirstResult<Value>()
         let waiter = Task { first.offer(await task.value) }
-        return await withTaskCancellationHandler {
-            await first.value()
-        } onCancel: {
-            first.offer(cancelled)
-            waiter.cancel()
-        }
+        let value = await first.value(orIfCancelled: cancelled)
+        waiter.cancel()
+        return value
     }
 
     private func fetchAccessToken() async -> Result<V2AccessToken, BackendError> {
