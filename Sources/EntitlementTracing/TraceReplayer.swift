@@ -11,12 +11,17 @@ public struct TraceReplayer: Sendable {
     /// How many records before a divergence its report shows.
     public static let contextRecords = 4
 
-    /// Creates a replayer.
-    public init() {}
+    /// Whether the replay also holds each step's effects against the rows it took
+    /// (``TraceReplayResult/effectsNotInRows``).
+    public var checksRows: Bool
+
+    /// Creates a replayer; with `checkingRows`, every step's effects must be named by its rows.
+    public init(checkingRows: Bool = false) { checksRows = checkingRows }
 
     /// Replays `trace`; the result carries the divergence, if any.
     public func replay(_ trace: Trace) -> TraceReplayResult {
         var run = Run(header: trace.header, requests: .recorded(trace.records.filter { $0["out"]?.string == "request" }))
+        run.machine.recordsTransitions = checksRows
         var divergence: TraceDivergence?
         for (index, record) in trace.records.enumerated() {
             divergence = run.take(record, step: index + 1)
@@ -24,7 +29,8 @@ public struct TraceReplayer: Sendable {
         }
         if divergence == nil { divergence = run.end(records: trace.records.count) }
         return TraceReplayResult(
-            recordsReplayed: run.replayed, divergence: divergence, machineMatches: trace.header["machine"]?.string == Trace.machineHash)
+            recordsReplayed: run.replayed, divergence: divergence, machineMatches: trace.header["machine"]?.string == Trace.machineHash,
+            effectsNotInRows: run.effectsNotInRows)
     }
 
     /// Replays the trace in the file at `path` as it reads it, one line at a time: memory stays flat
@@ -36,6 +42,7 @@ public struct TraceReplayer: Sendable {
         guard let first = try lines.next() else { throw TraceError(line: 1, reason: .noHeader) }
         let header = try Trace.checkHeader(try Trace.readLine(first, in: 0..<first.count, line: 1))
         var run = Run(header: header, requests: .recent([]))
+        run.machine.recordsTransitions = checksRows
         var count = 0
         var divergence: TraceDivergence?
         while let line = try lines.next() {
@@ -47,7 +54,8 @@ public struct TraceReplayer: Sendable {
         }
         if divergence == nil { divergence = run.end(records: count) }
         return TraceReplayResult(
-            recordsReplayed: run.replayed, divergence: divergence, machineMatches: header["machine"]?.string == Trace.machineHash)
+            recordsReplayed: run.replayed, divergence: divergence, machineMatches: header["machine"]?.string == Trace.machineHash,
+            effectsNotInRows: run.effectsNotInRows)
     }
 
     /// How many of the latest recorded requests a streaming replay keeps to name the closest one.
@@ -68,6 +76,9 @@ public struct TraceReplayResult: Sendable {
     /// Whether the trace was recorded by a machine with today's transition table (informational:
     /// a changed table may still replay, and behaviour is what is compared).
     public var machineMatches: Bool
+    /// With ``TraceReplayer/checksRows``: each step whose effects its rows do not all name — the input,
+    /// the unnamed effects (`MachineStep.effectsNotInRows(_:)`) and the rows taken. Empty otherwise.
+    public var effectsNotInRows: [String] = []
 }
 
 /// Where today's engine first did something else than the recorded one.
@@ -114,6 +125,8 @@ private struct Run {
     var operations: [UInt64: OperationID] = [:]
     var replayed = 0
     var requests: Requests
+    /// Steps whose effects their rows do not all name (only while the machine records its rows).
+    var effectsNotInRows: [String] = []
     /// The records just before the current one (at most ``TraceReplayer/contextRecords``), oldest first.
     var recent: [JSONValue] = []
 
@@ -155,7 +168,15 @@ private struct Run {
 
     private mutating func feed(_ record: JSONValue) {
         guard case .some(let (input, time)) = try? TraceCoding.decodeInput(record) else { return }
-        for action in machine.handle(remap(input), at: time).effects {
+        let step = machine.handle(remap(input), at: time)
+        if machine.recordsTransitions {
+            let unnamed = step.effectsNotInRows(machine.lastTransitions)
+            if !unnamed.isEmpty {
+                effectsNotInRows.append(
+                    "\(input.name): \(unnamed.joined(separator: ", ")) not in the rows [\(machine.lastTransitions.map(\.description).joined(separator: "; "))]")
+            }
+        }
+        for action in step.effects {
             let seq = 0
             switch action {
             case .emit(let callback, let answering):

@@ -175,11 +175,11 @@ struct ScenarioRunnerTests {
             "configuration: unconfigured --> configuring : setRequestor / loadConfiguration",
             "configuration: configuring --> configured : configurationLoaded [current] / setRequestorComplete, restoreTokens, runQueue",
             "authentication: unknown --> unauthenticated : configurationLoaded [noValidStoredToken]",
-            "authentication: unauthenticated --> preparingLogin : setSelectedProvider / trackSelection, persist, drawSecrets",
+            "authentication: unauthenticated --> preparingLogin : setSelectedProvider / trackSelection, drawSecrets",
             "authentication: preparingLogin --> creatingSession : flowSecretsDrawn / createSession",
             "authentication: creatingSession --> awaitingRedirect : backendAnswered [loginNeeded] / startTimer, navigateToUrl",
             "authentication: awaitingRedirect --> readingProfile : handleExternalURL [accepted] / cancelTimer, readProfile",
-            "authentication: readingProfile --> authenticated : backendAnswered [profileMatchesFlow] / persist, setAuthenticationStatus",
+            "authentication: readingProfile --> authenticated : backendAnswered [profileMatchesFlow] / setAuthenticationStatus",
         ] {
             #expect(rows.contains(expected), "\(expected)")
         }

@@ -20,8 +20,9 @@ struct TraceRoundTripTests {
         #expect(result.passed)
         let reread = try Trace.parse(trace.text)
         #expect(reread == trace, "the canonical text reads back to the same trace")
-        let replay = TraceReplayer().replay(reread)
+        let replay = TraceReplayer(checkingRows: true).replay(reread)
         #expect(replay.divergence == nil, "\(replay.divergence?.description ?? "")")
+        #expect(replay.effectsNotInRows.isEmpty, "every effect is named by a row of its step:\n\(replay.effectsNotInRows.joined(separator: "\n"))")
         #expect(replay.recordsReplayed == trace.records.count)
         #expect(replay.machineMatches)
         // No secret in clear: not one the simulator minted, nor any 43-character base64url run

@@ -69,6 +69,13 @@ extension EntitlementMachine {
         _ provider: String, from before: AccountKind? = nil, to work: AccountWork?, _ condition: TransitionGuard? = nil,
         _ actions: TransitionAction...
     ) {
+        moveAccount(provider, from: before, to: work, condition, actions)
+    }
+
+    /// ``moveAccount(_:from:to:_:_:)`` with the actions as an array.
+    private mutating func moveAccount(
+        _ provider: String, from before: AccountKind?, to work: AccountWork?, _ condition: TransitionGuard?, _ actions: [TransitionAction]
+    ) {
         let from = before ?? accountKind(provider)
         accountWork[provider] = work
         if recordsTransitions { record(.accounts, from: from.rawValue, to: accountKind(provider).rawValue, condition, actions) }
@@ -148,7 +155,8 @@ extension EntitlementMachine {
         let hadToken = session.userToken != nil
         let from = accountKind(provider)
         let failed = signOutLocally(provider)
-        moveAccount(provider, from: from, to: nil, nil, .persist, .providerSignInStatus)
+        // The provider hears of it when the user was signed in with it.
+        moveAccount(provider, from: from, to: nil, nil, hadToken ? [.providerSignInStatus, .askProvider] : [.providerSignInStatus])
         var actions = signInStatus(provider, false, .cancelledByUser, answering: waiting) + failed
         if hadToken { actions.append(.askProvider(signOutOperation, provider: provider, .signOut, session)) }
         actions += signInStatus(provider, false, nil, answering: [id])
@@ -212,17 +220,21 @@ extension EntitlementMachine {
         case (.verifying(_, let calls), .verified(.success(let view))):
             providerViews[provider] = view
             renewedRecently.remove(provider)
-            moveAccount(provider, to: nil, .verified, .providerSignInStatus)
-            return signInStatus(provider, true, nil, message: view.message ?? "", answering: calls) + scheduleVerification(provider)
+            let next = scheduleVerification(provider)
+            moveAccount(provider, from: nil, to: nil, .verified, next.isEmpty ? [.providerSignInStatus] : [.providerSignInStatus, .startTimer])
+            return signInStatus(provider, true, nil, message: view.message ?? "", answering: calls) + next
                 + endRenewalWaits(provider, configuration)
         case (.verifying(_, let calls), .verified(.failure(.invalidToken))):
             return renewOrSignOut(provider, calls: calls, configuration)
         case (.verifying(_, let calls), .verified(.failure(let failure))):
             // Signed in, but what the user may access could not be said: the last view stands.
-            moveAccount(provider, to: nil, .verificationFailed, .status, .providerSignInStatus)
+            let next = scheduleVerification(provider)
+            moveAccount(
+                provider, from: nil, to: nil, .verificationFailed,
+                next.isEmpty ? [.status, .providerSignInStatus] : [.status, .providerSignInStatus, .startTimer])
             let notice = Notice.providerVerificationFailed.report("The provider '\(provider)' could not verify what the user may access (\(failure.description)); its last answer stands.")
             return [.emit(.status(notice), answering: [])] + signInStatus(provider, true, nil, answering: calls)
-                + scheduleVerification(provider) + endRenewalWaits(provider, configuration)
+                + next + endRenewalWaits(provider, configuration)
         case (.renewing(_, let calls), .renewed(.success(let token))):
             providerAccounts[provider, default: ProviderAccount()].userToken = token
             renewedRecently.insert(provider)
@@ -232,7 +244,7 @@ extension EntitlementMachine {
         case (.renewing(_, let calls), .renewed(.failure)):
             let from = accountKind(provider)
             let failed = signOutLocally(provider)
-            moveAccount(provider, from: from, to: nil, .providerFailed, .persist, .providerSignInStatus)
+            moveAccount(provider, from: from, to: nil, .providerFailed, .providerSignInStatus)
             return failed + signInStatus(provider, false, .invalidToken, answering: calls)
         default:
             return [.log(.lateResultIgnored(work.operation))]
@@ -254,7 +266,7 @@ extension EntitlementMachine {
         guard link?.renewsTokens == true, !renewedRecently.contains(provider), providerAccounts[provider]?.userToken != nil else {
             let from = accountKind(provider)
             let failed = signOutLocally(provider)
-            moveAccount(provider, from: from, to: nil, .invalidToken, .persist, .providerSignInStatus)
+            moveAccount(provider, from: from, to: nil, .invalidToken, .providerSignInStatus)
             return failed + signInStatus(provider, false, .invalidToken, answering: calls)
         }
         let operation = nextOperation()

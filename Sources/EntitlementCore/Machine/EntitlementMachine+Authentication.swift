@@ -72,11 +72,11 @@ extension EntitlementMachine {
         guard case .authenticated(let token) = authentication, !isUsable(token.expires) else { return [] }
         authorizationExpiries = [:]
         guard token.source == .tempPass else {
-            moveAuthentication(to: .unauthenticated, nil, [.persist], input: .authenticationExpired)
+            moveAuthentication(to: .unauthenticated, nil, [], input: .authenticationExpired)
             return []
         }
         // TempPass over: say so (N111) and forget the pseudo-MVPD, so the next login shows the picker.
-        moveAuthentication(to: .unauthenticated, .tempPass, [.status, .persist], input: .authenticationExpired)
+        moveAuthentication(to: .unauthenticated, .tempPass, [.status], input: .authenticationExpired)
         selectedProviderID = nil
         let notice = Notice.tempPassOver.report("The TempPass expired; sign in with a TV provider to keep watching.")
         return [.emit(.status(notice), answering: [])]
@@ -102,7 +102,7 @@ extension EntitlementMachine {
             return authenticationStatus(1, ErrorCode.userAuthenticated, answering: [id], token: token, cached: true)
         case .authenticated:
             // Forced: the cached authentication is discarded and a new login runs.
-            moveAuthentication(to: .unauthenticated, .forced, .persist)
+            moveAuthentication(to: .unauthenticated, .forced)
             authorizationExpiries = [:]
             return startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
@@ -152,7 +152,7 @@ extension EntitlementMachine {
         var waiting = flow
         waiting.probe = nil
         if case .success(.profiles(let profiles)) = result, let mvpd = flow.mvpd, let token = bestProfile(profiles, configuration, mvpd: mvpd.id) {
-            return [.cancelTimer(.redirectDeadline(flow.id))] + signedIn(waiting, token, configuration)
+            return signedIn(waiting, token, configuration, endingDeadline: true)
         }
         if flow.completingElsewhere != nil {
             // Its redirect was accepted elsewhere, so its page is used up: wait for the outcome there.
@@ -163,7 +163,7 @@ extension EntitlementMachine {
             // The code died at the service (a session request that arrived late replaced it, or it ran
             // out): sending the device to its page would fail there, so the login starts a new session.
             let fresh = LoginFlow(id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: flow.waiters, data: flow.data)
-            moveAuthentication(to: .preparingLogin(fresh), .sessionGone, .cancelTimer, .persist, .drawSecrets)
+            moveAuthentication(to: .preparingLogin(fresh), .sessionGone, .cancelTimer, .drawSecrets)
             requestSecrets(for: fresh.id)
             return [.cancelTimer(.redirectDeadline(flow.id))]
         }
@@ -261,7 +261,7 @@ extension EntitlementMachine {
             if case .platformPicking = authentication { rowActions.append(.dismissTvProviderDialog) }
             let operation = nextOperation()
             moveAuthentication(
-                to: .creatingSession(flow, operation: operation), .tempPass, rowActions + [.trackSelection, .persist, .createSession])
+                to: .creatingSession(flow, operation: operation), .tempPass, rowActions + [.trackSelection, .createSession])
             return actions + [
                 .emit(.sendTrackingData(.mvpdSelection, tracking), answering: []),
                 .callBackend(
@@ -272,11 +272,11 @@ extension EntitlementMachine {
             ]
         }
         if cancelsTimer {
-            moveAuthentication(to: .preparingLogin(flow), nil, .cancelTimer, .trackSelection, .persist, .drawSecrets)
+            moveAuthentication(to: .preparingLogin(flow), nil, .cancelTimer, .trackSelection, .drawSecrets)
         } else if case .platformPicking = authentication {
-            moveAuthentication(to: .preparingLogin(flow), nil, .dismissTvProviderDialog, .trackSelection, .persist, .drawSecrets)
+            moveAuthentication(to: .preparingLogin(flow), nil, .dismissTvProviderDialog, .trackSelection, .drawSecrets)
         } else {
-            moveAuthentication(to: .preparingLogin(flow), nil, .trackSelection, .persist, .drawSecrets)
+            moveAuthentication(to: .preparingLogin(flow), nil, .trackSelection, .drawSecrets)
         }
         actions.append(.emit(.sendTrackingData(.mvpdSelection, tracking), answering: []))
         requestSecrets(for: flow.id)
@@ -289,7 +289,7 @@ extension EntitlementMachine {
         if let flow = currentLoginFlow {
             selectedProviderID = nil
             return endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the login.",
-                    alsoAnswering: [id], persists: true, condition: .cancelled)
+                    alsoAnswering: [id], condition: .cancelled)
         }
         var actions: [Action] = []
         if case .authenticated = authentication {
@@ -297,7 +297,7 @@ extension EntitlementMachine {
             authorizationExpiries = [:]
             actions += abortRequests(code: ErrorCode.userNotAuthenticated, description: "The user signed out.")
         }
-        moveAuthentication(to: .unauthenticated, .cancelled, .persist, .setAuthenticationStatus)
+        moveAuthentication(to: .unauthenticated, .cancelled, .setAuthenticationStatus)
         selectedProviderID = nil
         return actions + authenticationStatus(0, ErrorCode.providerNotSelected, answering: [id])
     }
@@ -511,23 +511,25 @@ extension EntitlementMachine {
     public static let longestThrottlePause = Duration.seconds(60)
 
     /// A login ended with a profile: authenticated, every waiter answered, waiting authorizations resumed.
-    mutating func signedIn(_ flow: LoginFlow, _ token: AuthenticationToken, _ configuration: RequestorConfiguration)
-        -> [Action]
-    {
+    /// `endingDeadline`: the login still waited for its redirect, whose deadline timer ends here.
+    mutating func signedIn(
+        _ flow: LoginFlow, _ token: AuthenticationToken, _ configuration: RequestorConfiguration, endingDeadline: Bool = false
+    ) -> [Action] {
         selectedProviderID = token.mvpdID
-        var notice: [Action] = []
+        var notice: [Action] = endingDeadline ? [.cancelTimer(.redirectDeadline(flow.id))] : []
+        let deadline: [TransitionAction] = endingDeadline ? [.cancelTimer] : []
         if token.source == .tempPass {
-            moveAuthentication(to: .authenticated(token), .tempPass, .status, .persist, .setAuthenticationStatus)
+            moveAuthentication(to: .authenticated(token), .tempPass, deadline + [.status, .setAuthenticationStatus])
             let minutes = token.expires.milliseconds(since: now) / 60_000
             let left = "Signed in with TempPass: \(minutes) minutes left."
-            notice = [.emit(.status(Notice.tempPassLogin.report(left)), answering: [])]
+            notice.append(.emit(.status(Notice.tempPassLogin.report(left)), answering: []))
         } else if token.source == .degraded {
             // Adobe's SDK: N010 when a degradation rule (AuthNAll) signed the user in without the MVPD.
-            moveAuthentication(to: .authenticated(token), .degraded, .status, .persist, .setAuthenticationStatus)
+            moveAuthentication(to: .authenticated(token), .degraded, deadline + [.status, .setAuthenticationStatus])
             let words = "Signed in under a degradation rule: the TV provider was not asked."
-            notice = [.emit(.status(Notice.degradedLogin.report(words)), answering: [])]
+            notice.append(.emit(.status(Notice.degradedLogin.report(words)), answering: []))
         } else {
-            moveAuthentication(to: .authenticated(token), .profileMatchesFlow, .persist, .setAuthenticationStatus)
+            moveAuthentication(to: .authenticated(token), .profileMatchesFlow, deadline + [.setAuthenticationStatus])
         }
         return notice + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
             + resumeAuthorizationsAfterLogin(token, configuration)
@@ -548,7 +550,7 @@ extension EntitlementMachine {
     /// `waitingAuthorizationsCode`: "not authenticated" unless the reason is not the user's).
     mutating func endLogin(
         _ flow: LoginFlow, code: String, reason: String, alsoAnswering: [CallID] = [], notice: StatusReport? = nil,
-        persists: Bool = false, condition: TransitionGuard? = nil, waitingAuthorizationsCode: String = ErrorCode.userNotAuthenticated
+        condition: TransitionGuard? = nil, waitingAuthorizationsCode: String = ErrorCode.userNotAuthenticated
     ) -> [Action] {
         var actions: [Action] = []
         var rowActions: [TransitionAction] = []
@@ -576,7 +578,6 @@ extension EntitlementMachine {
             actions.append(.emit(.status(notice), answering: []))
             rowActions.append(.status)
         }
-        if persists { rowActions.append(.persist) }
         rowActions.append(.setAuthenticationStatus)
         moveAuthentication(to: .unauthenticated, condition, rowActions)
         actions += authenticationStatus(0, code, answering: flow.waiters + alsoAnswering)
@@ -649,6 +650,9 @@ extension EntitlementMachine {
                 return [resumed]
             }
             adopt()  // the provider chosen elsewhere too: it is the user's
+            // Following the store writes nothing: what this instance does not take up (another
+            // instance's second-screen code, which it polls) stays in the store.
+            persisted = storedTokens
             return []
         case .authenticated(let current):
             if let token {
@@ -814,20 +818,20 @@ extension EntitlementMachine {
         authorizationExpiries = [:]
         selectedProviderID = nil
         guard let mvpdID else {
-            moveAuthentication(to: .unauthenticated, .notAuthenticated, .persist, .setAuthenticationStatus)
+            moveAuthentication(to: .unauthenticated, .notAuthenticated, .setAuthenticationStatus)
             return actions + authenticationStatus(0, ErrorCode.userNotAuthenticated, answering: [id])
         }
         let flow = LogoutFlow(id: nextFlow(), secrets: nil, deadline: nil, mvpdID: mvpdID, waiters: [id])
         if platformSession {
             // Cookbook I: this app is signed out, the platform is not; say so (VSA203).
-            moveAuthentication(to: .preparingLogout(flow), .platformSession, .status, .persist, .drawSecrets)
+            moveAuthentication(to: .preparingLogout(flow), .platformSession, .status, .drawSecrets)
             let notice = Notice.platformLogout.report("Signed out of this app only: the device is still signed in to the TV provider; "
                     + "sign out in the device settings too, or this app signs in again at its next setRequestor.")
             actions.append(.emit(.status(notice), answering: []))
             requestSecrets(for: flow.id)
             return actions
         }
-        moveAuthentication(to: .preparingLogout(flow), nil, .persist, .drawSecrets)
+        moveAuthentication(to: .preparingLogout(flow), nil, .drawSecrets)
         requestSecrets(for: flow.id)
         return actions
     }

@@ -198,7 +198,7 @@ extension EntitlementMachine {
     /// engine forgets it too, so `checkAuthentication` answers 0 and the next login starts fresh.
     mutating func dropAuthentication() {
         guard case .authenticated = authentication else { return }
-        moveAuthentication(to: .unauthenticated, .authenticationRequired, .persist)
+        moveAuthentication(to: .unauthenticated, .authenticationRequired)
         authorizationExpiries = [:]
     }
 

@@ -50,7 +50,7 @@ extension EntitlementMachine {
         if let owner = stored.deviceID, owner != deviceID {
             // Tokens bound to another device never count here: clear them and say so (SEC412).
             stored = .empty
-            moveAuthentication(to: .unauthenticated, .deviceMismatch, .status, .persist)
+            moveAuthentication(to: .unauthenticated, .deviceMismatch, .status)
             authorizationExpiries = [:]
             selectedProviderID = nil
             let notice = Notice.deviceMismatch.report("The stored tokens belong to another device id; they were cleared and the user must log in again.")
@@ -173,7 +173,7 @@ extension EntitlementMachine {
         moveConfiguration(to: .configured(loaded), condition, .setRequestorComplete, .runQueue)
         if let token {
             moveAuthentication(
-                to: .authenticated(token), token.source == .platformSSO ? .platformSignedIn : .singleSignOn, .persist)
+                to: .authenticated(token), token.source == .platformSSO ? .platformSignedIn : .singleSignOn)
             selectedProviderID = token.mvpdID
         } else {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)

@@ -228,16 +228,23 @@ extension EntitlementMachine {
             switch verified[link.id] {
             case .success(let view)?:
                 providerViews[link.id] = view
-                actions += scheduleVerification(link.id)
+                let next = scheduleVerification(link.id)
+                if !next.isEmpty {
+                    record(
+                        .entitlements, from: EntitlementsWatch.watching.rawValue, to: EntitlementsWatch.watching.rawValue,
+                        .verified, [.startTimer])
+                }
+                actions += next
             case .failure(.invalidToken)? where link.signsIn:
                 actions += renewOrSignOut(link.id, calls: [], configuration)
             case .failure(let failure)?:
+                let next = scheduleVerification(link.id)
                 record(
                     .entitlements, from: EntitlementsWatch.watching.rawValue, to: EntitlementsWatch.watching.rawValue,
-                    .verificationFailed, [.status])
+                    .verificationFailed, next.isEmpty ? [.status] : [.status, .startTimer])
                 let notice = Notice.providerVerificationFailed.report("The provider '\(link.id)' could not verify what the user may access (\(failure.description)); its last answer stands.")
                 actions.append(.emit(.status(notice), answering: []))
-                actions += scheduleVerification(link.id)
+                actions += next
             case nil where link.signsIn && providerAccounts[link.id] == nil:
                 // Not signed in here (another requestor's store, or signed out elsewhere): nothing verified stands.
                 providerViews[link.id] = nil

@@ -75,7 +75,7 @@ extension EntitlementMachine {
             return [.callBackend(operation, .session(context(configuration), code: code.code))]
         case .success(.profiles(let profiles)):
             if let mvpd = flow.mvpd, let token = bestProfile(profiles, configuration, mvpd: mvpd.id) {
-                moveAuthentication(to: .authenticated(token), .profileMatchesFlow, .cancelTimer, .persist, .setAuthenticationStatus)
+                moveAuthentication(to: .authenticated(token), .profileMatchesFlow, .cancelTimer, .setAuthenticationStatus)
                 selectedProviderID = token.mvpdID
                 return secondScreenTimers(flow).map(Action.cancelTimer)
                     + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)

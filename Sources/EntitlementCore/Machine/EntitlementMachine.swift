@@ -475,37 +475,11 @@ public struct EntitlementMachine: Sendable {
 
     /// What should be in token storage now (``StoredTokens/empty`` when there is nothing to keep).
     public var storedTokens: StoredTokens {
-        var authentication: AuthenticationToken?
-        var pending: PendingLogin?
-        var logout: PendingLogout?
-        var registration: PendingRegistration?
-        switch self.authentication {
-        case .authenticated(let token): authentication = token
-        case .awaitingRedirect(let flow):
-            if let record = flow.completingElsewhere {
-                pending = record
-            } else if let mvpd = flow.mvpd, let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline {
-                pending = PendingLogin(
-                    mvpdID: mvpd.id, state: secrets.state, code: code, deadline: deadline, data: flow.data, url: flow.url)
-            }
-        case .readingProfile(let flow, _, _) where flow.redirectAccepted:
-            if let mvpd = flow.mvpd, let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline {
-                pending = PendingLogin(
-                    mvpdID: mvpd.id, state: secrets.state, code: code, deadline: deadline, data: flow.data, url: flow.url,
-                    completing: true)
-            }
-        case .loggingOut(let flow):
-            if let secrets = flow.secrets, let deadline = flow.deadline {
-                logout = PendingLogout(state: secrets.state, deadline: deadline, mvpdID: flow.mvpdID)
-            }
-        case .awaitingSecondScreen(let flow, let code, _):
-            if let mvpd = flow.mvpd { registration = PendingRegistration(mvpdID: mvpd.id, code: code.code, expires: code.expires) }
-        default: break
-        }
+        let stored = StoredAuthentication(authentication)
         let tokens = StoredTokens(
-            authentication: authentication, selectedProvider: selectedProviderID,
-            deviceID: deviceID, pendingLogin: pending, pendingLogout: logout, providerAccounts: providerAccounts,
-            pendingRegistration: registration)
+            authentication: stored.authentication, selectedProvider: selectedProviderID,
+            deviceID: deviceID, pendingLogin: stored.pendingLogin, pendingLogout: stored.pendingLogout, providerAccounts: providerAccounts,
+            pendingRegistration: stored.pendingRegistration)
         return tokens.holdsNothing ? .empty : tokens
     }
 

@@ -36,8 +36,6 @@ public enum TransitionAction: String, Sendable, CaseIterable {
     case pollRegistration
     /// Emit `sendTrackingData(mvpdSelection)`.
     case trackSelection
-    /// Save the tokens.
-    case persist
     /// Draw the flow's state.
     case drawSecrets
     /// Start the flow's deadline.
