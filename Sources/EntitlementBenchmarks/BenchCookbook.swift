@@ -58,7 +58,7 @@ enum BenchCookbook {
         let delegate = Delegate()
         let enabler = AccessEnabler(
             backend: LoggingBackend(inner: simulator.backend, log: log), delegate: delegate, storage: InMemoryTokenStorage(),
-            environment: .deterministic(clock: clock, deviceID: "device-1"), monitor: monitor, recorder: recorder)
+            environment: .deterministic(clock: clock, deviceID: "device-1"), settings: .simulated, monitor: monitor, recorder: recorder)
         var visits: [String] = []
         await enabler.setRequestor("sim-requestor")
         await enabler.whenIdle()

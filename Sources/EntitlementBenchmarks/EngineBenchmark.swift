@@ -90,7 +90,7 @@ package struct EngineBenchmark {
         // The bare machine: the session's inputs, fed again to fresh machines.
         let captured = inputs.inputs.withLock { $0 }
         let expected = await String(describing: checked.enabler.machineSnapshot.authentication)
-        var machine = EntitlementMachine(settings: EngineSettings(), deviceID: "device-1")
+        var machine = EntitlementMachine(settings: .simulated, deviceID: "device-1")
         for (input, at) in captured { _ = machine.handle(input, at: at) }
         guard String(describing: machine.authentication) == expected else {
             print("bench: the bare machine fed the session's inputs did not end where the engine did")
@@ -98,7 +98,7 @@ package struct EngineBenchmark {
         }
         var events = 0
         let machineTime = Self.timeSync(for: seconds) {
-            var machine = EntitlementMachine(settings: EngineSettings(), deviceID: "device-1")
+            var machine = EntitlementMachine(settings: .simulated, deviceID: "device-1")
             for (input, at) in captured { _ = machine.handle(input, at: at) }
             events += captured.count
         }
@@ -148,7 +148,7 @@ package struct EngineBenchmark {
         let clock = ManualClock()
         let simulator = Simulator(world: .default, clock: clock, seed: 101)
         let enabler = AccessEnabler(
-            backend: simulator.backend, delegate: delegate, environment: .deterministic(clock: clock, deviceID: "device-1"))
+            backend: simulator.backend, delegate: delegate, environment: .deterministic(clock: clock, deviceID: "device-1"), settings: .simulated)
         await enabler.setRequestor("sim-requestor")
         await enabler.whenIdle()
         var calls = 0

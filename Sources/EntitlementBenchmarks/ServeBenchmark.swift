@@ -101,7 +101,7 @@ package struct ServeBenchmark {
         let engine = AccessEnabler(
             backend: client,
             environment: EngineEnvironment(clock: SystemClock(), deviceID: "bench-device-\(index)", redirectStateRandom: SystemRandomSource()),
-            monitor: ledger)
+            settings: .simulated, monitor: ledger)
         await engine.setRequestor("sim-requestor")
         await engine.getAuthentication()
         await engine.setSelectedProvider("acme-cable")

@@ -168,7 +168,7 @@ public struct RandomExplorer: Sendable {
     /// Plays `steps` on a fresh engine: every broken invariant, and the engine's trace.
     private func play(_ steps: [ExplorerStep], seed: UInt64) async -> (problems: [String], trace: Trace) {
         let device = Self.device(seed: seed)
-        var settings = EngineSettings()
+        var settings = EngineSettings.simulated
         if device == .secondScreen { settings.secondScreen = SecondScreen() }
         if device == .chain { settings.stepUp = StepUpSettings(resources: Self.stepUpResources) }
         let storage = ScriptedTokenStorage()

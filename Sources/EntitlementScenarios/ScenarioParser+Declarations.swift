@@ -69,9 +69,7 @@ extension ScenarioParser {
             let settingColumn = cursor.column
             switch try cursor.word("a setting (redirect-timeout, queue-limit, redirect-url, device, platform-sso, second-screen, session-ttl)") {
             case "redirect-timeout":
-                let settings = scenario.settings
-                scenario.settings = EngineSettings(
-                    redirectURL: settings.redirectURL, redirectTimeout: try cursor.duration(), queueLimit: settings.queueLimit)
+                scenario.settings.redirectTimeout = try cursor.duration()
             case "queue-limit": scenario.settings.queueLimit = try cursor.number("a queue limit")
             case "redirect-url": scenario.settings.redirectURL = try text(&cursor, "a redirect URL")
             case "device": scenario.deviceID = try text(&cursor, "a device id")

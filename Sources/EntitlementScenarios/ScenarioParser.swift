@@ -11,7 +11,7 @@ public enum ScenarioParser {
     /// Parses `text`, naming `file` in errors and reports.
     public static func parse(_ text: String, file: String) throws(ScenarioParseError) -> Scenario {
         var scenario = Scenario(
-            file: file, world: .default, settings: EngineSettings(), deviceID: "device-1", ignored: [],
+            file: file, world: .default, settings: .simulated, deviceID: "device-1", ignored: [],
             allowsPendingCalls: false, steps: [])
         var sawHeader = false
         var problems: [ScenarioParseError] = []

@@ -91,7 +91,14 @@ public final class SimulatedPlatform: PlatformSSO {
     @discardableResult
     public func answerOpenPicker(_ choice: Choice) -> Bool {
         state.withLock { state in
-            guard state.holding, choice != .wait else { return false }
+            guard choice != .wait else { return false }
+            if !state.holding, state.script.first == .wait {
+                // The engine showed the picker but its task has not reached the platform yet (a busy
+                // machine): the user's answer is the one that picker gets.
+                state.script[0] = choice
+                return true
+            }
+            guard state.holding else { return false }
             state.holding = false  // answered: from now on the engine's platform work is worth waiting for
             if let open = state.openPicker {
                 state.openPicker = nil

@@ -55,6 +55,8 @@ public struct SimulatedSession: Sendable {
         let gate = deliversInOrder && chain != nil ? SteppedProviders() : nil
         self.steppedProviders = gate
         self.platform = platform ?? (platformSSO ? SimulatedPlatform(simulator: self.simulator, deviceID: deviceID) : nil)
+        var settings = settings
+        if settings.domainName == nil { settings.domainName = SimulatedWorld.appDomain }
         self.enabler = AccessEnabler(
             backend: stepped ?? port, delegate: delegate, storage: storage,
             environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,

@@ -199,6 +199,10 @@ public struct SimulatedWorld: Sendable {
             self.message = message
         }
     }
+    /// The domain of the simulated app, which an engine talking to the simulator sends as
+    /// `EngineSettings.domainName` (``SimulatedSession`` sets it when its settings name none). The
+    /// simulator's own value: never a default of anything that talks to Adobe.
+    public static let appDomain = "sim-app.example"
     /// The service provider's base URL.
     public var serviceProvider: String
     /// How long a media token lasts (default 7 minutes).
@@ -298,4 +302,14 @@ public struct SimulatedWorld: Sendable {
                 ],
                 metadata: ["zip": .list(["73301"]), "householdID": .text("hh-frank")]),
         ])
+}
+
+extension EngineSettings {
+    /// The settings of an engine that talks to the simulator: the defaults, with the simulated app's
+    /// domain (``SimulatedWorld/appDomain``) — which an engine talking to Adobe sets to its own.
+    public static var simulated: EngineSettings {
+        var settings = EngineSettings()
+        settings.domainName = SimulatedWorld.appDomain
+        return settings
+    }
 }

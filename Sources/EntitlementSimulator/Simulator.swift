@@ -254,14 +254,18 @@ public actor Simulator {
         let context = request.context
         switch request {
         case .configuration: return .configuration(try configuration(context))
-        case .createSession(_, let mvpd, let domainName, let redirectURL):
+        case .createSession(_, let mvpd, let domainName?, let redirectURL):
             return .session(try createSession(context, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL))
+        case .createSession(_, let mvpd, nil, let redirectURL):
+            // As the service does: a session without its domain waits for it (`resume`, missing parameters).
+            return .session(try createIncompleteSession(context, mvpd: mvpd, domainName: nil, redirectURL: redirectURL))
         case .resumeSession(_, let code, let mvpd, let domainName, let redirectURL):
             return .session(
-                try resumeSession(requestorID: context.requestorID, code: code, mvpd: mvpd, domainName: domainName, redirectURL: redirectURL))
+                try resumeSession(
+                    requestorID: context.requestorID, code: code, mvpd: mvpd, domainName: domainName ?? "", redirectURL: redirectURL))
         case .session(_, let code): return .sessionStatus(try sessionStatus(requestorID: context.requestorID, code: code))
         case .partnerSession(_, let partner, let domainName, let redirectURL):
-            return .session(try partnerSession(context, partner: partner, domainName: domainName, redirectURL: redirectURL))
+            return .session(try partnerSession(context, partner: partner, domainName: domainName ?? "", redirectURL: redirectURL))
         case .profiles: return .profiles(try allProfiles(context))
         case .profile(_, let mvpd): return .profiles(try profile(context, mvpd: mvpd))
         case .profileByCode(_, let code): return .profiles(try profile(context, code: code))

@@ -119,6 +119,7 @@ public struct Trace: Sendable, Equatable {
             "clientType": .string(settings.clientType), "operatingSystem": .string(settings.operatingSystem),
         ]
         // Written only when set, so traces of other devices read as before.
+        if let domainName = settings.domainName { members["domainName"] = .string(domainName) }
         if settings.platformSSO { members["platformSSO"] = true }
         if !settings.providers.isEmpty {
             members["providers"] = .array(
@@ -145,6 +146,15 @@ public struct Trace: Sendable, Equatable {
         return .object(members)
     }
 
+    /// The domain a header without one stands for: engines before 0.8.0 sent `sim-app.example` by default
+    /// and did not write it in the header; from 0.8.0 a header without one means none was set.
+    private static func domainNameBefore080(_ header: JSONValue) -> String? {
+        guard let engine = header["engine"]?.string else { return nil }
+        let parts = engine.split(separator: ".").compactMap { Int($0) }
+        guard parts.count >= 2 else { return nil }
+        return (parts[0], parts[1]) < (0, 8) ? "sim-app.example" : nil
+    }
+
     /// The engine settings the trace was recorded with.
     public var settings: EngineSettings {
         let value = header["settings"] ?? [:]
@@ -157,6 +167,7 @@ public struct Trace: Sendable, Equatable {
             preauthorizationCacheLifetime: .milliseconds(value["preauthorizationCacheLifetime"]?.int ?? 300_000),
             deviceType: value["deviceType"]?.string ?? "computer",
             clientType: value["clientType"]?.string ?? "swift", operatingSystem: value["operatingSystem"]?.string ?? "Linux")
+        settings.domainName = value["domainName"]?.string ?? Self.domainNameBefore080(header)
         settings.platformSSO = value["platformSSO"] == .bool(true)
         if let stepUp = value["stepUp"] {
             settings.stepUp = StepUpSettings(

@@ -421,18 +421,18 @@ enum TraceCoding {
         case .configuration, .profiles: break
         case .createSession(_, let mvpd, let domainName, let redirectURL):
             record["mvpd"] = .string(mvpd)
-            record["domainName"] = .string(domainName)
+            record["domainName"] = domainName.map(JSONValue.string) ?? .null
             record["redirectURL"] = redirectURL.map { .string(book.concealURL($0)) } ?? .null
         case .resumeSession(_, let code, let mvpd, let domainName, let redirectURL):
             record["code"] = .string(book.conceal(code, as: .code))
             record["mvpd"] = .string(mvpd)
-            record["domainName"] = .string(domainName)
+            record["domainName"] = domainName.map(JSONValue.string) ?? .null
             record["redirectURL"] = redirectURL.map { .string(book.concealURL($0)) } ?? .null
         case .session(_, let code):
             record["code"] = .string(book.conceal(code, as: .code))
         case .partnerSession(_, let partner, let domainName, let redirectURL):
             record["partner"] = .string(partner)
-            record["domainName"] = .string(domainName)
+            record["domainName"] = domainName.map(JSONValue.string) ?? .null
             record["redirectURL"] = .string(book.concealURL(redirectURL))
         case .profile(_, let mvpd):
             record["mvpd"] = .string(mvpd)

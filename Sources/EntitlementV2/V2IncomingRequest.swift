@@ -103,7 +103,7 @@ public struct V2IncomingRequest: Sendable, Hashable {
         case ("POST", 3, "sessions") where rest[1] == "sso":
             guard let form = Self.form(http) else { return .refused(Self.unsupportedBody) }
             request = .partnerSession(
-                serviceProvider: sp, partner: rest[2], domainName: form["domainName"] ?? "", redirectURL: form["redirectUrl"] ?? "")
+                serviceProvider: sp, partner: rest[2], domainName: form["domainName"], redirectURL: form["redirectUrl"] ?? "")
         case ("GET", 1, "profiles"): request = .profiles(serviceProvider: sp)
         case ("GET", 2, "profiles"): request = .profile(serviceProvider: sp, mvpd: rest[1])
         case ("GET", 3, "profiles") where rest[1] == "code": request = .profileByCode(serviceProvider: sp, code: rest[2])

@@ -29,7 +29,7 @@ public enum V2Request: Sendable, Hashable {
     /// `GET /api/v2/{sp}/logout/{mvpd}?redirectUrl=…`.
     case logout(serviceProvider: String, mvpd: String, redirectURL: String)
     /// `POST /api/v2/{sp}/sessions/sso/{partner}`: partner (platform) single sign-on.
-    case partnerSession(serviceProvider: String, partner: String, domainName: String, redirectURL: String)
+    case partnerSession(serviceProvider: String, partner: String, domainName: String?, redirectURL: String)
     /// `POST /api/v2/{sp}/profiles/sso/{partner}`: the partner's signed answer (`SAMLResponse`) for a profile.
     case partnerProfile(serviceProvider: String, partner: String, samlResponse: String)
 
@@ -165,7 +165,7 @@ public enum V2Request: Sendable, Hashable {
         case .createSession(_, let mvpd, let domainName, let redirectURL), .resumeSession(_, _, let mvpd, let domainName, let redirectURL):
             return session(mvpd, domainName, redirectURL)
         case .partnerSession(_, _, let domainName, let redirectURL):
-            return .form([Field("domainName", domainName), Field("redirectUrl", redirectURL)])
+            return .form((domainName.map { [Field("domainName", $0)] } ?? []) + [Field("redirectUrl", redirectURL)])
         case .partnerProfile(_, _, let samlResponse):
             return .form([Field("SAMLResponse", samlResponse)])
         case .authorize(_, _, let resources), .preauthorize(_, _, let resources):

@@ -35,6 +35,7 @@ enum FleetNode {
             transport: transport, softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock,
             tokenFetchTimeout: .seconds(6))
         var engine = EngineSettings(requestTimeout: .seconds(8))
+        engine.domainName = SimulatedWorld.appDomain
         engine.storageRetryWindow = .seconds(5)
         let recorder = Recorder(events: events)
         let host = SessionHost(

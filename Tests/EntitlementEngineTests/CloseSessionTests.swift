@@ -22,7 +22,7 @@ struct CloseSessionTests {
         let storage = InMemoryTokenStorage()
         let answers = Answers()
         let enabler = AccessEnabler(
-            backend: simulator.backend, delegate: answers, storage: storage, environment: .deterministic(clock: clock, deviceID: "tv-1"))
+            backend: simulator.backend, delegate: answers, storage: storage, environment: .deterministic(clock: clock, deviceID: "tv-1"), settings: .simulated)
         await enabler.setRequestor("sim-requestor")
         await enabler.whenIdle()
         await enabler.getAuthentication()

@@ -94,7 +94,7 @@ struct ConcurrentStoreTests {
         let engines = (0..<50).map { _ in
             let ledger = CallLedger()
             return (AccessEnabler(
-                backend: simulator.backend, storage: storage, environment: .live(deviceID: "device-1"), monitor: ledger), ledger)
+                backend: simulator.backend, storage: storage, environment: .live(deviceID: "device-1"), settings: .simulated, monitor: ledger), ledger)
         }
         await withTaskGroup(of: Void.self) { group in
             for (index, (enabler, ledger)) in engines.enumerated() {

@@ -150,7 +150,7 @@ struct LateAndReentrantEventTests {
         let simulator = Simulator(clock: clock)
         await simulator.hold(.configuration)
         let enabler = AccessEnabler(
-            backend: simulator.backend, environment: .deterministic(clock: clock),
+            backend: simulator.backend, environment: .deterministic(clock: clock), settings: .simulated,
             monitor: MonitorGroup([DebugLog { line in lines.withLock { $0.append(line) } }]))
         await enabler.setRequestor("sim-requestor")
         await enabler.setRequestor("sim-news")
@@ -240,7 +240,7 @@ struct DelegateAndStreamTests {
 
     @Test func aStreamEndsWhenTheEngineIsReleased() async {
         var enabler: AccessEnabler? = AccessEnabler(
-            backend: Simulator(clock: ManualClock()).backend, environment: .deterministic(clock: ManualClock()))
+            backend: Simulator(clock: ManualClock()).backend, environment: .deterministic(clock: ManualClock()), settings: .simulated)
         let stream = await enabler!.callbacks()
         enabler = nil
         var iterator = stream.makeAsyncIterator()

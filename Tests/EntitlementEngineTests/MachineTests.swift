@@ -174,7 +174,7 @@ struct MachineTests {
                 .callBackend(
                     OperationID(2),
                     .createSession(
-                        context, mvpd: "acme", domainName: "sim-app.example", redirectURL: "adobepass://ios.app?state=STATE&mvpd=acme"))
+                        context, mvpd: "acme", domainName: nil, redirectURL: "adobepass://ios.app?state=STATE&mvpd=acme"))
             ])
         #expect(machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0).effects == [.log(.lateSecretsIgnored(FlowID(1)))])
     }

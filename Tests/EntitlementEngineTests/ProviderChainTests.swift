@@ -53,7 +53,7 @@ struct ProviderChainTests {
         let clock = ManualClock()
         let simulator = Simulator(world: .default, clock: clock, seed: 101)
         let enabler = AccessEnabler(
-            backend: simulator.backend, environment: .deterministic(clock: clock), recorder: recorder,
+            backend: simulator.backend, environment: .deterministic(clock: clock), settings: .simulated, recorder: recorder,
             providers: try ProviderChain(links))
         return (enabler, clock, simulator)
     }

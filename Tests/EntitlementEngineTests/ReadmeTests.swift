@@ -69,6 +69,7 @@ struct ReadmeTests {
             delegate: delegate,                           // held weakly
             storage: InMemoryTokenStorage(),              // or try FileTokenStorage(folder:), or your own
             environment: .live(deviceID: deviceID),       // wall clock + system CSPRNG
+            settings: EngineSettings(domainName: "myservice.example"),  // your domain, sent when a login starts
             platform: nil)                                // a PlatformSSO port when the device has a TV-provider account
         await enabler.setRequestor("my-requestor")        // calls made before it completes are queued
         await enabler.getAuthorization("news-channel")    // logs in first if needed → setToken / tokenRequestFailed

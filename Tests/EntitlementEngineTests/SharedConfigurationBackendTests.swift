@@ -16,7 +16,7 @@ struct SharedConfigurationBackendTests {
         let simulator = Simulator(world: .default, clock: clock, seed: 7)
         let shared = SharedConfigurationBackend(simulator.backend, validity: .seconds(120), clock: clock)
         let engines = ["tv-1", "tv-2"].map { device in
-            AccessEnabler(backend: shared, environment: .deterministic(clock: clock, deviceID: device))
+            AccessEnabler(backend: shared, environment: .deterministic(clock: clock, deviceID: device), settings: .simulated)
         }
         for engine in engines {
             #expect(try await engine.answer(to: .setRequestor(requestorID: Self.requestor, serviceProviders: []))
@@ -25,7 +25,7 @@ struct SharedConfigurationBackendTests {
         #expect(shared.configurationFetches == 1, "one request for two engines")
         // Past its validity a configuration is fetched again (a changed one reaches the engines).
         await clock.advance(by: .seconds(120))
-        let third = AccessEnabler(backend: shared, environment: .deterministic(clock: clock, deviceID: "tv-3"))
+        let third = AccessEnabler(backend: shared, environment: .deterministic(clock: clock, deviceID: "tv-3"), settings: .simulated)
         #expect(try await third.answer(to: .setRequestor(requestorID: Self.requestor, serviceProviders: []))
             == .setRequestorComplete(success: true))
         #expect(shared.configurationFetches == 2)

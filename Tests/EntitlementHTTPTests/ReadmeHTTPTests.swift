@@ -75,7 +75,8 @@ struct ReadmeHTTPTests {
             backend: adobe, delegate: delegate,
             storage: try FileTokenStorage(folder: tokensFolder),  // or your own store: the default keeps logins in memory only
             environment: .live(deviceID: deviceID),
-            settings: EngineSettings(redirectURL: appReturnURL))  // where the MVPD's redirect chain ends
+            settings: EngineSettings(redirectURL: appReturnURL,   // where the MVPD's redirect chain ends
+                domainName: "myservice.example"))              // your domain, sent when a login starts
         await enabler.setRequestor("my-requestor")
         // README-ADOBE-END
         await enabler.whenIdle()

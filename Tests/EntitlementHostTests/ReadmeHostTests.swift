@@ -59,6 +59,7 @@ struct ReadmeHostTests {
         let simulator = Simulator(clock: clock)
         let browser = Browser()
         let host = SessionHost(
+            settings: SessionHostSettings(engine: .simulated),  // the simulated app's domain (yours when on Adobe)
             backend: simulator.backend, clock: clock, delegate: browser,
             environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })   // or .live(deviceID:) on SystemClock
         let key = SessionKey(deviceID: "tv-1", requestorID: "sim-requestor")
@@ -93,7 +94,8 @@ struct ReadmeHostTests {
 
         let devices = Devices()
         let host = SessionHost(
-            settings: SessionHostSettings(idleTimeout: .seconds(300), residentLimit: 100_000, mailboxLimit: 32),
+            settings: SessionHostSettings(idleTimeout: .seconds(300), residentLimit: 100_000, mailboxLimit: 32,
+                engine: EngineSettings(domainName: "myservice.example")),  // your domain, sent when a login starts
             backend: myBackendPort,                       // one backend for every device
             storage: sharedStorage,                       // RedisTokenStorage when a fleet shares state
             delegate: devices)                            // held strongly; every callback with its session and calls

@@ -22,7 +22,7 @@ struct SessionHostTests {
         let collector = Collector()
         let enabler = AccessEnabler(
             backend: plain.simulator.backend, delegate: collector.plain, storage: plain.storage,
-            environment: .deterministic(clock: plain.clock, deviceID: "device-1"), monitor: recorder)
+            environment: .deterministic(clock: plain.clock, deviceID: "device-1"), settings: .simulated, monitor: recorder)
         try await Self.script(plain, lastNavigation: { collector.lastNavigation }) { call in
             let id = await enabler.call(call)
             await enabler.whenIdle()
@@ -78,7 +78,7 @@ struct SessionHostTests {
         let otherDelegate = RecordingHostDelegate()
         let clock = rig.clock
         let nodeB = SessionHost(
-            backend: rig.simulator.backend, storage: rig.storage, clock: clock, delegate: otherDelegate,
+            settings: SessionHostSettings(engine: .simulated), backend: rig.simulator.backend, storage: rig.storage, clock: clock, delegate: otherDelegate,
             environment: { .deterministic(clock: clock, deviceID: $0.deviceID, seed: 2) })
         let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
         try await nodeA.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)
@@ -333,7 +333,7 @@ extension SessionHostTests {
         let rig = Rig()
         let clock = rig.clock
         let host = SessionHost(
-            settings: SessionHostSettings(idleTimeout: .seconds(rests ? 30 : 3600), providerChoiceTimeout: .seconds(120)),
+            settings: SessionHostSettings(idleTimeout: .seconds(rests ? 30 : 3600), providerChoiceTimeout: .seconds(120), engine: .simulated),
             backend: rig.simulator.backend, storage: rig.storage, clock: clock, delegate: rig.delegate,
             environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })
         let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
@@ -363,7 +363,7 @@ extension SessionHostTests {
         let counting = CountingBackend(rig.simulator.backend)
         let clock = rig.clock
         let host = SessionHost(
-            settings: SessionHostSettings(configurationValidity: shares ? .seconds(120) : nil), backend: counting,
+            settings: SessionHostSettings(configurationValidity: shares ? .seconds(120) : nil, engine: .simulated), backend: counting,
             storage: rig.storage, clock: clock, delegate: rig.delegate, environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })
         for device in 1...5 {
             let key = SessionKey(deviceID: "tv-\(device)", requestorID: Self.requestor)
@@ -379,7 +379,7 @@ extension SessionHostTests {
         let rig = Rig()
         let clock = rig.clock
         let host = SessionHost(
-            settings: SessionHostSettings(idleTimeout: .seconds(60), providerChoiceTimeout: nil, forgetEmptySessionsAfter: .seconds(600)),
+            settings: SessionHostSettings(idleTimeout: .seconds(60), providerChoiceTimeout: nil, forgetEmptySessionsAfter: .seconds(600), engine: .simulated),
             backend: rig.simulator.backend, storage: rig.storage, clock: clock, delegate: rig.delegate,
             environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })
         for device in 1...200 {
@@ -438,7 +438,7 @@ struct Rig {
         let clock = self.clock
         return SessionHost(
             settings: SessionHostSettings(
-                idleTimeout: idleTimeout, residentLimit: residentLimit, mailboxLimit: mailboxLimit, configuresNewSessions: configures),
+                idleTimeout: idleTimeout, residentLimit: residentLimit, mailboxLimit: mailboxLimit, configuresNewSessions: configures, engine: .simulated),
             backend: backend ?? simulator.backend, storage: storage, clock: clock, delegate: delegate, metrics: metrics,
             environment: { .deterministic(clock: clock, deviceID: $0.deviceID) }, monitor: monitor, providers: providers)
     }

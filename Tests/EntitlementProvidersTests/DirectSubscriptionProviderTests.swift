@@ -89,7 +89,7 @@ struct DirectSubscriptionProviderTests {
         let recorder = TraceRecorder()
         let storage = InMemoryTokenStorage()
         let enabler = AccessEnabler(
-            backend: Simulator(clock: clock).backend, storage: storage, environment: .deterministic(clock: clock),
+            backend: Simulator(clock: clock).backend, storage: storage, environment: .deterministic(clock: clock), settings: .simulated,
             recorder: recorder, providers: try ProviderChain([.provider(provider), .tvProvider]))
         _ = try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: []))
         #expect(

@@ -126,7 +126,7 @@ struct ServerAuthorizationProviderTests {
         let simulator = Simulator(clock: clock)
         let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"])
         let enabler = AccessEnabler(
-            backend: simulator.backend, environment: .deterministic(clock: clock),
+            backend: simulator.backend, environment: .deterministic(clock: clock), settings: .simulated,
             providers: try ProviderChain([.provider(provider), .tvProvider]))
         #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
         service.holds.withLock { $0 = true }

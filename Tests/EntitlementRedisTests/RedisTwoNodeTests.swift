@@ -45,10 +45,10 @@ struct RedisTwoNodeTests {
         let storeA = RedisTokenStorage(client: RedisClient(server.configuration()), now: { clock.now() })
         let storeB = RedisTokenStorage(client: RedisClient(server.configuration()), now: { clock.now() })
         let nodeA = SessionHost(
-            backend: simulator.backend, storage: storeA, clock: clock, delegate: delegateA,
+            settings: SessionHostSettings(engine: .simulated), backend: simulator.backend, storage: storeA, clock: clock, delegate: delegateA,
             environment: { .deterministic(clock: clock, deviceID: $0.deviceID, seed: 1) })
         let nodeB = SessionHost(
-            backend: simulator.backend, storage: storeB, clock: clock, delegate: delegateB,
+            settings: SessionHostSettings(engine: .simulated), backend: simulator.backend, storage: storeB, clock: clock, delegate: delegateB,
             environment: { .deterministic(clock: clock, deviceID: $0.deviceID, seed: 2) })
         let key = SessionKey(deviceID: "tv-1", requestorID: "sim-requestor")
         try await nodeA.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)

@@ -41,7 +41,7 @@ struct TraceRoundTripTests {
         let simulator = Simulator(clock: SystemClock())
         let recorder = TraceRecorder(recordedWith: "production test")
         let enabler = AccessEnabler(
-            backend: simulator.backend, environment: .live(deviceID: "tv-42"), recorder: recorder)
+            backend: simulator.backend, environment: .live(deviceID: "tv-42"), settings: .simulated, recorder: recorder)
         await enabler.setRequestor("sim-requestor")
         await enabler.whenIdle()
         await enabler.setSelectedProvider("bluesky-tv")

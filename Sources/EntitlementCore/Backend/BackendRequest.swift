@@ -23,16 +23,16 @@ public enum BackendRequest: Sendable, Hashable {
     case configuration(RequestContext)
     /// `POST /api/v2/{sp}/sessions`: start a login. Parameters the device cannot supply are left
     /// out (a second screen supplies its own `redirectUrl`; the answer is then `resume`).
-    case createSession(RequestContext, mvpd: String, domainName: String, redirectURL: String?)
+    case createSession(RequestContext, mvpd: String, domainName: String?, redirectURL: String?)
     /// `POST /api/v2/{sp}/sessions/{code}`: resume a session the service answered `resume` to, with
     /// the parameters it lacked (all the engine has, so nothing is missing twice).
-    case resumeSession(RequestContext, code: String, mvpd: String, domainName: String, redirectURL: String?)
+    case resumeSession(RequestContext, code: String, mvpd: String, domainName: String?, redirectURL: String?)
     /// `GET /api/v2/{sp}/sessions/{code}`: what a session holds and until when its code is valid — asked
     /// when a poll of a second-screen code is refused, to tell an expired code from a pending one.
     case session(RequestContext, code: String)
     /// `POST /api/v2/{sp}/sessions/sso/{partner}`: the request the platform's framework answers with its
     /// signed sign-in (partner single sign-on, cookbook D), asked before the platform is.
-    case partnerSession(RequestContext, partner: String, domainName: String, redirectURL: String)
+    case partnerSession(RequestContext, partner: String, domainName: String?, redirectURL: String)
     /// `GET /api/v2/{sp}/profiles`: every valid profile of the device (single sign-on at `setRequestor`).
     case profiles(RequestContext)
     /// `GET /api/v2/{sp}/profiles/{mvpd}`: the device's profile with one MVPD.

@@ -3,9 +3,11 @@ public struct EngineSettings: Sendable, Hashable {
     /// The custom URL that ends login and logout redirect chains, compared exactly
     /// (default `adobepass://ios.app`, the cookbook's `ADOBEPASS_REDIRECT_URL`).
     public var redirectURL: String
-    /// The originating domain sent as `domainName` when a session is created (Adobe's *Create authentication session*;
-    /// default `sim-app.example`).
-    public var domainName: String
+    /// The app's originating domain, sent as `domainName` when a session is created (Adobe's *Create
+    /// authentication session*: a first screen sends it with the MVPD and the redirect URL). No default: set
+    /// it to your app's domain. Without it the engine sends none, and a service that needs it answers with
+    /// missing parameters, which ends the login naming `domainName` (`LOGIN_FAILED`).
+    public var domainName: String?
     /// How long a login or logout may wait for its redirect, clamped to 1…10 minutes (default 10).
     public var redirectTimeout: Duration { didSet { redirectTimeout = Self.clampRedirectTimeout(redirectTimeout) } }
     /// How long one backend request may take before it fails with ``BackendError/timeout``, clamped
@@ -64,7 +66,7 @@ public struct EngineSettings: Sendable, Hashable {
         expiryLeeway: Duration = .seconds(60), preauthorizationLimit: Int = 5,
         preauthorizationCacheLifetime: Duration = .seconds(300), deviceType: String = "computer",
         clientType: String = "swift", operatingSystem: String = "Linux", requestTimeout: Duration = .seconds(30),
-        domainName: String = "sim-app.example"
+        domainName: String? = nil
     ) {
         self.redirectURL = redirectURL
         self.domainName = domainName

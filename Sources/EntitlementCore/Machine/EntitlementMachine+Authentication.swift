@@ -361,7 +361,8 @@ extension EntitlementMachine {
             // The service lacks parameters (`resume`; `retry` after a resume): give them once — all the
             // engine has — and go on with its answer; a second time, or one the engine cannot give, fails.
             let missing = session.missingParameters ?? []
-            let unknown = missing.filter { !Self.sessionParameters.contains($0) }
+            let givable = settings.domainName == nil ? Self.sessionParameters.subtracting(["domainName", "domain"]) : Self.sessionParameters
+            let unknown = missing.filter { !givable.contains($0) }
             guard !flow.resumed, unknown.isEmpty, let code = session.code, !code.isEmpty, let secrets = flow.secrets else {
                 failure = flow.resumed
                     ? "the session still lacks parameters once resumed (\(missing.joined(separator: ", ")))"
@@ -422,7 +423,7 @@ extension EntitlementMachine {
     }
 
     /// The session parameters the engine gives when a session lacks them (`domain` is how Adobe's sample
-    /// names `domainName`).
+    /// names `domainName`; the domain only when ``EngineSettings/domainName`` is set).
     static let sessionParameters: Set<String> = ["mvpd", "domainName", "domain", "redirectUrl"]
 
     /// When a session's code stops being usable, on this engine's clock: the session's own window
