@@ -26,7 +26,7 @@ import EntitlementSupport
 /// connection — described without the URL, which may hold a session code. A cancelled task
 /// cancels its request. Its ``V2Pacing`` keeps each device under V2's throttle.
 public final class URLSessionV2Transport: V2Transport {
-    /// The service's base URL (`https://sp.auth.adobe.com`, or `entitle serve`'s URL).
+    /// The service's base URL (one of `AdobePassHost`'s, or `entitle serve`'s URL).
     public let baseURL: String
     /// How long one exchange may take in all, from sending the request to the last byte of its answer.
     public let timeout: Duration

@@ -60,7 +60,7 @@ struct ReadmeHTTPTests {
         defer { try? FileManager.default.removeItem(atPath: tokensFolder) }
         // README-ADOBE-BEGIN
         let adobe = V2Client(                                  // once per process, shared by every device
-            transport: URLSessionV2Transport(baseURL: adobePassURL),   // https://sp.auth.adobe.com, or entitle serve's URL
+            transport: URLSessionV2Transport(baseURL: adobePassURL),   // AdobePassHost.production, or entitle serve's URL
             softwareStatement: softwareStatement,              // from Adobe's TVE Dashboard
             credentials: FileV2CredentialStore(path: credentialsPath), // registered once, kept for ever
             baseURL: adobePassURL, clock: SystemClock(),

@@ -56,7 +56,7 @@ public actor V2Client: EntitlementBackend {
     public let softwareStatement: String
     /// Where client credentials are kept.
     public let credentials: any V2CredentialStore
-    /// The service's base URL, for relative URLs in answers (Adobe's is `https://sp.auth.adobe.com`).
+    /// The service's base URL, for relative URLs in answers (Adobe's: ``AdobePassHost``).
     public let baseURL: String
     /// How long before its expiry an access token is replaced.
     public let refreshMargin: Duration
