@@ -55,7 +55,7 @@ public struct SimulatorHTTPApp: Sendable {
         } catch .timeout {
             try? await Task.sleep(for: holdLimit)
             return .text(504, "No answer in time.\n")
-        } catch .network {
+        } catch where error.code == .network {
             let body = Array(#"{"status":200,"partial":"the connection resets before this body ends"}"#.utf8)
             return HTTPResponse(status: 200, headers: Self.jsonHeaders, body: body, ending: .resetMidBody(bodyBytes: 12))
         } catch {

@@ -523,16 +523,12 @@ enum TraceCoding {
     }
 
     private static func encode(_ error: BackendError) -> JSONValue {
-        switch error {
-        case .network(let why): ["network": .string(why)]
+        switch error.code {
         case .timeout: ["timeout": true]
-        case .httpStatus(let status, let why): ["httpStatus": ["status": .int(Int64(status)), "message": .string(why)]]
-        case .throttled(let seconds): ["throttled": ["retryAfterSeconds": .int(Int64(seconds))]]
-        case .retryable(let why): ["retryable": .string(why)]
-        case .malformedResponse(let why): ["malformedResponse": .string(why)]
-        case .authenticationRequired(let why): ["authenticationRequired": .string(why)]
-        case .denied(let code, let message): ["denied": ["code": .string(code), "message": .string(message)]]
-        case .storageUnavailable(let why): ["storageUnavailable": .string(why)]
+        case .httpStatus: ["httpStatus": ["status": .int(Int64(error.status ?? 0)), "message": .string(error.message)]]
+        case .throttled: ["throttled": ["retryAfterSeconds": .int(Int64(error.retryAfterSeconds ?? 0))]]
+        case .denied: ["denied": ["code": .string(error.denialCode ?? ""), "message": .string(error.message)]]
+        default: [error.code.description: .string(error.message)]  // network, retryable, malformedResponse, …
         }
     }
 

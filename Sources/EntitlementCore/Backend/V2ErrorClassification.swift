@@ -28,13 +28,13 @@ extension BackendError {
     /// The enhanced error code the service answered with (`invalid_authentication_session`, …), as
     /// ``init(v2:httpStatus:)`` keeps it; nil for a failure that carried none.
     public var v2ErrorCode: Substring? {
-        switch self {
-        case .httpStatus(_, let words), .retryable(let words), .authenticationRequired(let words):
-            guard let colon = words.firstIndex(of: ":") else { return nil }
-            let code = words[..<colon]
+        switch code {
+        case .httpStatus, .retryable, .authenticationRequired:
+            guard let colon = message.firstIndex(of: ":") else { return nil }
+            let code = message[..<colon]
             return !code.isEmpty && code.allSatisfy({ $0 == "_" || ("a"..."z").contains($0) || ("0"..."9").contains($0) }) ? code : nil
-        case .denied(let code, _): return code.isEmpty ? nil : Substring(code)
-        case .network, .timeout, .throttled, .malformedResponse, .storageUnavailable: return nil
+        case .denied: return denialCode.flatMap { $0.isEmpty ? nil : Substring($0) }
+        default: return nil
         }
     }
 

@@ -497,8 +497,9 @@ extension EntitlementMachine {
             return [.startTimer(.profileRead(flow.id), at: now.adding(Self.profileReadPause))]
         case .success:
             return loginFailed(flow, "malformed backend response: not a profile", .malformedAnswer)
-        case .failure(.throttled(let seconds)) where flow.code != nil && attempt < Self.profileReads
-            && Duration.seconds(seconds) <= Self.longestThrottlePause:
+        case .failure(let error) where error.code == .throttled && flow.code != nil && attempt < Self.profileReads
+            && Duration.seconds(error.retryAfterSeconds ?? 0) <= Self.longestThrottlePause:
+            let seconds = error.retryAfterSeconds ?? 0
             // The user finished the login; the service only asked to wait (HTTP 429, which lifts within
             // seconds): read again after the pause it asked for, as often as a profile not yet there.
             moveAuthentication(to: .readingProfile(flow, operation: nil, attempt: attempt), .throttled, .startTimer)

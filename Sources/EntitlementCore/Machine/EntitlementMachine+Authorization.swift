@@ -137,7 +137,7 @@ extension EntitlementMachine {
         _ request: AuthorizationRequest, _ error: BackendError, _ token: AuthenticationToken,
         _ configuration: RequestorConfiguration
     ) -> [Action] {
-        if case .authenticationRequired(let why) = error, why.hasPrefix(Self.hbaDenial), !request.steppedUp,
+        if error.code == .authenticationRequired, error.message.hasPrefix(Self.hbaDenial), !request.steppedUp,
             settings.stepUp?.resources.contains(request.resource) == true, case .authorizing(let answered) = request.phase
         {
             // Adobe's home-based authentication policy: the re-authentication form of a step-up.
@@ -151,8 +151,9 @@ extension EntitlementMachine {
                 .emit(.stepUpRequired(resource: request.resource, advice: StepUpAdvice(kind: .authenticateToService, value: "hba_policies")), answering: []),
             ]
         }
-        switch error {
-        case .authenticationRequired(let why) where token.source == .tempPass:
+        let why = error.message
+        switch error.code {
+        case .authenticationRequired where token.source == .tempPass:
             // The service ended the TempPass (its time or resources are used up): as when it expires
             // here, say so (N111) and forget the pseudo-MVPD, so the next login shows the picker.
             recordAuthorization(from: request.kind, to: .idle, .tempPass, .status, .tokenRequestFailed)
@@ -162,19 +163,20 @@ extension EntitlementMachine {
             return [.emit(.status(notice), answering: [])]
                 + authorizationFailed(
                     request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)", answering: request.waiters)
-        case .authenticationRequired(let why):
+        case .authenticationRequired:
             // The server no longer knows this authentication: drop it locally too.
             recordAuthorization(from: request.kind, to: .idle, .authenticationRequired, .tokenRequestFailed)
             dropAuthentication()
             return authorizationFailed(
                     request.resource, ErrorCode.userNotAuthenticated, "Authentication required: \(why)",
                     answering: request.waiters)
-        case .denied(let code, let message):
+        case .denied:
+            let message = error.message
             // Adobe's SDK reports Z100 with the MVPD's words beside tokenRequestFailed — Z169 when a
             // degradation rule (AuthZNone) denied it, not the MVPD.
             recordAuthorization(from: request.kind, to: .idle, .denied, .status, .tokenRequestFailed)
             authorizationExpiries[request.resource] = nil
-            let notice: Notice = code == "authorization_denied_by_degradation_rule" ? .degradationDenial : .authorizationDenied
+            let notice: Notice = error.denialCode == "authorization_denied_by_degradation_rule" ? .degradationDenial : .authorizationDenied
             return [.emit(.status(notice.report(message)), answering: [])]
                 + authorizationFailed(
                     request.resource, ErrorCode.userNotAuthorized, message, answering: request.waiters)
@@ -184,7 +186,7 @@ extension EntitlementMachine {
             return [.emit(.status(Notice.authorizationDenied.report(sentence(error.summary))), answering: [])]
                 + authorizationFailed(
                     request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters)
-        case .network, .timeout, .httpStatus, .retryable, .malformedResponse, .storageUnavailable:
+        default:  // network, timeout, an HTTP status, retries used up, a malformed answer, the store away
             recordAuthorization(from: request.kind, to: .idle, .failed, .tokenRequestFailed)
             return authorizationFailed(
                 request.resource, ErrorCode.genericAuthorization, error.summary, answering: request.waiters)
@@ -261,7 +263,7 @@ extension EntitlementMachine {
             recordCall(from: .preauthorizing, to: .idle, .malformedAnswer, .status, .preauthorizedResources)
             return preauthorizationFailed(pending, "malformed backend response")
         case .failure(let error):
-            if case .authenticationRequired = error {
+            if error.code == .authenticationRequired {
                 // As for an authorization: the service no longer knows the profile, so neither does the engine.
                 recordCall(from: .preauthorizing, to: .idle, .authenticationRequired, .status, .preauthorizedResources)
                 dropAuthentication()
@@ -281,7 +283,7 @@ extension EntitlementMachine {
         let expires = now.adding(settings.preauthorizationCacheLifetime)
         for decision in decisions where pending.resources.contains(decision.resource) {
             let error = decision.error.map { BackendError(v2: $0, httpStatus: 200) }
-            switch error {
+            switch error?.code {
             case nil, .denied?:
                 let authorized = error == nil && decision.authorized
                 pending.known[decision.resource] = authorized

@@ -231,12 +231,12 @@ extension EntitlementMachine {
     /// Adobe's `CFG…` status for a failed configuration, with the real HTTP status in it (`CFG503`).
     static func configurationStatus(for error: BackendError) -> StatusReport {
         let status: Int
-        switch error {
-        case .network, .timeout, .retryable, .storageUnavailable: status = 404
+        switch error.code {
         case .throttled: status = 429
-        case .httpStatus(let code, _) where (400...599).contains(code): status = code
+        case .httpStatus where (400...599).contains(error.status ?? 0): status = error.status ?? 400
         case .malformedResponse: status = 500
         case .httpStatus, .denied, .authenticationRequired: status = 400
+        default: status = 404  // network, timeout, retry, storage: the configuration could not be had
         }
         return Notice.configurationFailed(status: status).report("setRequestor failed: \(error.summary)")
     }

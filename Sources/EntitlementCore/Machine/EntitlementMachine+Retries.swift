@@ -60,7 +60,7 @@ extension EntitlementMachine {
     /// A `retry` error for a request still waited for, with attempts left: send it again after a
     /// pause (nil: the failure is the request's result).
     private mutating func retryLater(_ operation: OperationID, _ error: BackendError) -> [Action]? {
-        guard case .retryable = error, let sent = requestsSent[operation], awaitedOperations.contains(operation),
+        guard error.code == .retryable, let sent = requestsSent[operation], awaitedOperations.contains(operation),
             let pause = Self.retryPolicy.pause(before: sent.attempt)
         else { return nil }
         recordCall(.retryAsked, .startTimer)

@@ -35,10 +35,10 @@ extension EntitlementMachine {
     /// Whether a failed poll means the code can never work (the service refused the request
     /// itself), rather than a transient failure worth the next poll.
     static func refusesTheCode(_ error: BackendError) -> Bool {
-        switch error {
-        case .httpStatus(let status, _): (400..<500).contains(status)
+        switch error.code {
+        case .httpStatus: (400..<500).contains(error.status ?? 0)
         case .authenticationRequired, .denied: true
-        case .network, .timeout, .throttled, .retryable, .malformedResponse, .storageUnavailable: false
+        default: false
         }
     }
 

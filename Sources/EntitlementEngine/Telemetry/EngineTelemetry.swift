@@ -77,17 +77,18 @@ public final class EngineTelemetry: EngineMonitor {
 
     /// The `outcome` dimension of a finished request.
     static func outcome(_ result: Result<BackendResponse, BackendError>) -> String {
-        switch result {
-        case .success: "success"
-        case .failure(.network): "network"
-        case .failure(.timeout): "timeout"
-        case .failure(.httpStatus): "http"
-        case .failure(.throttled): "throttled"
-        case .failure(.retryable): "retryable"
-        case .failure(.malformedResponse): "malformed"
-        case .failure(.authenticationRequired): "authentication"
-        case .failure(.denied): "denied"
-        case .failure(.storageUnavailable): "storage"
+        guard case .failure(let error) = result else { return "success" }
+        return switch error.code {
+        case .network: "network"
+        case .timeout: "timeout"
+        case .httpStatus: "http"
+        case .throttled: "throttled"
+        case .retryable: "retryable"
+        case .malformedResponse: "malformed"
+        case .authenticationRequired: "authentication"
+        case .denied: "denied"
+        case .storageUnavailable: "storage"
+        default: error.code.description
         }
     }
 

@@ -46,8 +46,8 @@ public final class SimulatedV2Service: V2Transport {
         switch await simulator.respond(port) {
         case .success(let response): return V2Response(status: request.operation == "partnerProfile" ? 201 : 200, body: response.json)
         case .failure(.service(let error)): return .error(error)
-        case .failure(.transport(.throttled)): return .throttled
-        case .failure(.transport(.httpStatus(let status, _))): return V2Response(status: status, body: nil)
+        case .failure(.transport(let error)) where error.code == .throttled: return .throttled
+        case .failure(.transport(let error)) where error.code == .httpStatus: return V2Response(status: error.status ?? 500, body: nil)
         case .failure(.transport(let error)): throw error
         }
     }
