@@ -191,7 +191,7 @@ final class RedisLane: @unchecked Sendable {
         } catch {
             connection = nil  // never reuse a connection whose stream position is unknown
             // A connection still opening when the command's time ran out: the command timed out.
-            if case .connect = error, ContinuousClock.now >= job.deadline { return .failure(.timeout) }
+            if error.code == .connect, ContinuousClock.now >= job.deadline { return .failure(.timeout) }
             return .failure(error)
         }
     }

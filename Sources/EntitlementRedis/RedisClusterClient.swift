@@ -245,9 +245,6 @@ public final class RedisClusterClient: RedisCommandSender {
 extension RedisError {
     /// Whether the command may succeed if sent again shortly (the node was unreachable, broke or hung).
     var isTransient: Bool {
-        switch self {
-        case .connect, .connectionLost, .timeout: true
-        case .protocolViolation, .server, .authentication, .unexpectedReply, .closed, .cancelled: false
-        }
+        [.connect, .connectionLost, .timeout].contains(code)
     }
 }

@@ -37,8 +37,8 @@ final class RedisConnection {
                 let connection = try connect(to: address, until: deadline, limits: configuration.limits)
                 try connection.signIn(configuration, until: deadline)
                 return connection
-            } catch .connect(let why) {
-                failure = why  // the next address, if any
+            } catch where error.code == .connect {
+                failure = error.message  // the next address, if any
             }
         }
         throw .connect(failure)

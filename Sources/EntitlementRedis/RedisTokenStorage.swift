@@ -372,8 +372,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         guard let within = replicaAcknowledgement, awaitsReplica(key: key) else {
             do throws(RedisError) {
                 return try await client.send(command, key: key)
-            } catch .server(let message) where message.hasPrefix("NOSCRIPT") {
-                return .error(message)
+            } catch where error.code == .server && error.message.hasPrefix("NOSCRIPT") {
+                return .error(error.message)
             } catch {
                 throw Self.storageError(error)
             }

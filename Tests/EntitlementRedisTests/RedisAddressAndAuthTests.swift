@@ -116,18 +116,20 @@ struct RedisAuthenticationTests {
         let server = try await RedisServer(settings: Self.settings)
         defer { Task { await server.stop() } }
         var configuration = server.configuration()
-        guard case .failure(.authentication(let demand)) = await ping(configuration) else {
+        guard case .failure(let asked) = await ping(configuration), asked.code == .authentication else {
             Issue.record("a client without credentials must be asked for them")
             return
         }
+        let demand = asked.message
         #expect(demand.hasPrefix("NOAUTH"))
 
         configuration.credentials = RedisCredentials(password: "wrong-Pa55")
         let refused = await ping(configuration)
-        guard case .failure(let error) = refused, case .authentication(let words) = error else {
+        guard case .failure(let error) = refused, error.code == .authentication else {
             Issue.record("a wrong password must be refused: \(refused)")
             return
         }
+        let words = error.message
         #expect(words.hasPrefix("WRONGPASS"))
         #expect(!error.description.contains("wrong-Pa55") && !error.description.contains(Self.password))
 
@@ -161,10 +163,11 @@ struct RedisAuthenticationTests {
 
             configuration.credentials = RedisCredentials(username: "alice", password: "wrong-Pa55")
             let refused = await ping(configuration)
-            guard case .failure(let error) = refused, case .authentication(let words) = error else {
+            guard case .failure(let error) = refused, error.code == .authentication else {
                 Issue.record("a wrong password must be refused: \(refused)")
                 continue
             }
+            let words = error.message
             #expect(words.hasPrefix("WRONGPASS"))
             #expect(!error.description.contains("wrong-Pa55") && !"\(error)".contains(Self.alicePassword))
         }
@@ -244,10 +247,11 @@ struct RedisAuthenticationTests {
     @Test func anUnknownHostIsATypedErrorWithinTheConnectTimeout() async {
         let started = ContinuousClock.now
         let result = await ping(RedisConfiguration(host: "no-such-host.invalid", port: 6379, connectTimeout: .seconds(1)))
-        guard case .failure(.connect(let why)) = result else {
+        guard case .failure(let error) = result, error.code == .connect else {
             Issue.record("an unknown host must fail to connect: \(result)")
             return
         }
+        let why = error.message
         #expect(why.contains("no-such-host.invalid"))
         #expect(ContinuousClock.now - started < .seconds(3))
     }
