@@ -42,7 +42,7 @@ struct DomainNameTests {
             return nil
         }.first)
         #expect(failure.code == "LOGIN_FAILED")
-        #expect(failure.message.contains("domain"), "\(failure.message)")
+        #expect(failure.message.contains("set EngineSettings.domainName to the app's domain"), "the report says what to do: \(failure.message)")
         #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         #expect(!callbacks.contains { if case .navigateToUrl = $0 { true } else { false } })
 

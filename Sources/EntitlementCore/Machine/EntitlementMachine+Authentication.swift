@@ -369,6 +369,7 @@ extension EntitlementMachine {
                     : unknown.isEmpty
                         ? "malformed backend response: the session has no code to resume"
                         : "the service lacks parameters the engine cannot give (\(unknown.joined(separator: ", ")))"
+                            + (unknown.contains { $0 == "domainName" || $0 == "domain" } ? "; set EngineSettings.domainName to the app's domain" : "")
                 break
             }
             var resuming = flow
