@@ -28,8 +28,9 @@ struct GoldenTraceTests {
 
     @Test(arguments: completes)
     func completeTracesReplay(name: String) throws {
-        let result = TraceReplayer().replay(try Self.load(name))
+        let result = TraceReplayer(checkingRows: true).replay(try Self.load(name))
         #expect(result.divergence == nil, "\(result.divergence?.description ?? "")")
+        #expect(result.effectsNotInRows.isEmpty, "every effect is named by a row of its step: \(result.effectsNotInRows)")
         #expect(result.machineMatches, "recorded by another transition table: re-record with `entitle record`")
         let text = try String(contentsOf: Self.folder.appendingPathComponent(name), encoding: .utf8)
         #expect(text.firstMatch(of: /[A-Za-z0-9_-]{43}/) == nil, "a state in clear")
