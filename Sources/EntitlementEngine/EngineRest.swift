@@ -32,7 +32,7 @@ public struct EngineRest: Sendable {
     /// waiting for it) wait for the user's choice. An owner that drops such a rest must bring the engine
     /// back and cancel the choice (`setSelectedProvider(nil)`) first, or those calls are never answered.
     public var isChoosingProvider: Bool {
-        if case .selectingProvider = parts.machine.authentication { return true }
+        if case .login(_, .selectingProvider) = parts.machine.authentication { return true }
         return false
     }
 

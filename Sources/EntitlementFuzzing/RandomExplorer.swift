@@ -209,7 +209,7 @@ public struct RandomExplorer: Sendable {
             for node in [session, other] {
                 await node.settle()
                 // The provider picker has no deadline: it waits for the app, which closes it here.
-                if case .selectingProvider = await node.enabler.machineSnapshot.authentication {
+                if case .login(_, .selectingProvider) = await node.enabler.machineSnapshot.authentication {
                     await node.enabler.setSelectedProvider(nil)
                     await node.settle()
                 }

@@ -400,7 +400,7 @@ public final class SessionHost: Sendable {
     /// The login whose provider choice (the engine's picker or the platform's) waits for the user.
     private static func providerChoice(of machine: EntitlementMachine) -> FlowID? {
         switch machine.authentication {
-        case .selectingProvider(let flow), .platformPicking(let flow): flow.id
+        case .login(let flow, .selectingProvider), .login(let flow, .platformPicking): flow.id
         default: nil
         }
     }

@@ -124,7 +124,7 @@ struct AsyncResultsTests {
         await session.clock.advance(by: .seconds(1))
         let failure = await waiting.value
         #expect(failure?.code == ErrorCode.callWaitTimedOut && failure?.callback == nil, "\(String(describing: failure))")
-        guard case .selectingProvider = await enabler.machineSnapshot.authentication else {
+        guard case .login(_, .selectingProvider) = await enabler.machineSnapshot.authentication else {
             Issue.record("the wait's end changed the engine: \(await enabler.machineSnapshot.authentication)")
             return
         }

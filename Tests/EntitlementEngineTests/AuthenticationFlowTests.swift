@@ -176,7 +176,7 @@ struct SelectedProviderTests {
     @Test func choosingAgainWhileAwaitingTheRedirectInvalidatesTheOldState() async throws {
         let session = SimulatedSession()
         let first = await session.startLogin()
-        guard case .awaitingRedirect(let flow) = await session.enabler.machineSnapshot.authentication,
+        guard case .login(let flow, .awaitingRedirect) = await session.enabler.machineSnapshot.authentication,
             let old = flow.secrets?.state
         else {
             Issue.record("no login waiting")

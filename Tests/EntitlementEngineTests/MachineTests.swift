@@ -152,7 +152,7 @@ struct MachineTests {
         var machine = configured()
         #expect(machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: t0).effects
             == [.emit(.displayProviderDialog([acme, sky]), answering: [])])
-        #expect(machine.authentication == .selectingProvider(LoginFlow(id: FlowID(1), mvpd: nil, secrets: nil, deadline: nil, waiters: [CallID(2)], data: [:])))
+        #expect(machine.authentication == .login(LoginFlow(id: FlowID(1), mvpd: nil, secrets: nil, deadline: nil, waiters: [CallID(2)], data: [:]), .selectingProvider))
     }
 
     @Test func givenSelectingProvider_whenAProviderIsChosen_tracksPersistsAndDrawsSecrets() {

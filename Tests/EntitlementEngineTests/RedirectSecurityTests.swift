@@ -195,7 +195,7 @@ struct RedirectSecurityTests {
         let (login, genuine) = await pendingLogin(session)
         let state = try #require(queryValue("state", in: genuine))
         #expect(!login.contains(state), "the login URL (the service's) never carries the state")
-        guard case .awaitingRedirect(let flow) = await session.enabler.machineSnapshot.authentication, let code = flow.code else {
+        guard case .login(let flow, .awaitingRedirect) = await session.enabler.machineSnapshot.authentication, let code = flow.code else {
             Issue.record("no login waiting")
             return
         }

@@ -33,7 +33,7 @@ struct SharedConfigurationBackendTests {
         await engines[0].getAuthentication()
         await engines[0].setSelectedProvider("acme-cable")
         await engines[0].whenIdle()
-        guard case .awaitingRedirect = await engines[0].machineSnapshot.authentication else {
+        guard case .login(_, .awaitingRedirect) = await engines[0].machineSnapshot.authentication else {
             Issue.record("no session created: \(await engines[0].machineSnapshot.authentication)")
             return
         }

@@ -50,7 +50,7 @@ struct TraceRoundTripTests {
         let navigate = try #require(trace.records.last { $0["callback"]?.string == "navigateToUrl" }?["url"]?.string)
         #expect(navigate == "https://sp.sim/api/v2/authenticate/sim-requestor/<code#1>")
         let login = await enabler.machineSnapshot
-        guard case .awaitingRedirect(let flow) = login.authentication, let secrets = flow.secrets, let code = flow.code else {
+        guard case .login(let flow, .awaitingRedirect) = login.authentication, let secrets = flow.secrets, let code = flow.code else {
             Issue.record("no login waiting")
             return
         }

@@ -1,45 +1,72 @@
 /// The authentication region, including logout.
-/// The login and logout states hold their flow out of line (`indirect`): a machine spends most of its
-/// life unauthenticated or authenticated, and inline a flow would make every machine 64 bytes larger.
+///
+/// A login is one state, ``login(_:_:)``, holding its flow and the step it is at: what every step
+/// shares (waiters, provider, secrets, deadline) lives once in ``LoginFlow``; what one step alone
+/// waits for (an operation, a registration code, a read attempt) lives in its ``LoginStep``. A logout
+/// is shaped the same way. The chart draws each step as a state (``Kind``).
+/// The flows are held out of line (`indirect`): a machine spends most of its life unauthenticated or
+/// authenticated, and inline a flow would make every machine 64 bytes larger.
 public enum AuthenticationState: Sendable, Hashable {
     /// Not known yet: waits for the configuration and the stored tokens.
     case unknown
     /// No valid authentication: waits for getAuthentication, getAuthorization or setSelectedProvider.
     case unauthenticated
+    /// A login runs: its flow, at `step`.
+    indirect case login(LoginFlow, LoginStep)
+    /// A valid authentication token is held: waits for logout, expiry or a forced login.
+    case authenticated(AuthenticationToken)
+    /// A logout runs (local tokens are already cleared): its flow, at `step`.
+    indirect case logout(LogoutFlow, LogoutStep)
+
+    /// The running login's flow, if a login runs.
+    public var loginFlow: LoginFlow? {
+        if case .login(let flow, _) = self { flow } else { nil }
+    }
+
+    /// The running logout's flow, if a logout runs.
+    public var logoutFlow: LogoutFlow? {
+        if case .logout(let flow, _) = self { flow } else { nil }
+    }
+}
+
+/// Where a running login is: each step names what it waits for.
+public enum LoginStep: Sendable, Hashable {
     /// `displayProviderDialog` sent: waits for `setSelectedProvider` (an id, or nil to cancel).
-    indirect case selectingProvider(LoginFlow)
+    case selectingProvider
     /// The device has a platform picker (cookbook D): `POST sessions/sso/{partner}` sent for the request
     /// the platform's framework answers; waits for it — then the picker, or the provider dialog when the
     /// service falls back or fails.
-    indirect case requestingPartnerSession(LoginFlow, operation: OperationID)
+    case requestingPartnerSession(operation: OperationID)
     /// `presentTvProviderDialog` sent: waits for the platform's picker (cookbook D) to sign in,
     /// fall back to the classic dialog ("Other TV Providers", an unsupported provider) or cancel.
-    indirect case platformPicking(LoginFlow)
+    case platformPicking
     /// Provider chosen: waits for the shell to draw the flow's `state` (drawn at once, before any
     /// other input; never seen between two calls).
-    indirect case preparingLogin(LoginFlow)
+    case preparingLogin
     /// `POST sessions` sent (its `redirectUrl` carries the flow's `state`): waits for the session —
     /// a login URL and code, or `authorize` when no login is needed (TempPass, degraded, a profile
     /// that already exists).
-    indirect case creatingSession(LoginFlow, operation: OperationID)
+    case creatingSession(operation: OperationID)
     /// `navigateToUrl` sent: waits for `handleExternalURL` with this flow's `state`, or the deadline.
-    indirect case awaitingRedirect(LoginFlow)
+    case awaitingRedirect
     /// `status(REGCODE)` sent with the session's code (cookbook E): polls the profile by code on a
     /// timer until the user has signed in on a second screen (or the code expires, or the login is
     /// cancelled); `poll` is the read in flight, if any.
-    indirect case awaitingSecondScreen(LoginFlow, RegistrationCode, poll: OperationID?)
+    case awaitingSecondScreen(RegistrationCode, poll: OperationID?)
     /// Redirect accepted (or session authorized, or platform signed in): reads the profile the
     /// login made; `operation` is nil while waiting to read again (the profile was not there yet),
     /// `attempt` counts the reads.
-    indirect case readingProfile(LoginFlow, operation: OperationID?, attempt: Int)
-    /// A valid authentication token is held: waits for logout, expiry or a forced login.
-    case authenticated(AuthenticationToken)
+    case readingProfile(operation: OperationID?, attempt: Int)
+}
+
+/// Where a running logout is.
+public enum LogoutStep: Sendable, Hashable {
     /// Local tokens cleared: waits for the shell to draw the logout flow's `state` (at once).
-    indirect case preparingLogout(LogoutFlow)
+    case preparingLogout
     /// `GET logout/{mvpd}` sent: waits for the logout's next step (an interactive MVPD logout, or done).
-    indirect case requestingLogout(LogoutFlow, operation: OperationID)
+    case requestingLogout(operation: OperationID)
     /// Logout `navigateToUrl` sent: waits for `handleExternalURL` with the logout `state`, or the deadline.
-    indirect case loggingOut(LogoutFlow)
+    case loggingOut
 }
 
 /// One login attempt, from the provider dialog to the profile.

@@ -9,54 +9,16 @@ extension EntitlementMachine {
     // MARK: - Region accessors
 
     /// The running login flow, if any.
-    var currentLoginFlow: LoginFlow? {
-        switch authentication {
-        case .requestingPartnerSession(let flow, _), .platformPicking(let flow), .selectingProvider(let flow),
-            .preparingLogin(let flow), .creatingSession(let flow, _), .awaitingRedirect(let flow),
-            .awaitingSecondScreen(let flow, _, _), .readingProfile(let flow, _, _):
-            flow
-        default: nil
-        }
-    }
+    var currentLoginFlow: LoginFlow? { authentication.loginFlow }
 
     /// The running logout, if any.
-    var currentLogoutFlow: LogoutFlow? {
-        switch authentication {
-        case .preparingLogout(let flow), .requestingLogout(let flow, _), .loggingOut(let flow): flow
-        default: nil
-        }
-    }
+    var currentLogoutFlow: LogoutFlow? { authentication.logoutFlow }
 
     /// Adds `id` to the running login's waiters (a self-transition with `join`).
     mutating func joinLogin(_ id: CallID) {
-        switch authentication {
-        case .requestingPartnerSession(var flow, let operation):
-            flow.waiters.append(id)
-            moveAuthentication(to: .requestingPartnerSession(flow, operation: operation), nil, .join)
-        case .platformPicking(var flow):
-            flow.waiters.append(id)
-            moveAuthentication(to: .platformPicking(flow), nil, .join)
-        case .selectingProvider(var flow):
-            flow.waiters.append(id)
-            moveAuthentication(to: .selectingProvider(flow), nil, .join)
-        case .preparingLogin(var flow):
-            flow.waiters.append(id)
-            moveAuthentication(to: .preparingLogin(flow), nil, .join)
-        case .creatingSession(var flow, let operation):
-            flow.waiters.append(id)
-            moveAuthentication(to: .creatingSession(flow, operation: operation), nil, .join)
-        case .awaitingRedirect(var flow):
-            flow.waiters.append(id)
-            moveAuthentication(to: .awaitingRedirect(flow), nil, .join)
-        case .readingProfile(var flow, let operation, let attempt):
-            flow.waiters.append(id)
-            moveAuthentication(to: .readingProfile(flow, operation: operation, attempt: attempt), nil, .join)
-        case .awaitingSecondScreen(var flow, let code, let poll):
-            flow.waiters.append(id)
-            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: poll), nil, .join)
-        case .unknown, .unauthenticated, .authenticated, .preparingLogout, .requestingLogout, .loggingOut:
-            break
-        }
+        guard case .login(var flow, let step) = authentication else { return }
+        flow.waiters.append(id)
+        moveAuthentication(to: .login(flow, step), nil, .join)
     }
 
     /// The provider the user is logging in with, is authenticated with, or chose last.
@@ -107,7 +69,7 @@ extension EntitlementMachine {
             return startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
             return startLogin(waiters: [id], data: data, configuration)
-        case .awaitingRedirect(var flow) where flow.readsProfileFirst:
+        case .login(var flow, .awaitingRedirect) where flow.readsProfileFirst:
             // Another instance (or this one before a restart) sent the device to this login's page, and
             // may have died before the device heard of it — or the user signed in there and only the
             // redirect was lost — or it accepted the redirect and may have died reading the profile:
@@ -115,13 +77,12 @@ extension EntitlementMachine {
             // for a login completing elsewhere, wait for its outcome).
             flow.waiters.append(id)
             return probeLogin(flow, configuration, joining: id)
-        case .requestingPartnerSession, .platformPicking, .selectingProvider, .preparingLogin, .creatingSession,
-            .awaitingRedirect, .awaitingSecondScreen, .readingProfile:
+        case .login:
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
-        case .loggingOut(let flow):
+        case .logout(let flow, .loggingOut):
             return endLogoutForLogin(flow) + getAuthentication(id, force: force, data: data, configuration)
-        case .preparingLogout, .requestingLogout:
+        case .logout(_, .preparingLogout), .logout(_, .requestingLogout):
             moveAuthentication(to: authentication, .logoutInProgress, .status)
             return refuse(id, .logoutInProgress)
         }
@@ -133,12 +94,12 @@ extension EntitlementMachine {
         var probing = flow
         var actions: [Action] = id.map { [.log(.joined($0, flow: "the running login"))] } ?? []
         guard probing.probe == nil, let code = probing.profileCode else {
-            moveAuthentication(to: .awaitingRedirect(probing), .startedElsewhere, id == nil ? [] : [.join])
+            moveAuthentication(to: .login(probing, .awaitingRedirect), .startedElsewhere, id == nil ? [] : [.join])
             return actions
         }
         let operation = nextOperation()
         probing.probe = operation
-        moveAuthentication(to: .awaitingRedirect(probing), .startedElsewhere, (id == nil ? [] : [.join]) + [.readProfile])
+        moveAuthentication(to: .login(probing, .awaitingRedirect), .startedElsewhere, (id == nil ? [] : [.join]) + [.readProfile])
         actions.append(.callBackend(operation, .profileByCode(context(configuration), code: code)))
         return actions
     }
@@ -156,18 +117,18 @@ extension EntitlementMachine {
         }
         if flow.completingElsewhere != nil {
             // Its redirect was accepted elsewhere, so its page is used up: wait for the outcome there.
-            moveAuthentication(to: .awaitingRedirect(waiting), .completingElsewhere)
+            moveAuthentication(to: .login(waiting, .awaitingRedirect), .completingElsewhere)
             return []
         }
         if case .failure(let error) = result, error.saysSessionIsGone, let mvpd = flow.mvpd {
             // The code died at the service (a session request that arrived late replaced it, or it ran
             // out): sending the device to its page would fail there, so the login starts a new session.
             let fresh = LoginFlow(id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: flow.waiters, data: flow.data)
-            moveAuthentication(to: .preparingLogin(fresh), .sessionGone, .cancelTimer, .drawSecrets)
+            moveAuthentication(to: .login(fresh, .preparingLogin), .sessionGone, .cancelTimer, .drawSecrets)
             requestSecrets(for: fresh.id)
             return [.cancelTimer(.redirectDeadline(flow.id))]
         }
-        moveAuthentication(to: .awaitingRedirect(waiting), .profileNotYet, .navigateToUrl)
+        moveAuthentication(to: .login(waiting, .awaitingRedirect), .profileNotYet, .navigateToUrl)
         return [.emit(.navigateToUrl(flow.url ?? ""), answering: [])]
     }
 
@@ -188,16 +149,16 @@ extension EntitlementMachine {
         var flow = LoginFlow(id: nextFlow(), mvpd: nil, secrets: nil, deadline: nil, waiters: waiters, data: data)
         if let remembered = selectedProviderID.flatMap(configuration.mvpd), !remembered.isTempPass {
             flow.mvpd = remembered
-            moveAuthentication(to: .preparingLogin(flow), .rememberedProvider, .drawSecrets)
+            moveAuthentication(to: .login(flow, .preparingLogin), .rememberedProvider, .drawSecrets)
             requestSecrets(for: flow.id)
             return []
         }
         if settings.platformSSO, configuration.mvpds.contains(where: \.enablePlatformServices) {
             let operation = nextOperation()
-            moveAuthentication(to: .requestingPartnerSession(flow, operation: operation), .platformProviders, .requestPartnerSession)
+            moveAuthentication(to: .login(flow, .requestingPartnerSession(operation: operation)), .platformProviders, .requestPartnerSession)
             return [.callBackend(operation, partnerSessionRequest(configuration))]
         }
-        moveAuthentication(to: .selectingProvider(flow), .noRememberedProvider, .displayProviderDialog)
+        moveAuthentication(to: .login(flow, .selectingProvider), .noRememberedProvider, .displayProviderDialog)
         return [.emit(.displayProviderDialog(configuration.mvpds), answering: [])]
     }
 
@@ -218,32 +179,32 @@ extension EntitlementMachine {
         case .authenticated:
             moveAuthentication(to: authentication, .authenticated, .status)
             return refuse(id, .alreadyAuthenticated)
-        case .readingProfile:
+        case .login(_, .readingProfile):
             moveAuthentication(to: authentication, .profileReadInProgress, .status)
             return refuse(id, .profileReadInProgress)
-        case .loggingOut(let flow):
+        case .logout(let flow, .loggingOut):
             return endLogoutForLogin(flow) + setSelectedProvider(id, providerID, configuration)
-        case .preparingLogout, .requestingLogout:
+        case .logout(_, .preparingLogout), .logout(_, .requestingLogout):
             moveAuthentication(to: authentication, .logoutInProgress, .status)
             return refuse(id, .logoutInProgress)
         case .unknown, .unauthenticated:
             running = nil
-        case .selectingProvider(let flow), .preparingLogin(let flow), .creatingSession(let flow, _),
-            .requestingPartnerSession(let flow, _):
+        case .login(let flow, .selectingProvider), .login(let flow, .preparingLogin), .login(let flow, .creatingSession),
+            .login(let flow, .requestingPartnerSession):
             // A session still being created (or the partner's) is abandoned: its late answer is ignored.
             running = flow
-        case .awaitingSecondScreen(let flow, _, _):
+        case .login(let flow, .awaitingSecondScreen):
             // Chosen again on the TV: the old code is no longer polled.
             running = flow
             cancelsTimer = true
             actions += secondScreenTimers(flow).map(Action.cancelTimer)
-        case .platformPicking(let flow):
+        case .login(let flow, .platformPicking):
             // The app chose in its own UI: the platform's picker is no longer waited for.
             running = flow
             actions += [
                 .dismissPlatformPicker(flow.id), .emit(.dismissTvProviderDialog(platformDialog(flow, configuration)), answering: []),
             ]
-        case .awaitingRedirect(let flow):
+        case .login(let flow, .awaitingRedirect):
             // The user went back and chose again: the old state and deadline die with the old attempt.
             running = flow
             cancelsTimer = true
@@ -258,10 +219,10 @@ extension EntitlementMachine {
         if mvpd.isTempPass {
             // No login page and no state to bind: the session answers `authorize` (temporary) at once.
             var rowActions: [TransitionAction] = cancelsTimer ? [.cancelTimer] : []
-            if case .platformPicking = authentication { rowActions.append(.dismissTvProviderDialog) }
+            if case .login(_, .platformPicking) = authentication { rowActions.append(.dismissTvProviderDialog) }
             let operation = nextOperation()
             moveAuthentication(
-                to: .creatingSession(flow, operation: operation), .tempPass, rowActions + [.trackSelection, .createSession])
+                to: .login(flow, .creatingSession(operation: operation)), .tempPass, rowActions + [.trackSelection, .createSession])
             return actions + [
                 .emit(.sendTrackingData(.mvpdSelection, tracking), answering: []),
                 .callBackend(
@@ -272,11 +233,11 @@ extension EntitlementMachine {
             ]
         }
         if cancelsTimer {
-            moveAuthentication(to: .preparingLogin(flow), nil, .cancelTimer, .trackSelection, .drawSecrets)
-        } else if case .platformPicking = authentication {
-            moveAuthentication(to: .preparingLogin(flow), nil, .dismissTvProviderDialog, .trackSelection, .drawSecrets)
+            moveAuthentication(to: .login(flow, .preparingLogin), nil, .cancelTimer, .trackSelection, .drawSecrets)
+        } else if case .login(_, .platformPicking) = authentication {
+            moveAuthentication(to: .login(flow, .preparingLogin), nil, .dismissTvProviderDialog, .trackSelection, .drawSecrets)
         } else {
-            moveAuthentication(to: .preparingLogin(flow), nil, .trackSelection, .drawSecrets)
+            moveAuthentication(to: .login(flow, .preparingLogin), nil, .trackSelection, .drawSecrets)
         }
         actions.append(.emit(.sendTrackingData(.mvpdSelection, tracking), answering: []))
         requestSecrets(for: flow.id)
@@ -313,25 +274,25 @@ extension EntitlementMachine {
     mutating func flowSecretsDrawn(_ flowID: FlowID, _ secrets: FlowSecrets) -> [Action] {
         guard case .configured(let configuration) = configuration else { return [.log(.lateSecretsIgnored(flowID))] }
         switch authentication {
-        case .preparingLogin(var flow) where flow.id == flowID:
+        case .login(var flow, .preparingLogin) where flow.id == flowID:
             guard let mvpd = flow.mvpd else { return [.log(.lateSecretsIgnored(flowID))] }
             flow.secrets = secrets
             let operation = nextOperation()
             // A second screen has no redirect of its own: it supplies its `redirectUrl` when it resumes the session.
             let secondScreen = settings.secondScreen != nil
             moveAuthentication(
-                to: .creatingSession(flow, operation: operation), secondScreen ? .secondScreen : nil, .createSession)
+                to: .login(flow, .creatingSession(operation: operation)), secondScreen ? .secondScreen : nil, .createSession)
             let redirect = secondScreen ? nil : redirectURL(state: secrets.state, mvpdID: mvpd.id)
             return [
                 .callBackend(
                     operation,
                     .createSession(context(configuration), mvpd: mvpd.id, domainName: settings.domainName, redirectURL: redirect))
             ]
-        case .preparingLogout(var flow) where flow.id == flowID:
+        case .logout(var flow, .preparingLogout) where flow.id == flowID:
             guard let mvpdID = flow.mvpdID else { return [.log(.lateSecretsIgnored(flowID))] }
             flow.secrets = secrets
             let operation = nextOperation()
-            moveAuthentication(to: .requestingLogout(flow, operation: operation), nil, .requestLogout)
+            moveAuthentication(to: .logout(flow, .requestingLogout(operation: operation)), nil, .requestLogout)
             return [
                 .callBackend(
                     operation,
@@ -353,7 +314,7 @@ extension EntitlementMachine {
         case .success(.session(let session)) where session.actionName == .authorize:
             let operation = nextOperation()
             moveAuthentication(
-                to: .readingProfile(flow, operation: operation, attempt: 1), mvpd.isTempPass ? .tempPass : .noLoginNeeded,
+                to: .login(flow, .readingProfile(operation: operation, attempt: 1)), mvpd.isTempPass ? .tempPass : .noLoginNeeded,
                 .readProfile)
             return [.callBackend(operation, .profile(context(configuration), mvpd: mvpd.id))]
         case .success(.session(let session))
@@ -375,7 +336,7 @@ extension EntitlementMachine {
             var resuming = flow
             resuming.resumed = true
             let operation = nextOperation()
-            moveAuthentication(to: .creatingSession(resuming, operation: operation), .missingParameters, .resumeSession)
+            moveAuthentication(to: .login(resuming, .creatingSession(operation: operation)), .missingParameters, .resumeSession)
             return [
                 .callBackend(
                     operation,
@@ -405,7 +366,7 @@ extension EntitlementMachine {
             }
             waiting.deadline = deadline
             waiting.url = url
-            moveAuthentication(to: .awaitingRedirect(waiting), .loginNeeded, .startTimer, .navigateToUrl)
+            moveAuthentication(to: .login(waiting, .awaitingRedirect), .loginNeeded, .startTimer, .navigateToUrl)
             return [.startTimer(.redirectDeadline(flow.id), at: deadline), .emit(.navigateToUrl(url), answering: [])]
         case .success:
             failure = "malformed backend response: not a session"
@@ -445,20 +406,20 @@ extension EntitlementMachine {
 
     mutating func timerFired(_ timer: TimerID) -> [Action] {
         switch (timer, authentication) {
-        case (.registrationPoll(let flowID), .awaitingSecondScreen(let flow, let code, nil)) where flow.id == flowID:
+        case (.registrationPoll(let flowID), .login(let flow, .awaitingSecondScreen(let code, nil))) where flow.id == flowID:
             return pollRegistration(flow, code)
-        case (.registrationExpiry(let flowID), .awaitingSecondScreen(let flow, _, _)) where flow.id == flowID:
+        case (.registrationExpiry(let flowID), .login(let flow, .awaitingSecondScreen)) where flow.id == flowID:
             let notice = Notice.registrationCodeExpired.report("The registration code expired before it was used.")
             return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: notice,
                     condition: .codeExpired)
-        case (.profileRead(let flowID), .readingProfile(let flow, nil, let attempt)) where flow.id == flowID:
+        case (.profileRead(let flowID), .login(let flow, .readingProfile(nil, let attempt))) where flow.id == flowID:
             guard case .configured(let configuration) = configuration, let code = flow.code else { return [] }
             let operation = nextOperation()
-            moveAuthentication(to: .readingProfile(flow, operation: operation, attempt: attempt + 1), .pollDue, .readProfile)
+            moveAuthentication(to: .login(flow, .readingProfile(operation: operation, attempt: attempt + 1)), .pollDue, .readProfile)
             return [.callBackend(operation, .profileByCode(context(configuration), code: code))]
-        case (.redirectDeadline(let flowID), .awaitingRedirect(let flow)) where flow.id == flowID:
+        case (.redirectDeadline(let flowID), .login(let flow, .awaitingRedirect)) where flow.id == flowID:
             return expireLogin(flow)
-        case (.redirectDeadline(let flowID), .loggingOut(let flow)) where flow.id == flowID:
+        case (.redirectDeadline(let flowID), .logout(let flow, .loggingOut)) where flow.id == flowID:
             let notice = Notice.logoutTimedOut.report("The logout redirect did not come back in time; local tokens were already cleared.")
             return finishLogout(flow, alsoAnswering: [], notice: notice)
         default:
@@ -494,7 +455,7 @@ extension EntitlementMachine {
                 failure = "the service saved no profile for this login in time"
                 return loginFailed(flow, failure, .profileWaitOver)
             }
-            moveAuthentication(to: .readingProfile(flow, operation: nil, attempt: attempt), .profileNotYet, .startTimer)
+            moveAuthentication(to: .login(flow, .readingProfile(operation: nil, attempt: attempt)), .profileNotYet, .startTimer)
             return [.startTimer(.profileRead(flow.id), at: now.adding(Self.profileReadPause))]
         case .success:
             return loginFailed(flow, "malformed backend response: not a profile", .malformedAnswer)
@@ -503,7 +464,7 @@ extension EntitlementMachine {
             let seconds = error.retryAfterSeconds ?? 0
             // The user finished the login; the service only asked to wait (HTTP 429, which lifts within
             // seconds): read again after the pause it asked for, as often as a profile not yet there.
-            moveAuthentication(to: .readingProfile(flow, operation: nil, attempt: attempt), .throttled, .startTimer)
+            moveAuthentication(to: .login(flow, .readingProfile(operation: nil, attempt: attempt)), .throttled, .startTimer)
             return [.startTimer(.profileRead(flow.id), at: now.adding(max(.seconds(seconds), Self.profileReadPause)))]
         case .failure(let error):
             return loginFailed(flow, error.summary, .failed)
@@ -557,19 +518,19 @@ extension EntitlementMachine {
     ) -> [Action] {
         var actions: [Action] = []
         var rowActions: [TransitionAction] = []
-        if case .awaitingRedirect = authentication {
+        if case .login(_, .awaitingRedirect) = authentication {
             actions.append(.cancelTimer(.redirectDeadline(flow.id)))
             rowActions.append(.cancelTimer)
         }
-        if case .awaitingSecondScreen = authentication {
+        if case .login(_, .awaitingSecondScreen) = authentication {
             actions += secondScreenTimers(flow).map(Action.cancelTimer)
             rowActions.append(.cancelTimer)
         }
-        if case .readingProfile(_, nil, _) = authentication {
+        if case .login(_, .readingProfile(nil, _)) = authentication {
             actions.append(.cancelTimer(.profileRead(flow.id)))
             rowActions.append(.cancelTimer)
         }
-        if case .platformPicking = authentication, case .configured(let configuration) = configuration {
+        if case .login(_, .platformPicking) = authentication, case .configured(let configuration) = configuration {
             // The engine stops waiting for the picker, and the app closes it (cookbook: on cancel too).
             actions += [
                 .dismissPlatformPicker(flow.id), .emit(.dismissTvProviderDialog(platformDialog(flow, configuration)), answering: []),
@@ -608,7 +569,7 @@ extension EntitlementMachine {
     mutating func resumePendingLogin(_ pending: PendingLogin?, _ configuration: RequestorConfiguration) -> Action? {
         guard let pending, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) else { return nil }
         let flow = LoginFlow(id: nextFlow(), mvpd: nil, secrets: nil, deadline: nil, waiters: [], data: [:]).adopting(pending, mvpd: mvpd)
-        moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .startTimer)
+        moveAuthentication(to: .login(flow, .awaitingRedirect), .pendingLogin, .startTimer)
         selectedProviderID = mvpd.id
         return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
     }
@@ -629,7 +590,7 @@ extension EntitlementMachine {
         guard let pending, pending.deadline > now else { return nil }
         let flow = LogoutFlow(
             id: nextFlow(), secrets: FlowSecrets(state: pending.state), deadline: pending.deadline, mvpdID: pending.mvpdID, waiters: [])
-        moveAuthentication(to: .loggingOut(flow), .pendingLogout, .startTimer)
+        moveAuthentication(to: .logout(flow, .loggingOut), .pendingLogout, .startTimer)
         selectedProviderID = nil
         return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
     }
@@ -676,12 +637,12 @@ extension EntitlementMachine {
             }
             adopt()
             return []
-        case .selectingProvider(let flow), .platformPicking(let flow), .requestingPartnerSession(let flow, _):
+        case .login(let flow, .selectingProvider), .login(let flow, .platformPicking), .login(let flow, .requestingPartnerSession):
             // The user may answer on another node: a login finished there, or started there (the
             // device's choice reached that node), ends this picker.
             var dismiss: [Action] = []
             var rowActions: [TransitionAction] = []
-            if case .platformPicking = authentication {
+            if case .login(_, .platformPicking) = authentication {
                 dismiss = [.dismissPlatformPicker(flow.id), .emit(.dismissTvProviderDialog(platformDialog(flow, configuration)), answering: [])]
                 rowActions = [.dismissTvProviderDialog]
             }
@@ -691,7 +652,7 @@ extension EntitlementMachine {
                 return dismiss + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
                     + resumeAuthorizationsAfterLogin(token, configuration)
             }
-            if case .selectingProvider = authentication, let logout = resumePendingLogout(stored.pendingLogout, ending: flow) {
+            if case .login(_, .selectingProvider) = authentication, let logout = resumePendingLogout(stored.pendingLogout, ending: flow) {
                 // Meanwhile the user signed in elsewhere and is logging out there: the picker's login ends (its
                 // calls answered: not authenticated) and the logout's redirect is waited for here too.
                 adopt()
@@ -702,17 +663,17 @@ extension EntitlementMachine {
                 return []
             }
             let waiting = flow.adopting(pending, mvpd: mvpd)
-            moveAuthentication(to: .awaitingRedirect(waiting), .pendingLogin, rowActions + [.startTimer])
+            moveAuthentication(to: .login(waiting, .awaitingRedirect), .pendingLogin, rowActions + [.startTimer])
             adopt()
             return dismiss + [.startTimer(.redirectDeadline(waiting.id), at: pending.deadline)]
-        case .loggingOut(var flow):
+        case .logout(var flow, .loggingOut):
             if let pending = stored.pendingLogout, token == nil {
                 guard pending.state != flow.secrets?.state, pending.deadline > now else { return [] }
                 // Another instance started the logout again: wait for that one's redirect.
                 flow.secrets = FlowSecrets(state: pending.state)
                 flow.deadline = pending.deadline
                 flow.mvpdID = pending.mvpdID
-                moveAuthentication(to: .loggingOut(flow), .pendingLogout, .cancelTimer, .startTimer)
+                moveAuthentication(to: .logout(flow, .loggingOut), .pendingLogout, .cancelTimer, .startTimer)
                 return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: pending.deadline)]
             }
             // Another instance took the logout's redirect (or the user signed in there): the logout is done.
@@ -725,7 +686,7 @@ extension EntitlementMachine {
             }
             adopt()
             return actions
-        case .awaitingRedirect(var flow):
+        case .login(var flow, .awaitingRedirect):
             guard let token else {
                 // Whatever else this instance follows, the login stands as storage says.
                 adopt()
@@ -736,13 +697,13 @@ extension EntitlementMachine {
                         // the outcome in storage, without the secrets, so the same redirect can never
                         // complete the login here too.
                         flow = flow.adopting(pending, mvpd: mvpd)
-                        moveAuthentication(to: .awaitingRedirect(flow), .pendingLoginTaken)
+                        moveAuthentication(to: .login(flow, .awaitingRedirect), .pendingLoginTaken)
                         return []
                     }
                     if flow.completingElsewhere == nil, pending.state == flow.secrets?.state { return [] }
                     // Another instance restarted the login: wait for that one, with its secrets and deadline.
                     flow = flow.adopting(pending, mvpd: mvpd)
-                    moveAuthentication(to: .awaitingRedirect(flow), .pendingLogin, .cancelTimer, .startTimer)
+                    moveAuthentication(to: .login(flow, .awaitingRedirect), .pendingLogin, .cancelTimer, .startTimer)
                     return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: pending.deadline)]
                 }
                 if let logout = resumePendingLogout(stored.pendingLogout, ending: flow) {
@@ -764,7 +725,7 @@ extension EntitlementMachine {
             return [.cancelTimer(.redirectDeadline(flow.id))]
                 + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
                 + resumeAuthorizationsAfterLogin(token, configuration)
-        case .awaitingSecondScreen(let flow, _, _):
+        case .login(let flow, .awaitingSecondScreen):
             // The user signed in elsewhere (the code of a second-screen login another instance polls, a
             // login finished there): this instance stops polling and answers its calls signed in.
             guard let token else {
@@ -798,21 +759,11 @@ extension EntitlementMachine {
         if let flow = currentLoginFlow, flow.code != nil { mvpdID = flow.mvpd?.id }
         let platformSession = if case .authenticated(let token) = authentication { token.source == .platformSSO } else { false }
         switch authentication {
-        case .preparingLogout(var flow):
+        case .logout(var flow, let step):
             flow.waiters.append(id)
-            moveAuthentication(to: .preparingLogout(flow), nil, .join)
+            moveAuthentication(to: .logout(flow, step), nil, .join)
             return [.log(.joined(id, flow: "the running logout"))]
-        case .requestingLogout(var flow, let operation):
-            flow.waiters.append(id)
-            moveAuthentication(to: .requestingLogout(flow, operation: operation), nil, .join)
-            return [.log(.joined(id, flow: "the running logout"))]
-        case .loggingOut(var flow):
-            flow.waiters.append(id)
-            moveAuthentication(to: .loggingOut(flow), nil, .join)
-            return [.log(.joined(id, flow: "the running logout"))]
-        case .requestingPartnerSession(let flow, _), .platformPicking(let flow), .selectingProvider(let flow),
-            .preparingLogin(let flow), .creatingSession(let flow, _), .awaitingRedirect(let flow),
-            .awaitingSecondScreen(let flow, _, _), .readingProfile(let flow, _, _):
+        case .login(let flow, _):
             actions += endLogin(flow, code: ErrorCode.userNotAuthenticated, reason: "The login was abandoned by logout.")
         case .unknown, .unauthenticated, .authenticated:
             break
@@ -827,14 +778,14 @@ extension EntitlementMachine {
         let flow = LogoutFlow(id: nextFlow(), secrets: nil, deadline: nil, mvpdID: mvpdID, waiters: [id])
         if platformSession {
             // Cookbook I: this app is signed out, the platform is not; say so (VSA203).
-            moveAuthentication(to: .preparingLogout(flow), .platformSession, .status, .drawSecrets)
+            moveAuthentication(to: .logout(flow, .preparingLogout), .platformSession, .status, .drawSecrets)
             let notice = Notice.platformLogout.report("Signed out of this app only: the device is still signed in to the TV provider; "
                     + "sign out in the device settings too, or this app signs in again at its next setRequestor.")
             actions.append(.emit(.status(notice), answering: []))
             requestSecrets(for: flow.id)
             return actions
         }
-        moveAuthentication(to: .preparingLogout(flow), nil, .drawSecrets)
+        moveAuthentication(to: .logout(flow, .preparingLogout), nil, .drawSecrets)
         requestSecrets(for: flow.id)
         return actions
     }
@@ -852,7 +803,7 @@ extension EntitlementMachine {
             var waiting = flow
             let deadline = now.adding(settings.redirectTimeout)
             waiting.deadline = deadline
-            moveAuthentication(to: .loggingOut(waiting), .interactive, .startTimer, .navigateToUrl)
+            moveAuthentication(to: .logout(waiting, .loggingOut), .interactive, .startTimer, .navigateToUrl)
             return [.startTimer(.redirectDeadline(flow.id), at: deadline), .emit(.navigateToUrl(url), answering: [])]
         case .success:
             return logoutFailed(flow, "malformed backend response: not a logout", .malformedAnswer)
@@ -873,7 +824,7 @@ extension EntitlementMachine {
     ) -> [Action] {
         var actions: [Action] = []
         var rowActions: [TransitionAction] = []
-        if case .loggingOut = authentication {
+        if case .logout(_, .loggingOut) = authentication {
             actions.append(.cancelTimer(.redirectDeadline(flow.id)))
             rowActions.append(.cancelTimer)
         }

@@ -30,7 +30,7 @@ extension EntitlementMachine {
             return authorizationFailed(
                 resource, ErrorCode.userNotAuthenticated, "The user is not authenticated.", answering: [id])
         }
-        if case .loggingOut(let flow) = authentication {
+        if case .logout(let flow, .loggingOut) = authentication {
             return endLogoutForLogin(flow) + requestAuthorization(id, resource: resource, data: data, isCheck: isCheck, configuration)
         }
         if currentLogoutFlow != nil {
@@ -40,7 +40,7 @@ extension EntitlementMachine {
         recordAuthorization(from: .idle, to: .waitingForAuthentication, .notAuthenticated)
         authorizations.append(
             AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForAuthentication))
-        if case .awaitingRedirect(let flow) = authentication, flow.readsProfileFirst {
+        if case .login(let flow, .awaitingRedirect) = authentication, flow.readsProfileFirst {
             // A login started or completing elsewhere: read its profile first (see getAuthentication).
             return [.log(.joined(id, flow: "the running login"))] + probeLogin(flow, configuration, joining: nil)
         }

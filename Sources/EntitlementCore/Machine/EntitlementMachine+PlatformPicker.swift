@@ -43,14 +43,14 @@ extension EntitlementMachine {
     ) -> [Action] {
         switch Self.partnerRequest(result) {
         case .success(let request):
-            moveAuthentication(to: .platformPicking(flow), .partnerRequest, .presentTvProviderDialog)
+            moveAuthentication(to: .login(flow, .platformPicking), .partnerRequest, .presentTvProviderDialog)
             let dialog = platformDialog(flow, configuration)
             return [
                 .emit(.presentTvProviderDialog(dialog), answering: []),
                 .presentPlatformPicker(flow.id, dialog, requestorID: configuration.requestorID, request: request),
             ]
         case .failure(let fallback):
-            moveAuthentication(to: .selectingProvider(flow), fallback.condition, .displayProviderDialog)
+            moveAuthentication(to: .login(flow, .selectingProvider), fallback.condition, .displayProviderDialog)
             return [.log(.partnerSessionFellBack(fallback.why)), .emit(.displayProviderDialog(configuration.mvpds), answering: [])]
         }
     }
@@ -67,12 +67,12 @@ extension EntitlementMachine {
     /// The platform's picker answered: read the partner profile for its assertion, fall back to the classic dialog
     /// (N003 / N004), or end the login (N005).
     mutating func platformPickerAnswered(_ flowID: FlowID, _ answer: PlatformPickerAnswer) -> [Action] {
-        guard case .configured(let configuration) = configuration, case .platformPicking(var flow) = authentication,
+        guard case .configured(let configuration) = configuration, case .login(var flow, .platformPicking) = authentication,
             flow.id == flowID
         else { return [.log(.latePickerAnswerIgnored(flowID))] }
         let dialog = platformDialog(flow, configuration)
         func fallBack(_ notice: Notice, _ message: String, _ condition: TransitionGuard) -> [Action] {
-            moveAuthentication(to: .selectingProvider(flow), condition, .dismissTvProviderDialog, .status, .displayProviderDialog)
+            moveAuthentication(to: .login(flow, .selectingProvider), condition, .dismissTvProviderDialog, .status, .displayProviderDialog)
             return [
                 .emit(.dismissTvProviderDialog(dialog), answering: []),
                 .emit(.status(notice.report(message)), answering: []),
@@ -87,7 +87,7 @@ extension EntitlementMachine {
             flow.mvpd = mvpd
             let operation = nextOperation()
             moveAuthentication(
-                to: .readingProfile(flow, operation: operation, attempt: 1), .platformSignedIn, .readProfile)
+                to: .login(flow, .readingProfile(operation: operation, attempt: 1)), .platformSignedIn, .readProfile)
             return [
                 .callBackend(
                     operation, .partnerProfile(context(configuration), partner: Self.platformPartner, assertion: assertion))

@@ -24,8 +24,8 @@ extension EntitlementMachine {
             return refuse(id, .redirect(.urlMismatch(expected: settings.redirectURL, received: url.base)))
         }
         switch authentication {
-        case .awaitingRedirect(let flow): return loginRedirect(id, url, flow, configuration)
-        case .loggingOut(let flow): return logoutRedirect(id, url, flow)
+        case .login(let flow, .awaitingRedirect): return loginRedirect(id, url, flow, configuration)
+        case .logout(let flow, .loggingOut): return logoutRedirect(id, url, flow)
         default:
             moveAuthentication(to: authentication, .noPendingFlow, .status)
             if let state = url.parameters["state"], let expired = expiredFlowState, ConstantTime.equals(state, expired) {
@@ -62,7 +62,7 @@ extension EntitlementMachine {
         accepted.redirectAccepted = true
         let operation = nextOperation()
         moveAuthentication(
-            to: .readingProfile(accepted, operation: operation, attempt: 1), .accepted, .cancelTimer, .readProfile)
+            to: .login(accepted, .readingProfile(operation: operation, attempt: 1)), .accepted, .cancelTimer, .readProfile)
         return [
             .cancelTimer(.redirectDeadline(flow.id)), .callBackend(operation, .profileByCode(context(configuration), code: code)),
         ]

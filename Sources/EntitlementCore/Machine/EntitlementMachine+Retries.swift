@@ -49,8 +49,8 @@ extension EntitlementMachine {
         default: break
         }
         switch authentication {
-        case .creatingSession(_, let operation), .requestingPartnerSession(_, let operation), .requestingLogout(_, let operation),
-            .readingProfile(_, let operation?, _), .awaitingSecondScreen(_, _, let operation?):
+        case .login(_, .creatingSession(let operation)), .login(_, .requestingPartnerSession(let operation)), .logout(_, .requestingLogout(let operation)),
+            .login(_, .readingProfile(let operation?, _)), .login(_, .awaitingSecondScreen(_, let operation?)):
             operations.insert(operation)
         default: break
         }

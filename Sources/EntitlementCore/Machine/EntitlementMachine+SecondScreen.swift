@@ -24,7 +24,7 @@ extension EntitlementMachine {
                     notice: notice, condition: .malformedAnswer)
         }
         let registration = RegistrationCode(code: code, expires: expires)
-        moveAuthentication(to: .awaitingSecondScreen(waiting, registration, poll: nil), .codeIssued, .status, .startTimer)
+        moveAuthentication(to: .login(waiting, .awaitingSecondScreen(registration, poll: nil)), .codeIssued, .status, .startTimer)
         return [
             .emit(.status(Notice.registrationCode.report(code)), answering: []),
             .startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval)),
@@ -46,7 +46,7 @@ extension EntitlementMachine {
     mutating func pollRegistration(_ flow: LoginFlow, _ code: RegistrationCode) -> [Action] {
         guard case .configured(let configuration) = configuration else { return [] }
         let operation = nextOperation()
-        moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: operation), .pollDue, .pollRegistration)
+        moveAuthentication(to: .login(flow, .awaitingSecondScreen(code, poll: operation)), .pollDue, .pollRegistration)
         return [.callBackend(operation, .profileByCode(context(configuration), code: code.code))]
     }
 
@@ -66,12 +66,12 @@ extension EntitlementMachine {
         switch result {
         case .success(.sessionStatus):
             // The service holds the session (it refuses an unknown or expired one): the code is pending.
-            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .codePending, .startTimer)
+            moveAuthentication(to: .login(flow, .awaitingSecondScreen(code, poll: nil)), .codePending, .startTimer)
         case .failure(let error) where Self.refusesTheCode(error) && !checkedSession:
             var checking = flow
             checking.checksSession = true
             let operation = nextOperation()
-            moveAuthentication(to: .awaitingSecondScreen(checking, code, poll: operation), .codeRefused, .checkSession)
+            moveAuthentication(to: .login(checking, .awaitingSecondScreen(code, poll: operation)), .codeRefused, .checkSession)
             return [.callBackend(operation, .session(context(configuration), code: code.code))]
         case .success(.profiles(let profiles)):
             if let mvpd = flow.mvpd, let token = bestProfile(profiles, configuration, mvpd: mvpd.id) {
@@ -81,13 +81,13 @@ extension EntitlementMachine {
                     + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
                     + resumeAuthorizationsAfterLogin(token, configuration)
             }
-            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .notYetUsed, .startTimer)
+            moveAuthentication(to: .login(flow, .awaitingSecondScreen(code, poll: nil)), .notYetUsed, .startTimer)
         case .failure(let error) where Self.refusesTheCode(error):
             let notice = Notice.registrationCodeExpired.report(sentence("The service no longer knows the registration code (\(error.summary))"))
             return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: notice,
                     condition: .codeExpired)
         default:
-            moveAuthentication(to: .awaitingSecondScreen(flow, code, poll: nil), .failed, .startTimer)
+            moveAuthentication(to: .login(flow, .awaitingSecondScreen(code, poll: nil)), .failed, .startTimer)
         }
         return [.startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval))]
     }
@@ -101,7 +101,7 @@ extension EntitlementMachine {
         var flow = LoginFlow(id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: [], data: [:])
         flow.code = pending.code
         let registration = RegistrationCode(code: pending.code, expires: pending.expires)
-        moveAuthentication(to: .awaitingSecondScreen(flow, registration, poll: nil), .pendingRegistration, .status, .startTimer)
+        moveAuthentication(to: .login(flow, .awaitingSecondScreen(registration, poll: nil)), .pendingRegistration, .status, .startTimer)
         selectedProviderID = mvpd.id
         return [
             .emit(.status(Notice.registrationCode.report(pending.code)), answering: []),

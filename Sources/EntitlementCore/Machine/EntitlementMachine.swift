@@ -393,22 +393,22 @@ public struct EntitlementMachine: Sendable {
             return silentExchangeFinished(loaded, calls: calls, result)
         }
         guard case .configured(let configuration) = configuration else { return [.log(.lateResultIgnored(operation))] }
-        if case .creatingSession(let flow, let expected) = authentication, expected == operation {
+        if case .login(let flow, .creatingSession(let expected)) = authentication, expected == operation {
             return sessionAnswered(flow, result, configuration)
         }
-        if case .requestingPartnerSession(let flow, let expected) = authentication, expected == operation {
+        if case .login(let flow, .requestingPartnerSession(let expected)) = authentication, expected == operation {
             return partnerSessionAnswered(flow, result, configuration)
         }
-        if case .readingProfile(let flow, let expected?, let attempt) = authentication, expected == operation {
+        if case .login(let flow, .readingProfile(let expected?, let attempt)) = authentication, expected == operation {
             return profileAnswered(flow, attempt: attempt, result, configuration)
         }
-        if case .awaitingRedirect(let flow) = authentication, let probe = flow.probe, probe == operation {
+        if case .login(let flow, .awaitingRedirect) = authentication, let probe = flow.probe, probe == operation {
             return probeAnswered(flow, result, configuration)
         }
-        if case .requestingLogout(let flow, let expected) = authentication, expected == operation {
+        if case .logout(let flow, .requestingLogout(let expected)) = authentication, expected == operation {
             return logoutAnswered(flow, result)
         }
-        if case .awaitingSecondScreen(let flow, let code, let poll?) = authentication, poll == operation {
+        if case .login(let flow, .awaitingSecondScreen(let code, let poll?)) = authentication, poll == operation {
             return pollAnswered(flow, code, result, configuration)
         }
         if let index = authorizations.firstIndex(where: { $0.operation == operation }) {

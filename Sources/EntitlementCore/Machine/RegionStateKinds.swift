@@ -47,46 +47,64 @@ extension AuthenticationState {
         case unknown
         /// See ``AuthenticationState/unauthenticated``.
         case unauthenticated
-        /// See ``AuthenticationState/requestingPartnerSession(_:operation:)``.
+        /// See ``LoginStep/requestingPartnerSession(operation:)``.
         case requestingPartnerSession
-        /// See ``AuthenticationState/platformPicking(_:)``.
+        /// See ``LoginStep/platformPicking``.
         case platformPicking
-        /// See ``AuthenticationState/selectingProvider(_:)``.
+        /// See ``LoginStep/selectingProvider``.
         case selectingProvider
-        /// See ``AuthenticationState/preparingLogin(_:)``.
+        /// See ``LoginStep/preparingLogin``.
         case preparingLogin
-        /// See ``AuthenticationState/creatingSession(_:operation:)``.
+        /// See ``LoginStep/creatingSession(operation:)``.
         case creatingSession
-        /// See ``AuthenticationState/awaitingRedirect(_:)``.
+        /// See ``LoginStep/awaitingRedirect``.
         case awaitingRedirect
-        /// See ``AuthenticationState/awaitingSecondScreen(_:_:poll:)``.
+        /// See ``LoginStep/awaitingSecondScreen(_:poll:)``.
         case awaitingSecondScreen
-        /// See ``AuthenticationState/readingProfile(_:operation:attempt:)``.
+        /// See ``LoginStep/readingProfile(operation:attempt:)``.
         case readingProfile
         /// See ``AuthenticationState/authenticated(_:)``.
         case authenticated
-        /// See ``AuthenticationState/preparingLogout(_:)``.
+        /// See ``LogoutStep/preparingLogout``.
         case preparingLogout
-        /// See ``AuthenticationState/requestingLogout(_:operation:)``.
+        /// See ``LogoutStep/requestingLogout(operation:)``.
         case requestingLogout
-        /// See ``AuthenticationState/loggingOut(_:)``.
+        /// See ``LogoutStep/loggingOut``.
         case loggingOut
     }
 
-    /// This state's name.
+    /// This state's name: a login's or logout's is its step's.
     public var kind: Kind {
         switch self {
         case .unknown: .unknown
         case .unauthenticated: .unauthenticated
+        case .login(_, let step): step.kind
+        case .authenticated: .authenticated
+        case .logout(_, let step): step.kind
+        }
+    }
+}
+
+extension LoginStep {
+    /// This step's state name.
+    public var kind: AuthenticationState.Kind {
+        switch self {
+        case .selectingProvider: .selectingProvider
         case .requestingPartnerSession: .requestingPartnerSession
         case .platformPicking: .platformPicking
-        case .selectingProvider: .selectingProvider
         case .preparingLogin: .preparingLogin
         case .creatingSession: .creatingSession
         case .awaitingRedirect: .awaitingRedirect
         case .awaitingSecondScreen: .awaitingSecondScreen
         case .readingProfile: .readingProfile
-        case .authenticated: .authenticated
+        }
+    }
+}
+
+extension LogoutStep {
+    /// This step's state name.
+    public var kind: AuthenticationState.Kind {
+        switch self {
         case .preparingLogout: .preparingLogout
         case .requestingLogout: .requestingLogout
         case .loggingOut: .loggingOut

@@ -11,24 +11,24 @@ struct StoredAuthentication {
     init(_ state: AuthenticationState) {
         switch state {
         case .authenticated(let token): authentication = token
-        case .awaitingRedirect(let flow):
+        case .login(let flow, .awaitingRedirect):
             if let record = flow.completingElsewhere {
                 pendingLogin = record
             } else if let mvpd = flow.mvpd, let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline {
                 pendingLogin = PendingLogin(
                     mvpdID: mvpd.id, state: secrets.state, code: code, deadline: deadline, data: flow.data, url: flow.url)
             }
-        case .readingProfile(let flow, _, _) where flow.redirectAccepted:
+        case .login(let flow, .readingProfile) where flow.redirectAccepted:
             if let mvpd = flow.mvpd, let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline {
                 pendingLogin = PendingLogin(
                     mvpdID: mvpd.id, state: secrets.state, code: code, deadline: deadline, data: flow.data, url: flow.url,
                     completing: true)
             }
-        case .loggingOut(let flow):
+        case .logout(let flow, .loggingOut):
             if let secrets = flow.secrets, let deadline = flow.deadline {
                 pendingLogout = PendingLogout(state: secrets.state, deadline: deadline, mvpdID: flow.mvpdID)
             }
-        case .awaitingSecondScreen(let flow, let code, _):
+        case .login(let flow, .awaitingSecondScreen(let code, _)):
             if let mvpd = flow.mvpd { pendingRegistration = PendingRegistration(mvpdID: mvpd.id, code: code.code, expires: code.expires) }
         default: break
         }
