@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementFuzzingTests",
             dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
-        .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementHTTPServer"]),
+        .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementSupport", "EntitlementHTTPServer"]),
         .testTarget(
             name: "EntitlementProvidersTests",
             dependencies: [
@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementHost", "EntitlementSimulator", "EntitlementFuzzing"]),
         .testTarget(
-            name: "EntitlementRedisTests", dependencies: ["EntitlementEngine", "EntitlementRedis", "EntitlementSimulator", "EntitlementHost"]),
+            name: "EntitlementRedisTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementRedis", "EntitlementSimulator", "EntitlementHost"]),
         .testTarget(
             name: "EntitlementHTTPTests",
             dependencies: [
@@ -96,7 +96,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "EntitlementScenariosTests",
-            dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios"]),
+            dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -169,19 +169,14 @@ package struct EngineBenchmark {
     /// Runs the host's memory figure in a child process (a fresh heap: memory freed by earlier figures
     /// would otherwise be reused and hide the cost).
     private func sessionMemoryRow() -> Row? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["bench", "engine", "--sessions-child", String(sessions)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        do { try process.run() } catch {
+        let child: (termination: ChildProcess.Termination, output: [UInt8], errors: [UInt8])
+        do { child = try ChildProcess.run(CommandLine.arguments[0], ["bench", "engine", "--sessions-child", String(sessions)]) } catch {
             print("bench: could not start the sessions child: \(error)")
             return nil
         }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = String(decoding: child.output, as: UTF8.self)
         print(output, terminator: "")
-        guard process.terminationStatus == 0,
+        guard child.termination == .exited(0),
             let line = output.split(separator: "\n").last(where: { $0.hasPrefix("resting bytes per session: ") }),
             let perSession = Double(line.dropFirst("resting bytes per session: ".count))
         else {

@@ -128,13 +128,12 @@ package struct ServeBenchmark {
     static func startupMilliseconds() async -> Double? {
         await withCheckedContinuation { done in
             Thread {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-                process.arguments = ["serve", "--port", "0", "--quiet"]
                 let output = Pipe()
-                process.standardOutput = output
                 let started = ContinuousClock.now
-                guard (try? process.run()) != nil else { return done.resume(returning: nil) }
+                guard let process = try? ChildProcess.spawn(
+                    CommandLine.arguments[0], ["serve", "--port", "0", "--quiet"], output: .descriptor(output.fileHandleForWriting.fileDescriptor))
+                else { return done.resume(returning: nil) }
+                try? output.fileHandleForWriting.close()
                 var text = ""
                 while !text.contains("\n") {
                     let chunk = output.fileHandleForReading.availableData
@@ -148,8 +147,8 @@ package struct ServeBenchmark {
                     answered = String(decoding: data, as: UTF8.self).contains("Entitlement simulator")
                 }
                 let elapsed = ContinuousClock.now - started
-                process.terminate()
-                process.waitUntilExit()
+                process.send(SIGTERM)
+                _ = process.waitForExit()
                 done.resume(
                     returning: answered ? Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15 : nil)
             }.start()

@@ -1,3 +1,4 @@
+import EntitlementSupport
 import EntitlementHTTPServer
 import EntitlementRedis
 import Foundation
@@ -67,7 +68,7 @@ final class RedisClusterProcess: FleetRedis {
     /// Forms the cluster (`redis-cli --cluster create`, a replica per master) and waits until it serves.
     private static func form(_ ports: [UInt16]) async -> Bool {
         for port in ports where !(await RedisProcess.answers(port: port)) { return false }
-        guard let create = try? ChildProcess.spawn(
+        guard let create = try? ChildProcess.start(
             "redis-cli", ["--cluster", "create"] + ports.map { "127.0.0.1:\($0)" } + ["--cluster-replicas", "1", "--cluster-yes"]),
             await create.waitForExit(upTo: .seconds(30))
         else { return false }
@@ -90,7 +91,7 @@ final class RedisClusterProcess: FleetRedis {
     }
 
     private static func launch(port: UInt16, folder: String) throws(FleetError) -> ChildProcess {
-        try ChildProcess.spawn(
+        try ChildProcess.start(
             "redis-server",
             [
                 "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder, "--loglevel", "warning",

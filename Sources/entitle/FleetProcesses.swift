@@ -1,3 +1,4 @@
+import EntitlementSupport
 import EntitlementHTTPServer
 import EntitlementRedis
 import Foundation
@@ -29,7 +30,7 @@ final class RedisProcess: Sendable {
     }
 
     private static func launch(port: UInt16, folder: String) throws(FleetError) -> ChildProcess {
-        try ChildProcess.spawn(
+        try ChildProcess.start(
             "redis-server",
             [
                 "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder,
@@ -100,7 +101,7 @@ final class NodeProcess: Sendable {
     static func start(number: Int, redis: any FleetRedis, adobe: String, folder: String, port: UInt16? = nil) async throws(FleetError) -> NodeProcess {
         let port = if let port { port } else { try freePort() }
         let program = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let process = try ChildProcess.spawn(
+        let process = try ChildProcess.start(
             program,
             ["fleet-node", "--redis-port", "\(redis.port)", "--adobe", adobe, "--port", "\(port)", "--log", "\(folder)/node-\(number).log"]
                 + (redis.isCluster ? ["--cluster"] : []),

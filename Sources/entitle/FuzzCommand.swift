@@ -1,4 +1,5 @@
 import EntitlementFuzzing
+import EntitlementSupport
 import Foundation
 
 /// `entitle fuzz TARGET`: a fuzz target's long mode. The parent runs the cases in a child process
@@ -31,28 +32,23 @@ enum FuzzCommand {
 
     private static func runInChild(_ target: FuzzTarget, count: Int, seed: UInt64) async -> Int32 {
         let started = ContinuousClock.now
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        if !FileManager.default.isExecutableFile(atPath: "/proc/self/exe") {
-            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        }
-        process.arguments = ["fuzz", target.name, "--count", String(count), "--seed", String(seed), "--child"]
+        let program = FileManager.default.isExecutableFile(atPath: "/proc/self/exe") ? "/proc/self/exe" : CommandLine.arguments[0]
         // The child writes to a file, not a pipe: nothing can block, and a crash loses nothing written.
         let log = NSTemporaryDirectory() + "entitle-fuzz-\(getpid()).log"
-        guard FileManager.default.createFile(atPath: log, contents: nil), let output = FileHandle(forWritingAtPath: log) else {
+        guard FileManager.default.createFile(atPath: log, contents: nil) else {
             StandardError.write("entitle fuzz: could not create \(log)\n")
             return 2
         }
         defer { try? FileManager.default.removeItem(atPath: log) }
-        process.standardOutput = output
+        let termination: ChildProcess.Termination
         do {
-            try process.run()
+            let child = try ChildProcess.spawn(
+                program, ["fuzz", target.name, "--count", String(count), "--seed", String(seed), "--child"], output: .file(log))
+            termination = child.waitForExit()
         } catch {
             StandardError.write("entitle fuzz: could not start the child process: \(error)\n")
             return 2
         }
-        process.waitUntilExit()
-        try? output.close()
         let elapsed = ContinuousClock.now - started
         var lastSeed: UInt64?
         var report: [String] = []
@@ -72,9 +68,9 @@ enum FuzzCommand {
             print("reproduce with: entitle fuzz \(target.name) --seed \(lastSeed) --count 1")
             return 1
         }
-        if process.terminationReason == .uncaughtSignal || process.terminationStatus != 0 {
+        if termination != .exited(0) {
             let seed = lastSeed.map(String.init) ?? "before the first case"
-            print("\(target.name): the case for seed \(seed) crashed (signal \(process.terminationStatus)); its input:")
+            print("\(target.name): the case for seed \(seed) crashed (\(termination)); its input:")
             if let lastSeed { print(await target.input(lastSeed)) }
             print("reproduce with: entitle fuzz \(target.name) --seed \(seed) --count 1")
             return 1

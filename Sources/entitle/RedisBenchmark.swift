@@ -1,3 +1,4 @@
+import EntitlementSupport
 import EntitlementEngine
 import EntitlementRedis
 import Foundation
@@ -127,7 +128,7 @@ struct RedisBenchmark {
         let output = NSTemporaryDirectory() + "entitle-redis-benchmark-\(UUID().uuidString).csv"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let arguments = ["-p", "\(port)", "-c", "\(connections)", "-n", "50000", "-r", "100000", "-P", "1", "--csv"]
-        let process = try ChildProcess.spawn("redis-benchmark", arguments + command, output: output)
+        let process = try ChildProcess.start("redis-benchmark", arguments + command, output: output)
         guard await process.waitForExit(upTo: .seconds(120)) else {
             process.send(SIGKILL)
             throw FleetError("redis-benchmark did not finish")

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementSupport
 import Foundation
 import Testing
 
@@ -93,13 +94,11 @@ struct FileTokenStorageTests {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("entitle")
     }
 
-    static func launchWriter(_ folder: String) throws -> Process {
-        let process = Process()
-        process.executableURL = entitle
-        process.arguments = ["storage-stress", folder]
+    static func launchWriter(_ folder: String) throws -> ChildProcess {
         let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let process = try ChildProcess.spawn(
+            entitle.path, ["storage-stress", folder], output: .descriptor(output.fileHandleForWriting.fileDescriptor))
+        try output.fileHandleForWriting.close()
         _ = output.fileHandleForReading.availableData  // "ready"
         return process
     }
@@ -121,9 +120,8 @@ struct FileTokenStorageTests {
         for round in 0..<40 {
             let writer = try Self.launchWriter(folder)
             try? await Task.sleep(for: .milliseconds(Int.random(in: 1...25)))
-            kill(writer.processIdentifier, SIGKILL)
-            writer.waitUntilExit()
-            #expect(writer.terminationReason == .uncaughtSignal, "round \(round): the writer was not killed")
+            writer.send(SIGKILL)
+            #expect(writer.waitForExit() == .signalled(SIGKILL), "round \(round): the writer was not killed")
             let tokens = try await store.tokens(deviceID: "stress-device", requestorID: "stress")
             #expect(Self.check(tokens), "round \(round): the store holds a mix")
             seen.insert(tokens.selectedProvider ?? "empty")
@@ -144,8 +142,8 @@ struct FileTokenStorageTests {
         // Whatever happens below, the writers never outlive the test.
         defer {
             for writer in writers {
-                kill(writer.processIdentifier, SIGKILL)
-                writer.waitUntilExit()
+                writer.send(SIGKILL)
+                _ = writer.waitForExit()
             }
         }
         for _ in 0..<50 {

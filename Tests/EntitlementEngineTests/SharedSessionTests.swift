@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementSupport
 import Foundation
 import Testing
 
@@ -136,15 +137,9 @@ struct SharedSessionTests {
 
     @Test func aLoginStartedInOneProcessCompletesInAnotherSharingAFileStore() async throws {
         let folder = NSTemporaryDirectory() + "entitle-shared-" + UUID().uuidString
-        let process = Process()
-        process.executableURL = FileTokenStorageTests.entitle
-        process.arguments = ["session-start", folder]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let started = try ChildProcess.run(FileTokenStorageTests.entitle.path, ["session-start", folder])
+        #expect(started.termination == .exited(0))
+        let lines = String(decoding: started.output, as: UTF8.self)
             .split(separator: "\n").map(String.init)
         let redirect = try #require(lines.first)
         #expect(redirect.hasPrefix("adobepass://ios.app?state="))

@@ -1,3 +1,4 @@
+import EntitlementSupport
 import Foundation
 import Synchronization
 import Testing
@@ -205,18 +206,10 @@ struct HTTPServerTests {
         try await serving { server in
             let url = server.url
             let (status, body, trace) = try await offPool { () throws -> (Int32, String, String) in
-                let curl = Process()
-                curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                curl.arguments = ["-sv", "\(url)/one", "\(url)/two", "-d", "x=1"]
-                let output = Pipe()
-                let errors = Pipe()
-                curl.standardOutput = output
-                curl.standardError = errors
-                try curl.run()
-                let body = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                let trace = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                curl.waitUntilExit()
-                return (curl.terminationStatus, body, trace)
+                let curl = try ChildProcess.run("/usr/bin/curl", ["-sv", "\(url)/one", "\(url)/two", "-d", "x=1"])
+                let body = String(decoding: curl.output, as: UTF8.self)
+                let trace = String(decoding: curl.errors, as: UTF8.self)
+                return (curl.termination.status, body, trace)
             }
             #expect(status == 0)
             #expect(body == "POST /one 3POST /two 3")
@@ -253,14 +246,10 @@ struct DescriptorExhaustionTests {
         let log = NSTemporaryDirectory() + "entitle-serve-fds-" + UUID().uuidString + ".log"
         defer { try? FileManager.default.removeItem(atPath: log) }
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/bin/sh")
-        server.arguments = ["-c", "ulimit -n 48 && exec '\(entitle)' serve --port 0"]
-        server.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try server.run()
+        let server = try ChildProcess.spawn("/bin/sh", ["-c", "ulimit -n 48 && exec '\(entitle)' serve --port 0"], output: .file(log))
         defer {
-            server.terminate()
-            server.waitUntilExit()
+            server.send(SIGTERM)
+            _ = server.waitForExit()
         }
         var port: UInt16?
         for _ in 0..<300 where port == nil {
@@ -274,9 +263,9 @@ struct DescriptorExhaustionTests {
             if let hog = await RawConnection.open(port: listening) { hogs.append(hog) }
         }
         try await Task.sleep(for: .milliseconds(300))
-        let before = try Self.cpuTicks(server.processIdentifier)
+        let before = try Self.cpuTicks(server.pid)
         try await Task.sleep(for: .seconds(1))
-        let spent = try Self.cpuTicks(server.processIdentifier) - before
+        let spent = try Self.cpuTicks(server.pid) - before
         #expect(spent < 30, "\(spent) ticks of CPU in one second with every descriptor taken (a spinning loop takes ~100)")
         let started = ContinuousClock.now
         let client = try #require(await RawConnection.open(port: listening))

@@ -3,6 +3,7 @@ import EntitlementHTTP
 import EntitlementHTTPServer
 import EntitlementSimulator
 import EntitlementSimulatorServer
+import EntitlementSupport
 import Foundation
 import Synchronization
 import Testing
@@ -36,23 +37,13 @@ enum Browser {
     static func run(_ arguments: [String]) async throws -> Stop {
         let (status, output, errors) = await withCheckedContinuation { (done: CheckedContinuation<(Int32, String, String), Never>) in
             Thread {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-                process.arguments = [script] + arguments
-                let out = Pipe()
-                let err = Pipe()
-                process.standardOutput = out
-                process.standardError = err
                 do {
-                    try process.run()
+                    let browse = try ChildProcess.run("/usr/bin/python3", [script] + arguments)
+                    done.resume(returning: (
+                        browse.termination.status, String(decoding: browse.output, as: UTF8.self), String(decoding: browse.errors, as: UTF8.self)))
                 } catch {
                     done.resume(returning: (-1, "", "\(error)"))
-                    return
                 }
-                let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                done.resume(returning: (process.terminationStatus, output, errors))
             }.start()
         }
         guard status == 0, let json = try? JSONReader.read(output.trimmingCharacters(in: .whitespacesAndNewlines)),

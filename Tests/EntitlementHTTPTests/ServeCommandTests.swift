@@ -1,3 +1,4 @@
+import EntitlementSupport
 import Foundation
 import Testing
 
@@ -11,15 +12,8 @@ struct ServeCommandTests {
     static func shell(_ command: String) async -> (status: Int32, output: String) {
         await withCheckedContinuation { done in
             Thread {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                process.arguments = ["-c", command]
-                let output = Pipe()
-                process.standardOutput = output
-                try? process.run()
-                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                done.resume(returning: (process.terminationStatus, text))
+                guard let shell = try? ChildProcess.run("/bin/sh", ["-c", command]) else { return done.resume(returning: (-1, "")) }
+                done.resume(returning: (shell.termination.status, String(decoding: shell.output, as: UTF8.self)))
             }.start()
         }
     }
@@ -36,12 +30,7 @@ struct ServeCommandTests {
     @Test func startsAnswersReadmesCurlExamplesAndStopsOnSIGTERM() async throws {
         let log = NSTemporaryDirectory() + "entitle-serve-" + UUID().uuidString + ".log"
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let server = Process()
-        server.executableURL = Self.entitle
-        server.arguments = ["serve", "--port", "0"]
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        server.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try server.run()
+        let server = try ChildProcess.spawn(Self.entitle.path, ["serve", "--port", "0"], output: .file(log))
         var url = ""
         for _ in 0..<300 where url.isEmpty {
             try await Task.sleep(for: .milliseconds(100))
@@ -61,14 +50,11 @@ struct ServeCommandTests {
         #expect(output.hasPrefix("{\"requestor\":{"), "configuration: \(output)")
         #expect(output.contains("\"actionName\":\"authenticate\""), "session: \(output)")
 
-        server.terminate()  // SIGTERM
+        server.send(SIGTERM)
         let exited = await withCheckedContinuation { done in
-            Thread {
-                server.waitUntilExit()
-                done.resume(returning: server.terminationStatus)
-            }.start()
+            Thread { done.resume(returning: server.waitForExit()) }.start()
         }
-        #expect(exited == 0, "a clean stop")
+        #expect(exited == .exited(0), "a clean stop")
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(text.contains("SIGTERM: stopping") && text.hasSuffix("entitle serve: stopped\n"))
         let access = text.split(separator: "\n").filter { $0.hasPrefix("127.0.0.1 \"") }
@@ -88,12 +74,9 @@ struct ServeCommandTests {
             """
         try world.write(toFile: folder + "/world", atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: folder + "/log", contents: nil)
-        let server = Process()
-        server.executableURL = Self.entitle
-        server.arguments = ["serve", "--port", "0", "--quiet", "--world", folder + "/world"]
-        server.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/log"))
-        try server.run()
-        defer { server.terminate() }
+        let server = try ChildProcess.spawn(
+            Self.entitle.path, ["serve", "--port", "0", "--quiet", "--world", folder + "/world"], output: .file(folder + "/log"))
+        defer { server.send(SIGTERM) }
         var banner = ""
         for _ in 0..<300 where !banner.contains("Ctrl-C stops it.") {
             try await Task.sleep(for: .milliseconds(100))

@@ -1,3 +1,4 @@
+import EntitlementSupport
 import Foundation
 import Testing
 
@@ -125,12 +126,9 @@ struct RedisClientTests {
         _ = try await setup.send(["SAVE"])
         setup.close()
         await server.stop()
-        let loading = Process()
-        loading.executableURL = URL(fileURLWithPath: RedisServer.path)
-        loading.arguments = RedisServer.arguments(server.port) + storage + ["--key-load-delay", "50", "--loading-process-events-interval-bytes", "1024"]
-        loading.standardOutput = FileHandle.nullDevice
-        loading.standardError = FileHandle.nullDevice
-        try await RedisServer.onThread { Result { try loading.run() } }.get()
+        let loading = try ChildProcess.spawn(
+            RedisServer.path,
+            RedisServer.arguments(server.port) + storage + ["--key-load-delay", "50", "--loading-process-events-interval-bytes", "1024"])
         defer { Task { await RedisServer.kill(loading) } }
         let configuration = server.configuration(connectTimeout: .seconds(2), commandTimeout: .seconds(30), connections: 1)
         let plain = RedisClient(configuration, retryingPassingRefusals: false)

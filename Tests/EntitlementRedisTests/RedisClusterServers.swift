@@ -1,3 +1,4 @@
+import EntitlementSupport
 import Foundation
 
 @testable import EntitlementRedis
@@ -10,25 +11,22 @@ final class RedisClusterServers: @unchecked Sendable {
     static var toolsInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-cli") && RedisServer.installed }
 
     let ports: [UInt16]
-    private let processes: [Process]
+    private let processes: [ChildProcess]
     private let folder: String
 
     init() async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-cluster-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var ports: [UInt16] = []
-        var processes: [Process] = []
+        var processes: [ChildProcess] = []
         for number in 0..<6 {
             let port = try Self.freePortWithBus(avoiding: ports)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: RedisServer.path)
-            process.arguments = RedisServer.arguments(port) + [
-                "--cluster-enabled", "yes", "--cluster-config-file", "\(folder)/nodes-\(number).conf", "--cluster-node-timeout", "1000",
-                "--dir", folder, "--requirepass", Self.password, "--masterauth", Self.password, "--repl-diskless-sync-delay", "0",
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess.spawn(
+                RedisServer.path,
+                RedisServer.arguments(port) + [
+                    "--cluster-enabled", "yes", "--cluster-config-file", "\(folder)/nodes-\(number).conf", "--cluster-node-timeout", "1000",
+                    "--dir", folder, "--requirepass", Self.password, "--masterauth", Self.password, "--repl-diskless-sync-delay", "0",
+                ])
             ports.append(port)
             processes.append(process)
         }
@@ -36,16 +34,11 @@ final class RedisClusterServers: @unchecked Sendable {
         self.processes = processes
         let formed = await RedisServer.onThread { [ports, folder] () -> Bool in
             guard ports.allSatisfy(RedisServer.answersPing) else { return false }
-            let create = Process()
-            create.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-            create.arguments = ["-a", Self.password, "--no-auth-warning", "--cluster", "create"] + ports.map { "127.0.0.1:\($0)" }
-                + ["--cluster-replicas", "1", "--cluster-yes"]
-            create.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-            create.standardError = FileHandle(forWritingAtPath: "/dev/null")
-            create.currentDirectoryURL = URL(fileURLWithPath: folder)
-            guard (try? create.run()) != nil else { return false }
-            create.waitUntilExit()
-            return create.terminationStatus == 0
+            let create = try? ChildProcess.spawn(
+                "/usr/bin/redis-cli",
+                ["-a", Self.password, "--no-auth-warning", "--cluster", "create"] + ports.map { "127.0.0.1:\($0)" }
+                    + ["--cluster-replicas", "1", "--cluster-yes"], directory: folder)
+            return create?.waitForExit() == .exited(0)
         }
         guard formed else {
             await stop()
@@ -176,7 +169,7 @@ final class RedisClusterServers: @unchecked Sendable {
     /// A cluster whose stop did not run before the test process moved on is at least told to stop
     /// (without waiting), so no server outlives the tests.
     deinit {
-        for process in processes where process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
+        for process in processes { process.send(SIGKILL) }
     }
 
     /// A port free now whose cluster bus port (10000 above) is free too: below Linux's ephemeral range,

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EntitlementSupport
 import Foundation
 import Testing
 
@@ -17,7 +18,7 @@ final class RedisServer: @unchecked Sendable {
         if: installed || required, "needs redis-server (.ci/run installs Debian's package)")
 
     let port: UInt16
-    private let process: Process
+    private let process: ChildProcess
 
     /// Starts a server and waits until it answers PING (at most 10 s). Process handling runs on a
     /// thread of its own: blocking calls never run on Swift concurrency's threads. `settings` are more
@@ -25,16 +26,13 @@ final class RedisServer: @unchecked Sendable {
     init(settings: [String] = []) async throws {
         // A port free a moment ago may be taken by another test's server before this one binds it:
         // then this server exits at once (and PING may reach the other): try another port.
-        var started: (Process, UInt16)?
+        var started: (ChildProcess, UInt16)?
         for _ in 0..<5 where started == nil {
             let port = try Self.freePort()
-            let candidate = Process()
+            let candidate = try? ChildProcess.spawn(Self.path, Self.arguments(port) + settings)
+            guard let candidate else { continue }
             let running = await Self.onThread { () -> Bool in
-                candidate.executableURL = URL(fileURLWithPath: Self.path)
-                candidate.arguments = Self.arguments(port) + settings
-                candidate.standardOutput = FileHandle.nullDevice
-                candidate.standardError = FileHandle.nullDevice
-                guard (try? candidate.run()) != nil, Self.answersPing(port) else { return false }
+                guard Self.answersPing(port) else { return false }
                 usleep(100_000)
                 return candidate.isRunning
             }
@@ -82,41 +80,25 @@ final class RedisServer: @unchecked Sendable {
         RedisConfiguration(port: port, connectTimeout: connectTimeout, commandTimeout: commandTimeout, connections: connections)
     }
 
-    /// Stops the server and waits for it to exit, on a thread of its own (blocking calls never run
-    /// on Swift concurrency's threads). SIGKILL: the test process may hold SIGTERM blocked, and a
-    /// child started from it inherits that mask; without persistence there is nothing to save.
+    /// Stops the server and waits for it to exit (SIGKILL: without persistence there is nothing to save).
     func stop() async { await Self.kill(process) }
 
     /// Stops (`SIGSTOP`) or continues (`SIGCONT`) the server's process: a replica that lags, for a moment.
-    func suspend(_ stopped: Bool) { _ = Glibc.kill(process.processIdentifier, stopped ? SIGSTOP : SIGCONT) }
+    func suspend(_ stopped: Bool) { process.send(stopped ? SIGSTOP : SIGCONT) }
 
     /// Kills `process` and waits for it.
-    static func kill(_ process: Process) async {
-        guard process.isRunning else { return }
-        let pid = process.processIdentifier
-        await onThread {
-            _ = Glibc.kill(pid, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    static func kill(_ process: ChildProcess) async { await process.killAndReap() }
 
     /// Starts a server on `port` again (after ``stop()``), as a restart would; it answers PING when this returns.
-    static func restart(on port: UInt16) async throws -> Process {
-        let again = Process()
-        let ready = await onThread { () -> Bool in
-            again.executableURL = URL(fileURLWithPath: path)
-            again.arguments = arguments(port)
-            again.standardOutput = FileHandle.nullDevice
-            again.standardError = FileHandle.nullDevice
-            guard (try? again.run()) != nil else { return false }
-            return answersPing(port)
-        }
+    static func restart(on port: UInt16) async throws -> ChildProcess {
+        let again = try ChildProcess.spawn(path, arguments(port))
+        let ready = await onThread { answersPing(port) }
         guard ready else { throw RedisError.connect("redis-server did not start again") }
         return again
     }
 
     /// A server a test forgot to stop is at least told to stop (without waiting).
-    deinit { if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) } }
+    deinit { process.send(SIGKILL) }
 
     /// A loopback port held bound, not listening, while `fd` stays open: connecting to it is refused
     /// (until the caller listens on `fd`), and no other test can take it. Close `fd` when done.

@@ -1,3 +1,4 @@
+import EntitlementSupport
 import Foundation
 
 @testable import EntitlementRedis
@@ -19,7 +20,7 @@ final class RedisTLSTunnel: @unchecked Sendable {
     let tlsPort: UInt16
     /// Where the tunnel accepts plain connections.
     let port: UInt16
-    private let tunnel: Process
+    private let tunnel: ChildProcess
     private let folder: String
 
     /// Starts the server and a tunnel to it; `trusting` the server's own authority, or a stranger's
@@ -48,15 +49,14 @@ final class RedisTLSTunnel: @unchecked Sendable {
             checkHost = localhost
             """
         try configuration.write(toFile: "\(folder)/stunnel.conf", atomically: true, encoding: .utf8)
-        let tunnel = Process()
-        tunnel.executableURL = URL(fileURLWithPath: Self.stunnel)
-        tunnel.arguments = ["\(folder)/stunnel.conf"]
-        tunnel.standardOutput = FileHandle.nullDevice
-        tunnel.standardError = FileHandle.nullDevice
-        self.tunnel = tunnel
+        do {
+            tunnel = try ChildProcess.spawn(Self.stunnel, ["\(folder)/stunnel.conf"])
+        } catch {
+            await server.stop()
+            throw error
+        }
         let port = port
         let listening = await RedisServer.onThread { () -> Bool in
-            guard (try? tunnel.run()) != nil else { return false }
             for _ in 0..<100 {
                 if (try? RedisConnection.open(RedisConfiguration(port: port, connectTimeout: .milliseconds(200)))) != nil { return true }
                 usleep(50_000)
@@ -75,7 +75,7 @@ final class RedisTLSTunnel: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    deinit { if tunnel.isRunning { _ = Glibc.kill(tunnel.processIdentifier, SIGKILL) } }
+    deinit { tunnel.send(SIGKILL) }
 
     /// `ca.crt`/`ca.key` (the authority), `redis.crt`/`redis.key` (signed by it, for localhost and
     /// 127.0.0.1), and `stranger.crt` (an authority that signed nothing here).
@@ -91,15 +91,8 @@ final class RedisTLSTunnel: @unchecked Sendable {
                 "-extfile", "san.cnf", "-out", "redis.crt",
             ],
         ] {
-            let step = Process()
-            step.executableURL = URL(fileURLWithPath: openssl)
-            step.arguments = arguments
-            step.currentDirectoryURL = URL(fileURLWithPath: folder)
-            step.standardOutput = FileHandle.nullDevice
-            step.standardError = FileHandle.nullDevice
-            try step.run()
-            step.waitUntilExit()
-            guard step.terminationStatus == 0 else { throw RedisError.connect("openssl \(arguments[0]) failed") }
+            let step = try ChildProcess.spawn(openssl, arguments, directory: folder)
+            guard step.waitForExit() == .exited(0) else { throw RedisError.connect("openssl \(arguments[0]) failed") }
         }
     }
 }

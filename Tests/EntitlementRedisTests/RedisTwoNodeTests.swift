@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementHost
 import EntitlementSimulator
+import EntitlementSupport
 import Foundation
 import Synchronization
 import Testing
@@ -15,14 +16,12 @@ struct RedisTwoNodeTests {
 
     /// Starts `entitle session-start redis:PORT --stay` and returns it with the two lines it printed
     /// (the redirect, the simulated service's state), read on a thread of its own.
-    static func startNode(port: UInt16) async throws -> (Process, [String]) {
-        let process = Process()
-        process.executableURL = entitle
-        process.arguments = ["session-start", "redis:\(port)", "--stay"]
+    static func startNode(port: UInt16) async throws -> (ChildProcess, [String]) {
         let output = Pipe()
-        process.standardOutput = output
+        let process = try ChildProcess.spawn(
+            entitle.path, ["session-start", "redis:\(port)", "--stay"], output: .descriptor(output.fileHandleForWriting.fileDescriptor))
+        try output.fileHandleForWriting.close()
         let lines = await RedisServer.onThread { () -> [String] in
-            guard (try? process.run()) != nil else { return [] }
             var text = ""
             while text.filter({ $0 == "\n" }).count < 2 {
                 let chunk = output.fileHandleForReading.availableData

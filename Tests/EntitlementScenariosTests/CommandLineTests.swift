@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 import EntitlementTracing
 import Foundation
 import Testing
@@ -25,33 +26,36 @@ struct CommandLineTests {
     static func run(_ arguments: [String]) async -> Outcome {
         await withCheckedContinuation { done in
             Thread {
-                let process = Process()
+                let program: String
+                let programArguments: [String]
                 if arguments.first == "--shell" {
                     // A command line as README writes it, globs and all.
-                    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                    process.arguments = ["-c"] + arguments.dropFirst()
+                    program = "/bin/sh"
+                    programArguments = ["-c"] + arguments.dropFirst()
                 } else {
-                    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-                        .appendingPathComponent("entitle")
-                    process.arguments = arguments
+                    program = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                        .appendingPathComponent("entitle").path
+                    programArguments = arguments
                 }
-                process.currentDirectoryURL = root
                 let output = Pipe()
                 let errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
+                let process: ChildProcess
                 do {
-                    try process.run()
+                    process = try ChildProcess.spawn(
+                        program, programArguments, output: .descriptor(output.fileHandleForWriting.fileDescriptor),
+                        errors: .descriptor(errors.fileHandleForWriting.fileDescriptor), directory: root.path)
                 } catch {
-                    done.resume(returning: Outcome(status: -1, output: "", errors: "could not start entitle"))
+                    done.resume(returning: Outcome(status: -1, output: "", errors: "could not start entitle: \(error)"))
                     return
                 }
+                try? output.fileHandleForWriting.close()
+                try? errors.fileHandleForWriting.close()
                 let exited = DispatchSemaphore(value: 0)
                 nonisolated(unsafe) var hung = ""
                 let watchdog = Thread {
                     guard exited.wait(timeout: .now() + timeLimit) == .timedOut else { return }
-                    hung = "hung: killed after \(Int(timeLimit)) s\n" + stacks(of: process.processIdentifier)
-                    kill(process.processIdentifier, SIGKILL)
+                    hung = "hung: killed after \(Int(timeLimit)) s\n" + stacks(of: process.pid)
+                    process.send(SIGKILL)
                 }
                 watchdog.start()
                 // Standard error is drained on a thread of its own, so neither pipe can fill and stall the child.
@@ -63,11 +67,11 @@ struct CommandLineTests {
                 }.start()
                 let outText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 errorsRead.wait()
-                process.waitUntilExit()
+                let termination = process.waitForExit()
                 exited.signal()
                 while watchdog.isExecuting { usleep(1000) }  // a kill under way has written `hung`
                 done.resume(returning: Outcome(
-                    status: process.terminationStatus, output: outText, errors: hung + String(decoding: errorData, as: UTF8.self)))
+                    status: termination.status, output: outText, errors: hung + String(decoding: errorData, as: UTF8.self)))
             }.start()
         }
     }
@@ -76,17 +80,10 @@ struct CommandLineTests {
 
     /// Every thread's stack of process `pid`, from gdb (empty where gdb is not installed).
     static func stacks(of pid: Int32) -> String {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { return "" }
-        let gdb = Process()
-        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
-        gdb.arguments = ["-p", String(pid), "-batch", "-ex", "thread apply all bt 30"]
-        let output = Pipe()
-        gdb.standardOutput = output
-        gdb.standardError = FileHandle.nullDevice
-        guard (try? gdb.run()) != nil else { return "" }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        gdb.waitUntilExit()
-        return String(text.prefix(20_000))
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"),
+            let gdb = try? ChildProcess.run("/usr/bin/gdb", ["-p", String(pid), "-batch", "-ex", "thread apply all bt 30"])
+        else { return "" }
+        return String(String(decoding: gdb.output, as: UTF8.self).prefix(20_000))
     }
 
     static func scratch(_ name: String, _ text: String) throws -> String {

@@ -1,0 +1,63 @@
+import EntitlementSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The package's own child processes (Foundation's `Process` crashes on Linux in a process with many
+/// descriptors open): output captured from both streams, exit status and signal, a working directory,
+/// and no descriptor of the parent's reaching the child.
+@Suite("Child processes")
+struct ChildProcessTests {
+    @Test func runCapturesBothStreamsAndTheExitStatus() throws {
+        // More than a pipe holds on the error stream, written before the output: neither stalls the other.
+        let child = try ChildProcess.run("/bin/sh", ["-c", "head -c 200000 /dev/zero | tr '\\0' e >&2; echo out; exit 3"])
+        #expect(child.termination == .exited(3))
+        #expect(child.termination.status == 3)
+        #expect(String(decoding: child.output, as: UTF8.self) == "out\n")
+        #expect(child.errors.count == 200_000 && child.errors.allSatisfy { $0 == UInt8(ascii: "e") })
+    }
+
+    @Test func aSignalledChildSaysWhichSignal() throws {
+        let child = try ChildProcess.spawn("sleep", ["30"])
+        #expect(child.isRunning)
+        child.send(SIGKILL)
+        #expect(child.waitForExit() == .signalled(SIGKILL))
+        #expect(child.waitForExit().status == 128 + SIGKILL)
+        #expect(!child.isRunning)
+        child.send(SIGKILL)  // reaped: nothing is sent to a pid that may be another process's now
+    }
+
+    @Test func aDirectoryIsEnteredAndArgumentsArriveVerbatim() throws {
+        let folder = NSTemporaryDirectory() + "entitle-child-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let child = try ChildProcess.run("/bin/sh", ["-c", #"pwd; printf '%s|' "$@""#, "sh", "a b", "$HOME", "*"], directory: folder)
+        let lines = String(decoding: child.output, as: UTF8.self).split(separator: "\n")
+        #expect(lines.first.map { URL(fileURLWithPath: String($0)).resolvingSymlinksInPath().path }
+            == URL(fileURLWithPath: folder).resolvingSymlinksInPath().path)
+        #expect(lines.last == "a b|$HOME|*|")
+    }
+
+    @Test func theChildInheritsNoDescriptorButItsStreams() throws {
+        // A descriptor without close-on-exec, as a socket made by plain `socket(2)` is.
+        let inherited = open("/dev/null", O_RDONLY)
+        try #require(inherited > 2)
+        defer { close(inherited) }
+        let child = try ChildProcess.run("/bin/sh", ["-c", "test -e /proc/self/fd/\(inherited) && echo open || echo closed"])
+        #expect(String(decoding: child.output, as: UTF8.self) == "closed\n")
+    }
+
+    @Test func aProgramThatDoesNotExistIsATypedError() {
+        #expect(throws: ChildProcessError.self) { try ChildProcess.spawn("/nonexistent/program", []) }
+    }
+
+    @Test func aWaitWithALimitEnds() async throws {
+        let child = try ChildProcess.spawn("sleep", ["30"])
+        #expect(await child.waitForExit(upTo: .milliseconds(100)) == false)
+        await child.killAndReap()
+        #expect(child.termination == .signalled(SIGKILL))
+    }
+}
