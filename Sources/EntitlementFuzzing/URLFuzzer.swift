@@ -80,7 +80,7 @@ public enum URLFuzzer {
             let parsed = try ExternalURL.parse(text)
             actual = .accepted(base: parsed.base, parameters: parsed.parameters)
         } catch {
-            if case .duplicateParameter = error { actual = .duplicate } else { actual = .malformed }
+            actual = error.code == RedirectRefusal.duplicateParameter("").code ? .duplicate : .malformed
         }
         func failure(_ problem: String) -> FuzzFailure {
             FuzzFailure(seed: seed, problem: problem, reproduction: String(reflecting: text))

@@ -185,7 +185,8 @@ public final class SessionHost: Sendable {
 
     /// Stops taking calls and waits until every resident session is at rest (every accepted call
     /// answered; a provider picker left open is cancelled with `PROVIDER_NOT_SELECTED_ERROR`), or until
-    /// `gracePeriod` passes on the host's clock. Then every session leaves the host: those at rest are
+    /// `gracePeriod` passes on the host's clock (or the calling task is cancelled: that ends the grace
+    /// period at once). Then every session leaves the host: those at rest are
     /// closed (their tokens stay in storage), and those still busy are closed too
     /// (`AccessEnabler.closeSession()`): each call they had not answered is answered
     /// `status(SESSION_CLOSED)`, so every accepted call has its answer when this returns. A login or logout
@@ -453,8 +454,9 @@ public final class SessionHost: Sendable {
         return true
     }
 
-    /// Waits until each engine is at rest or `gracePeriod` passes on `clock`; returns how many came to
-    /// rest. Engines already at rest are counted first, so they never race the deadline.
+    /// Waits until each engine is at rest, `gracePeriod` passes on `clock` or the calling task is
+    /// cancelled; returns how many came to rest. Engines already at rest are counted first, so they never
+    /// race the deadline.
     private static func settle(_ engines: [AccessEnabler], within gracePeriod: Duration, on clock: any EngineClock) async -> Int {
         let deadline = clock.now().adding(gracePeriod)
         var busy: [AccessEnabler] = []
@@ -465,15 +467,16 @@ public final class SessionHost: Sendable {
         let resting = engines.count - busy.count
         guard !busy.isEmpty else { return resting }
         let tally = SettleTally(expecting: busy.count)
-        return await withCheckedContinuation { continuation in
-            tally.wait(continuation)
-            let timer = clock.schedule(at: deadline) { tally.end() }
-            for engine in busy {
-                Task {
-                    await answerEverything(engine)
-                    if tally.settledOne() { timer.cancel() }
-                }
+        let answering = busy.map { engine in
+            Task {
+                await answerEverything(engine)
+                tally.settledOne()
             }
-        } + resting
+        }
+        let timer = clock.schedule(at: deadline) { tally.end() }
+        let settled = await withTaskCancellationHandler { await tally.wait() } onCancel: { tally.end() }
+        timer.cancel()
+        for task in answering { task.cancel() }
+        return settled + resting
     }
 }

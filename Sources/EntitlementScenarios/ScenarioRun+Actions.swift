@@ -31,7 +31,7 @@ extension ScenarioRun {
                 do throws(AccessEnabler.OptionsError) {
                     try await enabler.setOptions(options)
                 } catch {
-                    if case .unknownKeys(let keys) = error { return ObservedCallback(optionsRefused: keys) }
+                    return ObservedCallback(optionsRefused: error.unknownKeys)
                 }
                 return nil
             }

@@ -239,6 +239,24 @@ struct SessionHostTests {
         #expect(host.statistics.closed == 1 && host.residency(of: key) == nil)
     }
 
+    /// A shutdown whose task is cancelled ends its grace period at once (the host's clock never moves
+    /// here), and still answers every call of the sessions it closes busy.
+    @Test func aCancelledShutdownEndsItsGracePeriodAndStillAnswersEveryCall() async throws {
+        let rig = Rig()
+        let host = rig.host()
+        let login = SessionKey(deviceID: "tv-login", requestorID: Self.requestor)
+        try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: login)
+        try await host.call(.setSelectedProvider("acme-cable"), on: login)
+        await host.whenSettled(login)
+        let shutdown = Task { await host.shutdown(gracePeriod: .seconds(3600)) }
+        #expect(await eventually { await Self.refusal(of: .checkAuthentication, on: login, by: host) == .shuttingDown })
+        shutdown.cancel()
+        #expect(await shutdown.value == SessionShutdownReport(settled: 0, stillBusy: 1, callsClosed: 2))
+        let closedAnswer = rig.delegate.answers(of: login).last
+        #expect(closedAnswer?.answering == [CallID(2), CallID(3)], "\(String(describing: closedAnswer))")
+        #expect(host.residency(of: login) == nil)
+    }
+
     @Test func shutdownRefusesNewCallsAndAnswersTheCallsOfSessionsStillWaitingForARedirect() async throws {
         let rig = Rig()
         let host = rig.host()

@@ -1,72 +1,86 @@
 /// Why a call was refused. A refused call changes nothing and is answered by one `status`
 /// callback (level `error`) carrying ``code`` and ``message``.
-public enum CallRefusal: Error, Sendable, Hashable {
-    /// `setSelectedProvider` named an MVPD the requestor does not have.
-    case unknownProvider(String)
-    /// An argument is empty or otherwise unusable.
-    case invalidArgument(String)
-    /// More calls are waiting for `setRequestor` than the queue holds.
-    case queueFull(limit: Int)
-    /// A login-type call arrived while a logout is waiting for its redirect.
-    case logoutInProgress
-    /// `setSelectedProvider(id)` while the user is authenticated.
-    case alreadyAuthenticated
-    /// `setSelectedProvider(id)` while the login's profile is being read.
-    case profileReadInProgress
-    /// `handleExternalURL` when no requestor could be configured.
-    case requestorNotConfigured
-    /// `checkPreauthorizedResources` asked about more resources than one call may (P100).
-    case tooManyResources(limit: Int)
-    /// `handleExternalURL` refused the URL.
-    case redirect(RedirectRefusal)
-    /// The call's step could not be saved to the token store (the reason, with no secret in it).
-    case notSaved(String)
-    /// `signIn` or `signOut` named no provider of the chain that takes a sign-in.
-    case noSignIn(provider: String)
-    /// `signIn` while the provider's sign-in, verification or renewal runs.
-    case accountBusy(provider: String)
-    /// `completeStepUp` for a resource no authorization waits to step up.
-    case noStepUpPending(resource: String)
-
+///
+/// A struct with an opaque ``code`` rather than an enum: a reason added later breaks no caller's
+/// `switch`; compare ``code`` (the `status` code the app receives) or the whole value instead.
+public struct CallRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `status` code.
-    public var code: String {
-        switch self {
-        case .unknownProvider: "UNKNOWN_PROVIDER"
-        case .invalidArgument: "INVALID_ARGUMENT"
-        case .queueFull: "QUEUE_FULL"
-        case .logoutInProgress: "LOGOUT_IN_PROGRESS"
-        case .alreadyAuthenticated: "ALREADY_AUTHENTICATED"
-        case .profileReadInProgress: "PROFILE_READ_IN_PROGRESS"
-        case .requestorNotConfigured: "REQUESTOR_NOT_CONFIGURED"
-        case .tooManyResources: "P100"
-        case .redirect(let refusal): refusal.code
-        case .notSaved: ErrorCode.storageWriteFailed
-        case .noSignIn: "NO_PROVIDER_SIGN_IN"
-        case .accountBusy: "PROVIDER_BUSY"
-        case .noStepUpPending: "NO_STEP_UP_PENDING"
-        }
+    public let code: String
+    /// A sentence for people; never contains a secret.
+    public let message: String
+
+    private init(code: String, message: String) {
+        self.code = code
+        self.message = message
     }
 
-    /// A sentence for people; never contains a secret.
-    public var message: String {
-        switch self {
-        case .unknownProvider(let id): "The requestor has no MVPD with id '\(id)'."
-        case .invalidArgument(let why): "Invalid argument: \(why)."
-        case .queueFull(let limit): "\(limit) calls are already waiting for setRequestor to complete."
-        case .logoutInProgress: "A logout is waiting for its redirect; call again after it completes."
-        case .alreadyAuthenticated:
-            "The user is already authenticated; call logout() or setSelectedProvider(nil) first."
-        case .profileReadInProgress: "The login's profile is being read; wait for setAuthenticationStatus."
-        case .requestorNotConfigured: "No requestor is configured."
-        case .tooManyResources(let limit): "Pre-authorization failed: too many resources (at most \(limit) per call)."
-        case .redirect(let refusal): refusal.message
-        case .notSaved(let why): "The token store could not save what the call changed (\(why)); nothing changed: call again."
-        case .noSignIn(let provider): "No provider of the chain called '\(provider)' takes a sign-in."
-        case .accountBusy(let provider): "'\(provider)' is still answering (a sign-in, a verification or a renewal); try again when it has answered."
-        case .noStepUpPending(let resource): "No authorization of '\(resource)' waits for a step-up."
-        }
+    /// `setSelectedProvider` named an MVPD the requestor does not have.
+    public static func unknownProvider(_ id: String) -> CallRefusal {
+        CallRefusal(code: "UNKNOWN_PROVIDER", message: "The requestor has no MVPD with id '\(id)'.")
+    }
+
+    /// An argument is empty or otherwise unusable.
+    public static func invalidArgument(_ why: String) -> CallRefusal {
+        CallRefusal(code: "INVALID_ARGUMENT", message: "Invalid argument: \(why).")
+    }
+
+    /// More calls are waiting for `setRequestor` than the queue holds.
+    public static func queueFull(limit: Int) -> CallRefusal {
+        CallRefusal(code: "QUEUE_FULL", message: "\(limit) calls are already waiting for setRequestor to complete.")
+    }
+
+    /// A login-type call arrived while a logout is waiting for its redirect.
+    public static let logoutInProgress = CallRefusal(
+        code: "LOGOUT_IN_PROGRESS", message: "A logout is waiting for its redirect; call again after it completes.")
+
+    /// `setSelectedProvider(id)` while the user is authenticated.
+    public static let alreadyAuthenticated = CallRefusal(
+        code: "ALREADY_AUTHENTICATED", message: "The user is already authenticated; call logout() or setSelectedProvider(nil) first.")
+
+    /// `setSelectedProvider(id)` while the login's profile is being read.
+    public static let profileReadInProgress = CallRefusal(
+        code: "PROFILE_READ_IN_PROGRESS", message: "The login's profile is being read; wait for setAuthenticationStatus.")
+
+    /// `handleExternalURL` when no requestor could be configured.
+    public static let requestorNotConfigured = CallRefusal(code: "REQUESTOR_NOT_CONFIGURED", message: "No requestor is configured.")
+
+    /// `checkPreauthorizedResources` asked about more resources than one call may (P100).
+    public static func tooManyResources(limit: Int) -> CallRefusal {
+        CallRefusal(code: "P100", message: "Pre-authorization failed: too many resources (at most \(limit) per call).")
+    }
+
+    /// `handleExternalURL` refused the URL: the refusal's code and message.
+    public static func redirect(_ refusal: RedirectRefusal) -> CallRefusal {
+        CallRefusal(code: refusal.code, message: refusal.message)
+    }
+
+    /// The call's step could not be saved to the token store (the reason, with no secret in it).
+    public static func notSaved(_ why: String) -> CallRefusal {
+        CallRefusal(
+            code: ErrorCode.storageWriteFailed,
+            message: "The token store could not save what the call changed (\(why)); nothing changed: call again.")
+    }
+
+    /// `signIn` or `signOut` named no provider of the chain that takes a sign-in.
+    public static func noSignIn(provider: String) -> CallRefusal {
+        CallRefusal(code: "NO_PROVIDER_SIGN_IN", message: "No provider of the chain called '\(provider)' takes a sign-in.")
+    }
+
+    /// `signIn` while the provider's sign-in, verification or renewal runs.
+    public static func accountBusy(provider: String) -> CallRefusal {
+        CallRefusal(
+            code: "PROVIDER_BUSY",
+            message: "'\(provider)' is still answering (a sign-in, a verification or a renewal); try again when it has answered.")
+    }
+
+    /// `completeStepUp` for a resource no authorization waits to step up.
+    public static func noStepUpPending(resource: String) -> CallRefusal {
+        CallRefusal(code: "NO_STEP_UP_PENDING", message: "No authorization of '\(resource)' waits for a step-up.")
     }
 
     /// The `status` report that answers the refused call.
     public var report: StatusReport { StatusReport(code: code, level: .error, message: message) }
+
+    /// The code and the message.
+    public var description: String { "\(code): \(message)" }
 }

@@ -1,51 +1,58 @@
 /// Why `handleExternalURL` refused a URL. A refused URL never changes any flow.
 ///
-/// Each reason maps to one `status` code, so an app (or a scenario) can tell them apart.
-public enum RedirectRefusal: Error, Sendable, Equatable, Hashable {
-    /// The URL could not be parsed (bad escape, fragment, whitespace, no scheme, too long).
-    case malformedURL(String)
-    /// Scheme, host, port or path differ from the configured redirect URL.
-    case urlMismatch(expected: String, received: String)
-    /// A query parameter appears more than once.
-    case duplicateParameter(String)
-    /// No login or logout flow is waiting for a redirect (finished, cancelled, already used, never started).
-    case noPendingFlow
-    /// The URL carries no `state`.
-    case missingState
-    /// The `state` differs from the one bound to the pending flow.
-    case stateMismatch
-    /// The callback names another MVPD than the one chosen for this flow (mix-up defence).
-    case providerMismatch(expected: String, received: String?)
-    /// The pending flow passed its deadline before the URL arrived.
-    case expired
-
+/// Each reason maps to one `status` code, so an app (or a scenario) can tell them apart. A struct
+/// with an opaque ``code`` rather than an enum: a reason added later breaks no caller's `switch`;
+/// compare ``code`` (or the whole value) instead.
+public struct RedirectRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `status` code reported for this refusal.
-    public var code: String {
-        switch self {
-        case .malformedURL: "REDIRECT_MALFORMED"
-        case .urlMismatch: "REDIRECT_URL_MISMATCH"
-        case .duplicateParameter: "REDIRECT_DUPLICATE_PARAMETER"
-        case .noPendingFlow: "REDIRECT_NO_PENDING_FLOW"
-        case .missingState: "REDIRECT_STATE_MISSING"
-        case .stateMismatch: "REDIRECT_STATE_MISMATCH"
-        case .providerMismatch: "REDIRECT_PROVIDER_MISMATCH"
-        case .expired: "REDIRECT_EXPIRED"
-        }
+    public let code: String
+    /// A sentence for logs and the `status` message; it never contains a secret.
+    public let message: String
+
+    private init(code: String, message: String) {
+        self.code = code
+        self.message = message
     }
 
-    /// A sentence for logs and the `status` message; it never contains a secret.
-    public var message: String {
-        switch self {
-        case .malformedURL(let why): "The external URL is malformed: \(why)."
-        case .urlMismatch(let expected, let received):
-            "The external URL \(Redactor.redact(received)) does not match the redirect URL \(expected)."
-        case .duplicateParameter(let name): "The external URL repeats the parameter '\(name)'."
-        case .noPendingFlow: "No login or logout is waiting for an external URL."
-        case .missingState: "The external URL carries no state."
-        case .stateMismatch: "The external URL's state does not belong to the pending flow."
-        case .providerMismatch(let expected, let received):
-            "The external URL comes from MVPD '\(received ?? "none")', but this flow chose '\(expected)'."
-        case .expired: "The pending login expired before the external URL arrived."
-        }
+    /// The URL could not be parsed (bad escape, fragment, whitespace, no scheme, too long).
+    public static func malformedURL(_ why: String) -> RedirectRefusal {
+        RedirectRefusal(code: "REDIRECT_MALFORMED", message: "The external URL is malformed: \(why).")
     }
+
+    /// Scheme, host, port or path differ from the configured redirect URL.
+    public static func urlMismatch(expected: String, received: String) -> RedirectRefusal {
+        RedirectRefusal(
+            code: "REDIRECT_URL_MISMATCH",
+            message: "The external URL \(Redactor.redact(received)) does not match the redirect URL \(expected).")
+    }
+
+    /// A query parameter appears more than once.
+    public static func duplicateParameter(_ name: String) -> RedirectRefusal {
+        RedirectRefusal(code: "REDIRECT_DUPLICATE_PARAMETER", message: "The external URL repeats the parameter '\(name)'.")
+    }
+
+    /// No login or logout flow is waiting for a redirect (finished, cancelled, already used, never started).
+    public static let noPendingFlow = RedirectRefusal(
+        code: "REDIRECT_NO_PENDING_FLOW", message: "No login or logout is waiting for an external URL.")
+
+    /// The URL carries no `state`.
+    public static let missingState = RedirectRefusal(code: "REDIRECT_STATE_MISSING", message: "The external URL carries no state.")
+
+    /// The `state` differs from the one bound to the pending flow.
+    public static let stateMismatch = RedirectRefusal(
+        code: "REDIRECT_STATE_MISMATCH", message: "The external URL's state does not belong to the pending flow.")
+
+    /// The callback names another MVPD than the one chosen for this flow (mix-up defence).
+    public static func providerMismatch(expected: String, received: String?) -> RedirectRefusal {
+        RedirectRefusal(
+            code: "REDIRECT_PROVIDER_MISMATCH",
+            message: "The external URL comes from MVPD '\(received ?? "none")', but this flow chose '\(expected)'.")
+    }
+
+    /// The pending flow passed its deadline before the URL arrived.
+    public static let expired = RedirectRefusal(
+        code: "REDIRECT_EXPIRED", message: "The pending login expired before the external URL arrived.")
+
+    /// The code and the message.
+    public var description: String { "\(code): \(message)" }
 }

@@ -16,10 +16,19 @@ public actor AccessEnabler {
     /// Options `setOptions` accepts (Adobe's iOS/tvOS SDK API reference).
     public static let knownOptions: Set<String> = ["applicationProfile", "visitorID", "handleSVC", "device_info"]
 
-    /// Why `setOptions` refused its argument.
-    public enum OptionsError: Error, Sendable, Equatable {
+    /// Why `setOptions` refused its argument. A struct, not an enum: a check added later breaks no
+    /// caller's `switch`.
+    public struct OptionsError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The keys that are not options AccessEnabler knows (empty when another check refused).
+        public let unknownKeys: [String]
+
         /// These keys are not options AccessEnabler knows.
-        case unknownKeys([String])
+        public static func unknownKeys(_ keys: [String]) -> OptionsError { OptionsError(unknownKeys: keys) }
+
+        /// Names the keys refused.
+        public var description: String {
+            "setOptions knows no option \(unknownKeys.map { "'\($0)'" }.joined(separator: ", ")); it knows \(AccessEnabler.knownOptions.sorted().joined(separator: ", "))."
+        }
     }
 
     var machine: EntitlementMachine

@@ -24,14 +24,27 @@ public struct ProviderChain: Sendable {
         }
     }
 
-    /// Why a chain was refused.
-    public enum Refusal: Error, Sendable, Hashable {
+    /// Why a chain was refused: a sentence naming the link. A struct, not an enum: a check added later
+    /// breaks no caller's `switch`.
+    public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong with the links.
+        public let message: String
+
         /// A chain needs at least one link.
-        case empty
+        public static let empty = Refusal(message: "A provider chain needs at least one link.")
+
         /// Two links share this id (the TV provider's is `tv-provider`).
-        case duplicateID(String)
-        /// A provider's id is empty or longer than 64 characters.
-        case invalidID(String)
+        public static func duplicateID(_ id: String) -> Refusal {
+            Refusal(message: "Two links of the provider chain share the id '\(id)'.")
+        }
+
+        /// A provider's id is empty or longer than 64 characters (the first 64 are given).
+        public static func invalidID(_ id: String) -> Refusal {
+            Refusal(message: "A provider's id must have 1 to 64 characters: '\(id)' has \(id.count).")
+        }
+
+        /// The message.
+        public var description: String { message }
     }
 
     /// The links, in order.
