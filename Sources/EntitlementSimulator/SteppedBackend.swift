@@ -6,6 +6,12 @@ import EntitlementEngine
 /// ``SimulatedSession/settle()`` delivers parked requests strictly in operation order, waiting
 /// for the engine to process each answer before the next. Requests of a ``hold(_:)``-ed operation
 /// stay parked until ``release(_:)``, which is how a scenario makes a result arrive late.
+///
+/// A parked request ignores its task's cancellation on purpose: a request the engine gave up on (its
+/// deadline passed, or the session closed) still reaches the simulated service when delivered, as a
+/// late request reaches the real one — scenarios rely on that (a session request served late replaces
+/// a login's code) — and the engine drops its answer. Every parked request ends when it is delivered
+/// or the backend is severed (``sever()``); nothing in the engine waits for one it gave up on.
 public actor SteppedBackend: EntitlementBackend {
     private struct Parked {
         let request: BackendRequest

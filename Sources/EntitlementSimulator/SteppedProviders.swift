@@ -6,6 +6,10 @@ import EntitlementEngine
 /// answer processed before the next. Scenario runs and recordings then give the same trace every time.
 /// Requests to a ``hold(_:)``-ed provider stay parked until ``releaseHeld(_:)`` (or, one at a time,
 /// ``releaseNext(_:)``): an answer arriving late.
+///
+/// As in ``SteppedBackend``, a parked request ignores its task's cancellation: one the engine gave up
+/// on still reaches its provider when let through, and the engine drops the answer; it ends when
+/// ``SimulatedSession/settle()`` lets it through.
 public actor SteppedProviders {
     private var parked: [UInt64: (provider: String, resume: CheckedContinuation<Void, Never>)] = [:]
     private var watchers: [(requests: Set<UInt64>, resume: CheckedContinuation<Void, Never>)] = []

@@ -1,0 +1,192 @@
+/// The authentication region following the token store other instances share: a login or logout
+/// another node (or this one before a restart) started is taken up here, and what the store says
+/// changed (a login or logout elsewhere, a second-screen registration) is followed.
+extension EntitlementMachine {
+    /// Whether storage holds something else than this machine last saved or read (another
+    /// instance logged in or out, started or took a login, cached an authorization): the engine
+    /// then feeds ``Input/storageChanged(_:)``. The engine asks only when the stored version changed.
+    public func differs(from stored: StoredTokens) -> Bool {
+        guard case .configured = configuration else { return false }
+        return stored != persisted
+    }
+
+    /// Resumes a login another instance (or this one before a restart) started: its state,
+    /// session code, MVPD and deadline come from storage; nobody here waits for it yet.
+    mutating func resumePendingLogin(_ pending: PendingLogin?, _ configuration: RequestorConfiguration) -> Action? {
+        guard let pending, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) else { return nil }
+        let flow = LoginFlow(id: nextFlow(), mvpd: nil, secrets: nil, deadline: nil, waiters: [], data: [:]).adopting(pending, mvpd: mvpd)
+        moveAuthentication(to: .login(flow, .awaitingRedirect), .pendingLogin, .startTimer)
+        selectedProviderID = mvpd.id
+        return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
+    }
+
+    /// A login this instance waited for ended elsewhere, and the store now holds a logout waiting for its
+    /// redirect: the login's calls are answered (not authenticated), and the logout is waited for here too.
+    mutating func resumePendingLogout(_ pending: PendingLogout?, ending flow: LoginFlow) -> [Action]? {
+        guard let pending, pending.deadline > now else { return nil }
+        let ended = endLogin(
+            flow, code: ErrorCode.userNotAuthenticated, reason: "The login ended on another instance, which is logging out.",
+            condition: .pendingLogout)
+        return ended + (resumePendingLogout(pending).map { [$0] } ?? [])
+    }
+
+    /// A logout another instance started (or this one before a restart) is waiting for its redirect in
+    /// storage: wait for it here too, so the redirect completes it on whichever instance it reaches.
+    mutating func resumePendingLogout(_ pending: PendingLogout?) -> Action? {
+        guard let pending, pending.deadline > now else { return nil }
+        let flow = LogoutFlow(
+            id: nextFlow(), secrets: FlowSecrets(state: pending.state), deadline: pending.deadline, mvpdID: pending.mvpdID, waiters: [])
+        moveAuthentication(to: .logout(flow, .loggingOut), .pendingLogout, .startTimer)
+        selectedProviderID = nil
+        return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
+    }
+
+    /// Another instance sharing the storage changed the authentication: adopt it where this
+    /// instance is idle, or where it was waiting for a redirect that the other one received.
+    mutating func storageChanged(_ stored: StoredTokens) -> [Action] {
+        guard case .configured(let configuration) = configuration else { return [] }
+        let mine = storedTokens
+        persisted = stored
+        let token = usableStoredToken(stored, configuration)
+        func adopt() {
+            authorizationExpiries = [:]
+            selectedProviderID = stored.selectedProvider.flatMap { configuration.mvpd($0) == nil ? nil : $0 }
+        }
+        switch authentication {
+        case .unauthenticated:
+            if let token {
+                moveAuthentication(to: .authenticated(token), .validStoredToken)
+            } else if let resumed = resumePendingLogin(stored.pendingLogin, configuration) ?? resumePendingLogout(stored.pendingLogout) {
+                return [resumed]
+            }
+            adopt()  // the provider chosen elsewhere too: it is the user's
+            // Following the store writes nothing: what this instance does not take up (another
+            // instance's second-screen code, which it polls) stays in the store.
+            persisted = storedTokens
+            return []
+        case .authenticated(let current):
+            if let token {
+                guard token != current else { return [] }
+                moveAuthentication(to: .authenticated(token), .validStoredToken)
+            } else if let resumed = resumePendingLogout(stored.pendingLogout) {
+                // Logged out elsewhere, waiting for the MVPD's logout redirect: it may come here.
+                authorizationExpiries = [:]
+                return [resumed]
+            } else if let resumed = resumePendingLogin(stored.pendingLogin, configuration) {
+                // Signed out and logging in again elsewhere (this instance missed the steps between):
+                // the login's redirect may come here.
+                authorizationExpiries = [:]
+                selectedProviderID = stored.selectedProvider.flatMap { configuration.mvpd($0) == nil ? nil : $0 }
+                return [resumed]
+            } else {
+                moveAuthentication(to: .unauthenticated, .noValidStoredToken)
+            }
+            adopt()
+            return []
+        case .login(let flow, .selectingProvider), .login(let flow, .platformPicking), .login(let flow, .requestingPartnerSession):
+            // The user may answer on another node: a login finished there, or started there (the
+            // device's choice reached that node), ends this picker.
+            var dismiss: [Action] = []
+            var rowActions: [TransitionAction] = []
+            if case .login(_, .platformPicking) = authentication {
+                dismiss = [.dismissPlatformPicker(flow.id), .emit(.dismissTvProviderDialog(platformDialog(flow, configuration)), answering: [])]
+                rowActions = [.dismissTvProviderDialog]
+            }
+            if let token {
+                moveAuthentication(to: .authenticated(token), .validStoredToken, rowActions + [.setAuthenticationStatus])
+                adopt()
+                return dismiss + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                    + resumeAuthorizationsAfterLogin(token, configuration)
+            }
+            if case .login(_, .selectingProvider) = authentication, let logout = resumePendingLogout(stored.pendingLogout, ending: flow) {
+                // Meanwhile the user signed in elsewhere and is logging out there: the picker's login ends (its
+                // calls answered: not authenticated) and the logout's redirect is waited for here too.
+                adopt()
+                return logout
+            }
+            guard let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) else {
+                persisted = mine
+                return []
+            }
+            let waiting = flow.adopting(pending, mvpd: mvpd)
+            moveAuthentication(to: .login(waiting, .awaitingRedirect), .pendingLogin, rowActions + [.startTimer])
+            adopt()
+            return dismiss + [.startTimer(.redirectDeadline(waiting.id), at: pending.deadline)]
+        case .logout(var flow, .loggingOut):
+            if let pending = stored.pendingLogout, token == nil {
+                guard pending.state != flow.secrets?.state, pending.deadline > now else { return [] }
+                // Another instance started the logout again: wait for that one's redirect.
+                flow.secrets = FlowSecrets(state: pending.state)
+                flow.deadline = pending.deadline
+                flow.mvpdID = pending.mvpdID
+                moveAuthentication(to: .logout(flow, .loggingOut), .pendingLogout, .cancelTimer, .startTimer)
+                return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: pending.deadline)]
+            }
+            // Another instance took the logout's redirect (or the user signed in there): the logout is done.
+            var actions = finishLogout(flow, alsoAnswering: [], condition: .pendingLogoutTaken)
+            if let token {
+                moveAuthentication(to: .authenticated(token), .validStoredToken)
+                actions += resumeAuthorizationsAfterLogin(token, configuration)
+            } else if let resumed = resumePendingLogin(stored.pendingLogin, configuration) {
+                actions.append(resumed)
+            }
+            adopt()
+            return actions
+        case .login(var flow, .awaitingRedirect):
+            guard let token else {
+                // Whatever else this instance follows, the login stands as storage says.
+                adopt()
+                if let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) {
+                    if pending.completing {
+                        guard flow.completingElsewhere != pending else { return [] }
+                        // Another instance accepted the redirect and reads the profile: this one waits for
+                        // the outcome in storage, without the secrets, so the same redirect can never
+                        // complete the login here too.
+                        flow = flow.adopting(pending, mvpd: mvpd)
+                        moveAuthentication(to: .login(flow, .awaitingRedirect), .pendingLoginTaken)
+                        return []
+                    }
+                    if flow.completingElsewhere == nil, pending.state == flow.secrets?.state { return [] }
+                    // Another instance restarted the login: wait for that one, with its secrets and deadline.
+                    flow = flow.adopting(pending, mvpd: mvpd)
+                    moveAuthentication(to: .login(flow, .awaitingRedirect), .pendingLogin, .cancelTimer, .startTimer)
+                    return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: pending.deadline)]
+                }
+                if let logout = resumePendingLogout(stored.pendingLogout, ending: flow) {
+                    // The login ended elsewhere and the user is logging out there: so is this instance.
+                    return logout
+                }
+                if let deadline = flow.deadline, now >= deadline {
+                    // Another instance's copy of the deadline ended the login first: it expired here too.
+                    return expireLogin(flow, condition: .deadlinePassed)
+                }
+                // Neither a login nor an authentication is stored: the login ended on another instance
+                // without signing in (cancelled, refused, or signed in and out again before this one looked).
+                return endLogin(
+                    flow, code: ErrorCode.userNotAuthenticated, reason: "The login ended on another instance without signing in.",
+                    condition: .loginEndedElsewhere)
+            }
+            moveAuthentication(to: .authenticated(token), .validStoredToken, .cancelTimer, .setAuthenticationStatus)
+            adopt()
+            return [.cancelTimer(.redirectDeadline(flow.id))]
+                + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                + resumeAuthorizationsAfterLogin(token, configuration)
+        case .login(let flow, .awaitingSecondScreen):
+            // The user signed in elsewhere (the code of a second-screen login another instance polls, a
+            // login finished there): this instance stops polling and answers its calls signed in.
+            guard let token else {
+                persisted = mine
+                return []
+            }
+            moveAuthentication(to: .authenticated(token), .validStoredToken, .cancelTimer, .setAuthenticationStatus)
+            adopt()
+            return secondScreenTimers(flow).map(Action.cancelTimer)
+                + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                + resumeAuthorizationsAfterLogin(token, configuration)
+        default:
+            // In the middle of its own flow this instance keeps its view until the flow ends.
+            persisted = mine
+            return []
+        }
+    }
+}
