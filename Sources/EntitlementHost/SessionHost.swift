@@ -32,6 +32,7 @@ public final class SessionHost: Sendable {
     private let clock: any EngineClock
     private let makeEnvironment: @Sendable (SessionKey) -> EngineEnvironment
     private let makeMonitor: @Sendable (SessionKey) -> (any EngineMonitor)?
+    private let describeDevice: @Sendable (SessionKey) -> V2DeviceInfo?
     private let delegate: (any SessionHostDelegate)?
     private let metrics: (any EngineMetricsHandler)?
     private let registry = Mutex(SessionRegistry())
@@ -52,6 +53,9 @@ public final class SessionHost: Sendable {
     ///   - environment: each new session's environment (clock, device id, randomness); by default
     ///     the live one for the key's device on the system clock.
     ///   - monitor: each new session's monitor (telemetry, a trace recorder), kept while it rests.
+    ///   - device: what each new session's device says of itself (its `X-Device-Info`, as the `V2Client`'s
+    ///     `devices` gives it): its engine's tracking data describe that device
+    ///     (`EngineSettings.describingDevice(_:)`); nil keeps ``SessionHostSettings/engine``'s fields.
     ///   - providers: the provider chain every session's authorizations go through (`ProviderChain`
     ///     in the engine's docs); its providers serve every device (each request names its session).
     public init(
@@ -60,7 +64,7 @@ public final class SessionHost: Sendable {
         delegate: (any SessionHostDelegate)? = nil, metrics: (any EngineMetricsHandler)? = nil,
         environment: @escaping @Sendable (SessionKey) -> EngineEnvironment = { .live(deviceID: $0.deviceID) },
         monitor: @escaping @Sendable (SessionKey) -> (any EngineMonitor)? = { _ in nil },
-        providers: ProviderChain? = nil
+        device: @escaping @Sendable (SessionKey) -> V2DeviceInfo? = { _ in nil }, providers: ProviderChain? = nil
     ) {
         self.providers = providers
         self.settings = settings
@@ -74,6 +78,7 @@ public final class SessionHost: Sendable {
         self.metrics = metrics
         self.makeEnvironment = environment
         self.makeMonitor = monitor
+        self.describeDevice = device
         scheduleSweep()
         if let notifying = storage as? any TokenSaveNotifying {
             let observation = notifying.observeSaves { [weak self] deviceID, requestorID in
@@ -337,7 +342,8 @@ public final class SessionHost: Sendable {
                 let monitor = makeMonitor(key)
                 let enabler = AccessEnabler(
                     backend: backend, delegate: relay, storage: storage, environment: makeEnvironment(key),
-                    settings: settings.engine, monitor: monitor, providers: providers)
+                    settings: describeDevice(key).map(settings.engine.describingDevice) ?? settings.engine, monitor: monitor,
+                    providers: providers)
                 slot = registry.insert(
                     SessionRegistry.Entry(key: key, form: .resident(enabler, relay), monitor: monitor, lastUsed: now))
                 registry.statistics.created += 1

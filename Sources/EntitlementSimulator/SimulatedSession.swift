@@ -31,7 +31,7 @@ public struct SimulatedSession: Sendable {
 
     public init(
         world: SimulatedWorld = .default, deviceID: String = "device-1", seed: UInt64 = defaultSeed,
-        settings: EngineSettings = EngineSettings(), storage: any TokenStorage = InMemoryTokenStorage(),
+        settings: EngineSettings = .simulated, storage: any TokenStorage = InMemoryTokenStorage(),
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
         deliversInOrder: Bool = false, recorder: TraceRecorder? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil,
         platformSSO: Bool = false, overV2Wire: Bool = false, backend: (any EntitlementBackend)? = nil,

@@ -306,9 +306,11 @@ public struct SimulatedWorld: Sendable {
 
 extension EngineSettings {
     /// The settings of an engine that talks to the simulator: the defaults, with the simulated app's
-    /// domain (``SimulatedWorld/appDomain``) — which an engine talking to Adobe sets to its own.
+    /// domain (``SimulatedWorld/appDomain``) — which an engine talking to Adobe sets to its own — and
+    /// the simulated device in tracking data (a computer running the Swift client on Linux), where an
+    /// engine serving a real device describes that device (``EngineSettings/describingDevice(_:)``).
     public static var simulated: EngineSettings {
-        var settings = EngineSettings()
+        var settings = EngineSettings(deviceType: "computer", clientType: "swift", operatingSystem: "Linux")
         settings.domainName = SimulatedWorld.appDomain
         return settings
     }

@@ -27,7 +27,7 @@ struct MachineTests {
     func tracking(_ success: Bool, mvpd: String = "", guid: String = "", cached: Bool = false) -> Action {
         .emit(
             .sendTrackingData(
-                .authenticationDetection, [success ? "true" : "false", mvpd, guid, success ? (cached ? "true" : "false") : "", "computer", "swift", "Linux"]),
+                .authenticationDetection, [success ? "true" : "false", mvpd, guid, success ? (cached ? "true" : "false") : "", "unknown", "unknown", "unknown"]),
             answering: [])
     }
 
@@ -89,7 +89,7 @@ struct MachineTests {
         var machine = configured()
         let chosen = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
         #expect(chosen.save?.tokens.selectedProvider == "acme" && chosen.save?.requestorID == "req")
-        #expect(chosen.effects == [.emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: [])])
+        #expect(chosen.effects == [.emit(.sendTrackingData(.mvpdSelection, ["acme", "unknown", "unknown", "unknown"]), answering: [])])
         #expect(chosen.secretsToDraw == [FlowID(1)] && chosen.resubmitted.isEmpty)
 
         var starting = EntitlementMachine(deviceID: "dev")
@@ -162,7 +162,7 @@ struct MachineTests {
             machine.handle(.callReceived(CallID(3), .setSelectedProvider("acme")), at: t0)
                 == MachineStep(
                     save: MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
-                    effects: [.emit(.sendTrackingData(.mvpdSelection, ["acme", "computer", "swift", "Linux"]), answering: [])],
+                    effects: [.emit(.sendTrackingData(.mvpdSelection, ["acme", "unknown", "unknown", "unknown"]), answering: [])],
                     secretsToDraw: [FlowID(2)]))
     }
 
@@ -496,5 +496,34 @@ struct MachineTests {
             .backendAnswered(operation, .decisions([V2Decision(resource: "b", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd)])),
             at: t0.adding(.milliseconds(600))).effects
         #expect(answered == [.emit(.preauthorizedResources(["a", "b"]), answering: [CallID(2)])])
+    }
+}
+
+/// Tracking data describe the device the engine serves, in Adobe's vocabulary, from its `X-Device-Info`.
+@Suite("Tracking data describe the device")
+struct TrackingDeviceTests {
+    @Test(arguments: [
+        (V2DeviceInfo(model: "iPhone", version: "15,2", osName: "iOS", osVersion: "18", connectionType: "WiFi", primaryHardwareType: "MobilePhone"),
+         ["mobile", "ios", "iOS"]),
+        (V2DeviceInfo(model: "iPad", version: "14,1", osName: "iPadOS", osVersion: "18", connectionType: "WiFi", primaryHardwareType: "Tablet"),
+         ["tablet", "ios", "iPadOS"]),
+        (V2DeviceInfo(model: "Shield", version: "2", osName: "Android TV", osVersion: "11", connectionType: "LAN", primaryHardwareType: "SetTopBox"),
+         ["unknown", "android", "Android TV"]),
+        (V2DeviceInfo(model: "Xbox", version: "X", osName: "Xbox OS", osVersion: "10", connectionType: "LAN", primaryHardwareType: "GamesConsole"),
+         ["gameconsole", "unknown", "Xbox OS"]),
+        (V2DeviceInfo(model: "PC", version: "1", osName: "Windows", osVersion: "11", connectionType: "LAN", primaryHardwareType: "Desktop"),
+         ["computer", "unknown", "Windows"]),
+        (V2DeviceInfo(model: "Stick", version: "4", osName: "Fire OS", osVersion: "8", connectionType: "WiFi"), ["unknown", "android", "Fire OS"]),
+        (V2DeviceInfo(model: "?", version: "?", osName: "", osVersion: "", connectionType: ""), ["unknown", "unknown", "unknown"]),
+    ])
+    func theFieldsComeFromTheDevice(device: V2DeviceInfo, expected: [String]) {
+        let settings = EngineSettings(domainName: "myservice.example").describingDevice(device)
+        #expect([settings.deviceType, settings.clientType, settings.operatingSystem] == expected)
+        #expect(settings.domainName == "myservice.example", "nothing else changes")
+    }
+
+    @Test func withoutADeviceTheFieldsSayUnknownNotTheServersPlatform() {
+        let settings = EngineSettings()
+        #expect([settings.deviceType, settings.clientType, settings.operatingSystem] == ["unknown", "unknown", "unknown"])
     }
 }

@@ -37,12 +37,14 @@ struct ReadmeHTTPTests {
     /// A device record as an embedding service might keep it.
     struct DeviceRecord {
         var model = "AppleTV", hardware = "6,2", os = "tvOS", osVersion = "18.1", connection = "LAN", ip = "203.0.113.7"
-        var port = 51_234
+        var port = 51_234, hardwareType = "MediaPlayer"
     }
 
     final class Recorder: AccessEnablerDelegate {
         let completed = Mutex<[Bool]>([])
+        let tracking = Mutex<[[String]]>([])
         func setRequestorComplete(_ success: Bool) { completed.withLock { $0.append(success) } }
+        func sendTrackingData(_ data: [String], forEventType event: TrackingEvent) { tracking.withLock { $0.append(data) } }
     }
 
     @Test func theExampleConfiguresAnEngineOverHTTP() async throws {
@@ -59,24 +61,27 @@ struct ReadmeHTTPTests {
         let tokensFolder = NSTemporaryDirectory() + "entitle-readme-tokens-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: tokensFolder) }
         // README-ADOBE-BEGIN
+        @Sendable func describe(_ deviceID: String) -> V2DeviceInfo {   // what your service knows of each device
+            let device = deviceRecord(deviceID)
+            return V2DeviceInfo(model: device.model, version: device.hardware, osName: device.os, osVersion: device.osVersion,
+                connectionType: device.connection, primaryHardwareType: device.hardwareType,  // "MobilePhone", "TV", …
+                connectionIP: device.ip, connectionPort: device.port)
+        }
         let adobe = V2Client(                                  // once per process, shared by every device
             transport: URLSessionV2Transport(baseURL: adobePassURL),   // AdobePassHost.production, or entitle serve's URL
             softwareStatement: softwareStatement,              // from Adobe's TVE Dashboard
             credentials: FileV2CredentialStore(path: credentialsPath), // registered once, kept for ever
             baseURL: adobePassURL, clock: SystemClock(),
-            devices: { deviceID in                             // what your service knows of each device
-                let device = deviceRecord(deviceID)
-                return V2Device(
-                    info: V2DeviceInfo(model: device.model, version: device.hardware, osName: device.os, osVersion: device.osVersion,
-                        connectionType: device.connection, connectionIP: device.ip, connectionPort: device.port),
-                    publicAddress: device.ip)                  // X-Forwarded-For: V2 throttles per address
+            devices: { deviceID in                             // X-Device-Info, and X-Forwarded-For: V2 throttles per address
+                V2Device(info: describe(deviceID), publicAddress: deviceRecord(deviceID).ip)
             })
         let enabler = AccessEnabler(                           // one per device
             backend: adobe, delegate: delegate,
             storage: try FileTokenStorage(folder: tokensFolder),  // or your own store: the default keeps logins in memory only
             environment: .live(deviceID: deviceID),
             settings: EngineSettings(redirectURL: appReturnURL,   // where the MVPD's redirect chain ends
-                domainName: "myservice.example"))              // your domain, sent when a login starts
+                domainName: "myservice.example")               // your domain, sent when a login starts
+                .describingDevice(describe(deviceID)))         // tracking data describe the device, not your server
         await enabler.setRequestor("my-requestor")
         // README-ADOBE-END
         await enabler.whenIdle()
@@ -85,6 +90,9 @@ struct ReadmeHTTPTests {
         await enabler.setRequestor("sim-requestor")
         await enabler.whenIdle()
         #expect(recorder.completed.withLock { $0 } == [false, true])
+        // Tracking data describe the device (an Apple TV: its OS, Adobe's `ios` client type), not this server.
+        await enabler.checkAuthentication()
+        #expect(recorder.tracking.withLock { $0 } == [["false", "", "", "", "unknown", "ios", "tvOS"]])
         #expect(await FileV2CredentialStore(path: credentialsPath).load() != nil, "the credentials were kept")
         await server.shutdown()
     }

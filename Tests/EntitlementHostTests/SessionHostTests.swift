@@ -239,6 +239,27 @@ struct SessionHostTests {
         #expect(host.statistics.closed == 1 && host.residency(of: key) == nil)
     }
 
+    /// Each session's tracking data describe its own device, as the host's `device` closure says it.
+    @Test func eachSessionsTrackingDataDescribeItsDevice() async throws {
+        let rig = Rig()
+        let host = rig.host(device: { key in
+            key.deviceID == "phone"
+                ? V2DeviceInfo(model: "iPhone", version: "15,2", osName: "iOS", osVersion: "18", connectionType: "WiFi", primaryHardwareType: "MobilePhone")
+                : nil
+        })
+        let phone = SessionKey(deviceID: "phone", requestorID: Self.requestor)
+        let other = SessionKey(deviceID: "other", requestorID: Self.requestor)
+        for key in [phone, other] {
+            try await host.call(.checkAuthentication, on: key)
+            await host.whenSettled(key)
+        }
+        func tracking(_ key: SessionKey) -> [String]? {
+            rig.delegate.callbacks(of: key).compactMap { if case .sendTrackingData(_, let data) = $0.callback { data } else { nil } }.last
+        }
+        #expect(tracking(phone) == ["false", "", "", "", "mobile", "ios", "iOS"])
+        #expect(tracking(other) == ["false", "", "", "", "computer", "swift", "Linux"], "the host's engine settings: .simulated")
+    }
+
     /// A shutdown whose task is cancelled ends its grace period at once (the host's clock never moves
     /// here), and still answers every call of the sessions it closes busy.
     @Test func aCancelledShutdownEndsItsGracePeriodAndStillAnswersEveryCall() async throws {
@@ -451,14 +472,16 @@ struct Rig {
     func host(
         idleTimeout: Duration = .seconds(300), residentLimit: Int = 100, mailboxLimit: Int = 32, configures: Bool = true,
         metrics: (any EngineMetricsHandler)? = nil, backend: (any EntitlementBackend)? = nil,
-        monitor: @escaping @Sendable (SessionKey) -> (any EngineMonitor)? = { _ in nil }, providers: ProviderChain? = nil
+        monitor: @escaping @Sendable (SessionKey) -> (any EngineMonitor)? = { _ in nil }, providers: ProviderChain? = nil,
+        device: @escaping @Sendable (SessionKey) -> V2DeviceInfo? = { _ in nil }
     ) -> SessionHost {
         let clock = self.clock
         return SessionHost(
             settings: SessionHostSettings(
                 idleTimeout: idleTimeout, residentLimit: residentLimit, mailboxLimit: mailboxLimit, configuresNewSessions: configures, engine: .simulated),
             backend: backend ?? simulator.backend, storage: storage, clock: clock, delegate: delegate, metrics: metrics,
-            environment: { .deterministic(clock: clock, deviceID: $0.deviceID) }, monitor: monitor, providers: providers)
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID) }, monitor: monitor, device: device,
+            providers: providers)
     }
 }
 

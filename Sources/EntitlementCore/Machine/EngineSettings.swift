@@ -1,3 +1,5 @@
+import EntitlementV2
+
 /// Engine settings chosen by the embedding app.
 public struct EngineSettings: Sendable, Hashable {
     /// The custom URL that ends login and logout redirect chains, compared exactly
@@ -29,11 +31,14 @@ public struct EngineSettings: Sendable, Hashable {
     public var preauthorizationCacheLifetime: Duration {
         didSet { preauthorizationCacheLifetime = Self.clampCacheLifetime(preauthorizationCacheLifetime) }
     }
-    /// Device type for tracking data (`computer`, `tablet`, `mobile`, `gameconsole`, `unknown`).
+    /// The device's type in tracking data (`computer`, `tablet`, `mobile`, `gameconsole`, `unknown`;
+    /// default `unknown`). It describes the device the engine serves, not the server it runs on:
+    /// ``describingDevice(_:)`` sets it, with ``clientType`` and ``operatingSystem``, from the device's
+    /// `X-Device-Info`.
     public var deviceType: String
-    /// Client type for tracking data.
+    /// The device's client type in tracking data (Adobe's: `flash`, `html5`, `ios`, `android`; default `unknown`).
     public var clientType: String
-    /// Operating system for tracking data.
+    /// The device's operating system in tracking data (default `unknown`).
     public var operatingSystem: String
     /// Whether the device has a platform TV-provider account to sign in with (cookbook D).
     /// `AccessEnabler` sets it from its `platform:` argument (true exactly when a `PlatformSSO`
@@ -64,8 +69,8 @@ public struct EngineSettings: Sendable, Hashable {
     public init(
         redirectURL: String = "adobepass://ios.app", redirectTimeout: Duration = .seconds(600), queueLimit: Int = 1024,
         expiryLeeway: Duration = .seconds(60), preauthorizationLimit: Int = 5,
-        preauthorizationCacheLifetime: Duration = .seconds(300), deviceType: String = "computer",
-        clientType: String = "swift", operatingSystem: String = "Linux", requestTimeout: Duration = .seconds(30),
+        preauthorizationCacheLifetime: Duration = .seconds(300), deviceType: String = "unknown",
+        clientType: String = "unknown", operatingSystem: String = "unknown", requestTimeout: Duration = .seconds(30),
         domainName: String? = nil
     ) {
         self.redirectURL = redirectURL
@@ -79,6 +84,36 @@ public struct EngineSettings: Sendable, Hashable {
         self.deviceType = deviceType
         self.clientType = clientType
         self.operatingSystem = operatingSystem
+    }
+
+    // MARK: - The device in tracking data
+
+    /// These settings with the tracking fields describing `device` (what its `X-Device-Info` says), in
+    /// Adobe's tracking vocabulary: the device type from its hardware type (`MobilePhone` → `mobile`,
+    /// `Tablet` and `eReader` → `tablet`, `GamesConsole` → `gameconsole`, `Desktop` → `computer`, any
+    /// other → `unknown`), the client type from its operating system (Apple's → `ios`, Android and
+    /// Fire OS → `android`, any other → `unknown`), and the operating system's name.
+    public func describingDevice(_ device: V2DeviceInfo) -> EngineSettings {
+        var settings = self
+        settings.deviceType =
+            switch device.primaryHardwareType {
+            case "MobilePhone": "mobile"
+            case "Tablet", "eReader": "tablet"
+            case "GamesConsole": "gameconsole"
+            case "Desktop": "computer"
+            default: "unknown"
+            }
+        let system = device.osName.lowercased()
+        settings.clientType =
+            if ["ios", "ipados", "tvos", "watchos", "visionos"].contains(where: system.hasPrefix) {
+                "ios"
+            } else if system.hasPrefix("android") || system.hasPrefix("fire") {
+                "android"
+            } else {
+                "unknown"
+            }
+        settings.operatingSystem = device.osName.isEmpty ? "unknown" : device.osName
+        return settings
     }
 
     // MARK: - Ranges
