@@ -178,6 +178,43 @@ struct SimulatedV2ServiceTests {
         #expect(counter.counts["registerClient"] == nil && counter.counts["accessToken"] == 1)
     }
 
+    /// A client the service deleted (`invalid_client` from the token endpoint) is replaced once: the
+    /// software statement is registered again, the new credentials stored, and the request goes through.
+    @Test func aDeletedClientIsRegisteredAgainOnceAndStored() async throws {
+        let clock = ManualClock()
+        let store = InMemoryV2CredentialStore()
+        let (client, service, counter) = Self.client(clock, credentials: store)
+        let context = RequestContext(requestorID: "sim-requestor", deviceID: "d")
+        _ = try await client.perform(.configuration(context))
+        let first = try #require(await store.load())
+        service.registrar.deleteClients()
+        _ = try await client.perform(.configuration(context))
+        let second = try #require(await store.load())
+        #expect(second.clientID != first.clientID, "the new client is stored")
+        #expect(counter.counts["registerClient"] == 2 && service.registrar.clientCount == 1)
+    }
+
+    /// A token endpoint that refuses every client: one replacement, then a typed failure — no storm.
+    @Test func aServiceThatRefusesEveryClientIsAFailureAfterOneReplacement() async throws {
+        struct RefusingClients: V2Transport {
+            let inner: any V2Transport
+            func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+                if case .accessToken = request { return .oauthError("invalid_client") }
+                return try await inner.send(request, context: context)
+            }
+        }
+        let clock = ManualClock()
+        let counter = Counter()
+        let service = SimulatedV2Service(simulator: Simulator(clock: clock), throttles: false)
+        let client = V2Client(
+            transport: CountingTransport(inner: RefusingClients(inner: service), counter: counter),
+            softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock)
+        await #expect(throws: BackendError.httpStatus(400, "access token refused: invalid_client")) {
+            try await client.perform(.configuration(RequestContext(requestorID: "sim-requestor", deviceID: "d")))
+        }
+        #expect(counter.counts["registerClient"] == 2 && counter.counts["accessToken"] == 2)
+    }
+
     @Test func aRevokedSoftwareStatementIsATypedFailure() async throws {
         let clock = ManualClock()
         let (client, service, _) = Self.client(clock)

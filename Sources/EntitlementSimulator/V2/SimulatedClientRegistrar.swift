@@ -37,6 +37,18 @@ public final class SimulatedClientRegistrar: Sendable {
     /// While on, every access token is refused with 401, new ones too (a service that keeps refusing).
     public func refusesEveryAccessToken(_ refuses: Bool) { state.withLock { $0.refusesEveryToken = refuses } }
 
+    /// Deletes every client registered so far, as a service does whose client was deleted: their
+    /// access tokens die with them, and asking for a token with their credentials is `invalid_client`.
+    public func deleteClients() {
+        state.withLock { state in
+            state.credentials.removeAll()
+            state.tokens.removeAll()
+        }
+    }
+
+    /// How many clients were registered and not deleted.
+    public var clientCount: Int { state.withLock { $0.credentials.count } }
+
     /// Revokes a software statement: registering with it fails from now on.
     public func revoke(softwareStatement: String) { state.withLock { _ = $0.revokedStatements.insert(softwareStatement) } }
 

@@ -15,6 +15,25 @@ public protocol V2CredentialStore: Sendable {
     func load() async -> V2ClientCredentials?
     /// Keeps `credentials`.
     func save(_ credentials: V2ClientCredentials) async
+    /// The stored credentials — unless they are `rejected` (the service answered `invalid_client` to
+    /// them) or there are none: then `register` makes new ones, which are stored and returned. A store
+    /// shared by several processes registers once for all of them (the others wait and read what it
+    /// stored); the default, for a store of one process, registers whenever it has none.
+    func credentials(
+        replacing rejected: V2ClientCredentials?, registering register: @Sendable () async throws(BackendError) -> V2ClientCredentials
+    ) async throws(BackendError) -> V2ClientCredentials
+}
+
+extension V2CredentialStore {
+    /// The stored credentials unless they are `rejected` or missing; else registers, stores and returns new ones.
+    public func credentials(
+        replacing rejected: V2ClientCredentials?, registering register: @Sendable () async throws(BackendError) -> V2ClientCredentials
+    ) async throws(BackendError) -> V2ClientCredentials {
+        if let stored = await load(), stored != rejected { return stored }
+        let registered = try await register()
+        await save(registered)
+        return registered
+    }
 }
 
 /// Client credentials in memory (tests, or a process that registers at every start).
@@ -40,7 +59,9 @@ public final class InMemoryV2CredentialStore: V2CredentialStore {
 ///   and the credentials kept in the ``V2CredentialStore``; the access token is cached until
 ///   ``refreshMargin`` before it expires, fetched by one request however many arrive at once, and
 ///   fetched again once when the service answers 401 — a second 401 is the request's failure, never a
-///   storm of registrations.
+///   storm of registrations. When the token endpoint answers `invalid_client` (the client was deleted,
+///   or its secret no longer holds), the stored credentials are replaced once through the store (a
+///   store a fleet shares registers once for all its nodes) and the token asked for again.
 /// - **Headers**: `Authorization: Bearer` on every `/api/v2` request; the device's id, description
 ///   (`X-Device-Info`), public address (`X-Forwarded-For`: throttling is per address), visitor id and
 ///   TempPass identity from ``devices``, each only on the endpoints that document it
@@ -164,11 +185,18 @@ public actor V2Client: EntitlementBackend {
         return value
     }
 
+    /// An access token for the stored client credentials. When the service answers `invalid_client`
+    /// (the client was deleted, or its secret no longer holds) the credentials are replaced once through
+    /// the store — a fleet sharing it registers once — and the token asked for again; a second refusal
+    /// is the request's failure, never a storm of registrations.
     private func fetchAccessToken() async -> Result<V2AccessToken, BackendError> {
         do throws(BackendError) {
-            let client = try await clientCredentials()
-            let answer = try await transport.send(
-                .accessToken(clientID: client.clientID, clientSecret: client.clientSecret), context: V2RequestContext(deviceInfo: .unknown()))
+            var client = try await credentials.credentials(replacing: nil, registering: register)
+            var answer = try await requestAccessToken(client)
+            if Self.saysInvalidClient(answer) {
+                client = try await credentials.credentials(replacing: client, registering: register)
+                answer = try await requestAccessToken(client)
+            }
             guard answer.status == 200 || answer.status == 201, let body = answer.body else {
                 throw Self.failure(answer, what: "access token")
             }
@@ -182,22 +210,37 @@ public actor V2Client: EntitlementBackend {
         }
     }
 
-    /// The stored credentials, or new ones registered once and stored.
-    private func clientCredentials() async throws(BackendError) -> V2ClientCredentials {
-        if let stored = await credentials.load() { return stored }
+    private func requestAccessToken(_ client: V2ClientCredentials) async throws(BackendError) -> V2Response {
+        try await transport.send(
+            .accessToken(clientID: client.clientID, clientSecret: client.clientSecret), context: V2RequestContext(deviceInfo: .unknown()))
+    }
+
+    /// Whether the token endpoint refused the client itself (OAuth's `invalid_client`).
+    static func saysInvalidClient(_ answer: V2Response) -> Bool {
+        (400...403).contains(answer.status) && answer.body?["error"]?.string == "invalid_client"
+    }
+
+    /// Registers the software statement: new client credentials (not stored here: the store does that).
+    private nonisolated var register: @Sendable () async throws(BackendError) -> V2ClientCredentials {
+        { [transport, softwareStatement] () async throws(BackendError) -> V2ClientCredentials in
+            try await Self.register(softwareStatement, on: transport)
+        }
+    }
+
+    /// Registers `softwareStatement` on `transport` (Adobe's *Retrieve client credentials*).
+    public static func register(_ softwareStatement: String, on transport: any V2Transport) async throws(BackendError)
+        -> V2ClientCredentials
+    {
         let answer = try await transport.send(
             .registerClient(softwareStatement: softwareStatement, redirectURI: nil), context: V2RequestContext(deviceInfo: .unknown()))
         guard answer.status == 200 || answer.status == 201, let body = answer.body else {
             throw Self.failure(answer, what: "client registration")
         }
-        let registered: V2ClientCredentials
         do throws(V2DecodingError) {
-            registered = try V2ClientCredentials(json: body)
+            return try V2ClientCredentials(json: body)
         } catch {
             throw BackendError.malformedResponse("client registration: \(error)")
         }
-        await credentials.save(registered)
-        return registered
     }
 
     /// A registration or token failure: the OAuth `error` when there is one, else the status.
