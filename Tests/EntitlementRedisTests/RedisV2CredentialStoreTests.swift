@@ -1,0 +1,124 @@
+import EntitlementEngine
+import EntitlementSimulator
+import Foundation
+import Synchronization
+import Testing
+
+@testable import EntitlementRedis
+
+/// Client credentials a fleet shares on redis-server: one registration for every node, also when they
+/// start together, when the service rejects the client, or when the node registering dies.
+@Suite("V2 client credentials on redis-server", RedisServer.trait)
+struct RedisV2CredentialStoreTests {
+    static let statement = SimulatedClientRegistrar.softwareStatement
+
+    /// Registrations made, each taking a moment (so nodes that start together overlap).
+    final class Registrations: Sendable {
+        private let made = Mutex(0)
+        var count: Int { made.withLock { $0 } }
+
+        var register: @Sendable () async throws(BackendError) -> V2ClientCredentials {
+            { () async throws(BackendError) -> V2ClientCredentials in
+                let number = self.made.withLock { made -> Int in
+                    made += 1
+                    return made
+                }
+                try? await Task.sleep(for: .milliseconds(300))
+                return V2ClientCredentials(clientID: "client-\(number)", clientSecret: "secret-\(number)", issuedAtSeconds: 1)
+            }
+        }
+    }
+
+    @Test func nodesStartingTogetherRegisterOnceAndShareTheCredentials() async throws {
+        let server = try await RedisServer()
+        let registrations = Registrations()
+        let clients = (0..<4).map { _ in RedisClient(server.configuration()) }
+        let got = try await withThrowingTaskGroup(of: V2ClientCredentials.self) { group in
+            for client in clients {
+                group.addTask {
+                    try await RedisV2CredentialStore(client: client, softwareStatement: Self.statement)
+                        .credentials(replacing: nil, registering: registrations.register)
+                }
+            }
+            return try await group.reduce(into: [V2ClientCredentials]()) { $0.append($1) }
+        }
+        #expect(registrations.count == 1)
+        #expect(Set(got.map(\.clientID)) == ["client-1"])
+        #expect(await RedisV2CredentialStore(client: clients[0], softwareStatement: Self.statement).load()?.clientID == "client-1")
+        for client in clients { client.close() }
+        await server.stop()
+    }
+
+    @Test func rejectedCredentialsAreReplacedOnceForTheFleetAndNewerOnesAreKept() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration())
+        let store = RedisV2CredentialStore(client: client, softwareStatement: Self.statement)
+        let old = V2ClientCredentials(clientID: "old", clientSecret: "s", issuedAtSeconds: 1)
+        await store.save(old)
+        let registrations = Registrations()
+        // Every node saw the service reject `old` at about the same moment.
+        let got = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<3 {
+                group.addTask { try await store.credentials(replacing: old, registering: registrations.register).clientID }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(registrations.count == 1 && got == ["client-1", "client-1", "client-1"])
+        // A node that learns late that `old` was rejected takes the replacement, it does not register again.
+        #expect(try await store.credentials(replacing: old, registering: registrations.register).clientID == "client-1")
+        #expect(registrations.count == 1)
+        client.close()
+        await server.stop()
+    }
+
+    @Test func aLockWhoseHolderDiedExpiresAndTheNextNodeRegisters() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration())
+        let store = RedisV2CredentialStore(client: client, softwareStatement: Self.statement)
+        // A node took the lock and died before it stored anything.
+        _ = try await client.send(["SET", store.key + ":registering", "dead-node", "PX", "700"])
+        let registrations = Registrations()
+        let started = ContinuousClock.now
+        let got = try await store.credentials(replacing: nil, registering: registrations.register)
+        #expect(got.clientID == "client-1" && registrations.count == 1)
+        #expect(ContinuousClock.now - started >= .milliseconds(600), "it waited for the dead node's lock to expire")
+        #expect(try await client.send(["EXISTS", store.key + ":registering"]) == .integer(0), "the lock is released")
+        client.close()
+        await server.stop()
+    }
+
+    @Test func aStoreRedisCannotReachIsAFailureAndNeverARegistration() async throws {
+        let (fd, port) = try RedisServer.refusingPort()
+        defer { close(fd) }
+        let client = RedisClient(RedisConfiguration(port: port, connectTimeout: .milliseconds(300)))
+        let registrations = Registrations()
+        let store = RedisV2CredentialStore(client: client, softwareStatement: Self.statement)
+        await #expect(throws: BackendError.self) { try await store.credentials(replacing: nil, registering: registrations.register) }
+        #expect(registrations.count == 0)
+        #expect(await store.load() == nil)
+        client.close()
+    }
+
+    /// Two nodes' `V2Client`s on one store, against the simulated service: their first requests at once
+    /// make one client there.
+    @Test func twoNodesClientsMakeOneClientAtTheService() async throws {
+        let server = try await RedisServer()
+        let clock = ManualClock()
+        let service = SimulatedV2Service(simulator: Simulator(clock: clock), throttles: false)
+        let redis = [RedisClient(server.configuration()), RedisClient(server.configuration())]
+        let nodes = redis.map {
+            V2Client(
+                transport: service, softwareStatement: Self.statement,
+                credentials: RedisV2CredentialStore(client: $0, softwareStatement: Self.statement), baseURL: "https://sp.sim", clock: clock)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for node in nodes {
+                group.addTask { _ = try await node.perform(.configuration(RequestContext(requestorID: "sim-requestor", deviceID: "d"))) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(service.registrar.clientCount == 1)
+        for client in redis { client.close() }
+        await server.stop()
+    }
+}
