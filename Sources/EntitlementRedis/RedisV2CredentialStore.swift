@@ -13,7 +13,7 @@ import EntitlementSupport
 /// reaches), `PREFIX:v2-client:{HASH}:registering` the lock. Neither expires: credentials are kept for
 /// ever (registering again makes a new client, and the users' profiles belong to the old one).
 ///
-/// Redis unreachable while credentials are needed is the request's failure (``BackendError/network(_:)``),
+/// Redis unreachable while credentials are needed is the request's failure (`BackendError.network`),
 /// never a registration: a node that cannot read the store does not know that none is there.
 public final class RedisV2CredentialStore: V2CredentialStore {
     /// The client the store talks through (a standalone server's or a cluster's).

@@ -11,6 +11,8 @@ enum Command: Equatable {
     case demo
     /// Run scenario files and folders, in process or over HTTP, optionally writing JUnit XML.
     case run([String], overHTTP: Bool, junit: String?)
+    /// Register a software statement with REST API V2 once and store the client credentials.
+    case register(adobe: String, statement: String, store: String)
     /// Serve the simulator over HTTP.
     case serve(port: UInt16, world: String?, throttles: Bool, quiet: Bool, maxConnections: Int)
     /// Save token sets to a file store in a loop until killed (the crash test's writer; not in help).
@@ -79,6 +81,7 @@ enum Command: Equatable {
             return .demo
         case "run": return try parseRun(rest)
         case "serve": return try parseServe(rest)
+        case "register": return try parseRegister(rest)
         case "record": return try parseRecord(rest)
         case "replay": return try parseReplay(rest)
         case "trace":
@@ -172,6 +175,24 @@ enum Command: Equatable {
         }
         guard !paths.isEmpty else { throw reader.error("give at least one PATH (a .scenario file or a folder)") }
         return .run(paths, overHTTP: overHTTP, junit: junit)
+    }
+
+    private static func parseRegister(_ arguments: [String]) throws(UsageError) -> Command {
+        var reader = ArgumentReader(arguments, command: "register", options: ["--adobe", "--statement", "--store"])
+        var adobe: String?, statement: String?, store: String?
+        while let option = reader.next() {
+            switch option {
+            case "--adobe": adobe = try reader.value(of: option)
+            case "--statement": statement = try reader.value(of: option)
+            case "--store": store = try reader.value(of: option)
+            default: throw reader.unexpected(option)
+            }
+        }
+        guard let adobe, let statement, let store else { throw reader.error("give --adobe URL, --statement FILE and --store STORE") }
+        guard store.hasPrefix("redis://") || store.hasPrefix("file:") else {
+            throw reader.error("--store takes redis://HOST:PORT or file:PATH, not '\(store)'")
+        }
+        return .register(adobe: adobe, statement: statement, store: store)
     }
 
     private static func parseServe(_ arguments: [String]) throws(UsageError) -> Command {

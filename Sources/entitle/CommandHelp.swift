@@ -69,6 +69,26 @@ struct CommandHelp {
                 read; 69 the port cannot be used.
                 """),
         CommandHelp(
+            name: "register", synopsis: ["register --adobe URL --statement FILE --store STORE"],
+            summary: "register a software statement once and store the client credentials",
+            details: """
+                Registers the software statement (from Adobe's TVE Dashboard) with REST API V2 at URL
+                (AdobePassHost's, or entitle serve's) and keeps the client credentials in STORE, where
+                every node of the service reads them: redis://HOST:PORT[/DB] (a standalone server or any
+                node of a cluster; the fleet's RedisV2CredentialStore) or file:PATH (a
+                FileV2CredentialStore). Prints the client id only. Credentials already stored are kept
+                and nothing is registered: registering again makes a new client, and the users'
+                profiles belong to the old one.
+
+                  --adobe URL         the service's base URL
+                  --statement FILE    the software statement's file, or - for standard input
+                  --store STORE       redis://HOST:PORT[/DB] or file:PATH
+
+                Exit status: 0 registered or already registered; 1 the service refused or failed;
+                2 the statement is empty; 64 usage; 66 the statement cannot be read; 69 Redis cannot
+                be used.
+                """),
+        CommandHelp(
             name: "record", synopsis: ["record SCENARIO -o TRACE"], summary: "run a scenario and write its trace",
             details: """
                 Runs a scenario and writes its trace (JSON Lines, secrets as placeholders) to TRACE. A

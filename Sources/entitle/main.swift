@@ -18,6 +18,8 @@ case .success(.run(let paths, let overHTTP, let junit)):
     status = await RunCommand(transport: overHTTP ? .http : .inProcess, junit: junit).run(paths)
 case .success(.serve(let port, let world, let throttles, let quiet, let maxConnections)):
     status = await ServeCommand(port: port, worldFile: world, throttles: throttles, quiet: quiet, maxConnections: maxConnections).run()
+case .success(.register(let adobe, let statement, let store)):
+    status = await RegisterCommand(adobe: adobe, statementFile: statement, store: store).run()
 case .success(.sessionStart(let store, let stay)):
     status = ExitStatus(rawValue: await SessionStart.run(store: store, stay: stay)) ?? .failure
 case .success(.storageStress(let folder)):

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementSupport
 import Foundation
 import Synchronization
 import Testing
@@ -119,6 +120,40 @@ struct RedisV2CredentialStoreTests {
         }
         #expect(service.registrar.clientCount == 1)
         for client in redis { client.close() }
+        await server.stop()
+    }
+
+    /// `entitle register` against `entitle serve`: registers once into Redis, prints the client id and
+    /// never the secret; run again, it keeps what is stored.
+    @Test func entitleRegisterStoresTheClientOnceAndPrintsOnlyItsID() async throws {
+        let server = try await RedisServer()
+        let folder = NSTemporaryDirectory() + "entitle-register-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try (Self.statement + "\n").write(toFile: folder + "/statement", atomically: true, encoding: .utf8)
+        let entitle = RedisTwoNodeTests.entitle.path
+        let serve = try ChildProcess.spawn(entitle, ["serve", "--port", "0", "--quiet"], output: .file(folder + "/serve.log"))
+        defer {
+            serve.send(SIGTERM)
+            _ = serve.waitForExit()
+        }
+        var url = ""
+        for _ in 0..<300 where url.isEmpty {
+            try await Task.sleep(for: .milliseconds(50))
+            let text = (try? String(contentsOfFile: folder + "/serve.log", encoding: .utf8)) ?? ""
+            url = text.split(separator: "\n").first.flatMap { $0.split(separator: " ").last }.map(String.init) ?? ""
+        }
+        let arguments = ["register", "--adobe", url, "--statement", folder + "/statement", "--store", "redis://127.0.0.1:\(server.port)"]
+        let first = try await RedisServer.onThread { Result { try ChildProcess.run(entitle, arguments) } }.get()
+        let client = RedisClient(server.configuration())
+        let stored = try #require(await RedisV2CredentialStore(client: client, softwareStatement: Self.statement).load())
+        let printed = String(decoding: first.output, as: UTF8.self)
+        #expect(first.termination == .exited(0) && printed == "registered: client id \(stored.clientID)\n", "\(printed)")
+        #expect(!printed.contains(stored.clientSecret) && !String(decoding: first.errors, as: UTF8.self).contains(stored.clientSecret))
+        let second = try await RedisServer.onThread { Result { try ChildProcess.run(entitle, arguments) } }.get()
+        #expect(String(decoding: second.output, as: UTF8.self) == "already registered: client id \(stored.clientID)\n")
+        #expect(await RedisV2CredentialStore(client: client, softwareStatement: Self.statement).load() == stored, "kept, not replaced")
+        client.close()
         await server.stop()
     }
 }
