@@ -23,7 +23,7 @@ extension RedisTokenStorage {
         var report = RedisLegacyMigration()
         let legacyTokens = keyPrefix + ":tokens:"
         for key in try await scan(legacyTokens + "*") where key.utf8.count == legacyTokens.utf8.count + 32 {
-            let stored = try Self.versioned(try await send(["HMGET", key, "v", "t"], key: key))
+            let stored = try Self.versioned(try await send(["HMGET", key, "v", "t"], key: key), sealing: sealing)
             guard stored.version != .absent else { continue }  // expired meanwhile
             guard let deviceID = stored.tokens.deviceID,
                 let requestorID = try await legacyRequestor(of: key, deviceID: deviceID)

@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// | key | type | holds |
 /// |---|---|---|
-/// | `PREFIX:{HASH(device)}:tokens:HASH(device, requestor)` | hash | `v`: the version, `t`: the tokens as JSON, `s`: the schema of `t` (``schema``) |
+/// | `PREFIX:{HASH(device)}:tokens:HASH(device, requestor)` | hash | `v`: the version, `t`: the tokens as JSON (with ``sealing``, sealed: `sealed:1:` and base64), `s`: the schema of the JSON (``schema``) |
 /// | `PREFIX:{HASH(device)}:device` | set | the requestor ids with tokens on the device (single sign-on) |
 /// | `PREFIX:{HASH(device)}:versions` | string | the device's counter every save increments: versions are never reused, even after a key expired |
 ///
@@ -54,6 +54,9 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// older than ``replicaRecheckInterval`` that shows none, make the client read the map again.
     public let replicaAcknowledgement: Duration?
     private let now: @Sendable () -> Timestamp
+    /// What seals the tokens before they reach Redis and opens them after (nil: they are stored as plain
+    /// JSON). Every node that shares the store needs the same.
+    public let sealing: (any TokenSealing)?
     /// The schema of the tokens' JSON this version writes (field `s` beside them) and reads up to. A key
     /// without `s` was written by 0.4.0, in schema 1. A change to `StoredTokens`' JSON that an older
     /// node could misread raises it.
@@ -72,11 +75,14 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// A store on `client`; `now` is the clock that dates ``rememberFor`` (the system clock by default).
     /// `replicaAcknowledgement`: nil (the default) waits 500 ms on a cluster (``RedisClusterClient``,
     /// whose masters have replicas) and not at all on a standalone server; `.zero` never waits.
+    /// `sealing` seals the tokens at rest (`TokenSealing`).
     public init(
         client: any RedisCommandSender, keyPrefix: String = "entitle", rememberFor: Duration = .seconds(30 * 86_400),
-        replicaAcknowledgement: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { SystemClock().now() }
+        replicaAcknowledgement: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { SystemClock().now() },
+        sealing: (any TokenSealing)? = nil
     ) {
         self.client = client
+        self.sealing = sealing
         self.keyPrefix = keyPrefix
         self.rememberFor = rememberFor
         switch replicaAcknowledgement {
@@ -199,7 +205,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         try await Self.toItsEnd { [self] () async throws(TokenStorageError) in
             let key = knownTokensKey(deviceID: deviceID, requestorID: requestorID)
             let answer = try await send(["HMGET", key, "v", "t", "s"], key: key)
-            return try Self.versioned(answer)
+            return try Self.versioned(answer, sealing: sealing)
         }
     }
 
@@ -218,7 +224,9 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     {
         let json: String
         do {
-            json = String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self)
+            json = String(decoding: try SealedValue.stored(Array(try JSONEncoder().encode(tokens)), sealing: sealing), as: UTF8.self)
+        } catch let error as TokenStorageError {
+            throw error
         } catch {
             throw .unavailable("the tokens could not be encoded")
         }
@@ -263,7 +271,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         let answers = try await pipeline(requestors.map { ["HMGET", tokensKey(deviceID: deviceID, requestorID: $0), "v", "t", "s"] }, key: device)
         var found: [AuthenticationToken] = []
         for answer in answers {
-            if let authentication = try Self.versioned(answer).tokens.authentication { found.append(authentication) }
+            if let authentication = try Self.versioned(answer, sealing: sealing).tokens.authentication { found.append(authentication) }
         }
         return found
     }
@@ -448,7 +456,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
 
     /// `HMGET v t [s]` as versioned tokens; a key that is gone is absent. Tokens in a schema newer than
     /// ``schema`` (written by a newer version of the package) are not guessed at: a typed error says so.
-    static func versioned(_ answer: RESPValue) throws(TokenStorageError) -> VersionedTokens {
+    static func versioned(_ answer: RESPValue, sealing: (any TokenSealing)?) throws(TokenStorageError) -> VersionedTokens {
         guard case .array(let fields?) = answer, fields.count == 2 || fields.count == 3 else { throw unexpected(answer) }
         if case .bulkString(nil) = fields[0] { return .absent }
         if fields.count == 3, case .bulkString(_?) = fields[2] {
@@ -460,7 +468,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         guard let number = fields[0].text.flatMap(UInt64.init), case .bulkString(let bytes?) = fields[1] else {
             throw unexpected(answer)
         }
-        guard let tokens = try? JSONDecoder().decode(StoredTokens.self, from: Data(bytes)) else {
+        let plain = try SealedValue.plain(bytes, sealing: sealing)
+        guard let tokens = try? JSONDecoder().decode(StoredTokens.self, from: Data(plain)) else {
             throw .unavailable("Redis: the stored tokens are not readable")
         }
         return VersionedTokens(tokens, version: StorageVersion(number))

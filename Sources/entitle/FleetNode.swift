@@ -29,7 +29,7 @@ enum FleetNode {
         let clock = SystemClock()
         let configuration = RedisConfiguration(port: redisPort, commandTimeout: .seconds(1))
         let redis: any RedisCommandSender = cluster ? RedisClusterClient(configuration) : RedisClient(configuration)
-        let storage = LoggedStorage(RedisTokenStorage(client: redis, keyPrefix: "fleet"), events: events)
+        let storage = LoggedStorage(RedisTokenStorage(client: redis, keyPrefix: "fleet", sealing: TestOnlySealing(key: "fleet")), events: events)
         let transport = URLSessionV2Transport(baseURL: adobe, timeout: .seconds(5), pacing: .afterThrottleOnly)
         let client = V2Client(
             transport: transport, softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock,

@@ -157,3 +157,44 @@ struct RedisV2CredentialStoreTests {
         await server.stop()
     }
 }
+
+/// Tokens sealed at rest on redis-server: no planted personal data in what Redis holds, and a node
+/// without the key refuses them.
+@Suite("Sealed tokens on redis-server", RedisServer.trait)
+struct RedisSealedTokensTests {
+    @Test func redisHoldsNoPersonalDataInClearAndANodeWithoutTheKeyRefuses() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration())
+        let sealed = RedisTokenStorage(client: client, sealing: TestOnlySealing(key: "fleet-key"))
+        let device = "planted-device-7731"
+        let token = AuthenticationToken(
+            mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "planted-user-4410", expires: Timestamp(milliseconds: 9_999_999_999_999),
+            metadata: ["householdID": .text("planted-household-9920"), "zip": .list(["90210-PLANTED"])])
+        let tokens = StoredTokens(authentication: token, selectedProvider: "acme-cable", deviceID: device)
+        _ = try await sealed.save(tokens, deviceID: device, requestorID: "sim-requestor", replacing: .absent)
+        // Everything Redis holds, every key and value, as text.
+        var held = ""
+        guard case .array(let keys?) = try await client.send(["KEYS", "*"]) else { throw RedisError.unexpectedReply("KEYS") }
+        for key in keys.compactMap(\.text) {
+            held += key + " "
+            switch try await client.send(["TYPE", key]).text {
+            case "hash": if case .array(let fields?) = try await client.send(["HGETALL", key]) { held += fields.compactMap(\.text).joined(separator: " ") }
+            case "set": if case .array(let members?) = try await client.send(["SMEMBERS", key]) { held += members.compactMap(\.text).joined(separator: " ") }
+            default: held += try await client.send(["GET", key]).text ?? ""
+            }
+            held += " "
+        }
+        #expect(held.contains("sealed:1:"), "the tokens are there, sealed: \(held.prefix(300))")
+        for value in ["planted-device-7731", "planted-user-4410", "planted-household-9920", "90210-PLANTED"] {
+            #expect(!held.contains(value), "\(value) is in Redis in clear")
+        }
+        #expect(try await sealed.load(deviceID: device, requestorID: "sim-requestor").tokens == tokens)
+        #expect(try await sealed.authentications(deviceID: device) == [token])
+        let keyless = RedisTokenStorage(client: client)
+        await #expect(throws: TokenStorageError.unsealable("this store has no sealing; give it the fleet's")) {
+            try await keyless.load(deviceID: device, requestorID: "sim-requestor")
+        }
+        client.close()
+        await server.stop()
+    }
+}

@@ -36,6 +36,8 @@ public final class FileTokenStorage: TokenStorage {
     private let counter = Mutex(0)
     /// What each file's identity meant last time it was read or written here.
     private let known = Mutex<[String: (identity: FileIdentity, version: StorageVersion)]>([:])
+    /// What seals each file before it is written and opens it after (nil: files are plain JSON).
+    public let sealing: (any TokenSealing)?
 
     private struct Envelope: Codable {
         var format: Int
@@ -64,8 +66,10 @@ public final class FileTokenStorage: TokenStorage {
     /// Opens the folder, creating it (`0700`) if needed.
     /// - Throws: ``TokenStorageError/refusedLocation(_:)`` when `folder` exists but is not a folder
     ///   or is a symbolic link; ``TokenStorageError/system(_:errno:)`` when it cannot be created.
-    public init(folder: String, maximumFileSize: Int = 8 << 20) throws(TokenStorageError) {
+    /// `sealing` seals each file at rest (``TokenSealing``): the device id, the user's ids and metadata in it.
+    public init(folder: String, maximumFileSize: Int = 8 << 20, sealing: (any TokenSealing)? = nil) throws(TokenStorageError) {
         self.folder = folder
+        self.sealing = sealing
         self.maximumFileSize = max(1024, maximumFileSize)
         if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw .system("mkdir \(folder)", errno: errno) }
         var info = stat()
@@ -106,7 +110,7 @@ public final class FileTokenStorage: TokenStorage {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             guard let data = try? encoder.encode(envelope) else { throw .unavailable("the tokens could not be encoded") }
-            let identity = try writeAtomically(Array(data), to: file)
+            let identity = try writeAtomically(try SealedValue.stored(Array(data), sealing: sealing), to: file)
             known.withLock { $0[file] = (identity, next) }
             return next
         }
@@ -128,7 +132,9 @@ public final class FileTokenStorage: TokenStorage {
         return names.filter { $0.hasSuffix(".tokens") }.sorted().compactMap { name -> AuthenticationToken? in
             let file = folder + "/" + name
             let envelope = try? locked(file) { () throws(TokenStorageError) -> Envelope? in
-                try contents(file).flatMap { try? JSONDecoder().decode(Envelope.self, from: Data($0)) }
+                try contents(file).flatMap { stored in
+                    (try? SealedValue.plain(stored, sealing: sealing)).flatMap { try? JSONDecoder().decode(Envelope.self, from: Data($0)) }
+                }
             }
             guard let envelope = envelope ?? nil, envelope.format == 1, envelope.device == deviceID,
                 envelope.tokens.deviceID ?? deviceID == deviceID
@@ -141,7 +147,9 @@ public final class FileTokenStorage: TokenStorage {
 
     /// Reads and checks `file` (the caller holds its lock).
     private func readTokens(_ file: String, requestorID: String) throws(TokenStorageError) -> VersionedTokens {
-        guard let (bytes, identity) = try contentsAndIdentity(file) else { return .absent }
+        guard let (stored, identity) = try contentsAndIdentity(file) else { return .absent }
+        // A file sealed with another key is left where it is: the key is wrong, not the file.
+        let bytes = try SealedValue.plain(stored, sealing: sealing)
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(bytes)) else {
             throw .corrupt(file: file, movedTo: try moveAside(file))
         }

@@ -14,7 +14,7 @@ public struct TokenStorageError: Error, Sendable, Equatable, CustomStringConvert
     /// What kind of failure it is; more kinds may come.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Kind: String, Sendable, Hashable {
-            case conflict, corrupt, foreign, tooLarge, refusedLocation, system, unavailable, closed
+            case conflict, corrupt, foreign, tooLarge, refusedLocation, system, unavailable, closed, unsealable
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -35,6 +35,9 @@ public struct TokenStorageError: Error, Sendable, Equatable, CustomStringConvert
         public static let unavailable = Code(.unavailable)
         /// This writer may write nothing more (its process ended, its store was closed).
         public static let closed = Code(.closed)
+        /// The stored value is sealed and this store cannot open it (sealed with another key, or the store
+        /// has no ``TokenSealing``); nothing was read, moved or changed.
+        public static let unsealable = Code(.unsealable)
 
         /// The code's name (`conflict`).
         public var description: String { kind.rawValue }
@@ -88,6 +91,8 @@ public struct TokenStorageError: Error, Sendable, Equatable, CustomStringConvert
     public static func unavailable(_ why: String) -> TokenStorageError { TokenStorageError(.unavailable, reason: why) }
     /// This writer may write nothing more (its process ended, its store was closed): `why`; not worth retrying.
     public static func closed(_ why: String) -> TokenStorageError { TokenStorageError(.closed, reason: why) }
+    /// ``Code/unsealable``: the sealed tokens cannot be opened here (`why`, with no secret in it).
+    public static func unsealable(_ why: String) -> TokenStorageError { TokenStorageError(.unsealable, reason: why) }
 
     /// Whether the same operation may well succeed if tried again shortly: the store was unreachable,
     /// restarting, busy or timed out (``Code/unavailable``, or a system call interrupted, busy or timed
@@ -113,6 +118,7 @@ public struct TokenStorageError: Error, Sendable, Equatable, CustomStringConvert
         case .system: return "\(why) failed: \(String(cString: strerror(errno ?? 0)))"
         case .unavailable: return "token storage is unavailable: \(why)"
         case .closed: return "token storage takes no more writes: \(why)"
+        case .unsealable: return "the stored tokens are sealed and cannot be opened here: \(why)"
         default: return "token storage failed (\(code)): \(why)"
         }
     }
