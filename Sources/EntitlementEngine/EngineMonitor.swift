@@ -35,7 +35,7 @@ public enum EngineEvent: Sendable {
     /// One log line with secrets shortened.
     public var redactedDescription: String {
         switch self {
-        case .started(_, let deviceID, let now): "engine started for \(deviceID) at \(now)"
+        case .started(_, let deviceID, let now): "engine started for \(DevicePseudonym.of(deviceID)) at \(now)"
         case .inputHandled(let input, let now): "  · \(input.name) at \(now)"
         case .callReceived(let id, let call): "\(id) > \(call.redactedDescription)"
         case .callbackEmitted(let callback, let answering):

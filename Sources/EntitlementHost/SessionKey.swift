@@ -13,6 +13,7 @@ public struct SessionKey: Hashable, Sendable, CustomStringConvertible {
         self.requestorID = requestorID
     }
 
-    /// `requestor/device`, with the device id shortened as logs shorten secrets.
-    public var description: String { requestorID + "/" + Redactor.redact(deviceID) }
+    /// `requestor/device`, the device named by its pseudonym (`DevicePseudonym`): logs and metrics
+    /// that show a key never show a device id.
+    public var description: String { requestorID + "/" + DevicePseudonym.of(deviceID) }
 }

@@ -71,3 +71,31 @@ struct TokenSealingTests {
         #expect(try sealing.seal([1, 2, 3]) != sealing.seal([1, 2, 3]), "a fresh nonce each time")
     }
 }
+
+/// Logs name a device by a keyed pseudonym, never its id.
+@Suite("Device pseudonyms in logs")
+struct DevicePseudonymTests {
+    @Test func aDeviceIdNeverReachesTheLogAndItsPseudonymFollowsTheKey() {
+        let planted = "planted-device-5512"
+        let lines = LockedLines()
+        let telemetry = EngineTelemetry(session: DevicePseudonym.of(planted) + "|sim-requestor", logger: lines, minimumLevel: .debug)
+        let started = EngineEvent.started(EngineSettings(), deviceID: planted, at: Timestamp(milliseconds: 0))
+        telemetry.observe(started)
+        let all = lines.text + "\n" + started.redactedDescription
+        #expect(!all.contains(planted), "\(all)")
+        #expect(all.contains(DevicePseudonym.of(planted)))
+        #expect(DevicePseudonym.of(planted) == DevicePseudonym.of(planted) && DevicePseudonym.of(planted) != DevicePseudonym.of("other"))
+        let defaultKey = Array("entitle.device-pseudonym.default".utf8)
+        #expect(DevicePseudonym.of(planted, key: defaultKey) == DevicePseudonym.of(planted), "until a key is set, the package's")
+        #expect(DevicePseudonym.of(planted, key: Array("the fleet's key".utf8)) != DevicePseudonym.of(planted), "keyed: another key, another pseudonym")
+    }
+
+    final class LockedLines: EngineLogHandler, @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        var text: String { lock.withLock { lines.joined(separator: "\n") } }
+        func log(level: LogLevel, message: String, metadata: [String: String]) {
+            lock.withLock { lines.append(message + " " + metadata.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")) }
+        }
+    }
+}

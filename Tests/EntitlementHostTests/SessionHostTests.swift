@@ -239,6 +239,13 @@ struct SessionHostTests {
         #expect(host.statistics.closed == 1 && host.residency(of: key) == nil)
     }
 
+    /// A key's description, in every host log line and error, names the device by its pseudonym.
+    @Test func aKeysDescriptionNamesTheDeviceByItsPseudonym() {
+        let key = SessionKey(deviceID: "planted-device-5512", requestorID: "sim-requestor")
+        #expect(key.description == "sim-requestor/" + DevicePseudonym.of("planted-device-5512"))
+        #expect(!"\(SessionHostError.mailboxFull(key, limit: 1))".contains("planted"))
+    }
+
     /// Each session's tracking data describe its own device, as the host's `device` closure says it.
     @Test func eachSessionsTrackingDataDescribeItsDevice() async throws {
         let rig = Rig()

@@ -9,7 +9,8 @@ import Synchronization
 /// `entitle.storage.failures`. Timer: `entitle.backend.latency` (`operation`, `outcome`). Every log
 /// line carries `session` and, where there is one, `call` or `operation`; secrets are shortened.
 public final class EngineTelemetry: EngineMonitor {
-    /// The session key every line and measurement is tagged with (device and requestor, say).
+    /// The session every line and measurement is tagged with: name the device by its pseudonym
+    /// (``DevicePseudonym/of(_:)``, or a `SessionKey`'s description), never by its id.
     public let session: String
     private let logger: (any EngineLogHandler)?
     private let metrics: (any EngineMetricsHandler)?
@@ -31,7 +32,7 @@ public final class EngineTelemetry: EngineMonitor {
     public func observe(_ event: EngineEvent) {
         switch event {
         case .started(_, let deviceID, _):
-            log(.info, "engine started", ["device": Redactor.redact(deviceID)])
+            log(.info, "engine started", ["device": DevicePseudonym.of(deviceID)])
         case .callReceived(let id, let call):
             metrics?.increment(counter: "entitle.calls", dimensions: [("call", call.name)], by: 1)
             log(.debug, "> \(call.redactedDescription)", ["call": id.description])
