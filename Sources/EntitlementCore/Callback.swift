@@ -62,20 +62,22 @@ public enum Callback: Sendable, Hashable {
         }
     }
 
-    /// The callback in cookbook notation with tokens and URL secrets shortened.
+    /// The callback in cookbook notation with tokens and URL secrets shortened, and personal data
+    /// concealed: a metadata value (household id, zip, the user's ids) as `•••`, the user's GUID in
+    /// tracking data shortened.
     public var redactedDescription: String {
         switch self {
         case .setRequestorComplete(let success): "setRequestorComplete(\(success ? "SUCCESS" : "FAILURE"))"
         case .displayProviderDialog(let mvpds): "displayProviderDialog([\(mvpds.map(\.id).joined(separator: ", "))])"
         case .setAuthenticationStatus(let status, let code): "setAuthenticationStatus(\(status), \"\(code)\")"
         case .navigateToUrl(let url): "navigateToUrl(\"\(Redactor.redact(url))\")"
-        case .sendTrackingData(let event, let data): "sendTrackingData(\(event.rawValue), \(data))"
+        case .sendTrackingData(let event, let data): "sendTrackingData(\(event.rawValue), \(Self.concealingGUID(event, data)))"
         case .setToken(let token, let resource): "setToken(\"\(Redactor.shorten(token))\", \"\(resource)\")"
         case .tokenRequestFailed(let resource, let code, let description):
             "tokenRequestFailed(\"\(resource)\", \"\(code)\", \"\(Redactor.redact(description))\")"
         case .selectedProvider(let mvpd): "selectedProvider(\(mvpd.map { "\"\($0.id)\"" } ?? "nil"))"
         case .setMetadataStatus(let value, let encrypted, let key):
-            "setMetadataStatus(\(value.map { "\($0)" } ?? "nil"), encrypted: \(encrypted), key: \(key))"
+            "setMetadataStatus(\(value == nil ? "nil" : "•••"), encrypted: \(encrypted), key: \(key))"
         case .preauthorizedResources(let resources): "preauthorizedResources(\(resources))"
         case .presentTvProviderDialog(let dialog): "presentTvProviderDialog(\(dialog.id))"
         case .dismissTvProviderDialog(let dialog): "dismissTvProviderDialog(\(dialog.id))"
@@ -87,5 +89,14 @@ public enum Callback: Sendable, Hashable {
             "providerSignInStatus(\"\(provider)\", \(signedIn ? 1 : 0), \"\(code)\", \"\(Redactor.redact(message))\")"
         case .stepUpRequired(let resource, let advice): "stepUpRequired(\"\(resource)\", \(advice.kind.rawValue), \"\(advice.value)\")"
         }
+    }
+
+    /// `data` with the user's GUID (field 2 of the detection events, a hash of the user id: personal
+    /// data) shortened.
+    private static func concealingGUID(_ event: TrackingEvent, _ data: [String]) -> [String] {
+        guard event != .mvpdSelection, data.count > 2, !data[2].isEmpty else { return data }
+        var concealed = data
+        concealed[2] = Redactor.shorten(data[2])
+        return concealed
     }
 }

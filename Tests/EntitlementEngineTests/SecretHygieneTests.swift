@@ -34,6 +34,28 @@ struct SecretHygieneTests {
         }
         await session.expectClean()
     }
+
+    /// Personal data answered to the app (metadata, the user's GUID in tracking data) is concealed in
+    /// log lines; the device id is named by its pseudonym.
+    @Test func noPersonalDataAppearsInAnyLogLine() async throws {
+        let lines = Mutex<[String]>([])
+        let session = SimulatedSession(
+            deviceID: "planted-device-3141", echo: { event in lines.withLock { $0.append(event.redactedDescription) } })
+        await session.signIn()
+        for key in ["householdID", "zip", "userID", "upstreamUserID"] { await session.enabler.getMetadata(.userMetadata(key)) }
+        await session.enabler.getAuthorization("news-channel")
+        let callbacks = await session.collect()
+        let guid = try #require(callbacks.compactMap { callback -> String? in
+            if case .sendTrackingData(.authorizationDetection, let data) = callback, data.count > 2, !data[2].isEmpty { data[2] } else { nil }
+        }.first)
+        #expect(callbacks.contains(.setMetadataStatus(.text("hh-alice"), encrypted: false, key: .userMetadata("householdID"))))
+        let log = lines.withLock { $0 }.joined(separator: "\n")
+        #expect(log.contains("setMetadataStatus"), "the log does record the answers")
+        for value in ["hh-alice", "10001", "acme-7f3a", "up-alice", guid, "planted-device-3141"] {
+            #expect(!log.contains(value), "personal data reached the log: \(Redactor.shorten(value))")
+        }
+        await session.expectClean()
+    }
 }
 
 /// The review's findings: a redirect carrying the real code and state with its names or
