@@ -91,12 +91,11 @@ public enum Callback: Sendable, Hashable {
         }
     }
 
-    /// `data` with the user's GUID (field 2 of the detection events, a hash of the user id: personal
-    /// data) shortened.
+    /// `data` with the user's GUID (personal data) shortened.
     private static func concealingGUID(_ event: TrackingEvent, _ data: [String]) -> [String] {
-        guard event != .mvpdSelection, data.count > 2, !data[2].isEmpty else { return data }
+        guard let field = event.userGUIDField, data.indices.contains(field), !data[field].isEmpty else { return data }
         var concealed = data
-        concealed[2] = Redactor.shorten(data[2])
+        concealed[field] = Redactor.shorten(data[field])
         return concealed
     }
 }

@@ -6,4 +6,8 @@ public enum TrackingEvent: String, Sendable, Hashable, Codable {
     case authorizationDetection
     /// The user selected an MVPD: data = MVPD, device type, client type, OS.
     case mvpdSelection
+
+    /// Where the user's GUID (a hash of the user id: personal data) sits in this event's data, if it
+    /// carries one.
+    package var userGUIDField: Int? { self == .mvpdSelection ? nil : 2 }
 }

@@ -8,12 +8,13 @@ import EntitlementSupport
 /// (the random values a flow drew), `backendAnswered`, `backendFailed`, `timerFired` — each with
 /// `t`, the injected clock's reading when the machine handled it. Outputs (`"out"`): `callback`
 /// (with the calls it `answers`) and `request` (a backend request). Every record has `seq`, from 1.
-/// Secrets are placeholders (`<state#1>`, `<authn#2>`); see `SecretBook`.
+/// Secrets are placeholders (`<state#1>`, `<media#2>`); see `SecretBook`. From format 2.1 personal data
+/// are too (`<personal#1>`, `<device#1>`) unless the header's `personalData` says `kept`.
 public struct Trace: Sendable, Equatable {
     /// The major version this engine reads and writes; a trace with another major is refused.
     public static let formatMajor = 2
     /// The minor version this engine writes.
-    public static let formatMinor = 0
+    public static let formatMinor = 1
     /// `major.minor`.
     public static var format: String { "\(formatMajor).\(formatMinor)" }
 
@@ -189,6 +190,10 @@ public struct Trace: Sendable, Equatable {
         return settings
     }
 
-    /// The device the trace was recorded on.
+    /// The device the trace was recorded on (its placeholder where personal data are concealed).
     public var deviceID: String { header["device"]?.string ?? "" }
+
+    /// Whether the trace holds personal data in clear: recorded keeping them (`"personalData":"kept"`),
+    /// or before format 2.1, which did not conceal them.
+    public var keepsPersonalData: Bool { header["personalData"]?.string != "concealed" }
 }

@@ -373,7 +373,8 @@ enum TraceCoding {
             record["status"] = .int(Int64(status))
             record["errorCode"] = .string(code)
         case .navigateToUrl(let url): record["url"] = .string(book.concealURL(url))
-        case .sendTrackingData(let event, let data):
+        case .sendTrackingData(let event, var data):
+            if let field = event.userGUIDField, data.indices.contains(field) { data[field] = book.concealPersonal(data[field]) }
             record["event"] = .string(event.rawValue)
             record["data"] = .array(data.map(JSONValue.string))
         case .setToken(let token, let resource):
@@ -385,7 +386,7 @@ enum TraceCoding {
             record["errorDescription"] = .string(description)
         case .selectedProvider(let mvpd): record["mvpd"] = mvpd.map(encode) ?? .null
         case .setMetadataStatus(let value, let encrypted, let key):
-            record["metadata"] = value.map(encode) ?? .null
+            record["metadata"] = value.map { encode(concealing($0, of: key, book: &book)) } ?? .null
             record["encrypted"] = .bool(encrypted)
             record["key"] = encode(key)
         case .preauthorizedResources(let resources): record["resources"] = .array(resources.map(JSONValue.string))
@@ -416,7 +417,7 @@ enum TraceCoding {
             "seq": .int(Int64(seq)), "out": "request", "op": .int(Int64(truncatingIfNeeded: operation.rawValue)),
             "operation": .string(request.operation.rawValue),
         ]
-        record["context"] = encode(request.context)
+        record["context"] = encode(request.context, book: &book)
         switch request {
         case .configuration, .profiles: break
         case .createSession(_, let mvpd, let domainName, let redirectURL):
@@ -454,9 +455,9 @@ enum TraceCoding {
         return .object(record)
     }
 
-    private static func encode(_ context: RequestContext) -> JSONValue {
+    private static func encode(_ context: RequestContext, book: inout SecretBook) -> JSONValue {
         [
-            "requestor": .string(context.requestorID), "device": .string(context.deviceID),
+            "requestor": .string(context.requestorID), "device": .string(book.concealPersonal(context.deviceID, as: .device)),
             "options": .object(context.options.mapValues(JSONValue.string)),
         ]
     }
@@ -472,6 +473,7 @@ enum TraceCoding {
             return ["configuration": configuration.json]
         case .session(var session):
             session.code = session.code.map { book.conceal($0, as: .code) }
+            session.sessionID = book.concealPersonal(session.sessionID)
             session.url = session.url.map { book.concealURL($0) }
             // The partner's request is what the platform's signed answer is bound to: kept out like one.
             if let request = session.authenticationRequest?.request {
@@ -484,7 +486,16 @@ enum TraceCoding {
             }
             return ["sessionStatus": status.json]
         case .profiles(let profiles):
-            return V2Profile.json(profiles: profiles)
+            // Concealed in MVPD and attribute order, so the placeholders are numbered alike in every recording.
+            var concealed: [String: V2Profile] = [:]
+            for (mvpd, var profile) in profiles.sorted(by: { $0.key < $1.key }) {
+                for (name, attribute) in profile.attributes.sorted(by: { $0.key < $1.key }) {
+                    profile.attributes[name]?.value = concealing(attribute.value, book: &book)
+                }
+                profile.sessionID = profile.sessionID.map { book.concealPersonal($0) }
+                concealed[mvpd] = profile
+            }
+            return V2Profile.json(profiles: concealed)
         case .decisions(let decisions):
             let concealed = decisions.map { decision in
                 var decision = decision
@@ -583,13 +594,20 @@ enum TraceCoding {
 
     private static func encode(_ token: AuthenticationToken, book: inout SecretBook) -> JSONValue {
         var members: [String: JSONValue] = [
-            "mvpd": .string(token.mvpdID), "requestor": .string(token.requestorID), "userID": .string(token.userID),
+            "mvpd": .string(token.mvpdID), "requestor": .string(token.requestorID), "userID": .string(book.concealPersonal(token.userID)),
             "expires": .int(token.expires.milliseconds),
         ]
         // The source and metadata are written only when there are some.
         if token.source != .mvpdLogin { members["source"] = .string(token.source.rawValue) }
-        if !token.metadata.isEmpty { members["metadata"] = .object(token.metadata.mapValues(encode)) }
-        if let sessionID = token.sessionID { members["sessionID"] = .string(sessionID) }
+        if !token.metadata.isEmpty {
+            // Concealed in name order, so the placeholders are numbered alike in every recording.
+            var metadata: [String: JSONValue] = [:]
+            for (name, value) in token.metadata.sorted(by: { $0.key < $1.key }) {
+                metadata[name] = encode(concealing(value, of: .userMetadata(name), book: &book))
+            }
+            members["metadata"] = .object(metadata)
+        }
+        if let sessionID = token.sessionID { members["sessionID"] = .string(book.concealPersonal(sessionID)) }
         if !token.encryptedMetadata.isEmpty {
             members["encryptedMetadata"] = .array(token.encryptedMetadata.sorted().map(JSONValue.string))
         }
@@ -620,7 +638,7 @@ enum TraceCoding {
         var record: [String: JSONValue] = [
             "authentication": stored.authentication.map { encode($0, book: &book) } ?? .null,
             "selectedProvider": stored.selectedProvider.map(JSONValue.string) ?? .null,
-            "device": stored.deviceID.map(JSONValue.string) ?? .null,
+            "device": stored.deviceID.map { .string(book.concealPersonal($0, as: .device)) } ?? .null,
             "pendingLogin": stored.pendingLogin.map { pending in
                 var record: [String: JSONValue] = [
                     "mvpd": .string(pending.mvpdID), "state": .string(book.conceal(pending.state, as: .state)),
@@ -697,6 +715,35 @@ enum TraceCoding {
             mvpdID: try string(value, "mvpd"), state: try string(value, "state"), code: try string(value, "code"),
             deadline: Timestamp(milliseconds: try int(value, "deadline")), data: try stringMap(value, "data"),
             url: value["url"]?.string, completing: value["completing"]?.bool ?? false)
+    }
+
+    /// A metadata answer for `key` with its personal data concealed: the device's id and the user's
+    /// metadata are; the expiry times are not.
+    private static func concealing(_ value: MetadataValue, of key: MetadataKey, book: inout SecretBook) -> MetadataValue {
+        let kind: SecretBook.Kind
+        switch key {
+        case .authenticationExpiry, .authorizationExpiry: return value
+        case .deviceID: kind = .device
+        case .userMetadata: kind = .personal
+        }
+        switch value {
+        case .text(let text): return .text(book.concealPersonal(text, as: kind))
+        case .list(let items): return .list(items.map { book.concealPersonal($0, as: kind) })
+        }
+    }
+
+    /// A profile attribute's value with its personal data concealed, shaped as its metadata will be
+    /// (``AuthenticationToken/metadataValue(_:)``): a text, a list of texts, or any other value as one
+    /// text — so a replayed profile gives the metadata the recorded one gave.
+    private static func concealing(_ value: JSONValue, book: inout SecretBook) -> JSONValue {
+        guard !book.keepsPersonalData else { return value }
+        switch value {
+        case .null: return .null
+        case .string(let text): return .string(book.concealPersonal(text))
+        case .array(let items) where items.allSatisfy({ $0.string != nil }):
+            return .array(items.map { .string(book.concealPersonal($0.string ?? "")) })
+        default: return .string(book.concealPersonal(value.canonicalText))
+        }
     }
 
     private static func encode(_ value: MetadataValue) -> JSONValue {

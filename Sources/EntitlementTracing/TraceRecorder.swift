@@ -5,7 +5,9 @@ import Synchronization
 /// an engine without a recorder does no recording work at all.
 ///
 /// Secrets are written as placeholders by a `SecretBook` as the records are made, so no secret
-/// is ever held in the trace, written to a file or printed.
+/// is ever held in the trace, written to a file or printed. So are personal data — the device's id,
+/// profile attributes, user ids, metadata values, session ids and the tracking GUID — unless the
+/// recorder keeps them (`keepingPersonalData`, for local debugging only).
 ///
 /// With a ``TraceSink``, each line goes to the sink as it is made and nothing is kept: a long session
 /// records in flat memory (only the secret book, one placeholder per secret, stays).
@@ -14,25 +16,29 @@ public final class TraceRecorder: EngineMonitor {
         var header: JSONValue?
         var records: [JSONValue] = []
         var count = 0
-        var book = SecretBook()
+        var book: SecretBook
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let recordedWith: String
     private let sink: (any TraceSink)?
 
     /// Creates a recorder that keeps the trace in memory (``trace``); `recordedWith` names what
-    /// recorded (written in the header).
-    public init(recordedWith: String = "AccessEnabler \(EngineVersion.current)") {
+    /// recorded (written in the header); `keepingPersonalData` writes personal data in clear.
+    public init(recordedWith: String = "AccessEnabler \(EngineVersion.current)", keepingPersonalData: Bool = false) {
         self.recordedWith = recordedWith
         self.sink = nil
+        self.state = Mutex(State(book: SecretBook(keepingPersonalData: keepingPersonalData)))
     }
 
     /// Creates a recorder that writes each line of the trace's canonical form to `sink` as it is made
     /// (the header first) and keeps no records: ``trace`` then holds the header alone.
-    public init(recordedWith: String = "AccessEnabler \(EngineVersion.current)", streamingTo sink: any TraceSink) {
+    public init(
+        recordedWith: String = "AccessEnabler \(EngineVersion.current)", keepingPersonalData: Bool = false, streamingTo sink: any TraceSink
+    ) {
         self.recordedWith = recordedWith
         self.sink = sink
+        self.state = Mutex(State(book: SecretBook(keepingPersonalData: keepingPersonalData)))
     }
 
     /// Turns boundary events into records.
@@ -45,7 +51,8 @@ public final class TraceRecorder: EngineMonitor {
                 state.header = [
                     "trace": "header", "format": .string(Trace.format), "engine": .string(EngineVersion.current),
                     "recorded_with": .string(recordedWith), "machine": .string(Trace.machineHash),
-                    "start": .int(now.milliseconds), "device": .string(deviceID), "settings": Trace.encode(settings),
+                    "start": .int(now.milliseconds), "device": .string(state.book.concealPersonal(deviceID, as: .device)),
+                    "personalData": state.book.keepsPersonalData ? "kept" : "concealed", "settings": Trace.encode(settings),
                 ]
                 sink?.write(line: state.header?.canonicalText ?? "")
                 return

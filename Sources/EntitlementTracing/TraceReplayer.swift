@@ -120,7 +120,7 @@ private struct Run {
     }
 
     var machine: EntitlementMachine
-    var book = SecretBook()
+    var book: SecretBook
     var produced: [JSONValue] = []
     var operations: [UInt64: OperationID] = [:]
     var replayed = 0
@@ -133,6 +133,7 @@ private struct Run {
     init(header: JSONValue, requests: Requests) {
         let trace = Trace(header: header, records: [])
         machine = EntitlementMachine(settings: trace.settings, deviceID: trace.deviceID)
+        book = SecretBook(keepingPersonalData: trace.keepsPersonalData)
         self.requests = requests
     }
 
@@ -168,6 +169,7 @@ private struct Run {
 
     private mutating func feed(_ record: JSONValue) {
         guard case .some(let (input, time)) = try? TraceCoding.decodeInput(record) else { return }
+        note(record)
         let step = machine.handle(remap(input), at: time)
         if machine.recordsTransitions {
             let unnamed = step.effectsNotInRows(machine.lastTransitions)
@@ -188,6 +190,17 @@ private struct Run {
             case .startTimer, .cancelTimer, .log, .presentPlatformPicker, .dismissPlatformPicker, .checkPlatformSignIn:
                 break
             }
+        }
+    }
+
+    /// Notes the placeholders of an input record, so a value the machine derives from one (the
+    /// tracking GUID of a concealed user id) is numbered as the recording numbered it.
+    private mutating func note(_ value: JSONValue) {
+        switch value {
+        case .string(let text): book.notePlaceholders(in: text)
+        case .array(let items): for item in items { note(item) }
+        case .object(let members): for member in members.values { note(member) }
+        default: break
         }
     }
 

@@ -30,7 +30,7 @@ enum Command: Equatable {
     /// Run the engine's figures (`bench engine`); with `child`, only the host's memory figure (the child process).
     case benchEngine(sessions: Int, seconds: Double, only: Set<String>, child: Bool)
     /// Record a scenario run as a trace.
-    case record(scenario: String, output: String)
+    case record(scenario: String, output: String, keepingPersonalData: Bool)
     /// Replay traces against today's engine; with `expectDivergence`, each must diverge.
     case replay([String], expectDivergence: Bool, junit: String?)
     /// Print a trace as a readable transcript.
@@ -219,9 +219,11 @@ enum Command: Equatable {
         var reader = ArgumentReader(arguments, command: "record", options: ["-o", "--output"])
         var scenario: String?
         var output: String?
+        var keepingPersonalData = false
         while let argument = reader.next() {
             switch argument {
             case "-o", "--output": output = try reader.value(of: argument)
+            case "--keep-personal-data": keepingPersonalData = true
             case _ where argument.hasPrefix("-"): throw reader.unknownOption(argument)
             case _ where scenario == nil: scenario = argument
             default: throw reader.unexpected(argument)
@@ -229,7 +231,7 @@ enum Command: Equatable {
         }
         guard let scenario else { throw reader.error("give a SCENARIO file") }
         guard let output else { throw reader.error("give where to write the trace: -o TRACE") }
-        return .record(scenario: scenario, output: output)
+        return .record(scenario: scenario, output: output, keepingPersonalData: keepingPersonalData)
     }
 
     private static func parseReplay(_ arguments: [String]) throws(UsageError) -> Command {

@@ -89,10 +89,13 @@ struct CommandHelp {
                 be used.
                 """),
         CommandHelp(
-            name: "record", synopsis: ["record SCENARIO -o TRACE"], summary: "run a scenario and write its trace",
+            name: "record", synopsis: ["record [--keep-personal-data] SCENARIO -o TRACE"],
+            summary: "run a scenario and write its trace",
             details: """
-                Runs a scenario and writes its trace (JSON Lines, secrets as placeholders) to TRACE. A
-                trace records one engine: `main`, up to its first restart.
+                Runs a scenario and writes its trace (JSON Lines, secrets and personal data as
+                placeholders) to TRACE. A trace records one engine: `main`, up to its first restart.
+                  --keep-personal-data   write device ids, profile attributes and user ids in clear
+                                         (for local debugging only)
                 Exit status: 0 recorded; 1 recorded, but the scenario failed; 2 the script does not
                 parse; 66 it cannot be read; 73 TRACE cannot be written.
                 """),

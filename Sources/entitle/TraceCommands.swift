@@ -4,7 +4,7 @@ import EntitlementTracing
 
 /// `entitle record`, `entitle replay` and `entitle trace show`.
 struct TraceCommands {
-    func record(_ scenarioFile: String, to output: String) async -> ExitStatus {
+    func record(_ scenarioFile: String, to output: String, keepingPersonalData: Bool) async -> ExitStatus {
         let scenario: Scenario
         do {
             scenario = try CommandFile.scenario(scenarioFile)
@@ -12,7 +12,7 @@ struct TraceCommands {
             StandardError.write("entitle record: \(error)\n")
             return error.status
         }
-        let recorder = TraceRecorder(recordedWith: "entitle record \(EngineVersion.current)")
+        let recorder = TraceRecorder(recordedWith: "entitle record \(EngineVersion.current)", keepingPersonalData: keepingPersonalData)
         let result = await ScenarioRunner().run(scenario, recorder: recorder)
         do {
             try CommandFile.write(recorder.trace.text, to: output)

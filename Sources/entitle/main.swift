@@ -36,8 +36,8 @@ case .success(.bench("storage", let rounds)):
     status = await StorageBenchmark().run(rounds: rounds) == 0 ? .success : .failure
 case .success(.bench(_, let rounds)):
     status = await JSONBenchmark().run(rounds: rounds) == 0 ? .success : .failure
-case .success(.record(let scenario, let output)):
-    status = await TraceCommands().record(scenario, to: output)
+case .success(.record(let scenario, let output, let keepingPersonalData)):
+    status = await TraceCommands().record(scenario, to: output, keepingPersonalData: keepingPersonalData)
 case .success(.replay(let traces, let expectDivergence, let junit)):
     status = TraceCommands().replay(traces, expectDivergence: expectDivergence, junit: junit)
 case .success(.showTrace(let trace)):

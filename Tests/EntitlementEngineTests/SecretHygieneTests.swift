@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
 import EntitlementTracing
+import Foundation
 import Synchronization
 import Testing
 
@@ -37,24 +38,65 @@ struct SecretHygieneTests {
 
     /// Personal data answered to the app (metadata, the user's GUID in tracking data) is concealed in
     /// log lines; the device id is named by its pseudonym.
-    @Test func noPersonalDataAppearsInAnyLogLine() async throws {
+    /// The world's user data (user id, upstream user id, household, zip), the tracking GUID made from
+    /// them and a planted device id reach no output channel in clear: not the log (the events' own lines
+    /// and the telemetry's at debug, with their metadata), not the metrics' dimensions, not the trace or
+    /// its transcript, not the files a sealing store writes.
+    @Test func noPersonalDataReachesAnyOutputChannel() async throws {
+        let device = "planted-device-3141"
         let lines = Mutex<[String]>([])
+        let telemetryLines = TelemetryTests.Lines()
+        let measurements = TelemetryTests.Measurements()
+        let telemetry = EngineTelemetry(
+            session: DevicePseudonym.of(device), logger: telemetryLines, metrics: measurements, minimumLevel: .debug)
+        let recorder = TraceRecorder()
+        let folder = NSTemporaryDirectory() + "entitle-personal-" + UUID().uuidString
+        let storage = try FileTokenStorage(folder: folder, sealing: TestOnlySealing(key: "fleet-key"))
         let session = SimulatedSession(
-            deviceID: "planted-device-3141", echo: { event in lines.withLock { $0.append(event.redactedDescription) } })
+            deviceID: device, storage: storage, recorder: recorder,
+            echo: { event in
+                lines.withLock { $0.append(event.redactedDescription) }
+                telemetry.observe(event)
+            })
         await session.signIn()
         for key in ["householdID", "zip", "userID", "upstreamUserID"] { await session.enabler.getMetadata(.userMetadata(key)) }
+        await session.enabler.getMetadata(.deviceID)
         await session.enabler.getAuthorization("news-channel")
         let callbacks = await session.collect()
         let guid = try #require(callbacks.compactMap { callback -> String? in
             if case .sendTrackingData(.authorizationDetection, let data) = callback, data.count > 2, !data[2].isEmpty { data[2] } else { nil }
         }.first)
         #expect(callbacks.contains(.setMetadataStatus(.text("hh-alice"), encrypted: false, key: .userMetadata("householdID"))))
-        let log = lines.withLock { $0 }.joined(separator: "\n")
-        #expect(log.contains("setMetadataStatus"), "the log does record the answers")
-        for value in ["hh-alice", "10001", "acme-7f3a", "up-alice", guid, "planted-device-3141"] {
-            #expect(!log.contains(value), "personal data reached the log: \(Redactor.shorten(value))")
+        #expect(callbacks.contains(.setMetadataStatus(.text(device), encrypted: false, key: .deviceID)))
+        let trace = recorder.trace
+        var files = ""
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            files += name + "\n" + String(decoding: FileManager.default.contents(atPath: folder + "/" + name) ?? Data(), as: UTF8.self)
         }
+        let channels: [(String, String)] = [
+            ("log", lines.withLock { $0 }.joined(separator: "\n")),
+            ("telemetry log", telemetryLines.lines.withLock { $0 }.map { "\($0.1) \($0.2)" }.joined(separator: "\n")),
+            ("metrics", measurements.counters.withLock { $0.keys.joined(separator: "\n") } + measurements.timers.withLock { $0.keys.joined(separator: "\n") }),
+            ("trace", trace.text), ("transcript", TraceTranscript.render(trace)), ("store", files),
+        ]
+        #expect(channels[0].1.contains("setMetadataStatus") && channels[1].1.contains("setMetadataStatus"), "the logs do record the answers")
+        #expect(trace.text.contains("setMetadataStatus") && files.contains("sealed:1:"), "the trace and the store were written")
+        for (channel, text) in channels {
+            for value in ["hh-alice", "10001", "acme-7f3a", "up-alice", guid, device] {
+                #expect(!text.contains(value), "\(channel) holds personal data in clear: \(Redactor.shorten(value))")
+            }
+        }
+        #expect(TraceReplayer().replay(trace).divergence == nil, "a trace with its personal data concealed replays")
+        let keeping = TraceRecorder(keepingPersonalData: true)
+        let debugging = SimulatedSession(deviceID: device, recorder: keeping)
+        await debugging.signIn()
+        await debugging.enabler.getMetadata(.userMetadata("householdID"))
+        _ = await debugging.collect()
+        #expect(keeping.trace.text.contains("hh-alice") && keeping.trace.text.contains(device), "kept for local debugging")
+        #expect(keeping.trace.header["personalData"] == "kept")
+        #expect(TraceReplayer().replay(keeping.trace).divergence == nil)
         await session.expectClean()
+        await debugging.expectClean()
     }
 }
 
@@ -156,9 +198,69 @@ struct StatusTextTests {
         await session.expectClean()
     }
 
+    /// An MVPD that quotes the flow's `state` in its `error_description` prose, under no name: the
+    /// engine knows the value and conceals it in the status, the log, the trace and its transcript.
+    @Test func aStateEchoedInProseIsConcealedByValue() async throws {
+        let lines = Mutex<[String]>([])
+        let recorder = TraceRecorder()
+        let session = SimulatedSession(recorder: recorder, echo: { event in lines.withLock { $0.append(event.redactedDescription) } })
+        let login = await session.startLogin()
+        let state = try #require(queryValue("state", in: await session.redirectURL(from: login)))
+        let description = PercentEncoding.encode("the request with state \(state) was refused")
+        await session.enabler.handleExternalURL(
+            "adobepass://ios.app?error=access_denied&error_description=\(description)&state=\(state)&mvpd=acme-cable")
+        let callbacks = await session.collect()
+        let message = try #require(callbacks.compactMap { if case .status(let report) = $0, report.code == "REDIRECT_PROVIDER_ERROR" { report.message } else { nil } }.first)
+        #expect(message.contains("the request with state … was refused"), "the prose is kept, the value is not: \(message)")
+        let trace = recorder.trace
+        for (channel, text) in [
+            ("status", message), ("log", lines.withLock { $0 }.joined(separator: "\n")), ("trace", trace.text),
+            ("transcript", TraceTranscript.render(trace)),
+        ] {
+            #expect(!text.contains(state), "\(channel) holds the state in clear")
+        }
+        #expect(trace.text.contains("state%20<state#1>%20was"), "the trace names it by its placeholder: \(trace.text)")
+        #expect(TraceReplayer().replay(trace).divergence == nil, "and replays")
+        _ = session.ledger.take()
+        await session.expectClean()
+    }
+
     /// The review's case: a redirect whose parameter names hide behind a non-ASCII character in an escape.
     @Test func aFormattingCharacterInsideAnEscapeHidesNothing() {
         let redacted = Redactor.redact("adobepass://ios.app?s%257\u{202E}4ate=STATEVALUE1234&c%256\u{200B}Fde=CODEVALUE5678")
         #expect(!redacted.contains("STATEVALUE1234") && !redacted.contains("CODEVALUE5678"), "\(redacted)")
+    }
+}
+
+@Suite("Secrets in any place a server or client writes them")
+struct SecretFormsTests {
+    /// Forms a request line takes that name no parameter the redaction knew: a path with doubled
+    /// slashes, a second screen's code in the path, `sessionid`, an array parameter.
+    @Test(arguments: [
+        "/api/v2/authenticate//sim-requestor/CODE12345678",
+        "/api/v2//authenticate/sim-requestor//CODE12345678?x=1",
+        "/activate/CODE12345678",
+        "/login?sessionid=CODE12345678",
+        "/x?token[]=CODE12345678&token[1]=CODE12345678",
+        "/x?a=1&code%5B%5D=CODE12345678",
+    ])
+    func aSecretInAnyFormIsShortened(target: String) {
+        let line = Redactor.redact(target)
+        #expect(!line.contains("CODE12345678"), "\(line)")
+    }
+
+    @Test func theSecondScreensLastPageAndAPartnerAreNoCodes() {
+        #expect(Redactor.redact("/activate/done") == "/activate/done")
+        #expect(Redactor.redact("/api/v2/sessions/sso/apple") == "/api/v2/sessions/sso/apple")
+    }
+
+    /// A value found under its name is concealed wherever else the text repeats it, and a trace
+    /// numbers the echo as the value itself.
+    @Test func aValueFoundByNameIsConcealedWhereverItIsRepeated() {
+        let url = "adobepass://ios.app?error=x&error_description=state%20ECHOEDSTATE99%20unknown&state=ECHOEDSTATE99"
+        #expect(!Redactor.redact(url).contains("ECHOEDSTATE99"), "\(Redactor.redact(url))")
+        var book = SecretBook()
+        #expect(book.concealURL(url) == "adobepass://ios.app?error=x&error_description=state%20<state#1>%20unknown&state=<state#1>")
+        #expect(Redactor.redact("code=abc and abc") == "code=… and abc", "a short value is not looked for elsewhere")
     }
 }

@@ -71,18 +71,32 @@ struct TraceFormatTests {
         #expect(trace.header["_tool"] == nil)
     }
 
+    @Test func personalDataAreConcealedUnlessTheBookKeepsThem() {
+        var book = SecretBook()
+        #expect(book.concealPersonal("alice-7f3a") == "<personal#1>")
+        #expect(book.concealPersonal("device-9", as: .device) == "<device#1>")
+        #expect(book.concealPersonal("alice-7f3a") == "<personal#1>")
+        // A replay notes the recorded placeholders, so what the machine derives next is numbered after them.
+        book.notePlaceholders(in: "a://b?x=<personal#6>&y=<device#2>&z=<nothing#9>&w=<personal#x>")
+        #expect(book.concealPersonal("derived") == "<personal#7>")
+        #expect(book.concealPersonal("another device", as: .device) == "<device#3>")
+        var keeping = SecretBook(keepingPersonalData: true)
+        #expect(keeping.concealPersonal("alice-7f3a") == "alice-7f3a")
+        #expect(keeping.conceal("s3cr3t", as: .state) == "<state#1>", "secrets are concealed all the same")
+    }
+
     @Test func placeholdersAreStableAndNumberedPerKind() {
         var book = SecretBook()
         #expect(book.conceal("s3cr3t", as: .state) == "<state#1>")
         #expect(book.conceal("other", as: .state) == "<state#2>")
         #expect(book.conceal("s3cr3t", as: .state) == "<state#1>")
         #expect(book.conceal("tok", as: .media) == "<media#1>")
-        #expect(book.conceal("<code#7>", as: .code) == "<code#7>", "a placeholder stays itself")
+        #expect(book.conceal("<code#7>", as: .code) == "<code#7>", "a placeholder stays itself, and numbering goes on after it")
         #expect(book.conceal("", as: .code) == "")
         let url = "adobepass://ios.app?code=abc&state=s3cr3t&mvpd=m&state=dup#code=frag"
-        #expect(book.concealURL(url) == "adobepass://ios.app?code=<code#1>&state=<state#1>&mvpd=m&state=<state#3>#code=<code#2>")
+        #expect(book.concealURL(url) == "adobepass://ios.app?code=<code#8>&state=<state#1>&mvpd=m&state=<state#3>#code=<code#9>")
         // An undecodable value is concealed too, and keeps what makes it refused (a bad escape).
-        #expect(book.concealURL("adobepass://ios.app?code=%zz") == "adobepass://ios.app?code=<code#3>%")
+        #expect(book.concealURL("adobepass://ios.app?code=%zz") == "adobepass://ios.app?code=<code#10>%")
         // Names and delimiters in any encoding, nested URLs, any case: every secret is found.
         let hidden = "adobepass://ios.app?c%6Fde=abc&x=" + PercentEncoding.encode("https://a.b/c?STATE=s3cr3t&token=t0k3n")
         let concealed = book.concealURL(hidden)

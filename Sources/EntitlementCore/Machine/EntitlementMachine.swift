@@ -231,7 +231,10 @@ public struct EntitlementMachine: Sendable {
         let saveFailed = if case .storageWriteFailed = input { true } else { false }
         if !saveFailed { persistedBeforeSave = nil }
         if now >= nextCacheSweep { evictExpiredCacheEntries() }
+        // Secrets held before the input: a flow the input ends forgets its own.
+        let echoable = Self.bringsOutsideText(input) ? secretsHeld : []
         var effects = transition(input)
+        if !echoable.isEmpty { effects = Self.concealing(echoable + secretsHeld, in: effects) }
         if hasProviderChain, let changed = announceEntitlements() { effects.append(changed) }
         noteRequestsSent(effects)
         // Persistence is automatic: whatever the input changed is saved once, before any callback,

@@ -19,6 +19,11 @@ public struct SecretBook: Sendable {
         case assertion
         /// Any other secret parameter found in a URL or message (`token`, `password`, …).
         case secret
+        /// A user's data: profile attribute values, user ids, metadata values, session ids, the
+        /// tracking GUID (concealed unless the book keeps personal data).
+        case personal
+        /// A device id (concealed unless the book keeps personal data).
+        case device
     }
 
     /// Query parameters whose values are secrets, and their kinds.
@@ -28,19 +33,45 @@ public struct SecretBook: Sendable {
 
     private var placeholders: [String: String] = [:]
     private var counts: [Kind: Int] = [:]
+    /// Whether ``concealPersonal(_:as:)`` keeps values as they are (for local debugging only).
+    public let keepsPersonalData: Bool
 
-    /// Creates an empty book.
-    public init() {}
+    /// Creates an empty book; one `keepingPersonalData` conceals secrets only.
+    public init(keepingPersonalData: Bool = false) {
+        self.keepsPersonalData = keepingPersonalData
+    }
 
-    /// The placeholder for `value` (assigned on first sight); a placeholder stays itself; an empty
-    /// value stays empty.
+    /// The placeholder for `value` (assigned on first sight); a placeholder stays itself (and
+    /// numbering goes on after it); an empty value stays empty.
     public mutating func conceal(_ value: String, as kind: Kind) -> String {
-        guard !value.isEmpty, !Self.isPlaceholder(value) else { return value }
+        guard !value.isEmpty else { return value }
+        if let (known, number) = Self.placeholder(value) {
+            counts[known] = max(counts[known] ?? 0, number)
+            return value
+        }
         if let known = placeholders[value] { return known }
         counts[kind, default: 0] += 1
         let placeholder = "<\(kind.rawValue)#\(counts[kind]!)>"
         placeholders[value] = placeholder
         return placeholder
+    }
+
+    /// `value` concealed as personal data of `kind` (``Kind/personal`` or ``Kind/device``), or `value`
+    /// itself when the book keeps personal data.
+    public mutating func concealPersonal(_ value: String, as kind: Kind = .personal) -> String {
+        keepsPersonalData ? value : conceal(value, as: kind)
+    }
+
+    /// Notes every placeholder written in `text`, so the next value of its kind is numbered after it:
+    /// a replay reads the recorded placeholders this way before the machine derives new values (the
+    /// tracking GUID of a concealed user id), and so numbers them as the recording did.
+    public mutating func notePlaceholders(in text: String) {
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "<") {
+            rest = rest[rest.index(after: open)...]
+            guard let close = rest.firstIndex(of: ">") else { return }
+            if let (kind, number) = Self.placeholder("<" + rest[..<close] + ">") { counts[kind] = max(counts[kind] ?? 0, number) }
+        }
     }
 
     /// `url` (or any text) with the value of every secret parameter concealed, however it is
@@ -71,11 +102,17 @@ public struct SecretBook: Sendable {
     }
 
     /// True for `<kind#n>`.
-    public static func isPlaceholder(_ text: String) -> Bool {
-        guard text.hasPrefix("<"), text.hasSuffix(">"), let hash = text.firstIndex(of: "#") else { return false }
+    public static func isPlaceholder(_ text: String) -> Bool { placeholder(text) != nil }
+
+    /// The kind and number of a `<kind#n>` placeholder.
+    private static func placeholder(_ text: String) -> (Kind, Int)? {
+        guard text.hasPrefix("<"), text.hasSuffix(">"), let hash = text.firstIndex(of: "#") else { return nil }
         let kind = text[text.index(after: text.startIndex)..<hash]
-        let number = text[text.index(after: hash)..<text.index(before: text.endIndex)]
-        return Kind(rawValue: String(kind)) != nil && !number.isEmpty && number.allSatisfy(\.isNumber)
+        let digits = text[text.index(after: hash)..<text.index(before: text.endIndex)]
+        guard let kind = Kind(rawValue: String(kind)), !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }), let number = Int(digits) else {
+            return nil
+        }
+        return (kind, number)
     }
 
     /// `url` with every placeholder percent-encoded, so it can be parsed as a URL on replay.

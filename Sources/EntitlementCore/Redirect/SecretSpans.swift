@@ -4,15 +4,17 @@ import EntitlementSupport
 /// they are written: names and delimiters raw or percent-encoded (up to sixteen times over, so
 /// `c%6Fde=`, `%3Fcode%3D`, a URL nested in another URL's parameter), in the query or the
 /// fragment, in any letter case, or as JSON (`"code":"…"`) — and REST API V2's session codes in a
-/// path (`/api/v2/authenticate/{sp}/{code}`, `/sessions/{code}`, `/profiles/code/{code}`). Works on
-/// UTF-8 bytes.
+/// path (`/api/v2/authenticate/{sp}/{code}`, `/sessions/{code}`, `/profiles/code/{code}`, a second
+/// screen's `/activate/{code}`, however many slashes stand between the segments). A value found so is
+/// then found by value too, wherever else the text repeats it (an MVPD that echoes the `state` in
+/// its `error_description` prose). Works on UTF-8 bytes.
 ///
 /// Each span is a range of the *original* bytes holding one secret value, with the value as decoded.
 enum SecretSpans {
     /// Parameter names whose values are secrets (compared in lower case).
     static let names: [String] = [
         "code_challenge", "code_verifier", "access_token", "refresh_token", "id_token", "client_secret",
-        "assertion", "password", "session", "logout", "token", "state", "code",
+        "assertion", "password", "sessionid", "session", "logout", "token", "state", "code",
     ]
 
     /// ``names`` as bytes, in the same order (the first that matches wins, as with the strings).
@@ -66,7 +68,47 @@ enum SecretSpans {
             }
             kept.append(span)
         }
-        return kept
+        return withEchoes(of: kept, in: bytes)
+    }
+
+    /// The values shorter than this are not looked for elsewhere in the text (too likely to be a
+    /// harmless word of it).
+    static let shortestEcho = 8
+
+    /// `spans` and every other place `bytes` repeats one of their values (as it is, or
+    /// percent-encoded), in order, not overlapping.
+    private static func withEchoes(of spans: [Span], in bytes: [UInt8]) -> [Span] {
+        var echoes: [Span] = []
+        var looked: Set<[UInt8]> = []
+        for span in spans where span.value.count >= shortestEcho && looked.insert(span.value).inserted {
+            let text = String(decoding: span.value, as: UTF8.self)
+            guard !SecretBook.isPlaceholder(text) else { continue }
+            let encoded = Array(PercentEncoding.encode(text).utf8)
+            for form in encoded == span.value ? [span.value] : [span.value, encoded] {
+                for range in occurrences(of: form, in: bytes)
+                where !spans.contains(where: { $0.range.overlaps(range) }) && !echoes.contains(where: { $0.range.overlaps(range) }) {
+                    echoes.append(Span(name: span.name, range: range, value: span.value))
+                }
+            }
+        }
+        guard !echoes.isEmpty else { return spans }
+        return (spans + echoes).sorted { $0.range.lowerBound < $1.range.lowerBound }
+    }
+
+    /// Where `needle` occurs in `haystack`, not overlapping.
+    private static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> [Range<Int>] {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return [] }
+        var found: [Range<Int>] = []
+        var index = 0
+        while index <= haystack.count - needle.count {
+            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) {
+                found.append(index..<(index + needle.count))
+                index += needle.count
+            } else {
+                index += 1
+            }
+        }
+        return found
     }
 
     /// The text with control, separator and invisible formatting characters left out, so none can
@@ -126,8 +168,12 @@ enum SecretSpans {
 
     /// Path prefixes a REST API V2 session code follows, and how many segments come before it.
     static let codePaths: [(prefix: String, skipped: Int)] = [
-        ("/authenticate/", 1), ("/profiles/code/", 0), ("/sessions/", 0),
+        ("/authenticate/", 1), ("/profiles/code/", 0), ("/sessions/", 0), ("/activate/", 0),
     ]
+
+    /// Path segments that stand where a code would and are none: `/sessions/sso/…` names a partner,
+    /// `/activate/done` is the second screen's last page.
+    private static let notCodes: Set<[UInt8]> = [Array("sso".utf8), Array("done".utf8)]
 
     /// ``codePaths`` as bytes (every prefix starts with `/`).
     private static let codePathBytes: [(prefix: [UInt8], skipped: Int)] = codePaths.map { (Array($0.prefix.utf8), $0.skipped) }
@@ -144,10 +190,13 @@ enum SecretSpans {
                     continue
                 }
                 var cursor = index + prefix.count
+                // Empty segments (`//`) are skipped, as servers that merge slashes skip them.
+                func skipSlashes() { while cursor < lower.count, lower[cursor] == UInt8(ascii: "/") { cursor += 1 } }
+                skipSlashes()
                 for _ in 0..<skipped {
                     while cursor < lower.count, !pathEnd.contains(lower[cursor]) { cursor += 1 }
                     guard cursor < lower.count, lower[cursor] == UInt8(ascii: "/") else { break }
-                    cursor += 1
+                    skipSlashes()
                 }
                 let valueStart = cursor
                 if let end = placeholderEnd(lower, at: cursor) {
@@ -156,7 +205,7 @@ enum SecretSpans {
                     while cursor < lower.count, !pathEnd.contains(lower[cursor]) { cursor += 1 }
                 }
                 let value = text[valueStart..<cursor].map(\.byte)
-                if cursor > valueStart, value != Array("sso".utf8) {
+                if cursor > valueStart, !notCodes.contains(value) {
                     spans.append(Span(name: "code", range: text[valueStart].start..<text[cursor - 1].end, value: value))
                 }
                 index = max(cursor, index + 1)
@@ -183,7 +232,13 @@ enum SecretSpans {
             guard byte == UInt8(ascii: "=") || byte == UInt8(ascii: ":"), delimiter > resume else { continue }
             let quoted = lower[delimiter - 1] == UInt8(ascii: "\"")
             guard quoted || byte == UInt8(ascii: "=") else { continue }
-            let nameEnd = quoted ? delimiter - 1 : delimiter
+            var nameEnd = quoted ? delimiter - 1 : delimiter
+            // An array's brackets (`token[]=`, `code[0]=`) stand between the name and its value.
+            if !quoted, lower[nameEnd - 1] == UInt8(ascii: "]"), max(resume, nameEnd - 8) < nameEnd - 1,
+                let open = lower[max(resume, nameEnd - 8)..<(nameEnd - 1)].lastIndex(of: UInt8(ascii: "["))
+            {
+                nameEnd = open
+            }
             // The longest name ending here that starts where the scan may look (after any value taken).
             var best: Int?
             for (index, name) in nameBytes.enumerated() where nameEnd - name.count >= resume {
