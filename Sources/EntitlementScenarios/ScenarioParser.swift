@@ -13,6 +13,10 @@ public enum ScenarioParser {
         var scenario = Scenario(
             file: file, world: .default, settings: .simulated, deviceID: "device-1", ignored: [],
             allowsPendingCalls: false, steps: [])
+        // A script counts the saves its store refuses for a moment (`storage is unavailable for N
+        // saves`); the pauses between attempts are real time, so the window is the longest there is:
+        // a loaded machine must not turn N passing failures into a failed save.
+        scenario.settings.storageRetryWindow = .seconds(60)
         var sawHeader = false
         var problems: [ScenarioParseError] = []
         var omitted = 0

@@ -116,6 +116,21 @@ package final class ChildProcess: Sendable {
         return (child.waitForExit(), text, errorText)
     }
 
+    /// ``run(_:_:directory:)`` on a thread of its own: for Swift concurrency's callers, whose threads
+    /// must never block (``OwnThread``).
+    package static func run(_ program: String, _ arguments: [String], directory: String? = nil) async throws(ChildProcessError) -> (
+        termination: Termination, output: [UInt8], errors: [UInt8]
+    ) {
+        let result = await OwnThread.run { () -> Result<(termination: Termination, output: [UInt8], errors: [UInt8]), ChildProcessError> in
+            do throws(ChildProcessError) {
+                return .success(try run(program, arguments, directory: directory))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Sends `signal`, unless the child was already reaped.
     package func send(_ signal: Int32) {
         ended.withLock { ended in
@@ -143,6 +158,11 @@ package final class ChildProcess: Sendable {
                 usleep(5_000)
             #endif
         }
+    }
+
+    /// ``waitForExit()`` on a thread of its own: for Swift concurrency's callers.
+    package func waitForExit() async -> Termination {
+        await OwnThread.run { self.waitForExit() }
     }
 
     /// Whether the child exited within `limit` (it is reaped then); checks every 20 ms.

@@ -44,7 +44,7 @@ enum FuzzCommand {
         do {
             let child = try ChildProcess.spawn(
                 program, ["fuzz", target.name, "--count", String(count), "--seed", String(seed), "--child"], output: .file(log))
-            termination = child.waitForExit()
+            termination = await child.waitForExit()
         } catch {
             StandardError.write("entitle fuzz: could not start the child process: \(error)\n")
             return 2

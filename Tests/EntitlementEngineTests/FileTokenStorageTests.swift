@@ -94,12 +94,14 @@ struct FileTokenStorageTests {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("entitle")
     }
 
-    static func launchWriter(_ folder: String) throws -> ChildProcess {
+    /// Starts a writer and waits (on a thread of its own: the read blocks) until it says it is ready.
+    static func launchWriter(_ folder: String) async throws -> ChildProcess {
         let output = Pipe()
         let process = try ChildProcess.spawn(
             entitle.path, ["storage-stress", folder], output: .descriptor(output.fileHandleForWriting.fileDescriptor))
         try output.fileHandleForWriting.close()
-        _ = output.fileHandleForReading.availableData  // "ready"
+        let reading = output.fileHandleForReading
+        _ = await OwnThread.run { reading.availableData.count }  // "ready"
         return process
     }
 
@@ -118,10 +120,10 @@ struct FileTokenStorageTests {
         let store = try FileTokenStorage(folder: folder)
         var seen: Set<String> = []
         for round in 0..<40 {
-            let writer = try Self.launchWriter(folder)
+            let writer = try await Self.launchWriter(folder)
             try? await Task.sleep(for: .milliseconds(Int.random(in: 1...25)))
             writer.send(SIGKILL)
-            #expect(writer.waitForExit() == .signalled(SIGKILL), "round \(round): the writer was not killed")
+            #expect(await writer.waitForExit() == .signalled(SIGKILL), "round \(round): the writer was not killed")
             let tokens = try await store.tokens(deviceID: "stress-device", requestorID: "stress")
             #expect(Self.check(tokens), "round \(round): the store holds a mix")
             seen.insert(tokens.selectedProvider ?? "empty")
@@ -138,7 +140,7 @@ struct FileTokenStorageTests {
     @Test func twoProcessesWritingTheSameFileNeverCorruptIt() async throws {
         let folder = Self.temporaryFolder()
         let store = try FileTokenStorage(folder: folder)
-        let writers = [try Self.launchWriter(folder), try Self.launchWriter(folder)]
+        let writers = [try await Self.launchWriter(folder), try await Self.launchWriter(folder)]
         // Whatever happens below, the writers never outlive the test.
         defer {
             for writer in writers {

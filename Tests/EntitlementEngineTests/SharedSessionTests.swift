@@ -137,7 +137,7 @@ struct SharedSessionTests {
 
     @Test func aLoginStartedInOneProcessCompletesInAnotherSharingAFileStore() async throws {
         let folder = NSTemporaryDirectory() + "entitle-shared-" + UUID().uuidString
-        let started = try ChildProcess.run(FileTokenStorageTests.entitle.path, ["session-start", folder])
+        let started = try await ChildProcess.run(FileTokenStorageTests.entitle.path, ["session-start", folder])
         #expect(started.termination == .exited(0))
         let lines = String(decoding: started.output, as: UTF8.self)
             .split(separator: "\n").map(String.init)

@@ -247,8 +247,9 @@ struct DescriptorExhaustionTests {
         defer { try? FileManager.default.removeItem(atPath: log) }
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let server = try ChildProcess.spawn("/bin/sh", ["-c", "ulimit -n 48 && exec '\(entitle)' serve --port 0"], output: .file(log))
+        // Killed, not stopped: a defer cannot await, and a graceful stop would hold this thread.
         defer {
-            server.send(SIGTERM)
+            server.send(SIGKILL)
             _ = server.waitForExit()
         }
         var port: UInt16?

@@ -133,8 +133,9 @@ struct RedisV2CredentialStoreTests {
         try (Self.statement + "\n").write(toFile: folder + "/statement", atomically: true, encoding: .utf8)
         let entitle = RedisTwoNodeTests.entitle.path
         let serve = try ChildProcess.spawn(entitle, ["serve", "--port", "0", "--quiet"], output: .file(folder + "/serve.log"))
+        // Killed, not stopped: a defer cannot await, and a graceful stop would hold this thread.
         defer {
-            serve.send(SIGTERM)
+            serve.send(SIGKILL)
             _ = serve.waitForExit()
         }
         var url = ""

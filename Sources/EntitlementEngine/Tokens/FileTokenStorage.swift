@@ -26,8 +26,10 @@ import Synchronization
 /// - **Never crashes on bad files**: a corrupt or foreign file is moved aside (`NAME.corrupt-N`) and
 ///   the load throws ``TokenStorageError``; the engine then starts with no tokens.
 ///
-/// File I/O is synchronous under the calls' `async` signatures; run the store from a task that may
-/// block briefly (a file system call), as the engine does.
+/// File I/O is synchronous under the calls' `async` signatures (a file system call blocks briefly);
+/// waiting for a lock another process or engine holds happens on a thread of its own, never on Swift
+/// concurrency's. That wait ends when the holder releases the lock — at the latest when its process
+/// ends — and is not cancellable.
 public final class FileTokenStorage: TokenStorage {
     /// The folder holding the files.
     public let folder: String
@@ -92,8 +94,8 @@ public final class FileTokenStorage: TokenStorage {
     /// The stored tokens and their version (``VersionedTokens/absent`` when there is no file).
     public func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
         let file = path(deviceID: deviceID, requestorID: requestorID)
-        return try locked(file) { () throws(TokenStorageError) -> VersionedTokens in
-            try readTokens(file, requestorID: requestorID)
+        return try await locked(file) { () throws(TokenStorageError) -> VersionedTokens in
+            try self.readTokens(file, requestorID: requestorID)
         }
     }
 
@@ -102,16 +104,17 @@ public final class FileTokenStorage: TokenStorage {
         async throws(TokenStorageError) -> StorageVersion
     {
         let file = path(deviceID: deviceID, requestorID: requestorID)
-        return try locked(file) { () throws(TokenStorageError) -> StorageVersion in
-            let current = try currentVersion(file, requestorID: requestorID)
+        let sealing = sealing
+        return try await locked(file) { () throws(TokenStorageError) -> StorageVersion in
+            let current = try self.currentVersion(file, requestorID: requestorID)
             guard current == expected else { throw .conflict(current: current) }
             let next = current.next
             let envelope = Envelope(format: 1, device: deviceID, requestor: requestorID, version: next.number, tokens: tokens)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             guard let data = try? encoder.encode(envelope) else { throw .unavailable("the tokens could not be encoded") }
-            let identity = try writeAtomically(try SealedValue.stored(Array(data), sealing: sealing), to: file)
-            known.withLock { $0[file] = (identity, next) }
+            let identity = try self.writeAtomically(try SealedValue.stored(Array(data), sealing: sealing), to: file)
+            self.known.withLock { $0[file] = (identity, next) }
             return next
         }
     }
@@ -120,8 +123,8 @@ public final class FileTokenStorage: TokenStorage {
     public func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
         let file = path(deviceID: deviceID, requestorID: requestorID)
         if let version = try cachedVersion(file) { return version }
-        return try locked(file) { () throws(TokenStorageError) -> StorageVersion in
-            try currentVersion(file, requestorID: requestorID)
+        return try await locked(file) { () throws(TokenStorageError) -> StorageVersion in
+            try self.currentVersion(file, requestorID: requestorID)
         }
     }
 
@@ -129,18 +132,21 @@ public final class FileTokenStorage: TokenStorage {
     /// or belong to another device, are skipped here: ``load(deviceID:requestorID:)`` reports them).
     public func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasSuffix(".tokens") }.sorted().compactMap { name -> AuthenticationToken? in
+        var found: [AuthenticationToken] = []
+        for name in names.filter({ $0.hasSuffix(".tokens") }).sorted() {
             let file = folder + "/" + name
-            let envelope = try? locked(file) { () throws(TokenStorageError) -> Envelope? in
-                try contents(file).flatMap { stored in
+            let sealing = sealing
+            let envelope = try? await locked(file) { () throws(TokenStorageError) -> Envelope? in
+                try self.contents(file).flatMap { stored in
                     (try? SealedValue.plain(stored, sealing: sealing)).flatMap { try? JSONDecoder().decode(Envelope.self, from: Data($0)) }
                 }
             }
             guard let envelope = envelope ?? nil, envelope.format == 1, envelope.device == deviceID,
-                envelope.tokens.deviceID ?? deviceID == deviceID
-            else { return nil }
-            return envelope.tokens.authentication
+                envelope.tokens.deviceID ?? deviceID == deviceID, let authentication = envelope.tokens.authentication
+            else { continue }
+            found.append(authentication)
         }
+        return found
     }
 
     // MARK: - Reading
@@ -267,17 +273,41 @@ public final class FileTokenStorage: TokenStorage {
     }
 
     /// Runs `body` holding an exclusive advisory lock on `file`'s lock file (never a symbolic link).
-    private func locked<T>(_ file: String, _ body: () throws(TokenStorageError) -> T) throws(TokenStorageError) -> T {
+    /// A free lock is taken and `body` run on the calling task; a lock another writer holds is waited
+    /// for, and `body` run, on a thread of its own (``OwnThread``): a wait of unknown length never
+    /// holds one of Swift concurrency's threads.
+    private func locked<T: Sendable>(
+        _ file: String, _ body: @escaping @Sendable () throws(TokenStorageError) -> T
+    ) async throws(TokenStorageError) -> T {
         let lock = open(file + ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard lock >= 0 else {
             if errno == ELOOP { throw .refusedLocation("\(file).lock is a symbolic link; it was not followed") }
             throw .system("open \(file).lock", errno: errno)
         }
-        defer { close(lock) }
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw .system("flock \(file).lock", errno: errno) }
+        if flock(lock, LOCK_EX | LOCK_NB) == 0 {
+            defer {
+                flock(lock, LOCK_UN)
+                close(lock)
+            }
+            return try body()
         }
-        defer { flock(lock, LOCK_UN) }
-        return try body()
+        guard errno == EWOULDBLOCK || errno == EINTR else {
+            let error = errno
+            close(lock)
+            throw .system("flock \(file).lock", errno: error)
+        }
+        let result = await OwnThread.run { () -> Result<T, TokenStorageError> in
+            defer { close(lock) }
+            while flock(lock, LOCK_EX) != 0 {
+                guard errno == EINTR else { return .failure(.system("flock \(file).lock", errno: errno)) }
+            }
+            defer { flock(lock, LOCK_UN) }
+            do throws(TokenStorageError) {
+                return .success(try body())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 }

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A thread of its own for a call that blocks (waiting for a file lock, a child process, a pipe):
+/// Swift concurrency runs every task on a few threads — one per core — so one blocking call holds a
+/// share of the whole process's async work, and two on a two-core machine stop it all (a test's
+/// server then never answers the browser the test is waiting for).
+package enum OwnThread {
+    /// Runs `body` on a new thread and returns what it returns, leaving Swift concurrency's threads free.
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
+            start { done.resume(returning: body()) }
+        }
+    }
+
+    /// Starts `body` on a new detached thread (on the calling thread when no thread can be made).
+    package static func start(_ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        #if canImport(Glibc)
+            var thread = pthread_t()
+        #else
+            var thread: pthread_t?
+        #endif
+        let result = pthread_create(&thread, nil, { context in
+            #if canImport(Glibc)
+                guard let context else { return nil }
+            #endif
+            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().body()
+            return nil
+        }, context)
+        guard result == 0 else {
+            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().body()
+            return
+        }
+        #if canImport(Glibc)
+            pthread_detach(thread)
+        #else
+            if let thread { pthread_detach(thread) }
+        #endif
+    }
+
+    private final class Body: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+}
