@@ -25,6 +25,13 @@ import EntitlementSupport
 /// deadline, however slowly the server trickles its answer — `.network` for a refused, reset or failed
 /// connection — described without the URL, which may hold a session code. A cancelled task
 /// cancels its request. Its ``V2Pacing`` keeps each device under V2's throttle.
+///
+/// At most ``connectionsPerHost`` exchanges run at once; the others wait in order (a cancelled one
+/// leaves the line). Each exchange is reported as a ``V2Exchange`` — to ``log`` and, with `metrics`, as
+/// the timers `entitle.transport.pacing`, `entitle.transport.connection_wait` and
+/// `entitle.transport.service` (`operation`, `outcome`: the status or the failure's kind) and the
+/// gauges `entitle.transport.running` and `entitle.transport.waiting`; the limit itself is the gauge
+/// `entitle.transport.connections_per_host`, recorded once.
 public final class URLSessionV2Transport: V2Transport {
     /// The service's base URL (one of `AdobePassHost`'s, or `entitle serve`'s URL).
     public let baseURL: String
@@ -32,27 +39,36 @@ public final class URLSessionV2Transport: V2Transport {
     public let timeout: Duration
     /// Called before every request; may add or change headers.
     public let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
-    /// One line per exchange (`POST /api/v2/sp/sessions → 201 in 12 ms`), secrets shortened.
-    public let log: (@Sendable (String) -> Void)?
+    /// Every exchange, as it ends (its `description` is a log line; its `level` says how loud).
+    public let log: (@Sendable (V2Exchange) -> Void)?
     /// The largest answer body read (a bigger one is an unreadable answer, not a memory hazard).
     public let bodyLimit: Int
+    /// How many exchanges with the service may run at once (1…1,024; the rest wait for one to end).
+    public let connectionsPerHost: Int
+    private let metrics: (any EngineMetricsHandler)?
     private let session: URLSession
     private let exchanges: BoundedExchanges
     private let pacer: V2Pacer
+    private let gate: ConnectionGate
 
-    /// A transport to `baseURL`.
+    /// A transport to `baseURL`; `connectionsPerHost` is clamped to 1…1,024.
     public init(
         baseURL: String, timeout: Duration = .seconds(30), pacing: V2Pacing = .adobe, bodyLimit: Int = 1024 * 1024,
-        decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)? = nil, log: (@Sendable (String) -> Void)? = nil
+        connectionsPerHost: Int = 16, metrics: (any EngineMetricsHandler)? = nil,
+        decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)? = nil, log: (@Sendable (V2Exchange) -> Void)? = nil
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
         self.decorate = decorate
         self.log = log
+        self.metrics = metrics
         self.pacer = V2Pacer(pacing: pacing)
         self.bodyLimit = max(bodyLimit, 1)
+        self.connectionsPerHost = min(max(connectionsPerHost, 1), 1024)
+        self.gate = ConnectionGate(limit: self.connectionsPerHost)
         self.exchanges = BoundedExchanges(bodyLimit: max(bodyLimit, 1))
-        self.session = exchanges.session(timeout: timeout, connectionsPerHost: 16)
+        self.session = exchanges.session(timeout: timeout, connectionsPerHost: self.connectionsPerHost)
+        metrics?.record(gauge: "entitle.transport.connections_per_host", dimensions: [], value: Int64(self.connectionsPerHost))
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -60,11 +76,13 @@ public final class URLSessionV2Transport: V2Transport {
     /// Sends `request` with the headers `context` describes.
     public func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
         let paceKey = context.forwardedFor ?? context.deviceID ?? ""
+        let arrived = ContinuousClock.now
         do {
             try await pacer.admit(paceKey)
         } catch {
             throw .network("cancelled")
         }
+        let paced = ContinuousClock.now
         var outgoing = Self.outgoing(request, context: context, baseURL: baseURL)
         if let decorate { await decorate(&outgoing) }
         guard let url = URL(string: outgoing.url) else { throw .network("the request's URL is not valid") }
@@ -72,19 +90,50 @@ public final class URLSessionV2Transport: V2Transport {
         urlRequest.httpMethod = outgoing.method
         for (name, value) in outgoing.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if !outgoing.body.isEmpty { urlRequest.httpBody = Data(outgoing.body) }
+        let queued = ContinuousClock.now
+        guard await gate.enter() else { throw .network("cancelled") }
+        defer {
+            gate.leave()
+            reportCounts()
+        }
+        reportCounts()
         let started = ContinuousClock.now
-        let answer: V2Response
+        var record = V2Exchange(
+            method: outgoing.method, operation: request.operation, target: Redactor.redact(request.target),
+            session: context.deviceID.map { DevicePseudonym.of($0) } ?? "", outcome: .status(0), pacing: paced - arrived,
+            connectionWait: started - queued, service: .zero)
         do {
-            answer = try await exchange(urlRequest)
+            let answer = try await exchange(urlRequest)
+            if answer.status == 429 { await pacer.throttled(paceKey) }
+            record.outcome = .status(answer.status)
+            record.service = ContinuousClock.now - started
+            report(record)
+            return answer
         } catch {
-            log?("⇢ \(outgoing.method) \(Redactor.redact(request.target)) ✗ \(error.summary)")
+            record.outcome = .failed(error)
+            record.service = ContinuousClock.now - started
+            report(record)
             throw error
         }
-        if answer.status == 429 { await pacer.throttled(paceKey) }
-        let elapsed = ContinuousClock.now - started
-        let millis = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-        log?("⇢ \(outgoing.method) \(Redactor.redact(request.target)) → \(answer.status) in \(millis) ms")
-        return answer
+    }
+
+    /// Hands an ended exchange to the log and the metrics.
+    private func report(_ exchange: V2Exchange) {
+        log?(exchange)
+        guard let metrics else { return }
+        let dimensions = [("operation", exchange.operation), ("outcome", exchange.outcomeName)]
+        metrics.record(timer: "entitle.transport.pacing", dimensions: dimensions, nanoseconds: V2Exchange.nanoseconds(exchange.pacing))
+        metrics.record(
+            timer: "entitle.transport.connection_wait", dimensions: dimensions, nanoseconds: V2Exchange.nanoseconds(exchange.connectionWait))
+        metrics.record(timer: "entitle.transport.service", dimensions: dimensions, nanoseconds: V2Exchange.nanoseconds(exchange.service))
+    }
+
+    /// The gauges of running and waiting exchanges, as they are now.
+    private func reportCounts() {
+        guard let metrics else { return }
+        let (running, waiting) = gate.counts
+        metrics.record(gauge: "entitle.transport.running", dimensions: [], value: Int64(running))
+        metrics.record(gauge: "entitle.transport.waiting", dimensions: [], value: Int64(waiting))
     }
 
     // MARK: - Building

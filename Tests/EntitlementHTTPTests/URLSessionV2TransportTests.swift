@@ -106,6 +106,80 @@ struct URLSessionV2TransportTests {
         await server.shutdown()
     }
 
+    final class Measurements: EngineMetricsHandler {
+        let timers = Mutex<[String: [Int64]]>([:])
+        let gauges = Mutex<[String: [Int64]]>([:])
+        static func key(_ label: String, _ dimensions: [(String, String)]) -> String {
+            ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: " ")
+        }
+        func increment(counter label: String, dimensions: [(String, String)], by amount: Int64) {}
+        func record(timer label: String, dimensions: [(String, String)], nanoseconds: Int64) {
+            timers.withLock { $0[Self.key(label, dimensions), default: []].append(nanoseconds) }
+        }
+        func record(gauge label: String, dimensions: [(String, String)], value: Int64) {
+            gauges.withLock { $0[Self.key(label, dimensions), default: []].append(value) }
+        }
+    }
+
+    /// "Is Adobe slow, or are we queueing?": with one connection and a service that takes 300 ms, three
+    /// requests at once are each served in about 300 ms, and the later ones are seen waiting for the
+    /// connection — in the log records and in the metrics — not as a slower service.
+    @Test func queueingForAConnectionIsToldApartFromTheServicesTime() async throws {
+        let server = try HTTPServer { _ in
+            try? await Task.sleep(for: .milliseconds(300))
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
+        }
+        let records = Mutex<[V2Exchange]>([])
+        let measurements = Measurements()
+        let transport = URLSessionV2Transport(
+            baseURL: server.url, pacing: .afterThrottleOnly, connectionsPerHost: 1, metrics: measurements,
+            log: { record in records.withLock { $0.append(record) } })
+        #expect(transport.connectionsPerHost == 1)
+        await withTaskGroup(of: Void.self) { group in
+            for device in ["tv-1", "tv-2", "tv-3"] {
+                group.addTask { _ = try? await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext(deviceID: device)) }
+            }
+        }
+        let ended = records.withLock { $0 }.sorted { $0.connectionWait < $1.connectionWait }
+        #expect(ended.count == 3)
+        #expect(ended.allSatisfy { $0.outcome == .status(200) && $0.operation == "configuration" && $0.level == .debug })
+        #expect(ended.allSatisfy { $0.service >= .milliseconds(250) && $0.service < .seconds(3) }, "\(ended)")
+        #expect(ended[0].connectionWait < .milliseconds(200), "\(ended)")
+        #expect(ended[2].connectionWait >= .milliseconds(500), "the third waited for two answers: \(ended)")
+        #expect(ended.allSatisfy { $0.session.hasPrefix("dev-") && !$0.description.contains("tv-") }, "devices by pseudonym: \(ended)")
+        #expect(ended[2].description.contains("connection \(V2Exchange.milliseconds(ended[2].connectionWait)) ms"), "\(ended[2].description)")
+        let timers = measurements.timers.withLock { $0 }
+        for label in ["entitle.transport.pacing", "entitle.transport.connection_wait", "entitle.transport.service"] {
+            #expect(timers[label + " operation=configuration outcome=200"]?.count == 3, "\(label): \(timers.keys)")
+        }
+        let gauges = measurements.gauges.withLock { $0 }
+        #expect(gauges["entitle.transport.connections_per_host"] == [1])
+        #expect(gauges["entitle.transport.waiting"]?.contains { $0 >= 1 } == true, "the line was reported: \(gauges)")
+        #expect(gauges["entitle.transport.running"]?.allSatisfy { $0 <= 1 } == true, "never more than the limit: \(gauges)")
+        await server.shutdown()
+    }
+
+    /// A request waiting for a connection leaves the line when its task is cancelled; the others go on.
+    @Test func aCancelledWaiterLeavesTheLine() async throws {
+        let server = try HTTPServer { _ in
+            try? await Task.sleep(for: .milliseconds(400))
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
+        }
+        let transport = URLSessionV2Transport(baseURL: server.url, pacing: .afterThrottleOnly, connectionsPerHost: 1)
+        let first = Task { try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext()) }
+        try await Task.sleep(for: .milliseconds(100))
+        let waiting = Task { try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext()) }
+        try await Task.sleep(for: .milliseconds(50))
+        let cancelledAt = ContinuousClock.now
+        waiting.cancel()
+        let result = await waiting.result
+        #expect(ContinuousClock.now - cancelledAt < .milliseconds(200), "it left the line at once")
+        #expect((try? result.get()) == nil)
+        #expect(try await first.value.status == 200)
+        #expect(try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext()).status == 200, "the turn was given back")
+        await server.shutdown()
+    }
+
     @Test func itsLogLinesNeverHoldABearerTokenACodeOrAMediaToken() async throws {
         let clock = ManualClock()
         let simulator = Simulator(clock: clock, seed: 101)
@@ -115,7 +189,7 @@ struct URLSessionV2TransportTests {
         let session = SimulatedSession(
             clock: clock, simulator: simulator,
             backend: V2Client(
-                transport: URLSessionV2Transport(baseURL: server.url, log: { line in lines.withLock { $0.append(line) } }),
+                transport: URLSessionV2Transport(baseURL: server.url, log: { line in lines.withLock { $0.append(line.description) } }),
                 softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock))
         await session.enabler.setRequestor("sim-requestor")
         await session.enabler.getAuthentication()
@@ -129,7 +203,7 @@ struct URLSessionV2TransportTests {
             if case .setToken(let token, _) = callback { token } else { nil }
         }
         #expect(mediaTokens.count == 1)
-        #expect(logged.contains { $0.hasPrefix("⇢ GET /api/v2/sim-requestor/profiles/code/") }, "\(logged)")
+        #expect(logged.contains { $0.hasPrefix("GET /api/v2/sim-requestor/profiles/code/") }, "\(logged)")
         let secrets = await simulator.issuedSecrets + mediaTokens
         #expect(!secrets.isEmpty)
         for line in logged {
