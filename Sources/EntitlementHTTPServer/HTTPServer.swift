@@ -94,7 +94,10 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// ``shutdown()`` for a thread that may block (a command's main thread after a signal).
+    /// ``shutdown()`` for a thread that may block (a command's main thread after a signal). Never from
+    /// Swift concurrency's threads: the handlers it waits for need them (with all of them waiting here,
+    /// nothing would end) — async code calls ``shutdown()``.
+    @available(*, noasync, message: "await shutdown() instead: stop() blocks the thread the handlers it waits for need")
     public func stop() {
         let first = state.withLock { state -> Bool in
             defer { state.stopping = true }

@@ -66,6 +66,9 @@ public indirect enum RESPValue: Sendable, Hashable {
 }
 
 extension RESPValue {
+    /// Whether this is an error answer (`-ERR …`).
+    public var isErrorAnswer: Bool { if case .error = self { true } else { false } }
+
     /// Whether this is an error answer refusing a command for a passing reason, having run nothing:
     /// `LOADING` (a restarted server reading its data), `BUSY` (a script running too long), `MASTERDOWN`
     /// (a replica cut off from its master), and on a cluster `TRYAGAIN` (a slot moving) and

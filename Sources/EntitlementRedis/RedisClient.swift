@@ -1,3 +1,4 @@
+import EntitlementEngine
 import Foundation
 import Synchronization
 
@@ -6,24 +7,36 @@ import Synchronization
 /// that times out or breaks is dropped and opened again for the next command, and one the server
 /// closed while it was idle is replaced before it is used, so a restarted server costs the commands
 /// under way at that moment — each with a typed ``RedisError`` — and nothing after.
+///
+/// With `metrics`, every command (or pipeline) is timed — `entitle.redis.commands` (`command`: its
+/// name, or `PIPELINE`; `outcome`: `ok`, `error` for an error answer, or the failure's code) — and
+/// `entitle.redis.retries` (`reason`: `refused`, a passing refusal sent again) and
+/// `entitle.redis.connects` (`again`: `false` for a lane's first connection, `true` for a reconnect)
+/// are counted.
 public final class RedisClient: RedisCommandSender {
     /// The configuration in force.
     public let configuration: RedisConfiguration
+    /// Where the client's measurements go.
+    public let metrics: (any EngineMetricsHandler)?
     private let lanes: [RedisLane]
     private let turn = Atomic<Int>(0)
 
     /// Whether ``pipeline(_:)`` sends commands again that the server refused for a passing reason.
     private let retriesPassingRefusals: Bool
+    /// Whether this client times its commands (a cluster's node clients leave it to the cluster client).
+    private let timesCommands: Bool
 
     /// A client for `configuration`; connections open on first use.
-    public convenience init(_ configuration: RedisConfiguration = RedisConfiguration()) {
-        self.init(configuration, retryingPassingRefusals: true)
+    public convenience init(_ configuration: RedisConfiguration = RedisConfiguration(), metrics: (any EngineMetricsHandler)? = nil) {
+        self.init(configuration, metrics: metrics, retryingPassingRefusals: true, timingCommands: true)
     }
 
-    init(_ configuration: RedisConfiguration, retryingPassingRefusals: Bool) {
+    init(_ configuration: RedisConfiguration, metrics: (any EngineMetricsHandler)?, retryingPassingRefusals: Bool, timingCommands: Bool) {
         self.configuration = configuration
+        self.metrics = metrics
         retriesPassingRefusals = retryingPassingRefusals
-        lanes = (0..<configuration.connections).map { RedisLane(configuration, number: $0) }
+        timesCommands = timingCommands
+        lanes = (0..<configuration.connections).map { RedisLane(configuration, number: $0, metrics: metrics) }
     }
 
     deinit { close() }
@@ -48,6 +61,27 @@ public final class RedisClient: RedisCommandSender {
     /// within the same command timeout.
     public func pipeline(_ commands: [[String]]) async throws(RedisError) -> [RESPValue] {
         guard !commands.isEmpty else { return [] }
+        guard timesCommands, let metrics else { return try await sendPipeline(commands) }
+        let started = ContinuousClock.now
+        do throws(RedisError) {
+            let answers = try await sendPipeline(commands)
+            Self.time(commands, since: started, outcome: answers.contains(where: \.isErrorAnswer) ? "error" : "ok", on: metrics)
+            return answers
+        } catch {
+            Self.time(commands, since: started, outcome: error.code.description, on: metrics)
+            throw error
+        }
+    }
+
+    /// Records a command's (or pipeline's) time.
+    static func time(_ commands: [[String]], since started: ContinuousClock.Instant, outcome: String, on metrics: any EngineMetricsHandler) {
+        let elapsed = (ContinuousClock.now - started).components
+        let nanoseconds = elapsed.seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + elapsed.attoseconds / 1_000_000_000
+        let name = commands.count == 1 ? (commands[0].first ?? "").uppercased() : "PIPELINE"
+        metrics.record(timer: "entitle.redis.commands", dimensions: [("command", name), ("outcome", outcome)], nanoseconds: nanoseconds)
+    }
+
+    private func sendPipeline(_ commands: [[String]]) async throws(RedisError) -> [RESPValue] {
         var bytes: [UInt8] = []
         for command in commands { RESPValue.array(command.map(RESPValue.bulk)).encode(into: &bytes) }
         // The command's time runs from now, not from when its lane takes it up: commands queued behind a
@@ -58,6 +92,7 @@ public final class RedisClient: RedisCommandSender {
             guard retriesPassingRefusals, answers.allSatisfy(\.isPassingRefusal) else { return answers }
             let left = deadline - ContinuousClock.now
             guard left > .milliseconds(100) else { return answers }
+            metrics?.increment(counter: "entitle.redis.retries", dimensions: [("reason", "refused")], by: 1)
             try? await Task.sleep(for: .milliseconds(100))
             guard !Task.isCancelled else { throw .cancelled }
         }
@@ -136,7 +171,11 @@ final class RedisLane: @unchecked Sendable {
     // Used by the lane's thread only.
     private var connection: RedisConnection?
 
-    init(_ configuration: RedisConfiguration, number: Int) {
+    private let metrics: (any EngineMetricsHandler)?
+    private var connected = false
+
+    init(_ configuration: RedisConfiguration, number: Int, metrics: (any EngineMetricsHandler)?) {
+        self.metrics = metrics
         self.configuration = configuration
         let thread = Thread { [self] in run() }
         thread.name = "entitle-redis-\(number)"
@@ -186,7 +225,11 @@ final class RedisLane: @unchecked Sendable {
         guard ContinuousClock.now < job.deadline else { return .failure(.timeout) }
         do throws(RedisError) {
             if connection?.endedWhileIdle == true { connection = nil }  // gone while idle: open a fresh one
-            if connection == nil { connection = try RedisConnection.open(configuration, until: job.deadline) }
+            if connection == nil {
+                connection = try RedisConnection.open(configuration, until: job.deadline)
+                metrics?.increment(counter: "entitle.redis.connects", dimensions: [("again", connected ? "true" : "false")], by: 1)
+                connected = true
+            }
             return .success(try connection!.roundTrip(job.bytes, answers: job.answers, until: job.deadline))
         } catch {
             connection = nil  // never reuse a connection whose stream position is unknown

@@ -1,3 +1,4 @@
+import EntitlementEngine
 import Synchronization
 
 /// A Redis Cluster client: the slot map read from the cluster (`CLUSTER SLOTS`), each command sent to
@@ -6,9 +7,15 @@ import Synchronization
 /// read again), `ASK` (the slot is moving: `ASKING` first, once), and a passing refusal
 /// (``RESPValue/isPassingRefusal``: `TRYAGAIN`, `CLUSTERDOWN`, `LOADING`, …) or a lost node (a
 /// failover under way: the map is read again after a short pause). Replicas are never written to: commands go to the masters the map names.
+///
+/// With `metrics`, the measurements of ``RedisClient`` for the whole cluster: each command timed once
+/// however it was redirected, and `entitle.redis.retries` counted by `reason` (`moved`, `ask`,
+/// `refused`, `lostNode`).
 public final class RedisClusterClient: RedisCommandSender {
     /// The seed node's configuration; every node is reached with its credentials, database 0 and limits.
     public let configuration: RedisConfiguration
+    /// Where the client's measurements go.
+    public let metrics: (any EngineMetricsHandler)?
     private let state = Mutex(State())
 
     private struct State {
@@ -24,7 +31,10 @@ public final class RedisClusterClient: RedisCommandSender {
     }
 
     /// A client for the cluster `configuration` points at (any node of it); the map is read on first use.
-    public init(_ configuration: RedisConfiguration) { self.configuration = configuration }
+    public init(_ configuration: RedisConfiguration, metrics: (any EngineMetricsHandler)? = nil) {
+        self.configuration = configuration
+        self.metrics = metrics
+    }
 
     deinit { close() }
 
@@ -36,6 +46,24 @@ public final class RedisClusterClient: RedisCommandSender {
 
     public func pipeline(_ commands: [[String]], key: String?) async throws(RedisError) -> [RESPValue] {
         guard !commands.isEmpty else { return [] }
+        guard let metrics else { return try await routed(commands, key: key) }
+        let started = ContinuousClock.now
+        do throws(RedisError) {
+            let answers = try await routed(commands, key: key)
+            RedisClient.time(commands, since: started, outcome: answers.contains(where: \.isErrorAnswer) ? "error" : "ok", on: metrics)
+            return answers
+        } catch {
+            RedisClient.time(commands, since: started, outcome: error.code.description, on: metrics)
+            throw error
+        }
+    }
+
+    private func retried(_ reason: String) {
+        metrics?.increment(counter: "entitle.redis.retries", dimensions: [("reason", reason)], by: 1)
+    }
+
+    /// `commands` sent to their slot's master, following the cluster's redirections.
+    private func routed(_ commands: [[String]], key: String?) async throws(RedisError) -> [RESPValue] {
         let deadline = ContinuousClock.now.advanced(by: configuration.commandTimeout)
         let slot = key.map(RedisKeySlot.of)
         var target = try await owner(of: slot, until: deadline)
@@ -51,6 +79,7 @@ public final class RedisClusterClient: RedisCommandSender {
                 guard error.isTransient else { throw error }
                 // The node is gone or hung (a failover, most likely): read the map again and retry.
                 lastFailure = error
+                retried("lostNode")
                 try await pause(until: deadline)
                 if (try? await refresh(until: deadline, avoiding: target)) != nil, let owner = try? owner(slot) { target = owner }
                 asking = false
@@ -60,12 +89,15 @@ public final class RedisClusterClient: RedisCommandSender {
             guard let redirection = answers.lazy.compactMap(Redirection.init).first else { return answers }
             switch redirection {
             case .moved(let address):
+                retried("moved")
                 try? await refresh(until: deadline)
                 target = address
             case .ask(let address):
+                retried("ask")
                 target = address
                 asking = true
             case .retry(let message):
+                retried("refused")
                 lastFailure = .server(message)
                 try await pause(until: deadline)
                 if (try? await refresh(until: deadline)) != nil, let owner = try? owner(slot) { target = owner }
@@ -191,7 +223,8 @@ public final class RedisClusterClient: RedisCommandSender {
         try state.withLock { state throws(RedisError) -> RedisClient in
             guard !state.closed else { throw .closed }
             if let client = state.nodes[address] { return client }
-            let client = RedisClient(try configuration(ofNode: address), retryingPassingRefusals: false)  // retried here, with the map
+            // Retried and timed here, with the map; the node's client counts its connections.
+            let client = RedisClient(try configuration(ofNode: address), metrics: metrics, retryingPassingRefusals: false, timingCommands: false)
             state.nodes[address] = client
             return client
         }

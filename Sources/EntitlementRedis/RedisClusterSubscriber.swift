@@ -81,6 +81,9 @@ final class RedisClusterSubscriber: Sendable {
             state.ended = false
             for (address, subscription) in state.subscriptions
             where slotsByMaster[address] != subscription.slots || subscription.subscriber.hasEnded {
+                if subscription.subscriber.hasEnded {
+                    cluster.metrics?.increment(counter: "entitle.redis.subscriber.reconnects", dimensions: [], by: 1)
+                }
                 stale.append(subscription.subscriber)
                 state.subscriptions[address] = nil
             }

@@ -1,8 +1,12 @@
+import EntitlementEngine
+
 /// What the token store sends its commands through: one server's connections (``RedisClient``) or a
 /// Redis Cluster's (``RedisClusterClient``), each command routed by the key it touches.
 public protocol RedisCommandSender: Sendable {
     /// The configuration: the server's, or the cluster's seed node's (with the credentials every node takes).
     var configuration: RedisConfiguration { get }
+    /// Where the sender's measurements go (its subscribers' too).
+    var metrics: (any EngineMetricsHandler)? { get }
     /// Sends one command touching `key` (nil: any server) and returns its answer; an error answer is
     /// ``RedisError/server(_:)`` (or ``RedisError/authentication(_:)``).
     func send(_ command: [String], key: String?) async throws(RedisError) -> RESPValue
@@ -11,6 +15,11 @@ public protocol RedisCommandSender: Sendable {
     func pipeline(_ commands: [[String]], key: String?) async throws(RedisError) -> [RESPValue]
     /// Closes every connection; later commands fail with ``RedisError/closed``.
     func close()
+}
+
+extension RedisCommandSender {
+    /// None, for a sender made elsewhere that does not measure.
+    public var metrics: (any EngineMetricsHandler)? { nil }
 }
 
 extension RedisError {
@@ -25,14 +34,16 @@ public enum RedisConnector {
     /// A ``RedisClusterClient`` when the server runs in cluster mode (`cluster_enabled:1`), else a
     /// ``RedisClient``: point the store at any node of a cluster, or at a standalone server, with the
     /// same code. Fails as the first command would (unreachable, refused credentials).
-    public static func connect(_ configuration: RedisConfiguration) async throws(RedisError) -> any RedisCommandSender {
+    public static func connect(
+        _ configuration: RedisConfiguration, metrics: (any EngineMetricsHandler)? = nil
+    ) async throws(RedisError) -> any RedisCommandSender {
         let probe = RedisClient(RedisConfiguration(
             host: configuration.host, port: configuration.port, credentials: configuration.credentials,
             clientName: configuration.clientName, connectTimeout: configuration.connectTimeout,
             commandTimeout: configuration.commandTimeout, connections: 1, limits: configuration.limits))
         defer { probe.close() }
         let info = try await probe.send(["INFO", "cluster"]).text ?? ""
-        if info.contains("cluster_enabled:1") { return RedisClusterClient(configuration) }
-        return RedisClient(configuration)
+        if info.contains("cluster_enabled:1") { return RedisClusterClient(configuration, metrics: metrics) }
+        return RedisClient(configuration, metrics: metrics)
     }
 }

@@ -1,3 +1,4 @@
+import EntitlementEngine
 import Foundation
 import Synchronization
 
@@ -14,6 +15,7 @@ final class RedisSubscriber: @unchecked Sendable {
     private let configuration: RedisConfiguration
     private let commands: [[String]]
     private let reconnects: Bool
+    private let metrics: (any EngineMetricsHandler)?
     private let onMessage: @Sendable (String) -> Void
     private let onEnd: @Sendable () -> Void
     private let stopped = Atomic<Bool>(false)
@@ -24,10 +26,11 @@ final class RedisSubscriber: @unchecked Sendable {
     /// `onMessage` gets each message's payload, `onEnd` is called once if it ends without ``stop()``;
     /// both on the subscriber's thread.
     init(
-        configuration: RedisConfiguration, commands: [[String]], reconnects: Bool, onMessage: @escaping @Sendable (String) -> Void,
-        onEnd: @escaping @Sendable () -> Void = {}
+        configuration: RedisConfiguration, commands: [[String]], reconnects: Bool, metrics: (any EngineMetricsHandler)? = nil,
+        onMessage: @escaping @Sendable (String) -> Void, onEnd: @escaping @Sendable () -> Void = {}
     ) {
         self.configuration = configuration
+        self.metrics = metrics
         self.commands = commands
         self.reconnects = reconnects
         self.onMessage = onMessage
@@ -49,6 +52,7 @@ final class RedisSubscriber: @unchecked Sendable {
                 try listen()
             } catch {
                 if !reconnects { break }
+                metrics?.increment(counter: "entitle.redis.subscriber.reconnects", dimensions: [], by: 1)
                 Thread.sleep(forTimeInterval: 0.2)  // Redis is away: try again shortly
             }
         }

@@ -184,7 +184,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
             return { subscriber.stop() }
         }
         let subscriber = RedisSubscriber(
-            configuration: client.configuration, commands: [["SUBSCRIBE", savesChannel]], reconnects: true, onMessage: onMessage)
+            configuration: client.configuration, commands: [["SUBSCRIBE", savesChannel]], reconnects: true, metrics: client.metrics,
+            onMessage: onMessage)
         return { subscriber.stop() }
     }
 

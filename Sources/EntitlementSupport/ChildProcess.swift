@@ -95,6 +95,7 @@ package final class ChildProcess: Sendable {
     /// Runs `program` to its end and returns how it ended with all it wrote (both streams drained at
     /// once, so neither pipe can fill and stall it). Blocks the calling thread: not for Swift
     /// concurrency's threads.
+    @available(*, noasync, message: "await the async run(_:_:directory:) instead")
     package static func run(_ program: String, _ arguments: [String], directory: String? = nil) throws(ChildProcessError) -> (
         termination: Termination, output: [UInt8], errors: [UInt8]
     ) {
@@ -146,6 +147,7 @@ package final class ChildProcess: Sendable {
 
     /// Waits until the child ends and returns how. Blocks the calling thread: not for Swift
     /// concurrency's threads.
+    @available(*, noasync, message: "await the async waitForExit() instead")
     package func waitForExit() -> Termination {
         while true {
             if let termination = reapIfExited() { return termination }

@@ -497,7 +497,7 @@ final class Fleet: Sendable {
     func stop() async {
         for node in nodes.withLock({ $0 }) { await node.kill() }
         await redis.stop()
-        server.stop()
+        await server.shutdown()
     }
 }
 

@@ -145,7 +145,7 @@ struct FileTokenStorageTests {
         defer {
             for writer in writers {
                 writer.send(SIGKILL)
-                _ = writer.waitForExit()
+                OwnThread.start { _ = writer.waitForExit() }  // reaped on a thread of its own: a defer cannot await
             }
         }
         for _ in 0..<50 {

@@ -247,10 +247,10 @@ struct DescriptorExhaustionTests {
         defer { try? FileManager.default.removeItem(atPath: log) }
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let server = try ChildProcess.spawn("/bin/sh", ["-c", "ulimit -n 48 && exec '\(entitle)' serve --port 0"], output: .file(log))
-        // Killed, not stopped: a defer cannot await, and a graceful stop would hold this thread.
+        // Killed and reaped on a thread of its own: a defer cannot await.
         defer {
             server.send(SIGKILL)
-            _ = server.waitForExit()
+            OwnThread.start { _ = server.waitForExit() }
         }
         var port: UInt16?
         for _ in 0..<300 where port == nil {

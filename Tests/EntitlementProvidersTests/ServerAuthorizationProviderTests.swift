@@ -3,6 +3,7 @@ import EntitlementHTTP
 import EntitlementHTTPServer
 import EntitlementProviders
 import EntitlementSimulator
+import EntitlementSupport
 import Foundation
 import Synchronization
 import Testing
@@ -49,7 +50,7 @@ struct ServerAuthorizationProviderTests {
     @Test func itPostsTheDeviceSessionAndResourceDecoratedAndWithoutCookies() async throws {
         let service = Service { _ in Self.json(201, #"{"auth":"abc:def","channel_data":{"user":1}}"#) }
         let server = try HTTPServer { await service.respond($0) }
-        defer { server.stop() }
+        defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
         let provider = ServerAuthorizationProvider(
             url: server.url + "/pusher/auth", resources: ["private-match"],
             decorate: { $0.headers["X-MyCustom-AuthTokenHeader"] = "some-authentication-token" })
@@ -79,7 +80,7 @@ struct ServerAuthorizationProviderTests {
             if status == 302 { headers.append(("Location", "http://127.0.0.1:1/elsewhere")) }
             return HTTPResponse(status: status, headers: HTTPHeaders(headers), body: Array(body.utf8))
         }
-        defer { server.stop() }
+        defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
         let answer = await ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"]).credentials(for: "r", Self.session)
         switch answer {
         case .success(let credentials):
@@ -103,7 +104,7 @@ struct ServerAuthorizationProviderTests {
         let service = Service { _ in Self.json(200, "{}") }
         service.holds.withLock { $0 = true }
         let server = try HTTPServer { await service.respond($0) }
-        defer { server.stop() }
+        defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
         let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"])
         #expect(provider.concurrentLimit == 5)
         let asks = (0..<8).map { _ in Task { await provider.credentials(for: "r", Self.session) } }
@@ -121,7 +122,7 @@ struct ServerAuthorizationProviderTests {
     @Test func anAnswerForASessionThatHasSinceChangedIsIgnored() async throws {
         let service = Service { _ in Self.json(200, #"{"auth":"late"}"#) }
         let server = try HTTPServer { await service.respond($0) }
-        defer { server.stop() }
+        defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
         let clock = ManualClock()
         let simulator = Simulator(clock: clock)
         let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"])

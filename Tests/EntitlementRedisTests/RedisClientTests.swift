@@ -100,7 +100,8 @@ struct RedisClientTests {
     /// found closed, and replaced, before a command is sent on it.
     @Test func aRestartWhileIdleCostsNoCommand() async throws {
         let server = try await RedisServer()
-        let client = RedisClient(server.configuration(connectTimeout: .milliseconds(500), connections: 4))
+        let measurements = RedisMeasurements()
+        let client = RedisClient(server.configuration(connectTimeout: .milliseconds(500), connections: 4), metrics: measurements)
         defer { client.close() }
         for _ in 0..<8 { _ = try await client.send(["PING"]) }  // every lane has its connection open
         await server.stop()
@@ -109,6 +110,10 @@ struct RedisClientTests {
         for number in 0..<8 {
             #expect(try await client.send(["PING"]) == .simpleString("PONG"), "PING \(number) after the restart")
         }
+        // The metrics tell the restart: four first connections, four reconnections, every PING timed.
+        #expect(measurements.count("entitle.redis.connects again=false") == 4, "\(measurements.keys)")
+        #expect(measurements.count("entitle.redis.connects again=true") == 4, "\(measurements.keys)")
+        #expect(measurements.timings("entitle.redis.commands command=PING outcome=ok") == 16, "\(measurements.keys)")
         await RedisServer.kill(again)
     }
 
@@ -131,7 +136,7 @@ struct RedisClientTests {
             RedisServer.arguments(server.port) + storage + ["--key-load-delay", "50", "--loading-process-events-interval-bytes", "1024"])
         defer { Task { await RedisServer.kill(loading) } }
         let configuration = server.configuration(connectTimeout: .seconds(2), commandTimeout: .seconds(30), connections: 1)
-        let plain = RedisClient(configuration, retryingPassingRefusals: false)
+        let plain = RedisClient(configuration, metrics: nil, retryingPassingRefusals: false, timingCommands: true)
         defer { plain.close() }
         var refused: RESPValue?
         for _ in 0..<50 where refused == nil {
@@ -139,9 +144,12 @@ struct RedisClientTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(refused?.isPassingRefusal == true && "\(refused!)".contains("LOADING"), "the server was loading: \(String(describing: refused))")
-        let client = RedisClient(configuration)
+        let measurements = RedisMeasurements()
+        let client = RedisClient(configuration, metrics: measurements)
         defer { client.close() }
         #expect(try await client.send(["GET", "key:1"]).text == "value:1")
+        #expect(measurements.count("entitle.redis.retries reason=refused") > 0, "the refusals were counted: \(measurements.keys)")
+        #expect(measurements.timings("entitle.redis.commands command=GET outcome=ok") == 1, "timed once, retries and all")
     }
 
     /// A server that takes the connection and never answers: the command's wait ends when its task is

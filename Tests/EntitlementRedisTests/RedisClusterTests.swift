@@ -52,7 +52,8 @@ struct RedisClusterTests {
 
     @Test func aSlotMovedToAnotherMasterIsFollowed() async throws {
         try await RedisClusterServers.with { cluster in
-            let client = RedisClusterClient(cluster.configuration())
+            let measurements = RedisMeasurements()
+            let client = RedisClusterClient(cluster.configuration(), metrics: measurements)
             defer { client.close() }
             let store = RedisTokenStorage(client: client, keyPrefix: "fleet")
             let device = "device-moved"
@@ -78,6 +79,11 @@ struct RedisClusterTests {
             #expect(try await store.load(deviceID: device, requestorID: "sim-requestor").version == second)
             #expect(try await store.load(deviceID: moving, requestorID: "sim-requestor").version == asked)
             #expect(RedisClusterClient.split(client.slotOwners[slot])?.1 == target.port)
+            // The redirections were counted, and each save timed once however it was redirected.
+            // (Which of them the saves met depends on when the map was read again.)
+            let redirected = ["moved", "ask", "refused"].map { measurements.count("entitle.redis.retries reason=\($0)") }.reduce(0, +)
+            #expect(redirected > 0, "\(measurements.keys)")
+            #expect(measurements.keys.contains { $0.hasPrefix("entitle.redis.commands command=") && $0.hasSuffix("outcome=ok") })
         }
     }
 

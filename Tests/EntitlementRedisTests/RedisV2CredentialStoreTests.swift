@@ -133,10 +133,10 @@ struct RedisV2CredentialStoreTests {
         try (Self.statement + "\n").write(toFile: folder + "/statement", atomically: true, encoding: .utf8)
         let entitle = RedisTwoNodeTests.entitle.path
         let serve = try ChildProcess.spawn(entitle, ["serve", "--port", "0", "--quiet"], output: .file(folder + "/serve.log"))
-        // Killed, not stopped: a defer cannot await, and a graceful stop would hold this thread.
+        // Killed and reaped on a thread of its own: a defer cannot await.
         defer {
             serve.send(SIGKILL)
-            _ = serve.waitForExit()
+            OwnThread.start { _ = serve.waitForExit() }
         }
         var url = ""
         for _ in 0..<300 where url.isEmpty {
