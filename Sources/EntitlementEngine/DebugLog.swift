@@ -26,4 +26,12 @@ public struct MonitorGroup: EngineMonitor {
     public func observe(_ event: EngineEvent) {
         for member in members { member.observe(event) }
     }
+
+    /// The first member's tracer.
+    public var tracer: (any EngineTracer)? { members.lazy.compactMap(\.tracer).first }
+
+    /// Passes the mailbox's reading to every member.
+    public func observe(mailboxWait wait: Duration, behind: Int) {
+        for member in members { member.observe(mailboxWait: wait, behind: behind) }
+    }
 }

@@ -7,6 +7,21 @@
 public protocol EngineMonitor: Sendable {
     /// Called on the engine's actor, in order, for every event.
     func observe(_ event: EngineEvent)
+
+    /// Called on the engine's actor as each piece of work leaves the engine's mailbox: how long it
+    /// waited there and how many wait behind it (a default does nothing).
+    func observe(mailboxWait wait: Duration, behind: Int)
+
+    /// What starts spans around the engine's backend requests and storage operations (a default has none).
+    var tracer: (any EngineTracer)? { get }
+}
+
+extension EngineMonitor {
+    /// Does nothing.
+    public func observe(mailboxWait wait: Duration, behind: Int) {}
+
+    /// None.
+    public var tracer: (any EngineTracer)? { nil }
 }
 
 /// One boundary event.

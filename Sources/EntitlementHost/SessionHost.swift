@@ -229,6 +229,15 @@ public final class SessionHost: Sendable {
         return SessionShutdownReport(settled: settled, stillBusy: busy, callsClosed: callsClosed)
     }
 
+    /// Serves until the calling task is cancelled, then shuts down with `gracePeriod`
+    /// (``shutdown(gracePeriod:)``, whose grace the cancellation that started it does not cut short) and
+    /// returns its report: the shape of a service's `run()` — with swift-service-lifecycle, run it as
+    /// `cancelOnGracefulShutdown { await host.run() }` (*Running a fleet* shows the adapter).
+    public func run(gracePeriod: Duration = .seconds(30)) async -> SessionShutdownReport {
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        return await Task { await self.shutdown(gracePeriod: gracePeriod) }.value
+    }
+
     /// Whether the session `key` is in memory as an engine or resting as a value; nil when the host
     /// has no such session.
     public func residency(of key: SessionKey) -> SessionResidency? {

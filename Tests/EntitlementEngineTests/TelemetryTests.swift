@@ -82,6 +82,101 @@ struct TelemetryTests {
         }
     }
 
+    /// Each call is timed from its arrival to the callback that ends it, with how it ended; work that
+    /// waits in the engine's mailbox is timed too.
+    @Test func callDurationsAndTheMailboxAreMeasured() async throws {
+        let measurements = Measurements()
+        final class WithGauges: EngineMetricsHandler {
+            let inner: Measurements
+            let depths = Mutex<[Int64]>([])
+            init(_ inner: Measurements) { self.inner = inner }
+            func increment(counter label: String, dimensions: [(String, String)], by amount: Int64) {
+                inner.increment(counter: label, dimensions: dimensions, by: amount)
+            }
+            func record(timer label: String, dimensions: [(String, String)], nanoseconds: Int64) {
+                inner.record(timer: label, dimensions: dimensions, nanoseconds: nanoseconds)
+            }
+            func record(gauge label: String, dimensions: [(String, String)], value: Int64) {
+                if label == "entitle.mailbox.depth" { depths.withLock { $0.append(value) } }
+            }
+        }
+        let handler = WithGauges(measurements)
+        let telemetry = EngineTelemetry(session: "s", metrics: handler)
+        let clock = ManualClock()
+        let simulator = Simulator(clock: clock, seed: 7)
+        let enabler = AccessEnabler(
+            backend: simulator.backend, environment: .deterministic(clock: clock, deviceID: "device-9", seed: 1), settings: .simulated,
+            monitor: telemetry)
+        await enabler.setRequestor("sim-requestor")
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<5 { group.addTask { await enabler.checkAuthentication() } }
+            group.addTask { await enabler.getAuthorization("") }
+        }
+        await enabler.whenIdle()
+        let timers = measurements.timers.withLock { $0 }
+        #expect(timers["entitle.call.duration call=setRequestor outcome=answered"] == 1, "\(timers.keys.sorted())")
+        #expect(timers["entitle.call.duration call=checkAuthentication outcome=failure"] == 5, "\(timers.keys.sorted())")
+        #expect(timers["entitle.call.duration call=getAuthorization outcome=refused"] == 1, "\(timers.keys.sorted())")
+        #expect((timers["entitle.mailbox.wait"] ?? 0) >= 7, "every call left the mailbox: \(timers.keys.sorted())")
+        #expect(handler.depths.withLock { $0 }.count == timers["entitle.mailbox.wait"], "a depth with each wait")
+    }
+
+    /// A tracer that keeps every span it started.
+    final class RecordingTracer: EngineTracer {
+        final class Span: EngineSpan {
+            let name: String
+            let attributes: Mutex<[String: String]>
+            let errors = Mutex<[String]>([])
+            let ends = Mutex(0)
+            init(_ name: String, _ attributes: [String: String]) {
+                self.name = name
+                self.attributes = Mutex(attributes)
+            }
+            func setAttribute(_ name: String, _ value: String) { attributes.withLock { $0[name] = value } }
+            func recordError(_ error: any Error) { errors.withLock { $0.append("\(error)") } }
+            func end() { ends.withLock { $0 += 1 } }
+        }
+        let spans = Mutex<[Span]>([])
+        func startSpan(_ operationName: String, attributes: [String: String]) -> any EngineSpan {
+            let span = Span(operationName, attributes)
+            spans.withLock { $0.append(span) }
+            return span
+        }
+    }
+
+    /// Every backend request and storage operation runs in a span that names it, the device by its
+    /// pseudonym and the requestor, ends once with its outcome, and records a failure as its error.
+    @Test func spansWrapEveryBackendRequestAndStorageOperation() async throws {
+        let tracer = RecordingTracer()
+        let clock = ManualClock()
+        let simulator = Simulator(clock: clock, seed: 7)
+        let enabler = AccessEnabler(
+            backend: simulator.backend, environment: .deterministic(clock: clock, deviceID: "device-9", seed: 1), settings: .simulated,
+            monitor: EngineTelemetry(session: "s", tracer: tracer))
+        await simulator.inject(.fail(.network("connection reset")), into: .configuration, times: 1)
+        await enabler.setRequestor("sim-requestor")
+        await enabler.whenIdle()
+        await enabler.setRequestor("sim-requestor")
+        await enabler.checkAuthentication()
+        await enabler.whenIdle()
+        let spans = tracer.spans.withLock { $0 }
+        let names = spans.map(\.name)
+        #expect(names.filter { $0 == "entitle.backend.configuration" }.count == 2, "\(names)")
+        for name in ["entitle.storage.load", "entitle.storage.authentications", "entitle.storage.version"] {
+            #expect(names.contains(name), "\(name) in \(names)")
+        }
+        #expect(spans.allSatisfy { $0.ends.withLock { $0 } == 1 }, "each span ended once")
+        for span in spans {
+            let attributes = span.attributes.withLock { $0 }
+            #expect(attributes["entitle.device"] == DevicePseudonym.of("device-9") && attributes["entitle.requestor"] == "sim-requestor")
+            #expect(!attributes.values.contains("device-9"), "the device by its pseudonym only")
+        }
+        let failed = spans.filter { $0.attributes.withLock { $0["entitle.outcome"] } != "ok" }
+        #expect(failed.map(\.name) == ["entitle.backend.configuration"], "\(failed.map(\.name))")
+        #expect(failed.first?.attributes.withLock { $0["entitle.outcome"] } == "network")
+        #expect(failed.first?.errors.withLock { $0 }.count == 1)
+    }
+
     @Test func linesBelowTheMinimumLevelAreNotWritten() async {
         let lines = Lines()
         let telemetry = EngineTelemetry(session: "s", logger: lines, minimumLevel: .warning)

@@ -285,6 +285,24 @@ struct SessionHostTests {
         #expect(host.residency(of: login) == nil)
     }
 
+    /// `run()` serves until its task is cancelled (as a service group cancels it on a graceful
+    /// shutdown), then shuts down with the grace period: a session that settles within it is closed at
+    /// rest, not cut off.
+    @Test func runServesUntilCancelledThenShutsDownGracefully() async throws {
+        let rig = Rig()
+        let host = rig.host()
+        let quiet = SessionKey(deviceID: "tv-quiet", requestorID: Self.requestor)
+        let running = Task { await host.run(gracePeriod: .seconds(5)) }
+        try await host.call(.checkAuthentication, on: quiet)
+        await host.whenSettled(quiet)
+        #expect(host.residency(of: quiet) == .resident, "serving while it runs")
+        running.cancel()
+        let report = await running.value
+        #expect(report == SessionShutdownReport(settled: 1, stillBusy: 0, callsClosed: 0), "\(report)")
+        #expect(host.residency(of: quiet) == nil)
+        #expect(await Self.refusal(of: .checkAuthentication, on: quiet, by: host) == .shuttingDown)
+    }
+
     @Test func shutdownRefusesNewCallsAndAnswersTheCallsOfSessionsStillWaitingForARedirect() async throws {
         let rig = Rig()
         let host = rig.host()

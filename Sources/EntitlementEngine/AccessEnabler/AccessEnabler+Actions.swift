@@ -66,7 +66,10 @@ extension AccessEnabler {
     /// Feeds `held` calls back, in order, ahead of all queued work.
     func resubmit(_ held: [EntitlementMachine.QueuedCall]) {
         guard !held.isEmpty, !closed else { return }
-        let resubmitted: [(work: Work, ticket: UInt64?)] = held.map { (.input(.callReceived($0.id, $0.call)), nil) }
+        let now: ContinuousClock.Instant? = monitor == nil ? nil : .now
+        let resubmitted: [(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)] = held.map {
+            (.input(.callReceived($0.id, $0.call)), nil, now)
+        }
         mailbox.insert(contentsOf: resubmitted, at: 0)
     }
 }

@@ -6,10 +6,18 @@ extension AccessEnabler {
         monitor?.observe(.backendRequested(operation, request))
         operationsInFlight.insert(operation)
         let backend = self.backend
+        let tracer = monitor?.tracer
+        let attributes = tracer == nil ? [:] : spanAttributes(request.context.requestorID)
         let task = Task {
             let result: Result<BackendResponse, BackendError>
             do throws(BackendError) {
-                result = .success(try await backend.perform(request, operation: operation))
+                let perform = { () async throws(BackendError) -> BackendResponse in try await backend.perform(request, operation: operation) }
+                if let tracer {
+                    let name = "entitle.backend.\(request.operation.rawValue)"
+                    result = .success(try await tracer.spanning(name, attributes, outcome: { $0.code.description }, perform))
+                } else {
+                    result = .success(try await perform())
+                }
             } catch {
                 result = .failure(error)
             }

@@ -49,7 +49,7 @@ extension AccessEnabler {
         guard !closed else { return }
         lastTicket += 1
         let ticket = lastTicket
-        mailbox.append((work, ticket))
+        mailbox.append((work, ticket, monitor == nil ? nil : ContinuousClock.now))
         if !draining, Task.isCancelled {
             // A cancelled caller does not carry the engine's work: a step's storage, provider and
             // platform calls run on a task of the engine's own, which nobody cancels.
@@ -69,7 +69,8 @@ extension AccessEnabler {
             if !immediate.isEmpty {
                 await process(immediate.removeFirst())
             } else if !mailbox.isEmpty {
-                let (work, ticket) = mailbox.removeFirst()
+                let (work, ticket, queued) = mailbox.removeFirst()
+                if let queued { monitor?.observe(mailboxWait: ContinuousClock.now - queued, behind: mailbox.count) }
                 switch work {
                 case .input(let input):
                     await reconcileWithStorage()

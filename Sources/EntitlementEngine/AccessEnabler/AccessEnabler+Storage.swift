@@ -5,10 +5,12 @@ extension AccessEnabler {
     func save(_ tokens: StoredTokens, requestorID: String) async throws(TokenStorageError) {
         guard let known = storeVersion, known.requestorID == requestorID else {
             // Never read for this requestor: whatever is stored must be read before it is replaced.
-            throw .conflict(current: try await storage.version(deviceID: environment.deviceID, requestorID: requestorID))
+            throw .conflict(current: try await storedVersion(requestorID))
         }
-        let version = try await storage.save(
-            tokens, deviceID: environment.deviceID, requestorID: requestorID, replacing: known.version)
+        let storage = self.storage, deviceID = environment.deviceID
+        let version = try await spanned("save", requestorID) { () async throws(TokenStorageError) -> StorageVersion in
+            try await storage.save(tokens, deviceID: deviceID, requestorID: requestorID, replacing: known.version)
+        }
         storeVersion = (requestorID, version)
     }
 
@@ -20,10 +22,10 @@ extension AccessEnabler {
         let requestorID = configuration.requestorID
         do throws(TokenStorageError) {
             if !force, let known = storeVersion, known.requestorID == requestorID {
-                let version = try await storage.version(deviceID: environment.deviceID, requestorID: requestorID)
+                let version = try await storedVersion(requestorID)
                 guard version != known.version else { return }
             }
-            let current = try await storage.load(deviceID: environment.deviceID, requestorID: requestorID)
+            let current = try await storedTokens(requestorID)
             storeVersion = (requestorID, current.version)
             guard machine.differs(from: current.tokens) else { return }
             await process(.storageChanged(current.tokens), retryingConflicts: false)
@@ -44,7 +46,7 @@ extension AccessEnabler {
             var others: [AuthenticationToken] = []
             if case .configuring(_, let current, _) = machine.configuration, current == operation {
                 do throws(TokenStorageError) {
-                    let loaded = try await storage.load(deviceID: environment.deviceID, requestorID: requestorID)
+                    let loaded = try await storedTokens(requestorID)
                     stored = loaded.tokens
                     storeVersion = (requestorID, loaded.version)
                 } catch {
@@ -67,10 +69,42 @@ extension AccessEnabler {
     /// What other requestors stored on this device (for single sign-on); a storage that cannot say finds none.
     private func othersStored(_ requestorID: String) async -> [AuthenticationToken] {
         do throws(TokenStorageError) {
-            return try await storage.authentications(deviceID: environment.deviceID).filter { $0.requestorID != requestorID }
+            let storage = self.storage, deviceID = environment.deviceID
+            return try await spanned("authentications", requestorID) { () async throws(TokenStorageError) -> [AuthenticationToken] in
+                try await storage.authentications(deviceID: deviceID)
+            }.filter { $0.requestorID != requestorID }
         } catch {
             monitor?.observe(.storageFailed(error.description))
             return []
         }
+    }
+
+    /// The stored tokens for `requestorID` on this device, with their version.
+    private func storedTokens(_ requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
+        let storage = self.storage, deviceID = environment.deviceID
+        return try await spanned("load", requestorID) { () async throws(TokenStorageError) -> VersionedTokens in
+            try await storage.load(deviceID: deviceID, requestorID: requestorID)
+        }
+    }
+
+    /// The stored version for `requestorID` on this device.
+    private func storedVersion(_ requestorID: String) async throws(TokenStorageError) -> StorageVersion {
+        let storage = self.storage, deviceID = environment.deviceID
+        return try await spanned("version", requestorID) { () async throws(TokenStorageError) -> StorageVersion in
+            try await storage.version(deviceID: deviceID, requestorID: requestorID)
+        }
+    }
+
+    /// `body` in a span `entitle.storage.NAME` when the monitor has a tracer.
+    private func spanned<T>(
+        _ name: String, _ requestorID: String, _ body: () async throws(TokenStorageError) -> T
+    ) async throws(TokenStorageError) -> T {
+        guard let tracer = monitor?.tracer else { return try await body() }
+        return try await tracer.spanning("entitle.storage.\(name)", spanAttributes(requestorID), outcome: { $0.code.description }, body)
+    }
+
+    /// The attributes every span of this engine carries: the device by its pseudonym, the requestor.
+    func spanAttributes(_ requestorID: String) -> [String: String] {
+        ["entitle.device": DevicePseudonym.of(environment.deviceID), "entitle.requestor": requestorID]
     }
 }

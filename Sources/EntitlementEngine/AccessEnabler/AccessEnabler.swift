@@ -49,7 +49,8 @@ public actor AccessEnabler {
         case storageCheck
     }
 
-    var mailbox: [(work: Work, ticket: UInt64?)] = []
+    /// Work waiting its turn, with when it was queued (only read by a monitor).
+    var mailbox: [(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)] = []
     var immediate: [Input] = []
     var draining = false
     var lastTicket: UInt64 = 0

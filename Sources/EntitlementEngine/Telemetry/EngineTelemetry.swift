@@ -6,25 +6,34 @@ import Synchronization
 /// Counters: `entitle.calls` (`call`), `entitle.callbacks` (`callback`), `entitle.backend.requests`
 /// (`operation`), `entitle.backend.responses` (`operation`, `outcome`: `success`, `network`,
 /// `timeout`, `http`, `throttled`, `retryable`, `malformed`, `authentication`, `denied`),
-/// `entitle.storage.failures`. Timer: `entitle.backend.latency` (`operation`, `outcome`). Every log
-/// line carries `session` and, where there is one, `call` or `operation`; secrets are shortened.
+/// `entitle.storage.failures`. Timers: `entitle.backend.latency` (`operation`, `outcome`);
+/// `entitle.call.duration` (`call`, `outcome`: `success`, `failure`, `refused` or `answered`), from a call
+/// to the callback that ends it — a whole login, authorization or logout as the device waited for it;
+/// `entitle.mailbox.wait`, how long work waited in the engine's mailbox, with the gauge
+/// `entitle.mailbox.depth` (what waited behind it). Every log line carries `session` and, where there
+/// is one, `call` or `operation`; secrets are shortened.
 public final class EngineTelemetry: EngineMonitor {
     /// The session every line and measurement is tagged with: name the device by its pseudonym
     /// (``DevicePseudonym/of(_:)``, or a `SessionKey`'s description), never by its id.
     public let session: String
     private let logger: (any EngineLogHandler)?
     private let metrics: (any EngineMetricsHandler)?
+    /// What starts the engine's spans (``EngineTracer``), if any.
+    public let tracer: (any EngineTracer)?
     private let minimumLevel: LogLevel
     private let started = Mutex<[OperationID: (operation: String, at: ContinuousClock.Instant)]>([:])
+    private let calls = Mutex<[CallID: (call: String, at: ContinuousClock.Instant)]>([:])
 
-    /// Telemetry for `session`; lines below `minimumLevel` are not built at all.
+    /// Telemetry for `session`; lines below `minimumLevel` are not built at all; `tracer` starts a span
+    /// around each backend request and storage operation.
     public init(
         session: String, logger: (any EngineLogHandler)? = nil, metrics: (any EngineMetricsHandler)? = nil,
-        minimumLevel: LogLevel = .info
+        tracer: (any EngineTracer)? = nil, minimumLevel: LogLevel = .info
     ) {
         self.session = session
         self.logger = logger
         self.metrics = metrics
+        self.tracer = tracer
         self.minimumLevel = minimumLevel
     }
 
@@ -34,10 +43,12 @@ public final class EngineTelemetry: EngineMonitor {
         case .started(_, let deviceID, _):
             log(.info, "engine started", ["device": DevicePseudonym.of(deviceID)])
         case .callReceived(let id, let call):
+            if metrics != nil { calls.withLock { $0[id] = (call.name, ContinuousClock.now) } }
             metrics?.increment(counter: "entitle.calls", dimensions: [("call", call.name)], by: 1)
             log(.debug, "> \(call.redactedDescription)", ["call": id.description])
         case .callbackEmitted(let callback, let answering):
             metrics?.increment(counter: "entitle.callbacks", dimensions: [("callback", callback.name)], by: 1)
+            if let metrics, !answering.isEmpty { recordDurations(of: answering, endedBy: callback, on: metrics) }
             var level = LogLevel.debug
             if case .status(let report) = callback {
                 level = report.level == .error ? .error : report.level == .warning ? .warning : .notice
@@ -55,10 +66,7 @@ public final class EngineTelemetry: EngineMonitor {
             let outcome = Self.outcome(result)
             let dimensions = [("operation", begun.operation), ("outcome", outcome)]
             metrics?.increment(counter: "entitle.backend.responses", dimensions: dimensions, by: 1)
-            let elapsed = (ContinuousClock.now - begun.at).components
-            metrics?.record(
-                timer: "entitle.backend.latency", dimensions: dimensions,
-                nanoseconds: elapsed.seconds &* 1_000_000_000 &+ elapsed.attoseconds / 1_000_000_000)
+            metrics?.record(timer: "entitle.backend.latency", dimensions: dimensions, nanoseconds: Self.nanoseconds(ContinuousClock.now - begun.at))
             if case .failure(let error) = result {
                 log(.warning, "← \(begun.operation) failed: \(Redactor.redact(error.summary))", ["operation": operation.description])
             } else {
@@ -74,6 +82,44 @@ public final class EngineTelemetry: EngineMonitor {
         case .inputHandled(let input, _):
             log(.trace, "· \(input.name)", [:])
         }
+    }
+
+    /// Records the mailbox's reading.
+    public func observe(mailboxWait wait: Duration, behind: Int) {
+        guard let metrics else { return }
+        metrics.record(timer: "entitle.mailbox.wait", dimensions: [], nanoseconds: Self.nanoseconds(wait))
+        metrics.record(gauge: "entitle.mailbox.depth", dimensions: [], value: Int64(behind))
+    }
+
+    /// Times each call `callback` ends, from when it was received.
+    private func recordDurations(of answered: [CallID], endedBy callback: Callback, on metrics: any EngineMetricsHandler) {
+        let now = ContinuousClock.now
+        let ended = calls.withLock { calls in answered.compactMap { calls.removeValue(forKey: $0) } }
+        let outcome = Self.outcome(of: callback)
+        for call in ended {
+            metrics.record(
+                timer: "entitle.call.duration", dimensions: [("call", call.call), ("outcome", outcome)],
+                nanoseconds: Self.nanoseconds(now - call.at))
+        }
+    }
+
+    /// The `outcome` dimension of the callback that ends a call.
+    static func outcome(of callback: Callback) -> String {
+        switch callback {
+        case .setAuthenticationStatus(let status, _): status == 1 ? "success" : "failure"
+        case .setToken, .preauthorizedResources, .setMetadataStatus: "success"
+        case .tokenRequestFailed: "failure"
+        case .status(let report) where report.level == .error: "refused"
+        default: "answered"
+        }
+    }
+
+    /// Whole nanoseconds, saturating.
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let parts = duration.components
+        let (whole, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return parts.seconds < 0 ? .min : .max }
+        return whole.addingReportingOverflow(parts.attoseconds / 1_000_000_000).partialValue
     }
 
     /// The `outcome` dimension of a finished request.
