@@ -463,7 +463,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         if fields.count == 3, case .bulkString(_?) = fields[2] {
             guard let written = fields[2].text.flatMap(Int.init), written >= 1 else { throw unexpected(answer) }
             guard written <= schema else {
-                throw .unavailable("Redis: these tokens were written in schema \(written) by a newer version; this node reads up to \(schema)")
+                throw .newerFormat("Redis: these tokens were written in schema \(written) by a newer version; this node reads up to \(schema)")
             }
         }
         guard let number = fields[0].text.flatMap(UInt64.init), case .bulkString(let bytes?) = fields[1] else {

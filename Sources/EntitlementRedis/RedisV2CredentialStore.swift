@@ -91,12 +91,12 @@ public final class RedisV2CredentialStore: V2CredentialStore {
         } catch {
             throw Self.unreachable(error)
         }
-        guard let text = answer.text, let json = try? JSONReader.read(Array(text.utf8)) else { return nil }
-        return try? V2ClientCredentials(json: json)
+        guard case .bulkString(let bytes?) = answer else { return nil }
+        return try V2StoredCredentials.decode(bytes, from: "the Redis key \(key)")
     }
 
     private func write(_ credentials: V2ClientCredentials) async throws(BackendError) {
-        let text = String(decoding: credentials.json.canonicalBytes, as: UTF8.self)
+        let text = String(decoding: V2StoredCredentials.encode(credentials), as: UTF8.self)
         do {
             _ = try await client.send(["SET", key, text], key: key)
         } catch {

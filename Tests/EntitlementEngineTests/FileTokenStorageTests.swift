@@ -47,6 +47,24 @@ struct FileTokenStorageTests {
         #expect(try await store.tokens(deviceID: "d", requestorID: "r") == .empty, "the next load starts afresh")
     }
 
+    /// A file a newer version wrote is refused where it is, with a typed error — not moved aside as
+    /// corrupt: this version is old, the file is fine.
+    @Test func aFileOfANewerFormatIsRefusedInPlace() async throws {
+        let store = try FileTokenStorage(folder: Self.temporaryFolder())
+        let path = store.path(deviceID: "d", requestorID: "r")
+        let newer = #"{"format":2,"holds":{"something":"else"}}"#
+        try Data(newer.utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try await store.load(deviceID: "d", requestorID: "r")
+            Issue.record("a newer file was read")
+        } catch {
+            #expect(error.code == .newerFormat && !error.isTransient && error.description.contains("format 2"), "\(error)")
+        }
+        await #expect(throws: TokenStorageError.self) { try await store.save(.empty, deviceID: "d", requestorID: "r", replacing: .absent) }
+        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self) == newer, "left as it was")
+        #expect(!FileManager.default.fileExists(atPath: path + ".corrupt-1"))
+    }
+
     @Test func aForeignFileIsMovedAside() async throws {
         let store = try FileTokenStorage(folder: Self.temporaryFolder())
         try await store.overwrite(StoredTokens(selectedProvider: "x", deviceID: "d"), deviceID: "d", requestorID: "someone-else")

@@ -19,10 +19,42 @@ struct FileV2CredentialStoreTests {
         #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))
     }
 
-    @Test func aDamagedFileCountsAsNone() async throws {
+    /// The file is the registration answer in a versioned envelope; a bare answer (as files were
+    /// written before the envelope) reads as format 1.
+    @Test func theFileSaysItsFormatAndABareAnswerStillReads() async throws {
         let path = NSTemporaryDirectory() + "entitle-credentials-" + UUID().uuidString + ".json"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try Data("{\"client_id\": 3".utf8).write(to: URL(fileURLWithPath: path))
-        #expect(await FileV2CredentialStore(path: path).load() == nil)
+        let credentials = V2ClientCredentials(clientID: "id-1", clientSecret: "secret-1", issuedAtSeconds: 1_700_000_000)
+        await FileV2CredentialStore(path: path).save(credentials)
+        let written = try JSONReader.read(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(written["format"] == .int(1) && written["credentials"]?["client_id"] == "id-1")
+        try Data(credentials.json.canonicalBytes).write(to: URL(fileURLWithPath: path))
+        #expect(await FileV2CredentialStore(path: path).load() == credentials)
+    }
+
+    /// A file this version cannot read — damaged, or in a newer format — is refused with a clear error
+    /// and left as it is: registering again would make a new client and lose the users' profiles.
+    @Test(arguments: [
+        (#"{"client_id": 3"#, "not JSON"),
+        (#"{"credentials":{"client_id":"id-2","client_secret":"s"},"format":2}"#, "format 2, written by a newer version"),
+        (#"{"client":"x"}"#, "holds no client credentials"),
+    ])
+    func aFileItCannotReadIsRefusedNotReplaced(text: String, words: String) async throws {
+        let path = NSTemporaryDirectory() + "entitle-credentials-" + UUID().uuidString + ".json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let store = FileV2CredentialStore(path: path)
+        #expect(await store.load() == nil)
+        let registered = V2ClientCredentials(clientID: "new", clientSecret: "new-secret", issuedAtSeconds: 1)
+        do {
+            _ = try await store.credentials(replacing: nil) { () async throws(BackendError) -> V2ClientCredentials in
+                Issue.record("registered over a file it could not read")
+                return registered
+            }
+            Issue.record("a file it cannot read was taken")
+        } catch {
+            #expect(error.code == .storageUnavailable && error.message.contains(words) && error.message.contains(path), "\(error)")
+        }
+        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self) == text, "left as it was")
     }
 }

@@ -95,7 +95,17 @@ struct RedisTokenStorageTests {
             if !connected { try await Task.sleep(for: .milliseconds(100)) }
         }
         try #require(connected, "the replica is online")
-        let synced = try await store.save(StoredTokens(selectedProvider: "b", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: alone)
+        // A replica just online may still be loading what it was sent: save until one is acknowledged
+        // (an unacknowledged save did reach the master, so each attempt names the version it holds).
+        var synced = StorageVersion.absent
+        for _ in 0..<30 where synced == .absent {
+            let current = try await store.load(deviceID: "d", requestorID: "r").version
+            let saved = await Result { () async throws(TokenStorageError) -> StorageVersion in
+                try await store.save(StoredTokens(selectedProvider: "b", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: current)
+            }
+            if case .success(let version) = saved { synced = version } else { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        try #require(synced > alone, "a save the replica acknowledged")
         replica.suspend(true)
         await #expect(throws: TokenStorageError.self) {
             try await store.save(StoredTokens(selectedProvider: "c", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: synced)
@@ -281,5 +291,16 @@ struct RedisTokenStorageTests {
         nodeA.client.close()
         nodeB.client.close()
         await server.stop()
+    }
+}
+
+extension Result where Failure == TokenStorageError {
+    /// The outcome of a store's operation.
+    init(_ body: () async throws(TokenStorageError) -> Success) async {
+        do throws(TokenStorageError) {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
     }
 }

@@ -41,6 +41,13 @@ public final class FileTokenStorage: TokenStorage {
     /// What seals each file before it is written and opens it after (nil: files are plain JSON).
     public let sealing: (any TokenSealing)?
 
+    /// The format of the files this version writes and reads.
+    static let format = 1
+
+    private struct FormatOnly: Decodable {
+        var format: Int
+    }
+
     private struct Envelope: Codable {
         var format: Int
         var device: String
@@ -109,7 +116,7 @@ public final class FileTokenStorage: TokenStorage {
             let current = try self.currentVersion(file, requestorID: requestorID)
             guard current == expected else { throw .conflict(current: current) }
             let next = current.next
-            let envelope = Envelope(format: 1, device: deviceID, requestor: requestorID, version: next.number, tokens: tokens)
+            let envelope = Envelope(format: Self.format, device: deviceID, requestor: requestorID, version: next.number, tokens: tokens)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             guard let data = try? encoder.encode(envelope) else { throw .unavailable("the tokens could not be encoded") }
@@ -141,7 +148,7 @@ public final class FileTokenStorage: TokenStorage {
                     (try? SealedValue.plain(stored, sealing: sealing)).flatMap { try? JSONDecoder().decode(Envelope.self, from: Data($0)) }
                 }
             }
-            guard let envelope = envelope ?? nil, envelope.format == 1, envelope.device == deviceID,
+            guard let envelope = envelope ?? nil, envelope.format == Self.format, envelope.device == deviceID,
                 envelope.tokens.deviceID ?? deviceID == deviceID, let authentication = envelope.tokens.authentication
             else { continue }
             found.append(authentication)
@@ -156,10 +163,14 @@ public final class FileTokenStorage: TokenStorage {
         guard let (stored, identity) = try contentsAndIdentity(file) else { return .absent }
         // A file sealed with another key is left where it is: the key is wrong, not the file.
         let bytes = try SealedValue.plain(stored, sealing: sealing)
+        // A newer version's file stays where it is: it is not corrupt, this version is old.
+        if let written = try? JSONDecoder().decode(FormatOnly.self, from: Data(bytes)), written.format > Self.format {
+            throw .newerFormat("\(file) is in format \(written.format); this version reads format \(Self.format)")
+        }
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(bytes)) else {
             throw .corrupt(file: file, movedTo: try moveAside(file))
         }
-        guard envelope.format == 1, envelope.requestor == requestorID else {
+        guard envelope.format == Self.format, envelope.requestor == requestorID else {
             throw .foreign(file: file, movedTo: try moveAside(file))
         }
         // Files written before versions existed count as version 1.

@@ -14,7 +14,7 @@ public struct TokenStorageError: Error, Sendable, Equatable, CustomStringConvert
     /// What kind of failure it is; more kinds may come.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Kind: String, Sendable, Hashable {
-            case conflict, corrupt, foreign, tooLarge, refusedLocation, system, unavailable, closed, unsealable
+            case conflict, corrupt, foreign, tooLarge, refusedLocation, system, unavailable, closed, unsealable, newerFormat
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -38,6 +38,9 @@ public struct TokenStorageError: Error, Sendable, Equatable, CustomStringConvert
         /// The stored value is sealed and this store cannot open it (sealed with another key, or the store
         /// has no ``TokenSealing``); nothing was read, moved or changed.
         public static let unsealable = Code(.unsealable)
+        /// The stored value was written in a format newer than this version reads (by a newer version of
+        /// the package); nothing was read, moved or changed — run the newer version, or move it aside.
+        public static let newerFormat = Code(.newerFormat)
 
         /// The code's name (`conflict`).
         public var description: String { kind.rawValue }
@@ -93,6 +96,8 @@ public struct TokenStorageError: Error, Sendable, Equatable, CustomStringConvert
     public static func closed(_ why: String) -> TokenStorageError { TokenStorageError(.closed, reason: why) }
     /// ``Code/unsealable``: the sealed tokens cannot be opened here (`why`, with no secret in it).
     public static func unsealable(_ why: String) -> TokenStorageError { TokenStorageError(.unsealable, reason: why) }
+    /// Tokens in a newer format: `why` names where and which.
+    public static func newerFormat(_ why: String) -> TokenStorageError { TokenStorageError(.newerFormat, reason: why) }
 
     /// Whether the same operation may well succeed if tried again shortly: the store was unreachable,
     /// restarting, busy or timed out (``Code/unavailable``, or a system call interrupted, busy or timed
@@ -119,6 +124,7 @@ public struct TokenStorageError: Error, Sendable, Equatable, CustomStringConvert
         case .unavailable: return "token storage is unavailable: \(why)"
         case .closed: return "token storage takes no more writes: \(why)"
         case .unsealable: return "the stored tokens are sealed and cannot be opened here: \(why)"
+        case .newerFormat: return "the stored tokens are in a newer format than this version reads: \(why)"
         default: return "token storage failed (\(code)): \(why)"
         }
     }
