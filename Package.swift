@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "EntitlementHTTP", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementHTTPServer"),
         .target(name: "EntitlementRedis", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
-        .target(name: "EntitlementHost", dependencies: ["EntitlementEngine"]),
+        .target(name: "EntitlementHost", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementProviders", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementHTTP"]),
         .target(
             name: "EntitlementSimulatorServer", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementHTTPServer"]),

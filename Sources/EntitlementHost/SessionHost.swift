@@ -349,10 +349,11 @@ public final class SessionHost: Sendable {
             } else {
                 let relay = makeRelay(key)
                 let monitor = makeMonitor(key)
+                var engine = describeDevice(key).map(settings.engine.describingDevice) ?? settings.engine
+                if let redirect = settings.redirect { engine.redirectURL = redirect.url(for: key) }
                 let enabler = AccessEnabler(
-                    backend: backend, delegate: relay, storage: storage, environment: makeEnvironment(key),
-                    settings: describeDevice(key).map(settings.engine.describingDevice) ?? settings.engine, monitor: monitor,
-                    providers: providers)
+                    backend: backend, delegate: relay, storage: storage, environment: makeEnvironment(key), settings: engine,
+                    monitor: monitor, providers: providers)
                 slot = registry.insert(
                     SessionRegistry.Entry(key: key, form: .resident(enabler, relay), monitor: monitor, lastUsed: now))
                 registry.statistics.created += 1

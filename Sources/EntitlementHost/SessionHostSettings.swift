@@ -33,6 +33,9 @@ public struct SessionHostSettings: Sendable {
     public var forgetEmptySessionsAfter: Duration?
     /// Every engine's settings.
     public var engine: EngineSettings
+    /// Each session's own redirect URL (``SessionRedirect``: your https return page with the session
+    /// sealed into its query) in place of ``engine``'s `redirectURL`; nil: every session uses that one.
+    public var redirect: SessionRedirect?
 
     /// Settings with defaults: 5 minutes idle, 100,000 resident engines, 32 calls per session, new
     /// sessions configured, a provider choice cancelled after 10 minutes (a login's longest redirect wait),

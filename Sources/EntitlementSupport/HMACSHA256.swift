@@ -48,7 +48,7 @@ package enum HMACSHA256 {
     }
 
     /// Whether `code` equals `expected`; the time depends only on the lengths.
-    static func equalInConstantTime(_ code: [UInt8], _ expected: [UInt8]) -> Bool {
+    package static func equalInConstantTime(_ code: [UInt8], _ expected: [UInt8]) -> Bool {
         guard code.count == expected.count else { return false }
         var difference: UInt8 = 0
         for index in expected.indices { difference |= expected[index] ^ code[index] }

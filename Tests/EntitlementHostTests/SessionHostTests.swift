@@ -487,12 +487,16 @@ extension SessionHostTests {
 
 /// A simulator, a clock, a store and a delegate that records, for one test.
 struct Rig {
-    let clock = ManualClock()
+    let clock: ManualClock
     let simulator: Simulator
     let storage = InMemoryTokenStorage()
     let delegate = RecordingHostDelegate()
 
-    init() { simulator = Simulator(world: .default, clock: clock, seed: 101) }
+    /// A rig whose simulated service reads `start` (a host on the system clock needs the service on its time).
+    init(start: Timestamp = ManualClock().now()) {
+        clock = ManualClock(start: start)
+        simulator = Simulator(world: .default, clock: clock, seed: 101)
+    }
 
     func host(
         idleTimeout: Duration = .seconds(300), residentLimit: Int = 100, mailboxLimit: Int = 32, configures: Bool = true,

@@ -1,0 +1,156 @@
+import EntitlementEngine
+import EntitlementHost
+import EntitlementSimulator
+import Foundation
+import Testing
+
+/// Per-session redirect URLs: the return page finds its session from the URL alone, on any node.
+@Suite("Session redirect URLs")
+struct SessionRedirectTests {
+    static let key = Array("a fleet's own 32-byte redirect key!".utf8)
+    static let page = "https://tv.example.com/adobe/return"
+
+    @Test func aSessionsURLOpensToItAndSaysNothingOfIt() throws {
+        let redirect = try SessionRedirect(page: Self.page, key: Self.key)
+        let tv = SessionKey(deviceID: "living-room-tv-7731", requestorID: "sim-requestor")
+        let url = redirect.url(for: tv)
+        #expect(url.hasPrefix(Self.page + "?session="))
+        #expect(!url.contains("living-room") && !url.contains("7731") && !url.contains("sim-requestor"), "\(url)")
+        #expect(redirect.url(for: tv) == url, "every node and engine makes the same URL")
+        #expect(try SessionRedirect(page: Self.page, key: Self.key).url(for: tv) == url)
+        #expect(redirect.session(returningTo: url) == tv)
+        #expect(redirect.session(returningTo: url + "&state=abc&mvpd=acme-cable") == tv, "with the login's parameters after it")
+        let other = SessionKey(deviceID: "living-room-tv-7732", requestorID: "sim-requestor")
+        #expect(redirect.url(for: other) != url)
+        #expect(redirect.session(returningTo: redirect.url(for: other)) == other)
+    }
+
+    @Test func aChangedMadeUpOrForeignURLOpensToNothing() throws {
+        let redirect = try SessionRedirect(page: Self.page, key: Self.key)
+        let url = redirect.url(for: SessionKey(deviceID: "tv-1", requestorID: "sim-requestor"))
+        let handle = String(url.split(separator: "=", maxSplits: 1)[1])
+        for index in handle.indices {
+            var changed = handle
+            changed.replaceSubrange(index...index, with: handle[index] == "A" ? "B" : "A")
+            #expect(redirect.session(returningTo: Self.page + "?session=" + changed) == nil, "changed at \(handle.distance(from: handle.startIndex, to: index))")
+        }
+        let stranger = try SessionRedirect(page: Self.page, key: Array("another fleet's 32-byte redirect key".utf8))
+        #expect(stranger.session(returningTo: url) == nil, "another key")
+        let elsewhere = try SessionRedirect(page: "https://other.example.com/return", key: Self.key)
+        #expect(elsewhere.session(returningTo: url) == nil, "another page")
+        for text in ["", Self.page, Self.page + "?session=", Self.page + "?session=%FF", Self.page + "?session=" + String(repeating: "A", count: 100_000),
+            Self.page + "?session=AAAA", "not a URL at all", Self.page + "?session=\(handle)&session=\(handle)"]
+        {
+            #expect(redirect.session(returningTo: text) == nil, "\(text.prefix(80))")
+        }
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            _ = redirect.session(returningTo: Self.page + "?session=" + String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    @Test(arguments: [
+        ("https://tv.example.com/return", 31, "at least 32"),
+        ("http://tv.example.com/return", 32, "https"),
+        ("https://tv.example.com/return?x=1", 32, "without query"),
+        ("https://tv.example.com/return#top", 32, "without query or fragment"),
+        ("/return", 32, "absolute"),
+    ])
+    func aShortKeyOrAPageThatIsNotAnHTTPSURLIsRefused(page: String, keyLength: Int, words: String) {
+        #expect(throws: SessionRedirectError.self) { try SessionRedirect(page: page, key: Array(repeating: 7, count: keyLength)) }
+        do {
+            _ = try SessionRedirect(page: page, key: Array(repeating: 7, count: keyLength))
+        } catch {
+            #expect(error.description.contains(words), "\(error)")
+        }
+    }
+
+    /// Two nodes with the same redirect key: a login node A started returns to the page on node B,
+    /// which finds the session from the URL and finishes it; the same URL given to another session is
+    /// refused as a wrong URL.
+    @Test func theReturnPageOnAnyNodeFindsTheSessionAndFinishesItsLogin() async throws {
+        let rig = Rig()
+        let redirect = try SessionRedirect(page: Self.page, key: Self.key)
+        func node(_ delegate: RecordingHostDelegate) -> SessionHost {
+            var settings = SessionHostSettings(engine: .simulated)
+            settings.redirect = redirect
+            let clock = rig.clock
+            return SessionHost(
+                settings: settings, backend: rig.simulator.backend, storage: rig.storage, clock: clock, delegate: delegate,
+                environment: { .deterministic(clock: clock, deviceID: $0.deviceID, seed: 3) })
+        }
+        let nodeA = node(rig.delegate)
+        let nodeB = node(RecordingHostDelegate())
+        let tv = SessionKey(deviceID: "tv-1", requestorID: SessionHostTests.requestor)
+        try await nodeA.call(.getAuthentication(forceAuthn: false, data: [:]), on: tv)
+        try await nodeA.call(.setSelectedProvider("acme-cable"), on: tv)
+        await nodeA.whenSettled(tv)
+        let login = try #require(rig.delegate.lastNavigation)
+        let visit = await rig.simulator.userAgent.logIn(at: login, username: "alice", password: "wonderland")
+        // The simulated world does not serve the service's page: the browser's last stop is the URL it reached.
+        let returned = try #require(visit.hops.last)
+        #expect(returned.hasPrefix(redirect.url(for: tv) + "&"), "\(returned)")
+        // The page, on node B: the session from the URL alone.
+        let found = try #require(redirect.session(returningTo: returned))
+        #expect(found == tv)
+        let someoneElse = SessionKey(deviceID: "tv-2", requestorID: SessionHostTests.requestor)
+        let refused = try await nodeB.answer(to: .handleExternalURL(returned), on: someoneElse)
+        #expect(statusCodeOf(refused) == "REDIRECT_URL_MISMATCH" || statusCodeOf(refused) == "REDIRECT_NO_PENDING_FLOW", "\(refused)")
+        #expect(try await nodeB.answer(to: .handleExternalURL(returned), on: found) == .setAuthenticationStatus(status: 1, errorCode: ""))
+        #expect(await eventually { rig.delegate.answers(of: tv).last?.callback == .setAuthenticationStatus(status: 1, errorCode: "") })
+    }
+}
+
+/// The production checklist's return page, compiled and run here: its block is this code, line for line.
+@Suite("The production checklist's return page")
+struct ChecklistReturnPageTests {
+    static func checklistExample(rig: Rig, redirectKey: [UInt8]) throws -> (SessionHost, (String) async -> (status: Int, body: String)) {
+        let engine = EngineSettings.simulated
+        let v2Client = rig.simulator.backend
+        let sharedStorage = rig.storage
+        let devices = rig.delegate
+        // CHECKLIST-RETURN-BEGIN
+        let redirect = try SessionRedirect(page: "https://tv.example.com/adobe/return", key: redirectKey)  // 32+ random bytes, every node
+        var settings = SessionHostSettings(engine: engine)
+        settings.redirect = redirect                       // each session's redirectURL: the page ?session=…
+        let host = SessionHost(settings: settings, backend: v2Client, storage: sharedStorage, delegate: devices)
+
+        // GET /adobe/return?session=…&state=…&mvpd=… — your HTTP framework's route, on any node:
+        func returnPage(fullURL: String) async -> (status: Int, body: String) {
+            guard let key = redirect.session(returningTo: fullURL) else { return (404, "Unknown sign-in.") }
+            let answer = try? await host.answer(to: .handleExternalURL(fullURL), on: key, within: .seconds(10))
+            if case .setAuthenticationStatus(1, _)? = answer { return (200, "You are signed in. Go back to your TV.") }
+            return (200, "The sign-in did not complete. Start again on your TV.")
+        }
+        // CHECKLIST-RETURN-END
+        return (host, returnPage)
+    }
+
+    @Test func theChecklistsReturnPageIsThisCodeAndSignsTheDeviceIn() async throws {
+        let checklist = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).appendingPathComponent(
+                "../../../Sources/EntitlementEngine/EntitlementEngine.docc/ProductionChecklist.md"
+            ).standardized, encoding: .utf8)
+        let block = try #require(checklist.components(separatedBy: "```swift\nlet redirect = try SessionRedirect").dropFirst().first?
+            .components(separatedBy: "\n```").first).map { "let redirect = try SessionRedirect" + $0 }
+        let lines = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex { $0.hasSuffix("// CHECKLIST-RETURN-BEGIN") })
+        let end = try #require(lines.firstIndex { $0.hasSuffix("// CHECKLIST-RETURN-END") })
+        let code = lines[(begin + 1)..<end].map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : $0 }.joined(separator: "\n")
+        #expect(code == block)
+
+        let rig = Rig(start: SystemClock().now())  // the example's host runs on the system clock
+        let (host, returnPage) = try Self.checklistExample(rig: rig, redirectKey: SessionRedirectTests.key)
+        let tv = SessionKey(deviceID: "tv-9", requestorID: SessionHostTests.requestor)
+        try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: tv)
+        try await host.call(.setSelectedProvider("acme-cable"), on: tv)
+        await host.whenSettled(tv)
+        let visit = await rig.simulator.userAgent.logIn(at: try #require(rig.delegate.lastNavigation), username: "alice", password: "wonderland")
+        let page = await returnPage(try #require(visit.hops.last))
+        #expect(page.status == 200 && page.body.hasPrefix("You are signed in"), "\(page)")
+        #expect(await returnPage("https://tv.example.com/adobe/return?session=made-up").status == 404)
+    }
+}
+
+private func statusCodeOf(_ callback: Callback) -> String? { if case .status(let report) = callback { report.code } else { nil } }
