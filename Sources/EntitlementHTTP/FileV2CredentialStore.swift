@@ -20,9 +20,15 @@ import EntitlementEngine
 public final class FileV2CredentialStore: V2CredentialStore {
     /// The file's path.
     public let path: String
+    /// What seals the file (the client secret is a secret); nil: plain JSON.
+    public let sealing: (any TokenSealing)?
 
-    /// A store at `path` (its directory must exist).
-    public init(path: String) { self.path = path }
+    /// A store at `path` (its directory must exist); with `sealing`, the file is sealed
+    /// (`sealed:1:`…), and a plain one written before is still read.
+    public init(path: String, sealing: (any TokenSealing)? = nil) {
+        self.path = path
+        self.sealing = sealing
+    }
 
     /// The stored credentials, if the file holds ones this version reads.
     public func load() async -> V2ClientCredentials? { try? read() }
@@ -30,7 +36,8 @@ public final class FileV2CredentialStore: V2CredentialStore {
     /// Keeps `credentials`: a temporary file of this writer's own with mode 0600, renamed over the old one.
     public func save(_ credentials: V2ClientCredentials) async {
         let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
-        let bytes = Data(V2StoredCredentials.encode(credentials))
+        guard let sealed = try? V2StoredCredentials.encode(credentials, sealing: sealing) else { return }
+        let bytes = Data(sealed)
         guard FileManager.default.createFile(atPath: temporary, contents: bytes, attributes: [.posixPermissions: 0o600]) else { return }
         if rename(temporary, path) != 0 { try? FileManager.default.removeItem(atPath: temporary) }
     }
@@ -49,6 +56,6 @@ public final class FileV2CredentialStore: V2CredentialStore {
     /// The file's credentials; nil when there is no file.
     private func read() throws(BackendError) -> V2ClientCredentials? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try V2StoredCredentials.decode(Array(data), from: "the credentials file \(path)")
+        return try V2StoredCredentials.decode(Array(data), from: "the credentials file \(path)", sealing: sealing)
     }
 }

@@ -26,13 +26,17 @@ public final class RedisV2CredentialStore: V2CredentialStore {
     public let waitLimit: Duration
     /// The credentials key.
     public let key: String
+    /// What seals the stored credentials (the client secret is a secret); nil: plain JSON.
+    public let sealing: (any TokenSealing)?
 
-    /// A store for `softwareStatement`'s credentials on `client`.
+    /// A store for `softwareStatement`'s credentials on `client`; with `sealing`, the value is sealed
+    /// (`sealed:1:`…) and a plain one written before is still read.
     public init(
         client: any RedisCommandSender, softwareStatement: String, keyPrefix: String = "entitle", lockTime: Duration = .seconds(30),
-        waitLimit: Duration = .seconds(60)
+        waitLimit: Duration = .seconds(60), sealing: (any TokenSealing)? = nil
     ) {
         self.client = client
+        self.sealing = sealing
         self.keyPrefix = keyPrefix
         self.lockTime = max(lockTime, .milliseconds(100))
         self.waitLimit = max(waitLimit, .zero)
@@ -92,11 +96,11 @@ public final class RedisV2CredentialStore: V2CredentialStore {
             throw Self.unreachable(error)
         }
         guard case .bulkString(let bytes?) = answer else { return nil }
-        return try V2StoredCredentials.decode(bytes, from: "the Redis key \(key)")
+        return try V2StoredCredentials.decode(bytes, from: "the Redis key \(key)", sealing: sealing)
     }
 
     private func write(_ credentials: V2ClientCredentials) async throws(BackendError) {
-        let text = String(decoding: V2StoredCredentials.encode(credentials), as: UTF8.self)
+        let text = String(decoding: try V2StoredCredentials.encode(credentials, sealing: sealing), as: UTF8.self)
         do {
             _ = try await client.send(["SET", key, text], key: key)
         } catch {

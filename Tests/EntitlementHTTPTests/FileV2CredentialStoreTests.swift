@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSimulator
 import Foundation
 import Testing
 
@@ -30,6 +31,27 @@ struct FileV2CredentialStoreTests {
         #expect(written["format"] == .int(1) && written["credentials"]?["client_id"] == "id-1")
         try Data(credentials.json.canonicalBytes).write(to: URL(fileURLWithPath: path))
         #expect(await FileV2CredentialStore(path: path).load() == credentials)
+    }
+
+    /// With sealing the file holds no client secret in clear; a store without the key refuses it
+    /// (clearly) rather than registering over it.
+    @Test func aSealedFileHoldsNoSecretAndOnlyItsKeyOpensIt() async throws {
+        let path = NSTemporaryDirectory() + "entitle-credentials-" + UUID().uuidString + ".json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let credentials = V2ClientCredentials(clientID: "id-7", clientSecret: "s3cr3t-client-value", issuedAtSeconds: 1)
+        await FileV2CredentialStore(path: path, sealing: TestOnlySealing(key: "fleet-key")).save(credentials)
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+        #expect(text.hasPrefix("sealed:1:") && !text.contains("s3cr3t") && !text.contains("id-7"))
+        #expect(await FileV2CredentialStore(path: path, sealing: TestOnlySealing(key: "fleet-key")).load() == credentials)
+        do {
+            _ = try await FileV2CredentialStore(path: path).credentials(replacing: nil) { () async throws(BackendError) -> V2ClientCredentials in
+                Issue.record("registered over sealed credentials")
+                return credentials
+            }
+            Issue.record("a store without the key read sealed credentials")
+        } catch {
+            #expect(error.code == .storageUnavailable && error.message.contains("sealed"), "\(error)")
+        }
     }
 
     /// A file this version cannot read — damaged, or in a newer format — is refused with a clear error

@@ -11,13 +11,25 @@ package enum V2StoredCredentials {
     /// The format this version writes and reads.
     package static let format = 1
 
-    /// `credentials` in their envelope, as canonical JSON.
-    package static func encode(_ credentials: V2ClientCredentials) -> [UInt8] {
-        JSONValue.object(["format": .int(Int64(format)), "credentials": credentials.json]).canonicalBytes
+    /// `credentials` in their envelope, as canonical JSON — sealed with `sealing` when given.
+    package static func encode(_ credentials: V2ClientCredentials, sealing: (any TokenSealing)?) throws(BackendError) -> [UInt8] {
+        let plain = JSONValue.object(["format": .int(Int64(format)), "credentials": credentials.json]).canonicalBytes
+        do throws(TokenStorageError) {
+            return try SealedValue.stored(plain, sealing: sealing)
+        } catch {
+            throw .storageUnavailable("the client credentials could not be sealed: \(error)")
+        }
     }
 
-    /// The credentials `bytes` hold, from `place` (a file's path, a Redis key: for the error).
-    package static func decode(_ bytes: [UInt8], from place: String) throws(BackendError) -> V2ClientCredentials {
+    /// The credentials `bytes` hold (opened with `sealing` when sealed), from `place` (a file's path, a
+    /// Redis key: for the error).
+    package static func decode(_ stored: [UInt8], from place: String, sealing: (any TokenSealing)?) throws(BackendError) -> V2ClientCredentials {
+        let bytes: [UInt8]
+        do throws(TokenStorageError) {
+            bytes = try SealedValue.plain(stored, sealing: sealing)
+        } catch {
+            throw .storageUnavailable("\(place) holds sealed client credentials this store cannot open (\(error)); give it the fleet's sealing")
+        }
         guard let json = try? JSONReader.read(bytes) else {
             throw .storageUnavailable("\(place) holds no client credentials this version reads (not JSON); repair or remove it to register again")
         }
