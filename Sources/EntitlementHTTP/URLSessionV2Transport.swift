@@ -122,10 +122,10 @@ public final class URLSessionV2Transport: V2Transport {
         log?(exchange)
         guard let metrics else { return }
         let dimensions = [("operation", exchange.operation), ("outcome", exchange.outcomeName)]
-        metrics.record(timer: "entitle.transport.pacing", dimensions: dimensions, nanoseconds: V2Exchange.nanoseconds(exchange.pacing))
+        metrics.record(timer: "entitle.transport.pacing", dimensions: dimensions, nanoseconds: exchange.pacing.nanoseconds)
         metrics.record(
-            timer: "entitle.transport.connection_wait", dimensions: dimensions, nanoseconds: V2Exchange.nanoseconds(exchange.connectionWait))
-        metrics.record(timer: "entitle.transport.service", dimensions: dimensions, nanoseconds: V2Exchange.nanoseconds(exchange.service))
+            timer: "entitle.transport.connection_wait", dimensions: dimensions, nanoseconds: exchange.connectionWait.nanoseconds)
+        metrics.record(timer: "entitle.transport.service", dimensions: dimensions, nanoseconds: exchange.service.nanoseconds)
     }
 
     /// The gauges of running and waiting exchanges, as they are now.

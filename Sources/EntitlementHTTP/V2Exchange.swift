@@ -73,21 +73,7 @@ public struct V2Exchange: Sendable, Hashable, CustomStringConvertible {
             case .failed(let error): "✗ \(error.summary)"
             }
         let who = session.isEmpty ? "" : " \(session)"
-        return "\(method) \(target) \(ending) in \(Self.milliseconds(service)) ms "
-            + "(pacer \(Self.milliseconds(pacing)) ms, connection \(Self.milliseconds(connectionWait)) ms)\(who)"
-    }
-
-    /// Whole milliseconds, saturating.
-    package static func milliseconds(_ duration: Duration) -> Int64 {
-        let (whole, overflow) = duration.components.seconds.multipliedReportingOverflow(by: 1000)
-        if overflow { return duration.components.seconds < 0 ? .min : .max }
-        return whole.addingReportingOverflow(duration.components.attoseconds / 1_000_000_000_000_000).partialValue
-    }
-
-    /// Whole nanoseconds, saturating (for timers).
-    package static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (whole, overflow) = duration.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return duration.components.seconds < 0 ? .min : .max }
-        return whole.addingReportingOverflow(duration.components.attoseconds / 1_000_000_000).partialValue
+        return "\(method) \(target) \(ending) in \(service.milliseconds) ms "
+            + "(pacer \(pacing.milliseconds) ms, connection \(connectionWait.milliseconds) ms)\(who)"
     }
 }

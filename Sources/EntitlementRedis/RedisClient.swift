@@ -75,10 +75,8 @@ public final class RedisClient: RedisCommandSender {
 
     /// Records a command's (or pipeline's) time.
     static func time(_ commands: [[String]], since started: ContinuousClock.Instant, outcome: String, on metrics: any EngineMetricsHandler) {
-        let elapsed = (ContinuousClock.now - started).components
-        let nanoseconds = elapsed.seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + elapsed.attoseconds / 1_000_000_000
         let name = commands.count == 1 ? (commands[0].first ?? "").uppercased() : "PIPELINE"
-        metrics.record(timer: "entitle.redis.commands", dimensions: [("command", name), ("outcome", outcome)], nanoseconds: nanoseconds)
+        metrics.record(timer: "entitle.redis.commands", dimensions: [("command", name), ("outcome", outcome)], nanoseconds: (ContinuousClock.now - started).nanoseconds)
     }
 
     private func sendPipeline(_ commands: [[String]]) async throws(RedisError) -> [RESPValue] {

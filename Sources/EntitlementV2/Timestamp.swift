@@ -30,6 +30,13 @@ extension Duration {
         let (seconds, attoseconds) = components
         return Saturating.add(Saturating.multiply(seconds, 1000), attoseconds / 1_000_000_000_000_000)
     }
+
+    /// This duration in whole nanoseconds (rounded toward zero), saturating at `Int64.min` / `Int64.max`
+    /// (a timer's reading).
+    public var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return Saturating.add(Saturating.multiply(seconds, 1_000_000_000), attoseconds / 1_000_000_000)
+    }
 }
 
 /// Integer arithmetic that stops at the bounds instead of trapping (times, durations, deadlines).

@@ -147,7 +147,7 @@ struct URLSessionV2TransportTests {
         #expect(ended[0].connectionWait * 2 < ended[2].connectionWait, "\(ended)")
         #expect(ended[2].connectionWait >= .milliseconds(500), "the third waited for two answers: \(ended)")
         #expect(ended.allSatisfy { $0.session.hasPrefix("dev-") && !$0.description.contains("tv-") }, "devices by pseudonym: \(ended)")
-        #expect(ended[2].description.contains("connection \(V2Exchange.milliseconds(ended[2].connectionWait)) ms"), "\(ended[2].description)")
+        #expect(ended[2].description.contains("connection \(ended[2].connectionWait.milliseconds) ms"), "\(ended[2].description)")
         let timers = measurements.timers.withLock { $0 }
         for label in ["entitle.transport.pacing", "entitle.transport.connection_wait", "entitle.transport.service"] {
             #expect(timers[label + " operation=configuration outcome=200"]?.count == 3, "\(label): \(timers.keys)")

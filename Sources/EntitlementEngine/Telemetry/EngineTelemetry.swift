@@ -66,7 +66,7 @@ public final class EngineTelemetry: EngineMonitor {
             let outcome = Self.outcome(result)
             let dimensions = [("operation", begun.operation), ("outcome", outcome)]
             metrics?.increment(counter: "entitle.backend.responses", dimensions: dimensions, by: 1)
-            metrics?.record(timer: "entitle.backend.latency", dimensions: dimensions, nanoseconds: Self.nanoseconds(ContinuousClock.now - begun.at))
+            metrics?.record(timer: "entitle.backend.latency", dimensions: dimensions, nanoseconds: (ContinuousClock.now - begun.at).nanoseconds)
             if case .failure(let error) = result {
                 log(.warning, "← \(begun.operation) failed: \(Redactor.redact(error.summary))", ["operation": operation.description])
             } else {
@@ -87,7 +87,7 @@ public final class EngineTelemetry: EngineMonitor {
     /// Records the mailbox's reading.
     public func observe(mailboxWait wait: Duration, behind: Int) {
         guard let metrics else { return }
-        metrics.record(timer: "entitle.mailbox.wait", dimensions: [], nanoseconds: Self.nanoseconds(wait))
+        metrics.record(timer: "entitle.mailbox.wait", dimensions: [], nanoseconds: wait.nanoseconds)
         metrics.record(gauge: "entitle.mailbox.depth", dimensions: [], value: Int64(behind))
     }
 
@@ -99,7 +99,7 @@ public final class EngineTelemetry: EngineMonitor {
         for call in ended {
             metrics.record(
                 timer: "entitle.call.duration", dimensions: [("call", call.call), ("outcome", outcome)],
-                nanoseconds: Self.nanoseconds(now - call.at))
+                nanoseconds: (now - call.at).nanoseconds)
         }
     }
 
@@ -112,14 +112,6 @@ public final class EngineTelemetry: EngineMonitor {
         case .status(let report) where report.level == .error: "refused"
         default: "answered"
         }
-    }
-
-    /// Whole nanoseconds, saturating.
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let parts = duration.components
-        let (whole, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return parts.seconds < 0 ? .min : .max }
-        return whole.addingReportingOverflow(parts.attoseconds / 1_000_000_000).partialValue
     }
 
     /// The `outcome` dimension of a finished request.
