@@ -13,7 +13,7 @@ import EntitlementEngine
 /// written to a temporary file of its own with owner-only permissions (the client secret is a secret)
 /// and renamed over the old one, so a reader — in this process or another — sees the old file or the
 /// new one, never half of one. A file this version cannot read (another format, damaged) is refused
-/// with a clear error (`storageUnavailable`), never taken for none: the client registers only when
+/// with a clear error (`clientCredentials`), never taken for none: the client registers only when
 /// there is no file. Use one file per software statement; processes that share it should register
 /// once before they start (`entitle register`), since two that register at the same moment make two
 /// clients (the last one written is kept).

@@ -557,6 +557,7 @@ enum TraceCoding {
         case "authenticationRequired": return .authenticationRequired(body.string ?? "")
         case "denied": return .denied(code: try string(body, "code"), message: try string(body, "message"))
         case "storageUnavailable": return .storageUnavailable(body.string ?? "")
+        case "clientCredentials": return .clientCredentials(body.string ?? "")
         default: throw .field("error")
         }
     }

@@ -50,7 +50,7 @@ struct FileV2CredentialStoreTests {
             }
             Issue.record("a store without the key read sealed credentials")
         } catch {
-            #expect(error.code == .storageUnavailable && error.message.contains("sealed"), "\(error)")
+            #expect(error.code == .clientCredentials && error.message.contains("sealed"), "\(error)")
         }
     }
 
@@ -75,7 +75,7 @@ struct FileV2CredentialStoreTests {
             }
             Issue.record("a file it cannot read was taken")
         } catch {
-            #expect(error.code == .storageUnavailable && error.message.contains(words) && error.message.contains(path), "\(error)")
+            #expect(error.code == .clientCredentials && error.message.contains(words) && error.message.contains(path), "\(error)")
         }
         #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self) == text, "left as it was")
     }

@@ -31,6 +31,9 @@ public struct BackendError: Error, Sendable, Hashable, Codable {
         /// was away past ``EngineSettings/storageRetryWindow``): the answer counts as not received, so no
         /// instance sharing the store tells the device something the others do not know.
         public static let storageUnavailable = Code("storageUnavailable")
+        /// The client's credentials cannot be used: the store holds what this version cannot read (damaged,
+        /// another format, sealed with another key). Nothing is registered over them: someone must look.
+        public static let clientCredentials = Code("clientCredentials")
 
         /// The code's name (`timeout`, `httpStatus`, …).
         public var description: String { name }
@@ -73,6 +76,8 @@ public struct BackendError: Error, Sendable, Hashable, Codable {
     public static func denied(code: String, message: String) -> BackendError { BackendError(.denied, message, denialCode: code) }
     /// The token store could not hold what the answer changed.
     public static func storageUnavailable(_ why: String) -> BackendError { BackendError(.storageUnavailable, why) }
+    /// The stored client credentials cannot be used (`why` says where and what).
+    public static func clientCredentials(_ why: String) -> BackendError { BackendError(.clientCredentials, why) }
 
     /// A sentence for `tokenRequestFailed` descriptions and `status` messages.
     public var summary: String {
@@ -86,6 +91,7 @@ public struct BackendError: Error, Sendable, Hashable, Codable {
         case .authenticationRequired: "authentication required: \(message)"
         case .denied: "\(denialCode ?? ""): \(message)"
         case .storageUnavailable: "the token store could not save the answer: \(message)"
+        case .clientCredentials: "the client credentials cannot be used: \(message)"
         default: message.isEmpty ? code.description : "\(code): \(message)"
         }
     }

@@ -5,7 +5,7 @@ import EntitlementSupport
 /// registration answer (what stores wrote before the envelope) reads as format 1.
 ///
 /// What a store holds that this version cannot read — another format, damaged bytes — is refused
-/// with a clear error, never taken for "no credentials": registering again would make a new client
+/// with a clear error (``BackendError/Code/clientCredentials``), never taken for "no credentials": registering again would make a new client
 /// and lose the users' profiles (Adobe's *REST API V2 Checklist*).
 package enum V2StoredCredentials {
     /// The format this version writes and reads.
@@ -17,7 +17,7 @@ package enum V2StoredCredentials {
         do throws(TokenStorageError) {
             return try SealedValue.stored(plain, sealing: sealing)
         } catch {
-            throw .storageUnavailable("the client credentials could not be sealed: \(error)")
+            throw .clientCredentials("the client credentials could not be sealed: \(error)")
         }
     }
 
@@ -28,18 +28,18 @@ package enum V2StoredCredentials {
         do throws(TokenStorageError) {
             bytes = try SealedValue.plain(stored, sealing: sealing)
         } catch {
-            throw .storageUnavailable("\(place) holds sealed client credentials this store cannot open (\(error)); give it the fleet's sealing")
+            throw .clientCredentials("\(place) holds sealed client credentials this store cannot open (\(error)); give it the fleet's sealing")
         }
         guard let json = try? JSONReader.read(bytes) else {
-            throw .storageUnavailable("\(place) holds no client credentials this version reads (not JSON); repair or remove it to register again")
+            throw .clientCredentials("\(place) holds no client credentials this version reads (not JSON); repair or remove it to register again")
         }
         let body: JSONValue
         if let written = json["format"] {
             guard let number = written.int, number >= 1 else {
-                throw .storageUnavailable("\(place) names no format this version knows")
+                throw .clientCredentials("\(place) names no format this version knows")
             }
             guard number <= Int64(format) else {
-                throw .storageUnavailable(
+                throw .clientCredentials(
                     "\(place) holds client credentials in format \(number), written by a newer version; this one reads format \(format)")
             }
             body = json["credentials"] ?? .null
@@ -49,7 +49,7 @@ package enum V2StoredCredentials {
         do throws(V2DecodingError) {
             return try V2ClientCredentials(json: body)
         } catch {
-            throw .storageUnavailable("\(place) holds no client credentials this version reads (\(error)); repair or remove it to register again")
+            throw .clientCredentials("\(place) holds no client credentials this version reads (\(error)); repair or remove it to register again")
         }
     }
 }
