@@ -12,14 +12,20 @@ enum CommandFile {
         let status: ExitStatus
     }
 
-    /// The text of the file at `path`.
-    static func read(_ path: String) throws(Problem) -> String {
+    /// Whether `path` is a file this process may read (without reading it).
+    static func checkReadable(_ path: String) throws(Problem) {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw Problem(description: "\(path): no such file", status: .noInput)
         }
         guard !isFolder.boolValue else { throw Problem(description: "\(path): is a folder, not a file", status: .noInput) }
-        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
+        guard FileManager.default.isReadableFile(atPath: path) else { throw Problem(description: "\(path): permission denied", status: .noInput) }
+    }
+
+    /// The text of the file at `path`.
+    static func read(_ path: String) throws(Problem) -> String {
+        try checkReadable(path)
+        guard let data = FileManager.default.contents(atPath: path) else {
             throw Problem(description: "\(path): permission denied", status: .noInput)
         }
         guard let text = String(data: data, encoding: .utf8) else {

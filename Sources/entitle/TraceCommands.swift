@@ -31,16 +31,23 @@ struct TraceCommands {
         return .success
     }
 
-    /// Replays `files`; each must replay cleanly, or with `expectDivergence` each must diverge.
+    /// Replays `files`; each must replay cleanly, or with `expectDivergence` each must diverge. Each file
+    /// is replayed as it is read, a line at a time (memory stays flat however long the trace): a malformed
+    /// line is reported where it is found, unless a divergence came first.
     func replay(_ files: [String], expectDivergence: Bool, junit: String?) -> ExitStatus {
         var report = JUnitReport(suite: expectDivergence ? "entitle replay --expect-divergence" : "entitle replay")
         var status = ExitStatus.success
         var unexpected = 0
         for file in files {
             let start = ContinuousClock.now
-            let trace: Trace
-            do {
-                trace = try load(file)
+            let result: TraceReplayResult
+            do throws(CommandFile.Problem) {
+                try CommandFile.checkReadable(file)
+                do throws(TraceError) {
+                    result = try TraceReplayer().replay(contentsOfFile: file)
+                } catch {
+                    throw CommandFile.Problem(description: "\(file): \(error)", status: .invalidInput)
+                }
             } catch {
                 print("REFUSED   \(error.description)")
                 report.cases.append(.init(name: file, file: file, seconds: 0, outcome: .error("refused", error.description)))
@@ -48,7 +55,6 @@ struct TraceCommands {
                 unexpected += 1
                 continue
             }
-            let result = TraceReplayer().replay(trace)
             let elapsed = (ContinuousClock.now - start).components
             let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
             let note = result.machineMatches ? "" : "  (recorded by another machine definition)"

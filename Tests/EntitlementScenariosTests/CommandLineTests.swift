@@ -241,4 +241,15 @@ struct CommandLineTests {
         #expect(expected.status == 0 && expected.output.contains("\(divergent.count) diverged as expected, 0 did not"), "\(expected.output)")
         #expect(wrong.status == 1 && wrong.output.contains("0 diverged as expected, \(complete.count) did not"))
     }
+
+    /// `entitle replay` reads as it replays: a damaged line at the end is refused by its number after
+    /// the records before it replayed.
+    @Test func replayStreamsAndNamesADamagedLine() async throws {
+        let golden = try String(contentsOf: Self.root.appendingPathComponent("Tests/Traces/flow-c-authentication.complete.jsonl"), encoding: .utf8)
+        let lines = golden.split(separator: "\n").count
+        let damaged = try Self.scratch("damaged.jsonl", golden + "{\"seq\":\(lines),\"in\":\n")
+        let result = await Self.entitle("replay", damaged)
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.contains("REFUSED") && result.output.contains("line \(lines + 1)"), "\(result.output)")
+    }
 }
