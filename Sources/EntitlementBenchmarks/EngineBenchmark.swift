@@ -16,12 +16,34 @@ package struct EngineBenchmark {
     /// Only these parts (for profiling one): `cookbook` (session, machine, recording), `machine` (the
     /// bare machine alone), `actor`, `sessions`, `replay`, `sha256`, `verify`; empty for all.
     var only: Set<String> = []
+    /// A saved run's figures by name (its printed output, read back), shown beside today's.
+    var saved: [String: String]?
 
-    /// A run measuring each rate for `seconds`, the memory figure with `sessions` sessions, `only` these parts.
-    package init(sessions: Int, seconds: Double, only: Set<String>) {
+    /// A run measuring each rate for `seconds`, the memory figure with `sessions` sessions, `only` these
+    /// parts; `saved` (an earlier run's output) puts its figures beside today's.
+    package init(sessions: Int, seconds: Double, only: Set<String>, saved: String? = nil) {
         self.sessions = sessions
         self.seconds = seconds
         self.only = only
+        self.saved = saved.map(Self.figures)
+    }
+
+    /// The figures of a run's printed table (`| figure | measured | target | met |`, with or without a
+    /// `saved` column), by figure.
+    package static func figures(of output: String) -> [String: String] {
+        var figures: [String: String] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("| ") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 6, cells[1] != "figure" else { continue }
+            figures[cells[1]] = cells.count >= 7 ? cells[3] : cells[2]  // a compared run's own figure is its third column
+        }
+        return figures
+    }
+
+    /// The machine's load averages and cores, as `/proc/loadavg` says (a busy machine measures less).
+    static var loadLine: String {
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "unknown"
+        return "load average \(load) (1, 5, 15 min) on \(ProcessInfo.processInfo.activeProcessorCount) cores"
     }
 
     /// The parts `--only` names.
@@ -57,7 +79,8 @@ package struct EngineBenchmark {
         if wants("sha256") { rows += sha256Rows() }
         if wants("verify") { rows.append(verificationRow()) }
         print()
-        Self.printTable(rows)
+        print(Self.loadLine)
+        Self.printTable(rows, saved: saved)
         return 0
     }
 
@@ -298,15 +321,17 @@ package struct EngineBenchmark {
     static func ratio(_ value: Double) -> String { String(format: "%.2f×", value) }
     static func millions(_ rate: Double, _ unit: String) -> String { String(format: "%.2f M \(unit)", rate / 1e6) }
 
-    static func printTable(_ rows: [Row]) {
-        let widths = (
-            rows.map(\.figure.count).max() ?? 0, max(8, rows.map(\.measured.count).max() ?? 0), rows.map(\.target.count).max() ?? 0
-        )
+    /// Prints the rows as a table; with `saved`, a `saved` column of the earlier run's figures (`–` for
+    /// a figure it did not have) before today's.
+    static func printTable(_ rows: [Row], saved: [String: String]? = nil) {
+        var columns = [("figure", rows.map(\.figure))]
+        if let saved { columns.append(("saved", rows.map { saved[$0.figure] ?? "–" })) }
+        columns += [("measured", rows.map(\.measured)), ("target", rows.map(\.target)), ("met", rows.map { $0.met ? "yes" : "no" })]
+        let widths = columns.map { column in max(column.0.count, column.1.map(\.count).max() ?? 0) }
         func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
-        print("| \(pad("figure", widths.0)) | \(pad("measured", widths.1)) | \(pad("target", widths.2)) | met |")
-        print("|\(String(repeating: "-", count: widths.0 + 2))|\(String(repeating: "-", count: widths.1 + 2))|\(String(repeating: "-", count: widths.2 + 2))|-----|")
-        for row in rows {
-            print("| \(pad(row.figure, widths.0)) | \(pad(row.measured, widths.1)) | \(pad(row.target, widths.2)) | \(row.met ? "yes" : "no ") |")
-        }
+        func line(_ cells: [String]) -> String { "| " + zip(cells, widths).map { pad($0, $1) }.joined(separator: " | ") + " |" }
+        print(line(columns.map(\.0)))
+        print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+        for index in rows.indices { print(line(columns.map { $0.1[index] })) }
     }
 }

@@ -28,7 +28,7 @@ enum Command: Equatable {
     /// Measure the Redis store against redis-benchmark (`bench redis`).
     case benchRedis(seconds: Int)
     /// Run the engine's figures (`bench engine`); with `child`, only the host's memory figure (the child process).
-    case benchEngine(sessions: Int, seconds: Double, only: Set<String>, child: Bool)
+    case benchEngine(sessions: Int, seconds: Double, only: Set<String>, child: Bool, compare: String? = nil)
     /// Record a scenario run as a trace.
     case record(scenario: String, output: String, keepingPersonalData: Bool)
     /// Replay traces against today's engine; with `expectDivergence`, each must diverge.
@@ -300,11 +300,13 @@ enum Command: Equatable {
             return .benchRedis(seconds: seconds)
         }
         if kind == "engine" {
-            var reader = ArgumentReader(arguments.dropFirst(), command: "bench engine", options: ["--sessions", "--seconds", "--only", "--sessions-child"])
+            var reader = ArgumentReader(
+                arguments.dropFirst(), command: "bench engine", options: ["--sessions", "--seconds", "--only", "--sessions-child", "--compare"])
             var sessions = 100_000
             var seconds = 1
             var only: Set<String> = []
             var child = false
+            var compare: String?
             while let option = reader.next() {
                 switch option {
                 case "--sessions": sessions = try reader.number(of: option, in: 1...10_000_000)
@@ -320,10 +322,11 @@ enum Command: Equatable {
                 case "--sessions-child":
                     sessions = try reader.number(of: option, in: 1...10_000_000)
                     child = true
+                case "--compare": compare = try reader.value(of: option)
                 default: throw reader.unexpected(option)
                 }
             }
-            return .benchEngine(sessions: sessions, seconds: Double(seconds), only: only, child: child)
+            return .benchEngine(sessions: sessions, seconds: Double(seconds), only: only, child: child, compare: compare)
         }
         if kind == "serve" {
             var reader = ArgumentReader(arguments.dropFirst(), command: "bench serve", options: ["--logins", "--clients"])

@@ -134,7 +134,8 @@ struct CommandHelp {
         CommandHelp(
             name: "bench",
             synopsis: [
-                "bench engine [--sessions N] [--seconds S] [--only PART]...", "bench json|storage [--rounds N]", "bench serve [--logins N] [--clients C]",
+                "bench engine [--sessions N] [--seconds S] [--only PART]... [--compare SAVED]", "bench json|storage [--rounds N]",
+                "bench serve [--logins N] [--clients C]",
                 "bench redis [--seconds S]",
             ],
             summary: "measure (build with -c release for numbers worth quoting)",
@@ -147,7 +148,9 @@ struct CommandHelp {
                            few sessions give noisy figures), trace recording and replay, SHA-256,
                            media-token verification; S seconds per rate (default 1, each rate also
                            warms up, so a run takes several times S);
-                           --only cookbook|machine|actor|sessions|replay|sha256|verify runs one part (profiling)
+                           --only cookbook|machine|actor|sessions|replay|sha256|verify runs one part (profiling);
+                           --compare SAVED shows a saved run's figures (its output, as printed) beside
+                           today's; the machine's load average is printed with the table
                   json     time the canonical trace writer against JSONEncoder on the same records
                   storage  time calls on an engine whose file store holds 2,000 authorizations: the
                            stored version checked per input against a full read per input

@@ -28,10 +28,16 @@ case .success(.benchServe(let logins, let clients)):
     status = await ServeBenchmark(logins: logins, clients: clients).run() == 0 ? .success : .failure
 case .success(.benchRedis(let seconds)):
     status = await RedisBenchmark(seconds: seconds).run() == 0 ? .success : .failure
-case .success(.benchEngine(let sessions, _, _, true)):
+case .success(.benchEngine(let sessions, _, _, true, _)):
     status = await BenchSessions.run(sessions: sessions) == 0 ? .success : .failure
-case .success(.benchEngine(let sessions, let seconds, let only, false)):
-    status = await EngineBenchmark(sessions: sessions, seconds: seconds, only: only).run() == 0 ? .success : .failure
+case .success(.benchEngine(let sessions, let seconds, let only, false, let compare)):
+    do throws(CommandFile.Problem) {
+        let saved = try compare.map(CommandFile.read)
+        status = await EngineBenchmark(sessions: sessions, seconds: seconds, only: only, saved: saved).run() == 0 ? .success : .failure
+    } catch {
+        StandardError.write("entitle bench engine: \(error)\n")
+        status = error.status
+    }
 case .success(.bench("storage", let rounds)):
     status = await StorageBenchmark().run(rounds: rounds) == 0 ? .success : .failure
 case .success(.bench(_, let rounds)):

@@ -242,6 +242,20 @@ struct CommandLineTests {
         #expect(wrong.status == 1 && wrong.output.contains("0 diverged as expected, \(complete.count) did not"))
     }
 
+    /// `bench engine --compare SAVED` puts a saved run's figures (its printed output) beside today's,
+    /// and every run prints the machine's load with its table.
+    @Test func benchEngineComparesWithASavedRun() async throws {
+        let first = await Self.entitle("bench", "engine", "--only", "verify", "--sessions", "10", "--seconds", "1")
+        #expect(first.status == 0 && first.output.contains("load average") && first.output.contains("| media-token verifications"), "\(first.output)")
+        let saved = try Self.scratch("bench.txt", first.output)
+        let figure = try #require(first.output.split(separator: "\n").first { $0.hasPrefix("| media-token") })
+            .split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }[1]  // figure, measured, target, met
+        let second = await Self.entitle("bench", "engine", "--only", "verify", "--sessions", "10", "--seconds", "1", "--compare", saved)
+        let row = try #require(second.output.split(separator: "\n").first { $0.hasPrefix("| media-token") })
+        #expect(second.output.contains("| saved "), "\(second.output)")
+        #expect(row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }[1] == figure, "the saved column: \(row)")
+    }
+
     /// `entitle replay` reads as it replays: a damaged line at the end is refused by its number after
     /// the records before it replayed.
     @Test func replayStreamsAndNamesADamagedLine() async throws {
