@@ -81,6 +81,7 @@ struct AuthenticationFlowTests {
         #expect(session.ledger.take().isEmpty, "no second dialog, no second flow")
         #expect(session.ledger.logs.contains(.joined(second, flow: "the running login")))
         await session.enabler.setSelectedProvider("acme-cable")
+        await session.settle()  // the session is created: the login awaits its redirect
         let third = await session.enabler.getAuthentication()  // joins while awaiting the redirect
         _ = session.ledger.take()
         await session.logIn(as: "alice", password: "wonderland")

@@ -47,6 +47,22 @@ struct FileTokenStorageTests {
         #expect(try await store.tokens(deviceID: "d", requestorID: "r") == .empty, "the next load starts afresh")
     }
 
+    /// A file store knows its version at once while the file is the one it last read or wrote, and
+    /// must be asked again once another writer replaced it.
+    @Test func itKnowsItsVersionAtOnceUntilAnotherWriterChangesTheFile() async throws {
+        let folder = Self.temporaryFolder()
+        let mine = try FileTokenStorage(folder: folder)
+        let theirs = try FileTokenStorage(folder: folder)
+        #expect(mine.knownVersion(deviceID: "d", requestorID: "r") == .absent, "no file: nothing stored")
+        let first = try await mine.save(StoredTokens(selectedProvider: "a", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
+        #expect(mine.knownVersion(deviceID: "d", requestorID: "r") == first)
+        #expect(theirs.knownVersion(deviceID: "d", requestorID: "r") == nil, "never read by this store")
+        let second = try await theirs.save(StoredTokens(selectedProvider: "b", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: first)
+        #expect(mine.knownVersion(deviceID: "d", requestorID: "r") == nil, "replaced by another writer: ask again")
+        #expect(try await mine.version(deviceID: "d", requestorID: "r") == second)
+        #expect(mine.knownVersion(deviceID: "d", requestorID: "r") == second)
+    }
+
     /// A file a newer version wrote is refused where it is, with a typed error — not moved aside as
     /// corrupt: this version is old, the file is fine.
     @Test func aFileOfANewerFormatIsRefusedInPlace() async throws {

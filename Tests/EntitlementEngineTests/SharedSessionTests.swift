@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Sessions that outlive one process and one node: pending logins and tokens live in storage.
@@ -40,6 +41,50 @@ struct SharedSessionTests {
         #expect(statusCode(await a.collect().first) == "REDIRECT_NO_PENDING_FLOW")
         await a.expectClean()
         await b.expectClean()
+    }
+
+    /// A store that counts the version checks the engine had to ask for, and knows its version at once
+    /// when told to (as a store in memory does).
+    final class CountingStorage: TokenStorage {
+        let inner = InMemoryTokenStorage()
+        let asked = Mutex(0)
+        let knowsAtOnce: Bool
+        init(knowsAtOnce: Bool) { self.knowsAtOnce = knowsAtOnce }
+        func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
+            try await inner.load(deviceID: deviceID, requestorID: requestorID)
+        }
+        func save(_ tokens: StoredTokens, deviceID: String, requestorID: String, replacing expected: StorageVersion)
+            async throws(TokenStorageError) -> StorageVersion
+        {
+            try await inner.save(tokens, deviceID: deviceID, requestorID: requestorID, replacing: expected)
+        }
+        func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
+            asked.withLock { $0 += 1 }
+            return try await inner.version(deviceID: deviceID, requestorID: requestorID)
+        }
+        func knownVersion(deviceID: String, requestorID: String) -> StorageVersion? {
+            knowsAtOnce ? inner.knownVersion(deviceID: deviceID, requestorID: requestorID) : nil
+        }
+    }
+
+    /// The version checked before every input comes from `knownVersion` when the store knows it at
+    /// once (no hop off the engine's actor), and another instance's save is still seen at the next input.
+    @Test func aVersionTheStoreKnowsAtOnceIsNotAskedForAndStillSeesAnotherNodesSave() async throws {
+        for knowsAtOnce in [true, false] {
+            let storage = CountingStorage(knowsAtOnce: knowsAtOnce)
+            let (a, b) = pair(storage: storage)
+            await a.configure()
+            for _ in 0..<5 { await a.enabler.checkAuthentication() }
+            _ = await a.collect()
+            let asked = storage.asked.withLock { $0 }
+            #expect(knowsAtOnce ? asked == 0 : asked >= 5, "knows at once: \(knowsAtOnce), asked \(asked) times")
+            await b.signIn()
+            await a.enabler.checkAuthentication()
+            #expect(await a.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")], "node B's login seen")
+            _ = b.ledger.take()
+            await a.expectClean()
+            await b.expectClean()
+        }
     }
 
     @Test func anAuthorizationWaitingOnOneInstanceContinuesWhenAnotherCompletesTheLogin() async throws {

@@ -22,7 +22,13 @@ extension AccessEnabler {
         let requestorID = configuration.requestorID
         do throws(TokenStorageError) {
             if !force, let known = storeVersion, known.requestorID == requestorID {
-                let version = try await storedVersion(requestorID)
+                // A version the store knows at once spares the actor a hop off and back for every input.
+                let version: StorageVersion
+                if let atHand = storage.knownVersion(deviceID: environment.deviceID, requestorID: requestorID) {
+                    version = atHand
+                } else {
+                    version = try await storedVersion(requestorID)
+                }
                 guard version != known.version else { return }
             }
             let current = try await storedTokens(requestorID)

@@ -6,7 +6,8 @@
 /// Spans: `entitle.backend.OPERATION` (`createSession`, `authorize`, …) and `entitle.storage.load`,
 /// `.save`, `.version`, `.authentications`, with the attributes `entitle.device` (the device's
 /// pseudonym), `entitle.requestor` and, at the end, `entitle.outcome` (`ok`, or the failure's code); a
-/// failure is also recorded as the span's error. Attributes never hold a secret or personal data.
+/// failure is also recorded as the span's error. Attributes never hold a secret or personal data. A
+/// version the store knows at once (`TokenStorage.knownVersion`) is no operation and has no span.
 public protocol EngineTracer: Sendable {
     /// Starts a span named `operationName` with `attributes`; the engine ends it once.
     func startSpan(_ operationName: String, attributes: [String: String]) -> any EngineSpan

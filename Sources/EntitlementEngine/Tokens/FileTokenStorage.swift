@@ -135,6 +135,12 @@ public final class FileTokenStorage: TokenStorage {
         }
     }
 
+    /// The file's version when its identity (device, inode, size, modification time) is the one last
+    /// read or written here — one `lstat`, no lock; nil when the file must be read.
+    public func knownVersion(deviceID: String, requestorID: String) -> StorageVersion? {
+        (try? cachedVersion(path(deviceID: deviceID, requestorID: requestorID))) ?? nil
+    }
+
     /// The authentications stored for `deviceID` under any requestor (files that cannot be read,
     /// or belong to another device, are skipped here: ``load(deviceID:requestorID:)`` reports them).
     public func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] {

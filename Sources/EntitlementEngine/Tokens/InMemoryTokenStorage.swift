@@ -46,6 +46,11 @@ public final class InMemoryTokenStorage: TokenSaveNotifying {
         contents.withLock { $0[deviceID]?[requestorID]?.version ?? .absent }
     }
 
+    /// The current version, always known here.
+    public func knownVersion(deviceID: String, requestorID: String) -> StorageVersion? {
+        contents.withLock { $0[deviceID]?[requestorID]?.version ?? .absent }
+    }
+
     /// The authentications stored for `deviceID` under any requestor, in requestor order.
     public func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] {
         contents.withLock { contents in

@@ -31,6 +31,12 @@ public protocol TokenStorage: Sendable {
     /// Every authentication stored for `deviceID`, by any requestor: what single sign-on across
     /// apps sharing this storage starts from. The default finds none (no single sign-on).
     func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken]
+    /// The current version when the store knows it without waiting — no network, no suspension (a store
+    /// in memory; a file whose identity has not changed) — or nil when it must be asked with
+    /// ``version(deviceID:requestorID:)``. The engine checks the version before every input: an answer
+    /// here spares the engine's actor a hop off and back. It must be as current as `version` would be.
+    /// The default is nil.
+    func knownVersion(deviceID: String, requestorID: String) -> StorageVersion?
 }
 
 extension TokenStorage {
@@ -41,4 +47,7 @@ extension TokenStorage {
 
     /// No single sign-on: a storage that cannot list a device's tokens finds none.
     public func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] { [] }
+
+    /// Nil: the store must be asked.
+    public func knownVersion(deviceID: String, requestorID: String) -> StorageVersion? { nil }
 }
