@@ -34,23 +34,31 @@ public final class FileV2CredentialStore: V2CredentialStore {
     public func load() async -> V2ClientCredentials? { try? read() }
 
     /// Keeps `credentials`: a temporary file of this writer's own with mode 0600, renamed over the old one.
-    public func save(_ credentials: V2ClientCredentials) async {
-        let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
-        guard let sealed = try? V2StoredCredentials.encode(credentials, sealing: sealing) else { return }
-        let bytes = Data(sealed)
-        guard FileManager.default.createFile(atPath: temporary, contents: bytes, attributes: [.posixPermissions: 0o600]) else { return }
-        if rename(temporary, path) != 0 { try? FileManager.default.removeItem(atPath: temporary) }
-    }
+    public func save(_ credentials: V2ClientCredentials) async { try? write(credentials) }
 
     /// The stored credentials unless `rejected`; registers only when there is no file (one it cannot
-    /// read is refused, not replaced).
+    /// read is refused, not replaced). New credentials that cannot be written are a failure, not kept
+    /// in memory only: the next start would register yet another client.
     public func credentials(
         replacing rejected: V2ClientCredentials?, registering register: @Sendable () async throws(BackendError) -> V2ClientCredentials
     ) async throws(BackendError) -> V2ClientCredentials {
         if let stored = try read(), stored != rejected { return stored }
         let registered = try await register()
-        await save(registered)
+        try write(registered)
         return registered
+    }
+
+    /// Writes `credentials` to a temporary file of this writer's own (mode 0600) and renames it over the old one.
+    private func write(_ credentials: V2ClientCredentials) throws(BackendError) {
+        let bytes = Data(try V2StoredCredentials.encode(credentials, sealing: sealing))
+        let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
+            throw .clientCredentials("the credentials file \(path) could not be written")
+        }
+        guard rename(temporary, path) == 0 else {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw .clientCredentials("the credentials file \(path) could not be written")
+        }
     }
 
     /// The file's credentials; nil when there is no file.

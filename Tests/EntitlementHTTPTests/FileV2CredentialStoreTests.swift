@@ -54,6 +54,20 @@ struct FileV2CredentialStoreTests {
         }
     }
 
+    /// New credentials the store cannot write are a failure, not kept in memory only (the next start
+    /// would register yet another client).
+    @Test func credentialsItCannotWriteAreAFailure() async throws {
+        let path = NSTemporaryDirectory() + "entitle-no-such-folder-" + UUID().uuidString + "/credentials.json"
+        do {
+            _ = try await FileV2CredentialStore(path: path).credentials(replacing: nil) { () async throws(BackendError) -> V2ClientCredentials in
+                V2ClientCredentials(clientID: "new", clientSecret: "new-secret", issuedAtSeconds: 1)
+            }
+            Issue.record("credentials that were not kept were handed out")
+        } catch {
+            #expect(error.code == .clientCredentials && error.message.contains("could not be written"), "\(error)")
+        }
+    }
+
     /// A file this version cannot read — damaged, or in a newer format — is refused with a clear error
     /// and left as it is: registering again would make a new client and lose the users' profiles.
     @Test(arguments: [
