@@ -98,23 +98,28 @@ public final class URLSessionV2Transport: V2Transport {
         }
         reportCounts()
         let started = ContinuousClock.now
-        var record = V2Exchange(
-            method: outgoing.method, operation: request.operation, target: Redactor.redact(request.target),
-            session: context.deviceID.map { DevicePseudonym.of($0) } ?? "", outcome: .status(0), pacing: paced - arrived,
-            connectionWait: started - queued, service: .zero)
+        let result: Result<V2Response, BackendError>
         do {
             let answer = try await exchange(urlRequest)
             if answer.status == 429 { await pacer.throttled(paceKey) }
-            record.outcome = .status(answer.status)
-            record.service = ContinuousClock.now - started
-            report(record)
-            return answer
+            result = .success(answer)
         } catch {
-            record.outcome = .failed(error)
-            record.service = ContinuousClock.now - started
-            report(record)
-            throw error
+            result = .failure(error)
         }
+        // The record (a redacted target, a keyed pseudonym) is made only for someone who reads it.
+        if log != nil || metrics != nil {
+            let outcome: V2Exchange.Outcome =
+                switch result {
+                case .success(let answer): .status(answer.status)
+                case .failure(let error): .failed(error)
+                }
+            report(
+                V2Exchange(
+                    method: outgoing.method, operation: request.operation, target: Redactor.redact(request.target),
+                    session: context.deviceID.map { DevicePseudonym.of($0) } ?? "", outcome: outcome, pacing: paced - arrived,
+                    connectionWait: started - queued, service: ContinuousClock.now - started))
+        }
+        return try result.get()
     }
 
     /// Hands an ended exchange to the log and the metrics.

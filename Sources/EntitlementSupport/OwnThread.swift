@@ -10,6 +10,9 @@
 /// server then never answers the browser the test is waiting for).
 package enum OwnThread {
     /// Runs `body` on a new thread and returns what it returns, leaving Swift concurrency's threads free.
+    /// The wait ends when `body` does — a cancellation cannot interrupt a blocking call — so give it only
+    /// calls that end on their own (a lock its holder releases or loses with its process, a child that
+    /// exits or was killed).
     package static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
             start { done.resume(returning: body()) }
