@@ -60,7 +60,7 @@ package enum PercentEncoding {
             }
             out.append(high << 4 | low)
         }
-        guard let decoded = String(validating: out, as: UTF8.self) else { throw .notUTF8 }
+        guard let decoded = UTF8Validation.string(out) else { throw .notUTF8 }
         return decoded
     }
 

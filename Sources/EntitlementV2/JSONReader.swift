@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// Reads one JSON text (RFC 8259) into a ``JSONValue``: a small recursive-descent parser over UTF-8.
 /// Reads every number (fractions, exponents and integers beyond 64 bits kept exactly, as their text);
 /// refuses what RFC 8259 does not allow (leading zeros, lone surrogates, control characters in
@@ -172,7 +174,7 @@ public struct JSONReader {
         while scan < end {
             let byte = bytes[scan]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: bytes[index..<scan], as: UTF8.self) else { throw failure("a string that is not UTF-8") }
+                guard let text = UTF8Validation.string(bytes[index..<scan]) else { throw failure("a string that is not UTF-8") }
                 index = scan + 1
                 return text
             }
@@ -186,7 +188,7 @@ public struct JSONReader {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: out, as: UTF8.self) else { throw failure("a string that is not UTF-8") }
+                guard let text = UTF8Validation.string(out) else { throw failure("a string that is not UTF-8") }
                 return text
             case UInt8(ascii: "\\"):
                 guard index < end else { throw failure("unterminated escape") }

@@ -1,3 +1,5 @@
+import EntitlementSupport
+
 /// Secrets echoed back: an MVPD may quote the flow's `state` in its `error_description` prose, a
 /// service may name a session code in an error message. Whatever the machine writes from such outside
 /// text — a status message, a failure's description, a sign-in message, tracking details, a log —
@@ -34,7 +36,7 @@ extension EntitlementMachine {
     /// what the app is given on purpose.
     static func concealing(_ secrets: [String], in effects: [Action]) -> [Action] {
         func clean(_ text: String) -> String {
-            secrets.reduce(text) { text, secret in text.contains(secret) ? text.replacing(secret, with: "…") : text }
+            secrets.reduce(text) { text, secret in ByteSearch.replacing(secret, with: "…", in: text) ?? text }
         }
         return effects.map { action in
             switch action {
