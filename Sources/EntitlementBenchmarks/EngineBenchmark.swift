@@ -127,6 +127,17 @@ package struct EngineBenchmark {
         }
         let rate = Double(events) / machineTime
         print("bare machine: \(captured.count) inputs per session, \(events) inputs in \(String(format: "%.2f", machineTime)) s")
+        // The trace recorder alone, fed the session's events (what it costs, apart from the engine).
+        let reported = inputs.events.withLock { $0 }
+        var recorded = 0
+        let recorderTime = Self.timeSync(for: seconds / 2) {
+            let recorder = TraceRecorder()
+            for event in reported { recorder.observe(event) }
+            recorded += 1
+        }
+        print(
+            "trace recorder alone: \(reported.count) events per session, \(Self.micros(recorderTime / Double(recorded))) per session"
+        )
         rows.insert(
             Row(figure: "bare machine, a cookbook session's inputs", measured: Self.millions(rate, "events/s"),
                 target: "≥ 5 M events/s", met: rate >= 5_000_000),
@@ -147,6 +158,15 @@ package struct EngineBenchmark {
         print(
             "cookbook session: engine \(Self.micros(session)), straight-line \(Self.micros(line)), with a trace recorder \(Self.micros(withTrace)) (medians of \(engine.count))"
         )
+        // Where the time goes that the profile cannot show: a thread that parks and is woken again.
+        let rounds = 200
+        let engineSwitches = await Self.contextSwitches { for _ in 0..<rounds { _ = await BenchCookbook.engineSession() } }
+        let lineSwitches = await Self.contextSwitches { for _ in 0..<rounds { _ = await BenchCookbook.straightLine(requests, visits: visits, logging: false) } }
+        let recordedSwitches = await Self.contextSwitches { for _ in 0..<rounds { _ = await BenchCookbook.engineSession(recorder: TraceRecorder()) } }
+        func perSession(_ count: Int) -> String { String(format: "%.1f", Double(count) / Double(rounds)) }
+        print(
+            "context switches per cookbook session: engine \(perSession(engineSwitches)), straight-line \(perSession(lineSwitches)), with a trace recorder \(perSession(recordedSwitches))"
+        )
         return [
             Row(figure: "cookbook session vs the same simulator calls, straight-line", measured: Self.ratio(session / line),
                 target: "≤ 1.2×", met: session / line <= 1.2),
@@ -155,10 +175,12 @@ package struct EngineBenchmark {
         ]
     }
 
-    /// Every input a session's machine handled, with its time.
+    /// Every input a session's machine handled, with its time, and every event the engine reported.
     final class InputCapture: EngineMonitor {
         let inputs = Mutex<[(Input, Timestamp)]>([])
+        let events = Mutex<[EngineEvent]>([])
         func observe(_ event: EngineEvent) {
+            events.withLock { $0.append(event) }
             if case .inputHandled(let input, let at) = event { inputs.withLock { $0.append((input, at)) } }
         }
     }
@@ -314,6 +336,18 @@ package struct EngineBenchmark {
     static func seconds(_ duration: Duration) -> Double {
         let (whole, fraction) = duration.components
         return Double(whole) + Double(fraction) / 1e18
+    }
+
+    /// The process's context switches (voluntary and not, every thread) while `body` runs.
+    static func contextSwitches(_ body: () async -> Void) async -> Int {
+        func count() -> Int {
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return usage.ru_nvcsw + usage.ru_nivcsw
+        }
+        let before = count()
+        await body()
+        return count() - before
     }
 
     static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }

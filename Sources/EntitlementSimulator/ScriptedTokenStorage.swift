@@ -37,6 +37,11 @@ public final class ScriptedTokenStorage: TokenStorage {
     }
 
     /// The inner store's authentications.
+    /// The wrapped store's version at hand, if it has one (saves change it only when they are made).
+    public func knownVersion(deviceID: String, requestorID: String) -> StorageVersion? {
+        inner.knownVersion(deviceID: deviceID, requestorID: requestorID)
+    }
+
     public func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] {
         try await inner.authentications(deviceID: deviceID)
     }

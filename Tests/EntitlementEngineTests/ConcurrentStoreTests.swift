@@ -131,3 +131,35 @@ struct ConcurrentStoreTests {
         #expect(history.count >= 50, "the engines wrote (\(history.count) saves; \(unanswered) calls wait for a redirect)")
     }
 }
+
+/// A call's step is taken at once only when nothing runs before it: a call made while another step
+/// waits for its save waits its turn in the mailbox.
+@Suite("Calls taken at once keep their order")
+struct StepAtOnceOrderTests {
+    @Test func aCallMadeWhileAStepSavesWaitsForThatStep() async throws {
+        let storage = ScriptedTokenStorage()
+        let session = SimulatedSession(storage: storage)
+        await session.configure()
+        let get = await session.enabler.getAuthentication()
+        _ = await session.collect()
+        // Choosing the provider saves it; hold that save until the next call has been made.
+        let (reachedSave, reached) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        storage.beforeNextSave {
+            reached.yield()
+            for await _ in released { break }
+        }
+        let select = Task { await session.enabler.setSelectedProvider("acme-cable") }
+        for await _ in reachedSave { break }
+        let check = Task { await session.enabler.checkAuthentication() }
+        // Answered at once, the check would be answered now; it waits behind the held step instead.
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(session.ledger.take().isEmpty, "a call was answered while the step before it waited for its save")
+        release.yield()
+        let selected = await select.value
+        let checked = await check.value
+        _ = await session.collect()
+        #expect(session.ledger.answers(to: checked) == [.setAuthenticationStatus(status: 0, errorCode: "USER_NOT_AUTHENTICATED_ERROR")])
+        await session.expectClean(pending: [get, selected])
+    }
+}

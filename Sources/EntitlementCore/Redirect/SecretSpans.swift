@@ -46,12 +46,22 @@ enum SecretSpans {
         let original = bytes.enumerated().map { Element(byte: $0.element, start: $0.offset, end: $0.offset + 1) }
         // Two readings: as written, and with invisible characters left out (which can join or
         // split an escape: `%\u{2028}3D` is no escape as written, `%3D` without the separator).
+        // Until stripping leaves something out, the second reading is the first one again: its
+        // texts are scanned only from the round where they differ.
         for stripping in [false, true] {
-            var text = stripping ? withoutHazards(original) : original
+            var text = original
+            var differs = !stripping
+            func strip(_ text: [Element]) -> [Element] {
+                guard stripping else { return text }
+                let stripped = withoutHazards(text)
+                if stripped.count != text.count { differs = true }
+                return stripped
+            }
+            text = strip(text)
             for round in 0...decodingRounds {
-                found += scan(text).map { ($0, round) }
+                if differs { found += scan(text).map { ($0, round) } }
                 guard round < decodingRounds, text.contains(where: { $0.byte == UInt8(ascii: "%") }) else { break }
-                text = stripping ? withoutHazards(decodeOnce(text)) : decodeOnce(text)
+                text = strip(decodeOnce(text))
             }
         }
         // Keep the widest spans, each with its most decoded value; drop any inside one already kept.
@@ -114,6 +124,8 @@ enum SecretSpans {
     /// The text with control, separator and invisible formatting characters left out, so none can
     /// hide a name from the scan (`st\u{0}ate=`, `co%E2%80%8Bde=`); the original spans stay.
     private static func withoutHazards(_ text: [Element]) -> [Element] {
+        // Every hazard starts with a control byte or a byte beyond ASCII.
+        guard text.contains(where: { $0.byte < 0x20 || $0.byte >= 0x7F }) else { return text }
         let bytes = text.map(\.byte)[...]
         var out: [Element] = []
         out.reserveCapacity(text.count)

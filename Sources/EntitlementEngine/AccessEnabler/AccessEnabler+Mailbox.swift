@@ -38,8 +38,24 @@ extension AccessEnabler {
         }
         unanswered.insert(id)
         monitor?.observe(.callReceived(id, call))
-        await enqueueAndWait(.input(.callReceived(id, call)))
+        let input = Input.callReceived(id, call)
+        if stepAtOnce(input) {
+            await runWhatTheStepLeft()
+        } else {
+            await enqueueAndWait(.input(input))
+        }
         return id
+    }
+
+    /// Runs what a step taken at once left to run — the secrets it drew, the held calls it handed
+    /// back — before its call returns, as the mailbox runs them after a step it took.
+    private func runWhatTheStepLeft() async {
+        guard immediate.isEmpty, mailbox.isEmpty else {
+            // Queued behind them: returns once they have run (a cancelled caller's task does not carry them).
+            await enqueueAndWait(.storageCheck)
+            return
+        }
+        resumeIdleWaitersIfIdle()
     }
 
     /// Queues `work` and returns once the machine has handled it and its actions ran (so the
@@ -135,20 +151,43 @@ extension AccessEnabler {
                 await process(instead, retryingConflicts: retryingConflicts)
                 return
             }
-            machine = next
-            monitor?.observe(.inputHandled(input, at: now))
-            if let monitor {
-                for row in machine.lastTransitions { monitor.observe(.transition(row)) }
-            }
-            for action in step.effects { run(action) }
-            for flow in step.secretsToDraw { drawSecrets(flow) }
-            resubmit(step.resubmitted)
-            if let failure {
-                monitor?.observe(.storageFailed(failure.description))
-                immediate.insert(.storageWriteFailed(failure.description), at: 0)
-            }
+            commit(next, step, of: input, at: now, notSaved: failure)
             return
         }
+    }
+
+    /// Takes a step the machine decided: `next` becomes the machine and the step's actions run, in
+    /// order. A save that failed (`failure`) is told to the machine next, before any other input.
+    private func commit(_ next: EntitlementMachine, _ step: MachineStep, of input: Input, at now: Timestamp, notSaved failure: TokenStorageError?) {
+        machine = next
+        monitor?.observe(.inputHandled(input, at: now))
+        if let monitor {
+            for row in machine.lastTransitions { monitor.observe(.transition(row)) }
+        }
+        for action in step.effects { run(action) }
+        for flow in step.secretsToDraw { drawSecrets(flow) }
+        resubmit(step.resubmitted)
+        if let failure {
+            monitor?.observe(.storageFailed(failure.description))
+            immediate.insert(.storageWriteFailed(failure.description), at: 0)
+        }
+    }
+
+    /// Takes `input`'s step at once, without suspending, when nothing is queued or running before it,
+    /// the stored tokens are known unchanged without asking the store, and the step saves nothing —
+    /// as most calls answered from what the machine holds do. Returns false, having changed
+    /// nothing, when the input must go through the mailbox (its step is decided again there).
+    func stepAtOnce(_ input: Input) -> Bool {
+        guard !draining, mailbox.isEmpty, immediate.isEmpty, !closed, storageUnchangedAtHand() else { return false }
+        let now = environment.clock.now()
+        var next = machine
+        let step = next.handle(input, at: now)
+        guard step.save == nil else { return false }
+        monitor?.observe(mailboxWait: .zero, behind: 0)
+        draining = true
+        commit(next, step, of: input, at: now, notSaved: nil)
+        draining = false
+        return true
     }
 
     /// What the machine is told instead of an input whose step could not be saved: a call is refused

@@ -14,6 +14,17 @@ extension AccessEnabler {
         storeVersion = (requestorID, version)
     }
 
+    /// Whether the stored tokens are known, without waiting for the store, to be those the machine
+    /// last read: the store answers their version at once and it is the one last read (or the machine
+    /// is not configured, and nothing would be read).
+    func storageUnchangedAtHand() -> Bool {
+        guard case .configured(let configuration) = machine.configuration else { return true }
+        guard let known = storeVersion, known.requestorID == configuration.requestorID,
+            let atHand = storage.knownVersion(deviceID: environment.deviceID, requestorID: known.requestorID)
+        else { return false }
+        return atHand == known.version
+    }
+
     /// Before every input (and after a lost compare-and-set): when the stored version is not the
     /// one the machine's view came from, reads the tokens and, when they differ, feeds
     /// ``Input/storageChanged(_:)`` (another instance logged in or out, started or took a login).
