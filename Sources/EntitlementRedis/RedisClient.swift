@@ -3,7 +3,10 @@ import Foundation
 import Synchronization
 
 /// A small Redis client: a fixed set of connections, each on a thread of its own (blocking socket
-/// calls never run on Swift concurrency's threads), commands spread over them in turn. A connection
+/// calls never run on Swift concurrency's threads), commands spread over them in turn. The commands of
+/// callers waiting for the same connection go out in one write (pipelined, up to 64 callers' at a
+/// time) and each caller reads its own answers by its own deadline, so many callers on a few
+/// connections do not each wait a round trip for the one before. A connection
 /// that times out or breaks is dropped and opened again for the next command, and one the server
 /// closed while it was idle is replaced before it is used, so a restarted server costs the commands
 /// under way at that moment — each with a typed ``RedisError`` — and nothing after.
@@ -199,6 +202,10 @@ final class RedisLane: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// The most jobs one write carries: the commands of callers waiting at the same time go out
+    /// together (pipelined) and their answers come back in the order they were sent.
+    static let batchLimit = 64
+
     private func run() {
         while true {
             condition.lock()
@@ -211,29 +218,62 @@ final class RedisLane: @unchecked Sendable {
                 connection = nil
                 return
             }
-            let job = jobs.removeFirst()
+            let batch = jobs.prefix(Self.batchLimit).filter { !$0.done.isFinished }  // cancelled while it waited: never sent
+            jobs.removeFirst(min(jobs.count, Self.batchLimit))
             condition.unlock()
-            if job.done.isFinished { continue }  // cancelled while it waited: never sent
-            job.done.finish(perform(job))
+            perform(batch)
         }
     }
 
-    private func perform(_ job: Job) -> Result<[RESPValue], RedisError> {
-        // Past its deadline while it waited in the queue: it fails without being sent.
-        guard ContinuousClock.now < job.deadline else { return .failure(.timeout) }
-        do throws(RedisError) {
-            if connection?.endedWhileIdle == true { connection = nil }  // gone while idle: open a fresh one
-            if connection == nil {
-                connection = try RedisConnection.open(configuration, until: job.deadline)
-                metrics?.increment(counter: "entitle.redis.connects", dimensions: [("again", connected ? "true" : "false")], by: 1)
-                connected = true
+    /// Sends the jobs' commands in one write and answers each job with its own answers, read by its
+    /// own deadline. A job past its deadline before it is sent fails without being sent. When reading
+    /// fails, the connection is dropped and that job and every job sent after it fail alike (whether
+    /// the server ran their commands is unknown, as for any command whose answer was lost).
+    private func perform(_ batch: [Job]) {
+        guard let latest = batch.map(\.deadline).max() else { return }
+        if ContinuousClock.now < latest {
+            do throws(RedisError) {
+                try connectIfNeeded(until: latest)
+            } catch {
+                // A connection still opening when the commands' time ran out: they timed out.
+                for job in batch { job.done.finish(.failure(error.code == .connect && ContinuousClock.now >= job.deadline ? .timeout : error)) }
+                return
             }
-            return .success(try connection!.roundTrip(job.bytes, answers: job.answers, until: job.deadline))
-        } catch {
-            connection = nil  // never reuse a connection whose stream position is unknown
-            // A connection still opening when the command's time ran out: the command timed out.
-            if error.code == .connect, ContinuousClock.now >= job.deadline { return .failure(.timeout) }
-            return .failure(error)
         }
+        let now = ContinuousClock.now
+        var sending: [Job] = []
+        for job in batch {
+            if now < job.deadline { sending.append(job) } else { job.done.finish(.failure(.timeout)) }
+        }
+        guard let connection, let earliest = sending.map(\.deadline).min() else { return }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(sending.reduce(0) { $0 + $1.bytes.count })
+        for job in sending { bytes += job.bytes }
+        do throws(RedisError) {
+            try connection.write(bytes, until: earliest)
+        } catch {
+            self.connection = nil  // never reuse a connection whose stream position is unknown
+            for job in sending { job.done.finish(.failure(error)) }
+            return
+        }
+        for (index, job) in sending.enumerated() {
+            do throws(RedisError) {
+                job.done.finish(.success(try connection.readAnswers(job.answers, until: job.deadline)))
+            } catch {
+                self.connection = nil
+                for unanswered in sending[index...] { unanswered.done.finish(.failure(error)) }
+                return
+            }
+        }
+    }
+
+    /// Opens the lane's connection unless an open one is at hand (one the server closed while it was
+    /// idle is replaced).
+    private func connectIfNeeded(until deadline: ContinuousClock.Instant) throws(RedisError) {
+        if connection?.endedWhileIdle == true { connection = nil }
+        guard connection == nil else { return }
+        connection = try RedisConnection.open(configuration, until: deadline)
+        metrics?.increment(counter: "entitle.redis.connects", dimensions: [("again", connected ? "true" : "false")], by: 1)
+        connected = true
     }
 }

@@ -201,6 +201,12 @@ final class RedisConnection {
     func roundTrip(_ commands: [UInt8], answers count: Int, until deadline: ContinuousClock.Instant)
         throws(RedisError) -> [RESPValue]
     {
+        try write(commands, until: deadline)
+        return try readAnswers(count, until: deadline)
+    }
+
+    /// Writes `commands` (encoded) whole, by `deadline`.
+    func write(_ commands: [UInt8], until deadline: ContinuousClock.Instant) throws(RedisError) {
         var sent = 0
         while sent < commands.count {
             guard wait(for: Int16(POLLOUT), until: deadline) else { throw .timeout }
@@ -217,6 +223,10 @@ final class RedisConnection {
             }
             sent += written
         }
+    }
+
+    /// Reads the next `count` answers, by `deadline`.
+    func readAnswers(_ count: Int, until deadline: ContinuousClock.Instant) throws(RedisError) -> [RESPValue] {
         var answers: [RESPValue] = []
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         while answers.count < count {

@@ -5,7 +5,21 @@ package enum FormCoding {
     /// `name=value` pairs joined with `&`, each name and value percent-encoded (only RFC 3986's
     /// unreserved characters stay as they are), in the order given.
     package static func encode<Fields: Sequence>(_ fields: Fields) -> String where Fields.Element == (String, String) {
-        fields.map { PercentEncoding.encode($0.0) + "=" + PercentEncoding.encode($0.1) }.joined(separator: "&")
+        var out: [UInt8] = []
+        append(fields, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``encode(_:)``'s bytes appended to `out`.
+    package static func append<Fields: Sequence>(_ fields: Fields, to out: inout [UInt8]) where Fields.Element == (String, String) {
+        var first = true
+        for (name, value) in fields {
+            if !first { out.append(UInt8(ascii: "&")) }
+            first = false
+            PercentEncoding.append(name, to: &out)
+            out.append(UInt8(ascii: "="))
+            PercentEncoding.append(value, to: &out)
+        }
     }
 
     /// The fields of a form: `+` is a space, `%XX` a byte; a field without `=` has an empty value;

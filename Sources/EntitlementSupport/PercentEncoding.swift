@@ -25,9 +25,15 @@ package enum PercentEncoding {
 
     /// Encodes `text` for use as a query key or value.
     package static func encode(_ text: String) -> String {
-        let hex = hexDigits
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
+        append(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``encode(_:)``'s bytes appended to `out` (a URL or a form built in one buffer).
+    package static func append(_ text: String, to out: inout [UInt8]) {
+        let hex = hexDigits
         for byte in text.utf8 {
             if isUnreserved(byte) {
                 out.append(byte)
@@ -37,7 +43,6 @@ package enum PercentEncoding {
                 out.append(hex[Int(byte & 15)])
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes `%XX` escapes strictly. `+` stays `+` (RFC 3986 gives it no special meaning).
@@ -77,6 +82,9 @@ package enum PercentEncoding {
     /// Builds `base?k1=v1&k2=v2` with every key and value percent-encoded, in the given order.
     package static func url(_ base: String, query: [(String, String)]) -> String {
         guard !query.isEmpty else { return base }
-        return base + (base.utf8.contains(UInt8(ascii: "?")) ? "&" : "?") + FormCoding.encode(query)
+        var out = Array(base.utf8)
+        out.append(out.contains(UInt8(ascii: "?")) ? UInt8(ascii: "&") : UInt8(ascii: "?"))
+        FormCoding.append(query, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }

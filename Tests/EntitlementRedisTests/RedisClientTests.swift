@@ -25,6 +25,32 @@ struct RedisClientTests {
         await server.stop()
     }
 
+    /// Callers waiting at the same time share a connection's writes (their commands pipelined): each
+    /// still gets its own answers, in its own order, whatever their sizes.
+    @Test func concurrentCallersOnOneConnectionEachGetTheirOwnAnswers() async throws {
+        let server = try await RedisServer()
+        let client = RedisClient(server.configuration(connections: 1))
+        defer { client.close() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for caller in 0..<200 {
+                group.addTask {
+                    let value = "value-\(caller)-" + String(repeating: "x", count: caller * 37 % 5000)
+                    #expect(try await client.send(["SET", "k\(caller)", value]) == .simpleString("OK"))
+                    let answers = try await client.pipeline([["GET", "k\(caller)"], ["STRLEN", "k\(caller)"], ["LPUSH", "k\(caller)", "x"]])
+                    #expect(answers.count == 3)
+                    #expect(answers[0].text == value, "caller \(caller) read another caller's value")
+                    #expect(answers[1] == .integer(Int64(value.utf8.count)))
+                    guard case .error(let refusal) = answers[2], refusal.hasPrefix("WRONGTYPE") else {
+                        Issue.record("caller \(caller): LPUSH on a string answered \(answers[2])")
+                        return
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        await server.stop()
+    }
+
     @Test func aTransactionWatchingAKeyIsAbortedByAnotherWriter() async throws {
         let server = try await RedisServer()
         let mine = RedisClient(server.configuration(connections: 1))

@@ -70,6 +70,8 @@ public struct ExternalURL: Sendable, Equatable {
 
     /// A percent-decoded name or value; decoded control characters are refused like raw ones.
     private static func decode(_ bytes: ArraySlice<UInt8>) throws(RedirectRefusal) -> String {
+        // Without an escape the bytes are the text, and ``parse(_:)`` has refused every hazard in them.
+        guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
         let text: String
         do throws(PercentEncoding.DecodingError) {
             text = try PercentEncoding.decode(bytes: bytes)
