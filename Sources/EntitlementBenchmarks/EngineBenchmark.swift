@@ -69,8 +69,8 @@ package struct EngineBenchmark {
         }
         if wants("actor") { rows.append(await checkAuthenticationRow()) }
         if wants("sessions") {
-            guard let memory = sessionMemoryRow() else { return 1 }
-            rows.append(memory)
+            guard let memory = sessionMemoryRows() else { return 1 }
+            rows += memory
         }
         if wants("replay") {
             guard let replay = await replayRows() else { return 1 }
@@ -213,7 +213,7 @@ package struct EngineBenchmark {
 
     /// Runs the host's memory figure in a child process (a fresh heap: memory freed by earlier figures
     /// would otherwise be reused and hide the cost).
-    private func sessionMemoryRow() -> Row? {
+    private func sessionMemoryRows() -> [Row]? {
         let child: (termination: ChildProcess.Termination, output: [UInt8], errors: [UInt8])
         do { child = try ChildProcess.run(CommandLine.arguments[0], ["bench", "engine", "--sessions-child", String(sessions)]) } catch {
             print("bench: could not start the sessions child: \(error)")
@@ -222,16 +222,26 @@ package struct EngineBenchmark {
         let output = String(decoding: child.output, as: UTF8.self)
         print(output, terminator: "")
         guard child.termination == .exited(0),
-            let line = output.split(separator: "\n").last(where: { $0.hasPrefix("resting bytes per session: ") }),
-            let perSession = Double(line.dropFirst("resting bytes per session: ".count))
+            let resting = Self.figure("resting bytes per session: ", in: output),
+            let resident = Self.figure("resident bytes per session: ", in: output)
         else {
             print("bench: the sessions child failed")
             return nil
         }
-        let million = perSession * 1_000_000
-        return Row(figure: "1 M idle authenticated sessions in a host (RSS, from \(sessions))",
-                   measured: String(format: "%.0f B each → %.2f GiB", perSession, million / 1_073_741_824),
-                   target: "≤ 1 GiB", met: million <= 1_073_741_824)
+        func row(_ figure: String, _ perSession: Double) -> Row {
+            let million = perSession * 1_000_000
+            return Row(figure: figure, measured: String(format: "%.0f B each → %.2f GiB", perSession, million / 1_073_741_824),
+                       target: "≤ 1 GiB", met: million <= 1_073_741_824)
+        }
+        return [
+            row("1 M idle authenticated sessions in a host (RSS, from \(sessions))", resting),
+            row("1 M resident engines (RSS, from \(sessions / 10), none resting)", resident),
+        ]
+    }
+
+    /// The number after `label` on the last line of `output` that starts with it.
+    private static func figure(_ label: String, in output: String) -> Double? {
+        output.split(separator: "\n").last(where: { $0.hasPrefix(label) }).flatMap { Double($0.dropFirst(label.count)) }
     }
 
     // MARK: - Trace replay

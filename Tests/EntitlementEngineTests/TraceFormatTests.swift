@@ -80,6 +80,10 @@ struct TraceFormatTests {
         book.notePlaceholders(in: "a://b?x=<personal#6>&y=<device#2>&z=<nothing#9>&w=<personal#x>")
         #expect(book.concealPersonal("derived") == "<personal#7>")
         #expect(book.concealPersonal("another device", as: .device) == "<device#3>")
+        // Found by their bytes: after a stray `<`, before a combining mark; not with no number or one beyond Int.
+        book.notePlaceholders(in: "x < <media#4>\u{301} <media#> <media#99999999999999999999> <state#2")
+        #expect(book.conceal("token", as: .media) == "<media#5>")
+        #expect(book.conceal("s", as: .state) == "<state#1>")
         var keeping = SecretBook(keepingPersonalData: true)
         #expect(keeping.concealPersonal("alice-7f3a") == "alice-7f3a")
         #expect(keeping.conceal("s3cr3t", as: .state) == "<state#1>", "secrets are concealed all the same")

@@ -66,12 +66,33 @@ public struct SecretBook: Sendable {
     /// a replay reads the recorded placeholders this way before the machine derives new values (the
     /// tracking GUID of a concealed user id), and so numbers them as the recording did.
     public mutating func notePlaceholders(in text: String) {
-        var rest = Substring(text)
-        while let open = rest.firstIndex(of: "<") {
-            rest = rest[rest.index(after: open)...]
-            guard let close = rest.firstIndex(of: ">") else { return }
-            if let (kind, number) = Self.placeholder("<" + rest[..<close] + ">") { counts[kind] = max(counts[kind] ?? 0, number) }
+        var text = text
+        text.withUTF8 { bytes in
+            var open = 0
+            while let start = bytes[open...].firstIndex(of: UInt8(ascii: "<")) {
+                open = start + 1
+                guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) else { return }
+                if let (kind, number) = Self.placeholder(inside: UnsafeBufferPointer(rebasing: bytes[open..<close])) {
+                    counts[kind] = max(counts[kind] ?? 0, number)
+                }
+            }
         }
+    }
+
+    /// The kind and number of the placeholder whose text between `<` and `>` is `bytes` (`kind#n`).
+    private static func placeholder(inside bytes: UnsafeBufferPointer<UInt8>) -> (Kind, Int)? {
+        guard let hash = bytes.firstIndex(of: UInt8(ascii: "#")), hash + 1 < bytes.count,
+            let kind = Kind(rawValue: String(decoding: UnsafeBufferPointer(rebasing: bytes[..<hash]), as: UTF8.self))
+        else { return nil }
+        var number = 0
+        for byte in bytes[(hash + 1)...] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let (times, overflowed) = number.multipliedReportingOverflow(by: 10)
+            let (sum, overflowedAgain) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflowed, !overflowedAgain else { return nil }
+            number = sum
+        }
+        return (kind, number)
     }
 
     /// `url` (or any text) with the value of every secret parameter concealed, however it is
