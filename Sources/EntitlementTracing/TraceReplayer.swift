@@ -220,23 +220,37 @@ private struct Run {
 
     private mutating func compare(expected: JSONValue, actual: JSONValue, step: Int) -> TraceDivergence? {
         guard var expectedFields = expected.object, var actualFields = actual.object else { return nil }
-        expectedFields["seq"] = nil
-        actualFields["seq"] = nil
-        let recordedOperation = expectedFields.removeValue(forKey: "op")?.int
-        let actualOperation = actualFields.removeValue(forKey: "op")?.int
-        guard JSONValue.object(expectedFields) == .object(actualFields) else {
-            var mismatch = divergence(at: step, expected: expected.canonicalText, actual: numbered(actual, step))
-            let differing = Set(expectedFields.keys).union(actualFields.keys).filter { expectedFields[$0] != actualFields[$0] }
-            // Records of different kinds differ everywhere: name the kind only.
-            mismatch.differingFields = ["out", "callback", "operation"].first(where: differing.contains).map { [$0] }
-                ?? differing.sorted()
-            if actual["out"]?.string == "request" { mismatch.closestRecordedRequest = closestRequest(to: actualFields) }
-            return mismatch
+        if Self.sameApartFromNumbering(expectedFields, actualFields) {
+            if let recordedOperation = expectedFields["op"]?.int, let actualOperation = actualFields["op"]?.int,
+                recordedOperation >= 0, actualOperation >= 0
+            {
+                operations[UInt64(recordedOperation)] = OperationID(UInt64(actualOperation))
+            }
+            return nil
         }
-        if let recordedOperation, let actualOperation, recordedOperation >= 0, actualOperation >= 0 {
-            operations[UInt64(recordedOperation)] = OperationID(UInt64(actualOperation))
+        for numbering in ["seq", "op"] {
+            expectedFields[numbering] = nil
+            actualFields[numbering] = nil
         }
-        return nil
+        var mismatch = divergence(at: step, expected: expected.canonicalText, actual: numbered(actual, step))
+        let differing = Set(expectedFields.keys).union(actualFields.keys).filter { expectedFields[$0] != actualFields[$0] }
+        // Records of different kinds differ everywhere: name the kind only.
+        mismatch.differingFields = ["out", "callback", "operation"].first(where: differing.contains).map { [$0] }
+            ?? differing.sorted()
+        if actual["out"]?.string == "request" { mismatch.closestRecordedRequest = closestRequest(to: actualFields) }
+        return mismatch
+    }
+
+    /// Whether two records hold the same fields but for their numbering (`seq`, `op`), read in place.
+    private static func sameApartFromNumbering(_ expected: [String: JSONValue], _ actual: [String: JSONValue]) -> Bool {
+        func counted(_ fields: [String: JSONValue]) -> Int {
+            fields.count - (fields["seq"] == nil ? 0 : 1) - (fields["op"] == nil ? 0 : 1)
+        }
+        guard counted(expected) == counted(actual) else { return false }
+        for (key, value) in expected where key != "seq" && key != "op" {
+            guard actual[key] == value else { return false }
+        }
+        return true
     }
 
     /// An output record as it would have been numbered at `step`.

@@ -268,8 +268,13 @@ public struct JSONReader {
             skipSpace()
             try expect(":")
             skipSpace()
-            guard members[key] == nil else { throw failure("the key '\(key)' twice") }
-            members[key] = try value()
+            let valueStart = index
+            // One hash per member: the value goes in, and a key already there is the refusal (reported
+            // where its value starts).
+            guard members.updateValue(try value(), forKey: key) == nil else {
+                index = valueStart
+                throw failure("the key '\(key)' twice")
+            }
             skipSpace()
             guard index < end else { throw failure("an unterminated object") }
             let byte = bytes[index]
