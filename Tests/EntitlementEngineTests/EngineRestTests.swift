@@ -1,6 +1,7 @@
 @testable import EntitlementCore
 @testable import EntitlementEngine
 import EntitlementSimulator
+import EntitlementSupport
 import Testing
 
 /// An engine at rest as a value: as small as it can be, and whole again when it resumes.
@@ -83,5 +84,43 @@ extension EngineRestTests {
         await session.simulator.releaseAll(.createSession)
         await session.enabler.whenIdle()
         #expect(await session.collect().lastNavigation != nil, "the engine went on: the login page")
+    }
+}
+
+/// The mailbox's queue against an array doing the same operations.
+struct WorkQueueTests {
+    @Test func itKeepsTheOrderAnArrayKeeps() {
+        var generator = SplitMix64(seed: 3)
+        var queue = WorkQueue<Int>()
+        var model: [Int] = []
+        var next = 0
+        for _ in 0..<20_000 {
+            switch generator.next() % 5 {
+            case 0, 1:
+                next += 1
+                queue.append(next)
+                model.append(next)
+            case 2:
+                let items = (0..<Int(generator.next() % 3)).map { _ in
+                    next += 1
+                    return next
+                }
+                queue.prepend(contentsOf: items)
+                model.insert(contentsOf: items, at: 0)
+            case 3:
+                #expect(queue.popFirst() == (model.isEmpty ? nil : model.removeFirst()))
+            default:
+                if generator.next() % 50 == 0 {
+                    queue.removeAll()
+                    model.removeAll()
+                }
+            }
+            #expect(queue.count == model.count && queue.isEmpty == model.isEmpty)
+        }
+        while let first = model.first {
+            model.removeFirst()
+            #expect(queue.popFirst() == first)
+        }
+        #expect(queue.popFirst() == nil)
     }
 }

@@ -70,6 +70,6 @@ extension AccessEnabler {
         let resubmitted: [(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)] = held.map {
             (.input(.callReceived($0.id, $0.call)), nil, now)
         }
-        mailbox.insert(contentsOf: resubmitted, at: 0)
+        mailbox.prepend(contentsOf: resubmitted)
     }
 }

@@ -84,8 +84,7 @@ extension AccessEnabler {
         while !closed {
             if !immediate.isEmpty {
                 await process(immediate.removeFirst())
-            } else if !mailbox.isEmpty {
-                let (work, ticket, queued) = mailbox.removeFirst()
+            } else if let (work, ticket, queued) = mailbox.popFirst() {
                 if let queued { monitor?.observe(mailboxWait: ContinuousClock.now - queued, behind: mailbox.count) }
                 switch work {
                 case .input(let input):

@@ -50,7 +50,7 @@ public actor AccessEnabler {
     }
 
     /// Work waiting its turn, with when it was queued (only read by a monitor).
-    var mailbox: [(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)] = []
+    var mailbox = WorkQueue<(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)>()
     var immediate: [Input] = []
     var draining = false
     var lastTicket: UInt64 = 0
