@@ -48,6 +48,11 @@ struct EngineWaiters {
         for condition in waiting.keys where holds(condition) { resume(condition) }
     }
 
+    /// Lets go of the storage the emptied list keeps.
+    mutating func releaseEmptiedStorage() {
+        if waiting.isEmpty { waiting = [:] }
+    }
+
     /// Resumes the waiter `id` (its task was cancelled), if it still waits.
     mutating func resume(id: UInt64) {
         for (condition, waiters) in waiting {

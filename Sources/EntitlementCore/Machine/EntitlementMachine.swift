@@ -195,20 +195,25 @@ public struct EntitlementMachine: Sendable {
         rest.rowInput = .anyInput
         rest.lastTrackingGUID = nil
         rest.persistedBeforeSave = nil  // at rest the last save has completed: nothing can take it back
-        // An emptied collection keeps its storage (a removal from a shared one copies it, capacity and
-        // all): at rest an empty one holds none. (`requestsSent` alone held about 300 bytes a session.)
-        if rest.requestsSent.isEmpty { rest.requestsSent = [:] }
-        if rest.authorizations.isEmpty { rest.authorizations = [] }
-        if rest.queue.isEmpty { rest.queue = [] }
-        if rest.preauthorizations.isEmpty { rest.preauthorizations = [] }
-        if rest.authorizationExpiries.isEmpty { rest.authorizationExpiries = [:] }
-        if rest.preauthorizationCache.isEmpty { rest.preauthorizationCache = [:] }
-        if rest.options.isEmpty { rest.options = [:] }
+        rest.releaseEmptiedStorage()
         if persistedBox != nil, persisted == storedTokens {
             rest.persistedBox = nil
             rest.persistedLeftOut = true
         }
         return rest
+    }
+
+    /// Lets go of the storage emptied collections keep: a removal keeps a collection's buffer (and a
+    /// removal from a shared one copies it, capacity and all), so an empty one can hold hundreds of
+    /// bytes — `requestsSent` alone held about 300 a session. Nothing the machine does changes.
+    package mutating func releaseEmptiedStorage() {
+        if requestsSent.isEmpty { requestsSent = [:] }
+        if authorizations.isEmpty { authorizations = [] }
+        if queue.isEmpty { queue = [] }
+        if preauthorizations.isEmpty { preauthorizations = [] }
+        if authorizationExpiries.isEmpty { authorizationExpiries = [:] }
+        if preauthorizationCache.isEmpty { preauthorizationCache = [:] }
+        if options.isEmpty { options = [:] }
     }
 
     /// A machine made by ``resting()``, whole again: equal in every behaviour to the one that rested.

@@ -119,12 +119,31 @@ extension AccessEnabler {
 
 
 
-    /// Resumes the waits whose condition now holds: the platform answered, quiet, at rest, idle.
+    /// Resumes the waits whose condition now holds: the platform answered, quiet, at rest, idle. A quiet
+    /// engine then lets go of what its emptied collections keep.
     func resumeIdleWaitersIfIdle() {
         if waiters.isWaiting(for: .platformAnswered), platformWork.isEmpty, !draining { waiters.resume(.platformAnswered) }
         if waiters.isWaiting(for: .quiet), isQuiet { waiters.resume(.quiet) }
         if waiters.isWaiting(for: .atRest), isAtRest { waiters.resume(.atRest) }
         if waiters.isWaiting(for: .idle), operationsInFlight.isEmpty, platformWork.isEmpty, !draining { waiters.resume(.idle) }
+        if isQuiet { releaseEmptiedStorage() }
+    }
+
+    /// Lets go of the storage emptied collections keep (a removal keeps a collection's buffer), in the
+    /// machine and around it: a resident engine between calls holds none.
+    private func releaseEmptiedStorage() {
+        machine.releaseEmptiedStorage()
+        mailbox.releaseEmptiedStorage()
+        waiters.releaseEmptiedStorage()
+        if immediate.isEmpty { immediate = [] }
+        if timers.isEmpty { timers = [:] }
+        if platformWork.isEmpty { platformWork = [:] }
+        if operationsInFlight.isEmpty { operationsInFlight = [] }
+        if providerOperations.isEmpty { providerOperations = [] }
+        if backendRequests.isEmpty { backendRequests = [:] }
+        if streams.isEmpty { streams = [:] }
+        if unanswered.isEmpty { unanswered = [] }
+        if awaitedAnswers.isEmpty { awaitedAnswers = [:] }
     }
 
     /// Suspends until the engine resumes `condition`'s waiters (when it holds, or the engine closes) or

@@ -29,6 +29,12 @@ struct WorkQueue<Element> {
         return front.popLast()
     }
 
+    /// Lets go of the storage an emptied queue keeps.
+    mutating func releaseEmptiedStorage() {
+        if front.isEmpty { front = [] }
+        if back.isEmpty { back = [] }
+    }
+
     /// Empties the queue.
     mutating func removeAll() {
         front.removeAll()
