@@ -245,7 +245,13 @@ final class RedisLane: @unchecked Sendable {
         for job in batch {
             if now < job.deadline { sending.append(job) } else { job.done.finish(.failure(.timeout)) }
         }
-        guard let connection, let earliest = sending.map(\.deadline).min() else { return }
+        guard let earliest = sending.map(\.deadline).min() else { return }
+        guard let connection else {
+            // Unreachable on a monotonic clock (a job still in time means a connection was just opened);
+            // answered all the same, so no caller waits for ever.
+            for job in sending { job.done.finish(.failure(.timeout)) }
+            return
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(sending.reduce(0) { $0 + $1.bytes.count })
         for job in sending { bytes += job.bytes }
