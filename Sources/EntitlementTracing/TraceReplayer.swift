@@ -19,13 +19,23 @@ public struct TraceReplayer: Sendable {
     public init(checkingRows: Bool = false) { checksRows = checkingRows }
 
     /// Replays `trace`; the result carries the divergence, if any.
-    public func replay(_ trace: Trace) -> TraceReplayResult {
+    public func replay(_ trace: Trace) -> TraceReplayResult { replay(trace, observes: false) { _ in } }
+
+    /// Replays `trace`, showing `observe` where the machine stands after each record that matched (its
+    /// regions' states, and the rows an input took): what a page of the trace draws beside it.
+    public func replay(_ trace: Trace, observing observe: (TraceReplayStep) -> Void) -> TraceReplayResult {
+        replay(trace, observes: true, observe)
+    }
+
+    private func replay(_ trace: Trace, observes: Bool, _ observe: (TraceReplayStep) -> Void) -> TraceReplayResult {
         var run = Run(header: trace.header, requests: .recorded(trace.records.filter { $0["out"]?.string == "request" }))
-        run.machine.recordsTransitions = checksRows
+        run.checksRows = checksRows
+        run.machine.recordsTransitions = checksRows || observes
         var divergence: TraceDivergence?
         for (index, record) in trace.records.enumerated() {
             divergence = run.take(record, step: index + 1)
             if divergence != nil { break }
+            if observes { observe(TraceReplayStep(seq: index + 1, machine: run.machine, isInput: record["in"] != nil)) }
         }
         if divergence == nil { divergence = run.end(records: trace.records.count) }
         return TraceReplayResult(
@@ -42,6 +52,7 @@ public struct TraceReplayer: Sendable {
         guard let first = try lines.next() else { throw TraceError(line: 1, reason: .noHeader) }
         let header = try Trace.checkHeader(try Trace.readLine(first, in: 0..<first.count, line: 1))
         var run = Run(header: header, requests: .recent([]))
+        run.checksRows = checksRows
         run.machine.recordsTransitions = checksRows
         var count = 0
         var divergence: TraceDivergence?
@@ -64,6 +75,36 @@ public struct TraceReplayer: Sendable {
     /// Replays `trace`, throwing the first divergence.
     public func replayOrThrow(_ trace: Trace) throws(TraceDivergence) {
         if let divergence = replay(trace).divergence { throw divergence }
+    }
+}
+
+/// Where the machine stands after one record of a replay.
+public struct TraceReplayStep: Sendable, Hashable {
+    /// One authorization under way: its resource and the state it is in.
+    public struct Authorization: Sendable, Hashable {
+        /// The resource being authorized.
+        public var resource: String
+        /// Its state in the authorization region (`AuthorizationRequest.Kind`).
+        public var state: String
+    }
+
+    /// The record's `seq` (its line in the trace, from 1).
+    public var seq: Int
+    /// The configuration region's state.
+    public var configuration: String
+    /// The authentication region's state.
+    public var authentication: String
+    /// Each authorization under way (the region is `idle` when there is none).
+    public var authorizations: [Authorization]
+    /// The rows the record took, when it was an input (`region: from --> to : input …`); empty for outputs.
+    public var rows: [String]
+
+    init(seq: Int, machine: EntitlementMachine, isInput: Bool) {
+        self.seq = seq
+        configuration = machine.configuration.kind.rawValue
+        authentication = machine.authentication.kind.rawValue
+        authorizations = machine.authorizations.map { Authorization(resource: $0.resource, state: $0.kind.rawValue) }
+        rows = isInput ? machine.lastTransitions.map(\.description) : []
     }
 }
 
@@ -111,6 +152,8 @@ public struct TraceDivergence: Error, Sendable, CustomStringConvertible {
 
 /// The state of one replay, fed one recorded record at a time.
 private struct Run {
+    /// Whether each step's effects are held against the rows it took.
+    var checksRows = false
     /// Where a divergence's closest recorded request is looked for.
     enum Requests {
         /// Every request of the trace (a trace in memory).
@@ -171,7 +214,7 @@ private struct Run {
         guard case .some(let (input, time)) = try? TraceCoding.decodeInput(record) else { return }
         note(record)
         let step = machine.handle(remap(input), at: time)
-        if machine.recordsTransitions {
+        if checksRows {
             let unnamed = step.effectsNotInRows(machine.lastTransitions)
             if !unnamed.isEmpty {
                 effectsNotInRows.append(

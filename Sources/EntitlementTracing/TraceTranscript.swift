@@ -33,7 +33,7 @@ public enum TraceTranscript {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 
-    private static func describe(_ record: JSONValue) -> String {
+    static func describe(_ record: JSONValue) -> String {
         guard let members = record.object else { return record.canonicalText }
         let rest = members.filter { !["seq", "t", "in", "out", "call", "callback", "id", "answers", "op", "operation"].contains($0.key) }
         let arguments = Redactor.redact(rest.keys.sorted().map { "\($0): \(brief(rest[$0]!))" }.joined(separator: ", "))

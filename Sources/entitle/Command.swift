@@ -35,6 +35,8 @@ enum Command: Equatable {
     case replay([String], expectDivergence: Bool, junit: String?)
     /// Print a trace as a readable transcript.
     case showTrace(String)
+    /// Write a trace as a page to read in a browser; with `markingDivergence`, its first divergence from today's code marked.
+    case viewTrace(String, output: String, markingDivergence: Bool)
     /// Print the charts generated from the transition table (one, or all), or rewrite them in a folder.
     case chart(format: StateChart.Format, chart: String?, writeTo: String?)
     /// Run `count` cases of a fuzz target from `seed`; `child` runs them here and reports each seed.
@@ -84,11 +86,7 @@ enum Command: Equatable {
         case "register": return try parseRegister(rest)
         case "record": return try parseRecord(rest)
         case "replay": return try parseReplay(rest)
-        case "trace":
-            var reader = ArgumentReader(rest, command: "trace", options: [])
-            guard reader.next() == "show", let file = reader.next() else { throw reader.error("give 'show TRACE'") }
-            if let extra = reader.next() { throw reader.unexpected(extra) }
-            return .showTrace(file)
+        case "trace": return try parseTrace(rest)
         case "chart": return try parseChart(rest)
         case "bench": return try parseBench(rest)
         case "explore": return try parseExplore(rest)
@@ -213,6 +211,34 @@ enum Command: Equatable {
             }
         }
         return .serve(port: port, world: world, throttles: throttles, quiet: quiet, maxConnections: maxConnections)
+    }
+
+    private static func parseTrace(_ arguments: [String]) throws(UsageError) -> Command {
+        var reader = ArgumentReader(arguments, command: "trace", options: ["--replay", "-o", "--output"])
+        switch reader.next() {
+        case "show":
+            guard let file = reader.next() else { throw reader.error("give 'show TRACE'") }
+            if let extra = reader.next() { throw reader.unexpected(extra) }
+            return .showTrace(file)
+        case "view":
+            var trace: String?
+            var output: String?
+            var replay = false
+            while let argument = reader.next() {
+                switch argument {
+                case "--replay": replay = true
+                case "-o", "--output": output = try reader.value(of: argument)
+                case _ where argument.hasPrefix("-"): throw reader.unknownOption(argument)
+                case _ where trace == nil: trace = argument
+                default: throw reader.unexpected(argument)
+                }
+            }
+            guard let trace else { throw reader.error("give a TRACE file") }
+            guard let output else { throw reader.error("give where to write the page: -o FILE.html") }
+            return .viewTrace(trace, output: output, markingDivergence: replay)
+        default:
+            throw reader.error("give 'show TRACE' or 'view TRACE [--replay] -o FILE.html'")
+        }
     }
 
     private static func parseRecord(_ arguments: [String]) throws(UsageError) -> Command {

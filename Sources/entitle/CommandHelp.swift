@@ -114,10 +114,18 @@ struct CommandHelp {
                 2 a trace is not a valid trace; 66 a TRACE cannot be read.
                 """),
         CommandHelp(
-            name: "trace", synopsis: ["trace show TRACE"], summary: "print a trace as a readable transcript",
+            name: "trace", synopsis: ["trace show TRACE", "trace view TRACE [--replay] -o FILE.html"],
+            summary: "print a trace as a readable transcript, or write it as a page",
             details: """
-                Prints a trace as a readable transcript. Exit status: 0 printed; 2 not a valid trace;
-                66 TRACE cannot be read.
+                show prints a trace as a readable transcript.
+                view writes one self-contained HTML page (it fetches nothing): the records in lanes,
+                and beside them where today's machine stands after the record in focus (keys, a click
+                or the slider move it), with the rows the record took.
+                  --replay     mark the first record where today's code diverges, the recorded and
+                               today's records side by side
+
+                Exit status: 0 printed or written; 2 not a valid trace; 66 TRACE cannot be read; 73
+                FILE cannot be written.
                 """),
         CommandHelp(
             name: "chart", synopsis: ["chart [--format mermaid|dot|scxml] [--chart NAME]", "chart --write DIR"],

@@ -102,6 +102,19 @@ struct TraceCommands {
         }
     }
 
+    /// Writes `file`'s page to `output` (``TraceView``).
+    func view(_ file: String, to output: String, markingDivergence: Bool) -> ExitStatus {
+        do {
+            let page = TraceView.html(try load(file), markingDivergence: markingDivergence)
+            try CommandFile.write(page, to: output)
+            print("entitle trace view: \(output) (open it in a browser; it fetches nothing)")
+            return .success
+        } catch {
+            StandardError.write("entitle trace view: \(error.description)\n")
+            return error.status
+        }
+    }
+
     private func load(_ file: String) throws(CommandFile.Problem) -> Trace {
         let text = try CommandFile.read(file)
         do {

@@ -48,6 +48,8 @@ case .success(.replay(let traces, let expectDivergence, let junit)):
     status = TraceCommands().replay(traces, expectDivergence: expectDivergence, junit: junit)
 case .success(.showTrace(let trace)):
     status = TraceCommands().show(trace)
+case .success(.viewTrace(let trace, let output, let markingDivergence)):
+    status = TraceCommands().view(trace, to: output, markingDivergence: markingDivergence)
 case .success(.chart(let format, let chart, let writeTo)):
     status = ChartCommand().run(format: format, chart: chart, writeTo: writeTo)
 case .success(.fuzz(let target, let count, let seed, let child)):

@@ -78,6 +78,7 @@ struct SecretHygieneTests {
             ("telemetry log", telemetryLines.lines.withLock { $0 }.map { "\($0.1) \($0.2)" }.joined(separator: "\n")),
             ("metrics", measurements.counters.withLock { $0.keys.joined(separator: "\n") } + measurements.timers.withLock { $0.keys.joined(separator: "\n") }),
             ("trace", trace.text), ("transcript", TraceTranscript.render(trace)), ("store", files),
+            ("trace page", TraceView.html(trace, markingDivergence: true)),
         ]
         #expect(channels[0].1.contains("setMetadataStatus") && channels[1].1.contains("setMetadataStatus"), "the logs do record the answers")
         #expect(trace.text.contains("setMetadataStatus") && files.contains("sealed:1:"), "the trace and the store were written")
@@ -152,14 +153,18 @@ struct SecretSweepTests {
             ("debug log", lines.withLock { $0 }.joined(separator: "\n")), ("trace", recorder.trace.text),
             ("transcript", TraceTranscript.render(recorder.trace)), ("status messages", statuses.joined(separator: "\n")),
         ]
-        for (name, text) in outputs {
+        let page = TraceView.html(recorder.trace, markingDivergence: true)
+        for (name, text) in outputs + [("trace page", page)] {
             for secret in [code, state] {
                 for written in Self.encodings(of: secret) {
                     #expect(!text.contains(written), "\(delivery): the \(name) holds a secret as \(Redactor.shorten(written))")
                 }
             }
+        }
+        for (name, text) in outputs {
             #expect(text.utf8.count < 64 << 10, "\(delivery): the \(name) is not bounded (\(text.utf8.count) bytes)")
         }
+        #expect(page.utf8.count < 256 << 10, "\(delivery): the trace page is not bounded (\(page.utf8.count) bytes)")
         _ = session.ledger.take()
         // Percent-encoded names are the names they encode: that login completes; the others are refused.
         await session.expectClean(pending: delivery == .encodedNames ? [] : [CallID(2), CallID(3)])

@@ -1,0 +1,69 @@
+import EntitlementEngine
+import EntitlementTracing
+import Foundation
+import Testing
+
+/// The page of a trace (`entitle trace view`), for every golden trace: self-contained, one row per
+/// record, the states of the replay beside them, the divergence marked where the replayer finds it.
+@Suite("A trace as a page")
+struct TraceViewTests {
+    static var traces: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: GoldenTraceTests.folder.path)) ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
+    }
+
+    /// The JSON the page's script reads.
+    static func steps(in page: String) throws -> [JSONValue] {
+        let open = #"<script type="application/json" id="steps">"#
+        let start = try #require(page.range(of: open)).upperBound
+        let end = try #require(page.range(of: "</script>", range: start..<page.endIndex)).lowerBound
+        return try #require(try JSONReader.read(String(page[start..<end])).array)
+    }
+
+    @Test(arguments: traces)
+    func everyGoldenTraceMakesASelfContainedPage(name: String) throws {
+        let trace = try GoldenTraceTests.load(name)
+        let page = TraceView.html(trace, markingDivergence: true)
+        // Nothing is fetched: no external script, style, font, image or frame.
+        for fetching in ["src=", "href=", "url(", "@import", "<link", "<iframe", "<img"] {
+            #expect(!page.contains(fetching), "\(name): the page would fetch something (\(fetching))")
+        }
+        #expect(page.hasPrefix("<!DOCTYPE html>") && page.hasSuffix("</html>\n"))
+        let rows = page.matches(of: /<tr data-seq="(\d+)"/).map { Int($0.output.1)! }
+        #expect(rows == Array(1...trace.records.count), "\(name): one row per record, in order")
+        // Beside each record, the machine's state after replaying that many records.
+        var expected: [TraceReplayStep] = []
+        let result = TraceReplayer().replay(trace) { expected.append($0) }
+        let steps = try Self.steps(in: page)
+        #expect(steps.count == expected.count)
+        for (step, machine) in zip(steps, expected) {
+            #expect(step["seq"]?.int == Int64(machine.seq))
+            #expect(step["configuration"]?.string == machine.configuration && step["authentication"]?.string == machine.authentication,
+                    "\(name), record \(machine.seq)")
+        }
+        let marked = page.matches(of: /<tr data-seq="(\d+)" class="[^"]*divergence/).map { Int($0.output.1)! }
+        if let divergence = result.divergence {
+            #expect(name.contains(".divergent."), "\(name) diverges: \(divergence)")
+            #expect(marked == [divergence.step], "\(name): the marked record is the one the replayer names")
+            #expect(steps.count == divergence.step - 1, "nothing is replayed past the divergence")
+            #expect(page.contains("Today's code diverges here."))
+        } else {
+            #expect(name.contains(".complete."))
+            #expect(marked.isEmpty && steps.count == trace.records.count)
+        }
+        // Without --replay no divergence is shown; the states are there all the same.
+        #expect(!TraceView.html(trace).contains(" divergence\""))
+    }
+
+    /// A text in a record cannot close the page's script or open markup of its own.
+    @Test func recordsAreEscapedWhereverTheyGo() throws {
+        var trace = try GoldenTraceTests.load("flow-c-authentication.complete.jsonl")
+        trace.records[0] = [
+            "seq": 1, "in": "call", "id": 1, "call": "setRequestor", "t": .int(1_767_225_600_000),
+            "requestor": "</script><script>alert(1)</script>", "serviceProviders": [],
+        ]
+        let page = TraceView.html(trace)
+        #expect(!page.contains("<script>alert(1)"))
+        #expect(page.matches(of: /<script/).count == 2, "the steps and the page's own script, no more")
+        #expect(page.contains("&lt;/script&gt;&lt;script&gt;alert(1)"))
+    }
+}
