@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementHTTPTests",
             dependencies: [
-                "EntitlementSupport", "EntitlementEngine", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator", "EntitlementSimulatorServer",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator", "EntitlementSimulatorServer",
                 "EntitlementScenarios", "EntitlementProviders",
             ]),
         .testTarget(

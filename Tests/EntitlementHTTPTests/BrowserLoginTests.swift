@@ -33,8 +33,16 @@ enum Browser {
         let description: String
     }
 
-    /// Runs the script with `arguments` on a thread of its own (it blocks for seconds).
+    /// Runs the script with `arguments` and returns where the browser stopped.
     static func run(_ arguments: [String]) async throws -> Stop {
+        let json = try await answer(arguments)
+        guard let url = json["url"]?.string else { throw Failure(description: "browse.py gave no url: \(json.canonicalText)") }
+        return Stop(url: url, message: json["message"]?.string)
+    }
+
+    /// Runs the script with `arguments` on a thread of its own (it blocks for seconds) and returns the
+    /// JSON object it printed.
+    static func answer(_ arguments: [String]) async throws -> JSONValue {
         let (status, output, errors) = await withCheckedContinuation { (done: CheckedContinuation<(Int32, String, String), Never>) in
             Thread {
                 do {
@@ -46,10 +54,10 @@ enum Browser {
                 }
             }.start()
         }
-        guard status == 0, let json = try? JSONReader.read(output.trimmingCharacters(in: .whitespacesAndNewlines)),
-            let url = json["url"]?.string
-        else { throw Failure(description: "browse.py exited \(status): \(output) \(errors.suffix(2000))") }
-        return Stop(url: url, message: json["message"]?.string)
+        guard status == 0, let json = try? JSONReader.read(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw Failure(description: "browse.py exited \(status): \(output) \(errors.suffix(2000))")
+        }
+        return json
     }
 }
 
