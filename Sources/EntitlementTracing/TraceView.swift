@@ -16,14 +16,16 @@ public enum TraceView {
     /// The regions drawn beside the records.
     static let regions: [TransitionRow.Region] = [.configuration, .authentication, .authorization]
 
-    /// The page for `trace`.
-    public static func html(_ trace: Trace, markingDivergence: Bool = false) -> String {
+    /// The page for `trace`; a `headline` (why the page was made: a failing scenario's report) is shown
+    /// above the records.
+    public static func html(_ trace: Trace, markingDivergence: Bool = false, headline: String? = nil) -> String {
         var steps: [TraceReplayStep] = []
         let result = TraceReplayer().replay(trace) { steps.append($0) }
         let divergence = markingDivergence ? result.divergence : nil
         let lanes = trace.records.map(Lane.init)
         let latencies = latencies(of: trace)
         var page = head(trace)
+        if let headline { page += "<section class=\"headline\" role=\"alert\"><pre>\(headline.markupEscaped)</pre></section>\n" }
         page += "<main>\n<section class=\"records\" aria-label=\"Records\">\n"
         page += "<input type=\"range\" id=\"scrub\" min=\"1\" max=\"\(max(1, trace.records.count))\" value=\"1\" aria-label=\"Record in focus\">\n"
         page += "<table>\n<thead><tr><th>seq</th><th>time</th><th>lane</th><th>record</th></tr></thead>\n<tbody>\n"
@@ -51,6 +53,7 @@ public enum TraceView {
         page += statePanel()
         page += "</main>\n"
         page += "<script type=\"application/json\" id=\"steps\">\(stepsJSON(steps))</script>\n"
+        page += "<script type=\"application/json\" id=\"next\">\(nextJSON)</script>\n"
         page += "<script>\(script)</script>\n</body>\n</html>\n"
         return page
     }
@@ -137,7 +140,7 @@ public enum TraceView {
             <header>
             <h1>Trace of \(trace.deviceID.markupEscaped) · \(requestor.markupEscaped)</h1>
             <dl>\(field("engine", trace.header["engine"]?.string ?? "?"))\(field("format", trace.header["format"]?.string ?? "?"))\(field("recorded with", trace.header["recorded_with"]?.string ?? "?"))\(field("duration", "\(Saturating.subtract(end, start)) ms"))\(field("records", "\(records.count)"))\(field("calls", "\(calls.count)"))\(field("outcomes", outcomeText.isEmpty ? "none" : outcomeText))</dl>
-            <p class="help">↑ ↓ (or j k), Home, End, a click or the slider move the focus; beside the records, where today's machine stands after it.</p>
+            <p class="help">↑ ↓ (or j k), Home, End, a click or the slider move the focus; beside the records, where today's machine stands after it (a thick box), the states its rows lead to from there (dashed), and the rows the record took.</p>
             </header>
 
             """
@@ -166,6 +169,20 @@ public enum TraceView {
         return panel
     }
 
+    /// For each region, the states each state's rows lead to (itself left out): the chart marks them
+    /// beside the current state.
+    static var nextJSON: String {
+        var regions: [String: JSONValue] = [:]
+        for region in Self.regions {
+            var next: [String: [String]] = [:]
+            for row in TransitionTable.rows(of: region) where row.from != row.to && !(next[row.from]?.contains(row.to) ?? false) {
+                next[row.from, default: []].append(row.to)
+            }
+            regions[region.rawValue] = .object(next.mapValues { .array($0.map(JSONValue.string)) })
+        }
+        return JSONValue.object(regions).canonicalText
+    }
+
     /// The replay's steps as JSON for the script, with `<` escaped so no text can close the script.
     private static func stepsJSON(_ steps: [TraceReplayStep]) -> String {
         let values: [JSONValue] = steps.map { step in
@@ -182,6 +199,7 @@ public enum TraceView {
         body{font-family:system-ui,sans-serif;margin:0;padding:0 1rem;color:#111;background:#fff}
         header dl{display:flex;flex-wrap:wrap;gap:.25rem 1.5rem;margin:.5rem 0}header dt{font-weight:600}header dd{margin:0}
         .help{color:#444;font-size:.9rem}
+        .headline pre{white-space:pre-wrap;border-left:6px solid #b3261e;background:#fde7e9;padding:.5rem;margin:.5rem 0}
         main{display:grid;grid-template-columns:minmax(0,3fr) minmax(16rem,2fr);gap:1rem;align-items:start}
         @media (max-width:800px){main{grid-template-columns:1fr}}
         .records{overflow-x:auto}#scrub{width:100%}
@@ -195,12 +213,14 @@ public enum TraceView {
         .states{position:sticky;top:0}.states h2{font-size:1rem;margin:.6rem 0 .2rem}
         .state rect{fill:#fff;stroke:#888;stroke-width:1}.state text{font-size:13px;fill:#222}
         .state.current rect{fill:#e8f0fe;stroke:#0b57d0;stroke-width:4}.state.current text{font-weight:700}
+        .state.next rect{stroke:#0b57d0;stroke-dasharray:5 3;stroke-width:2}.state.next text{font-style:italic}
         #rows{font-family:ui-monospace,monospace;font-size:.8rem;padding-left:1.2rem}
         """
 
     private static let script = """
         (function(){
         var steps=JSON.parse(document.getElementById('steps').textContent);
+        var next=JSON.parse(document.getElementById('next').textContent);
         var rows=Array.prototype.slice.call(document.querySelectorAll('tr[data-seq]'));
         var scrub=document.getElementById('scrub');var current=0;
         function show(i){
@@ -211,8 +231,11 @@ public enum TraceView {
         document.getElementById('focus').textContent='record '+(i+1)+(step?'':' (not replayed: past the divergence)');
         var marks={configuration:step?[step.configuration]:[],authentication:step?[step.authentication]:[],
         authorization:step?(step.authorization.length?step.authorization.map(function(a){return a.state;}):['idle']):[]};
+        var reachable={};Object.keys(marks).forEach(function(r){reachable[r]=[];marks[r].forEach(function(s){
+        reachable[r]=reachable[r].concat((next[r]||{})[s]||[]);});});
         document.querySelectorAll('g.state').forEach(function(g){
-        var on=marks[g.dataset.region].indexOf(g.dataset.state)>=0;g.classList.toggle('current',on);
+        var r=g.dataset.region,on=marks[r].indexOf(g.dataset.state)>=0;g.classList.toggle('current',on);
+        g.classList.toggle('next',!on&&reachable[r].indexOf(g.dataset.state)>=0);
         if(on)g.setAttribute('aria-current','step');else g.removeAttribute('aria-current');});
         document.querySelectorAll('.current-text').forEach(function(p){var r=p.dataset.region;
         p.textContent=!step?'—':r==='authorization'&&step.authorization.length?step.authorization.map(function(a){return a.resource+': '+a.state;}).join(', '):marks[r].join(', ');});

@@ -10,7 +10,7 @@ enum Command: Equatable {
     /// Run cookbook flows B to I, then J (beyond TV providers), against the embedded simulator.
     case demo
     /// Run scenario files and folders, in process or over HTTP, optionally writing JUnit XML.
-    case run([String], overHTTP: Bool, junit: String?)
+    case run([String], overHTTP: Bool, junit: String?, html: String?)
     /// Register a software statement with REST API V2 once and store the client credentials.
     case register(adobe: String, statement: String, store: String)
     /// Serve the simulator over HTTP.
@@ -159,20 +159,22 @@ enum Command: Equatable {
     }
 
     private static func parseRun(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments, command: "run", options: ["--over-http", "--junit"])
+        var reader = ArgumentReader(arguments, command: "run", options: ["--over-http", "--junit", "--html"])
         var overHTTP = false
         var junit: String?
+        var html: String?
         var paths: [String] = []
         while let argument = reader.next() {
             switch argument {
             case "--over-http": overHTTP = true
             case "--junit": junit = try reader.value(of: argument)
+            case "--html": html = try reader.value(of: argument)
             case _ where argument.hasPrefix("-"): throw reader.unknownOption(argument)
             default: paths.append(argument)
             }
         }
         guard !paths.isEmpty else { throw reader.error("give at least one PATH (a .scenario file or a folder)") }
-        return .run(paths, overHTTP: overHTTP, junit: junit)
+        return .run(paths, overHTTP: overHTTP, junit: junit, html: html)
     }
 
     private static func parseRegister(_ arguments: [String]) throws(UsageError) -> Command {

@@ -31,7 +31,7 @@ struct CommandHelp {
                 expected, 1 otherwise.
                 """),
         CommandHelp(
-            name: "run", synopsis: ["run [--over-http] [--junit FILE] PATH..."],
+            name: "run", synopsis: ["run [--over-http] [--junit FILE] [--html DIR] PATH..."],
             summary: "run scenario scripts: one line each, failure reports, a summary",
             details: """
                 Runs .scenario files (folders are searched recursively): one line per scenario, a report
@@ -40,9 +40,12 @@ struct CommandHelp {
                   --over-http   the engine talks REST API V2 over HTTP to the simulator served on an
                                 ephemeral loopback port (as `entitle serve` serves it)
                   --junit FILE  also write the results as JUnit XML for a CI system
+                  --html DIR    for each failing scenario, its run as a page (entitle trace view) in
+                                DIR/NAME.html, the failure report at its top: a red CI run links a picture
 
                 Exit status: 0 all passed; 1 a scenario failed; 2 a script does not parse (every
-                parse error is listed); 66 a PATH does not exist or cannot be read.
+                parse error is listed); 66 a PATH does not exist or cannot be read; 73 a page cannot
+                be written.
                 """),
         CommandHelp(
             name: "serve", synopsis: ["serve [--port N] [--world FILE] [--no-throttle] [--quiet] [--max-connections N]"],

@@ -1,12 +1,18 @@
+import EntitlementEngine
 import EntitlementScenarios
+import EntitlementTracing
+import Foundation
 
-/// `entitle run [--over-http] [--junit FILE] PATH...`: runs scenario files and prints one line
-/// each, the failure reports and a summary; optionally the results as JUnit XML.
+/// `entitle run [--over-http] [--junit FILE] [--html DIR] PATH...`: runs scenario files and prints one
+/// line each, the failure reports and a summary; optionally the results as JUnit XML, and for each
+/// failing scenario the page of its run (``TraceView``) in DIR.
 struct RunCommand {
     /// How the engine reaches the simulator.
     var transport: ScenarioRunner.Transport = .inProcess
     /// Where to write JUnit XML, if anywhere.
     var junit: String?
+    /// Where to write a failing scenario's page, if anywhere.
+    var html: String?
 
     func run(_ paths: [String]) async -> ExitStatus {
         let files: [String]
@@ -42,11 +48,15 @@ struct RunCommand {
                 status = status.worse(.invalidInput)
                 continue
             }
-            let result = await ScenarioRunner(transport: transport).run(scenario)
+            let recorder = html == nil ? nil : TraceRecorder(recordedWith: "entitle run \(EngineVersion.current)")
+            let result = await ScenarioRunner(transport: transport).run(scenario, recorder: recorder)
             let seconds = Double(result.milliseconds) / 1000
             if let failure = result.failure {
                 print("FAIL  \(result.name)  (\(result.milliseconds) ms)")
                 reports.append(failure.description)
+                if let html, let recorder {
+                    status = status.worse(writePage(of: recorder.trace, failure: failure.description, scenario: file, into: html))
+                }
                 report.cases.append(
                     .init(
                         name: result.name, file: file, seconds: seconds,
@@ -71,5 +81,20 @@ struct RunCommand {
             }
         }
         return status
+    }
+
+    /// Writes the page of a failing scenario's run into `folder` (`NAME.html` for `NAME.scenario`) and
+    /// prints where; the exit status it adds (a folder that cannot take it).
+    private func writePage(of trace: Trace, failure: String, scenario file: String, into folder: String) -> ExitStatus {
+        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".html"
+        let path = (folder as NSString).appendingPathComponent(name)
+        do {
+            try CommandFile.write(TraceView.html(trace, headline: "The scenario \(file) failed:\n\(failure)"), to: path)
+            print("      its run as a page: \(path)")
+            return .success
+        } catch {
+            StandardError.write("entitle run: \(error)\n")
+            return error.status
+        }
     }
 }

@@ -14,8 +14,8 @@ let status: ExitStatus
 switch Command.parse(arguments) {
 case .success(.demo):
     status = await Demo().run() == 0 ? .success : .failure
-case .success(.run(let paths, let overHTTP, let junit)):
-    status = await RunCommand(transport: overHTTP ? .http : .inProcess, junit: junit).run(paths)
+case .success(.run(let paths, let overHTTP, let junit, let html)):
+    status = await RunCommand(transport: overHTTP ? .http : .inProcess, junit: junit, html: html).run(paths)
 case .success(.serve(let port, let world, let throttles, let quiet, let maxConnections)):
     status = await ServeCommand(port: port, worldFile: world, throttles: throttles, quiet: quiet, maxConnections: maxConnections).run()
 case .success(.register(let adobe, let statement, let store)):

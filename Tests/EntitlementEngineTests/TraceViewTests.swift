@@ -63,7 +63,7 @@ struct TraceViewTests {
         ]
         let page = TraceView.html(trace)
         #expect(!page.contains("<script>alert(1)"))
-        #expect(page.matches(of: /<script/).count == 2, "the steps and the page's own script, no more")
+        #expect(page.matches(of: /<script/).count == 3, "the steps, the rows' next states and the page's own script, no more")
         #expect(page.contains("&lt;/script&gt;&lt;script&gt;alert(1)"))
     }
 }

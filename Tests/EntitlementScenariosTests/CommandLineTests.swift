@@ -177,6 +177,20 @@ struct CommandLineTests {
         #expect(xml.contains("<failure message=\"line 2: expected setRequestorComplete &quot;failure&quot;\">"))
         #expect(xml.contains("name=\"startup-queues-calls-until-configured\""))
         #expect(!xml.contains("<error"))
+
+        // With --html, the failing scenario's run as a page, its failure at the top; none for the passing one.
+        let pages = NSTemporaryDirectory() + "entitle-pages-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: pages, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: pages) }
+        let withPages = await Self.entitle("run", "--html", pages, failing, "Tests/Scenarios/startup-queues-calls-until-configured.scenario")
+        #expect(withPages.status == 1)
+        let name = ((failing as NSString).lastPathComponent as NSString).deletingPathExtension + ".html"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: pages) == [name])
+        #expect(withPages.output.contains("its run as a page: \(pages)/\(name)"))
+        let page = try String(contentsOfFile: pages + "/" + name, encoding: .utf8)
+        #expect(page.hasPrefix("<!DOCTYPE html>") && page.contains("class=\"headline\""))
+        #expect(page.contains("failed:") && page.contains("setRequestorComplete"))
+        #expect(page.contains("<tr data-seq=\"1\""), "the run's records are on the page")
     }
 
     /// Every `swift run entitle …` line of README's shell blocks, run in order from the package root
