@@ -3,8 +3,8 @@ import EntitlementSupport
 
 /// A trace as one self-contained HTML page for the person on call: a summary, the records in time order
 /// in lanes (calls, callbacks with the calls they answer, backend requests and answers with their
-/// latency, redirects, timers, storage), and beside them where each region of today's machine stands
-/// after the record in focus, with the rows the record took. Keys (↑ ↓, j k, Home End), a click on a
+/// latency, redirects — the device sent to a page and brought back — timers, storage), and beside them
+/// where each region of today's machine stands after the record in focus, with the rows the record took. Keys (↑ ↓, j k, Home End), a click on a
 /// record, or the slider move the focus. Nothing is fetched: no script, font or image comes from
 /// anywhere else, and the page shows only what the trace holds (secrets and personal data stay the
 /// placeholders the trace has) and the machine's state names.
@@ -62,10 +62,12 @@ public enum TraceView {
 
     /// The lane of a record.
     enum Lane: String {
-        case call, callback, request, answer, timer, storage, input
+        case call, callback, request, answer, redirect, timer, storage, input
 
         init(_ record: JSONValue) {
             switch (record["in"]?.string, record["out"]?.string) {
+            case ("call", _) where record["call"]?.string == "handleExternalURL": self = .redirect
+            case (_, "callback") where record["callback"]?.string == "navigateToUrl": self = .redirect
             case ("call", _), ("callNotSaved", _): self = .call
             case (_, "callback"): self = .callback
             case (_, "request"), (_, "providerRequest"): self = .request
@@ -85,6 +87,7 @@ public enum TraceView {
             case .callback: "&lt; callback"
             case .request: "⇢ request"
             case .answer: "⇠ answer"
+            case .redirect: "↪ redirect"
             case .timer: "⏱ timer"
             case .storage: "▤ storage"
             case .input: "· input"
@@ -207,7 +210,7 @@ public enum TraceView {
         th,td{text-align:left;padding:.2rem .4rem;border-bottom:1px solid #ddd;vertical-align:top}
         td:last-child{word-break:break-all;font-family:ui-monospace,monospace}
         tr.focus{outline:3px solid #0b57d0;background:#e8f0fe}tr.focus td:first-child::before{content:"▶ "}
-        tr.lane-call td:nth-child(3),tr.lane-callback td:nth-child(3){font-weight:600}
+        tr.lane-call td:nth-child(3),tr.lane-callback td:nth-child(3),tr.lane-redirect td:nth-child(3){font-weight:600}
         tr.divergence{background:#fde7e9}.diverged{margin-top:.3rem}.sides{display:flex;flex-wrap:wrap;gap:.5rem}
         .sides>div{flex:1 1 16rem}.sides pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:.3rem}
         .states{position:sticky;top:0}.states h2{font-size:1rem;margin:.6rem 0 .2rem}

@@ -40,11 +40,18 @@ enum Browser {
         return Stop(url: url, message: json["message"]?.string)
     }
 
+    /// One browser at a time in the whole test process, whichever suite asks: two at once on a 2-core
+    /// machine starve the loopback servers the other tests wait on. Taken on the script's own thread,
+    /// never on Swift concurrency's.
+    private static let turn = NSLock()
+
     /// Runs the script with `arguments` on a thread of its own (it blocks for seconds) and returns the
     /// JSON object it printed.
     static func answer(_ arguments: [String]) async throws -> JSONValue {
         let (status, output, errors) = await withCheckedContinuation { (done: CheckedContinuation<(Int32, String, String), Never>) in
             Thread {
+                turn.lock()
+                defer { turn.unlock() }
                 do {
                     let browse = try ChildProcess.run("/usr/bin/python3", [script] + arguments)
                     done.resume(returning: (
