@@ -70,7 +70,7 @@ public enum TraceView {
             case (_, "callback") where record["callback"]?.string == "navigateToUrl": self = .redirect
             case ("call", _), ("callNotSaved", _): self = .call
             case (_, "callback"): self = .callback
-            case (_, "request"), (_, "providerRequest"): self = .request
+            case (_, "request"), (_, "provider"): self = .request
             case ("backendAnswered", _), ("backendFailed", _), ("configurationLoaded", _), ("configurationFailed", _),
                 ("providerAnswered", _), ("platformSignInChecked", _):
                 self = .answer

@@ -1,5 +1,5 @@
 import EntitlementEngine
-import EntitlementTracing
+@testable import EntitlementTracing
 import Foundation
 import Testing
 
@@ -52,6 +52,31 @@ struct TraceViewTests {
         }
         // Without --replay no divergence is shown; the states are there all the same.
         #expect(!TraceView.html(trace).contains(" divergence\""))
+    }
+
+    /// Each kind of record in its lane: a redirect (the device sent to a page, a URL brought back), a
+    /// request to the backend or to a provider of the chain, an answer, a timer, storage.
+    @Test func everyRecordHasItsLane() throws {
+        let trace = try GoldenTraceTests.load("flow-c-authentication.complete.jsonl")
+        let page = TraceView.html(trace)
+        let lanes = Dictionary(uniqueKeysWithValues: page.matches(of: /<tr data-seq="(\d+)" class="lane-(\w+)/).map { (Int($0.output.1)!, String($0.output.2)) })
+        for (index, record) in trace.records.enumerated() {
+            let expected: String =
+                switch (record["in"]?.string, record["out"]?.string, record["call"]?.string ?? record["callback"]?.string) {
+                case ("call", _, "handleExternalURL"), (_, "callback", "navigateToUrl"): "redirect"
+                case ("call", _, _): "call"
+                case (_, "callback", _): "callback"
+                case (_, "request", _): "request"
+                case ("backendAnswered", _, _), ("backendFailed", _, _), ("configurationLoaded", _, _): "answer"
+                default: "input"
+                }
+            #expect(lanes[index + 1] == expected, "record \(index + 1): \(record.canonicalText)")
+        }
+        #expect(Set(lanes.values).isSuperset(of: ["redirect", "call", "callback", "request", "answer", "input"]))
+        let provider: JSONValue = ["seq": 1, "out": "provider", "op": 7, "provider": "store", "request": "credentials"]
+        let timer: JSONValue = ["seq": 2, "in": "timerFired", "timer": "redirect", "t": .int(1_767_225_600_000)]
+        let stored: JSONValue = ["seq": 3, "in": "storageChanged", "stored": [:], "t": .int(1_767_225_600_000)]
+        #expect(TraceView.Lane(provider) == .request && TraceView.Lane(timer) == .timer && TraceView.Lane(stored) == .storage)
     }
 
     /// A text in a record cannot close the page's script or open markup of its own.
