@@ -41,7 +41,8 @@ struct CommandHelp {
                                 ephemeral loopback port (as `entitle serve` serves it)
                   --junit FILE  also write the results as JUnit XML for a CI system
                   --html DIR    for each failing scenario, its run as a page (entitle trace view) in
-                                DIR/NAME.html, the failure report at its top: a red CI run links a picture
+                                DIR/NAME.html (DIR is made if missing), the failure report at its top:
+                                a red CI run links a picture
 
                 Exit status: 0 all passed; 1 a scenario failed; 2 a script does not parse (every
                 parse error is listed); 66 a PATH does not exist or cannot be read; 73 a page cannot

@@ -83,9 +83,11 @@ struct RunCommand {
         return status
     }
 
-    /// Writes the page of a failing scenario's run into `folder` (`NAME.html` for `NAME.scenario`) and
-    /// prints where; the exit status it adds (a folder that cannot take it).
+    /// Writes the page of a failing scenario's run into `folder` (`NAME.html` for `NAME.scenario`; the
+    /// folder is made if it is missing) and prints where; the exit status it adds (a folder that cannot
+    /// take it).
     private func writePage(of trace: Trace, failure: String, scenario file: String, into folder: String) -> ExitStatus {
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".html"
         let path = (folder as NSString).appendingPathComponent(name)
         do {

@@ -179,8 +179,7 @@ struct CommandLineTests {
         #expect(!xml.contains("<error"))
 
         // With --html, the failing scenario's run as a page, its failure at the top; none for the passing one.
-        let pages = NSTemporaryDirectory() + "entitle-pages-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: pages, withIntermediateDirectories: true)
+        let pages = NSTemporaryDirectory() + "entitle-pages-" + UUID().uuidString  // made by the command
         defer { try? FileManager.default.removeItem(atPath: pages) }
         let withPages = await Self.entitle("run", "--html", pages, failing, "Tests/Scenarios/startup-queues-calls-until-configured.scenario")
         #expect(withPages.status == 1)
