@@ -88,7 +88,7 @@ public struct TraceReplayStep: Sendable, Hashable {
         public var state: String
     }
 
-    /// The record's `seq` (its line in the trace, from 1).
+    /// The record's `seq`: its place among the trace's records, from 1 (the header is not one).
     public var seq: Int
     /// The configuration region's state.
     public var configuration: String
