@@ -120,14 +120,23 @@ extension AccessEnabler {
 
 
     /// Resumes the waits whose condition now holds: the platform answered, quiet, at rest, idle. A quiet
-    /// engine then lets go of what its emptied collections keep.
+    /// engine lets go of what its emptied collections keep the first time and every 64th time after.
     func resumeIdleWaitersIfIdle() {
         if waiters.isWaiting(for: .platformAnswered), platformWork.isEmpty, !draining { waiters.resume(.platformAnswered) }
         if waiters.isWaiting(for: .quiet), isQuiet { waiters.resume(.quiet) }
         if waiters.isWaiting(for: .atRest), isAtRest { waiters.resume(.atRest) }
         if waiters.isWaiting(for: .idle), operationsInFlight.isEmpty, platformWork.isEmpty, !draining { waiters.resume(.idle) }
-        if isQuiet { releaseEmptiedStorage() }
+        if isQuiet {
+            // Not at every quiet point: a call answered at once would free and allocate again what its
+            // next call uses (a quarter of `checkAuthentication`'s time through the actor).
+            quietPoints &+= 1
+            if quietPoints % Self.quietPointsPerRelease == 1 { releaseEmptiedStorage() }
+        }
     }
+
+    /// Every how many quiet points a quiet engine lets go of its emptied collections' storage (the
+    /// first one included).
+    static let quietPointsPerRelease: UInt64 = 64
 
     /// Lets go of the storage emptied collections keep (a removal keeps a collection's buffer), in the
     /// machine and around it: a resident engine between calls holds none.

@@ -53,6 +53,8 @@ public actor AccessEnabler {
     var mailbox = WorkQueue<(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)>()
     var immediate: [Input] = []
     var draining = false
+    /// How many times the engine went quiet (``resumeIdleWaitersIfIdle()``).
+    var quietPoints: UInt64 = 0
     var lastTicket: UInt64 = 0
     var lastCallID: UInt64 = 0
     /// The stored version the machine's view of storage corresponds to, for the requestor it
