@@ -62,17 +62,24 @@ final class RedisProcess: Sendable {
 
     func resume() { process.withLock { $0 }.send(SIGCONT) }
 
-    /// Kills the server (after a SAVE when `keepingData`, else with its data file removed), waits until
-    /// it is gone, and starts it again on the same port until it answers (five tries).
+    /// Stops the server — when `keepingData` a graceful restart (`SHUTDOWN SAVE`: every write it
+    /// acknowledged is in the file it exits with), else killed with its data file removed — waits
+    /// until it is gone, and starts it again on the same port until it answers (five tries).
+    ///
+    /// Not SAVE then SIGKILL: writes acknowledged between the two would be lost, which no store
+    /// that keeps its data does and which the `TokenStorage` contract (a save that answered holds)
+    /// rules out.
     func restart(keepingData: Bool) async {
+        let server = process.withLock { $0 }
         if keepingData {
             let client = RedisClient(RedisConfiguration(port: port, commandTimeout: .seconds(5), connections: 1))
-            _ = try? await client.send(["SAVE"])
+            _ = try? await client.send(["SHUTDOWN", "SAVE"])  // no answer: the server closes the connection as it exits
             client.close()
+            _ = await server.waitForExit(upTo: .seconds(10))
         } else {
             try? FileManager.default.removeItem(atPath: folder + "/fleet.rdb")
         }
-        await process.withLock { $0 }.killAndReap()
+        await server.killAndReap()
         for _ in 0..<5 {
             if let fresh = try? Self.launch(port: port, folder: folder) {
                 process.withLock { $0 = fresh }
