@@ -43,39 +43,46 @@ package enum Base64URL {
         return table
     }()
 
-    /// Decodes unpadded base64url from UTF-8 bytes, four characters at a time.
+    /// Decodes unpadded base64url from UTF-8 bytes, four characters at a time, into an array made
+    /// at its final size.
     package static func decode(bytes text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard text.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count * 3 / 4)
-        var bits: UInt32 = 0
-        var held = 0
-        let table = values  // one access to the global, not one per character
-        for byte in text {
-            let value = table[Int(byte)]
-            guard value != 255 else { return nil }
-            bits = bits << 6 | UInt32(value)
-            held += 1
-            if held == 4 {
-                out.append(UInt8(truncatingIfNeeded: bits >> 16))
-                out.append(UInt8(truncatingIfNeeded: bits >> 8))
-                out.append(UInt8(truncatingIfNeeded: bits))
-                bits = 0
-                held = 0
+        let whole = text.count / 4, tail = text.count % 4
+        let size = whole * 3 + (tail == 0 ? 0 : tail - 1)
+        var out = [UInt8](repeating: 0, count: size)  // (the uninitialized-capacity form looks up generic metadata per call)
+        let valid = values.withUnsafeBufferPointer { table in
+            out.withUnsafeMutableBufferPointer { out in
+                // A character outside the alphabet reads 255, which sets bit 7 of `check`.
+                var check: UInt8 = 0
+                var index = 0, written = 0
+                for _ in 0..<whole {
+                    let v0 = table[Int(text[index])], v1 = table[Int(text[index + 1])]
+                    let v2 = table[Int(text[index + 2])], v3 = table[Int(text[index + 3])]
+                    check |= v0 | v1 | v2 | v3
+                    let bits = UInt32(v0) << 18 | UInt32(v1) << 12 | UInt32(v2) << 6 | UInt32(v3)
+                    out[written] = UInt8(truncatingIfNeeded: bits >> 16)
+                    out[written + 1] = UInt8(truncatingIfNeeded: bits >> 8)
+                    out[written + 2] = UInt8(truncatingIfNeeded: bits)
+                    index += 4
+                    written += 3
+                }
+                // Canonical form only: the unused low bits of the last character must be zero.
+                if tail == 2 {
+                    let v0 = table[Int(text[index])], v1 = table[Int(text[index + 1])]
+                    check |= v0 | v1 | (v1 & 0xF == 0 ? 0 : 0x80)
+                    out[written] = v0 << 2 | (v1 & 0x3F) >> 4
+                    written += 1
+                } else if tail == 3 {
+                    let v0 = table[Int(text[index])], v1 = table[Int(text[index + 1])], v2 = table[Int(text[index + 2])]
+                    check |= v0 | v1 | v2 | (v2 & 0x3 == 0 ? 0 : 0x80)
+                    out[written] = v0 << 2 | (v1 & 0x3F) >> 4
+                    out[written + 1] = v1 << 4 | (v2 & 0x3F) >> 2
+                    written += 2
+                }
+                return check & 0x80 == 0
             }
         }
-        // Canonical form only: the unused low bits of the last character must be zero.
-        switch held {
-        case 2:
-            guard bits & 0xF == 0 else { return nil }
-            out.append(UInt8(truncatingIfNeeded: bits >> 4))
-        case 3:
-            guard bits & 0x3 == 0 else { return nil }
-            out.append(UInt8(truncatingIfNeeded: bits >> 10))
-            out.append(UInt8(truncatingIfNeeded: bits >> 2))
-        default: break
-        }
-        return out
+        return valid ? out : nil
     }
 }
 

@@ -22,16 +22,23 @@ package enum HMACSHA256 {
 
         /// The 32-byte HMAC of `message`.
         package func code<Message: Sequence>(for message: Message) -> [UInt8] where Message.Element == UInt8 {
-            var inner = self.inner
-            inner.update(message)
-            var outer = self.outer
-            outer.update(inner.finalize())
-            return outer.finalize()
+            withCode(for: message) { Array($0) }
         }
 
         /// Whether `code` is the HMAC of `message`; compares in constant time.
         package func isValid<Message: Sequence>(_ code: [UInt8], for message: Message) -> Bool where Message.Element == UInt8 {
-            HMACSHA256.equalInConstantTime(code, self.code(for: message))
+            withCode(for: message) { HMACSHA256.equalInConstantTime(code, $0) }
+        }
+
+        /// Lends the HMAC of `message` to `body`, on the stack (the states copied are values: nothing
+        /// is allocated).
+        private func withCode<Message: Sequence, Result>(for message: Message, _ body: (UnsafeRawBufferPointer) -> Result) -> Result
+        where Message.Element == UInt8 {
+            var inner = self.inner
+            inner.update(message)
+            var outer = self.outer
+            inner.finalize { outer.update($0) }
+            return outer.finalize { body($0) }
         }
     }
 
@@ -49,6 +56,11 @@ package enum HMACSHA256 {
 
     /// Whether `code` equals `expected`; the time depends only on the lengths.
     package static func equalInConstantTime(_ code: [UInt8], _ expected: [UInt8]) -> Bool {
+        expected.withUnsafeBytes { equalInConstantTime(code, $0) }
+    }
+
+    /// Whether `code` equals the bytes of `expected`; the time depends only on the lengths.
+    static func equalInConstantTime(_ code: [UInt8], _ expected: UnsafeRawBufferPointer) -> Bool {
         guard code.count == expected.count else { return false }
         var difference: UInt8 = 0
         for index in expected.indices { difference |= expected[index] ^ code[index] }

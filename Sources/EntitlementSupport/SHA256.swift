@@ -22,8 +22,10 @@ package struct SHA256: Sendable {
 
     private var h0: UInt32 = 0x6a09_e667, h1: UInt32 = 0xbb67_ae85, h2: UInt32 = 0x3c6e_f372, h3: UInt32 = 0xa54f_f53a
     private var h4: UInt32 = 0x510e_527f, h5: UInt32 = 0x9b05_688c, h6: UInt32 = 0x1f83_d9ab, h7: UInt32 = 0x5be0_cd19
-    /// Bytes of an unfinished block (fewer than 64).
-    private var pending: [UInt8] = []
+    /// Bytes of an unfinished block: the first ``pendingCount`` of these 64, held in the value itself
+    /// so that copying a prepared state (as HMAC does per message) allocates nothing.
+    private var pending: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var pendingCount = 0
     private var byteCount: UInt64 = 0
 
     /// Creates an empty hash computation.
@@ -50,51 +52,61 @@ package struct SHA256: Sendable {
 
     /// Feeds the bytes of `buffer`: the unfinished block is completed first, then whole blocks are
     /// compressed where they lie, and the rest waits for more.
-    private mutating func update(_ buffer: UnsafeRawBufferPointer) {
-        guard !buffer.isEmpty else { return }
+    package mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
         byteCount &+= UInt64(buffer.count)
         var offset = 0
-        if !pending.isEmpty {
-            let taken = min(64 - pending.count, buffer.count)
-            pending.append(contentsOf: buffer[0..<taken])
+        if pendingCount > 0 {
+            let held = pendingCount, taken = min(64 - held, buffer.count)
+            var block = pending
+            withUnsafeMutableBytes(of: &block) { $0.baseAddress!.advanced(by: held).copyMemory(from: base, byteCount: taken) }
             offset = taken
-            guard pending.count == 64 else { return }
-            pending.withUnsafeBytes { compress($0.baseAddress!) }
-            pending.removeAll(keepingCapacity: true)
+            guard held + taken == 64 else {
+                pending = block
+                pendingCount = held + taken
+                return
+            }
+            withUnsafeBytes(of: &block) { compress($0.baseAddress!) }
+            pendingCount = 0
         }
         while buffer.count - offset >= 64 {
-            compress(buffer.baseAddress! + offset)
+            compress(base + offset)
             offset += 64
         }
-        if offset < buffer.count { pending.append(contentsOf: buffer[offset...]) }
+        if offset < buffer.count {
+            let rest = buffer.count - offset
+            let start = base + offset
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress!.copyMemory(from: start, byteCount: rest) }
+            pendingCount = rest
+        }
+    }
+
+    /// Pads the message and lends its 32-byte digest to `body` (on the stack: nothing allocated).
+    /// The hash is spent: feed it no more.
+    package mutating func finalize<Result>(_ body: (UnsafeRawBufferPointer) throws(Never) -> Result) -> Result {
+        let bitLength = byteCount &* 8
+        // The padded tail is one or two blocks, built on the stack.
+        withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) { tail in
+            let tail = tail.baseAddress!
+            tail.initializeMemory(as: UInt8.self, repeating: 0, count: 128)
+            let held = pendingCount
+            withUnsafeBytes(of: &pending) { tail.copyMemory(from: $0.baseAddress!, byteCount: held) }
+            tail.storeBytes(of: 0x80, toByteOffset: held, as: UInt8.self)
+            let length = held < 56 ? 64 : 128
+            tail.storeBytes(of: bitLength.bigEndian, toByteOffset: length - 8, as: UInt64.self)
+            compress(UnsafeRawPointer(tail))
+            if length == 128 { compress(UnsafeRawPointer(tail) + 64) }
+        }
+        pendingCount = 0
+        var digest = (
+            h0.bigEndian, h1.bigEndian, h2.bigEndian, h3.bigEndian, h4.bigEndian, h5.bigEndian, h6.bigEndian, h7.bigEndian
+        )
+        return withUnsafeBytes(of: &digest) { body($0) }
     }
 
     /// Pads the message and returns the 32-byte digest.
     package mutating func finalize() -> [UInt8] {
-        let bitLength = byteCount &* 8
-        // The padded tail is one or two blocks, built on the stack.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
-            tail.initialize(repeating: 0)
-            for (index, byte) in pending.enumerated() { tail[index] = byte }
-            tail[pending.count] = 0x80
-            let length = pending.count < 56 ? 64 : 128
-            for index in 0..<8 { tail[length - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(index * 8)) }
-            let base = UnsafeRawPointer(tail.baseAddress!)
-            compress(base)
-            if length == 128 { compress(base + 64) }
-        }
-        pending.removeAll()
-        var digest: [UInt8] = []
-        digest.reserveCapacity(32)
-        func append(_ word: UInt32) {
-            digest.append(UInt8(truncatingIfNeeded: word >> 24))
-            digest.append(UInt8(truncatingIfNeeded: word >> 16))
-            digest.append(UInt8(truncatingIfNeeded: word >> 8))
-            digest.append(UInt8(truncatingIfNeeded: word))
-        }
-        append(h0); append(h1); append(h2); append(h3)
-        append(h4); append(h5); append(h6); append(h7)
-        return digest
+        finalize { Array($0) }
     }
 
     /// The SHA-256 digest of `bytes`.

@@ -48,6 +48,7 @@ public struct JSONReader {
         reader.index += 1
         reader.depth = 1
         var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(8)
         do throws(Failure) {
             reader.skipSpace()
             if reader.index < reader.end, bytes[reader.index] == UInt8(ascii: "}") {

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
+import Foundation
 import Testing
 
 @Suite("SHA-256, base64url and constant-time comparison against their standards' vectors")
@@ -80,6 +81,74 @@ struct CryptoTests {
         #expect(Base64URL.decode("Zm9vY") == nil, "a length no encoding has")
         #expect(Base64URL.decode("Zm9v=") == nil && Base64URL.decode("Zm+v") == nil && Base64URL.decode("Zm v") == nil)
         #expect(Base64URL.decode("") == [])
+    }
+
+    /// Against the real counterparts: Python's `hashlib` and `hmac` on 300 random messages of every
+    /// length up to 299 bytes (each split at a random point, so the unfinished block is exercised),
+    /// and Foundation's base64 on the same bytes and on random text in the alphabet.
+    @Test func randomMessagesAgreeWithPythonAndFoundation() throws {
+        let random = SeededRandomSource(seed: 7)
+        let key = random.bytes(20)
+        let prepared = HMACSHA256.PreparedKey(key)
+        var lines: [String] = [], ours: [String] = []
+        for length in 0..<300 {
+            let message = random.bytes(length)
+            var hasher = SHA256()
+            let cut = length == 0 ? 0 : Int(random.bytes(1)[0]) % (length + 1)
+            hasher.update(message[..<cut])
+            hasher.update(message[cut...])
+            lines.append(Hex.encode(message))
+            ours.append(Hex.encode(hasher.finalize()) + " " + Hex.encode(prepared.code(for: message)))
+            #expect(prepared.isValid(HMACSHA256.authenticationCode(for: message, key: key), for: message))
+
+            let foundation = Data(message).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(message) == foundation)
+            #expect(Base64URL.decode(foundation) == message)
+        }
+        let script = """
+            import hashlib, hmac, sys
+            key = bytes.fromhex(sys.argv[1])
+            for line in sys.stdin.read().split("\\n"):
+                m = bytes.fromhex(line)
+                print(hashlib.sha256(m).hexdigest(), hmac.new(key, m, hashlib.sha256).hexdigest())
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", script, Hex.encode(key)]
+        let input = Pipe(), output = Pipe()
+        python.standardInput = input
+        python.standardOutput = output
+        try python.run()
+        input.fileHandleForWriting.write(Data(lines.joined(separator: "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        python.waitUntilExit()
+        try #require(python.terminationStatus == 0)
+        let theirs = answer.split(separator: "\n").map(String.init)
+        #expect(theirs.count == ours.count)
+        for (index, pair) in zip(ours, theirs).enumerated() where pair.0 != pair.1 {
+            Issue.record("length \(index): ours \(pair.0), Python's \(pair.1)")
+        }
+
+        // Random text in the alphabet: refused exactly where it is not canonical, else Foundation's bytes.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        for _ in 0..<2000 {
+            let length = Int(random.bytes(1)[0]) % 40
+            let text = String(decoding: random.bytes(length).map { alphabet[Int($0 & 63)] }, as: UTF8.self)
+            let standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+                + String(repeating: "=", count: (4 - length % 4) % 4)
+            let decoded = Base64URL.decode(text)
+            if let decoded {
+                #expect(Data(base64Encoded: standard).map(Array.init) == decoded, "\(text)")
+                #expect(Base64URL.encode(decoded) == text, "\(text) is canonical")
+            } else if length % 4 != 1 {
+                // Refused only for unused low bits that are not zero: its canonical re-encoding differs.
+                let lenient = Data(base64Encoded: standard).map(Array.init)
+                #expect(lenient.map { Base64URL.encode($0) != text } ?? true, "\(text) refused")
+            }
+        }
     }
 
     @Test func base64URLUsesTheURLSafeAlphabet() {

@@ -101,10 +101,22 @@ public struct MediaTokenVerifier: Sendable {
             let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: token[(dot + 1)...])),
             let members = JSONReader.readMembers(payload), members.count == 7
         else { return .failure(.invalidFormat) }
-        func member(_ name: String) -> JSONValue? { members.first { $0.key == name }?.value }
-        guard let id = member("id")?.string, let guid = member("guid")?.string, let requestor = member("requestor")?.string,
-            let resource = member("resource")?.string, let issued = member("issued")?.int, let ttl = member("ttl")?.int, ttl > 0,
-            let mvpd = member("mvpd")?.string
+        // Seven distinct members (the reader refuses a key given twice), each one of the seven claims.
+        var id: String?, guid: String?, requestor: String?, resource: String?, mvpd: String?
+        var issued: Int64?, ttl: Int64?
+        for (key, value) in members {
+            switch key {
+            case "id": id = value.string
+            case "guid": guid = value.string
+            case "requestor": requestor = value.string
+            case "resource": resource = value.string
+            case "mvpd": mvpd = value.string
+            case "issued": issued = value.int
+            case "ttl": ttl = value.int
+            default: return .failure(.invalidFormat)
+            }
+        }
+        guard let id, let guid, let requestor, let resource, let issued, let ttl, ttl > 0, let mvpd
         else { return .failure(.invalidFormat) }
         guard preparedKey.isValid(signature, for: payload) else { return .failure(.invalidSignature) }
         return .success(
