@@ -147,16 +147,17 @@ package struct EngineBenchmark {
 
     /// The engine's session against the straight-line baseline, and with a trace recorder against without.
     private func sessionRows(requests: [BackendRequest], visits: [String]) async -> [Row] {
-        var engine: [Double] = [], straight: [Double] = [], recorded: [Double] = []
+        var engine: [Double] = [], straight: [Double] = [], recorded: [Double] = [], observed: [Double] = []
         let deadline = ContinuousClock.now + .seconds(seconds * 2)
         while ContinuousClock.now < deadline || engine.count < 5 {
             engine.append(await Self.time { _ = await BenchCookbook.engineSession() })
             straight.append(await Self.time { _ = await BenchCookbook.straightLine(requests, visits: visits, logging: false) })
             recorded.append(await Self.time { _ = await BenchCookbook.engineSession(recorder: TraceRecorder()) })
+            observed.append(await Self.time { _ = await BenchCookbook.engineSession(monitor: IgnoringMonitor()) })
         }
         let session = Self.median(engine), line = Self.median(straight), withTrace = Self.median(recorded)
         print(
-            "cookbook session: engine \(Self.micros(session)), straight-line \(Self.micros(line)), with a trace recorder \(Self.micros(withTrace)) (medians of \(engine.count))"
+            "cookbook session: engine \(Self.micros(session)), straight-line \(Self.micros(line)), with a trace recorder \(Self.micros(withTrace)), with a monitor that ignores every event \(Self.micros(Self.median(observed))) (medians of \(engine.count))"
         )
         // Where the time goes that the profile cannot show: a thread that parks and is woken again.
         let rounds = 200
@@ -378,4 +379,10 @@ package struct EngineBenchmark {
         print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
         for index in rows.indices { print(line(columns.map { $0.1[index] })) }
     }
+}
+
+/// A monitor that does nothing with the events: what the engine spends making them, apart from any
+/// recorder's work.
+private final class IgnoringMonitor: EngineMonitor {
+    func observe(_ event: EngineEvent) {}
 }

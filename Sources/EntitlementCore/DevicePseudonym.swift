@@ -10,17 +10,23 @@ import Synchronization
 /// Until a key is set the package's own key is used: it is public, so such pseudonyms only keep ids
 /// out of sight — set your own in production.
 public enum DevicePseudonym {
-    private static let key = Mutex(HMACSHA256.PreparedKey(Array("entitle.device-pseudonym.default".utf8)))
+    /// The key in use, prepared; the lock is held only to swap or read the reference.
+    private static let key = Mutex(PreparedKey(Array("entitle.device-pseudonym.default".utf8)))
+
+    private final class PreparedKey: Sendable {
+        let prepared: HMACSHA256.PreparedKey
+        init(_ key: [UInt8]) { prepared = HMACSHA256.PreparedKey(key) }
+    }
 
     /// Uses `key` (any bytes; 32 random ones are plenty) for every pseudonym from now on.
     public static func useKey(_ key: [UInt8]) {
-        let prepared = HMACSHA256.PreparedKey(key)
+        let prepared = PreparedKey(key)
         self.key.withLock { $0 = prepared }
     }
 
     /// The pseudonym of `deviceID`: `dev-` and the first 12 hex digits of its keyed hash.
     public static func of(_ deviceID: String) -> String {
-        pseudonym(key.withLock { $0.code(for: Array(deviceID.utf8)) })
+        pseudonym(key.withLock { $0 }.prepared.code(for: Array(deviceID.utf8)))
     }
 
     /// The pseudonym `deviceID` has under `key` (a support tool finding a device's lines, say).

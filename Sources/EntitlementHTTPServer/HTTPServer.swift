@@ -35,18 +35,49 @@ public final class HTTPServer: Sendable {
     private let handler: Handler
     private let log: (@Sendable (HTTPAccessLogEntry) -> Void)?
     private let state = Mutex(State())
+    /// ``State/stopping``, for the connections' threads to read without the lock.
+    private let stopping = Atomic<Bool>(false)
     private let finished = DispatchGroup()
+    /// The zero of ``Connection/lastActive``.
+    private let startedAt = ContinuousClock.now
 
+    /// The server's own bookkeeping, under ``state``: taken once when a connection opens and once when
+    /// it closes, never per request (with a thread per connection, a lock taken per request is one
+    /// every thread queues on).
     private struct State {
         var stopping = false
         var connections = 0
-        /// Every open connection: its descriptor, when it last received a byte, whether a handler is
-        /// answering it (such a connection is never closed to make room).
-        var open: [UInt64: (fd: Int32, lastActive: ContinuousClock.Instant, answering: Bool)] = [:]
+        /// Every open connection that counts against the limit (one closed to make room is forgotten here).
+        var open: [UInt64: Connection] = [:]
+        /// Every connection whose thread still runs: a shutdown cancels the answers they are making.
+        var live: [UInt64: Connection] = [:]
         var nextConnection: UInt64 = 0
-        var tasks: [UInt64: Task<HTTPResponse, Never>] = [:]
-        var nextTask: UInt64 = 0
         var stopped = false
+    }
+
+    /// What the server and a connection's thread share about it, read and written without the
+    /// server's lock.
+    private final class Connection: Sendable {
+        let fd: Int32
+        /// When it last received a byte, in nanoseconds since the server started.
+        let lastActive: Atomic<Int64>
+        /// Whether a handler is answering it (such a connection is never closed to make room).
+        let answering = Atomic<Bool>(false)
+        /// The handler's task while it answers, for a shutdown to cancel.
+        let task = Mutex<Task<HTTPResponse, Never>?>(nil)
+
+        init(fd: Int32, lastActive: Int64) {
+            self.fd = fd
+            self.lastActive = Atomic(lastActive)
+        }
+    }
+
+    /// Nanoseconds since the server started (saturating).
+    private func clockReading() -> Int64 {
+        let elapsed = (ContinuousClock.now - startedAt).components
+        let (whole, overflow) = elapsed.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, whole <= .max - 1_000_000_000 else { return .max }
+        return whole + elapsed.attoseconds / 1_000_000_000
     }
 
     /// Listens on 127.0.0.1:`port` (0: an ephemeral port, see ``port``) and starts serving.
@@ -100,14 +131,17 @@ public final class HTTPServer: Sendable {
     @available(*, noasync, message: "await shutdown() instead: stop() blocks the thread the handlers it waits for need")
     public func stop() {
         let first = state.withLock { state -> Bool in
-            defer { state.stopping = true }
+            defer {
+                state.stopping = true
+                stopping.store(true, ordering: .releasing)
+            }
             return !state.stopping
         }
         guard first else { return waitUntilStopped() }
         Socket.signal(wake.write)
         let graceEnds = DispatchTime.now() + .milliseconds(Int(limits.shutdownGrace.milliseconds))
         if finished.wait(timeout: graceEnds) == .timedOut {
-            for task in state.withLock({ Array($0.tasks.values) }) { task.cancel() }
+            for connection in state.withLock({ Array($0.live.values) }) { connection.task.withLock { $0 }?.cancel() }
         }
         waitUntilStopped()
     }
@@ -155,12 +189,14 @@ public final class HTTPServer: Sendable {
     }
 
     private func admit(_ fd: Int32, peer: String) {
+        let connection = Connection(fd: fd, lastActive: clockReading())
         let admitted = state.withLock { state -> UInt64? in
             guard !state.stopping else { return nil }
             guard state.connections < limits.connections || Self.closeQuietest(&state) else { return nil }
             state.connections += 1
             state.nextConnection &+= 1
-            state.open[state.nextConnection] = (fd, .now, false)
+            state.open[state.nextConnection] = connection
+            state.live[state.nextConnection] = connection
             return state.nextConnection
         }
         guard let id = admitted else {
@@ -171,9 +207,10 @@ public final class HTTPServer: Sendable {
         }
         finished.enter()
         let thread = Thread { [self] in
-            serve(fd, peer: peer, id: id)
+            serve(connection, peer: peer)
             // Forgotten before it is closed: a descriptor in `open` is never a closed (or reused) one.
             state.withLock { state in
+                state.live[id] = nil
                 // Not counted twice: a connection closed to make room was forgotten then.
                 if state.open.removeValue(forKey: id) != nil { state.connections -= 1 }
             }
@@ -191,9 +228,9 @@ public final class HTTPServer: Sendable {
     private func makeRoom() -> Bool { state.withLock { Self.closeQuietest(&$0) } }
 
     private static func closeQuietest(_ state: inout State) -> Bool {
-        guard let quietest = state.open.filter({ !$0.value.answering }).min(by: { $0.value.lastActive < $1.value.lastActive }) else {
-            return false
-        }
+        let idle = state.open.filter { !$0.value.answering.load(ordering: .acquiring) }
+        guard let quietest = idle.min(by: { $0.value.lastActive.load(ordering: .relaxed) < $1.value.lastActive.load(ordering: .relaxed) })
+        else { return false }
         // Hung up now, forgotten now (it no longer counts against the limit); its thread closes it.
         Socket.hangUp(quietest.value.fd)
         state.open[quietest.key] = nil
@@ -201,17 +238,14 @@ public final class HTTPServer: Sendable {
         return true
     }
 
-    /// Notes that connection `id` received bytes, or started or finished being answered.
-    private func note(_ id: UInt64, answering: Bool? = nil) {
-        state.withLock { state in
-            guard var connection = state.open[id] else { return }
-            connection.lastActive = .now
-            if let answering { connection.answering = answering }
-            state.open[id] = connection
-        }
+    /// Notes that `connection` received bytes, or started or finished being answered.
+    private func note(_ connection: Connection, answering: Bool? = nil) {
+        connection.lastActive.store(clockReading(), ordering: .relaxed)
+        if let answering { connection.answering.store(answering, ordering: .releasing) }
     }
 
-    private func serve(_ fd: Int32, peer: String, id: UInt64) {
+    private func serve(_ connection: Connection, peer: String) {
+        let fd = connection.fd
         var parser = HTTPRequestParser(limits: limits)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var deadline = ContinuousClock.now + limits.idleTimeout
@@ -228,9 +262,9 @@ public final class HTTPServer: Sendable {
             case .continueExpected:
                 guard Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
             case .request(let request):
-                note(id, answering: true)
-                let goesOn = answer(request, on: fd, peer: peer)
-                note(id, answering: false)
+                note(connection, answering: true)
+                let goesOn = answer(request, on: connection, peer: peer)
+                note(connection, answering: false)
                 guard goesOn else { return }
                 requestStarted = false
                 deadline = ContinuousClock.now + limits.idleTimeout
@@ -248,7 +282,7 @@ public final class HTTPServer: Sendable {
                     return
                 case .readable:
                     guard let count = Socket.receive(fd, into: &buffer) else { return }
-                    note(id)
+                    note(connection)
                     parser.append(buffer[0..<count])
                 }
             }
@@ -256,11 +290,11 @@ public final class HTTPServer: Sendable {
     }
 
     /// Runs the handler and writes its answer; false when the connection ends here.
-    private func answer(_ request: HTTPRequest, on fd: Int32, peer: String) -> Bool {
+    private func answer(_ request: HTTPRequest, on connection: Connection, peer: String) -> Bool {
+        let fd = connection.fd
         let started = ContinuousClock.now
-        let response = run(request)
-        let stopping = state.withLock { $0.stopping }
-        let keepAlive = request.keepsAlive && !stopping && response.ending == .complete
+        let response = run(request, for: connection)
+        let keepAlive = request.keepsAlive && !stopping.load(ordering: .acquiring) && response.ending == .complete
         var bytes = response.serialized(keepAlive: keepAlive, date: HTTPDate.now(), includeBody: request.method != "HEAD")
         let written: Bool
         if case .resetMidBody(let bodyBytes) = response.ending {
@@ -280,23 +314,19 @@ public final class HTTPServer: Sendable {
 
     /// The handler's answer, computed on a task this thread waits for (cancelled by a shutdown
     /// that outlasts its grace).
-    private func run(_ request: HTTPRequest) -> HTTPResponse {
+    private func run(_ request: HTTPRequest, for connection: Connection) -> HTTPResponse {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<HTTPResponse?>(nil)
         let handler = self.handler
-        let id = state.withLock { state -> UInt64 in
-            state.nextTask &+= 1
-            return state.nextTask
-        }
         let task = Task {
             let response = await handler(request)
             result.withLock { $0 = response }
             done.signal()
             return response
         }
-        state.withLock { $0.tasks[id] = task }
+        connection.task.withLock { $0 = task }
         done.wait()
-        state.withLock { _ = $0.tasks.removeValue(forKey: id) }
+        connection.task.withLock { $0 = nil }
         return result.withLock { $0 } ?? .text(500, "No answer.\n")
     }
 

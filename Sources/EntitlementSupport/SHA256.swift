@@ -24,7 +24,8 @@ package struct SHA256: Sendable {
     private var h4: UInt32 = 0x510e_527f, h5: UInt32 = 0x9b05_688c, h6: UInt32 = 0x1f83_d9ab, h7: UInt32 = 0x5be0_cd19
     /// Bytes of an unfinished block: the first ``pendingCount`` of these 64, held in the value itself
     /// so that copying a prepared state (as HMAC does per message) allocates nothing.
-    private var pending: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// (A SIMD value rather than a tuple: a tuple's type is looked up at run time in unoptimized builds.)
+    private var pending = SIMD8<UInt64>()
     private var pendingCount = 0
     private var byteCount: UInt64 = 0
 
@@ -83,12 +84,12 @@ package struct SHA256: Sendable {
 
     /// Pads the message and lends its 32-byte digest to `body` (on the stack: nothing allocated).
     /// The hash is spent: feed it no more.
-    package mutating func finalize<Result>(_ body: (UnsafeRawBufferPointer) throws(Never) -> Result) -> Result {
+    package mutating func finalize<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         let bitLength = byteCount &* 8
         // The padded tail is one or two blocks, built on the stack.
-        withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) { tail in
-            let tail = tail.baseAddress!
-            tail.initializeMemory(as: UInt8.self, repeating: 0, count: 128)
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 16) { words in
+            words.initialize(repeating: 0)
+            let tail = UnsafeMutableRawPointer(words.baseAddress!)
             let held = pendingCount
             withUnsafeBytes(of: &pending) { tail.copyMemory(from: $0.baseAddress!, byteCount: held) }
             tail.storeBytes(of: 0x80, toByteOffset: held, as: UInt8.self)
@@ -98,7 +99,7 @@ package struct SHA256: Sendable {
             if length == 128 { compress(UnsafeRawPointer(tail) + 64) }
         }
         pendingCount = 0
-        var digest = (
+        var digest = SIMD8<UInt32>(
             h0.bigEndian, h1.bigEndian, h2.bigEndian, h3.bigEndian, h4.bigEndian, h5.bigEndian, h6.bigEndian, h7.bigEndian
         )
         return withUnsafeBytes(of: &digest) { body($0) }
