@@ -50,7 +50,7 @@ struct TransportDeadlineTests {
             head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\(length)\r\n",
             chunk: [UInt8](repeating: 0x20, count: 64 * 1024), every: .milliseconds(1), count: 2000)
         defer { server.stop() }
-        let transport = URLSessionProviderTransport(timeout: .seconds(20), bodyLimit: 256 * 1024)
+        let transport = URLSessionProviderTransport(timeout: .seconds(60), bodyLimit: 256 * 1024)
         let answer = await transport.send(
             V2OutgoingRequest(operation: "authorize", method: "POST", url: server.url + "/authorize", headers: [:], body: []))
         #expect(answer == .failure(.unknown("the answer is larger than 262144 bytes")))

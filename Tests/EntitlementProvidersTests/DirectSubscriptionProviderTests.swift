@@ -43,7 +43,7 @@ struct DirectSubscriptionProviderTests {
     @Test func signInVerifyAndCredentialsOverHTTPWithTheFormInTheBody() async throws {
         let served = try Served(clock: ManualClock())
         defer { Task { await served.server.shutdown() } }
-        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base))
+        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base), transport: URLSessionProviderTransport.patient)
         var session = ProviderSession(deviceID: "tv-1", requestorID: "sim-requestor", sessionID: "tv-1#1")
         #expect(await provider.signIn(with: ["username": "ann", "password": "wrong"], session) == .failure(.denied("Credentials not recognised")))
         let token = try await provider.signIn(with: ["username": "ann", "password": "open sesame"], session).get()
@@ -65,7 +65,7 @@ struct DirectSubscriptionProviderTests {
     @Test func garbageAndSilenceAreTypedFailures() async throws {
         let served = try Served(clock: ManualClock())
         defer { Task { await served.server.shutdown() } }
-        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base))
+        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base), transport: URLSessionProviderTransport.patient)
         let session = ProviderSession(deviceID: "tv-1", requestorID: "sim-requestor", sessionID: "tv-1#1", userToken: "t")
         await served.simulator.failProgrammer("magazine", with: .garbage)
         guard case .failure(let failure) = await provider.verify(session), failure.kind == .unknown, let why = failure.detail else {
@@ -76,7 +76,9 @@ struct DirectSubscriptionProviderTests {
         await served.simulator.failProgrammer("magazine", with: .status(503))
         #expect(await provider.verify(session) == .failure(.unknown("the subscription service answered HTTP 503")))
         await served.simulator.failProgrammer("magazine", with: .noAnswer)
-        #expect(await provider.verify(session) == .failure(.networkFailure))
+        let impatient = DirectSubscriptionProvider(
+            id: "magazine", endpoints: .init(base: served.base), transport: URLSessionProviderTransport(timeout: .seconds(1)))
+        #expect(await impatient.verify(session) == .failure(.networkFailure))
     }
 
     /// The password goes to the provider once; neither it nor the user token nor the kept credentials
@@ -85,7 +87,7 @@ struct DirectSubscriptionProviderTests {
         let served = try Served(clock: ManualClock())
         defer { Task { await served.server.shutdown() } }
         let clock = ManualClock()
-        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base))
+        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base), transport: URLSessionProviderTransport.patient)
         let recorder = TraceRecorder()
         let storage = InMemoryTokenStorage()
         let enabler = AccessEnabler(

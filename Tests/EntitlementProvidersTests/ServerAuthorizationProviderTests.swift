@@ -52,7 +52,7 @@ struct ServerAuthorizationProviderTests {
         let server = try HTTPServer { await service.respond($0) }
         defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
         let provider = ServerAuthorizationProvider(
-            url: server.url + "/pusher/auth", resources: ["private-match"],
+            url: server.url + "/pusher/auth", resources: ["private-match"], transport: URLSessionProviderTransport.patient,
             decorate: { $0.headers["X-MyCustom-AuthTokenHeader"] = "some-authentication-token" })
         let answer = await provider.credentials(for: "private-match", Self.session)
         #expect(answer == .success(ProviderCredentials(token: #"{"auth":"abc:def","channel_data":{"user":1}}"#)))
@@ -81,7 +81,7 @@ struct ServerAuthorizationProviderTests {
             return HTTPResponse(status: status, headers: HTTPHeaders(headers), body: Array(body.utf8))
         }
         defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
-        let answer = await ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"]).credentials(for: "r", Self.session)
+        let answer = await ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: URLSessionProviderTransport.patient).credentials(for: "r", Self.session)
         switch answer {
         case .success(let credentials):
             #expect(authorized && credentials.token == body)
@@ -105,7 +105,7 @@ struct ServerAuthorizationProviderTests {
         service.holds.withLock { $0 = true }
         let server = try HTTPServer { await service.respond($0) }
         defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
-        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"])
+        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: URLSessionProviderTransport.patient)
         #expect(provider.concurrentLimit == 5)
         let asks = (0..<8).map { _ in Task { await provider.credentials(for: "r", Self.session) } }
         while service.held < 5 { try await Task.sleep(for: .milliseconds(5)) }
@@ -125,7 +125,7 @@ struct ServerAuthorizationProviderTests {
         defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
         let clock = ManualClock()
         let simulator = Simulator(clock: clock)
-        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"])
+        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: URLSessionProviderTransport.patient)
         let enabler = AccessEnabler(
             backend: simulator.backend, environment: .deterministic(clock: clock), settings: .simulated,
             providers: try ProviderChain([.provider(provider), .tvProvider]))

@@ -87,13 +87,13 @@ struct RedisClientTests {
     }
 
     /// Commands queued behind a server that hangs fail by their own deadline, counted from when they
-    /// were sent — not one timeout after another (50 × 300 ms = 15 s at the least before; a busy
-    /// 2-core run has taken 5.5 s to schedule the 50 tasks, so the bound is loose).
+    /// were sent — not one timeout after another (50 × 1 s = 50 s at the least). The bound is loose:
+    /// the whole suite starting at once on two cores holds every task back for up to 12 s.
     @Test func commandsQueuedBehindAHungServerFailByTheirOwnDeadline() async throws {
         let (fd, port) = try RedisServer.refusingPort()
         defer { close(fd) }
         listen(fd, 8)
-        let client = RedisClient(RedisConfiguration(port: port, commandTimeout: .milliseconds(300), connections: 1))
+        let client = RedisClient(RedisConfiguration(port: port, commandTimeout: .seconds(1), connections: 1))
         defer { client.close() }
         let start = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in
@@ -102,7 +102,7 @@ struct RedisClientTests {
             }
         }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed < .seconds(12), "every command ended near its own deadline: \(elapsed)")
+        #expect(elapsed < .seconds(30), "every command ended near its own deadline: \(elapsed)")
     }
 
     @Test func aRestartedServerCostsOnlyTheCommandsUnderWay() async throws {

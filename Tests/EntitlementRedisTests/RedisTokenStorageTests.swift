@@ -228,8 +228,8 @@ struct RedisTokenStorageTests {
         guard case .integer(let authenticated) = try await client.send(["PTTL", store.tokensKey(deviceID: "d", requestorID: "r1")]),
             case .integer(let remembered) = try await client.send(["PTTL", store.tokensKey(deviceID: "d", requestorID: "r2")])
         else { Issue.record("no TTL"); return }
-        #expect((595_000...600_000).contains(authenticated), "the authentication's expiry: \(authenticated) ms")
-        #expect((3_595_000...3_600_000).contains(remembered), "a remembered provider: rememberFor, \(remembered) ms")
+        #expect((540_000...600_000).contains(authenticated), "the authentication's expiry: \(authenticated) ms")
+        #expect((3_540_000...3_600_000).contains(remembered), "a remembered provider: rememberFor, \(remembered) ms")
         #expect(try await store.authentications(deviceID: "d") == [token])
         #expect(try await store.authentications(deviceID: "other") == [])
         // No id in a key name.
