@@ -3,9 +3,12 @@ package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Encodes `bytes` as unpadded base64url text.
-    package static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String { encode(bytes, alphabet: alphabet, padded: false) }
+
+    /// `bytes` in `alphabet` (64 ASCII characters), with `=` padding to a multiple of four when `padded`.
+    static func encode(_ bytes: [UInt8], alphabet: [UInt8], padded: Bool) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0
         while index + 3 <= bytes.count {
             let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
@@ -26,6 +29,7 @@ package enum Base64URL {
             out.append(alphabet[Int(chunk >> 12 & 63)])
             out.append(alphabet[Int(chunk >> 6 & 63)])
         }
+        if padded { while out.count % 4 != 0 { out.append(UInt8(ascii: "=")) } }
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -37,15 +41,21 @@ package enum Base64URL {
     }
 
     /// The value of one base64url character, or 255.
-    private static let values: [UInt8] = {
+    private static let values = values(of: alphabet)
+
+    /// The value of each byte that is a character of `alphabet`, and 255 for every other byte.
+    static func values(of alphabet: [UInt8]) -> [UInt8] {
         var table = [UInt8](repeating: 255, count: 256)
         for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
         return table
-    }()
+    }
 
     /// Decodes unpadded base64url from UTF-8 bytes, four characters at a time, into an array made
     /// at its final size.
-    package static func decode(bytes text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    package static func decode(bytes text: UnsafeBufferPointer<UInt8>) -> [UInt8]? { decode(bytes: text, values: values) }
+
+    /// Decodes unpadded text whose characters `values` (``values(of:)``) gives, in canonical form only.
+    static func decode(bytes text: UnsafeBufferPointer<UInt8>, values: [UInt8]) -> [UInt8]? {
         guard text.count % 4 != 1 else { return nil }
         let whole = text.count / 4, tail = text.count % 4
         let size = whole * 3 + (tail == 0 ? 0 : tail - 1)
@@ -89,25 +99,23 @@ package enum Base64URL {
 /// Standard base64 with padding (RFC 4648 §4), as REST API V2's headers carry values
 /// (`AP-Device-Identifier: fingerprint <base64>`, `X-Device-Info`).
 package enum Base64 {
-    /// Encodes `bytes` as padded base64 text.
-    package static func encode(_ bytes: [UInt8]) -> String {
-        var text = Base64URL.encode(bytes).map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 }
-        while text.count % 4 != 0 { text.append("=") }
-        return String(text)
-    }
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let values = Base64URL.values(of: alphabet)
 
-    /// Decodes padded base64 text in canonical form; nil for anything else.
+    /// Encodes `bytes` as padded base64 text.
+    package static func encode(_ bytes: [UInt8]) -> String { Base64URL.encode(bytes, alphabet: alphabet, padded: true) }
+
+    /// Decodes padded base64 text in canonical form (the padding the length needs, unused bits zero);
+    /// nil for anything else.
     package static func decode(_ text: String) -> [UInt8]? {
-        guard text.utf8.count % 4 == 0, !text.contains("-"), !text.contains("_") else { return nil }
-        var body = Substring(text)
-        var padding = 0
-        while body.last == "=", padding < 2 {
-            body = body.dropLast()
-            padding += 1
+        var text = text
+        return text.withUTF8 { bytes -> [UInt8]? in
+            guard bytes.count % 4 == 0 else { return nil }
+            var body = bytes.count
+            while body > 0, bytes.count - body < 2, bytes[body - 1] == UInt8(ascii: "=") { body -= 1 }
+            // Exactly the padding the body's length needs: `Zg==`, `Zm8=`, never `Zm9v=` or `Zg=`.
+            guard (4 - body % 4) % 4 == bytes.count - body else { return nil }
+            return Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[..<body]), values: values)
         }
-        guard !body.contains("=") else { return nil }
-        let bytes = Base64URL.decode(String(body.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }))
-        guard let bytes, encode(bytes) == text else { return nil }
-        return bytes
     }
 }

@@ -101,7 +101,14 @@ struct CryptoTests {
             ours.append(Hex.encode(hasher.finalize()) + " " + Hex.encode(prepared.code(for: message)))
             #expect(prepared.isValid(HMACSHA256.authenticationCode(for: message, key: key), for: message))
 
-            let foundation = Data(message).base64EncodedString()
+            let padded = Data(message).base64EncodedString()
+            #expect(Base64.encode(message) == padded)
+            #expect(Base64.decode(padded) == message)
+            if padded.hasSuffix("=") {
+                #expect(Base64.decode(String(padded.dropLast())) == nil, "padding missing")
+                #expect(Base64.decode(padded + "====") == nil, "padding beyond the length's")
+            }
+            let foundation = padded
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
             #expect(Base64URL.encode(message) == foundation)
@@ -140,6 +147,7 @@ struct CryptoTests {
             let standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
                 + String(repeating: "=", count: (4 - length % 4) % 4)
             let decoded = Base64URL.decode(text)
+            #expect(Base64.decode(standard) == decoded, "\(standard): the padded alphabet reads as the URL one")
             if let decoded {
                 #expect(Data(base64Encoded: standard).map(Array.init) == decoded, "\(text)")
                 #expect(Base64URL.encode(decoded) == text, "\(text) is canonical")
