@@ -85,12 +85,8 @@ public struct ExternalURL: Sendable, Equatable {
     }
 
     private static func firstRange(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        var index = haystack.startIndex
-        while index + needle.count <= haystack.endIndex {
-            if haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index += 1
-        }
-        return nil
+        needle.withUnsafeBufferPointer { needle in
+            haystack.withUnsafeBufferPointer { ByteSearch.firstOffset(of: needle, in: $0) }
+        }.map { haystack.startIndex + $0 }
     }
 }

@@ -107,18 +107,18 @@ enum SecretSpans {
 
     /// Where `needle` occurs in `haystack`, not overlapping.
     private static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> [Range<Int>] {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return [] }
-        var found: [Range<Int>] = []
-        var index = 0
-        while index <= haystack.count - needle.count {
-            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) {
-                found.append(index..<(index + needle.count))
-                index += needle.count
-            } else {
-                index += 1
+        guard !needle.isEmpty else { return [] }
+        return needle.withUnsafeBufferPointer { needle in
+            haystack.withUnsafeBufferPointer { haystack in
+                var found: [Range<Int>] = []
+                var start = 0
+                while let index = ByteSearch.firstOffset(of: needle, in: haystack, from: start) {
+                    found.append(index..<(index + needle.count))
+                    start = index + needle.count
+                }
+                return found
             }
         }
-        return found
     }
 
     /// The text with control, separator and invisible formatting characters left out, so none can
