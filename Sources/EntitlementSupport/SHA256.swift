@@ -53,7 +53,7 @@ package struct SHA256: Sendable {
 
     /// Feeds the bytes of `buffer`: the unfinished block is completed first, then whole blocks are
     /// compressed where they lie, and the rest waits for more.
-    package mutating func update(_ buffer: UnsafeRawBufferPointer) {
+    mutating func update(_ buffer: UnsafeRawBufferPointer) {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
         byteCount &+= UInt64(buffer.count)
         var offset = 0
