@@ -253,7 +253,7 @@ struct RedisAuthenticationTests {
         }
         let why = error.message
         #expect(why.contains("no-such-host.invalid"))
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started < .seconds(15), "the 1 s connect deadline, not a hang")
     }
 }
 

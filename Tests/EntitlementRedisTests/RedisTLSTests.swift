@@ -46,6 +46,6 @@ struct RedisTLSTests {
         let started = ContinuousClock.now
         let store = RedisTokenStorage(client: client)
         await #expect(throws: TokenStorageError.self) { try await store.load(deviceID: "d", requestorID: "r") }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(20), "the 2 s deadlines, not a hang")
     }
 }
