@@ -38,17 +38,16 @@ public struct JSONReader {
         return value
     }
 
-    /// The members of the JSON object in `bytes`, in their order, without building a dictionary (a
-    /// media token's few claims are found faster by a look along the list); nil for anything else,
-    /// including a key given twice.
-    package static func readMembers(_ bytes: [UInt8]) -> [(key: String, value: JSONValue)]? {
+    /// Reads the JSON object in `bytes` and lends `visit` each member in order: its key's bytes
+    /// (unescaped UTF-8, valid for the call only) and its value — no dictionary, no key strings (a
+    /// media token's seven claims are matched by their bytes). False if `bytes` is not one JSON object
+    /// or `visit` returns false; a key given twice is `visit`'s to refuse.
+    package static func visitMembers(_ bytes: [UInt8], _ visit: (UnsafeBufferPointer<UInt8>, JSONValue) -> Bool) -> Bool {
         var reader = JSONReader(bytes: bytes, range: 0..<bytes.count)
         reader.skipSpace()
-        guard reader.index < reader.end, bytes[reader.index] == UInt8(ascii: "{") else { return nil }
+        guard reader.index < reader.end, bytes[reader.index] == UInt8(ascii: "{") else { return false }
         reader.index += 1
         reader.depth = 1
-        var members: [(key: String, value: JSONValue)] = []
-        members.reserveCapacity(8)
         do throws(Failure) {
             reader.skipSpace()
             if reader.index < reader.end, bytes[reader.index] == UInt8(ascii: "}") {
@@ -56,26 +55,60 @@ public struct JSONReader {
             } else {
                 while true {
                     reader.skipSpace()
-                    guard reader.index < reader.end, bytes[reader.index] == UInt8(ascii: "\"") else { return nil }
-                    let key = try reader.string()
-                    guard !members.contains(where: { $0.key == key }) else { return nil }
+                    guard reader.index < reader.end, bytes[reader.index] == UInt8(ascii: "\"") else { return false }
+                    let key = try reader.key()
                     reader.skipSpace()
                     try reader.expect(":")
                     reader.skipSpace()
-                    members.append((key, try reader.value()))
+                    let value = try reader.value()
+                    let accepted =
+                        switch key {
+                        case .inPlace(let range): bytes.withUnsafeBufferPointer { visit(UnsafeBufferPointer(rebasing: $0[range]), value) }
+                        case .unescaped(var text): text.withUTF8 { visit($0, value) }
+                        }
+                    guard accepted else { return false }
                     reader.skipSpace()
-                    guard reader.index < reader.end else { return nil }
+                    guard reader.index < reader.end else { return false }
                     let byte = bytes[reader.index]
                     reader.index += 1
                     if byte == UInt8(ascii: "}") { break }
-                    guard byte == UInt8(ascii: ",") else { return nil }
+                    guard byte == UInt8(ascii: ",") else { return false }
                 }
             }
         } catch {
-            return nil
+            return false
         }
         reader.skipSpace()
-        return reader.index == reader.end ? members : nil
+        return reader.index == reader.end
+    }
+
+    /// A key as read: most are bytes of the text as they stand; one with escapes is decoded.
+    private enum Key {
+        case inPlace(Range<Int>)
+        case unescaped(String)
+    }
+
+    /// Reads a key (the reader is at its opening quote) without making a string unless it has escapes.
+    private mutating func key() throws(Failure) -> Key {
+        let opening = index
+        var scan = index + 1
+        var ascii = true
+        while scan < end {
+            let byte = bytes[scan]
+            if byte == UInt8(ascii: "\"") {
+                let range = (opening + 1)..<scan
+                if !ascii {
+                    guard bytes.withUnsafeBufferPointer({ UTF8Validation.string(UnsafeBufferPointer(rebasing: $0[range])) }) != nil
+                    else { throw failure("a string that is not UTF-8") }
+                }
+                index = scan + 1
+                return .inPlace(range)
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte >= 0x80 { ascii = false }
+            scan += 1
+        }
+        return .unescaped(try string())
     }
 
     private init(bytes: [UInt8], range: Range<Int>) {

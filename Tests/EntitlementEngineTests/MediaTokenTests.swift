@@ -64,12 +64,27 @@ struct MediaTokenTests {
         #"{"guid":"g","id":"t","issued":"1","mvpd":"m","requestor":"req","resource":"news","ttl":5}"#,  // a string time
         #"{"guid":"g","id":"t","issued":1,"mvpd":"m","requestor":"req","resource":"news","ttl":5} x"#,  // trailing text
         #"["guid","id","issued","mvpd","requestor","resource","ttl"]"#,  // not an object
+        #"{"guid":"g","id":"t","issued":1,"mvpd":"m","requestor":"req","resource":"news","t\qtl":5}"#,  // a key with a bad escape
+        #"{"guid":"g","id":"t","issued":1,"mvpd":"m","requestor":"req","resource":"news","ttl":5,"ttl":5}"#,  // the lifetime twice
     ])
     func authenticPayloadsOfTheWrongShapeAreMalformed(payload: String) {
         let verifier = MediaTokenVerifier(key: key, clock: clock)
         let bytes = Array(payload.utf8)
         let token = Base64URL.encode(bytes) + "." + Base64URL.encode(HMACSHA256.authenticationCode(for: bytes, key: key))
         #expect(verifier.verify(token, resource: nil, requestor: "req") == .invalidFormat)
+    }
+
+    /// Keys are read as JSON: an escaped key is the claim it spells, its bytes or escapes alike.
+    @Test func anEscapedKeyIsTheClaimItSpells() {
+        let verifier = MediaTokenVerifier(key: key, clock: clock)
+        let payload = #"{"gu\u0069d":"g","id":"t","issued":0,"mvpd":"m","requestor":"req","resource":"n\u00e9ws","\u0074tl":5000}"#
+        let bytes = Array(payload.utf8)
+        let token = Base64URL.encode(bytes) + "." + Base64URL.encode(HMACSHA256.authenticationCode(for: bytes, key: key))
+        guard case .success(let read) = verifier.claims(token) else {
+            Issue.record("an escaped key must be read: \(verifier.claims(token))")
+            return
+        }
+        #expect(read.sessionGUID == "g" && read.resourceID == "néws" && read.timeToLive == 5000)
     }
 
     @Test func verdicts() async {

@@ -98,31 +98,41 @@ public struct MediaTokenVerifier: Sendable {
     private func claims(bytes token: UnsafeBufferPointer<UInt8>) -> Result<Claims, Verdict> {
         guard let dot = token.firstIndex(of: UInt8(ascii: ".")),
             let payload = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: token[..<dot])),
-            let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: token[(dot + 1)...])),
-            let members = JSONReader.readMembers(payload), members.count == 7
+            let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: token[(dot + 1)...]))
         else { return .failure(.invalidFormat) }
-        // Seven distinct members (the reader refuses a key given twice), each one of the seven claims.
+        // Seven members, each one of the seven claims, none given twice.
         var id: String?, guid: String?, requestor: String?, resource: String?, mvpd: String?
         var issued: Int64?, ttl: Int64?
-        for (key, value) in members {
-            switch key {
-            case "id": id = value.string
-            case "guid": guid = value.string
-            case "requestor": requestor = value.string
-            case "resource": resource = value.string
-            case "mvpd": mvpd = value.string
-            case "issued": issued = value.int
-            case "ttl": ttl = value.int
-            default: return .failure(.invalidFormat)
+        let readable = JSONReader.visitMembers(payload) { key, value in
+            func take<Value>(_ claim: inout Value?, _ read: Value?) -> Bool {
+                guard claim == nil, let read else { return false }
+                claim = read
+                return true
             }
+            if Self.key(key, is: "id") { return take(&id, value.string) }
+            if Self.key(key, is: "guid") { return take(&guid, value.string) }
+            if Self.key(key, is: "requestor") { return take(&requestor, value.string) }
+            if Self.key(key, is: "resource") { return take(&resource, value.string) }
+            if Self.key(key, is: "mvpd") { return take(&mvpd, value.string) }
+            if Self.key(key, is: "issued") { return take(&issued, value.int) }
+            if Self.key(key, is: "ttl") { return take(&ttl, value.int) }
+            return false
         }
-        guard let id, let guid, let requestor, let resource, let issued, let ttl, ttl > 0, let mvpd
+        guard readable, let id, let guid, let requestor, let resource, let issued, let ttl, ttl > 0, let mvpd
         else { return .failure(.invalidFormat) }
         guard preparedKey.isValid(signature, for: payload) else { return .failure(.invalidSignature) }
         return .success(
             Claims(
                 tokenID: id, sessionGUID: guid, requestorID: requestor, resourceID: resource, issued: Timestamp(milliseconds: issued),
                 timeToLive: ttl, mvpdID: mvpd))
+    }
+
+    /// Whether a member's key is `name` (ASCII), byte for byte.
+    private static func key(_ key: UnsafeBufferPointer<UInt8>, is name: StaticString) -> Bool {
+        guard key.count == name.utf8CodeUnitCount else { return false }
+        let expected = name.utf8Start
+        for offset in 0..<key.count where key[offset] != expected[offset] { return false }
+        return true
     }
 
     /// Signs a token (what an issuer — the simulator, or a test — does).
