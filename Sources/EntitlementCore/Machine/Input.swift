@@ -1,4 +1,8 @@
 /// What happened: everything the machine reacts to.
+///
+/// The cases whose payload is large (the configuration with the stored tokens, backend and provider
+/// answers, failures, the tokens another instance stored) are `indirect`: their payload sits behind one
+/// reference, so an input is a few words and moves through the shell without copying hundreds of bytes.
 public enum Input: Sendable, Hashable {
     /// A public call arrived (`setRequestor` and every entitlement call).
     case callReceived(CallID, EntitlementCall)
@@ -7,19 +11,19 @@ public enum Input: Sendable, Hashable {
     /// The configuration for `operation` arrived, with the tokens stored for the device and requestor,
     /// the authentications other requestors stored on this device (for single sign-on), and what each
     /// provider of the chain verified (by provider id; none without a chain).
-    case configurationLoaded(
+    indirect case configurationLoaded(
         OperationID, RequestorConfiguration, StoredTokens, others: [AuthenticationToken] = [],
         verified: [String: Result<ProviderView, ProviderFailure>] = [:])
     /// The configuration for `operation` could not be loaded.
-    case configurationFailed(OperationID, BackendError)
+    indirect case configurationFailed(OperationID, BackendError)
     /// The shell drew the secrets the machine asked for.
     case flowSecretsDrawn(FlowID, FlowSecrets)
     /// A backend request answered.
-    case backendAnswered(OperationID, BackendResponse)
+    indirect case backendAnswered(OperationID, BackendResponse)
     /// A backend request failed.
-    case backendFailed(OperationID, BackendError)
+    indirect case backendFailed(OperationID, BackendError)
     /// A provider of the chain answered (past the deadline: ``ProviderFailure/networkFailure``).
-    case providerAnswered(OperationID, ProviderAnswer)
+    indirect case providerAnswered(OperationID, ProviderAnswer)
     /// A timer fired.
     case timerFired(TimerID)
     /// The platform's provider picker for a login flow answered (cookbook D).
@@ -28,7 +32,7 @@ public enum Input: Sendable, Hashable {
     case platformSignInChecked(OperationID, PlatformAssertion?)
     /// Shared storage holds another authentication or pending login than this machine last saved:
     /// another instance logged in, out, or started a login (checked before every input).
-    case storageChanged(StoredTokens)
+    indirect case storageChanged(StoredTokens)
     /// The save the last input asked for failed (the reason, with no secret in it): the store
     /// still holds what it held before, and the machine saves again after its next input.
     case storageWriteFailed(String)

@@ -11,15 +11,31 @@
 public struct MachineStep: Sendable, Hashable {
     /// A save of the device's tokens for one requestor.
     public struct Save: Sendable, Hashable {
+        /// The tokens, behind one reference: a step (made for every input) stays a few words.
+        private var box: Boxed<StoredTokens>
         /// The tokens to store.
-        public var tokens: StoredTokens
+        public var tokens: StoredTokens {
+            get { box.value }
+            set { box = Boxed(newValue) }
+        }
         /// The requestor they are stored for.
         public var requestorID: String
 
         /// Creates a save.
         public init(tokens: StoredTokens, requestorID: String) {
-            self.tokens = tokens
+            self.box = Boxed(tokens)
             self.requestorID = requestorID
+        }
+
+        /// Saves are equal when their tokens and requestor are.
+        public static func == (left: Save, right: Save) -> Bool {
+            left.requestorID == right.requestorID && (left.box === right.box || left.tokens == right.tokens)
+        }
+
+        /// Hashes the tokens and the requestor.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(tokens)
+            hasher.combine(requestorID)
         }
     }
 

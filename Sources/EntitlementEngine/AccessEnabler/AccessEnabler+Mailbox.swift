@@ -150,15 +150,15 @@ extension AccessEnabler {
                 await process(instead, retryingConflicts: retryingConflicts)
                 return
             }
-            commit(next, step, of: input, at: now, notSaved: failure)
+            commit(consume next, step, of: input, at: now, notSaved: failure)
             return
         }
     }
 
     /// Takes a step the machine decided: `next` becomes the machine and the step's actions run, in
     /// order. A save that failed (`failure`) is told to the machine next, before any other input.
-    private func commit(_ next: EntitlementMachine, _ step: MachineStep, of input: Input, at now: Timestamp, notSaved failure: TokenStorageError?) {
-        machine = next
+    private func commit(_ next: consuming EntitlementMachine, _ step: MachineStep, of input: Input, at now: Timestamp, notSaved failure: TokenStorageError?) {
+        machine = consume next
         monitor?.observe(.inputHandled(input, at: now))
         if let monitor {
             for row in machine.lastTransitions { monitor.observe(.transition(row)) }
@@ -184,7 +184,7 @@ extension AccessEnabler {
         guard step.save == nil else { return false }
         monitor?.observe(mailboxWait: .zero, behind: 0)
         draining = true
-        commit(next, step, of: input, at: now, notSaved: nil)
+        commit(consume next, step, of: input, at: now, notSaved: nil)
         draining = false
         return true
     }
