@@ -50,15 +50,27 @@ enum BenchCookbook {
     }
 
     /// One cookbook session on a fresh engine and simulator; nil if the session did not go as scripted.
-    static func engineSession(monitor: (any EngineMonitor)? = nil, recorder: TraceRecorder? = nil, log: Log? = nil) async
-        -> (enabler: AccessEnabler, work: Work, mediaTokens: Int)?
-    {
+    /// With `executor`, the session runs on it: the caller prefers it and so do the engine's tasks.
+    static func engineSession(
+        monitor: (any EngineMonitor)? = nil, recorder: TraceRecorder? = nil, log: Log? = nil, executor: ThreadExecutor? = nil
+    ) async -> (enabler: AccessEnabler, work: Work, mediaTokens: Int)? {
+        guard let executor else { return await engineSession(monitor: monitor, recorder: recorder, log: log, taskExecutor: nil) }
+        return await withTaskExecutorPreference(executor) {
+            await engineSession(monitor: monitor, recorder: recorder, log: log, taskExecutor: executor)
+        }
+    }
+
+    private static func engineSession(
+        monitor: (any EngineMonitor)?, recorder: TraceRecorder?, log: Log?, taskExecutor: (any TaskExecutor)?
+    ) async -> (enabler: AccessEnabler, work: Work, mediaTokens: Int)? {
         let clock = ManualClock()
         let simulator = Simulator(world: .default, clock: clock, seed: 101)
         let delegate = Delegate()
+        var environment = EngineEnvironment.deterministic(clock: clock, deviceID: "device-1")
+        environment.taskExecutor = taskExecutor
         let enabler = AccessEnabler(
             backend: LoggingBackend(inner: simulator.backend, log: log), delegate: delegate, storage: InMemoryTokenStorage(),
-            environment: .deterministic(clock: clock, deviceID: "device-1"), settings: .simulated, monitor: monitor, recorder: recorder)
+            environment: environment, settings: .simulated, monitor: monitor, recorder: recorder)
         var visits: [String] = []
         await enabler.setRequestor("sim-requestor")
         await enabler.whenIdle()
@@ -86,6 +98,11 @@ enum BenchCookbook {
         var work = log?.work.withLock { $0 } ?? Work()
         work.visits = visits
         return (enabler, work, delegate.tokens.withLock { $0 })
+    }
+
+    /// ``straightLine(_:visits:logging:)`` run on `executor` (the baseline for a session run there).
+    static func straightLine(_ requests: [BackendRequest], visits: [String], on executor: ThreadExecutor) async -> Work {
+        await withTaskExecutorPreference(executor) { await straightLine(requests, visits: visits, logging: false) }
     }
 
     /// The same simulator work in straight-line code: `requests` in order against a fresh simulator,

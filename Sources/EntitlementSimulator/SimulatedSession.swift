@@ -21,21 +21,22 @@ public struct SimulatedSession: Sendable {
     /// The gate the chain's providers answer through when the session delivers in order.
     public let steppedProviders: SteppedProviders?
 
+    /// The seed a session draws its randomness from unless told otherwise (its simulator's is this + 100).
+    public static let defaultSeed: UInt64 = 1
+
     /// Creates a session. With `overV2Wire`, the engine's backend is a `V2Client` talking to the
     /// simulator as a REST API V2 service (``SimulatedV2Service``, unthrottled): every request and
     /// answer goes through V2's JSON, registration and access tokens included. A `backend` given
     /// replaces both (for example a `V2Client` over HTTP to a server of this session's simulator).
-    /// A `platform` given is the device's account as it already is (a restarted app's device).
-    /// The seed a session draws its randomness from unless told otherwise (its simulator's is this + 100).
-    public static let defaultSeed: UInt64 = 1
-
+    /// A `platform` given is the device's account as it already is (a restarted app's device). With
+    /// `taskExecutor`, the engine's own tasks prefer it (`EngineEnvironment.taskExecutor`).
     public init(
         world: SimulatedWorld = .default, deviceID: String = "device-1", seed: UInt64 = defaultSeed,
         settings: EngineSettings = .simulated, storage: any TokenStorage = InMemoryTokenStorage(),
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
         deliversInOrder: Bool = false, recorder: TraceRecorder? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil,
         platformSSO: Bool = false, overV2Wire: Bool = false, backend: (any EntitlementBackend)? = nil,
-        platform: SimulatedPlatform? = nil, providers: ProviderChain? = nil
+        platform: SimulatedPlatform? = nil, providers: ProviderChain? = nil, taskExecutor: (any TaskExecutor)? = nil
     ) {
         self.clock = clock
         let simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
@@ -57,9 +58,10 @@ public struct SimulatedSession: Sendable {
         self.platform = platform ?? (platformSSO ? SimulatedPlatform(simulator: self.simulator, deviceID: deviceID) : nil)
         var settings = settings
         if settings.domainName == nil { settings.domainName = SimulatedWorld.appDomain }
+        var environment = EngineEnvironment.deterministic(clock: clock, deviceID: deviceID, seed: seed)
+        environment.taskExecutor = taskExecutor
         self.enabler = AccessEnabler(
-            backend: stepped ?? port, delegate: delegate, storage: storage,
-            environment: .deterministic(clock: clock, deviceID: deviceID, seed: seed), settings: settings,
+            backend: stepped ?? port, delegate: delegate, storage: storage, environment: environment, settings: settings,
             monitor: ledger, recorder: recorder, platform: self.platform, providers: chain.map { gate?.wrapping($0) ?? $0 })
         SessionCollector.current?.add(self)
     }

@@ -21,6 +21,11 @@ package enum OwnThread {
 
     /// Starts `body` on a new detached thread (on the calling thread when no thread can be made).
     package static func start(_ body: @escaping @Sendable () -> Void) {
+        if !tryStart(body) { body() }
+    }
+
+    /// Starts `body` on a new detached thread; false, without running it, when no thread can be made.
+    package static func tryStart(_ body: @escaping @Sendable () -> Void) -> Bool {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         #if canImport(Glibc)
             var thread = pthread_t()
@@ -35,14 +40,15 @@ package enum OwnThread {
             return nil
         }, context)
         guard result == 0 else {
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().body()
-            return
+            Unmanaged<Body>.fromOpaque(context).release()
+            return false
         }
         #if canImport(Glibc)
             pthread_detach(thread)
         #else
             if let thread { pthread_detach(thread) }
         #endif
+        return true
     }
 
     private final class Body: Sendable {

@@ -70,7 +70,7 @@ extension AccessEnabler {
             // A cancelled caller does not carry the engine's work: a step's storage, provider and
             // platform calls run on a task of the engine's own, which nobody cancels.
             draining = true
-            Task { await self.drain() }
+            Task(executorPreference: environment.taskExecutor) { await self.drain() }
         }
         guard draining else { return await drain() }
         await wait(for: .ticketRun(ticket))

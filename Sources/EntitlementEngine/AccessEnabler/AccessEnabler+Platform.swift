@@ -13,7 +13,7 @@ extension AccessEnabler {
         _ work: PlatformWork, _ ask: @escaping @Sendable ((any PlatformSSO)?) async -> Input
     ) {
         let platform = self.platform
-        platformWork[work] = Task {
+        platformWork[work] = Task(executorPreference: environment.taskExecutor) {
             let answer = await ask(platform)
             await self.platformAnswered(work, answer)
         }

@@ -46,7 +46,7 @@ extension AccessEnabler {
         operationsInFlight.insert(operation)
         providerOperations.insert(operation)
         let provider = providers?.provider(id)
-        let task = Task {
+        let task = Task(executorPreference: environment.taskExecutor) {
             let answer: ProviderAnswer
             if let provider {
                 answer = await Self.ask(provider, request, session)

@@ -7,12 +7,31 @@ public struct EngineEnvironment: Sendable {
     public var deviceID: String
     /// Draws the 256-bit redirect `state` of each login and logout flow.
     public var redirectStateRandom: any RandomSource
+    /// Where the engine's own tasks run — backend requests, providers, the platform, the mailbox's
+    /// work for a cancelled caller: nil (the default) is Swift's shared pool. A ``ThreadExecutor`` that
+    /// the session's caller also prefers keeps the session's hand-offs on one thread.
+    public var taskExecutor: (any TaskExecutor)? {
+        get { executorBox?.executor }
+        set { executorBox = newValue.map(ExecutorBox.init) }
+    }
+
+    /// The executor behind one reference: every engine (and every resting session) carries an
+    /// environment, and a word is smaller than an existential's five.
+    private var executorBox: ExecutorBox?
+
+    private final class ExecutorBox: Sendable {
+        let executor: any TaskExecutor
+        init(_ executor: any TaskExecutor) { self.executor = executor }
+    }
 
     /// Creates an environment from its parts.
-    public init(clock: any EngineClock, deviceID: String, redirectStateRandom: any RandomSource) {
+    public init(
+        clock: any EngineClock, deviceID: String, redirectStateRandom: any RandomSource, taskExecutor: (any TaskExecutor)? = nil
+    ) {
         self.clock = clock
         self.deviceID = deviceID
         self.redirectStateRandom = redirectStateRandom
+        self.executorBox = taskExecutor.map(ExecutorBox.init)
     }
 
     /// Production: wall clock and the system CSPRNG.
