@@ -15,13 +15,14 @@ import Synchronization
 /// their work then takes turns on its thread.
 ///
 /// ``shutdown()`` ends the thread once the jobs queued before it have run; a job enqueued after that
-/// runs on Swift's shared pool, so no task that prefers a stopped executor is ever stranded.
+/// runs on Swift's shared pool, so no task that prefers a stopped executor is ever stranded. The thread
+/// keeps its executor until then: make executors for the process's life (one per core), or shut each
+/// down when its sessions are done.
 public final class ThreadExecutor: TaskExecutor, Sendable {
     private struct Queue {
         var jobs: [UnownedJob] = []
         var next = 0
         var stopping = false
-        var stopped = false
     }
 
     private let queue = Mutex(Queue())
@@ -87,9 +88,7 @@ public final class ThreadExecutor: TaskExecutor, Sendable {
                     }
                     return .run(job)
                 }
-                guard queue.stopping else { return .wait }
-                queue.stopped = true
-                return .stop
+                return queue.stopping ? .stop : .wait
             }
             switch next {
             case .run(let job): job.runSynchronously(on: me)
