@@ -51,6 +51,15 @@ package enum OwnThread {
         return true
     }
 
+    /// The calling thread's id, as a number to compare (it may be reused once the thread ends).
+    package static var currentID: UInt {
+        #if canImport(Glibc)
+            UInt(pthread_self())
+        #else
+            UInt(bitPattern: pthread_self())
+        #endif
+    }
+
     private final class Body: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }

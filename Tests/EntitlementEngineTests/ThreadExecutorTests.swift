@@ -1,39 +1,12 @@
 import EntitlementEngine
 import EntitlementSimulator
-import Synchronization
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// A session whose caller and engine prefer one ``ThreadExecutor`` runs on that thread alone, answers
 /// every call as on the shared pool, and a stopped executor strands no task.
 @Suite("One thread's executor")
 struct ThreadExecutorTests {
-    /// The calling thread, as a number to compare.
-    static func currentThread() -> UInt {
-        #if canImport(Glibc)
-            UInt(pthread_self())
-        #else
-            UInt(bitPattern: pthread_self())
-        #endif
-    }
-
-    /// A backend that notes the thread each request runs on, then asks `inner`.
-    final class ThreadNotingBackend: EntitlementBackend {
-        let inner: any EntitlementBackend
-        let threads = Mutex<Set<UInt>>([])
-
-        init(inner: any EntitlementBackend) { self.inner = inner }
-
-        func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
-            threads.withLock { _ = $0.insert(ThreadExecutorTests.currentThread()) }
-            return try await inner.perform(request)
-        }
-    }
+    static func currentThread() -> UInt { ThreadNotingBackend.currentThread }
 
     @Test func aTaskThatPrefersItRunsOnItsThreadAcrossSuspensions() async throws {
         let executor = try ThreadExecutor()
@@ -65,7 +38,7 @@ struct ThreadExecutorTests {
         defer { executor.shutdown() }
         let clock = ManualClock()
         let simulator = Simulator(world: .default, clock: clock, seed: 101)
-        let backend = ThreadNotingBackend(inner: simulator.backend)
+        let backend = ThreadNotingBackend(simulator.backend)
         let session = SimulatedSession(clock: clock, simulator: simulator, backend: backend, taskExecutor: executor)
         let callerThreads = await withTaskExecutorPreference(executor) { () async -> Set<UInt> in
             var threads: Set<UInt> = [Self.currentThread()]
@@ -82,7 +55,7 @@ struct ThreadExecutorTests {
             return threads
         }
         await session.expectClean()
-        let requestThreads = backend.threads.withLock { $0 }
+        let requestThreads = Set(backend.requests.map(\.thread))
         #expect(callerThreads.count == 1)
         #expect(requestThreads == callerThreads, "every backend request ran on the executor's thread")
     }

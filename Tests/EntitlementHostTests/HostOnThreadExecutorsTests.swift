@@ -4,36 +4,12 @@ import EntitlementSimulator
 import Synchronization
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The production checklist's recipe: executors per core, each session's environment naming the one
 /// its key picks, each call made under that executor's preference. A login and an authorization then
 /// run on the picked executor's thread, the host's own work included.
 @Suite("A host whose sessions run on thread executors")
 struct HostOnThreadExecutorsTests {
-    static func currentThread() -> UInt {
-        #if canImport(Glibc)
-            UInt(pthread_self())
-        #else
-            UInt(bitPattern: pthread_self())
-        #endif
-    }
-
-    /// Notes the thread each request runs on, by operation.
-    final class ThreadNotingBackend: EntitlementBackend {
-        let inner: any EntitlementBackend
-        let threads = Mutex<[(BackendOperation, UInt)]>([])
-        init(_ inner: any EntitlementBackend) { self.inner = inner }
-
-        func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
-            threads.withLock { $0.append((request.operation, HostOnThreadExecutorsTests.currentThread())) }
-            return try await inner.perform(request)
-        }
-    }
+    static func currentThread() -> UInt { ThreadNotingBackend.currentThread }
 
     final class Browser: SessionHostDelegate {
         let loginURL = Mutex<String?>(nil)
@@ -75,11 +51,13 @@ struct HostOnThreadExecutorsTests {
             return token
         }
         #expect(!token.isEmpty)
-        let requests = backend.threads.withLock { $0 }
+        let requests = backend.requests
         // The host fetches a requestor's configuration once for all its sessions, on the shared pool.
-        let sessionRequests = requests.filter { $0.0 != .configuration }
-        #expect(sessionRequests.count >= 3, "\(requests.map { "\($0.0)" })")
-        #expect(sessionRequests.allSatisfy { $0.1 == executorThread }, "\(requests.map { "\($0.0) on \($0.1)" }), executor \(executorThread)")
+        let sessionRequests = requests.filter { $0.operation != .configuration }
+        #expect(sessionRequests.count >= 3, "\(requests.map { "\($0.operation)" })")
+        #expect(
+            sessionRequests.allSatisfy { $0.thread == executorThread },
+            "\(requests.map { "\($0.operation) on \($0.thread)" }), executor \(executorThread)")
         #expect(await host.shutdown(gracePeriod: .seconds(30)) == SessionShutdownReport(settled: 1, stillBusy: 0))
     }
 }
