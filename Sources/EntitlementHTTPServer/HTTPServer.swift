@@ -35,7 +35,8 @@ public final class HTTPServer: Sendable {
     private let handler: Handler
     private let log: (@Sendable (HTTPAccessLogEntry) -> Void)?
     private let state = Mutex(State())
-    /// ``State/stopping``, for the connections' threads to read without the lock.
+    /// Set once, by the first stop (under ``state``'s lock, so an admission under it sees it); the
+    /// connections' threads read it without the lock.
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchGroup()
     /// The zero of ``Connection/lastActive``.
@@ -45,7 +46,6 @@ public final class HTTPServer: Sendable {
     /// it closes, never per request (with a thread per connection, a lock taken per request is one
     /// every thread queues on).
     private struct State {
-        var stopping = false
         var connections = 0
         /// Every open connection that counts against the limit (one closed to make room is forgotten here).
         var open: [UInt64: Connection] = [:]
@@ -130,13 +130,7 @@ public final class HTTPServer: Sendable {
     /// nothing would end) — async code calls ``shutdown()``.
     @available(*, noasync, message: "await shutdown() instead: stop() blocks the thread the handlers it waits for need")
     public func stop() {
-        let first = state.withLock { state -> Bool in
-            defer {
-                state.stopping = true
-                stopping.store(true, ordering: .releasing)
-            }
-            return !state.stopping
-        }
+        let first = state.withLock { _ in !stopping.exchange(true, ordering: .acquiringAndReleasing) }
         guard first else { return waitUntilStopped() }
         Socket.signal(wake.write)
         let graceEnds = DispatchTime.now() + .milliseconds(Int(limits.shutdownGrace.milliseconds))
@@ -191,7 +185,7 @@ public final class HTTPServer: Sendable {
     private func admit(_ fd: Int32, peer: String) {
         let connection = Connection(fd: fd, lastActive: clockReading())
         let admitted = state.withLock { state -> UInt64? in
-            guard !state.stopping else { return nil }
+            guard !stopping.load(ordering: .acquiring) else { return nil }
             guard state.connections < limits.connections || Self.closeQuietest(&state) else { return nil }
             state.connections += 1
             state.nextConnection &+= 1

@@ -90,25 +90,28 @@ public struct JSONReader {
 
     /// Reads a key (the reader is at its opening quote) without making a string unless it has escapes.
     private mutating func key() throws(Failure) -> Key {
-        let opening = index
-        var scan = index + 1
-        var ascii = true
+        let run = plainRun(from: index + 1)
+        guard run.closed else { return .unescaped(try string()) }
+        let range = (index + 1)..<run.end
+        if bytes[range].contains(where: { $0 >= 0x80 }) {
+            guard bytes.withUnsafeBufferPointer({ UTF8Validation.string(UnsafeBufferPointer(rebasing: $0[range])) }) != nil
+            else { throw failure("a string that is not UTF-8") }
+        }
+        index = run.end + 1
+        return .inPlace(range)
+    }
+
+    /// From `position` (just past an opening quote): where the string's closing quote stands when
+    /// nothing before it needs decoding (`closed`), or else where its first escape or control byte does.
+    private func plainRun(from position: Int) -> (end: Int, closed: Bool) {
+        var scan = position
         while scan < end {
             let byte = bytes[scan]
-            if byte == UInt8(ascii: "\"") {
-                let range = (opening + 1)..<scan
-                if !ascii {
-                    guard bytes.withUnsafeBufferPointer({ UTF8Validation.string(UnsafeBufferPointer(rebasing: $0[range])) }) != nil
-                    else { throw failure("a string that is not UTF-8") }
-                }
-                index = scan + 1
-                return .inPlace(range)
-            }
+            if byte == UInt8(ascii: "\"") { return (scan, true) }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-            if byte >= 0x80 { ascii = false }
             scan += 1
         }
-        return .unescaped(try string())
+        return (scan, false)
     }
 
     private init(bytes: [UInt8], range: Range<Int>) {
@@ -204,19 +207,14 @@ public struct JSONReader {
     private mutating func string() throws(Failure) -> String {
         index += 1
         // Most strings have no escape: one scan to the closing quote, decoded straight from the bytes.
-        var scan = index
-        while scan < end {
-            let byte = bytes[scan]
-            if byte == UInt8(ascii: "\"") {
-                guard let text = UTF8Validation.string(bytes[index..<scan]) else { throw failure("a string that is not UTF-8") }
-                index = scan + 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-            scan += 1
+        let run = plainRun(from: index)
+        if run.closed {
+            guard let text = UTF8Validation.string(bytes[index..<run.end]) else { throw failure("a string that is not UTF-8") }
+            index = run.end + 1
+            return text
         }
-        var out: [UInt8] = Array(bytes[index..<scan])
-        index = scan
+        var out: [UInt8] = Array(bytes[index..<run.end])
+        index = run.end
         while index < end {
             let byte = bytes[index]
             index += 1
