@@ -65,3 +65,21 @@ public enum EngineEvent: Sendable {
         }
     }
 }
+
+/// An engine's monitor behind one reference: asking whether there is one is a pointer test, and
+/// observing copies nothing (a monitor is any `Sendable` type, so an optional one held inline is tested
+/// and copied through its type's witnesses on every input).
+final class MonitorReference: Sendable {
+    let monitor: any EngineMonitor
+
+    init(_ monitor: any EngineMonitor) { self.monitor = monitor }
+
+    /// ``EngineMonitor/observe(_:)``.
+    func observe(_ event: EngineEvent) { monitor.observe(event) }
+
+    /// ``EngineMonitor/observe(mailboxWait:behind:)``.
+    func observe(mailboxWait wait: Duration, behind: Int) { monitor.observe(mailboxWait: wait, behind: behind) }
+
+    /// ``EngineMonitor/tracer``.
+    var tracer: (any EngineTracer)? { monitor.tracer }
+}

@@ -124,3 +124,39 @@ struct WorkQueueTests {
         #expect(queue.popFirst() == nil)
     }
 }
+
+/// The engine's list of unanswered calls against a set doing the same operations.
+struct UnansweredCallsTests {
+    @Test func itHoldsWhatASetHoldsInOrder() {
+        var generator = SplitMix64(seed: 5)
+        var calls = UnansweredCalls()
+        var model: Set<CallID> = []
+        var next: UInt64 = 0
+        for _ in 0..<4_000 {
+            switch generator.next() % 6 {
+            case 0, 1, 2:
+                next += 1
+                calls.insert(CallID(next))
+                model.insert(CallID(next))
+            case 3:
+                // An id out of order, or one already noted: put in its place, never twice.
+                let id = CallID(generator.next() % (next + 2))
+                calls.insert(id)
+                model.insert(id)
+            case 4:
+                // Mostly the oldest call, sometimes any id, sometimes one that is not there.
+                let id = generator.next() % 3 == 0 ? CallID(generator.next() % (next + 2)) : (model.min() ?? CallID(0))
+                calls.remove(id)
+                model.remove(id)
+            default:
+                if let any = model.randomElement(using: &generator) {
+                    calls.remove(any)
+                    model.remove(any)
+                }
+            }
+            #expect(calls.inOrder == model.sorted() && calls.isEmpty == model.isEmpty)
+        }
+        for id in model.shuffled(using: &generator) { calls.remove(id) }
+        #expect(calls.isEmpty && calls.inOrder.isEmpty)
+    }
+}

@@ -53,33 +53,86 @@ public struct EntitlementMachine: Sendable {
 
     // MARK: - State
 
+    /// What an input seldom writes, behind one copy-on-write reference (``held``). The engine decides each
+    /// step on a copy of the machine: a step that writes none of these fields copies a few words, not the
+    /// whole machine. The properties below read and write them in place.
+    struct Held: Sendable {
+        /// The settings, shared by every machine created with equal settings (`Boxed.shared(_:)`).
+        let sharedSettings: Boxed<EngineSettings>
+        let deviceID: String
+        var regions = RegionStates()
+        var authorizations: [AuthorizationRequest] = []
+        var queue: [QueuedCall] = []
+        var authorizationExpiries: [String: Timestamp] = [:]
+        var preauthorizationCache: [String: CachedDecision] = [:]
+        var selectedProviderID: String?
+        var options: [String: String] = [:]
+        var chainBox: Boxed<ChainState>?
+        var preauthorizations: [PendingPreauthorization] = []
+        var requestsSent: [OperationID: (request: BackendRequest, attempt: Int)] = [:]
+        var persistedBox: Boxed<StoredTokens>?
+        var persistedBeforeSave: Boxed<StoredTokens>?
+        var persistedLeftOut = false
+        var nextCacheSweep = Timestamp(milliseconds: .min)
+        var expiredFlowState: String?
+        var configurationOperation = OperationID(0)
+        var configurationFailures: UInt16 = 0
+        var lastFlow: UInt64 = 0
+        var lastOperation: UInt64 = 0
+    }
+
+    /// The fields an input seldom writes (``Held``).
+    private var held: CopyOnWrite<Held>
+
     /// Settings fixed at creation.
-    public var settings: EngineSettings { sharedSettings.value }
-    /// The settings, shared by every machine created with equal settings (`Boxed.shared(_:)`).
-    private let sharedSettings: Boxed<EngineSettings>
+    public var settings: EngineSettings { held.value.sharedSettings.value }
     /// The device id sent with every request.
-    public let deviceID: String
+    public var deviceID: String { held.value.deviceID }
     /// The configuration and authentication regions' states, which only their move helpers set
     /// (`EntitlementMachine+RegionStates.swift`: the compiler holds the rule).
-    var regions = RegionStates()
+    var regions: RegionStates {
+        _read { yield held.value.regions }
+        _modify { yield &held.value.regions }
+    }
     /// The configuration region.
     public var configuration: ConfigurationState { regions.configuration }
     /// The authentication region.
     public var authentication: AuthenticationState { regions.authentication }
     /// The authorization region: one request machine per (resource, data), in arrival order.
-    public internal(set) var authorizations: [AuthorizationRequest] = []
+    public internal(set) var authorizations: [AuthorizationRequest] {
+        _read { yield held.value.authorizations }
+        _modify { yield &held.value.authorizations }
+    }
     /// Calls held until `setRequestor` completes, oldest first.
-    public internal(set) var queue: [QueuedCall] = []
+    public internal(set) var queue: [QueuedCall] {
+        _read { yield held.value.queue }
+        _modify { yield &held.value.queue }
+    }
     /// When the last decision for each resource stops counting (its `notAfter`), for `TTL_AUTHZ`
     /// metadata only: decisions are never reused for playback, so every authorization asks again.
-    public internal(set) var authorizationExpiries: [String: Timestamp] = [:]
+    public internal(set) var authorizationExpiries: [String: Timestamp] {
+        _read { yield held.value.authorizationExpiries }
+        _modify { yield &held.value.authorizationExpiries }
+    }
     /// Pre-authorization decisions by resource, reused while fresh when `cache` is true; cleared
     /// whenever the authentication changes.
-    public internal(set) var preauthorizationCache: [String: CachedDecision] = [:]
+    public internal(set) var preauthorizationCache: [String: CachedDecision] {
+        _read { yield held.value.preauthorizationCache }
+        _modify { yield &held.value.preauthorizationCache }
+    }
     /// The provider the user chose; a later login skips the picker while it is set.
-    public internal(set) var selectedProviderID: String? { didSet { savedFieldsWritten = true } }
+    public internal(set) var selectedProviderID: String? {
+        get { held.value.selectedProviderID }
+        set {
+            held.value.selectedProviderID = newValue
+            savedFieldsWritten = true
+        }
+    }
     /// The options sent with every backend request.
-    public internal(set) var options: [String: String] = [:]
+    public internal(set) var options: [String: String] {
+        _read { yield held.value.options }
+        _modify { yield &held.value.options }
+    }
     /// What each provider of the chain (by id) last verified the user may access.
     public internal(set) var providerViews: [String: ProviderView] {
         get { chainState.views }
@@ -107,7 +160,7 @@ public struct EntitlementMachine: Sendable {
     }
 
     /// The provider chain's state, in one box that is nil while it holds nothing: a machine without a
-    /// chain carries one word for it (the rest of the machine is copied often).
+    /// chain carries one word for it.
     struct ChainState: Sendable, Equatable {
         var views: [String: ProviderView] = [:]
         var accounts: [String: ProviderAccount] = [:]
@@ -119,10 +172,12 @@ public struct EntitlementMachine: Sendable {
     }
 
     private var chainState: ChainState {
-        get { chainBox?.value ?? .empty }
-        set { chainBox = newValue == .empty ? nil : Boxed(newValue) }
+        get { held.value.chainBox?.value ?? .empty }
+        set {
+            held.value.chainBox = newValue == .empty ? nil : Boxed(newValue)
+            savedFieldsWritten = true
+        }
     }
-    private var chainBox: Boxed<ChainState>? { didSet { savedFieldsWritten = true } }
 
     /// Whether ``handle(_:at:)`` records the rows it takes in ``lastTransitions`` (the engine
     /// turns it on when a monitor listens).
@@ -132,7 +187,10 @@ public struct EntitlementMachine: Sendable {
     /// The input rows are recorded under: the one being handled.
     var rowInput = TransitionInput.anyInput
 
-    var preauthorizations: [PendingPreauthorization] = []
+    var preauthorizations: [PendingPreauthorization] {
+        _read { yield held.value.preauthorizations }
+        _modify { yield &held.value.preauthorizations }
+    }
     /// The requestor whose tokens the input being handled saves (its step's ``MachineStep/save`` holds
     /// ``persisted``; nil between inputs).
     private var savingFor: String?
@@ -144,47 +202,71 @@ public struct EntitlementMachine: Sendable {
     private var resubmitting: [QueuedCall] = []
     /// Every backend request sent and not answered yet, with its attempt: a request the service
     /// asks to retry is sent again as it was (`EntitlementMachine+Retries.swift`).
-    var requestsSent: [OperationID: (request: BackendRequest, attempt: Int)] = [:]
+    var requestsSent: [OperationID: (request: BackendRequest, attempt: Int)] {
+        _read { yield held.value.requestsSent }
+        _modify { yield &held.value.requestsSent }
+    }
     /// What the machine last saved (or loaded): a save happens when ``storedTokens`` differs.
     public internal(set) var persisted: StoredTokens {
         get { persistedBox?.value ?? .empty }
         set { persistedBox = newValue == .empty ? nil : Boxed(newValue) }
     }
     /// ``persisted``, boxed: it changes only when tokens are saved, and inline it would be a third of the machine.
-    private var persistedBox: Boxed<StoredTokens>? { didSet { savedFieldsWritten = true } }
+    private var persistedBox: Boxed<StoredTokens>? {
+        get { held.value.persistedBox }
+        set {
+            held.value.persistedBox = newValue
+            savedFieldsWritten = true
+        }
+    }
     /// Whether a field ``storedTokens`` is made of, or ``persisted``, was written since ``handle(_:at:)``
     /// last compared them: an input that wrote none (most calls answered from local state) cannot
     /// need a save, and the comparison is skipped.
     var savedFieldsWritten = true
     /// What storage held before the save the last input asked for: restored when that save fails.
     /// Boxed: it is set only for the input that saves, and an inline copy would make every machine larger.
-    var persistedBeforeSave: Boxed<StoredTokens>?
+    var persistedBeforeSave: Boxed<StoredTokens>? {
+        get { held.value.persistedBeforeSave }
+        set { held.value.persistedBeforeSave = newValue }
+    }
     /// When the caches are next swept for expired entries.
-    var nextCacheSweep = Timestamp(milliseconds: .min)
+    var nextCacheSweep: Timestamp {
+        get { held.value.nextCacheSweep }
+        set { held.value.nextCacheSweep = newValue }
+    }
     /// How often (in engine time) expired cache entries are evicted: at most one sweep per minute,
     /// so a sweep's cost is spread however many inputs arrive.
     static let cacheSweepInterval = Duration.seconds(60)
     /// The `state` of the last login that expired, so a late redirect is refused as `expired`.
-    var expiredFlowState: String?
+    var expiredFlowState: String? {
+        get { held.value.expiredFlowState }
+        set { held.value.expiredFlowState = newValue }
+    }
     var now = Timestamp(milliseconds: 0)
     /// The tracking GUID of the last user id hashed (``trackingGUID(_:)``), boxed: inline it would be
     /// 32 bytes of every machine.
     private var lastTrackingGUID: Boxed<(userID: String, guid: String)>?
     /// The operation of the last `setRequestor` (its configuration): a provider's session is named by it.
-    var configurationOperation = OperationID(0)
+    var configurationOperation: OperationID {
+        get { held.value.configurationOperation }
+        set { held.value.configurationOperation = newValue }
+    }
     /// How many configurations failed in a row (the pause before a call configures again doubles with each).
-    var configurationFailures: UInt16 = 0
-    private var lastFlow: UInt64 = 0
-    private var lastOperation: UInt64 = 0
+    var configurationFailures: UInt16 {
+        get { held.value.configurationFailures }
+        set { held.value.configurationFailures = newValue }
+    }
 
     /// Creates a machine in `unconfigured` / `unknown`.
     public init(settings: EngineSettings = EngineSettings(), deviceID: String) {
-        self.sharedSettings = Boxed.shared(settings)
-        self.deviceID = deviceID
+        held = CopyOnWrite(Held(sharedSettings: Boxed.shared(settings), deviceID: deviceID))
     }
 
     /// Whether ``persisted`` was left out of this resting machine because it was ``storedTokens`` (``resting()``).
-    private var persistedLeftOut = false
+    private var persistedLeftOut: Bool {
+        get { held.value.persistedLeftOut }
+        set { held.value.persistedLeftOut = newValue }
+    }
 
     /// This machine as it rests, as small as it can be: what only the last input needed (its recorded
     /// rows, the undo of a save that has completed) is dropped, and so is what ``resumed()`` rebuilds exactly — the tracking GUID cache, and the
@@ -194,7 +276,7 @@ public struct EntitlementMachine: Sendable {
         rest.lastTransitions = []
         rest.rowInput = .anyInput
         rest.lastTrackingGUID = nil
-        rest.persistedBeforeSave = nil  // at rest the last save has completed: nothing can take it back
+        if rest.persistedBeforeSave != nil { rest.persistedBeforeSave = nil }  // at rest the last save has completed: nothing can take it back
         rest.releaseEmptiedStorage()
         if persistedBox != nil, persisted == storedTokens {
             rest.persistedBox = nil
@@ -207,13 +289,15 @@ public struct EntitlementMachine: Sendable {
     /// removal from a shared one copies it, capacity and all), so an empty one can hold hundreds of
     /// bytes — `requestsSent` alone held about 300 a session. Nothing the machine does changes.
     package mutating func releaseEmptiedStorage() {
-        if requestsSent.isEmpty { requestsSent = [:] }
-        if authorizations.isEmpty { authorizations = [] }
-        if queue.isEmpty { queue = [] }
-        if preauthorizations.isEmpty { preauthorizations = [] }
-        if authorizationExpiries.isEmpty { authorizationExpiries = [:] }
-        if preauthorizationCache.isEmpty { preauthorizationCache = [:] }
-        if options.isEmpty { options = [:] }
+        // Each field is written only when it keeps storage: a write to a machine that shares its fields
+        // with another copies them (``Held``).
+        if requestsSent.isEmpty, requestsSent.capacity > 0 { requestsSent = [:] }
+        if authorizations.isEmpty, authorizations.capacity > 0 { authorizations = [] }
+        if queue.isEmpty, queue.capacity > 0 { queue = [] }
+        if preauthorizations.isEmpty, preauthorizations.capacity > 0 { preauthorizations = [] }
+        if authorizationExpiries.isEmpty, authorizationExpiries.capacity > 0 { authorizationExpiries = [:] }
+        if preauthorizationCache.isEmpty, preauthorizationCache.capacity > 0 { preauthorizationCache = [:] }
+        if options.isEmpty, options.capacity > 0 { options = [:] }
     }
 
     /// A machine made by ``resting()``, whole again: equal in every behaviour to the one that rested.
@@ -234,7 +318,7 @@ public struct EntitlementMachine: Sendable {
         lastTransitions.removeAll(keepingCapacity: true)
         rowInput = input.transitionInput
         let saveFailed = if case .storageWriteFailed = input { true } else { false }
-        if !saveFailed { persistedBeforeSave = nil }
+        if !saveFailed, persistedBeforeSave != nil { persistedBeforeSave = nil }
         if now >= nextCacheSweep { evictExpiredCacheEntries() }
         // Secrets held before the input: a flow the input ends forgets its own.
         let echoable = Self.bringsOutsideText(input) ? secretsHeld : []
@@ -461,13 +545,13 @@ public struct EntitlementMachine: Sendable {
     // MARK: - Shared helpers
 
     mutating func nextOperation() -> OperationID {
-        lastOperation += 1
-        return OperationID(lastOperation)
+        held.value.lastOperation += 1
+        return OperationID(held.value.lastOperation)
     }
 
     mutating func nextFlow() -> FlowID {
-        lastFlow += 1
-        return FlowID(lastFlow)
+        held.value.lastFlow += 1
+        return FlowID(held.value.lastFlow)
     }
 
     /// Whether a stored or cached token expiring at `expires` still counts: unexpired by more than

@@ -29,7 +29,7 @@ extension AccessEnabler {
         immediate.removeAll()
         mailbox.removeAll()
         waiters.resume { if case .ticketRun = $0 { true } else { false } }
-        let calls = unanswered.sorted()
+        let calls = unanswered.inOrder
         monitor?.observe(.log(.sessionClosed(answered: calls.count)))
         if !calls.isEmpty { emit(.status(Self.sessionClosedReport), answering: calls, closing: true) }
         waiters.resume { if case .finished = $0 { true } else { $0 == .providersAnswered } }
@@ -151,7 +151,7 @@ extension AccessEnabler {
         if providerOperations.isEmpty { providerOperations = [] }
         if backendRequests.isEmpty { backendRequests = [:] }
         if streams.isEmpty { streams = [:] }
-        if unanswered.isEmpty { unanswered = [] }
+        unanswered.releaseEmptiedStorage()
         if awaitedAnswers.isEmpty { awaitedAnswers = [:] }
     }
 

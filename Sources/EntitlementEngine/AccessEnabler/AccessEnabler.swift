@@ -31,13 +31,18 @@ public actor AccessEnabler {
         }
     }
 
-    var machine: EntitlementMachine
+    // The actor's state below is `@exclusivity(unchecked)`: only the actor's own synchronous code reaches
+    // it, one job at a time, and none of that code opens a second access to a property while one is open
+    // (an access cannot span an `await`, and the delegate, monitors and streams it calls cannot reach these
+    // internal properties). The run-time checks could find nothing and cost about a tenth of a call; the
+    // compiler's static checks remain.
+    @exclusivity(unchecked) var machine: EntitlementMachine
     let backend: any EntitlementBackend
     /// The providers beside the TV provider, if a chain was given.
     let providers: ProviderChain?
     let storage: any TokenStorage
     let environment: EngineEnvironment
-    let monitor: (any EngineMonitor)?
+    let monitor: MonitorReference?
     weak var delegate: (any AccessEnablerDelegate)?
 
     /// Work waiting for the machine, in arrival order: inputs, and configuration answers that
@@ -50,17 +55,17 @@ public actor AccessEnabler {
     }
 
     /// Work waiting its turn, with when it was queued (only read by a monitor).
-    var mailbox = WorkQueue<(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)>()
-    var immediate: [Input] = []
-    var draining = false
+    @exclusivity(unchecked) var mailbox = WorkQueue<(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)>()
+    @exclusivity(unchecked) var immediate: [Input] = []
+    @exclusivity(unchecked) var draining = false
     /// How many times the engine went quiet (``resumeIdleWaitersIfIdle()``).
-    var quietPoints: UInt64 = 0
-    var lastTicket: UInt64 = 0
-    var lastCallID: UInt64 = 0
+    @exclusivity(unchecked) var quietPoints: UInt64 = 0
+    @exclusivity(unchecked) var lastTicket: UInt64 = 0
+    @exclusivity(unchecked) var lastCallID: UInt64 = 0
     /// The stored version the machine's view of storage corresponds to, for the requestor it
     /// was read or written for; nil until read (a save then reads first).
-    var storeVersion: (requestorID: String, version: StorageVersion)?
-    var timers: [TimerID: ScheduledTimer] = [:]
+    @exclusivity(unchecked) var storeVersion: (requestorID: String, version: StorageVersion)?
+    @exclusivity(unchecked) var timers: [TimerID: ScheduledTimer] = [:]
     /// What the engine waits for from the platform: an open picker (by flow) or a sign-in check
     /// (by operation). Either keeps the engine busy.
     enum PlatformWork: Hashable {
@@ -68,24 +73,24 @@ public actor AccessEnabler {
         case signInCheck(OperationID)
     }
 
-    var platformWork: [PlatformWork: Task<Void, Never>] = [:]
+    @exclusivity(unchecked) var platformWork: [PlatformWork: Task<Void, Never>] = [:]
     let platform: (any PlatformSSO)?
-    var operationsInFlight: Set<OperationID> = []
+    @exclusivity(unchecked) var operationsInFlight: Set<OperationID> = []
     /// The operations in flight that ask a provider of the chain (not the backend).
-    var providerOperations: Set<OperationID> = []
+    @exclusivity(unchecked) var providerOperations: Set<OperationID> = []
     /// Each request in flight: its task and its deadline.
-    var backendRequests: [OperationID: (task: Task<Void, Never>, deadline: ScheduledTimer)] = [:]
+    @exclusivity(unchecked) var backendRequests: [OperationID: (task: Task<Void, Never>, deadline: ScheduledTimer)] = [:]
     /// Everyone suspended until a condition of the engine holds.
-    var waiters = EngineWaiters()
-    var streams: [UInt64: StreamSink] = [:]
-    var lastStreamID: UInt64 = 0
+    @exclusivity(unchecked) var waiters = EngineWaiters()
+    @exclusivity(unchecked) var streams: [UInt64: StreamSink] = [:]
+    @exclusivity(unchecked) var lastStreamID: UInt64 = 0
     /// Calls accepted and not yet answered (answered by a callback naming them, or by ``closeSession()``).
-    var unanswered: Set<CallID> = []
+    @exclusivity(unchecked) var unanswered = UnansweredCalls()
     /// Set by ``closeSession()``: the engine takes no more input and emits nothing more.
-    var closed = false
+    @exclusivity(unchecked) var closed = false
     /// Calls whose caller awaits their answer (``answer(to:within:)``): the waiting caller, or the answer
     /// when it came before the caller started waiting.
-    var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
+    @exclusivity(unchecked) var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
 
     /// One consumer's stream: how to hand it a callback (false when its buffer is full) and end it.
     struct StreamSink {
@@ -132,7 +137,7 @@ public actor AccessEnabler {
         self.delegate = delegate
         self.storage = storage
         self.environment = environment
-        self.monitor = combined
+        self.monitor = combined.map(MonitorReference.init)
         combined?.observe(.started(machine.settings, deviceID: environment.deviceID, at: environment.clock.now()))
     }
 
@@ -155,7 +160,7 @@ public actor AccessEnabler {
         self.delegate = delegate
         self.storage = storage
         self.environment = rest.parts.environment
-        self.monitor = monitor
+        self.monitor = monitor.map(MonitorReference.init)
     }
 
     deinit {
