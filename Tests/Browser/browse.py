@@ -20,7 +20,10 @@ stopped for either reason, 1 when it timed out or the browser failed. `pages` pr
 "shots": [FILE, ...], "clicked": {...}, "end": {...}}, ...]}, one per FILE in order.
 """
 import json
+import os
+import shutil
 import sys
+import tempfile
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException, WebDriverException
@@ -105,7 +108,15 @@ def page(driver, path, shots, number):
 
 
 def main(argv):
-    driver = browser()
+    # Chromium and chromedriver make folders in the temporary folder that a killed browser leaves behind:
+    # they go in one of this run's own, removed when it ends.
+    scratch = tempfile.mkdtemp(prefix="entitle-browser-")
+    os.environ["TMPDIR"] = scratch
+    try:
+        driver = browser()
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     try:
         if argv[1] == "pages" and len(argv) >= 4:
             print(json.dumps({"pages": [page(driver, path, argv[2], number) for number, path in enumerate(argv[3:], 1)]}))
@@ -141,6 +152,7 @@ def main(argv):
         return 1
     finally:
         driver.quit()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

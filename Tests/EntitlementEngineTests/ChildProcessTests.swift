@@ -1,3 +1,4 @@
+import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 import Testing
@@ -31,7 +32,7 @@ struct ChildProcessTests {
     }
 
     @Test func aDirectoryIsEnteredAndArgumentsArriveVerbatim() throws {
-        let folder = NSTemporaryDirectory() + "entitle-child-" + UUID().uuidString
+        let folder = ScratchSpace.path("entitle-child-")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let child = try ChildProcess.run("/bin/sh", ["-c", #"pwd; printf '%s|' "$@""#, "sh", "a b", "$HOME", "*"], directory: folder)

@@ -12,7 +12,7 @@ struct ConcurrentStoreTests {
     @Test(arguments: [(50, false), (12, true)])
     func fiftyEnginesNeverOverwriteANewerLogin(engines count: Int, onFiles: Bool) async throws {
         let inner: any TokenStorage =
-            onFiles ? try FileTokenStorage(folder: NSTemporaryDirectory() + "entitle-fleet-" + UUID().uuidString) : InMemoryTokenStorage()
+            onFiles ? try FileTokenStorage(folder: ScratchSpace.path("entitle-fleet-")) : InMemoryTokenStorage()
         let storage = ScriptedTokenStorage(inner)
         let clock = ManualClock()
         let first = SimulatedSession(seed: 1, storage: storage, clock: clock)
@@ -89,7 +89,7 @@ struct ConcurrentStoreTests {
     /// The same on the wall clock, with the system's randomness and real request deadlines: 50
     /// engines log in and out at once through the simulator's pages on one file store.
     @Test func fiftyEnginesOnTheWallClock() async throws {
-        let storage = ScriptedTokenStorage(try FileTokenStorage(folder: NSTemporaryDirectory() + "entitle-wall-" + UUID().uuidString))
+        let storage = ScriptedTokenStorage(try FileTokenStorage(folder: ScratchSpace.path("entitle-wall-")))
         let simulator = Simulator(clock: SystemClock())
         let engines = (0..<50).map { _ in
             let ledger = CallLedger()

@@ -11,7 +11,7 @@ import Glibc
 @Suite("The file token store")
 struct FileTokenStorageTests {
     static func temporaryFolder() -> String {
-        let folder = NSTemporaryDirectory() + "entitle-store-" + UUID().uuidString
+        let folder = ScratchSpace.path("entitle-store-")
         return folder
     }
 

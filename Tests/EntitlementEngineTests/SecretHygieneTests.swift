@@ -50,7 +50,7 @@ struct SecretHygieneTests {
         let telemetry = EngineTelemetry(
             session: DevicePseudonym.of(device), logger: telemetryLines, metrics: measurements, minimumLevel: .debug)
         let recorder = TraceRecorder()
-        let folder = NSTemporaryDirectory() + "entitle-personal-" + UUID().uuidString
+        let folder = ScratchSpace.path("entitle-personal-")
         let storage = try FileTokenStorage(folder: folder, sealing: TestOnlySealing(key: "fleet-key"))
         let session = SimulatedSession(
             deviceID: device, storage: storage, recorder: recorder,

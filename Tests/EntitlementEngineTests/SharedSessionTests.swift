@@ -181,7 +181,7 @@ struct SharedSessionTests {
     }
 
     @Test func aLoginStartedInOneProcessCompletesInAnotherSharingAFileStore() async throws {
-        let folder = NSTemporaryDirectory() + "entitle-shared-" + UUID().uuidString
+        let folder = ScratchSpace.path("entitle-shared-")
         let started = try await ChildProcess.run(FileTokenStorageTests.entitle.path, ["session-start", folder])
         #expect(started.termination == .exited(0))
         let lines = String(decoding: started.output, as: UTF8.self)

@@ -17,7 +17,7 @@ struct SingleSignOnTests {
     func aLoginForOneRequestorSignsTheOtherInSilently(_ store: String) async throws {
         let storage: any TokenStorage =
             store == "memory"
-            ? InMemoryTokenStorage() : try FileTokenStorage(folder: NSTemporaryDirectory() + "entitle-sso-" + UUID().uuidString)
+            ? InMemoryTokenStorage() : try FileTokenStorage(folder: ScratchSpace.path("entitle-sso-"))
         let (news, sports) = Self.twoApps(storage: storage)
         await news.signIn()
         await sports.enabler.setRequestor("sim-news")
@@ -50,7 +50,7 @@ struct SingleSignOnTests {
     }
 
     @Test func aFileStoreListsOnlyTheDevicesReadableAuthentications() async throws {
-        let folder = NSTemporaryDirectory() + "entitle-sso-list-" + UUID().uuidString
+        let folder = ScratchSpace.path("entitle-sso-list-")
         let store = try FileTokenStorage(folder: folder)
         let expires = Timestamp(milliseconds: 9_999_999_999_999)
         let a = AuthenticationToken(mvpdID: "m", requestorID: "r1", userID: "u", expires: expires)

@@ -7,7 +7,7 @@ import Testing
 /// loses an update, never counts a failed save as saved, and completes a pending login once.
 @Suite("Token storage never loses an update", .checksExactlyOnce)
 struct StorageContractTests {
-    static func temporaryFolder() -> String { NSTemporaryDirectory() + "entitle-cas-" + UUID().uuidString }
+    static func temporaryFolder() -> String { ScratchSpace.path("entitle-cas-") }
 
     static let stores: [@Sendable () throws -> any TokenStorage] = [
         { InMemoryTokenStorage() }, { try FileTokenStorage(folder: temporaryFolder()) },

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSimulator
 import EntitlementTracing
 import Foundation
 import Testing
@@ -42,7 +43,7 @@ struct StreamingReplayTests {
             ("header only", lines[0] + "\n"),
         ]
         for (name, content) in cases {
-            let path = NSTemporaryDirectory() + "entitle-stream-\(UUID().uuidString).jsonl"
+            let path = ScratchSpace.path("entitle-stream-", ending: ".jsonl")
             defer { try? FileManager.default.removeItem(atPath: path) }
             try content.write(toFile: path, atomically: true, encoding: .utf8)
             let parsed = Result { () throws(TraceError) -> TraceReplayResult in TraceReplayer().replay(try Trace.parse(content)) }

@@ -18,7 +18,7 @@ struct TokenSealingTests {
         return StoredTokens(authentication: token, selectedProvider: "acme-cable", deviceID: planted[0])
     }
 
-    static func folder() -> String { NSTemporaryDirectory() + "entitle-sealed-" + UUID().uuidString }
+    static func folder() -> String { ScratchSpace.path("entitle-sealed-") }
 
     @Test func aSealedFileHoldsNoPersonalDataInClearAndReadsBack() async throws {
         let store = try FileTokenStorage(folder: Self.folder(), sealing: TestOnlySealing(key: "fleet-key"))

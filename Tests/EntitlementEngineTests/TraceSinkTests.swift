@@ -36,7 +36,7 @@ struct TraceSinkTests {
     }
 
     @Test func theFileSinkWritesATraceThatReplays() async throws {
-        let path = NSTemporaryDirectory() + "entitle-sink-\(UUID().uuidString).jsonl"
+        let path = ScratchSpace.path("entitle-sink-", ending: ".jsonl")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let sink = try FileTraceSink(path: path)
         let recorder = TraceRecorder(recordedWith: "test", streamingTo: sink)

@@ -8,7 +8,7 @@ import Testing
 @Suite("Client credentials in a file")
 struct FileV2CredentialStoreTests {
     @Test func savedCredentialsComeBackAndOnlyTheOwnerCanReadThem() async throws {
-        let path = NSTemporaryDirectory() + "entitle-credentials-" + UUID().uuidString + ".json"
+        let path = ScratchSpace.path("entitle-credentials-", ending: ".json")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = FileV2CredentialStore(path: path)
         #expect(await store.load() == nil)
@@ -23,7 +23,7 @@ struct FileV2CredentialStoreTests {
     /// The file is the registration answer in a versioned envelope; a bare answer (as files were
     /// written before the envelope) reads as format 1.
     @Test func theFileSaysItsFormatAndABareAnswerStillReads() async throws {
-        let path = NSTemporaryDirectory() + "entitle-credentials-" + UUID().uuidString + ".json"
+        let path = ScratchSpace.path("entitle-credentials-", ending: ".json")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let credentials = V2ClientCredentials(clientID: "id-1", clientSecret: "secret-1", issuedAtSeconds: 1_700_000_000)
         await FileV2CredentialStore(path: path).save(credentials)
@@ -36,7 +36,7 @@ struct FileV2CredentialStoreTests {
     /// With sealing the file holds no client secret in clear; a store without the key refuses it
     /// (clearly) rather than registering over it.
     @Test func aSealedFileHoldsNoSecretAndOnlyItsKeyOpensIt() async throws {
-        let path = NSTemporaryDirectory() + "entitle-credentials-" + UUID().uuidString + ".json"
+        let path = ScratchSpace.path("entitle-credentials-", ending: ".json")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let credentials = V2ClientCredentials(clientID: "id-7", clientSecret: "s3cr3t-client-value", issuedAtSeconds: 1)
         await FileV2CredentialStore(path: path, sealing: TestOnlySealing(key: "fleet-key")).save(credentials)
@@ -57,7 +57,7 @@ struct FileV2CredentialStoreTests {
     /// New credentials the store cannot write are a failure, not kept in memory only (the next start
     /// would register yet another client).
     @Test func credentialsItCannotWriteAreAFailure() async throws {
-        let path = NSTemporaryDirectory() + "entitle-no-such-folder-" + UUID().uuidString + "/credentials.json"
+        let path = ScratchSpace.path("entitle-no-such-folder-", ending: "/credentials.json")
         do {
             _ = try await FileV2CredentialStore(path: path).credentials(replacing: nil) { () async throws(BackendError) -> V2ClientCredentials in
                 V2ClientCredentials(clientID: "new", clientSecret: "new-secret", issuedAtSeconds: 1)
@@ -76,7 +76,7 @@ struct FileV2CredentialStoreTests {
         (#"{"client":"x"}"#, "holds no client credentials"),
     ])
     func aFileItCannotReadIsRefusedNotReplaced(text: String, words: String) async throws {
-        let path = NSTemporaryDirectory() + "entitle-credentials-" + UUID().uuidString + ".json"
+        let path = ScratchSpace.path("entitle-credentials-", ending: ".json")
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         let store = FileV2CredentialStore(path: path)

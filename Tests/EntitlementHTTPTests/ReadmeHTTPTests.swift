@@ -51,14 +51,14 @@ struct ReadmeHTTPTests {
         let server = try SimulatorServer(throttles: true)
         let adobePassURL = server.url
         let softwareStatement = SimulatedClientRegistrar.softwareStatement
-        let credentialsPath = NSTemporaryDirectory() + "entitle-readme-" + UUID().uuidString + ".json"
+        let credentialsPath = ScratchSpace.path("entitle-readme-", ending: ".json")
         defer { try? FileManager.default.removeItem(atPath: credentialsPath) }
         @Sendable func deviceRecord(_ id: String) -> DeviceRecord { DeviceRecord() }
         let recorder = Recorder()
         let delegate = recorder
         let deviceID = "readme-tv"
         let appReturnURL = "https://myservice.example/adobe-return"
-        let tokensFolder = NSTemporaryDirectory() + "entitle-readme-tokens-" + UUID().uuidString
+        let tokensFolder = ScratchSpace.path("entitle-readme-tokens-")
         defer { try? FileManager.default.removeItem(atPath: tokensFolder) }
         // README-ADOBE-BEGIN
         @Sendable func describe(_ deviceID: String) -> V2DeviceInfo {   // what your service knows of each device

@@ -1,3 +1,4 @@
+import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 import Testing
@@ -28,7 +29,7 @@ struct ServeCommandTests {
     }
 
     @Test func startsAnswersReadmesCurlExamplesAndStopsOnSIGTERM() async throws {
-        let log = NSTemporaryDirectory() + "entitle-serve-" + UUID().uuidString + ".log"
+        let log = ScratchSpace.path("entitle-serve-", ending: ".log")
         defer { try? FileManager.default.removeItem(atPath: log) }
         let server = try ChildProcess.spawn(Self.entitle.path, ["serve", "--port", "0"], output: .file(log))
         var url = ""
@@ -64,7 +65,7 @@ struct ServeCommandTests {
     }
 
     @Test func aWorldWithProvidersPrintsTheirURLsAndServesThem() async throws {
-        let folder = NSTemporaryDirectory() + "entitle-serve-" + UUID().uuidString
+        let folder = ScratchSpace.path("entitle-serve-")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let world = """

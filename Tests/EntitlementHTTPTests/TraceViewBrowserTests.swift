@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSimulator
 import EntitlementTracing
 import Foundation
 import Testing
@@ -19,7 +20,7 @@ struct TraceViewBrowserTests {
     }
 
     @Test func everyGoldenTracesPageShowsTheReplayedStateAtEveryRecord() async throws {
-        let folder = NSTemporaryDirectory() + "entitle-trace-pages-" + UUID().uuidString
+        let folder = ScratchSpace.path("entitle-trace-pages-")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var traces: [(name: String, trace: Trace, page: String)] = []

@@ -1,3 +1,4 @@
+import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 import Testing
@@ -147,7 +148,7 @@ struct RedisClientTests {
     /// again until the data is there, within the command's timeout (a client that does not retry sees
     /// the refusal, so the server was loading). The load is slowed to seconds (20,000 keys, 50 µs each).
     @Test func aServerLoadingItsDataIsWaitedFor() async throws {
-        let folder = NSTemporaryDirectory() + "entitle-loading-\(UUID().uuidString)"
+        let folder = ScratchSpace.path("entitle-loading-")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let storage = ["--dir", folder, "--dbfilename", "data.rdb"]

@@ -1,3 +1,4 @@
+import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 
@@ -15,7 +16,7 @@ final class RedisClusterServers: @unchecked Sendable {
     private let folder: String
 
     init() async throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-cluster-\(UUID().uuidString)").path
+        folder = ScratchSpace.path("entitle-cluster-")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var ports: [UInt16] = []
         var processes: [ChildProcess] = []

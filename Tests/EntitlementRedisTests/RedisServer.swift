@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 import Testing
@@ -46,7 +47,7 @@ final class RedisServer: @unchecked Sendable {
     /// Each server works in a folder of its own: a replica's full sync writes an RDB file there, which a
     /// server started later in the same folder would load.
     static func arguments(_ port: UInt16) -> [String] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-redis-\(port)-\(UInt64.random(in: 0...UInt64.max))").path
+        let folder = ScratchSpace.path("entitle-redis-\(port)-")
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return [
             "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning",

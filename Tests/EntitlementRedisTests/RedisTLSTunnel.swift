@@ -1,3 +1,4 @@
+import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 
@@ -26,7 +27,7 @@ final class RedisTLSTunnel: @unchecked Sendable {
     /// Starts the server and a tunnel to it; `trusting` the server's own authority, or a stranger's
     /// (then the tunnel refuses the server's certificate).
     init(password: String, trustingTheServer: Bool = true) async throws {
-        folder = NSTemporaryDirectory() + "entitle-tls-\(UUID().uuidString)"
+        folder = ScratchSpace.path("entitle-tls-")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let folder = folder
         try await RedisServer.onThread { Result { try Self.makeCertificates(in: folder) } }.get()

@@ -127,7 +127,7 @@ struct RedisV2CredentialStoreTests {
     /// never the secret; run again, it keeps what is stored.
     @Test func entitleRegisterStoresTheClientOnceAndPrintsOnlyItsID() async throws {
         let server = try await RedisServer()
-        let folder = NSTemporaryDirectory() + "entitle-register-" + UUID().uuidString
+        let folder = ScratchSpace.path("entitle-register-")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try (Self.statement + "\n").write(toFile: folder + "/statement", atomically: true, encoding: .utf8)

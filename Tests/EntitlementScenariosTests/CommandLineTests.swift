@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSimulator
 import EntitlementSupport
 import EntitlementTracing
 import Foundation
@@ -87,7 +88,7 @@ struct CommandLineTests {
     }
 
     static func scratch(_ name: String, _ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "entitle-cli-" + UUID().uuidString + "-" + name
+        let path = ScratchSpace.path("entitle-cli-", ending: "-") + name
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -161,7 +162,7 @@ struct CommandLineTests {
     @Test func anInvalidScriptExits2WithEveryErrorAFailingOneExits1AndJUnitSaysWhich() async throws {
         let invalid = try Self.scratch("invalid.scenario", "> setRequestor sim-requestor\n> bogus\n< nope x\n! clock advances soon\n")
         let failing = try Self.scratch("failing.scenario", "> setRequestor sim-requestor\n< setRequestorComplete failure\n")
-        let junit = NSTemporaryDirectory() + "entitle-cli-" + UUID().uuidString + ".xml"
+        let junit = ScratchSpace.path("entitle-cli-", ending: ".xml")
         defer { for path in [invalid, failing, junit] { try? FileManager.default.removeItem(atPath: path) } }
 
         let parseFailure = await Self.entitle("run", invalid)
@@ -179,7 +180,7 @@ struct CommandLineTests {
         #expect(!xml.contains("<error"))
 
         // With --html, the failing scenario's run as a page, its failure at the top; none for the passing one.
-        let pages = NSTemporaryDirectory() + "entitle-pages-" + UUID().uuidString  // made by the command
+        let pages = ScratchSpace.path("entitle-pages-")  // made by the command
         defer { try? FileManager.default.removeItem(atPath: pages) }
         let withPages = await Self.entitle("run", "--html", pages, failing, "Tests/Scenarios/startup-queues-calls-until-configured.scenario")
         #expect(withPages.status == 1)
@@ -207,8 +208,10 @@ struct CommandLineTests {
         #expect(quick.count >= 7, "README's commands: \(commands)")
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("entitle").path
         for command in quick {
+            // What README writes in /tmp goes in the test's scratch space (removed when the tests end).
             let arguments = command.replacingOccurrences(of: "swift run -c release entitle ", with: "")
                 .replacingOccurrences(of: "swift run entitle ", with: "")
+                .replacingOccurrences(of: " /tmp/", with: " " + ScratchSpace.folder + "/")
             let outcome = await Self.run(["--shell", binary + " " + arguments])
             let failures = outcome.output.split(separator: "\n").filter { !$0.hasPrefix("pass ") }.joined(separator: "\n")
             #expect(
@@ -229,7 +232,7 @@ struct CommandLineTests {
     }
 
     @Test func chartWriteFillsEmptyBlocksAndKeepsEverythingAroundThem() async throws {
-        let folder = NSTemporaryDirectory() + "entitle-cli-" + UUID().uuidString
+        let folder = ScratchSpace.path("entitle-cli-")
         let charts = folder + "/StateCharts"
         try FileManager.default.createDirectory(atPath: charts, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
