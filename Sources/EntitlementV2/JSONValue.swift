@@ -34,47 +34,89 @@ public enum JSONValue: Sendable, Hashable {
     /// Appends the canonical bytes to `out`.
     public func write(into out: inout [UInt8]) {
         switch self {
-        case .null: out += [0x6E, 0x75, 0x6C, 0x6C]
-        case .bool(let value): out += value ? Array("true".utf8) : Array("false".utf8)
-        case .int(let value): out += Array(String(value).utf8)
-        case .number(let value): out += Array(value.literal.utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        case .int(let value): Self.writeInteger(value, into: &out)
+        case .number(let value): out.append(contentsOf: value.literal.utf8)
         case .string(let value): Self.writeString(value, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
-            for (index, item) in items.enumerated() {
+            for index in items.indices {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                item.write(into: &out)
+                items[index].write(into: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (index, key) in keys.enumerated() {
+            // Sorted as members, not as keys looked up again: no key is hashed twice.
+            let sorted = members.sorted { Self.precedes($0.key, $1.key) }
+            for index in sorted.indices {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, into: &out)
+                Self.writeString(sorted[index].key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key]!.write(into: &out)
+                sorted[index].value.write(into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
+    /// Whether `first` sorts before `second` by their UTF-8 bytes.
+    private static func precedes(_ first: String, _ second: String) -> Bool {
+        var first = first
+        var second = second
+        return first.withUTF8 { a in
+            second.withUTF8 { b in
+                let common = min(a.count, b.count)
+                for index in 0..<common where a[index] != b[index] { return a[index] < b[index] }
+                return a.count < b.count
+            }
+        }
+    }
+
+    /// Appends `value`'s decimal digits (with a leading `-` when negative).
+    private static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of the largest magnitude
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: buffer[position...])
+        }
+    }
+
     private static let hex = Array("0123456789abcdef".utf8)
 
+    /// Appends `value` quoted, escaping `"`, `\` and control characters; runs that need no escape
+    /// are copied whole.
     private static func writeString(_ value: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20:
-                out += Array("\\u00".utf8)
-                out += [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            default: out.append(byte)
+        var value = value
+        value.withUTF8 { bytes in
+            var run = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                run = index + 1
+                out.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                default:
+                    out.append(contentsOf: "u00".utf8)
+                    out.append(hex[Int(byte >> 4)])
+                    out.append(hex[Int(byte & 15)])
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
         out.append(UInt8(ascii: "\""))
     }
