@@ -338,6 +338,20 @@ struct MachineTests {
         #expect(machine.authentication == before)
     }
 
+    @Test func aCopyThatAnswersFromWhatTheMachineHoldsCopiesNoneOfItsSeldomWrittenFields() {
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
+        var machine = configured(StoredTokens(authentication: token, selectedProvider: "acme"))
+        _ = machine.handle(.callReceived(CallID(2), .checkAuthentication), at: t0)
+        var answering = machine
+        let step = answering.handle(.callReceived(CallID(3), .checkAuthentication), at: t0)
+        #expect(step.save == nil && step.effects.contains(.emit(.setAuthenticationStatus(status: 1, errorCode: ""), answering: [CallID(3)])))
+        #expect(answering.sharesSeldomWrittenFields(with: machine), "the step copied a few words, not the machine's fields")
+        var authorizing = machine
+        _ = authorizing.handle(.callReceived(CallID(4), .getAuthorization(resource: "news", data: [:])), at: t0)
+        #expect(!authorizing.sharesSeldomWrittenFields(with: machine), "a step that writes them writes its own copy")
+        #expect(machine.authorizations.isEmpty && authorizing.authorizations.count == 1, "and the machine it was copied from keeps its own")
+    }
+
     @Test func givenAuthenticated_whenLogout_clearsTokensFirstThenAsksTheServiceAndFollowsAnInteractiveLogout() {
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
         var machine = configured(StoredTokens(authentication: token, selectedProvider: "acme"))

@@ -29,6 +29,6 @@ struct CopyOnWrite<Value: Sendable>: Sendable {
         }
     }
 
-    /// Whether both holders refer to one box (nothing was copied between them).
+    /// Whether both holders refer to one value (neither was written since one was copied from the other).
     func sharesStorage(with other: CopyOnWrite) -> Bool { box === other.box }
 }

@@ -84,6 +84,10 @@ public struct EntitlementMachine: Sendable {
     /// The fields an input seldom writes (``Held``).
     private var held: CopyOnWrite<Held>
 
+    /// Whether this machine and `other` share the fields an input seldom writes: true for a copy that
+    /// has since handled only inputs that write none of them.
+    package func sharesSeldomWrittenFields(with other: EntitlementMachine) -> Bool { held.sharesStorage(with: other.held) }
+
     /// Settings fixed at creation.
     public var settings: EngineSettings { held.value.sharedSettings.value }
     /// The device id sent with every request.
