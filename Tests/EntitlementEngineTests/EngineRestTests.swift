@@ -159,4 +159,28 @@ struct UnansweredCallsTests {
         for id in model.shuffled(using: &generator) { calls.remove(id) }
         #expect(calls.isEmpty && calls.inOrder.isEmpty)
     }
+
+    @Test func callsAnsweredOldestFirstLeaveTheRestInOrder() {
+        var calls = UnansweredCalls()
+        var next: UInt64 = 0
+        var oldest: UInt64 = 1
+        for round in 0..<3_000 {
+            // Three calls in, two answered oldest first: the list grows by one a round.
+            for _ in 0..<3 {
+                next += 1
+                calls.insert(CallID(next))
+            }
+            for _ in 0..<2 {
+                calls.remove(CallID(oldest))
+                oldest += 1
+            }
+            if round % 500 == 0 { #expect(calls.inOrder == (oldest...next).map(CallID.init)) }
+        }
+        #expect(calls.inOrder == (oldest...next).map(CallID.init))
+        while oldest <= next {
+            calls.remove(CallID(oldest))
+            oldest += 1
+        }
+        #expect(calls.isEmpty && calls.inOrder.isEmpty)
+    }
 }
