@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// The production clock's timers: one fires once, a cancelled one never fires and lets go at once of
-/// what its work holds (it used to stay queued until its deadline), and the live random source draws
+/// what its work holds, many fire each once in any order of adding, and the live random source draws
 /// every byte.
 @Suite("System clock and random source")
 struct SystemClockTests {
@@ -33,6 +33,26 @@ struct SystemClockTests {
         #expect(released == nil, "a cancelled timer lets go of its work long before its deadline")
         try await Task.sleep(for: .milliseconds(50))
         #expect(fired.current == 1, "the due timer fired once; the cancelled one never")
+    }
+
+    @Test func manyTimersEachFireOnceUnlessCancelledAndASoonerOneIsNotHeldBehindALaterOne() async throws {
+        let clock = SystemClock()
+        let far = clock.schedule(at: clock.now().adding(.seconds(3_600))) {}
+        try await Task.sleep(for: .milliseconds(100))  // the timer thread now waits for the far one
+        let fired = Count()
+        let cancelledFired = Count()
+        var generator = SystemRandomNumberGenerator()
+        var cancelled: [ScheduledTimer] = []
+        for _ in 0..<300 {
+            _ = clock.schedule(at: clock.now().adding(.milliseconds(Int64.random(in: 0...200, using: &generator)))) { fired.add() }
+            cancelled.append(clock.schedule(at: clock.now().adding(.milliseconds(Int64.random(in: 100...300, using: &generator)))) { cancelledFired.add() })
+        }
+        for timer in cancelled { timer.cancel() }
+        for _ in 0..<1_000 where fired.current < 300 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(fired.current == 300, "every timer fired once, though one due in an hour was waited for first")
+        #expect(cancelledFired.current == 0)
+        far.cancel()
     }
 
     @Test func theLiveSourceDrawsEveryByte() {

@@ -1,7 +1,7 @@
 /// The injected clock: the only way the engine learns the time or waits for it.
 ///
 /// A timer is a deadline held by the clock, not a parked task: `ManualClock` fires timers when a
-/// test advances it, ``SystemClock`` hands them to Dispatch.
+/// test advances it, ``SystemClock`` hands them to one timer thread.
 public protocol EngineClock: Sendable {
     /// The current time.
     func now() -> Timestamp
