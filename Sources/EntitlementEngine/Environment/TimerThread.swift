@@ -3,9 +3,9 @@ import EntitlementSupport
 import Synchronization
 
 /// The thread that fires ``SystemClock``'s timers: one for the process, its timers a heap of deadlines.
-/// A timer is a deadline and its work, not a Dispatch timer source: a source made and cancelled per
-/// backend request races inside libdispatch's Linux timers (a fleet node under load stopped in
-/// `_dispatch_source_refs_finalize_unregistration`, "Source finalized twice"). Cancelling lets go of
+/// A timer is a deadline and its work, not a Dispatch timer source: with a source made and cancelled per
+/// backend request, a fleet node under load stopped inside libdispatch's timer code
+/// (`_dispatch_source_refs_finalize_unregistration`, "Source finalized twice"). Cancelling lets go of
 /// the work at once; the deadline left in the heap is dropped when it comes up, or sooner when such
 /// deadlines are most of the heap.
 final class TimerThread: Sendable {
