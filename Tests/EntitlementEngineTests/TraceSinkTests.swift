@@ -19,6 +19,9 @@ struct TraceSinkTests {
         let session = SimulatedSession(recorder: recorder)
         await session.signIn()
         await session.enabler.getAuthorization("news-channel")
+        // Answered before the logout starts: two requests in flight at once may reach the simulator in
+        // either order, and the two sessions compared must record the same one.
+        await session.settle()
         await session.enabler.logout()
         await session.settle()
     }
