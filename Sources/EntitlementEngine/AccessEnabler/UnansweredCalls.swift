@@ -16,7 +16,7 @@ struct UnansweredCalls {
     /// Notes an accepted call. `id` is above every id noted before (``AccessEnabler`` counts them up);
     /// one that is not is put in its place all the same.
     mutating func insert(_ id: CallID) {
-        guard !isEmpty, let last = ids.last, id <= last else {
+        guard let last = ids.last, id <= last else {
             ids.append(id)
             return
         }

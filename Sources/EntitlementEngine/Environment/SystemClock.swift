@@ -1,6 +1,3 @@
-import Dispatch
-import Synchronization
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
