@@ -47,6 +47,8 @@ enum Command: Equatable {
     case fleetNode(redisPort: UInt16, cluster: Bool, adobe: String, port: UInt16, log: String)
     /// Run the random explorer on `seeds` seeds from `from`.
     case explore(seeds: Int, from: UInt64, length: Int, trace: String?)
+    /// Model-check a fleet of one device exhaustively within `bounds`.
+    case check(FleetChecker.Bounds, all: Bool)
     /// Print the list of commands (`nil`) or one command's help.
     case help(String?)
     /// Print the version.
@@ -90,6 +92,7 @@ enum Command: Equatable {
         case "chart": return try parseChart(rest)
         case "bench": return try parseBench(rest)
         case "explore": return try parseExplore(rest)
+        case "check": return try parseCheck(rest)
         case "fleet": return try parseFleet(rest)
         case "fleet-node": return try parseFleetNode(rest)
         case "fuzz": return try parseFuzz(rest)
@@ -378,6 +381,24 @@ enum Command: Equatable {
             }
         }
         return .bench(kind, rounds: rounds)
+    }
+
+    private static func parseCheck(_ arguments: [String]) throws(UsageError) -> Command {
+        var reader = ArgumentReader(arguments, command: "check", options: ["--nodes", "--depth", "--calls", "--user", "--faults", "--all"])
+        var bounds = FleetChecker.Bounds()
+        var all = false
+        while let option = reader.next() {
+            switch option {
+            case "--all": all = true
+            case "--nodes": bounds.nodes = try reader.number(of: option, in: 2...3)
+            case "--depth": bounds.depth = try reader.number(of: option, in: 1...64)
+            case "--calls": bounds.calls = try reader.number(of: option, in: 0...16)
+            case "--user": bounds.userActions = try reader.number(of: option, in: 0...16)
+            case "--faults": bounds.faults = try reader.number(of: option, in: 0...16)
+            default: throw reader.unexpected(option)
+            }
+        }
+        return .check(bounds, all: all)
     }
 
     private static func parseExplore(_ arguments: [String]) throws(UsageError) -> Command {

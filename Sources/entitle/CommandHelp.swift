@@ -188,6 +188,22 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
+            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--all]"],
+            summary: "model-check a fleet: every interleaving up to a bound, every promise",
+            details: """
+                Explores every interleaving, up to D events (default 10), of K nodes (2 or 3, default 2)
+                serving one device over one token store: C device calls (default 3: getAuthentication,
+                setSelectedProvider, a cancel, checkAuthentication, logout, on any node), U user actions
+                in the browser (default 2: log in, cancel at the provider, follow a logout page), the
+                redirects they bring handed to any node (twice at most), backend answers in any order,
+                timers and the clock, save notifications, and F faults (default 1: a failed request, the
+                store down, a node restarted). States are pure machines and their shells, each explored
+                once. It checks every call answered exactly once, every transition in the table, no
+                sign-in after a logout or cancel, and, once everything settles, no call left waiting and
+                every node agreeing with the store. It prints the states explored per depth, then the
+                shortest interleaving that breaks a promise (exit 1) or the states, depth and time (exit 0).
+                """),
+        CommandHelp(
             name: "fleet",
             synopsis: ["fleet [--devices N] [--nodes K] [--faults F] [--seed S] [--concurrency C] [--skip KIND]... [--time-limit T] [--cluster]"],
             summary: "run a fleet of node processes on a real Redis under faults and check its promises",

@@ -63,6 +63,8 @@ case .success(.fleetNode(let redisPort, let cluster, let adobe, let port, let lo
     status = ExitStatus(rawValue: await FleetNode.run(redisPort: redisPort, cluster: cluster, adobe: adobe, port: port, log: log)) ?? .failure
 case .success(.explore(let seeds, let from, let length, let trace)):
     status = await ExploreCommand.run(seeds: seeds, from: from, length: length, trace: trace) == 0 ? .success : .failure
+case .success(.check(let bounds, let all)):
+    status = CheckCommand.run(bounds, all: all) ? .success : .failure
 case .success(.help(nil)):
     print(CommandHelp.overview)
     status = .success

@@ -18,6 +18,37 @@ struct TransitionCoverageTests {
     /// is open — is in the scripts.
     static func machineOnlyRows() -> Set<TransitionRow> {
         lateRedirectRows().union(providerOverlapRows()).union(accountOverlapRows()).union(restartedLogoutRows())
+            .union(completingLoginEndedElsewhereRows())
+    }
+
+    /// An instance that accepted a login's redirect and reads its profile — its read in flight, or waiting
+    /// to read again — finds the login gone from the store: cancelled elsewhere (the login ends unsigned),
+    /// or logged out elsewhere (it follows that logout). The scripts reach the first only with a read in
+    /// flight; `entitle check` reaches them all.
+    static func completingLoginEndedElsewhereRows() -> Set<TransitionRow> {
+        let start = Timestamp(milliseconds: 1_000)
+        let configuration = RequestorConfiguration(requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")])
+        let session = V2Session(
+            actionName: .authenticate, actionType: .interactive, reasonType: .none, url: "https://sp/authenticate/r/C",
+            code: "C", sessionID: "sid", serviceProvider: "r", notBefore: start, notAfter: start.adding(.seconds(1800)))
+        let logout = StoredTokens(deviceID: "d", pendingLogout: PendingLogout(state: "L", deadline: start.adding(.seconds(600)), mvpdID: "m"))
+        var rows: Set<TransitionRow> = []
+        for (readAgain, stored) in [(false, logout), (true, StoredTokens(deviceID: "d")), (true, logout)] {
+            var machine = EntitlementMachine(deviceID: "d")
+            machine.recordsTransitions = true
+            _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
+            _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: start)
+            _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("m")), at: start)
+            _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s")), at: start)
+            _ = machine.handle(.backendAnswered(OperationID(2), .session(session)), at: start)
+            _ = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s&mvpd=m")), at: start)
+            if readAgain { _ = machine.handle(.backendAnswered(OperationID(3), .profiles([:])), at: start) }
+            let effects = machine.handle(.storageChanged(stored), at: start).effects
+            #expect(effects.contains(.emit(.setAuthenticationStatus(status: 0, errorCode: "USER_NOT_AUTHENTICATED_ERROR"), answering: [CallID(2), CallID(3)])), "\(effects)")
+            #expect(machine.authentication.kind != .authenticated)
+            rows.formUnion(machine.lastTransitions)
+        }
+        return rows
     }
 
     /// An instance waiting for a logout's redirect that another instance started reads the store only
@@ -161,7 +192,9 @@ struct TransitionCoverageTests {
         #expect(late.count == 2, "the late-redirect drives are needed for two rows: \(late.sorted().map(\.description))")
         let restartedLogout = Self.restartedLogoutRows().subtracting(byScenarios)
         #expect(restartedLogout.count == 1, "the restarted-logout drive is needed for one row: \(restartedLogout.sorted().map(\.description))")
-        let overlap = needed.subtracting(late).subtracting(restartedLogout).filter {
+        let completing = Self.completingLoginEndedElsewhereRows().subtracting(byScenarios)
+        #expect(completing.count == 3, "the completing-login drives are needed for three rows: \(completing.sorted().map(\.description))")
+        let overlap = needed.subtracting(late).subtracting(restartedLogout).subtracting(completing).filter {
             $0.region != .accounts && ($0.region != .authorization || !["askingProvider", "waitingForProvider"].contains($0.from) && $0.to != "waitingForProvider")
         }
         #expect(overlap.isEmpty, "the provider drives are needed only for requests still asking a provider:\n\(overlap.sorted().map(\.description).joined(separator: "\n"))")

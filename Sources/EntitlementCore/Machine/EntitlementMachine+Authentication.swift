@@ -76,6 +76,13 @@ extension EntitlementMachine {
             // for a login completing elsewhere, wait for its outcome).
             flow.waiters.append(id)
             return probeLogin(flow, configuration, joining: id)
+        case .login(var flow, .awaitingRedirect) where flow.completingElsewhere == nil && !(flow.url ?? "").isEmpty:
+            // The device asks again, on the node that sent it to the login page: its page may be lost (the
+            // app restarted, the web view closed). The call joins the login and the page is sent again, as
+            // any other node does from the stored login.
+            flow.waiters.append(id)
+            moveAuthentication(to: .login(flow, .awaitingRedirect), nil, .join, .navigateToUrl)
+            return [.log(.joined(id, flow: "the running login")), .emit(.navigateToUrl(flow.url ?? ""), answering: [])]
         case .login:
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]

@@ -183,6 +183,15 @@ extension EntitlementMachine {
             return secondScreenTimers(flow).map(Action.cancelTimer)
                 + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
                 + resumeAuthorizationsAfterLogin(token, configuration)
+        case .login(let flow, .readingProfile) where flow.redirectAccepted && token == nil && stored.pendingLogin == nil:
+            // This instance accepted the login's redirect and reads its profile, and storage no longer holds
+            // the login: it was cancelled or logged out on another instance meanwhile. The login ends here
+            // too, unsigned — its profile, when it comes, is late — or follows the logout waiting there.
+            adopt()
+            if let logout = resumePendingLogout(stored.pendingLogout, ending: flow) { return logout }
+            return endLogin(
+                flow, code: ErrorCode.userNotAuthenticated, reason: "The login ended on another instance without signing in.",
+                condition: .loginEndedElsewhere)
         default:
             // In the middle of its own flow this instance keeps its view until the flow ends.
             persisted = mine

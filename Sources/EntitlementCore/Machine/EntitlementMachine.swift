@@ -82,7 +82,7 @@ public struct EntitlementMachine: Sendable {
     }
 
     /// The fields an input seldom writes (``Held``).
-    private var held: CopyOnWrite<Held>
+    var held: CopyOnWrite<Held>
 
     /// Whether this machine and `other` share the fields an input seldom writes: true for a copy that
     /// has since handled only inputs that write none of them.

@@ -51,7 +51,7 @@ extension AccessEnabler {
     public func rest() -> EngineRest? {
         guard isAtRest, streams.isEmpty else { return nil }
         return EngineRest(
-            parts: EngineRest.Parts(machine: machine.resting(), lastCallID: lastCallID, storeVersion: storeVersion, environment: environment))
+            parts: EngineRest.Parts(machine: machine.resting(), lastCallID: lastCallID, storeVersion: viewHeldBack ? nil : storeVersion, environment: environment))
     }
 
     /// Returns once the engine is at rest as ``rest()`` means it (streams aside): every call answered,

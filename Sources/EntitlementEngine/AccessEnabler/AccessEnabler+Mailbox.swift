@@ -2,7 +2,7 @@
 extension AccessEnabler {
     /// How often one input is decided again after losing a compare-and-set to another writer
     /// before its save counts as failed.
-    static let conflictRetries = 8
+    package static let conflictRetries = 8
 
     /// The pauses between attempts at a save that failed for a passing reason: 50 ms, doubling up to
     /// 1 s, while the next pause still ends within the window (real time: the store is a real server).
@@ -194,7 +194,7 @@ extension AccessEnabler {
     /// (``BackendError/storageUnavailable(_:)``), so no instance tells the device what the store does not
     /// hold. Nil for `setRequestor` (it always completes) and every other input: those steps are taken
     /// in memory and saved again after the next input.
-    static func input(insteadOf input: Input, notSaved error: TokenStorageError) -> Input? {
+    package static func input(insteadOf input: Input, notSaved error: TokenStorageError) -> Input? {
         switch input {
         case .callReceived(_, .setRequestor): nil
         case .callReceived(let id, let call): .callNotSaved(id, call, reason: error.description)

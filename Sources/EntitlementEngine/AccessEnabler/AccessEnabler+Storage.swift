@@ -19,20 +19,21 @@ extension AccessEnabler {
     /// is not configured, and nothing would be read).
     func storageUnchangedAtHand() -> Bool {
         guard case .configured(let configuration) = machine.configuration else { return true }
-        guard let known = storeVersion, known.requestorID == configuration.requestorID,
+        guard !viewHeldBack, let known = storeVersion, known.requestorID == configuration.requestorID,
             let atHand = storage.knownVersion(deviceID: environment.deviceID, requestorID: known.requestorID)
         else { return false }
         return atHand == known.version
     }
 
     /// Before every input (and after a lost compare-and-set): when the stored version is not the
-    /// one the machine's view came from, reads the tokens and, when they differ, feeds
-    /// ``Input/storageChanged(_:)`` (another instance logged in or out, started or took a login).
+    /// one the machine's view came from, or the machine kept a view of its own the last time
+    /// (``viewHeldBack``), reads the tokens and, when they differ, feeds ``Input/storageChanged(_:)``
+    /// (another instance logged in or out, started or took a login).
     func reconcileWithStorage(force: Bool = false) async {
         guard case .configured(let configuration) = machine.configuration else { return }
         let requestorID = configuration.requestorID
         do throws(TokenStorageError) {
-            if !force, let known = storeVersion, known.requestorID == requestorID {
+            if !force, !viewHeldBack, let known = storeVersion, known.requestorID == requestorID {
                 // A version the store knows at once spares the actor a hop off and back for every input.
                 let version: StorageVersion
                 if let atHand = storage.knownVersion(deviceID: environment.deviceID, requestorID: requestorID) {
@@ -44,8 +45,14 @@ extension AccessEnabler {
             }
             let current = try await storedTokens(requestorID)
             storeVersion = (requestorID, current.version)
-            guard machine.differs(from: current.tokens) else { return }
+            guard machine.differs(from: current.tokens) else {
+                viewHeldBack = false
+                return
+            }
             await process(.storageChanged(current.tokens), retryingConflicts: false)
+            // A machine in the middle of a flow of its own keeps its view until the flow ends: follow the
+            // store again before the next input, or it would act on a view older than the store's for good.
+            viewHeldBack = machine.differs(from: current.tokens)
         } catch {
             monitor?.observe(.storageFailed(error.description))
         }

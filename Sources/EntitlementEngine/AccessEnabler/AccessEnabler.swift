@@ -65,6 +65,10 @@ public actor AccessEnabler {
     /// The stored version the machine's view of storage corresponds to, for the requestor it
     /// was read or written for; nil until read (a save then reads first).
     @exclusivity(unchecked) var storeVersion: (requestorID: String, version: StorageVersion)?
+    /// Whether the machine kept a view of its own when it last followed the store (in the middle of a flow
+    /// of its own): the store is read and followed again before every input until the view is the store's,
+    /// however its version stands.
+    @exclusivity(unchecked) var viewHeldBack = false
     @exclusivity(unchecked) var timers: [TimerID: ScheduledTimer] = [:]
     /// What the engine waits for from the platform: an open picker (by flow) or a sign-in check
     /// (by operation). Either keeps the engine busy.

@@ -1,0 +1,49 @@
+/// What a model checker hashes to know it has seen a machine before: everything the machine decides by,
+/// and nothing it only caches or reports.
+extension EntitlementMachine {
+    /// Feeds every field that can change what the machine does next into `hasher`: the regions, the
+    /// requests, queues and caches, what it last saved, its counters. Left out: the rows the last input
+    /// took, the tracking-GUID cache and the time of the last input (a checker hashes its own clock).
+    /// Two machines with equal fingerprints (but for a collision) answer every input alike.
+    package func fingerprint(into hasher: inout Hasher) {
+        let held = self.held.value
+        switch held.regions.configuration {
+        case .configured(let configuration):
+            // The configuration is the same value on every node of a check: its requestor names it.
+            hasher.combine(0 as UInt8)
+            hasher.combine(configuration.requestorID)
+        case let other:
+            hasher.combine(1 as UInt8)
+            hasher.combine(other)
+        }
+        hasher.combine(held.regions.authentication)
+        hasher.combine(held.authorizations)
+        hasher.combine(held.queue)
+        hasher.combine(held.authorizationExpiries)
+        hasher.combine(held.preauthorizationCache)
+        hasher.combine(held.selectedProviderID)
+        hasher.combine(held.options)
+        hasher.combine(held.chainBox?.value.views)
+        hasher.combine(held.chainBox?.value.accounts)
+        hasher.combine(held.chainBox?.value.work)
+        hasher.combine(held.chainBox?.value.renewedRecently)
+        hasher.combine(held.preauthorizations)
+        hasher.combine(held.requestsSent.count)
+        for operation in held.requestsSent.keys.sorted() {
+            let sent = held.requestsSent[operation]!
+            hasher.combine(operation)
+            hasher.combine(sent.request)
+            hasher.combine(sent.attempt)
+        }
+        hasher.combine(held.persistedBox?.value)
+        hasher.combine(held.persistedBeforeSave?.value)
+        hasher.combine(held.persistedLeftOut)
+        hasher.combine(held.nextCacheSweep)
+        hasher.combine(held.expiredFlowState)
+        hasher.combine(held.configurationOperation)
+        hasher.combine(held.configurationFailures)
+        hasher.combine(held.lastFlow)
+        hasher.combine(held.lastOperation)
+        hasher.combine(savedFieldsWritten)
+    }
+}

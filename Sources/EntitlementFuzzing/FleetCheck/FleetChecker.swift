@@ -1,0 +1,254 @@
+import EntitlementEngine
+
+/// A bounded exhaustive model check of a fleet: two or three nodes of one device sharing one token store,
+/// one user, the service, the clock and faults (``FleetEvent``). Breadth first, it takes **every** event
+/// in **every** state up to ``Bounds/depth`` events, and never explores a state twice (states are known by
+/// a 64-bit ``FleetModel/fingerprint``: orders of independent events that lead to the same state are
+/// explored once). After every event it checks:
+///
+/// - every call answered at most once;
+/// - every transition a machine took is in the transition table;
+/// - no node tells the device it is signed in (status 1, a media token) after a logout or a cancel of its
+///   login, unless the user logged in on a page opened since;
+///
+/// and, from every state, once everything settles (the store back, every request answered, every deadline
+/// passed, every node told of the last save):
+///
+/// - every call answered (none left waiting on a flow no node runs);
+/// - every node answers the device alike, as the store says (convergence).
+///
+/// Breadth first, the first violation found is one of the shortest: its events are the counterexample.
+public struct FleetChecker: Sendable {
+    /// How far the check goes.
+    public struct Bounds: Sendable, Hashable {
+        /// Nodes of the device (2 or 3).
+        public var nodes: Int
+        /// Events per interleaving.
+        public var depth: Int
+        /// Device calls per interleaving.
+        public var calls: Int
+        /// User actions in the browser per interleaving.
+        public var userActions: Int
+        /// Faults per interleaving (a failed request, the store down, a node restarted).
+        public var faults: Int
+
+        /// Creates bounds.
+        public init(nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1) {
+            self.nodes = min(max(nodes, 1), 3)
+            self.depth = max(depth, 0)
+            self.calls = max(calls, 0)
+            self.userActions = max(userActions, 0)
+            self.faults = max(faults, 0)
+        }
+    }
+
+    /// What a check found.
+    public struct Report: Sendable, CustomStringConvertible {
+        /// Distinct states reached.
+        public var states: Int
+        /// Events taken (state to state), the ones that led to known states included.
+        public var transitions: Int
+        /// The deepest level whose states were all explored.
+        public var depth: Int
+        /// How long it took.
+        public var elapsed: Duration
+        /// States at each depth, from 0.
+        public var statesByDepth: [Int]
+        /// The shortest interleaving that breaks a promise, and what it breaks; nil when none does.
+        public var counterexample: Counterexample? { counterexamples.first }
+        /// The shortest interleaving for each promise broken in its own way (one unless the check keeps
+        /// going after the first).
+        public var counterexamples: [Counterexample] = []
+
+        /// States per second.
+        public var statesPerSecond: Double {
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return seconds > 0 ? Double(states) / seconds : 0
+        }
+
+        /// One line: states, transitions, depth, time, speed, verdict.
+        public var description: String {
+            let verdict = counterexample == nil ? "every promise kept" : "a promise broken"
+            return "\(states) states, \(transitions) transitions, depth \(depth), \(elapsed), "
+                + "\(Int(statesPerSecond)) states/s: \(verdict)"
+        }
+    }
+
+    /// An interleaving that breaks a promise.
+    public struct Counterexample: Sendable, CustomStringConvertible {
+        /// The events, in order.
+        public var events: [FleetEvent]
+        /// Whether the promise broke once everything settled after them (rather than at the last event).
+        public var atQuiescence: Bool
+        /// What broke.
+        public var problems: [String]
+
+        /// The problems, then the events as a script.
+        public var description: String {
+            problems.map { "broken: \($0)" }.joined(separator: "\n") + "\n"
+                + events.map { "  \($0)" }.joined(separator: "\n")
+                + (atQuiescence ? "\n  (then everything settles: the store back, every answer, every deadline)" : "")
+        }
+    }
+
+    /// The bounds.
+    public var bounds: Bounds
+    /// Whether the check goes on after a broken promise, to find the shortest interleaving of every other
+    /// way a promise breaks (a state that breaks one is not explored further).
+    public var keepsGoing: Bool
+
+    /// A checker within `bounds`.
+    public init(bounds: Bounds = Bounds(), keepsGoing: Bool = false) {
+        self.bounds = bounds
+        self.keepsGoing = keepsGoing
+    }
+
+    /// Explores every interleaving within the bounds; stops at the first broken promise unless it
+    /// ``keepsGoing``. `progress` hears each depth finished (depth, states so far).
+    public func run(progress: (Int, Int) -> Void = { _, _ in }) -> Report {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let first = FleetModel(nodes: bounds.nodes, bounds: bounds)
+        var report = Report(states: 1, transitions: 0, depth: 0, elapsed: .zero, statesByDepth: [1])
+        var kinds: Set<String> = []
+        func found(_ counterexample: Counterexample) {
+            if kinds.insert(Self.kind(of: counterexample.problems)).inserted { report.counterexamples.append(counterexample) }
+        }
+        // Each explored state's parent and the event that led to it, to print a counterexample.
+        var trail: [(parent: Int32, event: FleetEvent?)] = [(-1, nil)]
+        var visited: Set<Int> = [first.fingerprint]
+        if let problems = first.problemsOnceSettled() {
+            found(Counterexample(events: [], atQuiescence: true, problems: problems))
+        }
+        var frontier: [(state: FleetModel, trail: Int32)] = [(first, 0)]
+        var depth = 0
+        while keepsGoing || report.counterexamples.isEmpty, depth < bounds.depth, !frontier.isEmpty {
+            var next: [(state: FleetModel, trail: Int32)] = []
+            search: for (state, index) in frontier {
+                for event in state.enabledEvents {
+                    var after = state
+                    after.apply(event)
+                    report.transitions += 1
+                    if !after.problems.isEmpty {
+                        found(Counterexample(events: Self.events(to: index, in: trail) + [event], atQuiescence: false, problems: after.problems))
+                        if keepsGoing { continue } else { break search }
+                    }
+                    guard visited.insert(after.fingerprint).inserted else { continue }
+                    trail.append((index, event))
+                    let here = Int32(trail.count - 1)
+                    if let problems = after.problemsOnceSettled() {
+                        found(Counterexample(events: Self.events(to: here, in: trail), atQuiescence: true, problems: problems))
+                        if keepsGoing { continue } else { break search }
+                    }
+                    next.append((after, here))
+                }
+            }
+            depth += 1
+            report.statesByDepth.append(next.count)
+            report.states += next.count
+            if report.counterexamples.isEmpty { report.depth = depth }
+            progress(depth, report.states)
+            frontier = next
+        }
+        report.elapsed = clock.now - started
+        return report
+    }
+
+    /// Plays `events` from the first state, as a counterexample lists them: the problems they break (at the
+    /// event that breaks one, or once everything settles after the last), or none.
+    public func replay(_ events: [FleetEvent]) -> [String] {
+        var state = FleetModel(nodes: bounds.nodes, bounds: bounds)
+        for event in events {
+            guard state.enabledEvents.contains(event) else { return ["\(event) cannot happen there"] }
+            state.apply(event)
+            if !state.problems.isEmpty { return state.problems }
+        }
+        return state.problemsOnceSettled() ?? []
+    }
+
+    /// A broken promise's kind: its first problem without the names, numbers and callbacks that vary.
+    static func kind(of problems: [String]) -> String {
+        let first = problems.first ?? ""
+        let words = first.prefix { $0 != ":" }.split(separator: " ").filter { word in
+            !word.contains("#") && !["main", "b", "c"].contains(word) && !word.contains(where: \.isNumber)
+        }
+        return words.joined(separator: " ")
+    }
+
+    private static func events(to index: Int32, in trail: [(parent: Int32, event: FleetEvent?)]) -> [FleetEvent] {
+        var events: [FleetEvent] = []
+        var at = index
+        while at >= 0, let event = trail[Int(at)].event {
+            events.append(event)
+            at = trail[Int(at)].parent
+        }
+        return events.reversed()
+    }
+}
+
+extension FleetModel {
+    /// Lets everything settle — the store back, every request answered, every due timer fired, the clock
+    /// past every deadline, every node told of the last save — and returns what is then broken (nil:
+    /// nothing): calls left waiting, nodes that disagree, or a promise broken on the way.
+    func problemsOnceSettled() -> [String]? {
+        var world = self
+        var found: [String] = []
+        if !world.store.up { world.apply(.storeUp) }
+        var settled = false
+        for _ in 0..<200 {
+            let event: FleetEvent
+            if let node = world.nodes.indices.first(where: { !world.nodes[$0].requests.isEmpty }) {
+                event = .answer(node: node, world.nodes[node].requests[0].operation)
+            } else if let node = world.nodes.indices.first(where: { i in world.nodes[i].timers.contains { $0.at <= world.now } }),
+                let timer = world.nodes[node].timers.first(where: { $0.at <= world.now })
+            {
+                event = .timer(node: node, timer.id)
+            } else if world.nextDeadline != nil {
+                event = .advanceClock
+            } else if let node = world.nodes.indices.first(where: { world.nodes[$0].knownVersion != world.store.version }) {
+                event = .look(node: node)
+            } else if let node = world.nodes.indices.first(where: { world.nodes[$0].machine.authentication.isShowingThePicker }) {
+                // The app answers the provider dialog it shows (the cookbook's duty): here, by closing it.
+                world.callsLeft += 1
+                event = .call(node: node, .cancel)
+            } else {
+                settled = true
+                break
+            }
+            world.apply(event)
+            found += world.problems
+        }
+        if !settled { found.append("the fleet does not settle: it still has work after 200 events") }
+        // Each node follows the store once more, as its next input would make it.
+        for node in world.nodes.indices {
+            world.problems = []
+            world.storageCheck(node)
+            found += world.problems
+        }
+        for (index, node) in world.nodes.enumerated() where !node.waiting.isEmpty {
+            found.append("node \(Self.name(index)) leaves calls \(node.waiting) unanswered once everything settled")
+        }
+        let views = world.nodes.map(\.machine.authentication.summary)
+        let stored = world.store.tokens.authentication == nil ? "signed out" : "signed in"
+        if Set(views).count > 1 || views.first != stored {
+            found.append("once everything settled the nodes disagree: \(views.enumerated().map { "\(Self.name($0.offset)) \($0.element)" }.joined(separator: ", ")); the store: \(stored)")
+        }
+        return found.isEmpty ? nil : found
+    }
+}
+
+extension AuthenticationState {
+    /// Whether the device is asked to choose a provider (`displayProviderDialog`).
+    fileprivate var isShowingThePicker: Bool {
+        if case .login(_, .selectingProvider) = self { true } else { false }
+    }
+
+    /// Signed in, signed out, or the flow it is in.
+    fileprivate var summary: String {
+        switch self {
+        case .authenticated: "signed in"
+        case .unauthenticated, .unknown: "signed out"
+        default: "in \(kind.rawValue)"
+        }
+    }
+}

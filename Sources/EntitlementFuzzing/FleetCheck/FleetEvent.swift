@@ -1,0 +1,79 @@
+import EntitlementEngine
+
+/// One thing that can happen in a fleet: a device call on a node, a backend answer or failure, a timer,
+/// the clock moving to the next deadline, the user acting in the browser, a redirect reaching a node, a
+/// node reading the store after a save notification, or a fault (the store down or back, a node
+/// restarted). ``FleetChecker`` enumerates their every order.
+public enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
+    /// A call the device can make (the model's alphabet of calls).
+    public enum Call: Sendable, Hashable, CaseIterable {
+        case getAuthentication, chooseProvider, cancel, checkAuthentication, logout
+
+        var entitlementCall: EntitlementCall {
+            switch self {
+            case .getAuthentication: .getAuthentication(forceAuthn: false, data: [:])
+            case .chooseProvider: .setSelectedProvider(FleetModel.mvpd.id)
+            case .cancel: .setSelectedProvider(nil)
+            case .checkAuthentication: .checkAuthentication
+            case .logout: .logout
+            }
+        }
+
+        var script: String {
+            switch self {
+            case .getAuthentication: "getAuthentication"
+            case .chooseProvider: "setSelectedProvider \(FleetModel.mvpd.id)"
+            case .cancel: "setSelectedProvider nil"
+            case .checkAuthentication: "checkAuthentication"
+            case .logout: "logout"
+            }
+        }
+    }
+
+    /// The device calls `call` on `node`.
+    case call(node: Int, Call)
+    /// The service answers `node`'s request `operation` (it acts on the request now).
+    case answer(node: Int, OperationID)
+    /// `node`'s request `operation` fails (the network, or the request's deadline).
+    case fail(node: Int, OperationID)
+    /// `node`'s due timer fires.
+    case timer(node: Int, TimerID)
+    /// The clock moves to the next deadline any node waits for.
+    case advanceClock
+    /// The user logs in on the page opened `page`-th.
+    case logIn(page: Int)
+    /// The user cancels at the MVPD on the page opened `page`-th.
+    case cancelAtProvider(page: Int)
+    /// The browser follows the MVPD's logout page opened `page`-th.
+    case followLogout(page: Int)
+    /// The browser hands the `redirect`-th redirect to `node` (again, if it did before).
+    case redirect(Int, node: Int)
+    /// `node` reads the store (a save notification reached it).
+    case look(node: Int)
+    /// The store goes down.
+    case storeDown
+    /// The store is back, with its data.
+    case storeUp
+    /// `node`'s process dies and starts again: its requests, timers and calls are lost.
+    case restart(node: Int)
+
+    /// The event as a line of a fleet script.
+    public var description: String {
+        let name = FleetModel.name
+        switch self {
+        case .call(let node, let call): return "> @\(name(node)) \(call.script)"
+        case .answer(let node, let operation): return "! backend answers @\(name(node)) request \(operation)"
+        case .fail(let node, let operation): return "! backend fails @\(name(node)) request \(operation) with network"
+        case .timer(let node, let timer): return "! timer \(timer) fires @\(name(node))"
+        case .advanceClock: return "! clock advances to the next deadline"
+        case .logIn(let page): return "! user logs in as alice on page \(page)"
+        case .cancelAtProvider(let page): return "! user cancels at the provider on page \(page)"
+        case .followLogout(let page): return "! web view follows the logout on page \(page)"
+        case .redirect(let index, let node): return "> @\(name(node)) handleExternalURL $redirect\(index)"
+        case .look(let node): return "! @\(name(node)) reads the store (a save notification)"
+        case .storeDown: return "! storage goes down"
+        case .storeUp: return "! storage is back"
+        case .restart(let node): return "! @\(name(node)) engine restarts"
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import EntitlementEngine
+
+/// Which events can happen in a state, taking one, and the promises checked as it is taken and once
+/// everything has settled.
+extension FleetModel {
+    /// Every event that can happen now, within the bounds left.
+    var enabledEvents: [FleetEvent] {
+        var events: [FleetEvent] = []
+        for node in nodes.indices {
+            if callsLeft > 0 { for call in FleetEvent.Call.allCases { events.append(.call(node: node, call)) } }
+            for sent in nodes[node].requests {
+                events.append(.answer(node: node, sent.operation))
+                if faultsLeft > 0 { events.append(.fail(node: node, sent.operation)) }
+            }
+            for timer in nodes[node].timers where timer.at <= now { events.append(.timer(node: node, timer.id)) }
+            if store.up, nodes[node].knownVersion != store.version || nodes[node].viewHeldBack, case .configured = nodes[node].machine.configuration {
+                events.append(.look(node: node))
+            }
+        }
+        if nextDeadline != nil { events.append(.advanceClock) }
+        if userActionsLeft > 0 {
+            for page in pages where !page.used {
+                switch page.kind {
+                case .login:
+                    events.append(.logIn(page: page.seq))
+                    events.append(.cancelAtProvider(page: page.seq))
+                case .logout:
+                    events.append(.followLogout(page: page.seq))
+                }
+            }
+        }
+        for (index, redirect) in redirects.enumerated() where redirect.deliveries < 2 {
+            for node in nodes.indices { events.append(.redirect(index, node: node)) }
+        }
+        if faultsLeft > 0 {
+            events.append(store.up ? .storeDown : .storeUp)
+            for node in nodes.indices { events.append(.restart(node: node)) }
+        } else if !store.up {
+            events.append(.storeUp)
+        }
+        return events
+    }
+
+    /// The earliest deadline after now that some node waits for.
+    var nextDeadline: Timestamp? {
+        nodes.flatMap { $0.timers.map(\.at) }.filter { $0 > now }.min()
+    }
+
+    /// Takes `event`; ``problems`` then says what it broke.
+    mutating func apply(_ event: FleetEvent) {
+        problems = []
+        notes = []
+        switch event {
+        case .call(let node, let call):
+            callsLeft -= 1
+            submit(call.entitlementCall, on: node)
+        case .answer(let node, let operation), .fail(let node, let operation):
+            guard let index = nodes[node].requests.firstIndex(where: { $0.operation == operation }) else { return }
+            let request = nodes[node].requests.remove(at: index).request
+            if case .fail = event {
+                faultsLeft -= 1
+                deliver(.backendFailed(operation, .network("the connection was reset")), to: node)
+            } else {
+                switch answer(request) {
+                case .success(let response): deliver(.backendAnswered(operation, response), to: node)
+                case .failure(let error): deliver(.backendFailed(operation, error), to: node)
+                }
+            }
+        case .timer(let node, let id):
+            guard let index = nodes[node].timers.firstIndex(where: { $0.id == id }) else { return }
+            nodes[node].timers.remove(at: index)
+            deliver(.timerFired(id), to: node)
+        case .advanceClock:
+            if let next = nextDeadline { now = next }
+        case .logIn(let page):
+            userActionsLeft -= 1
+            logIn(page: page)
+        case .cancelAtProvider(let page):
+            userActionsLeft -= 1
+            cancel(page: page)
+        case .followLogout(let page):
+            userActionsLeft -= 1
+            followLogout(page: page)
+        case .redirect(let index, let node):
+            redirects[index].deliveries += 1
+            submit(.handleExternalURL(redirects[index].url), on: node)
+        case .look(let node):
+            storageCheck(node)
+        case .storeDown:
+            faultsLeft -= 1
+            store.up = false
+        case .storeUp:
+            store.up = true
+        case .restart(let node):
+            faultsLeft -= 1
+            nodes[node].generation += 1
+            start(node: node)
+        }
+    }
+
+    /// A callback `node` handed out: every call it answers must be waiting (answered once), a login
+    /// page opens in the web view, and a sign-in must follow a login the user made after the last
+    /// logout or cancel.
+    mutating func observe(_ callback: Callback, answering: [CallID], on node: Int) {
+        for id in answering {
+            if let index = nodes[node].waiting.firstIndex(of: id) {
+                nodes[node].waiting.remove(at: index)
+            } else {
+                problems.append("node \(Self.name(node)) answered call \(id) again: \(callback)")
+            }
+        }
+        switch callback {
+        case .navigateToUrl(let url):
+            open(url)
+        case .setAuthenticationStatus(1, _), .setToken:
+            if lastLoginPage < validFromPage {
+                problems.append(
+                    "node \(Self.name(node)) signed the device in after a logout or cancel, with no login since: \(callback)")
+            }
+        default:
+            break
+        }
+    }
+
+    /// A logout or a cancel of a running login, once its step holds: every page opened before it is stale.
+    mutating func noteHappenedBefore(_ input: Input, before: AuthenticationState, on node: Int) {
+        guard case .callReceived(_, let call) = input else { return }
+        switch call {
+        case .logout:
+            validFromPage = pages.count
+        case .setSelectedProvider(nil):
+            if case .login = before { validFromPage = pages.count }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import EntitlementEngine
+
+/// A node's shell, as `AccessEnabler` runs it (`AccessEnabler+Mailbox.swift`, `+Storage.swift`), without
+/// I/O: before each input from the mailbox the node compares its view's store version with the store's
+/// and feeds `storageChanged` when the tokens differ; each step's save is a compare-and-set, decided
+/// again on a conflict (up to `AccessEnabler.conflictRetries` times); a save the store cannot take (it is
+/// down past the retry window) replaces the input as the shell's own rule says
+/// (`AccessEnabler.input(insteadOf:notSaved:)`); secrets drawn and a failed save are fed back before
+/// anything else, resubmitted calls ahead of the mailbox.
+///
+/// One event's inputs on one node run to the end before any other event: the mailbox of a real node may
+/// interleave with other nodes between its items, which this model does not enumerate.
+extension FleetModel {
+    /// Starts (or restarts) `node`: a fresh machine whose `setRequestor` loads the configuration and reads
+    /// the store (nothing when the store is down, as the shell's `configurationAnswered` does).
+    mutating func start(node index: Int) {
+        var node = nodes[index]
+        node.machine = EntitlementMachine(settings: Self.settings, deviceID: Self.deviceID)
+        node.machine.recordsTransitions = true
+        node.knownVersion = nil
+        node.viewHeldBack = false
+        node.requests = []
+        node.timers = []
+        node.waiting = []
+        node.lastCall = 0
+        nodes[index] = node
+        let call = submit(.setRequestor(requestorID: Self.requestorID, serviceProviders: []), on: index)
+        guard let sent = nodes[index].requests.first, case .configuration = sent.request else {
+            problems.append("node \(Self.name(index)): setRequestor (\(call)) asked for no configuration")
+            return
+        }
+        nodes[index].requests.removeFirst()
+        var stored = StoredTokens.empty
+        if store.up {
+            stored = store.tokens
+            nodes[index].knownVersion = store.version
+        }
+        deliver(.configurationLoaded(sent.operation, Self.configuration, stored), to: index, reconciling: false)
+    }
+
+    /// The settings of every node: the simulated app's (its redirect URL and domain).
+    static let settings = EngineSettings.simulated
+
+    /// The device calls `call` on `node`: its id, once every input it led to has run.
+    @discardableResult
+    mutating func submit(_ call: EntitlementCall, on node: Int) -> CallID {
+        nodes[node].lastCall += 1
+        let id = CallID(nodes[node].lastCall)
+        nodes[node].waiting.append(id)
+        deliver(.callReceived(id, call), to: node)
+        return id
+    }
+
+    /// Runs `input` through `node`'s mailbox and everything it leads to on that node (`reconciling`: the
+    /// store is checked before it, as before every input the mailbox runs).
+    mutating func deliver(_ input: Input, to node: Int, reconciling: Bool = true) {
+        if reconciling { reconcile(node) }
+        process(input, on: node)
+        drain(node)
+    }
+
+    /// A save notification reached `node`: it checks the store, and runs what that leads to.
+    mutating func storageCheck(_ node: Int) {
+        reconcile(node)
+        drain(node)
+    }
+
+    /// Runs what the last input left on `node`: secrets and failed saves first, then resubmitted calls.
+    private mutating func drain(_ node: Int) {
+        while true {
+            if !nodes[node].immediate.isEmpty {
+                process(nodes[node].immediate.removeFirst(), on: node)
+            } else if !nodes[node].mailbox.isEmpty {
+                let next = nodes[node].mailbox.removeFirst()
+                reconcile(node)
+                process(next, on: node)
+            } else {
+                return
+            }
+        }
+    }
+
+    /// The shell's check of the store before an input: a version other than the view's (or any, while the
+    /// machine keeps a view of its own) is read, and tokens other than the machine's are fed as `storageChanged`. A store that cannot be read leaves
+    /// the view as it is (the shell notes the failure and goes on).
+    mutating func reconcile(_ node: Int, force: Bool = false) {
+        guard case .configured = nodes[node].machine.configuration else { return }
+        guard store.up else {
+            notes.append("\(Self.name(node)) could not read the store")
+            return
+        }
+        if !force, !nodes[node].viewHeldBack, nodes[node].knownVersion == store.version { return }
+        nodes[node].knownVersion = store.version
+        let tokens = store.tokens
+        guard nodes[node].machine.differs(from: tokens) else {
+            nodes[node].viewHeldBack = false
+            return
+        }
+        process(.storageChanged(tokens), on: node, retryingConflicts: false)
+        nodes[node].viewHeldBack = nodes[node].machine.differs(from: tokens)
+    }
+
+    /// One input, its save first: taken when the save holds, decided again after a lost compare-and-set.
+    mutating func process(_ input: Input, on node: Int, retryingConflicts: Bool = true) {
+        var conflicts = 0
+        while true {
+            var next = nodes[node].machine
+            let step = next.handle(input, at: now)
+            var failure: TokenStorageError?
+            if let save = step.save {
+                if !store.up {
+                    failure = .unavailable("the store is down (past the retry window)")
+                } else if nodes[node].knownVersion != store.version {
+                    if !retryingConflicts { return }
+                    if conflicts < AccessEnabler.conflictRetries {
+                        conflicts += 1
+                        reconcile(node, force: true)
+                        continue
+                    }
+                    failure = .conflict(current: StorageVersion(store.version))
+                } else {
+                    store.tokens = save.tokens
+                    store.version += 1
+                    nodes[node].knownVersion = store.version
+                }
+            }
+            if let failure, let instead = AccessEnabler.input(insteadOf: input, notSaved: failure) {
+                process(instead, on: node, retryingConflicts: retryingConflicts)
+                return
+            }
+            commit(next, step, of: input, on: node, notSaved: failure)
+            return
+        }
+    }
+
+    /// Takes a decided step: the machine, the rows it took (each must be in the table), then its effects.
+    private mutating func commit(_ machine: EntitlementMachine, _ step: MachineStep, of input: Input, on node: Int, notSaved failure: TokenStorageError?) {
+        let before = nodes[node].machine.authentication
+        nodes[node].machine = machine
+        for row in machine.lastTransitions where !TransitionTable.rowSet.contains(row) {
+            problems.append("node \(Self.name(node)) took a transition the table does not list: \(row)")
+        }
+        noteHappenedBefore(input, before: before, on: node)
+        for action in step.effects { run(action, on: node) }
+        for flow in step.secretsToDraw {
+            let state = "g\(nodes[node].generation)-\(Self.name(node))-\(flow.rawValue)"
+            nodes[node].immediate.append(.flowSecretsDrawn(flow, FlowSecrets(state: state)))
+        }
+        nodes[node].mailbox.insert(contentsOf: step.resubmitted.map { .callReceived($0.id, $0.call) }, at: 0)
+        if let failure { nodes[node].immediate.insert(.storageWriteFailed(failure.description), at: 0) }
+    }
+
+    private mutating func run(_ action: Action, on node: Int) {
+        switch action {
+        case .emit(let callback, let answering):
+            observe(callback, answering: answering, on: node)
+        case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
+            nodes[node].requests.append((operation, request))
+        case .startTimer(let id, let at):
+            nodes[node].timers.removeAll { $0.id == id }
+            nodes[node].timers.append((id, at))
+        case .cancelTimer(let id):
+            nodes[node].timers.removeAll { $0.id == id }
+        case .log:
+            break
+        case .askProvider, .presentPlatformPicker, .dismissPlatformPicker, .checkPlatformSignIn:
+            problems.append("node \(Self.name(node)) asked for what the model does not have: \(action)")
+        }
+    }
+}

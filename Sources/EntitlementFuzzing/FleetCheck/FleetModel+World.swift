@@ -1,0 +1,114 @@
+import EntitlementEngine
+import EntitlementSupport
+
+/// The world around the nodes, as the simulator behaves (`Simulator.swift`, `+Profiles`, `+Logout`,
+/// `+Web`), reduced to one device, one requestor and one MVPD: REST API V2 answering each request when
+/// it is delivered, and the user's browser — pages the device opened, the user logging in, cancelling
+/// or following a logout there, and the redirects it brings back.
+extension FleetModel {
+    /// How long a session's code lives at the service.
+    static let sessionLifetime = Duration.seconds(1800)
+    /// How long a profile lives.
+    static let profileLifetime = Duration.seconds(86_400)
+
+    /// The login page of session `code`.
+    static func loginURL(_ code: Int) -> String { "\(serviceProvider)/api/v2/authenticate/\(requestorID)/C\(code)" }
+    /// The MVPD's logout page of logout `id`.
+    static func logoutURL(_ id: Int) -> String { "https://acme.check/logout/\(id)" }
+
+    /// The service's answer to `request`, changing what it holds as the simulator would.
+    mutating func answer(_ request: BackendRequest) -> Result<BackendResponse, BackendError> {
+        let gone = BackendError.httpStatus(400, "invalid_authentication_session: The authentication session is unknown or expired.")
+        switch request {
+        case .createSession(_, let mvpdID, _, let redirect?) where mvpdID == Self.mvpd.id:
+            service.lastCode += 1
+            let code = service.lastCode
+            service.session = (code, redirect, false)
+            return .success(
+                .session(
+                    V2Session(
+                        actionName: .authenticate, actionType: .interactive, reasonType: .none, url: Self.loginURL(code), code: "C\(code)",
+                        sessionID: "sid-\(code)", mvpd: mvpdID, serviceProvider: Self.requestorID, notBefore: now,
+                        notAfter: now.adding(Self.sessionLifetime))))
+        case .profileByCode(_, let code):
+            guard let session = service.session, "C\(session.code)" == code else { return .failure(gone) }
+            guard session.loggedIn, service.profile else { return .success(.profiles([:])) }
+            return .success(.profiles([Self.mvpd.id: profile]))
+        case .profile(_, let mvpdID):
+            return .success(.profiles(service.profile && mvpdID == Self.mvpd.id ? [mvpdID: profile] : [:]))
+        case .profiles:
+            return .success(.profiles(service.profile ? [Self.mvpd.id: profile] : [:]))
+        case .logout(_, let mvpdID, let redirect):
+            guard service.profile else { return .success(.logouts([mvpdID: V2Logout(actionName: .invalid, actionType: .none, mvpd: mvpdID)])) }
+            service.profile = false
+            service.lastLogout += 1
+            service.logoutReturns[service.lastLogout] = redirect
+            return .success(
+                .logouts([
+                    mvpdID: V2Logout(actionName: .logout, actionType: .interactive, mvpd: mvpdID, url: Self.logoutURL(service.lastLogout))
+                ]))
+        default:
+            return .failure(.httpStatus(400, "unmodelled_request: the check's service does not answer \(request.operation)."))
+        }
+    }
+
+    /// The profile a login saves (the user `alice`).
+    var profile: V2Profile {
+        V2Profile(
+            notBefore: Self.start, notAfter: Self.start.adding(Self.profileLifetime), issuer: Self.mvpd.id, kind: .regular,
+            attributes: ["userID": .init(value: .string("alice"))])
+    }
+
+    /// The web view opened `url`: a page the user can act on (the same page once).
+    mutating func open(_ url: String) {
+        guard !pages.contains(where: { $0.url == url }) else { return }
+        let kind: Page.Kind
+        if let code = Self.number(after: Self.loginURL(0).dropLast(1), in: url) {
+            kind = .login(code: code)
+        } else if let id = Self.number(after: Self.logoutURL(0).dropLast(1), in: url) {
+            kind = .logout(id: id)
+        } else {
+            problems.append("the device was sent to a page nobody serves: \(url)")
+            return
+        }
+        pages.append(Page(seq: pages.count, url: url, kind: kind))
+    }
+
+    private static func number(after prefix: Substring, in url: String) -> Int? {
+        guard url.hasPrefix(prefix) else { return nil }
+        return Int(url.dropFirst(prefix.count))
+    }
+
+    /// The user logs in on login page `seq`: the service saves the profile and the browser comes back
+    /// with the session's redirect — when the page's session is still the live one (a replaced session's
+    /// page shows an error and goes nowhere).
+    mutating func logIn(page index: Int) {
+        pages[index].used = true
+        guard case .login(let code) = pages[index].kind, var session = service.session, session.code == code else {
+            notes.append("the page's session is gone: the login page shows an error")
+            return
+        }
+        session.loggedIn = true
+        service.session = session
+        service.profile = true
+        lastLoginPage = pages[index].seq
+        redirects.append(Redirect(url: session.redirect))
+    }
+
+    /// The user cancels at the MVPD on login page `seq`: the browser comes back with `error=`.
+    mutating func cancel(page index: Int) {
+        pages[index].used = true
+        guard case .login(let code) = pages[index].kind, let session = service.session, session.code == code else {
+            notes.append("the page's session is gone: the login page shows an error")
+            return
+        }
+        redirects.append(Redirect(url: session.redirect + "&error=access_denied"))
+    }
+
+    /// The browser follows the MVPD's logout page `seq` back to the app.
+    mutating func followLogout(page index: Int) {
+        pages[index].used = true
+        guard case .logout(let id) = pages[index].kind, let back = service.logoutReturns.removeValue(forKey: id) else { return }
+        redirects.append(Redirect(url: back))
+    }
+}

@@ -1,0 +1,165 @@
+import EntitlementEngine
+import EntitlementSimulator
+
+/// One state of a fleet serving one device: the nodes' pure machines with what each node's shell holds
+/// (its view's store version, requests in flight, timers, unanswered calls), the shared token store, the
+/// service behind REST API V2 (its session and profile for the device), the user's browser (pages opened,
+/// redirects waiting to be handed to a node), one clock, and what the checks remember.
+///
+/// ``FleetChecker`` enumerates every sequence of ``FleetEvent``s from the first state; ``apply(_:)`` takes
+/// one event the way `AccessEnabler` and the simulator would, and reports every broken promise it sees.
+/// Two states with equal ``fingerprint`` are the same state (but for a hash collision, one in 2⁶⁴).
+public struct FleetModel: Sendable {
+    /// What one node holds: its machine and its shell's bookkeeping.
+    struct Node: Sendable {
+        var machine: EntitlementMachine
+        /// Restarts so far: secrets drawn after a restart differ from those drawn before.
+        var generation: Int
+        /// The store version the machine's view came from (nil: never read).
+        var knownVersion: UInt64?
+        /// Whether the machine kept a view of its own when it last followed the store.
+        var viewHeldBack = false
+        var lastCall: UInt64 = 0
+        /// Backend requests sent and not answered, oldest first.
+        var requests: [(operation: OperationID, request: BackendRequest)] = []
+        /// Timers started and not fired or cancelled.
+        var timers: [(id: TimerID, at: Timestamp)] = []
+        /// The device's calls on this node not answered yet.
+        var waiting: [CallID] = []
+        /// Inputs the shell feeds before any other (secrets drawn, a failed save), during one event only.
+        var immediate: [Input] = []
+        /// Inputs queued behind them (resubmitted calls), during one event only.
+        var mailbox: [Input] = []
+    }
+
+    /// The token store every node shares.
+    struct Store: Sendable {
+        var tokens = StoredTokens.empty
+        var version: UInt64 = 1
+        var up = true
+    }
+
+    /// REST API V2's view of the device: its one live authentication session (a new one replaces the
+    /// older, as Adobe's does), whether a user logged in with it, and the device's profile.
+    struct Service: Sendable {
+        var session: (code: Int, redirect: String, loggedIn: Bool)?
+        var lastCode = 0
+        var profile = false
+        /// Interactive logouts waiting for the MVPD's page, by id: where they return to.
+        var logoutReturns: [Int: String] = [:]
+        var lastLogout = 0
+    }
+
+    /// A page the device's web view opened.
+    struct Page: Sendable {
+        enum Kind: Sendable, Hashable {
+            case login(code: Int)
+            case logout(id: Int)
+        }
+        var seq: Int
+        var url: String
+        var kind: Kind
+        var used = false
+    }
+
+    /// A redirect the browser got back, to hand to a node (at most twice: a redirect delivered twice).
+    struct Redirect: Sendable {
+        var url: String
+        var deliveries = 0
+    }
+
+    var nodes: [Node]
+    var store = Store()
+    var service = Service()
+    var pages: [Page] = []
+    var redirects: [Redirect] = []
+    var now: Timestamp
+    /// What the bounds still allow: device calls, user actions, faults.
+    var callsLeft: Int
+    var userActionsLeft: Int
+    var faultsLeft: Int
+    /// Pages issued before this sequence number are stale: a logout or cancel came after them.
+    var validFromPage = 0
+    /// The sequence number of the page the user last logged in on (-1: none).
+    var lastLoginPage = -1
+    /// Broken promises the last event found (not part of the state).
+    var problems: [String] = []
+    /// What the last event did, in words (not part of the state).
+    var notes: [String] = []
+
+    static let requestorID = "sim-requestor"
+    static let mvpd = MVPD(id: "acme-cable", displayName: "Acme Cable")
+    static let configuration = RequestorConfiguration(requestorID: requestorID, mvpds: [mvpd])
+    static let deviceID = "device-1"
+    static let serviceProvider = "https://sp.check"
+    static let start = Timestamp(milliseconds: 1_800_000_000_000)
+
+    /// `count` configured nodes of one device, an empty store, no session.
+    init(nodes count: Int, bounds: FleetChecker.Bounds) {
+        now = Self.start
+        callsLeft = bounds.calls
+        userActionsLeft = bounds.userActions
+        faultsLeft = bounds.faults
+        nodes = []
+        for _ in 0..<count {
+            nodes.append(Node(machine: EntitlementMachine(deviceID: Self.deviceID), generation: 0))
+            start(node: nodes.count - 1)
+        }
+        problems = []
+        notes = []
+    }
+
+    /// The node's name in a script: `main`, `b`, `c`, ….
+    static func name(_ node: Int) -> String { node == 0 ? "main" : String(UnicodeScalar(UInt8(97 + node))) }
+
+    /// Every field that decides what can happen next, hashed.
+    var fingerprint: Int {
+        var hasher = Hasher()
+        for node in nodes {
+            node.machine.fingerprint(into: &hasher)
+            hasher.combine(node.generation)
+            hasher.combine(node.knownVersion)
+            hasher.combine(node.viewHeldBack)
+            hasher.combine(node.lastCall)
+            hasher.combine(node.requests.count)
+            for sent in node.requests {
+                hasher.combine(sent.operation)
+                hasher.combine(sent.request)
+            }
+            hasher.combine(node.timers.count)
+            for timer in node.timers {
+                hasher.combine(timer.id)
+                hasher.combine(timer.at)
+            }
+            hasher.combine(node.waiting)
+        }
+        hasher.combine(store.tokens)
+        hasher.combine(store.version)
+        hasher.combine(store.up)
+        hasher.combine(service.session?.code)
+        hasher.combine(service.session?.redirect)
+        hasher.combine(service.session?.loggedIn)
+        hasher.combine(service.lastCode)
+        hasher.combine(service.profile)
+        hasher.combine(service.logoutReturns)
+        hasher.combine(service.lastLogout)
+        hasher.combine(pages.count)
+        for page in pages {
+            hasher.combine(page.seq)
+            hasher.combine(page.kind)
+            hasher.combine(page.used)
+        }
+        hasher.combine(redirects.count)
+        for redirect in redirects {
+            hasher.combine(redirect.url)
+            hasher.combine(redirect.deliveries)
+        }
+        hasher.combine(now)
+        hasher.combine(callsLeft)
+        hasher.combine(userActionsLeft)
+        hasher.combine(faultsLeft)
+        hasher.combine(validFromPage)
+        hasher.combine(lastLoginPage)
+        return hasher.finalize()
+    }
+}
