@@ -17,6 +17,10 @@ public enum ErrorCode {
     /// `status` code: token storage refused a save (full disk, read-only folder, unreachable store);
     /// the engine keeps its state in memory and saves again after the next call.
     public static let storageWriteFailed = "STORAGE_WRITE_FAILED"
+    /// `status` code: the token store could not be read within ``EngineSettings/storageRetryWindow`` (it is
+    /// restarting, failing over, unreachable), so the call was refused and nothing changed: a passing
+    /// failure, the call may be made again. No instance decides a call on a view the store may have moved past.
+    public static let storageUnavailable = "STORAGE_UNAVAILABLE"
 
     /// `status` code (warning): a provider of the chain could not verify what the user may access at
     /// `setRequestor`; its last answer stands.

@@ -11,6 +11,8 @@ final class ProcessStorage: TokenStorage {
         var failingSaves: Int? = 0
         /// How many saves still fail as an unreachable store does (for a moment).
         var unavailableSaves = 0
+        /// How many reads (a version, the tokens) still fail as an unreachable store does.
+        var unavailableReads = 0
     }
 
     private let inner: any TokenStorage
@@ -27,12 +29,25 @@ final class ProcessStorage: TokenStorage {
     /// The next `saves` saves fail as a store that is away for a moment does (a restart, a failover).
     func makeUnavailable(forSaves saves: Int) { state.withLock { $0.unavailableSaves = saves } }
 
-    /// Saves succeed again.
+    /// The next `reads` reads (a version, the tokens) fail as a store that is away for a moment does.
+    func makeUnreadable(forReads reads: Int) { state.withLock { $0.unavailableReads = reads } }
+
+    /// Saves and reads succeed again.
     func heal() {
         state.withLock { state in
             state.failingSaves = 0
             state.unavailableSaves = 0
+            state.unavailableReads = 0
         }
+    }
+
+    /// Fails this read when it is one that must fail (counting it).
+    private func read() throws(TokenStorageError) {
+        let away = state.withLock { state in
+            defer { state.unavailableReads = max(0, state.unavailableReads - 1) }
+            return state.unavailableReads > 0
+        }
+        if away { throw .unavailable("the store is restarting (LOADING)") }
     }
 
     private func alive() throws(TokenStorageError) {
@@ -54,6 +69,7 @@ final class ProcessStorage: TokenStorage {
 
     func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
         try alive()
+        try read()
         return try await inner.load(deviceID: deviceID, requestorID: requestorID)
     }
 
@@ -72,6 +88,7 @@ final class ProcessStorage: TokenStorage {
 
     func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
         try alive()
+        try read()
         return try await inner.version(deviceID: deviceID, requestorID: requestorID)
     }
 

@@ -200,6 +200,9 @@ public enum WorldAction: Sendable, Hashable {
     /// `! storage is unavailable for N saves`: the engine's next N saves fail as a store that is away for
     /// a moment does (restarting, failing over): the engine tries again, and succeeds once they have.
     case storageUnavailable(saves: Int)
+    /// `! storage is unavailable for N reads`: the engine's next N reads of the store (its version or its
+    /// tokens) fail as a store that is away for a moment does: the engine reads again, and goes on once they have.
+    case storageUnreadable(reads: Int)
     /// `! storage heals`: saves succeed again.
     case healStorage
     /// `! engine restarts`: the app's process dies and starts again — a new engine on the same

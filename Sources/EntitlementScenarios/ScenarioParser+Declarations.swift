@@ -67,9 +67,11 @@ extension ScenarioParser {
             scenario.world.users.append(user)
         case "set":
             let settingColumn = cursor.column
-            switch try cursor.word("a setting (redirect-timeout, queue-limit, redirect-url, device, platform-sso, second-screen, session-ttl)") {
+            switch try cursor.word("a setting (redirect-timeout, queue-limit, redirect-url, device, platform-sso, second-screen, session-ttl, storage-retry-window)") {
             case "redirect-timeout":
                 scenario.settings.redirectTimeout = try cursor.duration()
+            case "storage-retry-window":
+                scenario.settings.storageRetryWindow = try cursor.duration()
             case "queue-limit": scenario.settings.queueLimit = try cursor.number("a queue limit")
             case "redirect-url": scenario.settings.redirectURL = try text(&cursor, "a redirect URL")
             case "device": scenario.deviceID = try text(&cursor, "a device id")

@@ -239,8 +239,9 @@ extension ScenarioParser {
             if cursor.accept("is") {
                 try cursor.expect("unavailable for")
                 let countColumn = cursor.column
-                let count = try cursor.number("how many saves fail")
-                guard (1...100).contains(count) else { throw .at(countColumn, "between 1 and 100 saves") }
+                let count = try cursor.number("how many saves or reads fail")
+                guard (1...100).contains(count) else { throw .at(countColumn, "between 1 and 100 saves or reads") }
+                if cursor.accept(count == 1 ? "read" : "reads") { return .storageUnreadable(reads: count) }
                 try cursor.expect(count == 1 ? "save" : "saves")
                 return .storageUnavailable(saves: count)
             }

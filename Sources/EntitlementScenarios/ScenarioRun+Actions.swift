@@ -155,6 +155,8 @@ extension ScenarioRun {
             engine.storage.failSaves(untilHealed: untilHealed)
         case .storageUnavailable(let saves):
             engine.storage.makeUnavailable(forSaves: saves)
+        case .storageUnreadable(let reads):
+            engine.storage.makeUnreadable(forReads: reads)
         case .healStorage:
             engine.storage.heal()
         case .restartEngine:

@@ -65,9 +65,9 @@ enum TraceCoding {
         case .storageWriteFailed(let reason):
             record["in"] = "storageWriteFailed"
             record["reason"] = .string(reason)
-        case .callNotSaved(let id, let call, let reason):
+        case .callNotSaved(let id, let call, let reason), .callNotRead(let id, let call, let reason):
             record.merge(encode(call, book: &book)) { $1 }
-            record["in"] = "callNotSaved"
+            record["in"] = .string(input.name)
             record["id"] = .int(Int64(truncatingIfNeeded: id.rawValue))
             record["reason"] = .string(reason)
         case .timerFired(let timer):
@@ -125,6 +125,8 @@ enum TraceCoding {
             input = .storageWriteFailed(try string(record, "reason"))
         case "callNotSaved":
             input = .callNotSaved(CallID(try identifier(record, "id")), try decodeCall(record), reason: try string(record, "reason"))
+        case "callNotRead":
+            input = .callNotRead(CallID(try identifier(record, "id")), try decodeCall(record), reason: try string(record, "reason"))
         case "timerFired" where record["timer"]?.string == "retry":
             input = .timerFired(.retry(try operation(record)))
         case "timerFired" where record["timer"]?.string == "stepUp":

@@ -42,6 +42,8 @@ public enum TraceTranscript {
             return "#\(record["id"]?.int ?? 0) > \(record["call"]?.string ?? "?")(\(arguments))"
         case ("callNotSaved", _):
             return "#\(record["id"]?.int ?? 0) > \(record["call"]?.string ?? "?") not saved (\(arguments))"
+        case ("callNotRead", _):
+            return "#\(record["id"]?.int ?? 0) > \(record["call"]?.string ?? "?") not decided: the store could not be read (\(arguments))"
         case (.some(let input), _) where input == "backendAnswered" || input == "backendFailed":
             return "⇠ op\(record["op"]?.int ?? 0) \(input) \(arguments)"
         case (.some(let input), _):

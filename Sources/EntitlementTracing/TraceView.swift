@@ -68,7 +68,7 @@ public enum TraceView {
             switch (record["in"]?.string, record["out"]?.string) {
             case ("call", _) where record["call"]?.string == "handleExternalURL": self = .redirect
             case (_, "callback") where record["callback"]?.string == "navigateToUrl": self = .redirect
-            case ("call", _), ("callNotSaved", _): self = .call
+            case ("call", _), ("callNotSaved", _), ("callNotRead", _): self = .call
             case (_, "callback"): self = .callback
             case (_, "request"), (_, "provider"): self = .request
             case ("backendAnswered", _), ("backendFailed", _), ("configurationLoaded", _), ("configurationFailed", _),

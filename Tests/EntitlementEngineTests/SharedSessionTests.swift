@@ -165,6 +165,58 @@ struct SharedSessionTests {
         await after.expectClean()
     }
 
+    /// A store whose reads can be made to fail (an outage longer than the retry window).
+    final class UnreadableStorage: TokenStorage {
+        let inner = InMemoryTokenStorage()
+        let unreadable = Mutex(false)
+        private func read() throws(TokenStorageError) {
+            if unreadable.withLock({ $0 }) { throw .unavailable("the store is restarting (LOADING)") }
+        }
+        func load(deviceID: String, requestorID: String) async throws(TokenStorageError) -> VersionedTokens {
+            try read()
+            return try await inner.load(deviceID: deviceID, requestorID: requestorID)
+        }
+        func save(_ tokens: StoredTokens, deviceID: String, requestorID: String, replacing expected: StorageVersion)
+            async throws(TokenStorageError) -> StorageVersion
+        {
+            try await inner.save(tokens, deviceID: deviceID, requestorID: requestorID, replacing: expected)
+        }
+        func version(deviceID: String, requestorID: String) async throws(TokenStorageError) -> StorageVersion {
+            try read()
+            return try await inner.version(deviceID: deviceID, requestorID: requestorID)
+        }
+    }
+
+    /// A node that cannot read the store past the retry window does not answer from what it last read:
+    /// signed in on both nodes, the device logs out through A; B, unable to read the store, refuses the
+    /// device's calls with a passing, typed `STORAGE_UNAVAILABLE` (never "signed in"), and once the store
+    /// answers again it follows the logout.
+    @Test func aNodeThatCannotReadTheStoreRefusesCallsInsteadOfAnsweringFromAnOlderView() async throws {
+        let storage = UnreadableStorage()
+        let clock = ManualClock()
+        var settings = EngineSettings.simulated
+        settings.storageRetryWindow = .milliseconds(200)
+        let a = SimulatedSession(seed: 1, settings: settings, storage: storage, clock: clock)
+        let b = SimulatedSession(seed: 2, settings: settings, storage: storage, clock: clock, simulator: a.simulator)
+        await a.signIn()
+        await b.configure()
+        await b.enabler.checkAuthentication()
+        #expect(b.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")], "logged in on A, seen on B")
+        await a.enabler.logout()
+        _ = await a.collect()
+        storage.unreadable.withLock { $0 = true }
+        let refused = await b.enabler.checkAuthentication()
+        let answers = b.ledger.answers(to: refused)
+        #expect(answers.count == 1 && statusCode(answers.first) == ErrorCode.storageUnavailable, "\(answers)")
+        _ = b.ledger.take()
+        storage.unreadable.withLock { $0 = false }
+        await b.enabler.checkAuthentication()
+        #expect(
+            b.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await a.expectClean(pending: [CallID(5)])  // A's logout waits for its redirect
+        await b.expectClean()
+    }
+
     @Test func aLogoutOnOneInstanceIsSeenByAnother() async throws {
         let (a, b) = pair()
         await a.signIn()

@@ -69,7 +69,8 @@ struct TransitionCoverageTests {
     }
 
     /// A sign-in still running when the next call comes (a second sign-in, a sign-out, a new
-    /// `setRequestor`), a verification and a renewal ended by `setRequestor`, and a renewal that fails.
+    /// `setRequestor`), a verification and a renewal ended by `setRequestor`, a renewal that fails, and a
+    /// sign-out ending a sign-in made while signed in (the provider hears of it: there was a token).
     static func accountOverlapRows() -> Set<TransitionRow> {
         let start = Timestamp(milliseconds: 1_000)
         let configuration = RequestorConfiguration(requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")])
@@ -107,6 +108,11 @@ struct TransitionCoverageTests {
         handle(.callReceived(CallID(8), .getAuthorization(resource: "a", data: [:])))
         handle(.providerAnswered(OperationID(operation), .credentials(.failure(.invalidToken))))  // renewing
         handle(.providerAnswered(OperationID(operation), .renewed(.failure(.invalidToken))))  // the renewal fails
+        handle(.callReceived(CallID(9), .signIn(provider: "sub", credentials: credentials)))
+        handle(.providerAnswered(OperationID(operation), .signedIn(.success("token"))))  // verifying
+        handle(.providerAnswered(OperationID(operation), .verified(.success(ProviderView(resources: ["a"])))))  // signed in
+        handle(.callReceived(CallID(10), .signIn(provider: "sub", credentials: credentials)))  // signing in again, with a token
+        handle(.callReceived(CallID(11), .signOut(provider: "sub")))  // ends it; the provider hears of the sign-out
         return rows
     }
 

@@ -61,6 +61,14 @@ public struct CallRefusal: Error, Sendable, Hashable, CustomStringConvertible {
             message: "The token store could not save what the call changed (\(why)); nothing changed: call again.")
     }
 
+    /// The token store could not be read to decide the call (the reason, with no secret in it): a passing
+    /// failure, the call may be made again.
+    public static func notRead(_ why: String) -> CallRefusal {
+        CallRefusal(
+            code: ErrorCode.storageUnavailable,
+            message: "The token store could not be read (\(why)); nothing changed: call again.")
+    }
+
     /// `signIn` or `signOut` named no provider of the chain that takes a sign-in.
     public static func noSignIn(provider: String) -> CallRefusal {
         CallRefusal(code: "NO_PROVIDER_SIGN_IN", message: "No provider of the chain called '\(provider)' takes a sign-in.")

@@ -391,6 +391,9 @@ public struct EntitlementMachine: Sendable {
         case .callNotSaved(let id, _, let reason):
             recordCall(nil, .status)
             return refuse(id, .notSaved(Redactor.redact(String(reason.prefix(200)))))
+        case .callNotRead(let id, _, let reason):
+            recordCall(nil, .status)
+            return refuse(id, .notRead(Redactor.redact(String(reason.prefix(200)))))
         case .platformPickerAnswered(let flow, let answer):
             return platformPickerAnswered(flow, answer)
         case .platformSignInChecked(let operation, let assertion):

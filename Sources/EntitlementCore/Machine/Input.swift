@@ -40,4 +40,8 @@ public enum Input: Sendable, Hashable {
     /// ``EngineSettings/storageRetryWindow``), so it was not taken: the call is refused (the reason,
     /// with no secret in it) and nothing changes.
     case callNotSaved(CallID, EntitlementCall, reason: String)
+    /// A call could not be decided on what the store holds: the store could not be read (it was away past
+    /// ``EngineSettings/storageRetryWindow``), so the call is refused (the reason, with no secret in it)
+    /// and nothing changes — no instance answers from a view the store may have moved past.
+    case callNotRead(CallID, EntitlementCall, reason: String)
 }

@@ -56,6 +56,8 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case storageWriteFailed
     /// A call's step could not be saved, so it was not taken.
     case callNotSaved
+    /// A call could not be decided: the store could not be read.
+    case callNotRead
     /// The platform's provider picker answered.
     case platformPickerAnswered
     /// The platform said whether it is signed in (at `setRequestor`).
@@ -78,6 +80,7 @@ extension Input {
         case .storageChanged: .storageChanged
         case .storageWriteFailed: .storageWriteFailed
         case .callNotSaved: .callNotSaved
+        case .callNotRead: .callNotRead
         case .platformPickerAnswered: .platformPickerAnswered
         case .platformSignInChecked: .platformSignInChecked
         }
@@ -119,7 +122,7 @@ extension TransitionInput {
             true
         case .entitlementCall, .optionsChanged, .configurationLoaded, .configurationFailed, .flowSecretsDrawn, .backendAnswered,
             .backendFailed, .timerFired, .providerAnswered, .anyInput, .authenticationExpired, .storageChanged, .storageWriteFailed,
-            .callNotSaved, .platformPickerAnswered, .platformSignInChecked:
+            .callNotSaved, .callNotRead, .platformPickerAnswered, .platformSignInChecked:
             false
         }
     }

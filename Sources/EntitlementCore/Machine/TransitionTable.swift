@@ -148,6 +148,7 @@ public enum TransitionTable {
         authentication(.requestingPartnerSession, .backendAnswered, .partnerFallback, to: .selectingProvider, .displayProviderDialog),
         authentication(.requestingPartnerSession, .backendFailed, .failed, to: .selectingProvider, .displayProviderDialog),
         authentication(.requestingPartnerSession, .getAuthentication, to: .requestingPartnerSession, .join),
+        authentication(.requestingPartnerSession, .handleExternalURL, .noPendingFlow, to: .requestingPartnerSession, .status),
         authentication(.requestingPartnerSession, .logout, to: .unauthenticated, .setAuthenticationStatus),
         authentication(.requestingPartnerSession, .setRequestor, to: .unauthenticated, .setAuthenticationStatus),
         authentication(.requestingPartnerSession, .setSelectedProvider, to: .preparingLogin, .trackSelection, .drawSecrets),
@@ -303,6 +304,7 @@ public enum TransitionTable {
         call(.idle, .handleExternalURL, .badURL, to: .idle, .status),
         call(.idle, .optionsChanged, to: .idle),
         call(.idle, .callNotSaved, to: .idle, .status),
+        call(.idle, .callNotRead, to: .idle, .status),
         call(.idle, .backendFailed, .retryAsked, to: .idle, .startTimer),
         call(.idle, .backendAnswered, .retryAsked, to: .idle, .startTimer),
         call(.idle, .configurationFailed, .retryAsked, to: .idle, .startTimer),
@@ -390,6 +392,7 @@ public enum TransitionTable {
         account(.signedIn, .providerAnswered, .invalidToken, to: .renewing, .askProvider),
         account(.signedIn, .providerAnswered, .invalidToken, to: .signedOut, .providerSignInStatus),
         account(.signingIn, .signOut, to: .signedOut, .providerSignInStatus),
+        account(.signingIn, .signOut, to: .signedOut, .providerSignInStatus, .askProvider),
         account(.verifying, .signOut, to: .signedOut, .providerSignInStatus, .askProvider),
         account(.renewing, .signOut, to: .signedOut, .providerSignInStatus, .askProvider),
         account(.signingIn, .setRequestor, to: .signedOut, .providerSignInStatus),
@@ -407,6 +410,7 @@ public enum TransitionTable {
     static let entitlementsRows: [TransitionRow] = [
         entitlements(.anyInput, .changed, .entitlementsChanged),
         entitlements(.configurationLoaded, .verificationFailed, .status),
+        entitlements(.configurationLoaded, .verificationFailed, .status, .startTimer),
         entitlements(.configurationLoaded, .verified, .startTimer),
     ]
 

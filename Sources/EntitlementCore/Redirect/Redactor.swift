@@ -46,18 +46,24 @@ public enum Redactor {
 
     /// Control characters, separators, bidirectional controls and the byte-order mark as `\u{…}`.
     static func escapingHazards(_ text: String) -> String {
+        // Most text has none: it is returned as it is, not copied scalar by scalar.
+        guard text.unicodeScalars.contains(where: isHazard) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             let value = scalar.value
-            let hazard =
-                value < 0x20 || (0x7F...0x9F).contains(value) || (0x200B...0x200F).contains(value)
-                || (0x2028...0x202E).contains(value) || (0x2060...0x206F).contains(value) || value == 0xFEFF
-            if hazard {
+            if isHazard(scalar) {
                 out.append(contentsOf: "\\u{\(String(value, radix: 16, uppercase: true))}".unicodeScalars)
             } else {
                 out.append(scalar)
             }
         }
         return String(out)
+    }
+
+    /// A control character, a separator, a bidirectional control or the byte-order mark.
+    private static func isHazard(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return value < 0x20 || (0x7F...0x9F).contains(value) || (0x200B...0x200F).contains(value)
+            || (0x2028...0x202E).contains(value) || (0x2060...0x206F).contains(value) || value == 0xFEFF
     }
 }

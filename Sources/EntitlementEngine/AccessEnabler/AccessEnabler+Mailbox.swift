@@ -88,8 +88,12 @@ extension AccessEnabler {
                 if let queued { monitor?.observe(mailboxWait: ContinuousClock.now - queued, behind: mailbox.count) }
                 switch work {
                 case .input(let input):
-                    await reconcileWithStorage()
-                    await process(input)
+                    if let failure = await reconcileWithStorage(), let instead = Self.input(insteadOf: input, notRead: failure) {
+                        // The store could not be read: the input is not decided on a view it may have moved past.
+                        await process(instead)
+                    } else {
+                        await process(input)
+                    }
                 case .configurationAnswered(let operation, let requestorID, let result):
                     await configurationAnswered(operation, requestorID: requestorID, result)
                 case .storageCheck:
@@ -187,6 +191,21 @@ extension AccessEnabler {
         commit(consume next, step, of: input, at: now, notSaved: nil)
         draining = false
         return true
+    }
+
+    /// What the machine is told instead of an input that could not be decided on what the store holds (it
+    /// could not be read): a call is refused (``Input/callNotRead(_:_:reason:)``, `STORAGE_UNAVAILABLE`), a
+    /// backend answer counts as a failed request (``BackendError/storageUnavailable(_:)``). Nil for
+    /// `setRequestor` (it reads the store itself) and every other input (a timer, a provider's answer): those
+    /// are decided on the view as it is, and a step of theirs that must save fails with the store.
+    package static func input(insteadOf input: Input, notRead error: TokenStorageError) -> Input? {
+        let reason = Redactor.redact(String(error.description.prefix(200)))
+        switch input {
+        case .callReceived(_, .setRequestor): return nil
+        case .callReceived(let id, let call): return .callNotRead(id, call, reason: reason)
+        case .backendAnswered(let operation, _): return .backendFailed(operation, .storageUnavailable(reason))
+        default: return nil
+        }
     }
 
     /// What the machine is told instead of an input whose step could not be saved: a call is refused

@@ -28,33 +28,47 @@ extension AccessEnabler {
     /// Before every input (and after a lost compare-and-set): when the stored version is not the
     /// one the machine's view came from, or the machine kept a view of its own the last time
     /// (``viewHeldBack``), reads the tokens and, when they differ, feeds ``Input/storageChanged(_:)``
-    /// (another instance logged in or out, started or took a login).
-    func reconcileWithStorage(force: Bool = false) async {
-        guard case .configured(let configuration) = machine.configuration else { return }
+    /// (another instance logged in or out, started or took a login). A read that fails for a passing
+    /// reason is tried again after a pause, as a save is, within ``EngineSettings/storageRetryWindow``;
+    /// returns the failure when the store could still not be read (the view may be older than the store's).
+    @discardableResult
+    func reconcileWithStorage(force: Bool = false) async -> TokenStorageError? {
+        guard case .configured(let configuration) = machine.configuration else { return nil }
         let requestorID = configuration.requestorID
-        do throws(TokenStorageError) {
-            if !force, !viewHeldBack, let known = storeVersion, known.requestorID == requestorID {
-                // A version the store knows at once spares the actor a hop off and back for every input.
-                let version: StorageVersion
-                if let atHand = storage.knownVersion(deviceID: environment.deviceID, requestorID: requestorID) {
-                    version = atHand
-                } else {
-                    version = try await storedVersion(requestorID)
+        var retry = StorageRetry(window: machine.settings.storageRetryWindow)
+        while true {
+            let current: VersionedTokens
+            do throws(TokenStorageError) {
+                if !force, !viewHeldBack, let known = storeVersion, known.requestorID == requestorID {
+                    // A version the store knows at once spares the actor a hop off and back for every input.
+                    let version: StorageVersion
+                    if let atHand = storage.knownVersion(deviceID: environment.deviceID, requestorID: requestorID) {
+                        version = atHand
+                    } else {
+                        version = try await storedVersion(requestorID)
+                    }
+                    guard version != known.version else { return nil }
                 }
-                guard version != known.version else { return }
+                current = try await storedTokens(requestorID)
+            } catch where error.isTransient && retry.mayPause {
+                let pause = retry.nextPause()
+                monitor?.observe(.storageFailed("\(error.description) (reading again in \(pause))"))
+                await Self.pause(for: pause)
+                continue
+            } catch {
+                monitor?.observe(.storageFailed(error.description))
+                return error
             }
-            let current = try await storedTokens(requestorID)
             storeVersion = (requestorID, current.version)
             guard machine.differs(from: current.tokens) else {
                 viewHeldBack = false
-                return
+                return nil
             }
             await process(.storageChanged(current.tokens), retryingConflicts: false)
             // A machine in the middle of a flow of its own keeps its view until the flow ends: follow the
             // store again before the next input, or it would act on a view older than the store's for good.
             viewHeldBack = machine.differs(from: current.tokens)
-        } catch {
-            monitor?.observe(.storageFailed(error.description))
+            return nil
         }
     }
 

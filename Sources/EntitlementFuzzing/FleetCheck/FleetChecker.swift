@@ -3,7 +3,7 @@ import EntitlementEngine
 /// A bounded exhaustive model check of a fleet: two or three nodes of one device sharing one token store,
 /// one user, the service, the clock and faults (``FleetEvent``). Breadth first, it takes **every** event
 /// in **every** state up to ``Bounds/depth`` events, and never explores a state twice (states are known by
-/// a 64-bit ``FleetModel/fingerprint``: orders of independent events that lead to the same state are
+/// a 64-bit hash of every node's machine and shell, the store, the service, the browser and the clock: orders of independent events that lead to the same state are
 /// explored once). After every event it checks:
 ///
 /// - every call answered at most once;
@@ -78,6 +78,8 @@ public struct FleetChecker: Sendable {
     public struct Counterexample: Sendable, CustomStringConvertible {
         /// The events, in order.
         public var events: [FleetEvent]
+        /// The events as a script: each event, then the callbacks it led to (tracking data left out).
+        public var script: [String] = []
         /// Whether the promise broke once everything settled after them (rather than at the last event).
         public var atQuiescence: Bool
         /// What broke.
@@ -86,7 +88,7 @@ public struct FleetChecker: Sendable {
         /// The problems, then the events as a script.
         public var description: String {
             problems.map { "broken: \($0)" }.joined(separator: "\n") + "\n"
-                + events.map { "  \($0)" }.joined(separator: "\n")
+                + (script.isEmpty ? events.map(\.description) : script).map { "  \($0)" }.joined(separator: "\n")
                 + (atQuiescence ? "\n  (then everything settles: the store back, every answer, every deadline)" : "")
         }
     }
@@ -112,7 +114,10 @@ public struct FleetChecker: Sendable {
         var report = Report(states: 1, transitions: 0, depth: 0, elapsed: .zero, statesByDepth: [1])
         var kinds: Set<String> = []
         func found(_ counterexample: Counterexample) {
-            if kinds.insert(Self.kind(of: counterexample.problems)).inserted { report.counterexamples.append(counterexample) }
+            guard kinds.insert(Self.kind(of: counterexample.problems)).inserted else { return }
+            var scripted = counterexample
+            scripted.script = replay(counterexample.events).script
+            report.counterexamples.append(scripted)
         }
         // Each explored state's parent and the event that led to it, to print a counterexample.
         var trail: [(parent: Int32, event: FleetEvent?)] = [(-1, nil)]
@@ -155,15 +160,19 @@ public struct FleetChecker: Sendable {
     }
 
     /// Plays `events` from the first state, as a counterexample lists them: the problems they break (at the
-    /// event that breaks one, or once everything settles after the last), or none.
-    public func replay(_ events: [FleetEvent]) -> [String] {
+    /// event that breaks one, or once everything settles after the last), or none; and the script of what
+    /// happened (each event, then the callbacks it led to).
+    public func replay(_ events: [FleetEvent]) -> (problems: [String], script: [String]) {
         var state = FleetModel(nodes: bounds.nodes, bounds: bounds)
+        state.tellsScript = true
+        var script: [String] = []
         for event in events {
-            guard state.enabledEvents.contains(event) else { return ["\(event) cannot happen there"] }
+            guard state.enabledEvents.contains(event) else { return (["\(event) cannot happen there"], script) }
             state.apply(event)
-            if !state.problems.isEmpty { return state.problems }
+            script += [event.description] + state.told
+            if !state.problems.isEmpty { return (state.problems, script) }
         }
-        return state.problemsOnceSettled() ?? []
+        return (state.problemsOnceSettled() ?? [], script)
     }
 
     /// A broken promise's kind: its first problem without the names, numbers and callbacks that vary.
@@ -190,14 +199,19 @@ extension FleetModel {
     /// Lets everything settle — the store back, every request answered, every due timer fired, the clock
     /// past every deadline, every node told of the last save — and returns what is then broken (nil:
     /// nothing): calls left waiting, nodes that disagree, or a promise broken on the way.
+    ///
+    /// Settling is checked from every state the search reaches (most of the search's time): sparing the
+    /// states a clean settling passed through (by their fingerprints) was tried and measured slower —
+    /// hashing each step cost more than the settlings it spared.
     func problemsOnceSettled() -> [String]? {
         var world = self
         var found: [String] = []
-        if !world.store.up { world.apply(.storeUp) }
         var settled = false
         for _ in 0..<200 {
             let event: FleetEvent
-            if let node = world.nodes.indices.first(where: { !world.nodes[$0].requests.isEmpty }) {
+            if !world.store.up {
+                event = .storeUp
+            } else if let node = world.nodes.indices.first(where: { !world.nodes[$0].requests.isEmpty }) {
                 event = .answer(node: node, world.nodes[node].requests[0].operation)
             } else if let node = world.nodes.indices.first(where: { i in world.nodes[i].timers.contains { $0.at <= world.now } }),
                 let timer = world.nodes[node].timers.first(where: { $0.at <= world.now })

@@ -49,7 +49,7 @@ extension FleetModel {
     /// Takes `event`; ``problems`` then says what it broke.
     mutating func apply(_ event: FleetEvent) {
         problems = []
-        notes = []
+        told = []
         switch event {
         case .call(let node, let call):
             callsLeft -= 1
@@ -102,6 +102,7 @@ extension FleetModel {
     /// page opens in the web view, and a sign-in must follow a login the user made after the last
     /// logout or cancel.
     mutating func observe(_ callback: Callback, answering: [CallID], on node: Int) {
+        if tellsScript, !callback.isTracking { told.append("< @\(Self.name(node)) \(callback)") }
         for id in answering {
             if let index = nodes[node].waiting.firstIndex(of: id) {
                 nodes[node].waiting.remove(at: index)
@@ -122,16 +123,23 @@ extension FleetModel {
         }
     }
 
-    /// A logout or a cancel of a running login, once its step holds: every page opened before it is stale.
+    /// A logout, or a cancel of a login whose page the device was sent to (the node waits for its redirect
+    /// or reads its profile), once its step holds: every page opened before it is stale. A cancel that
+    /// only closes a picker ends no page.
     mutating func noteHappenedBefore(_ input: Input, before: AuthenticationState, on node: Int) {
         guard case .callReceived(_, let call) = input else { return }
-        switch call {
-        case .logout:
+        switch (call, before) {
+        case (.logout, _), (.setSelectedProvider(nil), .login(_, .awaitingRedirect)), (.setSelectedProvider(nil), .login(_, .readingProfile)):
             validFromPage = pages.count
-        case .setSelectedProvider(nil):
-            if case .login = before { validFromPage = pages.count }
         default:
             break
         }
+    }
+}
+
+extension Callback {
+    /// Whether the callback is tracking data (left out of a script).
+    fileprivate var isTracking: Bool {
+        if case .sendTrackingData = self { true } else { false }
     }
 }

@@ -54,9 +54,18 @@ extension FleetModel {
     /// Runs `input` through `node`'s mailbox and everything it leads to on that node (`reconciling`: the
     /// store is checked before it, as before every input the mailbox runs).
     mutating func deliver(_ input: Input, to node: Int, reconciling: Bool = true) {
-        if reconciling { reconcile(node) }
-        process(input, on: node)
+        decide(input, on: node, reconciling: reconciling)
         drain(node)
+    }
+
+    /// Decides a mailbox input on the store's view: one that cannot be decided on it (the store cannot be
+    /// read) is replaced as the shell's own rule says (`AccessEnabler.input(insteadOf:notRead:)`).
+    private mutating func decide(_ input: Input, on node: Int, reconciling: Bool = true) {
+        if reconciling, let failure = reconcile(node), let instead = AccessEnabler.input(insteadOf: input, notRead: failure) {
+            process(instead, on: node)
+        } else {
+            process(input, on: node)
+        }
     }
 
     /// A save notification reached `node`: it checks the store, and runs what that leads to.
@@ -71,9 +80,7 @@ extension FleetModel {
             if !nodes[node].immediate.isEmpty {
                 process(nodes[node].immediate.removeFirst(), on: node)
             } else if !nodes[node].mailbox.isEmpty {
-                let next = nodes[node].mailbox.removeFirst()
-                reconcile(node)
-                process(next, on: node)
+                decide(nodes[node].mailbox.removeFirst(), on: node)
             } else {
                 return
             }
@@ -81,23 +88,23 @@ extension FleetModel {
     }
 
     /// The shell's check of the store before an input: a version other than the view's (or any, while the
-    /// machine keeps a view of its own) is read, and tokens other than the machine's are fed as `storageChanged`. A store that cannot be read leaves
-    /// the view as it is (the shell notes the failure and goes on).
-    mutating func reconcile(_ node: Int, force: Bool = false) {
-        guard case .configured = nodes[node].machine.configuration else { return }
-        guard store.up else {
-            notes.append("\(Self.name(node)) could not read the store")
-            return
-        }
-        if !force, !nodes[node].viewHeldBack, nodes[node].knownVersion == store.version { return }
+    /// machine keeps a view of its own) is read, and tokens other than the machine's are fed as
+    /// `storageChanged`. A store that is down cannot be read: the failure is returned (the model's outage
+    /// lasts past the shell's retry window; one shorter is the same as the store coming back first).
+    @discardableResult
+    mutating func reconcile(_ node: Int, force: Bool = false) -> TokenStorageError? {
+        guard case .configured = nodes[node].machine.configuration else { return nil }
+        guard store.up else { return .unavailable("the store is down (past the retry window)") }
+        if !force, !nodes[node].viewHeldBack, nodes[node].knownVersion == store.version { return nil }
         nodes[node].knownVersion = store.version
         let tokens = store.tokens
         guard nodes[node].machine.differs(from: tokens) else {
             nodes[node].viewHeldBack = false
-            return
+            return nil
         }
         process(.storageChanged(tokens), on: node, retryingConflicts: false)
         nodes[node].viewHeldBack = nodes[node].machine.differs(from: tokens)
+        return nil
     }
 
     /// One input, its save first: taken when the save holds, decided again after a lost compare-and-set.

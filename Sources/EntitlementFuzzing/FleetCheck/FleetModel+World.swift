@@ -84,10 +84,8 @@ extension FleetModel {
     /// page shows an error and goes nowhere).
     mutating func logIn(page index: Int) {
         pages[index].used = true
-        guard case .login(let code) = pages[index].kind, var session = service.session, session.code == code else {
-            notes.append("the page's session is gone: the login page shows an error")
-            return
-        }
+        // A replaced session's page shows an error and goes nowhere.
+        guard case .login(let code) = pages[index].kind, var session = service.session, session.code == code else { return }
         session.loggedIn = true
         service.session = session
         service.profile = true
@@ -98,10 +96,7 @@ extension FleetModel {
     /// The user cancels at the MVPD on login page `seq`: the browser comes back with `error=`.
     mutating func cancel(page index: Int) {
         pages[index].used = true
-        guard case .login(let code) = pages[index].kind, let session = service.session, session.code == code else {
-            notes.append("the page's session is gone: the login page shows an error")
-            return
-        }
+        guard case .login(let code) = pages[index].kind, let session = service.session, session.code == code else { return }
         redirects.append(Redirect(url: session.redirect + "&error=access_denied"))
     }
 

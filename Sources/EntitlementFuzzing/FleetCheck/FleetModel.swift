@@ -9,7 +9,7 @@ import EntitlementSimulator
 /// ``FleetChecker`` enumerates every sequence of ``FleetEvent``s from the first state; ``apply(_:)`` takes
 /// one event the way `AccessEnabler` and the simulator would, and reports every broken promise it sees.
 /// Two states with equal ``fingerprint`` are the same state (but for a hash collision, one in 2⁶⁴).
-public struct FleetModel: Sendable {
+struct FleetModel: Sendable {
     /// What one node holds: its machine and its shell's bookkeeping.
     struct Node: Sendable {
         var machine: EntitlementMachine
@@ -84,8 +84,10 @@ public struct FleetModel: Sendable {
     var lastLoginPage = -1
     /// Broken promises the last event found (not part of the state).
     var problems: [String] = []
-    /// What the last event did, in words (not part of the state).
-    var notes: [String] = []
+    /// The callbacks the last event led to, as script lines, when ``tellsScript`` (not part of the state).
+    var told: [String] = []
+    /// Whether events write ``told`` (a replay does; the search does not pay for the text).
+    var tellsScript = false
 
     static let requestorID = "sim-requestor"
     static let mvpd = MVPD(id: "acme-cable", displayName: "Acme Cable")
@@ -106,7 +108,6 @@ public struct FleetModel: Sendable {
             start(node: nodes.count - 1)
         }
         problems = []
-        notes = []
     }
 
     /// The node's name in a script: `main`, `b`, `c`, ….
