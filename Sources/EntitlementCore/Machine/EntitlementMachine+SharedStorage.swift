@@ -175,6 +175,16 @@ extension EntitlementMachine {
             // The user signed in elsewhere (the code of a second-screen login another instance polls, a
             // login finished there): this instance stops polling and answers its calls signed in.
             guard let token else {
+                if stored.pendingRegistration == nil, stored.pendingLogin == nil, stored.pendingLogout == nil {
+                    // Storage holds no code, login or authentication any more: the device logged out or
+                    // cancelled through another instance, which took this code out. Polling on would sign
+                    // the device in when the old code is entered: the flow ends here too.
+                    adopt()
+                    return endLogin(
+                        flow, code: ErrorCode.userNotAuthenticated,
+                        reason: "The login ended on another instance without signing in.", condition: .loginEndedElsewhere)
+                }
+                // Another instance shows a code of its own: whichever the user enters signs the device in.
                 persisted = mine
                 return []
             }

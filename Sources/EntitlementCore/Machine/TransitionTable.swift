@@ -71,6 +71,7 @@ public enum TransitionTable {
         authentication(.awaitingRedirect, .storageChanged, .pendingLoginTaken, to: .awaitingRedirect),
         authentication(.awaitingRedirect, .storageChanged, .loginEndedElsewhere, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.readingProfile, .storageChanged, .loginEndedElsewhere, to: .unauthenticated, .setAuthenticationStatus),
+        authentication(.awaitingSecondScreen, .storageChanged, .loginEndedElsewhere, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.readingProfile, .storageChanged, .loginEndedElsewhere, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.readingProfile, .storageChanged, .pendingLogout, to: .unauthenticated, .setAuthenticationStatus),
         authentication(.readingProfile, .storageChanged, .pendingLogout, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
