@@ -27,7 +27,7 @@ struct FleetCheckerTests {
         // The device cancels through b while main reads the login's profile: main ends the login unsigned.
         let cancelled = checker.replay(completing + [.call(node: 1, .cancel)])
         #expect(cancelled.problems.isEmpty, "\(cancelled)")
-        #expect(cancelled.script.contains("< @b setAuthenticationStatus(status: 0, errorCode: \"PROVIDER_NOT_SELECTED_ERROR\")"), "\(cancelled.script)")
+        #expect(cancelled.script.contains("< @b setAuthenticationStatus(0, \"PROVIDER_NOT_SELECTED_ERROR\")"), "\(cancelled.script)")
         // The store is down when the device logs out through b: b cannot read it, so it refuses the call
         // (a passing failure, typed) instead of answering from a view the store has moved past.
         let unread = checker.replay(completing + [.storeDown, .call(node: 1, .logout)])

@@ -102,7 +102,7 @@ extension FleetModel {
     /// page opens in the web view, and a sign-in must follow a login the user made after the last
     /// logout or cancel.
     mutating func observe(_ callback: Callback, answering: [CallID], on node: Int) {
-        if tellsScript, !callback.isTracking { told.append("< @\(Self.name(node)) \(callback)") }
+        if tellsScript, !callback.isTracking { told.append("< @\(Self.name(node)) \(callback.redactedDescription)") }
         for id in answering {
             if let index = nodes[node].waiting.firstIndex(of: id) {
                 nodes[node].waiting.remove(at: index)
