@@ -334,13 +334,19 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         """
 
     /// How long (ms) a save of `tokens` is kept: until the latest thing in it expires (the authentication,
-    /// a pending login, logout or second-screen code), at least a
+    /// a pending login — one another node is completing stands past its deadline while its profile is read,
+    /// so it is kept ``completingLoginKept`` longer — a logout or second-screen code), at least a
     /// minute; ``rememberFor`` when nothing in it expires — and at least that long when it holds a
     /// provider account (a user token and credentials kept for good do not expire with a login).
+    /// How long past its deadline a login marked `completing` is kept: longer than
+    /// ``EntitlementMachine/completingGrace`` (5 minutes with the default request timeout).
+    static let completingLoginKept = Duration.seconds(900)
+
     func lifetime(of tokens: StoredTokens) -> Int64 {
         let remembered = max(rememberFor.milliseconds, 60_000)
+        let login = tokens.pendingLogin.map { $0.completing ? $0.deadline.adding(Self.completingLoginKept) : $0.deadline }
         let dates = [
-            tokens.authentication?.expires, tokens.pendingLogin?.deadline, tokens.pendingLogout?.deadline, tokens.pendingRegistration?.expires,
+            tokens.authentication?.expires, login, tokens.pendingLogout?.deadline, tokens.pendingRegistration?.expires,
         ].compactMap { $0 }
         guard let latest = dates.max() else { return remembered }
         let (left, overflow) = latest.milliseconds.subtractingReportingOverflow(now().milliseconds)

@@ -199,9 +199,12 @@ struct CommandHelp {
                 timers and the clock, save notifications, and F faults (default 1: a failed request, the
                 store down, a node restarted). States are pure machines and their shells, each explored
                 once. It checks every call answered exactly once, every transition in the table, no
-                sign-in after a logout or cancel, and, once everything settles, no call left waiting and
-                every node agreeing with the store. It prints the states explored per depth, then the
-                shortest interleaving that breaks a promise (exit 1) or the states, depth and time (exit 0).
+                sign-in after a logout or cancel, and, once everything settles, no call left waiting,
+                every node agreeing with the store and, when nothing failed, a login the user completed
+                in time signing the device in. It prints the states explored per depth, then the
+                shortest interleaving that breaks a promise with its callbacks (exit 1), or the states,
+                depth and time (exit 0). With --all it goes on and prints the shortest interleaving of
+                each kind of broken promise.
                 """),
         CommandHelp(
             name: "fleet",

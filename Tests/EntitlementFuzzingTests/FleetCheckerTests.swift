@@ -36,7 +36,8 @@ struct FleetCheckerTests {
     }
 
     /// Each promise the check holds is one it can see broken: a call answered twice, a sign-in after a
-    /// logout with no login since, a call left waiting, and nodes that disagree with the store.
+    /// logout with no login since, a call left waiting, nodes that disagree with the store, and a login the
+    /// user completed in time that leaves the device signed out.
     @Test func eachPromiseIsSeenBroken() {
         let bounds = FleetChecker.Bounds(nodes: 2, depth: 1)
         var twice = FleetModel(nodes: 2, bounds: bounds)
@@ -58,6 +59,12 @@ struct FleetCheckerTests {
                 mvpdID: FleetModel.mvpd.id, requestorID: FleetModel.requestorID, userID: "alice", expires: FleetModel.start.adding(.seconds(3600))),
             deviceID: FleetModel.deviceID)
         #expect(split.problemsOnceSettled()?.contains { $0.contains("the nodes disagree") } == true)
+
+        var lost = FleetModel(nodes: 2, bounds: bounds)
+        lost.lastLoginPage = 0
+        lost.newestLoginRedirect = 0
+        lost.newestLoginDelivered = true
+        #expect(lost.problemsOnceSettled()?.contains { $0.contains("yet once everything settled the device is signed out") } == true)
     }
 
     /// Going on after the first broken promise explores every level and lists each kind of broken promise

@@ -83,6 +83,10 @@ public struct LoginFlow: Sendable, Hashable {
     public var resumed = false
     /// Whether the second screen's read in flight asks the session's status (a poll was refused), not the profile.
     public var checksSession = false
+    /// Whether the profile is read with the MVPD, not by the session's code: the redirect came (the user
+    /// signed in at the page), but the code died at the service meanwhile (a session request that arrived
+    /// after this login's replaced it). Once per login.
+    public var readsProfileByProvider = false
     /// When the redirect must have arrived by.
     public var deadline: Timestamp?
     /// The calls the flow's one `setAuthenticationStatus` answers.

@@ -87,7 +87,7 @@ extension EntitlementMachine {
         _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken], calls: [CallID]
     ) -> [Action] {
         guard stored.deviceID ?? deviceID == deviceID, usableStoredToken(stored, loaded) == nil,
-            !(stored.pendingLogin.map { $0.deadline > now && loaded.mvpd($0.mvpdID) != nil } ?? false),
+            !(stored.pendingLogin.map { expiry(of: $0) > now && loaded.mvpd($0.mvpdID) != nil } ?? false),
             !(stored.pendingRegistration.map { $0.expires > now && loaded.mvpd($0.mvpdID) != nil } ?? false)
         else { return [] }
         let sharedLogin = others.first { token in

@@ -157,6 +157,9 @@ extension EntitlementMachine {
             moveAuthentication(to: .login(flow, .readingProfile(operation: operation, attempt: attempt + 1)), .pollDue, .readProfile)
             return [.callBackend(operation, .profileByCode(context(configuration), code: code))]
         case (.redirectDeadline(let flowID), .login(let flow, .awaitingRedirect)) where flow.id == flowID:
+            // A login another instance is completing stands past the redirect's deadline (a timer set
+            // before this instance saw it completing is late).
+            if let completing = flow.completingElsewhere, now < expiry(of: completing) { return [.log(.lateTimerIgnored(timer))] }
             return expireLogin(flow)
         case (.redirectDeadline(let flowID), .logout(let flow, .loggingOut)) where flow.id == flowID:
             let notice = Notice.logoutTimedOut.report("The logout redirect did not come back in time; local tokens were already cleared.")
@@ -205,6 +208,16 @@ extension EntitlementMachine {
             // seconds): read again after the pause it asked for, as often as a profile not yet there.
             moveAuthentication(to: .login(flow, .readingProfile(operation: nil, attempt: attempt)), .throttled, .startTimer)
             return [.startTimer(.profileRead(flow.id), at: now.adding(max(.seconds(seconds), Self.profileReadPause)))]
+        case .failure(let error) where error.saysSessionIsGone && flow.redirectAccepted && !flow.readsProfileByProvider:
+            // The redirect proved the user signed in at the page, but the session's code died at the
+            // service meanwhile (a session request that arrived after this login's replaced it): the
+            // device's profile with the MVPD is what that sign-in saved. It is read instead, once.
+            guard let mvpd = flow.mvpd else { return loginFailed(flow, error.summary, .failed) }
+            var byProvider = flow
+            byProvider.readsProfileByProvider = true
+            let operation = nextOperation()
+            moveAuthentication(to: .login(byProvider, .readingProfile(operation: operation, attempt: attempt)), .sessionGone, .readProfile)
+            return [.callBackend(operation, .profile(context(configuration), mvpd: mvpd.id))]
         case .failure(let error):
             return loginFailed(flow, error.summary, .failed)
         }

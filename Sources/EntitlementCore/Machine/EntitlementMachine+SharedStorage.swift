@@ -10,14 +10,27 @@ extension EntitlementMachine {
         return stored != persisted
     }
 
+    /// How long after its deadline a login another instance is completing still stands: that instance
+    /// accepted the redirect in time and reads the profile — each read within the request deadline, a few
+    /// reads at most, with pauses — so its outcome is waited for, not expired under it.
+    public var completingGrace: Duration {
+        settings.requestTimeout * Self.profileReads + Self.longestThrottlePause * (Self.profileReads - 1)
+    }
+
+    /// When a stored login stops standing: a login waiting for its redirect at its deadline, one another
+    /// instance is completing ``completingGrace`` later.
+    func expiry(of pending: PendingLogin) -> Timestamp {
+        pending.completing ? pending.deadline.adding(completingGrace) : pending.deadline
+    }
+
     /// Resumes a login another instance (or this one before a restart) started: its state,
     /// session code, MVPD and deadline come from storage; nobody here waits for it yet.
     mutating func resumePendingLogin(_ pending: PendingLogin?, _ configuration: RequestorConfiguration) -> Action? {
-        guard let pending, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) else { return nil }
+        guard let pending, expiry(of: pending) > now, let mvpd = configuration.mvpd(pending.mvpdID) else { return nil }
         let flow = LoginFlow(id: nextFlow(), mvpd: nil, secrets: nil, deadline: nil, waiters: [], data: [:]).adopting(pending, mvpd: mvpd)
         moveAuthentication(to: .login(flow, .awaitingRedirect), .pendingLogin, .startTimer)
         selectedProviderID = mvpd.id
-        return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
+        return .startTimer(.redirectDeadline(flow.id), at: expiry(of: pending))
     }
 
     /// A login this instance waited for ended elsewhere, and the store now holds a logout waiting for its
@@ -104,14 +117,14 @@ extension EntitlementMachine {
                 adopt()
                 return logout
             }
-            guard let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) else {
+            guard let pending = stored.pendingLogin, expiry(of: pending) > now, let mvpd = configuration.mvpd(pending.mvpdID) else {
                 persisted = mine
                 return []
             }
             let waiting = flow.adopting(pending, mvpd: mvpd)
             moveAuthentication(to: .login(waiting, .awaitingRedirect), .pendingLogin, rowActions + [.startTimer])
             adopt()
-            return dismiss + [.startTimer(.redirectDeadline(waiting.id), at: pending.deadline)]
+            return dismiss + [.startTimer(.redirectDeadline(waiting.id), at: expiry(of: pending))]
         case .logout(var flow, .loggingOut):
             if let pending = stored.pendingLogout, token == nil {
                 guard pending.state != flow.secrets?.state, pending.deadline > now else { return [] }
@@ -136,15 +149,15 @@ extension EntitlementMachine {
             guard let token else {
                 // Whatever else this instance follows, the login stands as storage says.
                 adopt()
-                if let pending = stored.pendingLogin, pending.deadline > now, let mvpd = configuration.mvpd(pending.mvpdID) {
+                if let pending = stored.pendingLogin, expiry(of: pending) > now, let mvpd = configuration.mvpd(pending.mvpdID) {
                     if pending.completing {
                         guard flow.completingElsewhere != pending else { return [] }
                         // Another instance accepted the redirect and reads the profile: this one waits for
                         // the outcome in storage, without the secrets, so the same redirect can never
-                        // complete the login here too.
+                        // complete the login here too — past the redirect's deadline, while the reads may last.
                         flow = flow.adopting(pending, mvpd: mvpd)
-                        moveAuthentication(to: .login(flow, .awaitingRedirect), .pendingLoginTaken)
-                        return []
+                        moveAuthentication(to: .login(flow, .awaitingRedirect), .pendingLoginTaken, .cancelTimer, .startTimer)
+                        return [.cancelTimer(.redirectDeadline(flow.id)), .startTimer(.redirectDeadline(flow.id), at: expiry(of: pending))]
                     }
                     if flow.completingElsewhere == nil, pending.state == flow.secrets?.state { return [] }
                     // Another instance restarted the login: wait for that one, with its secrets and deadline.
@@ -193,15 +206,18 @@ extension EntitlementMachine {
             return secondScreenTimers(flow).map(Action.cancelTimer)
                 + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
                 + resumeAuthorizationsAfterLogin(token, configuration)
-        case .login(let flow, .readingProfile) where flow.redirectAccepted && token == nil && stored.pendingLogin == nil:
+        case .login(let flow, .readingProfile)
+        where flow.redirectAccepted && token == nil && stored.pendingLogin?.state != flow.secrets?.state:
             // This instance accepted the login's redirect and reads its profile, and storage no longer holds
-            // the login: it was cancelled or logged out on another instance meanwhile. The login ends here
-            // too, unsigned — its profile, when it comes, is late — or follows the logout waiting there.
+            // the login: it was cancelled or logged out on another instance meanwhile (and maybe started
+            // again there). The login ends here too, unsigned — its profile, when it comes, is late — and
+            // the logout or the new login waiting in storage is followed.
             adopt()
             if let logout = resumePendingLogout(stored.pendingLogout, ending: flow) { return logout }
-            return endLogin(
+            let ended = endLogin(
                 flow, code: ErrorCode.userNotAuthenticated, reason: "The login ended on another instance without signing in.",
                 condition: .loginEndedElsewhere)
+            return ended + (resumePendingLogin(stored.pendingLogin, configuration).map { [$0] } ?? [])
         default:
             // In the middle of its own flow this instance keeps its view until the flow ends.
             persisted = mine

@@ -149,7 +149,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     /// a restart, started it) and its page is known: the device may never have received it.
     case startedElsewhere
     /// The service says the login's code is unknown or expired (a newer session for the device
-    /// replaced it, or it ran out): its page is dead, so the login starts a new session.
+    /// replaced it, or it ran out): before the redirect its page is dead, so the login starts a new
+    /// session; after it, the profile the sign-in saved is read with the MVPD instead.
     case sessionGone
     /// The requestor has MVPDs with platform SSO and the device has a platform picker.
     case platformProviders

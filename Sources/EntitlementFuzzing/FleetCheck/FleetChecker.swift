@@ -15,7 +15,10 @@ import EntitlementEngine
 /// passed, every node told of the last save):
 ///
 /// - every call answered (none left waiting on a flow no node runs);
-/// - every node answers the device alike, as the store says (convergence).
+/// - every node answers the device alike, as the store says (convergence);
+/// - with nothing failing (no fault, no request past its deadline), a login the user made on the newest
+///   login page — opened after the device last chose, cancelled or logged out — whose redirect reached a
+///   node before the login's deadline leaves the device signed in (progress).
 ///
 /// Breadth first, the first violation found is one of the shortest: its events are the counterexample.
 public struct FleetChecker: Sendable {
@@ -212,7 +215,8 @@ extension FleetModel {
             if !world.store.up {
                 event = .storeUp
             } else if let node = world.nodes.indices.first(where: { !world.nodes[$0].requests.isEmpty }) {
-                event = .answer(node: node, world.nodes[node].requests[0].operation)
+                let sent = world.nodes[node].requests[0]
+                event = world.now < sent.deadline ? .answer(node: node, sent.operation) : .timeout(node: node, sent.operation)
             } else if let node = world.nodes.indices.first(where: { i in world.nodes[i].timers.contains { $0.at <= world.now } }),
                 let timer = world.nodes[node].timers.first(where: { $0.at <= world.now })
             {
@@ -241,6 +245,11 @@ extension FleetModel {
         }
         for (index, node) in world.nodes.enumerated() where !node.waiting.isEmpty {
             found.append("node \(Self.name(index)) leaves calls \(node.waiting) unanswered once everything settled")
+        }
+        if !world.sawFailure, world.newestLoginRedirect != nil, world.newestLoginDelivered,
+            world.lastLoginPage >= world.validFromPage, world.store.tokens.authentication == nil
+        {
+            found.append("the user logged in on the newest login page and its redirect reached a node in time, nothing failing, yet once everything settled the device is signed out")
         }
         let views = world.nodes.map(\.machine.authentication.summary)
         let stored = world.store.tokens.authentication == nil ? "signed out" : "signed in"

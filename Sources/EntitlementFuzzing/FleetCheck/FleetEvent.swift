@@ -34,8 +34,10 @@ public enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     case call(node: Int, Call)
     /// The service answers `node`'s request `operation` (it acts on the request now).
     case answer(node: Int, OperationID)
-    /// `node`'s request `operation` fails (the network, or the request's deadline).
+    /// `node`'s request `operation` fails (the network: a fault).
     case fail(node: Int, OperationID)
+    /// `node`'s request `operation` passed its deadline unanswered: the shell ends it (no fault: the clock).
+    case timeout(node: Int, OperationID)
     /// `node`'s due timer fires.
     case timer(node: Int, TimerID)
     /// The clock moves to the next deadline any node waits for.
@@ -64,6 +66,7 @@ public enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         case .call(let node, let call): return "> @\(name(node)) \(call.script)"
         case .answer(let node, let operation): return "! backend answers @\(name(node)) request \(operation)"
         case .fail(let node, let operation): return "! backend fails @\(name(node)) request \(operation) with network"
+        case .timeout(let node, let operation): return "! backend request \(operation) of @\(name(node)) times out"
         case .timer(let node, let timer): return "! timer \(timer) fires @\(name(node))"
         case .advanceClock: return "! clock advances to the next deadline"
         case .logIn(let page): return "! user logs in as alice on page \(page)"

@@ -9,8 +9,12 @@ extension FleetModel {
         for node in nodes.indices {
             if callsLeft > 0 { for call in FleetEvent.Call.allCases { events.append(.call(node: node, call)) } }
             for sent in nodes[node].requests {
-                events.append(.answer(node: node, sent.operation))
-                if faultsLeft > 0 { events.append(.fail(node: node, sent.operation)) }
+                if now < sent.deadline {
+                    events.append(.answer(node: node, sent.operation))
+                    if faultsLeft > 0 { events.append(.fail(node: node, sent.operation)) }
+                } else {
+                    events.append(.timeout(node: node, sent.operation))
+                }
             }
             for timer in nodes[node].timers where timer.at <= now { events.append(.timer(node: node, timer.id)) }
             if store.up, nodes[node].knownVersion != store.version || nodes[node].viewHeldBack, case .configured = nodes[node].machine.configuration {
@@ -41,9 +45,9 @@ extension FleetModel {
         return events
     }
 
-    /// The earliest deadline after now that some node waits for.
+    /// The earliest deadline after now that some node waits for: a timer, or a request's.
     var nextDeadline: Timestamp? {
-        nodes.flatMap { $0.timers.map(\.at) }.filter { $0 > now }.min()
+        nodes.flatMap { $0.timers.map(\.at) + $0.requests.map(\.deadline) }.filter { $0 > now }.min()
     }
 
     /// Takes `event`; ``problems`` then says what it broke.
@@ -51,15 +55,21 @@ extension FleetModel {
         problems = []
         told = []
         switch event {
+        case .fail, .timeout, .storeDown, .restart: sawFailure = true
+        default: break
+        }
+        switch event {
         case .call(let node, let call):
             callsLeft -= 1
             submit(call.entitlementCall, on: node)
-        case .answer(let node, let operation), .fail(let node, let operation):
+        case .answer(let node, let operation), .fail(let node, let operation), .timeout(let node, let operation):
             guard let index = nodes[node].requests.firstIndex(where: { $0.operation == operation }) else { return }
             let request = nodes[node].requests.remove(at: index).request
             if case .fail = event {
                 faultsLeft -= 1
                 deliver(.backendFailed(operation, .network("the connection was reset")), to: node)
+            } else if case .timeout = event {
+                deliver(.backendFailed(operation, .timeout), to: node)
             } else {
                 switch answer(request) {
                 case .success(let response): deliver(.backendAnswered(operation, response), to: node)
@@ -83,6 +93,7 @@ extension FleetModel {
             followLogout(page: page)
         case .redirect(let index, let node):
             redirects[index].deliveries += 1
+            if index == newestLoginRedirect, now < newestPageOpened.adding(Self.settings.redirectTimeout) { newestLoginDelivered = true }
             submit(.handleExternalURL(redirects[index].url), on: node)
         case .look(let node):
             storageCheck(node)
@@ -128,6 +139,14 @@ extension FleetModel {
     /// only closes a picker ends no page.
     mutating func noteHappenedBefore(_ input: Input, before: AuthenticationState, on node: Int) {
         guard case .callReceived(_, let call) = input else { return }
+        switch call {
+        case .setSelectedProvider, .logout:
+            // The device chose again, cancelled or logged out: a login on an earlier page promises nothing.
+            chosenFromPage = pages.count
+            newestLoginRedirect = nil
+        default:
+            break
+        }
         switch (call, before) {
         case (.logout, _), (.setSelectedProvider(nil), .login(_, .awaitingRedirect)), (.setSelectedProvider(nil), .login(_, .readingProfile)):
             validFromPage = pages.count

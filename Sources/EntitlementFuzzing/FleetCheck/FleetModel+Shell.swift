@@ -162,7 +162,7 @@ extension FleetModel {
         case .emit(let callback, let answering):
             observe(callback, answering: answering, on: node)
         case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
-            nodes[node].requests.append((operation, request))
+            nodes[node].requests.append((operation, request, now.adding(Self.settings.requestTimeout)))
         case .startTimer(let id, let at):
             nodes[node].timers.removeAll { $0.id == id }
             nodes[node].timers.append((id, at))

@@ -72,6 +72,11 @@ extension FleetModel {
             return
         }
         pages.append(Page(seq: pages.count, url: url, kind: kind))
+        // A newer login page: the device chose again, and a login made on an older one promises nothing.
+        if case .login = kind {
+            newestLoginRedirect = nil
+            newestPageOpened = now
+        }
     }
 
     private static func number(after prefix: Substring, in url: String) -> Int? {
@@ -90,6 +95,9 @@ extension FleetModel {
         service.session = session
         service.profile = true
         lastLoginPage = pages[index].seq
+        let newest = pages.last { if case .login = $0.kind { true } else { false } }?.seq
+        newestLoginRedirect = newest == pages[index].seq && pages[index].seq >= chosenFromPage ? redirects.count : nil
+        newestLoginDelivered = false
         redirects.append(Redirect(url: session.redirect))
     }
 

@@ -20,8 +20,9 @@ struct FleetModel: Sendable {
         /// Whether the machine kept a view of its own when it last followed the store.
         var viewHeldBack = false
         var lastCall: UInt64 = 0
-        /// Backend requests sent and not answered, oldest first.
-        var requests: [(operation: OperationID, request: BackendRequest)] = []
+        /// Backend requests sent and not answered, oldest first, with the time each ends unanswered (the
+        /// shell's request deadline).
+        var requests: [(operation: OperationID, request: BackendRequest, deadline: Timestamp)] = []
         /// Timers started and not fired or cancelled.
         var timers: [(id: TimerID, at: Timestamp)] = []
         /// The device's calls on this node not answered yet.
@@ -82,6 +83,15 @@ struct FleetModel: Sendable {
     var validFromPage = 0
     /// The sequence number of the page the user last logged in on (-1: none).
     var lastLoginPage = -1
+    /// The redirect of the user's last login, when it was made on the newest login page, opened after the
+    /// device last chose a provider, cancelled or logged out (nil: none).
+    var newestLoginRedirect: Int?
+    /// Pages opened before this sequence number came before the device's last choice, cancel or logout.
+    var chosenFromPage = 0
+    /// Whether that redirect reached a node before the login's deadline.
+    var newestLoginDelivered = false
+    /// When the newest login page was opened (its login's deadline is the redirect timeout after).
+    var newestPageOpened = Timestamp(milliseconds: 0)
     /// Broken promises the last event found (not part of the state).
     var problems: [String] = []
     /// The callbacks the last event led to, as script lines, when ``tellsScript`` (not part of the state).
@@ -97,6 +107,9 @@ struct FleetModel: Sendable {
     static let start = Timestamp(milliseconds: 1_800_000_000_000)
 
     /// `count` configured nodes of one device, an empty store, no session.
+    /// Whether anything went wrong so far: a fault, or a request that passed its deadline unanswered.
+    var sawFailure = false
+
     init(nodes count: Int, bounds: FleetChecker.Bounds) {
         now = Self.start
         callsLeft = bounds.calls
@@ -126,6 +139,7 @@ struct FleetModel: Sendable {
             for sent in node.requests {
                 hasher.combine(sent.operation)
                 hasher.combine(sent.request)
+                hasher.combine(sent.deadline)
             }
             hasher.combine(node.timers.count)
             for timer in node.timers {
@@ -161,6 +175,11 @@ struct FleetModel: Sendable {
         hasher.combine(faultsLeft)
         hasher.combine(validFromPage)
         hasher.combine(lastLoginPage)
+        hasher.combine(newestLoginRedirect)
+        hasher.combine(chosenFromPage)
+        hasher.combine(newestLoginDelivered)
+        hasher.combine(newestPageOpened)
+        hasher.combine(sawFailure)
         return hasher.finalize()
     }
 }
