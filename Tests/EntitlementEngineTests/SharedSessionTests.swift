@@ -9,10 +9,10 @@ import Testing
 @Suite("Sessions shared through token storage", .checksExactlyOnce)
 struct SharedSessionTests {
     /// Two engine instances for one device, sharing storage and the backend (two nodes of a fleet).
-    func pair(storage: any TokenStorage = InMemoryTokenStorage()) -> (SimulatedSession, SimulatedSession) {
+    func pair(storage: any TokenStorage = InMemoryTokenStorage(), settings: EngineSettings = .simulated) -> (SimulatedSession, SimulatedSession) {
         let clock = ManualClock()
-        let a = SimulatedSession(seed: 1, storage: storage, clock: clock)
-        let b = SimulatedSession(seed: 2, storage: storage, clock: clock, simulator: a.simulator)
+        let a = SimulatedSession(seed: 1, settings: settings, storage: storage, clock: clock)
+        let b = SimulatedSession(seed: 2, settings: settings, storage: storage, clock: clock, simulator: a.simulator)
         return (a, b)
     }
 
@@ -193,11 +193,9 @@ struct SharedSessionTests {
     /// answers again it follows the logout.
     @Test func aNodeThatCannotReadTheStoreRefusesCallsInsteadOfAnsweringFromAnOlderView() async throws {
         let storage = UnreadableStorage()
-        let clock = ManualClock()
         var settings = EngineSettings.simulated
         settings.storageRetryWindow = .milliseconds(200)
-        let a = SimulatedSession(seed: 1, settings: settings, storage: storage, clock: clock)
-        let b = SimulatedSession(seed: 2, settings: settings, storage: storage, clock: clock, simulator: a.simulator)
+        let (a, b) = pair(storage: storage, settings: settings)
         await a.signIn()
         await b.configure()
         await b.enabler.checkAuthentication()

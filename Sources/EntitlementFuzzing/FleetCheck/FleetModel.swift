@@ -86,10 +86,10 @@ struct FleetModel: Sendable {
     /// The redirect of the user's last login, when it was made on the newest login page, opened after the
     /// device last chose a provider, cancelled or logged out (nil: none).
     var newestLoginRedirect: Int?
-    /// Pages opened before this sequence number came before the device's last choice, cancel or logout.
-    var chosenFromPage = 0
     /// Whether that redirect reached a node before the login's deadline.
     var newestLoginDelivered = false
+    /// Pages opened before this sequence number came before the device's last choice, cancel or logout.
+    var chosenFromPage = 0
     /// When the newest login page was opened (its login's deadline is the redirect timeout after).
     var newestPageOpened = Timestamp(milliseconds: 0)
     /// Broken promises the last event found (not part of the state).
@@ -106,10 +106,10 @@ struct FleetModel: Sendable {
     static let serviceProvider = "https://sp.check"
     static let start = Timestamp(milliseconds: 1_800_000_000_000)
 
-    /// `count` configured nodes of one device, an empty store, no session.
     /// Whether anything went wrong so far: a fault, or a request that passed its deadline unanswered.
     var sawFailure = false
 
+    /// `count` configured nodes of one device, an empty store, no session.
     init(nodes count: Int, bounds: FleetChecker.Bounds) {
         now = Self.start
         callsLeft = bounds.calls
