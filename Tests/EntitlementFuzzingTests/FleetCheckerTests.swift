@@ -58,7 +58,7 @@ struct FleetCheckerTests {
             authentication: AuthenticationToken(
                 mvpdID: FleetModel.mvpd.id, requestorID: FleetModel.requestorID, userID: "alice", expires: FleetModel.start.adding(.seconds(3600))),
             deviceID: FleetModel.deviceID)
-        #expect(split.problemsOnceSettled()?.contains { $0.contains("the nodes disagree") } == true)
+        #expect(split.problemsOnceSettled()?.contains { $0.contains("answer checkAuthentication differently") } == true)
 
         var lost = FleetModel(nodes: 2, bounds: bounds)
         lost.lastLoginPage = 0

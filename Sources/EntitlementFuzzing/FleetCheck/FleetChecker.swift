@@ -15,7 +15,8 @@ import EntitlementEngine
 /// passed, every node told of the last save):
 ///
 /// - every call answered (none left waiting on a flow no node runs);
-/// - every node answers the device alike, as the store says (convergence);
+/// - every node answers `checkAuthentication` alike, as the store says, when the device asks each twice
+///   round (convergence);
 /// - with nothing failing (no fault, no request past its deadline), a login the user made on the newest
 ///   login page — opened after the device last chose, cancelled or logged out — whose redirect reached a
 ///   node before the login's deadline leaves the device signed in (progress).
@@ -200,8 +201,10 @@ public struct FleetChecker: Sendable {
 
 extension FleetModel {
     /// Lets everything settle — the store back, every request answered, every due timer fired, the clock
-    /// past every deadline, every node told of the last save — and returns what is then broken (nil:
-    /// nothing): calls left waiting, nodes that disagree, or a promise broken on the way.
+    /// past every deadline, every node told of the last save — then asks every node `checkAuthentication`
+    /// twice round, and returns what is broken (nil: nothing): calls left waiting, nodes that answer
+    /// differently or otherwise than the store says, a login completed in time left signed out, or a
+    /// promise broken on the way.
     ///
     /// Settling is checked from every state the search reaches (most of the search's time): sparing the
     /// states a clean settling passed through (by their fingerprints) was tried and measured slower —
@@ -246,17 +249,39 @@ extension FleetModel {
         for (index, node) in world.nodes.enumerated() where !node.waiting.isEmpty {
             found.append("node \(Self.name(index)) leaves calls \(node.waiting) unanswered once everything settled")
         }
+        // The device asks every node whether it is signed in, twice round (a node's first answer may save
+        // what it kept in memory while the store was away, which the others then follow).
+        var answers: [Int?] = []
+        for _ in 0..<2 {
+            answers = world.nodes.indices.map { node in
+                world.problems = []
+                let status = world.askedWhetherSignedIn(on: node)
+                found += world.problems
+                return status
+            }
+        }
+        let stored = world.store.tokens.authentication == nil ? 0 : 1
+        if answers.contains(where: { $0 != stored }) {
+            let said = answers.enumerated().map { "\(Self.name($0.offset)) \($0.element.map(String.init) ?? "no status")" }
+            found.append("once everything settled the nodes answer checkAuthentication differently: \(said.joined(separator: ", ")); the store: \(stored)")
+        }
         if !world.sawFailure, world.newestLoginRedirect != nil, world.newestLoginDelivered,
-            world.lastLoginPage >= world.validFromPage, world.store.tokens.authentication == nil
+            world.lastLoginPage >= world.validFromPage, stored == 0
         {
             found.append("the user logged in on the newest login page and its redirect reached a node in time, nothing failing, yet once everything settled the device is signed out")
         }
-        let views = world.nodes.map(\.machine.authentication.summary)
-        let stored = world.store.tokens.authentication == nil ? "signed out" : "signed in"
-        if Set(views).count > 1 || views.first != stored {
-            found.append("once everything settled the nodes disagree: \(views.enumerated().map { "\(Self.name($0.offset)) \($0.element)" }.joined(separator: ", ")); the store: \(stored)")
-        }
         return found.isEmpty ? nil : found
+    }
+}
+
+extension FleetModel {
+    /// The status `checkAuthentication` on `node` answers (nil: none answered it).
+    mutating func askedWhetherSignedIn(on node: Int) -> Int? {
+        probe = (node, CallID(nodes[node].lastCall + 1))
+        defer { probe = nil }
+        probeAnswer = nil
+        submit(.checkAuthentication, on: node)
+        return probeAnswer
     }
 }
 
@@ -264,14 +289,5 @@ extension AuthenticationState {
     /// Whether the device is asked to choose a provider (`displayProviderDialog`).
     fileprivate var isShowingThePicker: Bool {
         if case .login(_, .selectingProvider) = self { true } else { false }
-    }
-
-    /// Signed in, signed out, or the flow it is in.
-    fileprivate var summary: String {
-        switch self {
-        case .authenticated: "signed in"
-        case .unauthenticated, .unknown: "signed out"
-        default: "in \(kind.rawValue)"
-        }
     }
 }

@@ -121,6 +121,9 @@ extension FleetModel {
                 problems.append("node \(Self.name(node)) answered call \(id) again: \(callback)")
             }
         }
+        if let probe, probe.node == node, answering.contains(probe.call), case .setAuthenticationStatus(let status, _) = callback {
+            probeAnswer = status
+        }
         switch callback {
         case .navigateToUrl(let url):
             open(url)

@@ -98,6 +98,9 @@ struct FleetModel: Sendable {
     var told: [String] = []
     /// Whether events write ``told`` (a replay does; the search does not pay for the text).
     var tellsScript = false
+    /// The call whose `setAuthenticationStatus` is noted in ``probeAnswer`` (not part of the state).
+    var probe: (node: Int, call: CallID)?
+    var probeAnswer: Int?
 
     static let requestorID = "sim-requestor"
     static let mvpd = MVPD(id: "acme-cable", displayName: "Acme Cable")
