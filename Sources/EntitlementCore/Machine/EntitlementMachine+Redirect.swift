@@ -38,6 +38,17 @@ extension EntitlementMachine {
     private mutating func loginRedirect(
         _ id: CallID, _ url: ExternalURL, _ flow: LoginFlow, _ configuration: RequestorConfiguration
     ) -> [Action] {
+        if let completing = flow.completingElsewhere, now < expiry(of: completing),
+            let state = url.parameters["state"], ConstantTime.equals(state, completing.state)
+        {
+            // The same redirect again: another instance accepted it and reads the profile — or died doing
+            // so, and the browser tried again here. It is not accepted a second time: the call joins the
+            // login, whose profile is read here by its session code (it signs the device in when it is
+            // there), and is answered with the login's outcome either way.
+            var joined = flow
+            joined.waiters.append(id)
+            return probeLogin(joined, configuration, joining: id)
+        }
         guard let secrets = flow.secrets, let code = flow.code, let deadline = flow.deadline, let mvpd = flow.mvpd
         else { return refuse(id, .redirect(.noPendingFlow)) }
         if now >= deadline {

@@ -106,6 +106,8 @@ public enum TransitionTable {
         authentication(.loggingOut, .storageChanged, .pendingLogoutTaken, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .getAuthentication, .startedElsewhere, to: .awaitingRedirect, .join, .readProfile),
         authentication(.awaitingRedirect, .getAuthentication, .startedElsewhere, to: .awaitingRedirect, .join),
+        authentication(.awaitingRedirect, .handleExternalURL, .startedElsewhere, to: .awaitingRedirect, .join, .readProfile),
+        authentication(.awaitingRedirect, .handleExternalURL, .startedElsewhere, to: .awaitingRedirect, .join),
         authentication(.awaitingRedirect, .getAuthorization, .startedElsewhere, to: .awaitingRedirect, .readProfile),
         authentication(.awaitingRedirect, .getAuthorization, .startedElsewhere, to: .awaitingRedirect),
         authentication(.awaitingRedirect, .backendAnswered, .profileMatchesFlow, to: .authenticated, .cancelTimer, .setAuthenticationStatus),
