@@ -253,12 +253,15 @@ extension FleetModel {
         // what it kept in memory while the store was away, which the others then follow).
         var answers: [Int?] = []
         for _ in 0..<2 {
+            let version = world.store.version
             answers = world.nodes.indices.map { node in
                 world.problems = []
                 let status = world.askedWhetherSignedIn(on: node)
                 found += world.problems
                 return status
             }
+            // No node saved while answering: asked again, each would answer the same.
+            if world.store.version == version { break }
         }
         let stored = world.store.tokens.authentication == nil ? 0 : 1
         if answers.contains(where: { $0 != stored }) {
