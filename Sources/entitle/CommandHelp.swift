@@ -188,7 +188,7 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
-            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--all]"],
+            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen] [--all]"],
             summary: "model-check a fleet: every interleaving up to a bound, every promise",
             details: """
                 Explores every interleaving, up to D events (default 10), of K nodes (2 or 3, default 2)
@@ -204,7 +204,8 @@ struct CommandHelp {
                 in time signing the device in. It prints the states explored per depth, then the
                 shortest interleaving that breaks a promise with its callbacks (exit 1), or the states,
                 depth and time (exit 0). With --all it goes on and prints the shortest interleaving of
-                each kind of broken promise.
+                each kind of broken promise. With --second-screen the device is a TV showing registration
+                codes (polled every 5 s, shown for a minute) that the user enters on a second screen.
                 """),
         CommandHelp(
             name: "fleet",

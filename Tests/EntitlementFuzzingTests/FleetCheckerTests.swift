@@ -17,6 +17,14 @@ struct FleetCheckerTests {
         #expect(report.states == report.statesByDepth.reduce(0, +) && report.states > 40_000, "\(report.states)")
     }
 
+    /// A TV with a second screen: two nodes keep every promise in every interleaving of five events (`.ci/run`
+    /// checks eight).
+    @Test func aSecondScreenKeepsEveryPromiseToFiveEvents() {
+        let report = FleetChecker(bounds: .init(nodes: 2, depth: 5, secondScreen: true)).run()
+        #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
+        #expect(report.depth == 5 && report.states > 2_000, "\(report.statesByDepth)")
+    }
+
     /// The interleavings the check found against 0.9.2, played again: each now keeps every promise, and
     /// the script shows how.
     @Test func theInterleavingsFoundAgainst092KeepEveryPromise() {

@@ -88,8 +88,8 @@ struct RedisClientTests {
     }
 
     /// Commands queued behind a server that hangs fail by their own deadline, counted from when they
-    /// were sent — not one timeout after another (50 × 1 s = 50 s at the least). The bound is loose:
-    /// the whole suite starting at once on two cores holds every task back for up to 12 s.
+    /// were sent — not one timeout after another (50 × 1 s = 50 s at the least). The bound is as loose as
+    /// that allows: the whole suite on two cores has held every task back for up to 29 s.
     @Test func commandsQueuedBehindAHungServerFailByTheirOwnDeadline() async throws {
         let (fd, port) = try RedisServer.refusingPort()
         defer { close(fd) }
@@ -103,7 +103,7 @@ struct RedisClientTests {
             }
         }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed < .seconds(30), "every command ended near its own deadline: \(elapsed)")
+        #expect(elapsed < .seconds(45), "every command ended near its own deadline: \(elapsed)")
     }
 
     @Test func aRestartedServerCostsOnlyTheCommandsUnderWay() async throws {

@@ -40,6 +40,7 @@ extension EntitlementMachine {
         hasher.combine(held.persistedLeftOut)
         hasher.combine(held.nextCacheSweep)
         hasher.combine(held.expiredFlowState)
+        hasher.combine(held.foreignStoreBox?.value)
         hasher.combine(held.configurationOperation)
         hasher.combine(held.configurationFailures)
         hasher.combine(held.lastFlow)

@@ -60,6 +60,7 @@ extension EntitlementMachine {
         guard case .configured(let configuration) = configuration else { return [] }
         let mine = storedTokens
         persisted = stored
+        if foreignStore != nil { foreignStore = nil }
         let token = usableStoredToken(stored, configuration)
         func adopt() {
             authorizationExpiries = [:]
@@ -76,6 +77,7 @@ extension EntitlementMachine {
             // Following the store writes nothing: what this instance does not take up (another
             // instance's second-screen code, which it polls) stays in the store.
             persisted = storedTokens
+            keepForeign(stored)
             return []
         case .authenticated(let current):
             if let token {
@@ -119,6 +121,7 @@ extension EntitlementMachine {
             }
             guard let pending = stored.pendingLogin, expiry(of: pending) > now, let mvpd = configuration.mvpd(pending.mvpdID) else {
                 persisted = mine
+                keepForeign(stored)
                 return []
             }
             let waiting = flow.adopting(pending, mvpd: mvpd)
@@ -199,6 +202,7 @@ extension EntitlementMachine {
                 }
                 // Another instance shows a code of its own: whichever the user enters signs the device in.
                 persisted = mine
+                keepForeign(stored)
                 return []
             }
             moveAuthentication(to: .authenticated(token), .validStoredToken, .cancelTimer, .setAuthenticationStatus)
@@ -221,7 +225,21 @@ extension EntitlementMachine {
         default:
             // In the middle of its own flow this instance keeps its view until the flow ends.
             persisted = mine
+            keepForeign(stored)
             return []
         }
+    }
+
+    /// Notes what storage holds beyond this instance's view (``foreignStore``), when it does.
+    private mutating func keepForeign(_ stored: StoredTokens) {
+        if stored != persisted { foreignStore = stored }
+    }
+
+    /// A logout or a cancel ends every login of the device, also one this instance did not take up (another
+    /// instance's registration code): its save goes over what storage holds.
+    mutating func saveOverForeignStore() {
+        guard let foreign = foreignStore else { return }
+        persisted = foreign
+        foreignStore = nil
     }
 }

@@ -75,6 +75,7 @@ public struct EntitlementMachine: Sendable {
         var persistedLeftOut = false
         var nextCacheSweep = Timestamp(milliseconds: .min)
         var expiredFlowState: String?
+        var foreignStoreBox: Boxed<StoredTokens>?
         var configurationOperation = OperationID(0)
         var configurationFailures: UInt16 = 0
         var lastFlow: UInt64 = 0
@@ -250,6 +251,13 @@ public struct EntitlementMachine: Sendable {
     /// The tracking GUID of the last user id hashed (``trackingGUID(_:)``), boxed: inline it would be
     /// 32 bytes of every machine.
     private var lastTrackingGUID: Boxed<(userID: String, guid: String)>?
+    /// What storage holds when it holds more than this instance took up (another instance's registration
+    /// code, a login it did not follow mid-flow): a logout or a cancel here saves over it, so it ends that
+    /// too. Nil while this instance's view is the store's.
+    var foreignStore: StoredTokens? {
+        get { held.value.foreignStoreBox?.value }
+        set { held.value.foreignStoreBox = newValue.map(Boxed.init) }
+    }
     /// The operation of the last `setRequestor` (its configuration): a provider's session is named by it.
     var configurationOperation: OperationID {
         get { held.value.configurationOperation }
@@ -426,7 +434,9 @@ public struct EntitlementMachine: Sendable {
             case .setRequestor: answer = []  // handled before the regions
             case .checkAuthentication: answer = checkAuthentication(id)
             case .getAuthentication(let force, let data): answer = getAuthentication(id, force: force, data: data, configuration)
-            case .setSelectedProvider(let providerID): answer = setSelectedProvider(id, providerID, configuration)
+            case .setSelectedProvider(let providerID):
+                if providerID == nil { saveOverForeignStore() }
+                answer = setSelectedProvider(id, providerID, configuration)
             case .handleExternalURL(let url): answer = handleExternalURL(id, url, configuration)
             case .getSelectedProvider:
                 recordCall(.localAnswer, .selectedProvider)
@@ -438,7 +448,9 @@ public struct EntitlementMachine: Sendable {
             case .checkPreauthorizedResources(let resources, let cache):
                 answer = checkPreauthorizedResources(id, resources, cache: cache, configuration)
             case .getMetadata(let key): answer = getMetadata(id, key, configuration)
-            case .logout: answer = logout(id, configuration)
+            case .logout:
+                saveOverForeignStore()
+                answer = logout(id, configuration)
             case .signIn(let provider, let credentials): answer = signIn(id, provider, credentials, configuration)
             case .signOut(let provider): answer = signOut(id, provider, configuration)
             case .completeStepUp(let resource, let succeeded): answer = completeStepUp(id, resource, succeeded: succeeded, configuration)
@@ -608,6 +620,7 @@ public struct EntitlementMachine: Sendable {
     /// Saves `tokens` (the current ``storedTokens``) as the step's ``MachineStep/save`` and counts them as
     /// stored; ``Input/storageWriteFailed(_:)`` takes that back.
     mutating func persist(_ tokens: StoredTokens, _ configuration: RequestorConfiguration) {
+        if foreignStore != nil { foreignStore = nil }  // this save goes over whatever storage held
         persistedBeforeSave = persistedBox ?? Boxed(.empty)
         persisted = tokens
         savingFor = configuration.requestorID

@@ -35,9 +35,13 @@ public struct FleetChecker: Sendable {
         public var userActions: Int
         /// Faults per interleaving (a failed request, the store down, a node restarted).
         public var faults: Int
+        /// Whether the device is a TV that shows a registration code for a second screen (cookbook E)
+        /// instead of opening login pages.
+        public var secondScreen: Bool
 
         /// Creates bounds.
-        public init(nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1) {
+        public init(nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false) {
+            self.secondScreen = secondScreen
             self.nodes = min(max(nodes, 1), 3)
             self.depth = max(depth, 0)
             self.calls = max(calls, 0)

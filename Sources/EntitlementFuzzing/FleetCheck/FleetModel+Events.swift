@@ -30,6 +30,8 @@ extension FleetModel {
                     events.append(.cancelAtProvider(page: page.seq))
                 case .logout:
                     events.append(.followLogout(page: page.seq))
+                case .code:
+                    events.append(.logIn(page: page.seq))
                 }
             }
         }
@@ -93,7 +95,7 @@ extension FleetModel {
             followLogout(page: page)
         case .redirect(let index, let node):
             redirects[index].deliveries += 1
-            if index == newestLoginRedirect, now < newestPageOpened.adding(Self.settings.redirectTimeout) { newestLoginDelivered = true }
+            if index == newestLoginRedirect, now < newestPageOpened.adding(settings.redirectTimeout) { newestLoginDelivered = true }
             submit(.handleExternalURL(redirects[index].url), on: node)
         case .look(let node):
             storageCheck(node)
@@ -127,6 +129,8 @@ extension FleetModel {
         switch callback {
         case .navigateToUrl(let url):
             open(url)
+        case .status(let report) where report.code == "REGCODE":
+            open("code:" + report.message)
         case .setAuthenticationStatus(1, _), .setToken:
             if lastLoginPage < validFromPage {
                 problems.append(
@@ -151,7 +155,8 @@ extension FleetModel {
             break
         }
         switch (call, before) {
-        case (.logout, _), (.setSelectedProvider(nil), .login(_, .awaitingRedirect)), (.setSelectedProvider(nil), .login(_, .readingProfile)):
+        case (.logout, _), (.setSelectedProvider(nil), .login(_, .awaitingRedirect)), (.setSelectedProvider(nil), .login(_, .readingProfile)),
+            (.setSelectedProvider(nil), .login(_, .awaitingSecondScreen)):
             validFromPage = pages.count
         default:
             break

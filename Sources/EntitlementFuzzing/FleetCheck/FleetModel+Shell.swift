@@ -15,7 +15,7 @@ extension FleetModel {
     /// the store (nothing when the store is down, as the shell's `configurationAnswered` does).
     mutating func start(node index: Int) {
         var node = nodes[index]
-        node.machine = EntitlementMachine(settings: Self.settings, deviceID: Self.deviceID)
+        node.machine = EntitlementMachine(settings: settings, deviceID: Self.deviceID)
         node.machine.recordsTransitions = true
         node.knownVersion = nil
         node.viewHeldBack = false
@@ -38,8 +38,14 @@ extension FleetModel {
         deliver(.configurationLoaded(sent.operation, Self.configuration, stored), to: index, reconciling: false)
     }
 
-    /// The settings of every node: the simulated app's (its redirect URL and domain).
-    static let settings = EngineSettings.simulated
+    /// The settings of every node: the simulated app's (its redirect URL and domain); on a device with a
+    /// second screen, codes polled every 5 s and shown for a minute (so that everything settles within a
+    /// few dozen polls).
+    static func settings(secondScreen: Bool) -> EngineSettings {
+        var settings = EngineSettings.simulated
+        if secondScreen { settings.secondScreen = SecondScreen(pollInterval: .seconds(5), codeLifetime: .seconds(60)) }
+        return settings
+    }
 
     /// The device calls `call` on `node`: its id, once every input it led to has run.
     @discardableResult
@@ -162,7 +168,7 @@ extension FleetModel {
         case .emit(let callback, let answering):
             observe(callback, answering: answering, on: node)
         case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
-            nodes[node].requests.append((operation, request, now.adding(Self.settings.requestTimeout)))
+            nodes[node].requests.append((operation, request, now.adding(settings.requestTimeout)))
         case .startTimer(let id, let at):
             nodes[node].timers.removeAll { $0.id == id }
             nodes[node].timers.append((id, at))

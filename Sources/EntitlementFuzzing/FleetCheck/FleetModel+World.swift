@@ -20,6 +20,17 @@ extension FleetModel {
     mutating func answer(_ request: BackendRequest) -> Result<BackendResponse, BackendError> {
         let gone = BackendError.httpStatus(400, "invalid_authentication_session: The authentication session is unknown or expired.")
         switch request {
+        case .createSession(_, let mvpdID, _, nil) where mvpdID == Self.mvpd.id:
+            // A second screen's session: its code is shown on the TV and entered elsewhere.
+            service.lastCode += 1
+            let code = service.lastCode
+            service.session = (code, "", false)
+            return .success(
+                .session(
+                    V2Session(
+                        actionName: .resume, actionType: .direct, reasonType: .none, missingParameters: ["redirectUrl"],
+                        url: "\(Self.serviceProvider)/api/v2/\(Self.requestorID)/sessions/C\(code)", code: "C\(code)", sessionID: "sid-\(code)",
+                        mvpd: mvpdID, serviceProvider: Self.requestorID, notBefore: now, notAfter: now.adding(Self.sessionLifetime))))
         case .createSession(_, let mvpdID, _, let redirect?) where mvpdID == Self.mvpd.id:
             service.lastCode += 1
             let code = service.lastCode
@@ -59,11 +70,14 @@ extension FleetModel {
             attributes: ["userID": .init(value: .string("alice"))])
     }
 
-    /// The web view opened `url`: a page the user can act on (the same page once).
+    /// The web view opened `url` (or the TV showed a registration code, `code:…`): a page the user can act
+    /// on (the same page once).
     mutating func open(_ url: String) {
         guard !pages.contains(where: { $0.url == url }) else { return }
         let kind: Page.Kind
-        if let code = Self.number(after: Self.loginURL(0).dropLast(1), in: url) {
+        if let code = Self.number(after: "code:C", in: url) {
+            kind = .code(code)
+        } else if let code = Self.number(after: Self.loginURL(0).dropLast(1), in: url) {
             kind = .login(code: code)
         } else if let id = Self.number(after: Self.logoutURL(0).dropLast(1), in: url) {
             kind = .logout(id: id)
@@ -79,7 +93,7 @@ extension FleetModel {
         }
     }
 
-    private static func number(after prefix: Substring, in url: String) -> Int? {
+    private static func number(after prefix: some StringProtocol, in url: String) -> Int? {
         guard url.hasPrefix(prefix) else { return nil }
         return Int(url.dropFirst(prefix.count))
     }
@@ -89,12 +103,21 @@ extension FleetModel {
     /// page shows an error and goes nowhere).
     mutating func logIn(page index: Int) {
         pages[index].used = true
-        // A replaced session's page shows an error and goes nowhere.
-        guard case .login(let code) = pages[index].kind, var session = service.session, session.code == code else { return }
+        let code: Int
+        switch pages[index].kind {
+        case .login(let number), .code(let number): code = number
+        case .logout: return
+        }
+        // A replaced session's page (or code) shows an error and goes nowhere.
+        guard var session = service.session, session.code == code else { return }
         session.loggedIn = true
         service.session = session
         service.profile = true
         lastLoginPage = pages[index].seq
+        guard case .login = pages[index].kind else {
+            newestLoginRedirect = nil  // a code brings no redirect: the TV's poll finds the sign-in
+            return
+        }
         let newest = pages.last { if case .login = $0.kind { true } else { false } }?.seq
         newestLoginRedirect = newest == pages[index].seq && pages[index].seq >= chosenFromPage ? redirects.count : nil
         newestLoginDelivered = false

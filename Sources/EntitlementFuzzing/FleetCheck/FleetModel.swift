@@ -56,6 +56,8 @@ struct FleetModel: Sendable {
         enum Kind: Sendable, Hashable {
             case login(code: Int)
             case logout(id: Int)
+            /// A registration code the device shows, for a second screen.
+            case code(Int)
         }
         var seq: Int
         var url: String
@@ -111,9 +113,12 @@ struct FleetModel: Sendable {
 
     /// Whether anything went wrong so far: a fault, or a request that passed its deadline unanswered.
     var sawFailure = false
+    /// Every node's settings (the same for the whole check; not hashed).
+    let settings: EngineSettings
 
     /// `count` configured nodes of one device, an empty store, no session.
     init(nodes count: Int, bounds: FleetChecker.Bounds) {
+        settings = Self.settings(secondScreen: bounds.secondScreen)
         now = Self.start
         callsLeft = bounds.calls
         userActionsLeft = bounds.userActions
