@@ -2,11 +2,12 @@ import EntitlementEngine
 
 /// A node's shell, as `AccessEnabler` runs it (`AccessEnabler+Mailbox.swift`, `+Storage.swift`), without
 /// I/O: before each input from the mailbox the node compares its view's store version with the store's
-/// and feeds `storageChanged` when the tokens differ; each step's save is a compare-and-set, decided
-/// again on a conflict (up to `AccessEnabler.conflictRetries` times); a save the store cannot take (it is
-/// down past the retry window) replaces the input as the shell's own rule says
-/// (`AccessEnabler.input(insteadOf:notSaved:)`); secrets drawn and a failed save are fed back before
-/// anything else, resubmitted calls ahead of the mailbox.
+/// (and reads again while the machine keeps a view of its own) and feeds `storageChanged` when the tokens
+/// differ; an input that cannot be decided because the store is down, or whose save the store cannot take,
+/// is replaced as the shell's own rules say (`AccessEnabler.input(insteadOf:notRead:)` and
+/// `input(insteadOf:notSaved:)`); each step's save is a compare-and-set, decided again on a conflict (up
+/// to `AccessEnabler.conflictRetries` times); secrets drawn and a failed save are fed back before anything
+/// else, resubmitted calls ahead of the mailbox.
 ///
 /// One event's inputs on one node run to the end before any other event: the mailbox of a real node may
 /// interleave with other nodes between its items, which this model does not enumerate.
