@@ -157,11 +157,14 @@ extension EntitlementMachine {
             moveAuthentication(to: .login(flow, .readingProfile(operation: operation, attempt: attempt + 1)), .pollDue, .readProfile)
             return [.callBackend(operation, .profileByCode(context(configuration), code: code))]
         case (.redirectDeadline(let flowID), .login(let flow, .awaitingRedirect)) where flow.id == flowID:
-            // A login another instance is completing stands past the redirect's deadline (a timer set
-            // before this instance saw it completing is late).
+            // A timer set for an earlier deadline is late: another instance restarted the login (a later
+            // deadline came with it from the store), or is completing it (it stands past the deadline).
             if let completing = flow.completingElsewhere, now < expiry(of: completing) { return [.log(.lateTimerIgnored(timer))] }
+            if flow.completingElsewhere == nil, let deadline = flow.deadline, now < deadline { return [.log(.lateTimerIgnored(timer))] }
             return expireLogin(flow)
         case (.redirectDeadline(let flowID), .logout(let flow, .loggingOut)) where flow.id == flowID:
+            // A timer set for an earlier deadline is late: another instance started the logout again.
+            if let deadline = flow.deadline, now < deadline { return [.log(.lateTimerIgnored(timer))] }
             let notice = Notice.logoutTimedOut.report("The logout redirect did not come back in time; local tokens were already cleared.")
             return finishLogout(flow, alsoAnswering: [], notice: notice)
         default:

@@ -215,6 +215,8 @@ public enum TransitionTable {
         authentication(.requestingLogout, .backendFailed, .failed, to: .unauthenticated, .status, .setAuthenticationStatus),
         authentication(.requestingLogout, .logout, to: .requestingLogout, .join),
         authentication(.requestingLogout, .handleExternalURL, .noPendingFlow, to: .requestingLogout, .status),
+        authentication(.requestingLogout, .handleExternalURL, .pendingLogin, to: .unauthenticated, .setAuthenticationStatus),
+        authentication(.unauthenticated, .handleExternalURL, .pendingLogin, to: .awaitingRedirect, .startTimer),
         authentication(.requestingLogout, .getAuthentication, .logoutInProgress, to: .requestingLogout, .status),
         authentication(.requestingLogout, .setSelectedProvider, .logoutInProgress, to: .requestingLogout, .status),
         authentication(.requestingLogout, .setRequestor, to: .unauthenticated, .setAuthenticationStatus),

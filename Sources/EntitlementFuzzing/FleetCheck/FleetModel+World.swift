@@ -119,7 +119,19 @@ extension FleetModel {
             return
         }
         let newest = pages.last { if case .login = $0.kind { true } else { false } }?.seq
-        newestLoginRedirect = newest == pages[index].seq && pages[index].seq >= chosenFromPage ? redirects.count : nil
+        // A session or logout request still out may reach the service after this sign-in and undo it (a
+        // newer session replaces the code, a logout removes the profile): no node can prevent that, so a
+        // login made then promises nothing.
+        let serviceCaughtUp = !nodes.contains { node in
+            node.requests.contains { sent in
+                switch sent.request {
+                case .createSession, .logout: true
+                default: false
+                }
+            }
+        }
+        newestLoginRedirect =
+            newest == pages[index].seq && pages[index].seq >= chosenFromPage && serviceCaughtUp ? redirects.count : nil
         newestLoginDelivered = false
         redirects.append(Redirect(url: session.redirect))
     }
