@@ -304,6 +304,20 @@ struct MachineTests {
         #expect(actions.contains(.callBackend(OperationID(3), .profileByCode(context, code: "C0DE2"))))
     }
 
+    /// The first deadline's timer fires just as this instance takes up a login another instance restarted
+    /// (the shell reads the store before the timer's input): the timer is late, and the restarted login,
+    /// with its later deadline, goes on. (`entitle check` found the restarted login expired under its node.)
+    @Test func aDeadlineTimerForAnEarlierDeadlineIsLate() {
+        var machine = awaitingRedirect()
+        let deadline = t0.adding(.seconds(600))
+        let restarted = PendingLogin(mvpdID: "acme", state: "STATE2", code: "C0DE2", deadline: deadline.adding(.seconds(600)))
+        let adopted = machine.handle(.storageChanged(StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: restarted)), at: deadline)
+        #expect(adopted.effects.contains(.startTimer(.redirectDeadline(FlowID(1)), at: restarted.deadline)), "\(adopted.effects)")
+        let late = machine.handle(.timerFired(.redirectDeadline(FlowID(1))), at: deadline)
+        #expect(late.effects == [.log(.lateTimerIgnored(.redirectDeadline(FlowID(1))))])
+        #expect(late.save == nil && machine.authentication.kind == .awaitingRedirect)
+    }
+
     @Test func givenAwaitingRedirect_whenTheDeadlineFires_theLoginExpires() {
         var machine = awaitingRedirect()
         let step = machine.handle(.timerFired(.redirectDeadline(FlowID(1))), at: t0.adding(.seconds(600)))
