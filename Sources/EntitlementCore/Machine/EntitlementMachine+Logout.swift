@@ -49,6 +49,14 @@ extension EntitlementMachine {
     /// else the logout is complete (`complete`, `invalid`, `partner_logout`, or no web view). A
     /// failed request completes it too: the local tokens are already gone, and the app is told.
     mutating func logoutAnswered(_ flow: LogoutFlow, _ result: Result<BackendResponse, BackendError>) -> [Action] {
+        if let pending = foreignStore?.pendingLogin, !pending.completing, case .configured(let configuration) = configuration {
+            // While the request was out the device logged in again through another instance (the store
+            // holds that newer login, saved after this instance's own last save): the logout is over
+            // without the MVPD's logout page, and the newer login is taken up — not overwritten.
+            foreignStore = nil
+            let actions = finishLogout(flow, alsoAnswering: [], condition: .pendingLogin)
+            return actions + (resumePendingLogin(pending, configuration).map { [$0] } ?? [])
+        }
         switch result {
         case .success(.logouts(let logouts)):
             let step = flow.mvpdID.flatMap { logouts[$0] } ?? logouts.values.first
