@@ -159,8 +159,9 @@ extension EntitlementMachine {
         case (.redirectDeadline(let flowID), .login(let flow, .awaitingRedirect)) where flow.id == flowID:
             // A timer set for an earlier deadline is late: another instance restarted the login (a later
             // deadline came with it from the store), or is completing it (it stands past the deadline).
-            if let completing = flow.completingElsewhere, now < expiry(of: completing) { return [.log(.lateTimerIgnored(timer))] }
-            if flow.completingElsewhere == nil, let deadline = flow.deadline, now < deadline { return [.log(.lateTimerIgnored(timer))] }
+            if let stands = flow.completingElsewhere.map({ expiry(of: $0) }) ?? flow.deadline, now < stands {
+                return [.log(.lateTimerIgnored(timer))]
+            }
             return expireLogin(flow)
         case (.redirectDeadline(let flowID), .logout(let flow, .loggingOut)) where flow.id == flowID:
             // A timer set for an earlier deadline is late: another instance started the logout again.

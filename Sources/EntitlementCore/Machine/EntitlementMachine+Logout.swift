@@ -49,13 +49,9 @@ extension EntitlementMachine {
     /// else the logout is complete (`complete`, `invalid`, `partner_logout`, or no web view). A
     /// failed request completes it too: the local tokens are already gone, and the app is told.
     mutating func logoutAnswered(_ flow: LogoutFlow, _ result: Result<BackendResponse, BackendError>) -> [Action] {
-        if let pending = foreignStore?.pendingLogin, !pending.completing, case .configured(let configuration) = configuration {
-            // While the request was out the device logged in again through another instance (the store
-            // holds that newer login, saved after this instance's own last save): the logout is over
-            // without the MVPD's logout page, and the newer login is taken up — not overwritten.
-            foreignStore = nil
-            let actions = finishLogout(flow, alsoAnswering: [], condition: .pendingLogin)
-            return actions + (resumePendingLogin(pending, configuration).map { [$0] } ?? [])
+        if let pending = newerLoginStored(), case .configured(let configuration) = configuration {
+            // Not overwritten: the logout ends without the MVPD's logout page.
+            return endLogout(flow, forNewer: pending, configuration)
         }
         switch result {
         case .success(.logouts(let logouts)):
@@ -73,6 +69,21 @@ extension EntitlementMachine {
         case .failure(let error):
             return logoutFailed(flow, error.summary, .failed)
         }
+    }
+
+    /// The login the store holds that is newer than this instance's logout: the device logged in again
+    /// through another instance while the logout's request was out (saved after this instance's own last
+    /// save: ``foreignStore`` is forgotten at every save of its own). Nil when there is none.
+    func newerLoginStored() -> PendingLogin? {
+        guard let pending = foreignStore?.pendingLogin, !pending.completing else { return nil }
+        return pending
+    }
+
+    /// Ends `flow` for the newer login the store holds: the logout is over (its calls answered) and the
+    /// login is taken up here, so this instance never saves its logout over it.
+    mutating func endLogout(_ flow: LogoutFlow, forNewer pending: PendingLogin, _ configuration: RequestorConfiguration) -> [Action] {
+        foreignStore = nil
+        return finishLogout(flow, alsoAnswering: [], condition: .pendingLogin) + (resumePendingLogin(pending, configuration).map { [$0] } ?? [])
     }
 
     private mutating func logoutFailed(_ flow: LogoutFlow, _ why: String, _ condition: TransitionGuard) -> [Action] {

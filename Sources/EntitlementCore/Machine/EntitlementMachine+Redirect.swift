@@ -27,23 +27,13 @@ extension EntitlementMachine {
         case .login(let flow, .awaitingRedirect): return loginRedirect(id, url, flow, configuration)
         case .logout(let flow, .loggingOut): return logoutRedirect(id, url, flow)
         case .logout(let flow, .requestingLogout):
-            if let pending = foreignStore?.pendingLogin, !pending.completing, let state = url.parameters["state"],
-                ConstantTime.equals(state, pending.state)
-            {
-                // The device logged out here and, while this logout's request was out, logged in again
-                // through another instance: the store holds that newer login (saved after this instance's
-                // logout — a save of its own forgets what it saw before), and its redirect completes it here
-                // too. The logout is over (its calls answered), the login is taken up, then the redirect.
-                var actions = finishLogout(flow, alsoAnswering: [], condition: .pendingLogin)
-                foreignStore = nil
-                if let resumed = resumePendingLogin(pending, configuration), case .login(let login, .awaitingRedirect) = authentication {
-                    return actions + [resumed] + loginRedirect(id, url, login, configuration)
-                }
-                actions += refuse(id, .redirect(.expired))
-                return actions
+            if let pending = newerLoginStored(), let state = url.parameters["state"], ConstantTime.equals(state, pending.state) {
+                // The redirect of that newer login: it completes it here too, once the logout is over.
+                let ended = endLogout(flow, forNewer: pending, configuration)
+                guard case .login(let login, .awaitingRedirect) = authentication else { return ended + refuse(id, .redirect(.expired)) }
+                return ended + loginRedirect(id, url, login, configuration)
             }
-            moveAuthentication(to: authentication, .noPendingFlow, .status)
-            return refuse(id, .redirect(.noPendingFlow))
+            fallthrough
         default:
             moveAuthentication(to: authentication, .noPendingFlow, .status)
             if let state = url.parameters["state"], let expired = expiredFlowState, ConstantTime.equals(state, expired) {

@@ -35,7 +35,7 @@ extension AccessEnabler {
     func reconcileWithStorage(force: Bool = false) async -> TokenStorageError? {
         guard case .configured(let configuration) = machine.configuration else { return nil }
         let requestorID = configuration.requestorID
-        var retry = StorageRetry(window: machine.settings.storageRetryWindow)
+        var retry: StorageRetry?  // made at the first failure: reading the clock is no cost of every input
         while true {
             let current: VersionedTokens
             do throws(TokenStorageError) {
@@ -50,14 +50,17 @@ extension AccessEnabler {
                     guard version != known.version else { return nil }
                 }
                 current = try await storedTokens(requestorID)
-            } catch where error.isTransient && retry.mayPause {
-                let pause = retry.nextPause()
+            } catch {
+                var pauses = retry ?? StorageRetry(window: machine.settings.storageRetryWindow)
+                guard error.isTransient, pauses.mayPause else {
+                    monitor?.observe(.storageFailed(error.description))
+                    return error
+                }
+                let pause = pauses.nextPause()
+                retry = pauses
                 monitor?.observe(.storageFailed("\(error.description) (reading again in \(pause))"))
                 await Self.pause(for: pause)
                 continue
-            } catch {
-                monitor?.observe(.storageFailed(error.description))
-                return error
             }
             storeVersion = (requestorID, current.version)
             guard machine.differs(from: current.tokens) else {
