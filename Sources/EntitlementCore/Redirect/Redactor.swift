@@ -28,6 +28,8 @@ public enum Redactor {
     /// length and with control and invisible characters escaped.
     public static func redact(_ text: String) -> String {
         let total = text.utf8.count
+        // Most messages hold no secret and fit: only their hazards are escaped.
+        if total <= maximumLength, !SecretSpans.mayHoldSecrets(text.utf8) { return escapingHazards(text) }
         let bytes = Array(text.utf8.prefix(maximumLength))
         let out = SecretSpans.replacing(in: bytes) { span in
             // A trace placeholder (`<state#1>`) is not a secret: it stays readable.

@@ -42,6 +42,9 @@ enum SecretSpans {
 
     /// The secret values in `bytes`, in order, not overlapping (an outer one wins).
     static func find(in bytes: [UInt8]) -> [Span] {
+        // Every span is anchored on a delimiter (`=`, `":`, a path's `/`) written raw or percent-encoded:
+        // a text without them holds no secret (most status messages and log lines).
+        guard mayHoldSecrets(bytes) else { return [] }
         var found: [(span: Span, round: Int)] = []
         let original = bytes.enumerated().map { Element(byte: $0.element, start: $0.offset, end: $0.offset + 1) }
         // Two readings: as written, and with invisible characters left out (which can join or
@@ -79,6 +82,23 @@ enum SecretSpans {
             kept.append(span)
         }
         return withEchoes(of: kept, in: bytes)
+    }
+
+    /// Whether `bytes` hold what every span needs: `=`, `/`, `%` (a delimiter percent-encoded), or both a
+    /// quote and a colon (`"name":`, perhaps with invisible characters between them).
+    static func mayHoldSecrets(_ bytes: some Sequence<UInt8>) -> Bool {
+        var quote = false
+        var colon = false
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "="), UInt8(ascii: "/"), UInt8(ascii: "%"): return true
+            case UInt8(ascii: "\""): quote = true
+            case UInt8(ascii: ":"): colon = true
+            default: continue
+            }
+            if quote, colon { return true }
+        }
+        return false
     }
 
     /// The values shorter than this are not looked for elsewhere in the text (too likely to be a

@@ -199,7 +199,7 @@ extension AccessEnabler {
     /// `setRequestor` (it reads the store itself) and every other input (a timer, a provider's answer): those
     /// are decided on the view as it is, and a step of theirs that must save fails with the store.
     package static func input(insteadOf input: Input, notRead error: TokenStorageError) -> Input? {
-        let reason = Redactor.redact(String(error.description.prefix(200)))
+        var reason: String { Redactor.redact(String(error.description.prefix(200))) }
         switch input {
         case .callReceived(_, .setRequestor): return nil
         case .callReceived(let id, let call): return .callNotRead(id, call, reason: reason)

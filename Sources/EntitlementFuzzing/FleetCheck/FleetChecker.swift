@@ -118,7 +118,7 @@ public struct FleetChecker: Sendable {
     public func run(progress: (Int, Int) -> Void = { _, _ in }) -> Report {
         let clock = ContinuousClock()
         let started = clock.now
-        let first = FleetModel(nodes: bounds.nodes, bounds: bounds)
+        var first = FleetModel(nodes: bounds.nodes, bounds: bounds)
         var report = Report(states: 1, transitions: 0, depth: 0, elapsed: .zero, statesByDepth: [1])
         var kinds: Set<String> = []
         func found(_ counterexample: Counterexample) {
@@ -129,16 +129,22 @@ public struct FleetChecker: Sendable {
         }
         // Each explored state's parent and the event that led to it, to print a counterexample.
         var trail: [(parent: Int32, event: FleetEvent?)] = [(-1, nil)]
-        var visited: Set<Int> = [first.fingerprint]
+        var visited: Set<Int> = [first.fingerprint()]
         if let problems = first.problemsOnceSettled() {
             found(Counterexample(events: [], atQuiescence: true, problems: problems))
         }
-        var frontier: [(state: FleetModel, trail: Int32)] = [(first, 0)]
+        var frontier: [Explored] = [Explored(state: first, trail: 0)]
         var depth = 0
         while keepsGoing || report.counterexamples.isEmpty, depth < bounds.depth, !frontier.isEmpty {
-            var next: [(state: FleetModel, trail: Int32)] = []
-            search: for (state, index) in frontier {
-                for event in state.enabledEvents {
+            var next: [Explored] = []
+            search: for explored in frontier {
+                let (state, index) = (explored.state, explored.trail)
+                let events = state.enabledEvents
+                if let deferred = explored.settledThrough, !events.contains(deferred), let problems = state.problemsOnceSettled() {
+                    found(Counterexample(events: Self.events(to: index, in: trail), atQuiescence: true, problems: problems))
+                    if keepsGoing { continue } else { break search }
+                }
+                for event in events {
                     var after = state
                     after.apply(event)
                     report.transitions += 1
@@ -146,14 +152,20 @@ public struct FleetChecker: Sendable {
                         found(Counterexample(events: Self.events(to: index, in: trail) + [event], atQuiescence: false, problems: after.problems))
                         if keepsGoing { continue } else { break search }
                     }
-                    guard visited.insert(after.fingerprint).inserted else { continue }
+                    guard visited.insert(after.fingerprint()).inserted else { continue }
                     trail.append((index, event))
                     let here = Int32(trail.count - 1)
+                    // A state the search goes on from settles through its first settling event, which the
+                    // search takes too: what settling it finds, the search finds in that successor.
+                    if depth + 1 < bounds.depth, let (first, searched) = after.settlingEvent, searched {
+                        next.append(Explored(state: after, trail: here, settledThrough: first))
+                        continue
+                    }
                     if let problems = after.problemsOnceSettled() {
                         found(Counterexample(events: Self.events(to: here, in: trail), atQuiescence: true, problems: problems))
                         if keepsGoing { continue } else { break search }
                     }
-                    next.append((after, here))
+                    next.append(Explored(state: after, trail: here))
                 }
             }
             depth += 1
@@ -165,6 +177,14 @@ public struct FleetChecker: Sendable {
         }
         report.elapsed = clock.now - started
         return report
+    }
+
+    /// A state reached, waiting to be explored: its index in the trail, and the settling event whose
+    /// successor stands for its settling (nil: it was settled itself).
+    private struct Explored {
+        var state: FleetModel
+        var trail: Int32
+        var settledThrough: FleetEvent?
     }
 
     /// Plays `events` from the first state, as a counterexample lists them: the problems they break (at the
@@ -218,28 +238,11 @@ extension FleetModel {
         var found: [String] = []
         var settled = false
         for _ in 0..<200 {
-            let event: FleetEvent
-            if !world.store.up {
-                event = .storeUp
-            } else if let node = world.nodes.indices.first(where: { !world.nodes[$0].requests.isEmpty }) {
-                let sent = world.nodes[node].requests[0]
-                event = world.now < sent.deadline ? .answer(node: node, sent.operation) : .timeout(node: node, sent.operation)
-            } else if let node = world.nodes.indices.first(where: { i in world.nodes[i].timers.contains { $0.at <= world.now } }),
-                let timer = world.nodes[node].timers.first(where: { $0.at <= world.now })
-            {
-                event = .timer(node: node, timer.id)
-            } else if world.nextDeadline != nil {
-                event = .advanceClock
-            } else if let node = world.nodes.indices.first(where: { world.nodes[$0].knownVersion != world.store.version }) {
-                event = .look(node: node)
-            } else if let node = world.nodes.indices.first(where: { world.nodes[$0].machine.authentication.isShowingThePicker }) {
-                // The app answers the provider dialog it shows (the cookbook's duty): here, by closing it.
-                world.callsLeft += 1
-                event = .call(node: node, .cancel)
-            } else {
+            guard let (event, _) = world.settlingEvent else {
                 settled = true
                 break
             }
+            if case .call = event { world.callsLeft += 1 }
             world.apply(event)
             found += world.problems
         }
@@ -282,6 +285,32 @@ extension FleetModel {
 }
 
 extension FleetModel {
+    /// The next event of settling (nil: settled): the store back, the oldest request answered (or timed
+    /// out), a due timer fired, the clock moved to the next deadline, a node told of the last save, a
+    /// picker the device shows closed — in that order, so settling is one path. `searched`: whether the
+    /// search takes the same event from this state (all but closing the picker, which the app does here
+    /// as a duty, beyond the bounds' calls).
+    var settlingEvent: (event: FleetEvent, searched: Bool)? {
+        if !store.up { return (.storeUp, true) }
+        for (index, node) in nodes.enumerated() {
+            if let sent = node.requests.first {
+                return (now < sent.deadline ? .answer(node: index, sent.operation) : .timeout(node: index, sent.operation), true)
+            }
+        }
+        for (index, node) in nodes.enumerated() {
+            if let timer = node.timers.first(where: { $0.at <= now }) { return (.timer(node: index, timer.id), true) }
+        }
+        if nextDeadline != nil { return (.advanceClock, true) }
+        for (index, node) in nodes.enumerated() where node.knownVersion != store.version {
+            return (.look(node: index), true)
+        }
+        for (index, node) in nodes.enumerated() where node.machine.authentication.isShowingThePicker {
+            // The app answers the provider dialog it shows (the cookbook's duty): here, by closing it.
+            return (.call(node: index, .cancel), false)
+        }
+        return nil
+    }
+
     /// The status `checkAuthentication` on `node` answers (nil: none answered it).
     mutating func askedWhetherSignedIn(on node: Int) -> Int? {
         probe = (node, CallID(nodes[node].lastCall + 1))

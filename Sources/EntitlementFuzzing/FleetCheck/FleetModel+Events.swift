@@ -49,7 +49,15 @@ extension FleetModel {
 
     /// The earliest deadline after now that some node waits for: a timer, or a request's.
     var nextDeadline: Timestamp? {
-        nodes.flatMap { $0.timers.map(\.at) + $0.requests.map(\.deadline) }.filter { $0 > now }.min()
+        var earliest: Timestamp?
+        func consider(_ at: Timestamp) {
+            if at > now, earliest.map({ at < $0 }) ?? true { earliest = at }
+        }
+        for node in nodes {
+            for timer in node.timers { consider(timer.at) }
+            for sent in node.requests { consider(sent.deadline) }
+        }
+        return earliest
     }
 
     /// Takes `event`; ``problems`` then says what it broke.

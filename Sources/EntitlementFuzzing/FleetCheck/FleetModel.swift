@@ -11,22 +11,49 @@ import EntitlementSimulator
 /// Two states with equal ``fingerprint`` are the same state (but for a hash collision, one in 2⁶⁴).
 struct FleetModel: Sendable {
     /// What one node holds: its machine and its shell's bookkeeping.
+    /// Every field that decides what the node does next forgets ``hash`` when it changes.
     struct Node: Sendable {
-        var machine: EntitlementMachine
+        var machine: EntitlementMachine { didSet { hash = nil } }
         /// Restarts so far: secrets drawn after a restart differ from those drawn before.
-        var generation: Int
+        var generation: Int { didSet { hash = nil } }
         /// The store version the machine's view came from (nil: never read).
-        var knownVersion: UInt64?
+        var knownVersion: UInt64? { didSet { hash = nil } }
         /// Whether the machine kept a view of its own when it last followed the store.
-        var viewHeldBack = false
-        var lastCall: UInt64 = 0
+        var viewHeldBack = false { didSet { hash = nil } }
+        var lastCall: UInt64 = 0 { didSet { hash = nil } }
         /// Backend requests sent and not answered, oldest first, with the time each ends unanswered (the
         /// shell's request deadline).
-        var requests: [(operation: OperationID, request: BackendRequest, deadline: Timestamp)] = []
+        var requests: [(operation: OperationID, request: BackendRequest, deadline: Timestamp)] = [] { didSet { hash = nil } }
         /// Timers started and not fired or cancelled.
-        var timers: [(id: TimerID, at: Timestamp)] = []
+        var timers: [(id: TimerID, at: Timestamp)] = [] { didSet { hash = nil } }
         /// The device's calls on this node not answered yet.
-        var waiting: [CallID] = []
+        var waiting: [CallID] = [] { didSet { hash = nil } }
+        /// The node's part of the fleet's ``FleetModel/fingerprint()`` while nothing it is made of changed
+        /// (a successor state keeps the hash of every node its event left alone).
+        var hash: Int?
+
+        /// Every field that decides what the node does next, hashed.
+        var computedHash: Int {
+            var hasher = Hasher()
+            machine.fingerprint(into: &hasher)
+            hasher.combine(generation)
+            hasher.combine(knownVersion)
+            hasher.combine(viewHeldBack)
+            hasher.combine(lastCall)
+            hasher.combine(requests.count)
+            for sent in requests {
+                hasher.combine(sent.operation)
+                hasher.combine(sent.request)
+                hasher.combine(sent.deadline)
+            }
+            hasher.combine(timers.count)
+            for timer in timers {
+                hasher.combine(timer.id)
+                hasher.combine(timer.at)
+            }
+            hasher.combine(waiting)
+            return hasher.finalize()
+        }
         /// Inputs the shell feeds before any other (secrets drawn, a failed save), during one event only.
         var immediate: [Input] = []
         /// Inputs queued behind them (resubmitted calls), during one event only.
@@ -134,27 +161,18 @@ struct FleetModel: Sendable {
     /// The node's name in a script: `main`, `b`, `c`, ….
     static func name(_ node: Int) -> String { node == 0 ? "main" : String(UnicodeScalar(UInt8(97 + node))) }
 
-    /// Every field that decides what can happen next, hashed.
-    var fingerprint: Int {
+    /// Every field that decides what can happen next, hashed (each node's part computed once while it
+    /// stays the same).
+    mutating func fingerprint() -> Int {
         var hasher = Hasher()
-        for node in nodes {
-            node.machine.fingerprint(into: &hasher)
-            hasher.combine(node.generation)
-            hasher.combine(node.knownVersion)
-            hasher.combine(node.viewHeldBack)
-            hasher.combine(node.lastCall)
-            hasher.combine(node.requests.count)
-            for sent in node.requests {
-                hasher.combine(sent.operation)
-                hasher.combine(sent.request)
-                hasher.combine(sent.deadline)
+        for index in nodes.indices {
+            if let hash = nodes[index].hash {
+                hasher.combine(hash)
+            } else {
+                let hash = nodes[index].computedHash
+                nodes[index].hash = hash
+                hasher.combine(hash)
             }
-            hasher.combine(node.timers.count)
-            for timer in node.timers {
-                hasher.combine(timer.id)
-                hasher.combine(timer.at)
-            }
-            hasher.combine(node.waiting)
         }
         hasher.combine(store.tokens)
         hasher.combine(store.version)
