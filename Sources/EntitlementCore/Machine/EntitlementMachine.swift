@@ -189,6 +189,10 @@ public struct EntitlementMachine: Sendable {
     public var recordsTransitions = false
     /// The rows the last input took, in order (empty unless ``recordsTransitions``).
     public private(set) var lastTransitions: [TransitionRow] = []
+    /// Lets go of ``lastTransitions`` and its storage, once read (a checker that keeps many machines).
+    package mutating func forgetTransitions() {
+        lastTransitions = []
+    }
     /// The input rows are recorded under: the one being handled.
     var rowInput = TransitionInput.anyInput
 

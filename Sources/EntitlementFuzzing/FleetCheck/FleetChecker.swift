@@ -137,7 +137,8 @@ public struct FleetChecker: Sendable {
         var depth = 0
         while keepsGoing || report.counterexamples.isEmpty, depth < bounds.depth, !frontier.isEmpty {
             var next: [Explored] = []
-            search: for explored in frontier {
+            frontier.reverse()
+            search: while let explored = frontier.popLast() {
                 let (state, index) = (explored.state, explored.trail)
                 let events = state.enabledEvents
                 if let deferred = explored.settledThrough, !events.contains(deferred), let problems = state.problemsOnceSettled() {
@@ -230,9 +231,9 @@ extension FleetModel {
     /// differently or otherwise than the store says, a login completed in time left signed out, or a
     /// promise broken on the way.
     ///
-    /// Settling is checked from every state the search reaches (most of the search's time): sparing the
-    /// states a clean settling passed through (by their fingerprints) was tried and measured slower —
-    /// hashing each step cost more than the settlings it spared.
+    /// Settling is checked from every state the search reaches but those it goes on from (see ``run``).
+    /// Sparing the states a clean settling passed through (by their fingerprints), or keeping what the
+    /// asking found for each settled state, was tried and measured no faster: hashing cost what it spared.
     func problemsOnceSettled() -> [String]? {
         var world = self
         var found: [String] = []
@@ -247,40 +248,46 @@ extension FleetModel {
             found += world.problems
         }
         if !settled { found.append("the fleet does not settle: it still has work after 200 events") }
+        found += world.problemsWhenAsked()
+        return found.isEmpty ? nil : found
+    }
+
+    /// What a settled fleet breaks when each node follows the store once more and the device asks every
+    /// node whether it is signed in, twice round.
+    private mutating func problemsWhenAsked() -> [String] {
+        var found: [String] = []
         // Each node follows the store once more, as its next input would make it.
-        for node in world.nodes.indices {
-            world.problems = []
-            world.storageCheck(node)
-            found += world.problems
+        for node in nodes.indices {
+            problems = []
+            storageCheck(node)
+            found += problems
         }
-        for (index, node) in world.nodes.enumerated() where !node.waiting.isEmpty {
+        for (index, node) in nodes.enumerated() where !node.waiting.isEmpty {
             found.append("node \(Self.name(index)) leaves calls \(node.waiting) unanswered once everything settled")
         }
         // The device asks every node whether it is signed in, twice round (a node's first answer may save
         // what it kept in memory while the store was away, which the others then follow).
         var answers: [Int?] = []
         for _ in 0..<2 {
-            let version = world.store.version
-            answers = world.nodes.indices.map { node in
-                world.problems = []
-                let status = world.askedWhetherSignedIn(on: node)
-                found += world.problems
+            let version = store.version
+            answers = nodes.indices.map { node in
+                problems = []
+                let status = askedWhetherSignedIn(on: node)
+                found += problems
                 return status
             }
             // No node saved while answering: asked again, each would answer the same.
-            if world.store.version == version { break }
+            if store.version == version { break }
         }
-        let stored = world.store.tokens.authentication == nil ? 0 : 1
+        let stored = store.tokens.authentication == nil ? 0 : 1
         if answers.contains(where: { $0 != stored }) {
             let said = answers.enumerated().map { "\(Self.name($0.offset)) \($0.element.map(String.init) ?? "no status")" }
             found.append("once everything settled the nodes answer checkAuthentication differently: \(said.joined(separator: ", ")); the store: \(stored)")
         }
-        if !world.sawFailure, world.newestLoginRedirect != nil, world.newestLoginDelivered,
-            world.lastLoginPage >= world.validFromPage, stored == 0
-        {
+        if !sawFailure, newestLoginRedirect != nil, newestLoginDelivered, lastLoginPage >= validFromPage, stored == 0 {
             found.append("the user logged in on the newest login page and its redirect reached a node in time, nothing failing, yet once everything settled the device is signed out")
         }
-        return found.isEmpty ? nil : found
+        return found
     }
 }
 

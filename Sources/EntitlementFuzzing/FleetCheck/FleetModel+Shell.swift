@@ -89,6 +89,9 @@ extension FleetModel {
             } else if !nodes[node].mailbox.isEmpty {
                 decide(nodes[node].mailbox.removeFirst(), on: node)
             } else {
+                // Drained: a state kept for the search holds no emptied buffers.
+                if nodes[node].immediate.capacity > 0 { nodes[node].immediate = [] }
+                if nodes[node].mailbox.capacity > 0 { nodes[node].mailbox = [] }
                 return
             }
         }
@@ -150,10 +153,11 @@ extension FleetModel {
     /// Takes a decided step: the machine, the rows it took (each must be in the table), then its effects.
     private mutating func commit(_ machine: EntitlementMachine, _ step: MachineStep, of input: Input, on node: Int, notSaved failure: TokenStorageError?) {
         let before = nodes[node].machine.authentication
-        nodes[node].machine = machine
         for row in machine.lastTransitions where !TransitionTable.rowSet.contains(row) {
             problems.append("node \(Self.name(node)) took a transition the table does not list: \(row)")
         }
+        nodes[node].machine = machine
+        nodes[node].machine.forgetTransitions()  // a state kept for the search holds no rows
         noteHappenedBefore(input, before: before, on: node)
         for action in step.effects { run(action, on: node) }
         for flow in step.secretsToDraw {

@@ -62,7 +62,22 @@ struct FleetModel: Sendable {
 
     /// The token store every node shares.
     struct Store: Sendable {
-        var tokens = StoredTokens.empty
+        /// What the store holds, by reference with its hash: it changes only when a save holds.
+        final class Content: Sendable {
+            let tokens: StoredTokens
+            let hash: Int
+            init(_ tokens: StoredTokens) {
+                self.tokens = tokens
+                hash = tokens.hashValue
+            }
+        }
+        private var content = Content(.empty)
+        var tokens: StoredTokens {
+            get { content.tokens }
+            set { content = Content(newValue) }
+        }
+        /// ``tokens``' hash.
+        var tokensHash: Int { content.hash }
         var version: UInt64 = 1
         var up = true
     }
@@ -140,12 +155,19 @@ struct FleetModel: Sendable {
 
     /// Whether anything went wrong so far: a fault, or a request that passed its deadline unanswered.
     var sawFailure = false
-    /// Every node's settings (the same for the whole check; not hashed).
-    let settings: EngineSettings
+    /// Every node's settings (the same for the whole check; not hashed), held by reference: a state is
+    /// copied for every event the search takes.
+    final class Constants: Sendable {
+        let settings: EngineSettings
+        init(_ settings: EngineSettings) { self.settings = settings }
+    }
+    let constants: Constants
+    /// Every node's settings.
+    var settings: EngineSettings { constants.settings }
 
     /// `count` configured nodes of one device, an empty store, no session.
     init(nodes count: Int, bounds: FleetChecker.Bounds) {
-        settings = Self.settings(secondScreen: bounds.secondScreen)
+        constants = Constants(Self.settings(secondScreen: bounds.secondScreen))
         now = Self.start
         callsLeft = bounds.calls
         userActionsLeft = bounds.userActions
@@ -174,7 +196,7 @@ struct FleetModel: Sendable {
                 hasher.combine(hash)
             }
         }
-        hasher.combine(store.tokens)
+        hasher.combine(store.tokensHash)
         hasher.combine(store.version)
         hasher.combine(store.up)
         hasher.combine(service.session?.code)
