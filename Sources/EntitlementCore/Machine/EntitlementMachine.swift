@@ -188,10 +188,12 @@ public struct EntitlementMachine: Sendable {
     /// turns it on when a monitor listens).
     public var recordsTransitions = false
     /// The rows the last input took, in order (empty unless ``recordsTransitions``).
-    public private(set) var lastTransitions: [TransitionRow] = []
-    /// Lets go of ``lastTransitions`` and its storage, once read (a checker that keeps many machines).
+    public var lastTransitions: [TransitionRow] { lastRecorded.map(\.row) }
+    /// The rows the last input took, as recorded (``lastTransitions`` spells them out).
+    package private(set) var lastRecorded: [RecordedRow] = []
+    /// Lets go of the recorded rows and their storage, once read (a checker that keeps many machines).
     package mutating func forgetTransitions() {
-        lastTransitions = []
+        lastRecorded = []
     }
     /// The input rows are recorded under: the one being handled.
     var rowInput = TransitionInput.anyInput
@@ -289,7 +291,7 @@ public struct EntitlementMachine: Sendable {
     /// saved-token snapshot when it is what the state itself would save (as it is after every completed save).
     package func resting() -> EntitlementMachine {
         var rest = self
-        rest.lastTransitions = []
+        rest.lastRecorded = []
         rest.rowInput = .anyInput
         rest.lastTrackingGUID = nil
         if rest.persistedBeforeSave != nil { rest.persistedBeforeSave = nil }  // at rest the last save has completed: nothing can take it back
@@ -331,7 +333,7 @@ public struct EntitlementMachine: Sendable {
     /// hold first, the effects in order, the secrets to draw and the held calls to feed back).
     public mutating func handle(_ input: Input, at now: Timestamp) -> MachineStep {
         self.now = now
-        lastTransitions.removeAll(keepingCapacity: true)
+        lastRecorded.removeAll(keepingCapacity: true)
         rowInput = input.transitionInput
         let saveFailed = if case .storageWriteFailed = input { true } else { false }
         if !saveFailed, persistedBeforeSave != nil { persistedBeforeSave = nil }
@@ -543,13 +545,12 @@ public struct EntitlementMachine: Sendable {
         _ actions: [TransitionAction]
     ) {
         guard recordsTransitions else { return }
-        lastTransitions.append(
-            TransitionRow(
-                region: region, from: from, input: (input ?? rowInput).rawValue, condition: condition?.rawValue, to: to,
-                actions: actions.map(\.rawValue)))
+        lastRecorded.append(RecordedRow(region: region, from: from, input: input ?? rowInput, condition: condition, to: to, actions: actions))
     }
 
-    /// Records a row of one resource's authorization machine.
+    /// Records a row of one resource's authorization machine. Not inlined, nor ``recordCall``: inlined,
+    /// they crash Swift 6.3.1's optimizer (an ownership check in CopyPropagation).
+    @inline(never)
     mutating func recordAuthorization(
         from: AuthorizationRequest.Kind, to: AuthorizationRequest.Kind, _ condition: TransitionGuard? = nil,
         _ actions: TransitionAction...
@@ -558,6 +559,7 @@ public struct EntitlementMachine: Sendable {
     }
 
     /// Records a row of the calls region.
+    @inline(never)
     mutating func recordCall(
         from: PendingCallKind = .idle, to: PendingCallKind = .idle, _ condition: TransitionGuard? = nil,
         _ actions: TransitionAction...
@@ -727,16 +729,17 @@ public struct EntitlementMachine: Sendable {
     /// Fails every pending authorization and pre-authorization (logout, sign-out, reconfiguration).
     mutating func abortRequests(code: String, description: String) -> [Action] {
         var actions: [Action] = []
-        for request in authorizations {
+        let (requests, pending) = (authorizations, preauthorizations)
+        authorizations.removeAll()
+        preauthorizations.removeAll()
+        for request in requests {
             recordAuthorization(from: request.kind, to: .idle, nil, .tokenRequestFailed)
             actions += authorizationFailed(request.resource, code, description, answering: request.waiters)
         }
-        for pending in preauthorizations {
+        for preauthorization in pending {
             recordCall(from: .preauthorizing, to: .idle, nil, .preauthorizedResources)
-            actions.append(.emit(.preauthorizedResources([]), answering: [pending.call]))
+            actions.append(.emit(.preauthorizedResources([]), answering: [preauthorization.call]))
         }
-        authorizations.removeAll()
-        preauthorizations.removeAll()
         return actions
     }
 }

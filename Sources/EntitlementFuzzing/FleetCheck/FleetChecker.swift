@@ -137,6 +137,9 @@ public struct FleetChecker: Sendable {
         var depth = 0
         while keepsGoing || report.counterexamples.isEmpty, depth < bounds.depth, !frontier.isEmpty {
             var next: [Explored] = []
+            var reached = 0
+            // States of the last level are checked and counted, not kept: nothing is explored from them.
+            let goesOn = depth + 1 < bounds.depth
             frontier.reverse()
             search: while let explored = frontier.popLast() {
                 let (state, index) = (explored.state, explored.trail)
@@ -154,11 +157,19 @@ public struct FleetChecker: Sendable {
                         if keepsGoing { continue } else { break search }
                     }
                     guard visited.insert(after.fingerprint()).inserted else { continue }
+                    reached += 1
+                    guard goesOn else {
+                        if let problems = after.problemsOnceSettled() {
+                            found(Counterexample(events: Self.events(to: index, in: trail) + [event], atQuiescence: true, problems: problems))
+                            if keepsGoing { continue } else { break search }
+                        }
+                        continue
+                    }
                     trail.append((index, event))
                     let here = Int32(trail.count - 1)
                     // A state the search goes on from settles through its first settling event, which the
                     // search takes too: what settling it finds, the search finds in that successor.
-                    if depth + 1 < bounds.depth, let (first, searched) = after.settlingEvent, searched {
+                    if let (first, searched) = after.settlingEvent, searched {
                         next.append(Explored(state: after, trail: here, settledThrough: first))
                         continue
                     }
@@ -170,8 +181,8 @@ public struct FleetChecker: Sendable {
                 }
             }
             depth += 1
-            report.statesByDepth.append(next.count)
-            report.states += next.count
+            report.statesByDepth.append(reached)
+            report.states += reached
             if report.counterexamples.isEmpty { report.depth = depth }
             progress(depth, report.states)
             frontier = next

@@ -16,8 +16,7 @@ extension FleetModel {
     /// the store (nothing when the store is down, as the shell's `configurationAnswered` does).
     mutating func start(node index: Int) {
         var node = nodes[index]
-        node.machine = EntitlementMachine(settings: settings, deviceID: Self.deviceID)
-        node.machine.recordsTransitions = true
+        node.machine = constants.freshMachine
         node.knownVersion = nil
         node.viewHeldBack = false
         node.requests = []
@@ -119,6 +118,19 @@ extension FleetModel {
 
     /// One input, its save first: taken when the save holds, decided again after a lost compare-and-set.
     mutating func process(_ input: Input, on node: Int, retryingConflicts: Bool = true) {
+        // The device's calls are what a logout or cancel orders against (``noteHappenedBefore``).
+        let before = if case .callReceived = input { nodes[node].machine.authentication } else { AuthenticationState?.none }
+        if store.up, nodes[node].knownVersion == store.version {
+            // Any save the step asks for holds: it is taken in place, with nothing to go back to.
+            let step = nodes[node].machine.handle(input, at: now)
+            if let save = step.save {
+                store.tokens = save.tokens
+                store.version += 1
+                nodes[node].knownVersion = store.version
+            }
+            commit(step, of: input, on: node, before: before, notSaved: nil)
+            return
+        }
         var conflicts = 0
         while true {
             var next = nodes[node].machine
@@ -145,20 +157,22 @@ extension FleetModel {
                 process(instead, on: node, retryingConflicts: retryingConflicts)
                 return
             }
-            commit(next, step, of: input, on: node, notSaved: failure)
+            nodes[node].machine = next
+            commit(step, of: input, on: node, before: before, notSaved: failure)
             return
         }
     }
 
-    /// Takes a decided step: the machine, the rows it took (each must be in the table), then its effects.
-    private mutating func commit(_ machine: EntitlementMachine, _ step: MachineStep, of input: Input, on node: Int, notSaved failure: TokenStorageError?) {
-        let before = nodes[node].machine.authentication
-        for row in machine.lastTransitions where !TransitionTable.rowSet.contains(row) {
-            problems.append("node \(Self.name(node)) took a transition the table does not list: \(row)")
+    /// Takes a decided step, its machine in place (`before`: the authentication before a device call): the
+    /// rows it took (each must be in the table), then its effects.
+    private mutating func commit(
+        _ step: MachineStep, of input: Input, on node: Int, before: AuthenticationState?, notSaved failure: TokenStorageError?
+    ) {
+        for recorded in nodes[node].machine.lastRecorded where !TransitionTable.lists(recorded) {
+            problems.append("node \(Self.name(node)) took a transition the table does not list: \(recorded.row)")
         }
-        nodes[node].machine = machine
         nodes[node].machine.forgetTransitions()  // a state kept for the search holds no rows
-        noteHappenedBefore(input, before: before, on: node)
+        if let before { noteHappenedBefore(input, before: before, on: node) }
         for action in step.effects { run(action, on: node) }
         for flow in step.secretsToDraw {
             let state = "g\(nodes[node].generation)-\(Self.name(node))-\(flow.rawValue)"

@@ -159,7 +159,15 @@ struct FleetModel: Sendable {
     /// copied for every event the search takes.
     final class Constants: Sendable {
         let settings: EngineSettings
-        init(_ settings: EngineSettings) { self.settings = settings }
+        /// A node's machine as it starts, recording the rows it takes (made once: a machine's first
+        /// settings are interned process-wide).
+        let freshMachine: EntitlementMachine
+        init(_ settings: EngineSettings) {
+            self.settings = settings
+            var machine = EntitlementMachine(settings: settings, deviceID: FleetModel.deviceID)
+            machine.recordsTransitions = true
+            freshMachine = machine
+        }
     }
     let constants: Constants
     /// Every node's settings.
@@ -174,7 +182,7 @@ struct FleetModel: Sendable {
         faultsLeft = bounds.faults
         nodes = []
         for _ in 0..<count {
-            nodes.append(Node(machine: EntitlementMachine(deviceID: Self.deviceID), generation: 0))
+            nodes.append(Node(machine: constants.freshMachine, generation: 0))
             start(node: nodes.count - 1)
         }
         problems = []
