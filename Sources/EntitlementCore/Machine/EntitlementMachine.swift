@@ -100,9 +100,13 @@ public struct EntitlementMachine: Sendable {
         _modify { yield &held.value.regions }
     }
     /// The configuration region.
-    public var configuration: ConfigurationState { regions.configuration }
+    public var configuration: ConfigurationState {
+        _read { yield regions.configuration }
+    }
     /// The authentication region.
-    public var authentication: AuthenticationState { regions.authentication }
+    public var authentication: AuthenticationState {
+        _read { yield regions.authentication }
+    }
     /// The authorization region: one request machine per (resource, data), in arrival order.
     public internal(set) var authorizations: [AuthorizationRequest] {
         _read { yield held.value.authorizations }

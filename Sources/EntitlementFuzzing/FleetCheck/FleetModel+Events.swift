@@ -152,7 +152,7 @@ extension FleetModel {
     /// A logout, or a cancel of a login whose page the device was sent to (the node waits for its redirect
     /// or reads its profile), once its step holds: every page opened before it is stale. A cancel that
     /// only closes a picker ends no page.
-    mutating func noteHappenedBefore(_ input: Input, before: AuthenticationState, on node: Int) {
+    mutating func noteHappenedBefore(_ input: Input, before: AuthenticationState.Kind, on node: Int) {
         guard case .callReceived(_, let call) = input else { return }
         switch call {
         case .setSelectedProvider, .logout:
@@ -163,8 +163,8 @@ extension FleetModel {
             break
         }
         switch (call, before) {
-        case (.logout, _), (.setSelectedProvider(nil), .login(_, .awaitingRedirect)), (.setSelectedProvider(nil), .login(_, .readingProfile)),
-            (.setSelectedProvider(nil), .login(_, .awaitingSecondScreen)):
+        case (.logout, _), (.setSelectedProvider(nil), .awaitingRedirect), (.setSelectedProvider(nil), .readingProfile),
+            (.setSelectedProvider(nil), .awaitingSecondScreen):
             validFromPage = pages.count
         default:
             break

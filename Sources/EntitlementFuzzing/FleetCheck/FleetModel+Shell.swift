@@ -119,7 +119,7 @@ extension FleetModel {
     /// One input, its save first: taken when the save holds, decided again after a lost compare-and-set.
     mutating func process(_ input: Input, on node: Int, retryingConflicts: Bool = true) {
         // The device's calls are what a logout or cancel orders against (``noteHappenedBefore``).
-        let before = if case .callReceived = input { nodes[node].machine.authentication } else { AuthenticationState?.none }
+        let before = if case .callReceived = input { nodes[node].machine.authentication.kind } else { AuthenticationState.Kind?.none }
         if store.up, nodes[node].knownVersion == store.version {
             // Any save the step asks for holds: it is taken in place, with nothing to go back to.
             let step = nodes[node].machine.handle(input, at: now)
@@ -166,7 +166,7 @@ extension FleetModel {
     /// Takes a decided step, its machine in place (`before`: the authentication before a device call): the
     /// rows it took (each must be in the table), then its effects.
     private mutating func commit(
-        _ step: MachineStep, of input: Input, on node: Int, before: AuthenticationState?, notSaved failure: TokenStorageError?
+        _ step: MachineStep, of input: Input, on node: Int, before: AuthenticationState.Kind?, notSaved failure: TokenStorageError?
     ) {
         for recorded in nodes[node].machine.lastRecorded where !TransitionTable.lists(recorded) {
             problems.append("node \(Self.name(node)) took a transition the table does not list: \(recorded.row)")
