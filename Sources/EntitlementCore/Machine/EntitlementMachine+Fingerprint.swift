@@ -6,7 +6,11 @@ extension EntitlementMachine {
     /// took, the tracking-GUID cache and the time of the last input (a checker hashes its own clock).
     /// Two machines with equal fingerprints (but for a collision) answer every input alike.
     package func fingerprint(into hasher: inout Hasher) {
-        let held = self.held.value
+        Self.fingerprint(held.value, savedFieldsWritten: savedFieldsWritten, into: &hasher)
+    }
+
+    /// Hashes the fields `held` in place (a copy would retain each of them).
+    private static func fingerprint(_ held: borrowing Held, savedFieldsWritten: Bool, into hasher: inout Hasher) {
         switch held.regions.configuration {
         case .configured(let configuration):
             // The configuration is the same value on every node of a check: its requestor names it.

@@ -100,13 +100,11 @@ public struct EntitlementMachine: Sendable {
         _modify { yield &held.value.regions }
     }
     /// The configuration region.
-    public var configuration: ConfigurationState {
-        _read { yield regions.configuration }
-    }
-    /// The authentication region.
-    public var authentication: AuthenticationState {
-        _read { yield regions.authentication }
-    }
+    public var configuration: ConfigurationState { regions.configuration }
+    /// The authentication region. A copy, not a read in place: a step switches over it and moves the
+    /// region in the same breath, and a borrowed subject would be destroyed under its own cases (the
+    /// box's exclusivity is not checked).
+    public var authentication: AuthenticationState { regions.authentication }
     /// The authorization region: one request machine per (resource, data), in arrival order.
     public internal(set) var authorizations: [AuthorizationRequest] {
         _read { yield held.value.authorizations }
@@ -352,8 +350,7 @@ public struct EntitlementMachine: Sendable {
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
         if !saveFailed, case .configured(let configuration) = configuration, savedFieldsWritten {
-            let tokens = storedTokens
-            if tokens != persisted { persist(tokens, configuration) }
+            if storedTokensDiffer(from: persisted) { persist(storedTokens, configuration) }
             savedFieldsWritten = false
         }
         defer {
@@ -602,6 +599,18 @@ public struct EntitlementMachine: Sendable {
             deviceID: deviceID, pendingLogin: stored.pendingLogin, pendingLogout: stored.pendingLogout, providerAccounts: providerAccounts,
             pendingRegistration: stored.pendingRegistration)
         return tokens.holdsNothing ? .empty : tokens
+    }
+
+    /// Whether ``storedTokens`` differs from `tokens`, compared part by part without building it (every
+    /// step that writes a stored field asks).
+    func storedTokensDiffer(from tokens: StoredTokens) -> Bool {
+        let stored = StoredAuthentication(authentication)
+        let holdsNothing = stored.authentication == nil && selectedProviderID == nil && stored.pendingLogin == nil
+            && stored.pendingLogout == nil && providerAccounts.isEmpty && stored.pendingRegistration == nil
+        if holdsNothing { return !(tokens.holdsNothing && tokens.deviceID == nil) }  // ``StoredTokens/empty``
+        return tokens.deviceID != deviceID || tokens.selectedProvider != selectedProviderID || tokens.authentication != stored.authentication
+            || tokens.pendingLogin != stored.pendingLogin || tokens.pendingLogout != stored.pendingLogout
+            || tokens.pendingRegistration != stored.pendingRegistration || tokens.providerAccounts != providerAccounts
     }
 
     /// Drops expired decision windows and pre-authorization decisions, at most once per

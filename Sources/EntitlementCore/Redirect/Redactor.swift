@@ -28,8 +28,9 @@ public enum Redactor {
     /// length and with control and invisible characters escaped.
     public static func redact(_ text: String) -> String {
         let total = text.utf8.count
-        // Most messages hold no secret and fit: only their hazards are escaped.
-        if total <= maximumLength, !SecretSpans.mayHoldSecrets(text.utf8) { return escapingHazards(text) }
+        // Most messages are printable ASCII without a delimiter any secret needs, and fit: they are
+        // returned as they are.
+        if total <= maximumLength, text.utf8.withContiguousStorageIfAvailable({ isPlain($0) }) == true { return text }
         let bytes = Array(text.utf8.prefix(maximumLength))
         let out = SecretSpans.replacing(in: bytes) { span in
             // A trace placeholder (`<state#1>`) is not a secret: it stays readable.
@@ -48,7 +49,9 @@ public enum Redactor {
 
     /// Control characters, separators, bidirectional controls and the byte-order mark as `\u{…}`.
     static func escapingHazards(_ text: String) -> String {
-        // Most text has none: it is returned as it is, not copied scalar by scalar.
+        // Most text has none: it is returned as it is, not copied scalar by scalar. Every hazard is a
+        // control byte or beyond ASCII, so printable ASCII is looked at byte by byte only.
+        if text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isPrintableASCII) }) == true { return text }
         guard text.unicodeScalars.contains(where: isHazard) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -61,6 +64,14 @@ public enum Redactor {
         }
         return String(out)
     }
+
+    /// Whether `bytes` are printable ASCII (no hazard) and hold no secret (``SecretSpans``).
+    private static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy(isPrintableASCII) && !SecretSpans.mayHoldSecrets(bytes)
+    }
+
+    /// A byte of printable ASCII: every hazard is a control byte or beyond ASCII.
+    private static func isPrintableASCII(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F }
 
     /// A control character, a separator, a bidirectional control or the byte-order mark.
     private static func isHazard(_ scalar: Unicode.Scalar) -> Bool {

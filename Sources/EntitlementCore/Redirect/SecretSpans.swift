@@ -44,7 +44,7 @@ enum SecretSpans {
     static func find(in bytes: [UInt8]) -> [Span] {
         // Every span is anchored on a delimiter (`=`, `":`, a path's `/`) written raw or percent-encoded:
         // a text without them holds no secret (most status messages and log lines).
-        guard mayHoldSecrets(bytes) else { return [] }
+        guard bytes.withUnsafeBufferPointer(mayHoldSecrets) else { return [] }
         var found: [(span: Span, round: Int)] = []
         let original = bytes.enumerated().map { Element(byte: $0.element, start: $0.offset, end: $0.offset + 1) }
         // Two readings: as written, and with invisible characters left out (which can join or
@@ -86,7 +86,7 @@ enum SecretSpans {
 
     /// Whether `bytes` hold what every span needs: `=`, `/`, `%` (a delimiter percent-encoded), or both a
     /// quote and a colon (`"name":`, perhaps with invisible characters between them).
-    static func mayHoldSecrets(_ bytes: some Sequence<UInt8>) -> Bool {
+    static func mayHoldSecrets(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var quote = false
         var colon = false
         for byte in bytes {

@@ -77,9 +77,9 @@ extension FleetModel {
         let kind: Page.Kind
         if let code = Self.number(after: "code:C", in: url) {
             kind = .code(code)
-        } else if let code = Self.number(after: Self.loginURL(0).dropLast(1), in: url) {
+        } else if let code = Self.number(after: Self.loginPrefix, in: url) {
             kind = .login(code: code)
-        } else if let id = Self.number(after: Self.logoutURL(0).dropLast(1), in: url) {
+        } else if let id = Self.number(after: Self.logoutPrefix, in: url) {
             kind = .logout(id: id)
         } else {
             problems.append("the device was sent to a page nobody serves: \(url)")
@@ -93,9 +93,14 @@ extension FleetModel {
         }
     }
 
-    private static func number(after prefix: some StringProtocol, in url: String) -> Int? {
-        guard url.hasPrefix(prefix) else { return nil }
-        return Int(url.dropFirst(prefix.count))
+    /// A login page's URL before its code, and a logout page's before its id.
+    private static let loginPrefix = String(loginURL(0).dropLast(1))
+    private static let logoutPrefix = String(logoutURL(0).dropLast(1))
+
+    /// The number `url` ends with after `prefix` (compared byte by byte: these are ASCII).
+    private static func number(after prefix: String, in url: String) -> Int? {
+        guard url.utf8.starts(with: prefix.utf8) else { return nil }
+        return Int(Substring(url.utf8.dropFirst(prefix.utf8.count)))
     }
 
     /// The user logs in on login page `seq`: the service saves the profile and the browser comes back
