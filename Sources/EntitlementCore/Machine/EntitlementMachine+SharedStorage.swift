@@ -58,7 +58,8 @@ extension EntitlementMachine {
     /// instance is idle, or where it was waiting for a redirect that the other one received.
     mutating func storageChanged(_ stored: StoredTokens) -> [Action] {
         guard case .configured(let configuration) = configuration else { return [] }
-        let mine = storedTokens
+        // Where this instance keeps its own view, it counts what it holds as stored (`storedTokens`, read
+        // before anything here changes it), so its next step saves that over what it followed.
         persisted = stored
         if foreignStore != nil { foreignStore = nil }
         let token = usableStoredToken(stored, configuration)
@@ -120,7 +121,7 @@ extension EntitlementMachine {
                 return logout
             }
             guard let pending = stored.pendingLogin, expiry(of: pending) > now, let mvpd = configuration.mvpd(pending.mvpdID) else {
-                persisted = mine
+                persisted = storedTokens
                 keepForeign(stored)
                 return []
             }
@@ -201,7 +202,7 @@ extension EntitlementMachine {
                         reason: "The login ended on another instance without signing in.", condition: .loginEndedElsewhere)
                 }
                 // Another instance shows a code of its own: whichever the user enters signs the device in.
-                persisted = mine
+                persisted = storedTokens
                 keepForeign(stored)
                 return []
             }
@@ -224,7 +225,7 @@ extension EntitlementMachine {
             return ended + (resumePendingLogin(stored.pendingLogin, configuration).map { [$0] } ?? [])
         default:
             // In the middle of its own flow this instance keeps its view until the flow ends.
-            persisted = mine
+            persisted = storedTokens
             keepForeign(stored)
             return []
         }

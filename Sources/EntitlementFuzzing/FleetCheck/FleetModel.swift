@@ -115,9 +115,12 @@ struct FleetModel: Sendable {
 
     var nodes: [Node]
     var store = Store()
-    var service = Service()
-    var pages: [Page] = []
-    var redirects: [Redirect] = []
+    var service = Service() { didSet { worldHash = nil } }
+    var pages: [Page] = [] { didSet { worldHash = nil } }
+    var redirects: [Redirect] = [] { didSet { worldHash = nil } }
+    /// The service's, the pages' and the redirects' part of ``fingerprint()`` while none of them changed
+    /// (most events are a node's own).
+    var worldHash: Int?
     var now: Timestamp
     /// What the bounds still allow: device calls, user actions, faults.
     var callsLeft: Int
@@ -191,22 +194,9 @@ struct FleetModel: Sendable {
     /// The node's name in a script: `main`, `b`, `c`, ….
     static func name(_ node: Int) -> String { node == 0 ? "main" : String(UnicodeScalar(UInt8(97 + node))) }
 
-    /// Every field that decides what can happen next, hashed (each node's part computed once while it
-    /// stays the same).
-    mutating func fingerprint() -> Int {
+    /// The service, the pages and the redirects, hashed.
+    private var computedWorldHash: Int {
         var hasher = Hasher()
-        for index in nodes.indices {
-            if let hash = nodes[index].hash {
-                hasher.combine(hash)
-            } else {
-                let hash = nodes[index].computedHash
-                nodes[index].hash = hash
-                hasher.combine(hash)
-            }
-        }
-        hasher.combine(store.tokensHash)
-        hasher.combine(store.version)
-        hasher.combine(store.up)
         hasher.combine(service.session?.code)
         hasher.combine(service.session?.redirect)
         hasher.combine(service.session?.loggedIn)
@@ -224,6 +214,32 @@ struct FleetModel: Sendable {
         for redirect in redirects {
             hasher.combine(redirect.url)
             hasher.combine(redirect.deliveries)
+        }
+        return hasher.finalize()
+    }
+
+    /// Every field that decides what can happen next, hashed (each node's part computed once while it
+    /// stays the same).
+    mutating func fingerprint() -> Int {
+        var hasher = Hasher()
+        for index in nodes.indices {
+            if let hash = nodes[index].hash {
+                hasher.combine(hash)
+            } else {
+                let hash = nodes[index].computedHash
+                nodes[index].hash = hash
+                hasher.combine(hash)
+            }
+        }
+        hasher.combine(store.tokensHash)
+        hasher.combine(store.version)
+        hasher.combine(store.up)
+        if let worldHash {
+            hasher.combine(worldHash)
+        } else {
+            let hash = computedWorldHash
+            worldHash = hash
+            hasher.combine(hash)
         }
         hasher.combine(now)
         hasher.combine(callsLeft)
