@@ -159,7 +159,7 @@ public struct FleetChecker: Sendable {
                     guard visited.insert(after.fingerprint()).inserted else { continue }
                     reached += 1
                     guard goesOn else {
-                        if let problems = after.problemsOnceSettled() {
+                        if let problems = (consume after).problemsOnceSettled() {
                             found(Counterexample(events: Self.events(to: index, in: trail) + [event], atQuiescence: true, problems: problems))
                             if keepsGoing { continue } else { break search }
                         }
@@ -245,8 +245,8 @@ extension FleetModel {
     /// Settling is checked from every state the search reaches but those it goes on from (see ``run``).
     /// Sparing the states a clean settling passed through (by their fingerprints), or keeping what the
     /// asking found for each settled state, was tried and measured no faster: hashing cost what it spared.
-    func problemsOnceSettled() -> [String]? {
-        var world = self
+    consuming func problemsOnceSettled() -> [String]? {
+        var world = self  // taken, not copied, from a state nothing explores further
         var found: [String] = []
         var settled = false
         for _ in 0..<200 {
