@@ -39,16 +39,23 @@ extension EntitlementMachine {
             hasher.combine(sent.request)
             hasher.combine(sent.attempt)
         }
-        hasher.combine(held.persistedBox?.value)
-        hasher.combine(held.persistedBeforeSave?.value)
+        combine(held.persistedBox, into: &hasher)
+        combine(held.persistedBeforeSave, into: &hasher)
         hasher.combine(held.persistedLeftOut)
         hasher.combine(held.nextCacheSweep)
         hasher.combine(held.expiredFlowState)
-        hasher.combine(held.foreignStoreBox?.value)
+        combine(held.foreignStoreBox, into: &hasher)
         hasher.combine(held.configurationOperation)
         hasher.combine(held.configurationFailures)
         hasher.combine(held.lastFlow)
         hasher.combine(held.lastOperation)
         hasher.combine(savedFieldsWritten)
+    }
+
+    /// Hashes a boxed value in place (nil apart from every value).
+    private static func combine<Value: Hashable>(_ box: Boxed<Value>?, into hasher: inout Hasher) {
+        guard let box else { return hasher.combine(0 as UInt8) }
+        hasher.combine(1 as UInt8)
+        box.value.hash(into: &hasher)
     }
 }

@@ -221,7 +221,11 @@ public struct EntitlementMachine: Sendable {
     }
     /// What the machine last saved (or loaded): a save happens when ``storedTokens`` differs.
     public internal(set) var persisted: StoredTokens {
-        get { persistedBox?.value ?? .empty }
+        // Read in place: the box's value never changes (a write puts another box), and the box read is
+        // held for the read.
+        _read {
+            if let box = persistedBox { yield box.value } else { yield StoredTokens.empty }
+        }
         set { persistedBox = newValue == .empty ? nil : Boxed(newValue) }
     }
     /// ``persisted``, boxed: it changes only when tokens are saved, and inline it would be a third of the machine.

@@ -97,9 +97,9 @@ extension FleetModel {
     private static let loginPrefix = String(loginURL(0).dropLast(1))
     private static let logoutPrefix = String(logoutURL(0).dropLast(1))
 
-    /// The number `url` ends with after `prefix` (compared byte by byte: these are ASCII).
+    /// The number `url` ends with after `prefix`.
     private static func number(after prefix: String, in url: String) -> Int? {
-        guard url.utf8.starts(with: prefix.utf8) else { return nil }
+        guard url.hasPrefix(prefix) else { return nil }
         return Int(Substring(url.utf8.dropFirst(prefix.utf8.count)))
     }
 
