@@ -203,7 +203,7 @@ struct CommandLineTests {
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { $0.hasPrefix("swift run entitle ") || $0.hasPrefix("swift run -c release entitle ") }
         // Long runs, and the fleet harness (it needs redis-server; .ci/run runs it).
-        let longRunning = ["entitle serve", "--seeds 100000", "--count 100000", "entitle fleet", "check --depth 9"]
+        let longRunning = ["entitle serve", "--seeds 100000", "--count 100000", "entitle fleet", "check --depth 10"]
         let quick = commands.filter { command in !longRunning.contains { command.contains($0) } }
         #expect(quick.count >= 7, "README's commands: \(commands)")
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("entitle").path

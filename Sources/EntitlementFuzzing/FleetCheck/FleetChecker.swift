@@ -21,7 +21,13 @@ import EntitlementEngine
 ///   login page — opened after the device last chose, cancelled or logged out — whose redirect reached a
 ///   node before the login's deadline leaves the device signed in (progress).
 ///
-/// Breadth first, the first violation found is one of the shortest: its events are the counterexample.
+/// Settling is one path (the store back first, then the oldest answer, a due timer, the clock, a node told of
+/// a save, a provider dialog closed): a state the search goes on from settles through
+/// its first settling event, which the search takes from it too, so its settling is checked in that
+/// successor; the states of the last level are settled to the end, in place, and counted, not kept.
+///
+/// Breadth first, the first violation found is one of the shortest: its events are the counterexample (one
+/// broken once everything settled may end with the first settling event).
 public struct FleetChecker: Sendable {
     /// How far the check goes.
     public struct Bounds: Sendable, Hashable {
@@ -242,9 +248,10 @@ extension FleetModel {
     /// differently or otherwise than the store says, a login completed in time left signed out, or a
     /// promise broken on the way.
     ///
-    /// Settling is checked from every state the search reaches but those it goes on from (see ``run``).
-    /// Sparing the states a clean settling passed through (by their fingerprints), or keeping what the
-    /// asking found for each settled state, was tried and measured no faster: hashing cost what it spared.
+    /// The search settles the states of its last level this way, and those whose settling starts outside
+    /// its bounds; the others settle through their successors (``FleetChecker``). Sparing the states a
+    /// clean settling passed through (by their hashes), or keeping what the asking found for each settled
+    /// state, was tried and measured no faster: hashing cost what it spared.
     consuming func problemsOnceSettled() -> [String]? {
         var world = self  // taken, not copied, from a state nothing explores further
         var found: [String] = []
