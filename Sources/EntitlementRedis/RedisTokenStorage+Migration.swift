@@ -68,21 +68,29 @@ extension RedisTokenStorage {
 
     /// KEYS: the legacy tokens key, the current tokens key, the device set, the device's counter, the
     /// legacy counter; ARGV: the requestor. Answers 1 (moved) or 0 (the current layout held it first).
+    /// As the save script does, it checks what it reads before its first write, and hands Redis times it
+    /// read back as whole numbers no longer than ``longestLifetime`` (Lua's numbers hold no more exactly).
     static let migrationScript = """
         if redis.call('EXISTS', KEYS[2]) == 1 then
             redis.call('DEL', KEYS[1])
             return 0
         end
-        local ttl = redis.call('PTTL', KEYS[1])
+        local deviceType = redis.call('TYPE', KEYS[3])['ok']
+        if deviceType ~= 'none' and deviceType ~= 'set' then
+            return redis.error_reply('WRONGTYPE the device set holds another kind of value')
+        end
+        local legacy = tonumber(redis.call('GET', KEYS[5]) or '0')
+        local current = tonumber(redis.call('GET', KEYS[4]) or '0')
+        if not legacy or not current then return redis.error_reply('ERR a version counter is not a number') end
+        local longest = 9007199254740991
+        local ttl = math.min(redis.call('PTTL', KEYS[1]), longest)
         redis.call('RENAME', KEYS[1], KEYS[2])
         redis.call('SADD', KEYS[3], ARGV[1])
         local left = redis.call('PTTL', KEYS[3])
-        if ttl > 0 and (left < 0 or left < ttl) then redis.call('PEXPIRE', KEYS[3], ttl) end
-        local legacy = tonumber(redis.call('GET', KEYS[5]) or '0')
-        local current = tonumber(redis.call('GET', KEYS[4]) or '0')
+        if ttl > 0 and (left < 0 or left < ttl) then redis.call('PEXPIRE', KEYS[3], string.format('%.0f', ttl)) end
         if legacy > current then redis.call('SET', KEYS[4], string.format('%.0f', legacy)) end
-        local keep = redis.call('PTTL', KEYS[3])
-        if keep > 0 then redis.call('PEXPIRE', KEYS[4], keep) end
+        local keep = math.min(redis.call('PTTL', KEYS[3]), longest)
+        if keep > 0 then redis.call('PEXPIRE', KEYS[4], string.format('%.0f', keep)) end
         return 1
         """
 }

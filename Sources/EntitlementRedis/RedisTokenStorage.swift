@@ -25,7 +25,8 @@ import Synchronization
 /// A tokens key expires with what it holds: at the latest of the authentication's expiry and the
 /// pending login's deadline (at least a minute after the save), or ``rememberFor`` after the save when
 /// it holds only the chosen provider (or nothing). Lifetimes are sent relative (`PEXPIRE`), measured
-/// on the engine's clock, so a node's clock and Redis's need not agree. The device set lives as long
+/// on the engine's clock, so a node's clock and Redis's need not agree, and never longer than
+/// ``longestLifetime`` (an expiry read from the wire may be any number). The device set lives as long
 /// as its longest tokens key.
 ///
 /// Every save also publishes its tokens key (in the same script) — on `PREFIX:saves` on a standalone
@@ -305,12 +306,27 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// server restarted empty (or from an older snapshot, or a replica that had not caught up) starts its
     /// counter again, and a number an engine still holds must never come back — it would let that engine
     /// skip reading data it never saw and save over it (found by `entitle fleet`). Versions stay below
-    /// 2^53, so Lua's numbers hold them exactly. Every check comes before the first write, so a save
-    /// happens whole or not at all.
+    /// 2^53, so Lua's numbers hold them exactly, and so do lifetimes (``longestLifetime``). Every
+    /// argument and every key's type is checked before the first write, so a save happens whole or not at
+    /// all: a lifetime that is not a whole number of milliseconds from 1 to 2^53 − 1, an announcement other
+    /// than `PUBLISH` or `SPUBLISH`, a version counter at 2^53 or not a number, a key of another type —
+    /// each is refused with an error and nothing written.
     public static let saveScript = """
-        local life = tonumber(ARGV[3])
-        if not life or life < 1 or life > 4611686018427387903 then
-            return redis.error_reply('ERR the lifetime is not a usable number of milliseconds')
+        local life = ARGV[3]
+        if #life > 16 or not string.match(life, '^[1-9][0-9]*$') or tonumber(life) > 9007199254740991 then
+            return redis.error_reply('ERR the lifetime is not a whole number of milliseconds from 1 to 2^53 - 1')
+        end
+        if ARGV[6] ~= 'PUBLISH' and ARGV[6] ~= 'SPUBLISH' then
+            return redis.error_reply('ERR a save is announced with PUBLISH or SPUBLISH')
+        end
+        local tokensType = redis.call('TYPE', KEYS[1])['ok']
+        local deviceType = redis.call('TYPE', KEYS[2])['ok']
+        if (tokensType ~= 'none' and tokensType ~= 'hash') or (deviceType ~= 'none' and deviceType ~= 'set') then
+            return redis.error_reply('WRONGTYPE a key of the save holds another kind of value')
+        end
+        local counter = tonumber(redis.call('GET', KEYS[3]) or '0')
+        if not counter or counter >= 9007199254740991 then
+            return redis.error_reply('ERR the version counter is not a number below 2^53 - 1')
         end
         local current = redis.call('HGET', KEYS[1], 'v') or '0'
         if current ~= ARGV[1] then return {0, current} end
@@ -328,7 +344,8 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         local left = redis.call('PTTL', KEYS[2])
         if left < 0 or left < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
         local keep = redis.call('PTTL', KEYS[2])
-        if keep > 0 then redis.call('PEXPIRE', KEYS[3], keep) end
+        if keep > 9007199254740991 then keep = 9007199254740991 end
+        if keep > 0 then redis.call('PEXPIRE', KEYS[3], string.format('%.0f', keep)) end
         redis.call(ARGV[6], ARGV[5], KEYS[1])
         return {1, version}
         """
@@ -350,9 +367,14 @@ public final class RedisTokenStorage: TokenSaveNotifying {
         ].compactMap { $0 }
         guard let latest = dates.max() else { return remembered }
         let (left, overflow) = latest.milliseconds.subtractingReportingOverflow(now().milliseconds)
-        let expiring = overflow ? Int64.max / 2 : max(left, 60_000)
-        return tokens.providerAccounts.isEmpty ? expiring : max(expiring, remembered)
+        let expiring = overflow ? Self.longestLifetime : min(max(left, 60_000), Self.longestLifetime)
+        return min(tokens.providerAccounts.isEmpty ? expiring : max(expiring, remembered), Self.longestLifetime)
     }
+
+    /// The longest a key is kept (ms): 2^53 − 1, about 285,000 years, the most the save script's numbers
+    /// hold exactly. Something that expires later (an expiry read from the wire may be any number) is kept
+    /// that long.
+    public static let longestLifetime: Int64 = (1 << 53) - 1
 
     /// Runs ``saveScript`` by its digest (`EVALSHA`; the digest from one `SCRIPT LOAD`), and whole
     /// (`EVAL`, which also teaches it to that server) where the server does not know it (`NOSCRIPT`:

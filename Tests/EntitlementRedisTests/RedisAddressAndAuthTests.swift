@@ -257,41 +257,6 @@ struct RedisAuthenticationTests {
     }
 }
 
-@Suite("Redis save script", RedisServer.trait)
-struct RedisSaveScriptTests {
-    /// How many times the server ran `SCRIPT LOAD` and `EVAL` (its command statistics).
-    private func calls(_ client: RedisClient) async throws -> (load: Int, eval: Int) {
-        let info = try await client.send(["INFO", "commandstats"]).text ?? ""
-        func count(_ name: String) -> Int {
-            guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_\(name):") }),
-                let field = line.split(separator: ",").first(where: { $0.contains("calls=") })
-            else { return 0 }
-            return Int(field.split(separator: "=").last ?? "") ?? 0
-        }
-        return (count("script|load"), count("eval"))
-    }
-
-    @Test func theScriptIsLoadedOnceAndSentWholeWhereTheServerForgetsIt() async throws {
-        let server = try await RedisServer()
-        defer { Task { await server.stop() } }
-        let client = RedisClient(server.configuration())
-        defer { client.close() }
-        let store = RedisTokenStorage(client: client, keyPrefix: "script-test")
-        var version = StorageVersion.absent
-        for round in 0..<10 {
-            version = try await store.save(
-                StoredTokens(selectedProvider: "p\(round)"), deviceID: "device-1", requestorID: "sim-requestor", replacing: version)
-        }
-        #expect(try await calls(client) == (load: 1, eval: 0), "ten saves, the script sent once")
-        _ = try await client.send(["SCRIPT", "FLUSH"])
-        version = try await store.save(StoredTokens(selectedProvider: "after"), deviceID: "device-1", requestorID: "sim-requestor", replacing: version)
-        #expect(try await store.load(deviceID: "device-1", requestorID: "sim-requestor").tokens.selectedProvider == "after")
-        #expect(try await calls(client) == (load: 1, eval: 1), "NOSCRIPT: sent whole once (EVAL teaches it), and the save went through")
-        version = try await store.save(StoredTokens(selectedProvider: "later"), deviceID: "device-1", requestorID: "sim-requestor", replacing: version)
-        #expect(try await calls(client) == (load: 1, eval: 1), "known again: by digest")
-    }
-}
-
 @Suite("Redis layout: one slot per device, and the move from the 0.3 layout", RedisServer.trait)
 struct RedisLayoutTests {
     @Test func everyKeyASaveTouchesIsInTheDevicesSlot() {
