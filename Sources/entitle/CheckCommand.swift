@@ -11,8 +11,8 @@ enum CheckCommand {
             print("depth \(depth): \(states) states")
         }
         for counterexample in report.counterexamples {
-            print("the shortest interleaving that breaks a promise (\(counterexample.events.count) events):")
-            print(counterexample.description)
+            print("the shortest interleaving that breaks a promise (\(counterexample.events.count) events), as a script `entitle run` plays:")
+            print(FleetScript.text(of: counterexample, within: bounds))
         }
         print(report.description)
         return report.counterexample == nil

@@ -35,7 +35,9 @@ struct CommandHelp {
             summary: "run scenario scripts: one line each, failure reports, a summary",
             details: """
                 Runs .scenario files (folders are searched recursively): one line per scenario, a report
-                for each failure, then "N passed, N failed".
+                for each failure, then "N passed, N failed". A file beginning `fleet check` is a fleet
+                script, as `entitle check` prints a broken promise: its events are played on the check's
+                model, and it passes when every promise is kept.
 
                   --over-http   the engine talks REST API V2 over HTTP to the simulator served on an
                                 ephemeral loopback port (as `entitle serve` serves it)
@@ -202,8 +204,8 @@ struct CommandHelp {
                 sign-in after a logout or cancel, and, once everything settles, no call left waiting,
                 every node agreeing with the store and, when nothing failed, a login the user completed
                 in time signing the device in. It prints the states explored per depth, then the
-                shortest interleaving that breaks a promise with its callbacks (exit 1), or the states,
-                depth and time (exit 0). With --all it goes on and prints the shortest interleaving of
+                shortest interleaving that breaks a promise as a fleet script `entitle run` plays, its
+                callbacks as comments (exit 1), or the states, depth and time (exit 0). With --all it goes on and prints the shortest interleaving of
                 each kind of broken promise. With --second-screen the device is a TV showing registration
                 codes (polled every 5 s, shown for a minute) that the user enters on a second screen.
                 """),

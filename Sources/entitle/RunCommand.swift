@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementFuzzing
 import EntitlementScenarios
 import EntitlementTracing
 import Foundation
@@ -32,7 +33,19 @@ struct RunCommand {
         for file in files {
             let scenario: Scenario
             do {
-                scenario = try ScenarioParser.parse(try CommandFile.read(file), file: file)
+                let text = try CommandFile.read(file)
+                if FleetScript.isFleetScript(text) {
+                    let (outcome, text) = Self.runFleetScript(text, file: file)
+                    report.cases.append(outcome)
+                    if let text { reports.append(text) }
+                    switch outcome.outcome {
+                    case .passed: break
+                    case .failed: status = status.worse(.failure)
+                    case .error: status = status.worse(.invalidInput)
+                    }
+                    continue
+                }
+                scenario = try ScenarioParser.parse(text, file: file)
             } catch let problem as CommandFile.Problem {
                 print("FAIL  \(file)  (not read)")
                 reports.append(problem.description)
@@ -81,6 +94,31 @@ struct RunCommand {
             }
         }
         return status
+    }
+
+    /// Plays a fleet script (`entitle check`'s counterexample, ``FleetScript``) and prints its line: its
+    /// outcome, and the report of a failure.
+    private static func runFleetScript(_ text: String, file: String) -> (JUnitReport.Case, String?) {
+        let script: FleetScript
+        do throws(FleetScriptError) {
+            script = try FleetScript(parsing: text)
+        } catch {
+            print("FAIL  \(file)  (not parsed: 1 error)")
+            let text = "\(file):\(error.line): error: \(error.message)"
+            return (.init(name: file, file: file, seconds: 0, outcome: .error("1 parse error", text)), text)
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let failure = script.run()
+        let elapsed = clock.now - started
+        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        guard let failure else {
+            print("pass  \(file)  (\(milliseconds) ms)")
+            return (.init(name: file, file: file, seconds: Double(milliseconds) / 1000, outcome: .passed), nil)
+        }
+        print("FAIL  \(file)  (\(milliseconds) ms)")
+        let text = "\(file): \(failure)"
+        return (.init(name: file, file: file, seconds: Double(milliseconds) / 1000, outcome: .failed(failure.prefix { $0 != "\n" }.description, text)), text)
     }
 
     /// Writes the page of a failing scenario's run into `folder` (`NAME.html` for `NAME.scenario`; the
