@@ -253,7 +253,7 @@ extension FleetModel {
     /// clean settling passed through (by their hashes), or keeping what the asking found for each settled
     /// state, was tried and measured no faster: hashing cost what it spared.
     consuming func problemsOnceSettled() -> [String]? {
-        var world = self  // taken, not copied, from a state nothing explores further
+        var world = self  // the search gives up the states of its last level: those are not copied
         var found: [String] = []
         var settled = false
         for _ in 0..<200 {

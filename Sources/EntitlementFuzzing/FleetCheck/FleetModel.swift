@@ -8,7 +8,7 @@ import EntitlementSimulator
 ///
 /// ``FleetChecker`` enumerates every sequence of ``FleetEvent``s from the first state; ``apply(_:)`` takes
 /// one event the way `AccessEnabler` and the simulator would, and reports every broken promise it sees.
-/// Two states with equal ``fingerprint`` are the same state (but for a hash collision, one in 2⁶⁴).
+/// Two states with equal ``fingerprint()`` are the same state (but for a hash collision, one in 2⁶⁴).
 struct FleetModel: Sendable {
     /// What one node holds: its machine and its shell's bookkeeping.
     /// Every field that decides what the node does next forgets ``hash`` when it changes.
