@@ -37,6 +37,11 @@ public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible
     /// A chunked body that breaks its grammar: a bad chunk size, a chunk not followed by CRLF, a bad
     /// trailer field (400).
     public static let malformedChunkedBody = HTTPParseError("malformedChunkedBody", 400, "malformed chunked body")
+    /// A chunked body whose framing — chunk-size lines, their extensions, the line ends — is larger than a
+    /// body may be (413): a body in one-byte chunks with long extensions would make the server hold a
+    /// thousand times the body's bytes.
+    public static let chunkFramingTooLarge = HTTPParseError(
+        "chunkFramingTooLarge", 413, "the chunked body's framing (chunk-size lines and extensions) is larger than a body may be")
     /// A protocol version other than HTTP/1.0 or HTTP/1.1 (505).
     public static let versionNotSupported = HTTPParseError("versionNotSupported", 505, "only HTTP/1.0 and HTTP/1.1 are served")
     /// The client did not send a whole request in time (408).

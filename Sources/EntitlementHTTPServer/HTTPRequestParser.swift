@@ -28,6 +28,8 @@ public struct HTTPRequestParser: Sendable {
     private struct ChunkedProgress {
         var next: Int?
         var body: [UInt8] = []
+        /// The framing read so far: chunk-size lines with their extensions, and line ends.
+        var framing = 0
     }
     private var continueAnswered = false
 
@@ -38,6 +40,11 @@ public struct HTTPRequestParser: Sendable {
         var bodyLength: Int?
         var expectsContinue: Bool
     }
+
+    /// The bytes received and kept, not yet handed out: at most a head, one chunk being received (or a
+    /// `Content-Length` body) and what a client pipelined behind them — a chunked body's chunks are
+    /// dropped as they are decoded.
+    public var bufferedBytes: Int { buffer.count }
 
     /// A parser with `limits`.
     public init(limits: HTTPServerLimits = HTTPServerLimits()) { self.limits = limits }
@@ -62,6 +69,11 @@ public struct HTTPRequestParser: Sendable {
             body = buffer.count >= total ? (Array(buffer[current.headLength..<total]), total) : nil
         } else {
             body = try chunkedBody(from: chunked.next ?? current.headLength)
+            if body == nil, let next = chunked.next, next > current.headLength {
+                // The chunks decoded so far are in `chunked.body`: their raw bytes go.
+                buffer.removeSubrange(current.headLength..<next)
+                chunked.next = current.headLength
+            }
         }
         guard let body else {
             if current.expectsContinue, !continueAnswered, buffer.count == current.headLength {
@@ -202,6 +214,8 @@ public struct HTTPRequestParser: Sendable {
             guard size <= limits.bodyBytes - chunked.body.count else { throw .bodyTooLarge }
             guard buffer.count >= data + size + 2 else { return nil }
             guard buffer[data + size] == cr, buffer[data + size + 1] == lf else { throw .malformedChunkedBody }
+            chunked.framing += lineEnd - index + 4
+            guard chunked.framing <= limits.bodyBytes else { throw .chunkFramingTooLarge }
             chunked.body += buffer[data..<data + size]
             index = data + size + 2
             chunked.next = index
