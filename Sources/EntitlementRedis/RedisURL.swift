@@ -59,6 +59,8 @@ struct RedisURL: Equatable {
             }
         } else if let colon = hostPort.lastIndex(of: ":") {
             url.host = String(hostPort[..<colon])
+            // `h:6379:1` names a host `h:6379` on port 1: a host has one port, and an IPv6 host goes in [ ].
+            guard !url.host.contains(":") else { throw RedisURLError("the Redis URL has more than one port (an IPv6 host goes in [ ])") }
             url.port = try port(hostPort[hostPort.index(after: colon)...])
         } else {
             url.host = String(hostPort)

@@ -34,6 +34,8 @@ struct RedisURLTests {
         ("redis://:p%4@h", "bad %-escape"),
         ("redis://:p%FF@h", "not UTF-8"),
         ("redis://[::1", "closing ]"),
+        ("redis://:pw@127.0.0.1:6379:1", "more than one port"),
+        ("redis://::1", "more than one port"),
         ("redis://[::1]x", "after its IPv6 host"),
         ("redis://h?timeout=1", "no query"),
         ("redis://h%20x", "host holds"),

@@ -209,6 +209,10 @@ extension EntitlementMachine {
     mutating func checkPreauthorizedResources(
         _ id: CallID, _ resources: [String], cache: Bool, _ configuration: RequestorConfiguration
     ) -> [Action] {
+        guard !resources.contains(where: \.isEmpty) else {
+            recordCall(.emptyArgument, .status)
+            return refuse(id, .invalidArgument("a resource id is empty"))
+        }
         // With a chain, a provider other than the TV provider decides what it claims, locally.
         var known = decidedByProviders(resources)
         guard case .authenticated(let token) = authentication, !resources.isEmpty else {

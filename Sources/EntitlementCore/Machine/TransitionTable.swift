@@ -302,6 +302,7 @@ public enum TransitionTable {
     static let callRows: [TransitionRow] = [
         call(.idle, .checkPreauthorizedResources, .cachedDecisions, to: .idle, .preauthorizedResources),
         call(.idle, .checkPreauthorizedResources, .tooManyResources, to: .idle, .status),
+        call(.idle, .checkPreauthorizedResources, .emptyArgument, to: .idle, .status),
         call(.preauthorizing, .backendAnswered, .partialFailure, to: .idle, .status, .preauthorizedResources),
         call(.idle, .checkAuthentication, .localAnswer, to: .idle, .setAuthenticationStatus),
         call(.idle, .checkAuthorization, .emptyArgument, to: .idle, .status),
