@@ -95,7 +95,7 @@ extension Simulator {
                 sessionGUID: Hex.encode(Array(SHA256.hash("\(mvpd)/\(userID)").prefix(16))), requestorID: context.requestorID,
                 resourceID: resource, issued: now, timeToLive: world.mediaTokenTTL.milliseconds, mvpdID: mvpd)
             let serialized = MediaTokenVerifier.sign(claims, key: world.mediaTokenKey)
-            issuedSecrets.append(serialized)
+            remember(serialized)
             return V2Decision(
                 resource: resource, serviceProvider: context.requestorID, mvpd: mvpd, authorized: true, source: source,
                 token: V2Decision.Token(notBefore: now, notAfter: now.adding(world.mediaTokenTTL), serialized: serialized),

@@ -138,7 +138,7 @@ extension Simulator {
         let bytes = JSONValue.object(payload).canonicalBytes
         let serialized = "vsa." + Base64URL.encode(bytes) + "."
             + Base64URL.encode(HMACSHA256.authenticationCode(for: bytes, key: world.platformKey))
-        issuedSecrets.append(serialized)
+        remember(serialized)
         return PlatformAssertion(mvpdID: user.mvpdID, serialized: serialized)
     }
 

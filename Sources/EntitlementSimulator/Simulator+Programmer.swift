@@ -50,7 +50,7 @@ extension Simulator {
             // A parental control: only a transaction the user approved (with the PIN), once.
             guard let id = form["_txId"] else {
                 let id = Base64URL.encode(random.bytes(12))
-                issuedSecrets.append(id)
+                remember(id)
                 transactions.append((id, serverID, device, resource, false, false))
                 return Self.json(401, ["advices": ["TransactionConditionAdvice": [.string(id)]], "message": "A PIN is needed."])
             }
@@ -67,7 +67,7 @@ extension Simulator {
         }
         let digest = SHA256.hash("\(serverID)|\(device)|\(session)|\(resource)|\(programmerRequests.count)")
         let auth = Base64URL.encode(Array(digest.prefix(24)))
-        issuedSecrets.append(auth)
+        remember(auth)
         return Self.json(200, ["auth": .string(auth), "resource": .string(resource), "session_id": .string(session)])
     }
 

@@ -40,7 +40,7 @@ extension Simulator {
                 return Self.xml(#"<error status="notentitled" message="Your subscription does not include \#(product.markupEscaped)."/>"#)
             }
             let password = Base64URL.encode(Array(SHA256.hash("\(providerID)|\(user.username)|\(product)").prefix(12)))
-            issuedSecrets.append(password)
+            remember(password)
             return Self.xml("<credentials><userid>\(user.username.markupEscaped)</userid><password>\(password)</password></credentials>")
         case "renew_token":
             guard provider.renews, let token = form["token"], let issued = subscriptionTokens[token], issued.provider == providerID else {
@@ -70,7 +70,7 @@ extension Simulator {
 
     private func issueToken(_ providerID: String, _ username: String) -> String {
         let token = Base64URL.encode(random.bytes(18))
-        issuedSecrets.append(token)
+        remember(token)
         subscriptionTokens[token] = (providerID, username, true)
         return token
     }

@@ -87,6 +87,9 @@ public actor Simulator {
     public internal(set) var requestCounts: [BackendOperation: Int] = [:]
     /// Every secret the simulator minted (codes, media tokens, assertions), so tests can prove none leaks.
     public internal(set) var issuedSecrets: [String] = []
+    /// The same secrets, the newest ``MintedSecrets/limit`` of them, for what prints requests (the
+    /// simulator server's access log) to shorten by value.
+    public nonisolated let mintedSecrets = MintedSecrets()
     /// What each programmer's server was asked (``programmerAuthorization(serverID:form:)``).
     var programmerRequests: [(server: String, session: String, resource: String)] = []
     /// Faults of the programmer's servers (and of the Security API services), by id.
@@ -181,9 +184,15 @@ public actor Simulator {
     /// An opaque id that is no secret (a session's tracking id).
     func trackingID(_ prefix: String) -> String { prefix + Base64URL.encode(random.bytes(12)) }
 
+    /// Notes a secret the simulator handed out (``issuedSecrets``, ``mintedSecrets``).
+    func remember(_ secret: String) {
+        issuedSecrets.append(secret)
+        mintedSecrets.insert(secret)
+    }
+
     func mint(_ prefix: String) -> String {
         let secret = prefix + Base64URL.encode(random.bytes(24))
-        issuedSecrets.append(secret)
+        remember(secret)
         return secret
     }
 
@@ -377,7 +386,7 @@ public actor Simulator {
     func sessionCode() -> String {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
         let code = String(random.bytes(8).map { alphabet[Int($0) % alphabet.count] })
-        issuedSecrets.append(code)
+        remember(code)
         return code
     }
 

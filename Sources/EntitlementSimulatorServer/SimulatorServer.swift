@@ -32,9 +32,18 @@ public final class SimulatorServer: Sendable {
     ) throws(HTTPServerError) {
         let app = SimulatorHTTPApp(service: service, baseURL: listener.url)
         var accessLog: (@Sendable (HTTPAccessLogEntry) -> Void)?
-        if let log { accessLog = { entry in log(entry.line(shorten: Redactor.redact)) } }
+        if let log {
+            let minted = service.simulator.mintedSecrets
+            accessLog = { entry in log(Self.accessLogLine(entry, minted: minted)) }
+        }
         self.service = service
         self.http = try HTTPServer(listener: listener, limits: limits, log: accessLog) { request in await app.respond(request) }
+    }
+
+    /// An access-log line: the target with every secret the simulator minted shortened by value (in any
+    /// parameter or path segment, percent-encoded or not), then by name (`Redactor.redact`).
+    static func accessLogLine(_ entry: HTTPAccessLogEntry, minted: MintedSecrets) -> String {
+        entry.line { target in Redactor.redact(minted.redacting(target)) }
     }
 
     /// Stops serving (answers in progress get the limits' grace).
