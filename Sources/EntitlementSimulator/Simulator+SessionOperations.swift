@@ -27,7 +27,7 @@ extension Simulator {
         let session = Session(
             requestorID: context.requestorID, deviceID: context.deviceID, mvpdID: mvpd ?? "", domainName: domainName ?? "",
             redirectURL: redirectURL, notAfter: now.adding(world.sessionTTL), sessionID: trackingID("sid."))
-        sessions[code] = session
+        keep(session, code: code)
         return V2Session(
             actionName: .resume, actionType: .direct, reasonType: .none,
             missingParameters: Self.missingParameters(mvpd: session.mvpdID, domainName: session.domainName, redirectURL: redirectURL),

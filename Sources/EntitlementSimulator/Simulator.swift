@@ -31,6 +31,8 @@ public actor Simulator {
         var sessionID: String
         /// Who logged in with it, once someone has.
         var username: String?
+
+        var owner: SessionOwner { SessionOwner(requestorID: requestorID, deviceID: deviceID) }
     }
 
     /// A page flow on the MVPD's login page, for one session.
@@ -64,6 +66,19 @@ public actor Simulator {
     let random: any RandomSource
     /// Sessions by code.
     var sessions: [String: Session] = [:]
+    /// Whose a session is: a new one replaces the device's older ones for the requestor.
+    struct SessionOwner: Hashable {
+        var requestorID: String
+        var deviceID: String
+    }
+    /// The sessions' codes by owner, and by when their time runs out (in the order they were made): a new
+    /// session finds the device's older ones and the expired ones without looking at the others.
+    var sessionCodes: [SessionOwner: Set<String>] = [:]
+    var sessionExpiries: [(at: Timestamp, code: String)] = []
+    var sessionExpiriesStart = 0
+    /// How many sessions making room for new ones looked at, in all (a test's measure: a session's share
+    /// stays flat however many are live).
+    package private(set) var sessionsExamined = 0
     /// Login page flows by their id.
     var loginPages: [String: LoginPage] = [:]
     /// Profiles by ``profileKey(_:_:_:)``.
@@ -85,7 +100,8 @@ public actor Simulator {
 
     /// How many requests of each operation the backend has received.
     public internal(set) var requestCounts: [BackendOperation: Int] = [:]
-    /// Every secret the simulator minted (codes, media tokens, assertions), so tests can prove none leaks.
+    /// Every secret the simulator minted (codes, media tokens, assertions), so tests can prove none leaks:
+    /// the newest ``MintedSecrets/limit`` (up to half as many again before the oldest are let go).
     public internal(set) var issuedSecrets: [String] = []
     /// The same secrets, the newest ``MintedSecrets/limit`` of them, for what prints requests (the
     /// simulator server's access log) to shorten by value.
@@ -187,6 +203,9 @@ public actor Simulator {
     /// Notes a secret the simulator handed out (``issuedSecrets``, ``mintedSecrets``).
     func remember(_ secret: String) {
         issuedSecrets.append(secret)
+        if issuedSecrets.count >= MintedSecrets.limit + MintedSecrets.limit / 2 {
+            issuedSecrets.removeFirst(issuedSecrets.count - MintedSecrets.limit)
+        }
         mintedSecrets.insert(secret)
     }
 
@@ -350,9 +369,10 @@ public actor Simulator {
         let code = sessionCode()
         let notAfter = now.adding(world.sessionTTL)
         let sessionID = trackingID("sid.")
-        sessions[code] = Session(
-            requestorID: context.requestorID, deviceID: context.deviceID, mvpdID: mvpd, domainName: domainName,
-            redirectURL: redirectURL, notAfter: notAfter, sessionID: sessionID)
+        keep(
+            Session(
+                requestorID: context.requestorID, deviceID: context.deviceID, mvpdID: mvpd, domainName: domainName,
+                redirectURL: redirectURL, notAfter: notAfter, sessionID: sessionID), code: code)
         guard redirectURL != nil else {
             return V2Session(
                 actionName: .resume, actionType: .direct, reasonType: .none, missingParameters: ["redirectUrl"],
@@ -369,12 +389,37 @@ public actor Simulator {
     public var sessionCount: Int { sessions.count }
 
     /// Drops the device's earlier sessions for the requestor (a new code replaces them) and every
-    /// session that has expired, so a long-running server holds only live sessions.
+    /// session that has expired, so a long-running server holds only live sessions — looking at those
+    /// alone, not at every live session. (Sessions are pruned by expiry in the order they were made: a
+    /// clock set back leaves some past their time until those made before them expire; none is used
+    /// past its time.)
     func forgetSessions(replacedFor context: RequestContext) {
         let now = clock.now()
-        sessions = sessions.filter { _, session in
-            now < session.notAfter && (session.deviceID != context.deviceID || session.requestorID != context.requestorID)
+        let owner = SessionOwner(requestorID: context.requestorID, deviceID: context.deviceID)
+        for code in sessionCodes.removeValue(forKey: owner) ?? [] {
+            sessionsExamined += 1
+            if let session = sessions[code], session.owner == owner { sessions[code] = nil }
         }
+        while sessionExpiriesStart < sessionExpiries.count, sessionExpiries[sessionExpiriesStart].at <= now {
+            let code = sessionExpiries[sessionExpiriesStart].code
+            sessionExpiriesStart += 1
+            sessionsExamined += 1
+            guard let session = sessions[code], session.notAfter <= now else { continue }
+            sessions[code] = nil
+            sessionCodes[session.owner]?.remove(code)
+            if sessionCodes[session.owner]?.isEmpty == true { sessionCodes[session.owner] = nil }
+        }
+        if sessionExpiriesStart > 1024, sessionExpiriesStart * 2 > sessionExpiries.count {
+            sessionExpiries.removeFirst(sessionExpiriesStart)
+            sessionExpiriesStart = 0
+        }
+    }
+
+    /// Keeps a new session under `code`, indexed by its owner and its expiry.
+    func keep(_ session: Session, code: String) {
+        sessions[code] = session
+        sessionCodes[session.owner, default: []].insert(code)
+        sessionExpiries.append((session.notAfter, code))
     }
 
     /// The page that starts a session's login in a browser.
