@@ -7,6 +7,8 @@ import Synchronization
 /// read again), `ASK` (the slot is moving: `ASKING` first, once), and a passing refusal
 /// (``RESPValue/isPassingRefusal``: `TRYAGAIN`, `CLUSTERDOWN`, `LOADING`, …) or a lost node (a
 /// failover under way: the map is read again after a short pause). Replicas are never written to: commands go to the masters the map names.
+/// A storm of `MOVED` (a misbehaving node or proxy) costs a map read at most every
+/// ``movedMapInterval`` and at most ``extraNodes`` node clients beyond the masters the map names.
 ///
 /// With `metrics`, the measurements of ``RedisClient`` for the whole cluster: each command timed once
 /// however it was redirected, and `entitle.redis.retries` counted by `reason` (`moved`, `ask`,
@@ -25,6 +27,8 @@ public final class RedisClusterClient: RedisCommandSender {
         var replicas: [String: Int] = [:]
         var mapReadAt = ContinuousClock.now
         var refreshing = false
+        /// Whether a read of the map a `MOVED` asked for is running (one at a time).
+        var readingForMoved = false
         /// One client per node met.
         var nodes: [String: RedisClient] = [:]
         var closed = false
@@ -90,7 +94,7 @@ public final class RedisClusterClient: RedisCommandSender {
             switch redirection {
             case .moved(let address):
                 retried("moved")
-                try? await refresh(until: deadline)
+                await refreshAfterMoved(until: deadline)
                 target = address
             case .ask(let address):
                 retried("ask")
@@ -131,6 +135,30 @@ public final class RedisClusterClient: RedisCommandSender {
             return ((state.replicas[state.owners[slot]] ?? 0) > 0, ContinuousClock.now - state.mapReadAt)
         }
     }
+
+    /// The shortest time between two reads of the map a `MOVED` asks for: a resharding moves many slots
+    /// at once, and a misbehaving node or proxy may answer `MOVED` to everything.
+    public static let movedMapInterval = Duration.milliseconds(100)
+
+    /// Reads the map again after a `MOVED`, unless it was read within ``movedMapInterval`` or such a read
+    /// is running (the redirection itself is followed either way).
+    private func refreshAfterMoved(until deadline: ContinuousClock.Instant) async {
+        let due = state.withLock { state in
+            guard !state.readingForMoved, ContinuousClock.now - state.mapReadAt >= Self.movedMapInterval else { return false }
+            state.readingForMoved = true
+            return true
+        }
+        guard due else { return }
+        _ = try? await refresh(until: deadline)
+        state.withLock { $0.readingForMoved = false }
+    }
+
+    /// The most node clients kept beyond the masters the map names (the seed, replicas met in a failover,
+    /// addresses a redirection named): past it, those the map does not name are closed.
+    public static let extraNodes = 8
+
+    /// How many node clients the client keeps.
+    var nodeCount: Int { state.withLock { $0.nodes.count } }
 
     /// Reads the map again on a task of its own, unless a read started that way is still running.
     func refreshSoon() {
@@ -220,14 +248,25 @@ public final class RedisClusterClient: RedisCommandSender {
 
     /// The client of the node at `address` (made on first use, with the seed's credentials and limits).
     private func node(_ address: String) throws(RedisError) -> RedisClient {
-        try state.withLock { state throws(RedisError) -> RedisClient in
+        let seed = self.seed
+        let (client, dropped) = try state.withLock { state throws(RedisError) -> (RedisClient, [RedisClient]) in
             guard !state.closed else { throw .closed }
-            if let client = state.nodes[address] { return client }
+            if let client = state.nodes[address] { return (client, []) }
             // Retried and timed here, with the map; the node's client counts its connections.
             let client = RedisClient(try configuration(ofNode: address), metrics: metrics, retryingPassingRefusals: false, timingCommands: false)
             state.nodes[address] = client
-            return client
+            // Clients for addresses the map does not name go once there are too many (a `MOVED` storm).
+            let masters = Set(state.owners)
+            guard state.nodes.count > masters.count + Self.extraNodes else { return (client, []) }
+            var dropped: [RedisClient] = []
+            for (known, node) in state.nodes where known != address && known != seed && !masters.contains(known) {
+                dropped.append(node)
+                state.nodes[known] = nil
+            }
+            return (client, dropped)
         }
+        for node in dropped { node.close() }
+        return client
     }
 
     /// The configuration for the node at `address`: the seed's credentials and limits, database 0 (a

@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+import Testing
+
+@testable import EntitlementRedis
+
+/// A cluster node gone wrong (or a misbehaving proxy) that answers `MOVED` to a new address for every
+/// command: the client follows each redirection, but reads the map at most once per
+/// ``RedisClusterClient/movedMapInterval`` and keeps a bounded number of node clients (0.9.2 kept a client
+/// for every address named — 208 in 4 s — and read the map at every `MOVED`, ~270 a second).
+@Suite("Redis Cluster client under a MOVED storm")
+struct RedisMovedStormTests {
+    @Test func aStormOfMovedGrowsNeitherNodeClientsNorMapReadsWithoutBound() async throws {
+        let nodes = try FakeMovedNodes(count: 40)
+        defer { nodes.stop() }
+        var configuration = RedisConfiguration(host: "127.0.0.1", port: nodes.ports[0], connections: 1)
+        configuration.commandTimeout = .seconds(1)
+        let client = RedisClusterClient(configuration)
+        defer { client.close() }
+        let started = ContinuousClock.now
+        var commands = 0
+        while ContinuousClock.now - started < .seconds(2) {
+            _ = try? await client.send(["GET", "key-\(commands)"], key: "key-\(commands)")
+            commands += 1
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let moved = nodes.moved.load(ordering: .relaxed)
+        let reads = nodes.mapReads.load(ordering: .relaxed)
+        #expect(moved > 40, "the nodes answered MOVED \(moved) times")
+        #expect(client.nodeCount <= 2 + RedisClusterClient.extraNodes, "node clients kept: \(client.nodeCount)")
+        #expect(Double(reads) <= seconds / 0.1 + 2, "\(reads) map reads for \(moved) MOVED in \(seconds) s")
+    }
+}
+
+/// RESP servers on loopback ports, all alike: `CLUSTER SLOTS` names the first as the one master of every
+/// slot, `HELLO` and other set-up answer OK, and every other command is answered `MOVED` to another of
+/// them, in turn — a storm that never settles, at full speed.
+final class FakeMovedNodes: @unchecked Sendable {
+    let ports: [UInt16]
+    let moved = Atomic<Int>(0)
+    let mapReads = Atomic<Int>(0)
+    private let listeners: [Int32]
+    private let stopped = Atomic<Bool>(false)
+
+    init(count: Int) throws {
+        var listeners: [Int32] = []
+        var ports: [UInt16] = []
+        for _ in 0..<count {
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+            guard bound == 0, listen(listener, 16) == 0 else { throw RedisError.connect("a fake node could not listen") }
+            withUnsafeMutablePointer(to: &address) { _ = $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+            listeners.append(listener)
+            ports.append(UInt16(bigEndian: address.sin_port))
+        }
+        self.listeners = listeners
+        self.ports = ports
+        for listener in listeners { Thread.detachNewThread { [self] in acceptLoop(listener) } }
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        for listener in listeners {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+        }
+    }
+
+    private func acceptLoop(_ listener: Int32) {
+        while !stopped.load(ordering: .relaxed) {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            Thread.detachNewThread { [self] in serve(connection) }
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var parser = RESPParser()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !stopped.load(ordering: .relaxed) {
+            let count = read(connection, &buffer, buffer.count)
+            guard count > 0 else { return }
+            parser.append(buffer[0..<count])
+            while let value = try? parser.next() {
+                guard case .array(let parts?) = value else { return }
+                let words = parts.compactMap(\.text).map { $0.uppercased() }
+                let answer: RESPValue
+                switch words.first {
+                case "CLUSTER":
+                    mapReads.add(1, ordering: .relaxed)
+                    answer = .array([.array([.integer(0), .integer(16_383), .array([.bulk("127.0.0.1"), .integer(Int64(ports[0]))])])])
+                case "HELLO", "SELECT", "CLIENT", "AUTH", "PING", "ASKING":
+                    answer = .simpleString("OK")
+                default:
+                    let turn = moved.add(1, ordering: .relaxed).newValue
+                    answer = .error("MOVED 1 127.0.0.1:\(ports[1 + turn % (ports.count - 1)])")
+                }
+                let bytes = answer.encoded
+                _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, bytes.count) }
+            }
+        }
+    }
+}
