@@ -22,9 +22,10 @@ struct RedisMovedStormTests {
         configuration.commandTimeout = .seconds(1)
         let client = RedisClusterClient(configuration)
         defer { client.close() }
+        // Commands until the nodes answered MOVED 200 times (on a loaded machine it takes longer, never less).
         let started = ContinuousClock.now
         var commands = 0
-        while ContinuousClock.now - started < .seconds(2) {
+        while nodes.moved.load(ordering: .relaxed) < 200, ContinuousClock.now - started < .seconds(120) {
             _ = try? await client.send(["GET", "key-\(commands)"], key: "key-\(commands)")
             commands += 1
         }
@@ -32,9 +33,11 @@ struct RedisMovedStormTests {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let moved = nodes.moved.load(ordering: .relaxed)
         let reads = nodes.mapReads.load(ordering: .relaxed)
-        #expect(moved > 40, "the nodes answered MOVED \(moved) times")
+        #expect(moved >= 200, "the nodes answered MOVED \(moved) times in \(seconds) s")
         #expect(client.nodeCount <= 2 + RedisClusterClient.extraNodes, "node clients kept: \(client.nodeCount)")
-        #expect(Double(reads) <= seconds / 0.1 + 2, "\(reads) map reads for \(moved) MOVED in \(seconds) s")
+        // One read per 100 ms a MOVED asks for, and as many after a node that did not answer in time (a
+        // loaded machine), and the first: far from one per MOVED.
+        #expect(Double(reads) <= 2 * seconds / 0.1 + 4, "\(reads) map reads for \(moved) MOVED in \(seconds) s")
     }
 }
 
