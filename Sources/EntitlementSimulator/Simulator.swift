@@ -74,7 +74,7 @@ public actor Simulator {
     /// The sessions' codes by owner, and by when their time runs out (in the order they were made): a new
     /// session finds the device's older ones and the expired ones without looking at the others.
     var sessionCodes: [SessionOwner: Set<String>] = [:]
-    var sessionExpiries: [(at: Timestamp, code: String)] = []
+    var sessionExpiries: [(at: Timestamp, code: String, owner: SessionOwner)] = []
     var sessionExpiriesStart = 0
     /// How many sessions making room for new ones looked at, in all (a test's measure: a session's share
     /// stays flat however many are live).
@@ -401,13 +401,16 @@ public actor Simulator {
             if let session = sessions[code], session.owner == owner { sessions[code] = nil }
         }
         while sessionExpiriesStart < sessionExpiries.count, sessionExpiries[sessionExpiriesStart].at <= now {
-            let code = sessionExpiries[sessionExpiriesStart].code
+            let (_, code, owner) = sessionExpiries[sessionExpiriesStart]
             sessionExpiriesStart += 1
             sessionsExamined += 1
-            guard let session = sessions[code], session.notAfter <= now else { continue }
-            sessions[code] = nil
-            sessionCodes[session.owner]?.remove(code)
-            if sessionCodes[session.owner]?.isEmpty == true { sessionCodes[session.owner] = nil }
+            if let session = sessions[code], session.owner == owner {
+                guard session.notAfter <= now else { continue }
+                sessions[code] = nil
+            }
+            // Its code goes from its owner's too (a session ended otherwise, a resumed TempPass, left it there).
+            sessionCodes[owner]?.remove(code)
+            if sessionCodes[owner]?.isEmpty == true { sessionCodes[owner] = nil }
         }
         if sessionExpiriesStart > 1024, sessionExpiriesStart * 2 > sessionExpiries.count {
             sessionExpiries.removeFirst(sessionExpiriesStart)
@@ -419,7 +422,7 @@ public actor Simulator {
     func keep(_ session: Session, code: String) {
         sessions[code] = session
         sessionCodes[session.owner, default: []].insert(code)
-        sessionExpiries.append((session.notAfter, code))
+        sessionExpiries.append((session.notAfter, code, session.owner))
     }
 
     /// The page that starts a session's login in a browser.

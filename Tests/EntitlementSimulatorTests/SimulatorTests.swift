@@ -99,6 +99,7 @@ struct SimulatorTests {
         await clock.advance(by: .seconds(1801))
         _ = try await session(simulator)
         #expect(await simulator.sessionCount == 1, "every expired session went")
+        #expect(await simulator.sessionCodes.count == 1, "and its index entry with it")
         let examined = await simulator.sessionsExamined
         #expect(examined <= 2 * 20_003, "each session made is looked at when replaced and when its time ran out, no more: \(examined)")
     }
