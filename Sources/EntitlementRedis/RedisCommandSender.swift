@@ -29,11 +29,16 @@ extension RedisError {
     }
 }
 
-/// The client a configuration's server calls for, as the server says (`INFO cluster`).
+/// The client a configuration's server calls for, as the server says (`CLUSTER SLOTS`).
 public enum RedisConnector {
-    /// A ``RedisClusterClient`` when the server runs in cluster mode (`cluster_enabled:1`), else a
-    /// ``RedisClient``: point the store at any node of a cluster, or at a standalone server, with the
-    /// same code. Fails as the first command would (unreachable, refused credentials).
+    /// A ``RedisClusterClient`` when the server runs in cluster mode (it answers `CLUSTER SLOTS` with its
+    /// map), else a ``RedisClient``: point the store at any node of a cluster, or at a standalone server,
+    /// with the same code. Fails as the first command would (unreachable, refused credentials).
+    ///
+    /// `CLUSTER SLOTS` rather than `INFO`: a user with least privilege (`+@all -@dangerous`, or the
+    /// store's own list in the DocC article) may not run `INFO`, and a cluster client needs `CLUSTER
+    /// SLOTS` anyway; a standalone server answers it "cluster support disabled", and a user refused it
+    /// (`NOPERM`) is served as on a standalone server.
     public static func connect(
         _ configuration: RedisConfiguration, metrics: (any EngineMetricsHandler)? = nil
     ) async throws(RedisError) -> any RedisCommandSender {
@@ -42,8 +47,11 @@ public enum RedisConnector {
             clientName: configuration.clientName, connectTimeout: configuration.connectTimeout,
             commandTimeout: configuration.commandTimeout, connections: 1, limits: configuration.limits))
         defer { probe.close() }
-        let info = try await probe.send(["INFO", "cluster"]).text ?? ""
-        if info.contains("cluster_enabled:1") { return RedisClusterClient(configuration, metrics: metrics) }
+        let answer = try await probe.pipeline([["CLUSTER", "SLOTS"]])[0]
+        if case .array = answer { return RedisClusterClient(configuration, metrics: metrics) }
+        if case .error(let message) = answer, message.hasPrefix("NOAUTH") || message.hasPrefix("WRONGPASS") {
+            throw .answer(message)
+        }
         return RedisClient(configuration, metrics: metrics)
     }
 }

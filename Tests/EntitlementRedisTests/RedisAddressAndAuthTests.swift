@@ -101,7 +101,31 @@ struct RedisAuthenticationTests {
     static let alicePassword = "al1ce-Pa55"
     static let settings = [
         "--requirepass", password, "--user", "alice", "on", ">\(alicePassword)", "~*", "&*", "+@all",
+        "--user", "limited", "on", ">\(alicePassword)", "~*", "&*", "+@all", "-@dangerous",
     ]
+
+    /// A common least-privilege user (`+@all -@dangerous`: no `INFO`, `KEYS`, `FLUSHALL`, …) connects
+    /// through ``RedisConnector`` and runs the store: save, load, version, the device's requestors.
+    /// (0.9.2's connector asked `INFO cluster` and was refused `NOPERM`.)
+    @Test func aUserWithoutDangerousCommandsRunsTheStore() async throws {
+        let server = try await RedisServer(settings: Self.settings)
+        defer { Task { await server.stop() } }
+        var configuration = server.configuration()
+        configuration.credentials = RedisCredentials(username: "limited", password: Self.alicePassword)
+        let client = try await RedisConnector.connect(configuration)
+        defer { (client as? RedisClient)?.close() }
+        #expect(client is RedisClient, "a standalone server: \(type(of: client))")
+        let store = RedisTokenStorage(client: client)
+        let token = AuthenticationToken(mvpdID: "m", requestorID: "r", userID: "u", expires: Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000))
+        let tokens = StoredTokens(authentication: token, deviceID: "d")
+        let version = try await store.save(tokens, deviceID: "d", requestorID: "r", replacing: .absent)
+        #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(tokens, version: version))
+        #expect(try await store.version(deviceID: "d", requestorID: "r") == version)
+        #expect(try await store.authentications(deviceID: "d") == [token])
+        // Wrong credentials are still refused as such.
+        configuration.credentials = RedisCredentials(username: "limited", password: "wrong-Pa55")
+        await #expect(throws: RedisError.self) { _ = try await RedisConnector.connect(configuration) }
+    }
 
     /// PING on a fresh client for `configuration`: its answer, or the error.
     private func ping(_ configuration: RedisConfiguration) async -> Result<RESPValue, RedisError> {
