@@ -8,7 +8,8 @@ import Synchronization
 /// (``RESPValue/isPassingRefusal``: `TRYAGAIN`, `CLUSTERDOWN`, `LOADING`, …) or a lost node (a
 /// failover under way: the map is read again after a short pause). Replicas are never written to: commands go to the masters the map names.
 /// A storm of `MOVED` (a misbehaving node or proxy) costs a map read at most every
-/// ``movedMapInterval`` and at most ``extraNodes`` node clients beyond the masters the map names.
+/// ``movedMapInterval``, and a `MOVED` makes it meet at most ``extraNodes`` nodes beyond the masters the
+/// map names (past them, the slot's owner is asked again after a pause).
 ///
 /// With `metrics`, the measurements of ``RedisClient`` for the whole cluster: each command timed once
 /// however it was redirected, and `entitle.redis.retries` counted by `reason` (`moved`, `ask`,
@@ -23,6 +24,8 @@ public final class RedisClusterClient: RedisCommandSender {
     private struct State {
         /// The master of each slot, as `host:port` (empty before the first read, or for a slot no node serves).
         var owners: [String] = []
+        /// The masters the map names.
+        var masters: Set<String> = []
         /// How many healthy replicas each master (`host:port`) had when the map was read, and when that was.
         var replicas: [String: Int] = [:]
         var mapReadAt = ContinuousClock.now
@@ -95,7 +98,18 @@ public final class RedisClusterClient: RedisCommandSender {
             case .moved(let address):
                 retried("moved")
                 await refreshAfterMoved(until: deadline)
-                target = address
+                // Followed to a master the map names, a node met before, or a new one while fewer than
+                // ``extraNodes`` beyond the masters are known; else the slot's owner is asked again after
+                // a pause: a node or proxy naming address after address gets no client for each.
+                let followed = state.withLock { state in
+                    state.masters.contains(address) || state.nodes[address] != nil || state.nodes.count < state.masters.count + Self.extraNodes
+                }
+                if followed {
+                    target = address
+                } else {
+                    try await pause(until: deadline)
+                    target = try owner(slot)
+                }
             case .ask(let address):
                 retried("ask")
                 target = address
@@ -153,8 +167,9 @@ public final class RedisClusterClient: RedisCommandSender {
         state.withLock { $0.readingForMoved = false }
     }
 
-    /// The most node clients kept beyond the masters the map names (the seed, replicas met in a failover,
-    /// addresses a redirection named): past it, those the map does not name are closed.
+    /// The most nodes beyond the masters the map names that a `MOVED` makes the client meet (replicas
+    /// promoted in a failover, addresses a redirection named): past it, a `MOVED` to a new one is not
+    /// followed.
     public static let extraNodes = 8
 
     /// How many node clients the client keeps.
@@ -210,6 +225,7 @@ public final class RedisClusterClient: RedisCommandSender {
                 let map = try Self.map(from: answer, askedAt: address)
                 state.withLock { state in
                     state.owners = map.owners
+                    state.masters = Set(map.owners.filter { !$0.isEmpty })
                     state.replicas = map.replicas
                     state.mapReadAt = .now
                 }
@@ -248,25 +264,14 @@ public final class RedisClusterClient: RedisCommandSender {
 
     /// The client of the node at `address` (made on first use, with the seed's credentials and limits).
     private func node(_ address: String) throws(RedisError) -> RedisClient {
-        let seed = self.seed
-        let (client, dropped) = try state.withLock { state throws(RedisError) -> (RedisClient, [RedisClient]) in
+        try state.withLock { state throws(RedisError) -> RedisClient in
             guard !state.closed else { throw .closed }
-            if let client = state.nodes[address] { return (client, []) }
+            if let client = state.nodes[address] { return client }
             // Retried and timed here, with the map; the node's client counts its connections.
             let client = RedisClient(try configuration(ofNode: address), metrics: metrics, retryingPassingRefusals: false, timingCommands: false)
             state.nodes[address] = client
-            // Clients for addresses the map does not name go once there are too many (a `MOVED` storm).
-            let masters = Set(state.owners)
-            guard state.nodes.count > masters.count + Self.extraNodes else { return (client, []) }
-            var dropped: [RedisClient] = []
-            for (known, node) in state.nodes where known != address && known != seed && !masters.contains(known) {
-                dropped.append(node)
-                state.nodes[known] = nil
-            }
-            return (client, dropped)
+            return client
         }
-        for node in dropped { node.close() }
-        return client
     }
 
     /// The configuration for the node at `address`: the seed's credentials and limits, database 0 (a

@@ -9,9 +9,10 @@ import Testing
 
 @testable import EntitlementRedis
 
-/// A cluster node gone wrong (or a misbehaving proxy) that answers `MOVED` to a new address for every
-/// command: the client follows each redirection, but reads the map at most once per
-/// ``RedisClusterClient/movedMapInterval`` and keeps a bounded number of node clients (0.9.2 kept a client
+/// Cluster nodes gone wrong (or a misbehaving proxy) that answer `MOVED` to each other, addresses the
+/// cluster's map does not name: the client reads the map at most once per
+/// ``RedisClusterClient/movedMapInterval``, follows no `MOVED` to a node the map does not name (it asks
+/// the slot's owner again after a pause) and keeps a bounded number of node clients (0.9.2 kept a client
 /// for every address named — 208 in 4 s — and read the map at every `MOVED`, ~270 a second).
 @Suite("Redis Cluster client under a MOVED storm")
 struct RedisMovedStormTests {
@@ -22,10 +23,10 @@ struct RedisMovedStormTests {
         configuration.commandTimeout = .seconds(1)
         let client = RedisClusterClient(configuration)
         defer { client.close() }
-        // Commands until the nodes answered MOVED 200 times (on a loaded machine it takes longer, never less).
+        // Commands until the nodes answered MOVED 50 times (on a loaded machine it takes longer, never less).
         let started = ContinuousClock.now
         var commands = 0
-        while nodes.moved.load(ordering: .relaxed) < 200, ContinuousClock.now - started < .seconds(120) {
+        while nodes.moved.load(ordering: .relaxed) < 50, ContinuousClock.now - started < .seconds(120) {
             _ = try? await client.send(["GET", "key-\(commands)"], key: "key-\(commands)")
             commands += 1
         }
@@ -33,7 +34,7 @@ struct RedisMovedStormTests {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let moved = nodes.moved.load(ordering: .relaxed)
         let reads = nodes.mapReads.load(ordering: .relaxed)
-        #expect(moved >= 200, "the nodes answered MOVED \(moved) times in \(seconds) s")
+        #expect(moved >= 50, "the nodes answered MOVED \(moved) times in \(seconds) s")
         #expect(client.nodeCount <= 2 + RedisClusterClient.extraNodes, "node clients kept: \(client.nodeCount)")
         // One read per 100 ms a MOVED asks for, and as many after a node that did not answer in time (a
         // loaded machine), and the first: far from one per MOVED.
