@@ -8,7 +8,7 @@ import Synchronization
 /// (``RESPValue/isPassingRefusal``: `TRYAGAIN`, `CLUSTERDOWN`, `LOADING`, …) or a lost node (a
 /// failover under way: the map is read again after a short pause). Replicas are never written to: commands go to the masters the map names.
 /// A storm of `MOVED` (a misbehaving node or proxy) costs a map read at most every
-/// ``movedMapInterval``, and a `MOVED` makes it meet at most ``extraNodes`` nodes beyond the masters the
+/// 100 ms, and a `MOVED` makes it meet at most 8 nodes beyond the masters the
 /// map names (past them, the slot's owner is asked again after a pause).
 ///
 /// With `metrics`, the measurements of ``RedisClient`` for the whole cluster: each command timed once
@@ -152,7 +152,7 @@ public final class RedisClusterClient: RedisCommandSender {
 
     /// The shortest time between two reads of the map a `MOVED` asks for: a resharding moves many slots
     /// at once, and a misbehaving node or proxy may answer `MOVED` to everything.
-    public static let movedMapInterval = Duration.milliseconds(100)
+    package static let movedMapInterval = Duration.milliseconds(100)
 
     /// Reads the map again after a `MOVED`, unless it was read within ``movedMapInterval`` or such a read
     /// is running (the redirection itself is followed either way).
@@ -170,7 +170,7 @@ public final class RedisClusterClient: RedisCommandSender {
     /// The most nodes beyond the masters the map names that a `MOVED` makes the client meet (replicas
     /// promoted in a failover, addresses a redirection named): past it, a `MOVED` to a new one is not
     /// followed.
-    public static let extraNodes = 8
+    package static let extraNodes = 8
 
     /// How many node clients the client keeps.
     var nodeCount: Int { state.withLock { $0.nodes.count } }

@@ -5,11 +5,11 @@ import Synchronization
 /// The secrets a simulator minted — session codes, tokens, page and assertion ids, passwords — for
 /// what prints requests (the simulator server's access log) to shorten by value, whatever parameter or
 /// path names them and however often they are percent-encoded. Bounded: the newest ``limit`` are kept.
-public final class MintedSecrets: Sendable {
+package final class MintedSecrets: Sendable {
     /// The most secrets kept (the oldest go first).
-    public static let limit = 100_000
+    package static let limit = 100_000
     /// Shorter values are not looked for (too likely to be a harmless part of a request).
-    public static let shortest = 8
+    package static let shortest = 8
 
     private struct Book {
         var secrets: Set<String> = []
@@ -22,10 +22,10 @@ public final class MintedSecrets: Sendable {
     private let book = Mutex(Book())
 
     /// An empty book.
-    public init() {}
+    package init() {}
 
     /// How many secrets are kept.
-    public var count: Int { book.withLock { $0.secrets.count } }
+    package var count: Int { book.withLock { $0.secrets.count } }
 
     /// Keeps `secret`, and each part of it between delimiters (a `Basic` credential's token), that is at
     /// least ``shortest`` bytes long.
@@ -54,7 +54,7 @@ public final class MintedSecrets: Sendable {
     /// `text` with every kept secret in it — as it is, or percent-encoded up to three times over — shortened
     /// (`Redactor.shorten`); a text that still holds one once shortened (a secret split by an
     /// escape) is not shown at all.
-    public func redacting(_ text: String) -> String {
+    package func redacting(_ text: String) -> String {
         let forms = Self.decodings(text)
         let found: Set<String> = book.withLock { book in
             guard !book.secrets.isEmpty else { return [] }
@@ -91,28 +91,9 @@ public final class MintedSecrets: Sendable {
     private static func decodings(_ text: String) -> [[UInt8]] {
         var forms = [Array(text.utf8)]
         while forms.count < 4, let last = forms.last, last.contains(UInt8(ascii: "%")) {
-            forms.append(decodeOnce(last))
+            forms.append(PercentEncoding.decodeLeniently(last))
         }
         return forms
-    }
-
-    /// One round of lenient percent-decoding: valid `%XX` escapes become their byte; the rest stays.
-    private static func decodeOnce(_ bytes: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = PercentEncoding.hexValue(bytes[index + 1]),
-                let low = PercentEncoding.hexValue(bytes[index + 2])
-            {
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(bytes[index])
-                index += 1
-            }
-        }
-        return out
     }
 
     /// A byte no minted secret holds: it ends a run a secret is looked for in.

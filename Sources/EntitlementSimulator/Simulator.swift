@@ -101,11 +101,11 @@ public actor Simulator {
     /// How many requests of each operation the backend has received.
     public internal(set) var requestCounts: [BackendOperation: Int] = [:]
     /// Every secret the simulator minted (codes, media tokens, assertions), so tests can prove none leaks:
-    /// the newest ``MintedSecrets/limit`` (up to half as many again before the oldest are let go).
+    /// the newest 100,000 (up to half as many again before the oldest are let go).
     public internal(set) var issuedSecrets: [String] = []
     /// The same secrets, the newest ``MintedSecrets/limit`` of them, for what prints requests (the
     /// simulator server's access log) to shorten by value.
-    public nonisolated let mintedSecrets = MintedSecrets()
+    package nonisolated let mintedSecrets = MintedSecrets()
     /// What each programmer's server was asked (``programmerAuthorization(serverID:form:)``).
     var programmerRequests: [(server: String, session: String, resource: String)] = []
     /// Faults of the programmer's servers (and of the Security API services), by id.

@@ -69,6 +69,26 @@ package enum PercentEncoding {
         return decoded
     }
 
+    /// One round of lenient decoding: valid `%XX` escapes become their byte, anything else stays as it is
+    /// (for looking through encodings, never for reading a value).
+    package static func decodeLeniently(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+                let low = hexValue(bytes[index + 2])
+            {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return out
+    }
+
     /// The value of a hexadecimal digit byte, if it is one.
     package static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {

@@ -166,7 +166,7 @@ public struct V2IncomingRequest: Sendable, Hashable {
             guard let read = try? V2DeviceInfo(headerValue: info) else { return .refused(missing("invalid_header_device_info")) }
             context.deviceInfo = read
         }
-        context.forwardedFor = http.header("X-Forwarded-For")?.split(separator: ",").first.map { String($0.trimmingCharacters(in: " ")) }
+        context.forwardedFor = http.header("X-Forwarded-For")?.split(separator: ",").first.map { String($0.trimming(" ")) }
         context.visitorID = http.header("AP-Visitor-Identifier")
         context.tempPassIdentity = http.header("AP-TempPass-Identity")
         return .read(context)
@@ -179,7 +179,7 @@ public struct V2IncomingRequest: Sendable, Hashable {
     }
 
     private static func mediaType(_ http: V2IncomingRequest) -> String {
-        (http.header("Content-Type") ?? "").lowercased().split(separator: ";").first.map { String($0.trimmingCharacters(in: " ")) } ?? ""
+        (http.header("Content-Type") ?? "").lowercased().split(separator: ";").first.map { String($0.trimming(" ")) } ?? ""
     }
 
     private static func form(_ http: V2IncomingRequest) -> [String: String]? {
@@ -218,15 +218,6 @@ public struct V2IncomingRequest: Sendable, Hashable {
     /// A body that is not the form the operation takes: V2's documented 400, as an error JSON.
     private static let unsupportedBody = V2Response(
         status: 400, body: ["status": 400, "message": "The body must be application/x-www-form-urlencoded.", "action": "none"])
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> Substring {
-        var slice = self
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return slice
-    }
 }
 
 extension String {

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 
 /// An interleaving of ``FleetEvent``s as a script `entitle run` plays: what `entitle check` prints for a
 /// broken promise, to keep as a test that fails until the engine is fixed and passes from then on.
@@ -40,7 +41,7 @@ public struct FleetScript: Sendable {
         events = []
         var expected = false
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where index + 1 > headerLine {
-            let line = raw.trimmingCharacters(in: " \t\r")
+            let line = String(raw.trimming(" \t\r"))
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             guard !expected else { throw FleetScriptError(line: index + 1, message: "nothing may follow `\(Self.expectation)`") }
             if line == Self.expectation {
@@ -109,7 +110,7 @@ public struct FleetScript: Sendable {
 
     private static func firstLine(of text: String) -> (line: Int, text: String)? {
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: " \t\r")
+            let line = String(raw.trimming(" \t\r"))
             if !line.isEmpty, !line.hasPrefix("#") { return (index + 1, line) }
         }
         return nil
@@ -147,10 +148,4 @@ public struct FleetScriptError: Error, Sendable, CustomStringConvertible {
 
     /// `line N: message`.
     public var description: String { "line \(line): \(message)" }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
-    }
 }
