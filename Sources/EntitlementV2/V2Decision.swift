@@ -2,7 +2,7 @@
 /// A denial is a decision with `authorized` false and an ``V2EnhancedError`` (HTTP 200).
 public struct V2Decision: Sendable, Hashable {
     /// Who decided.
-    public enum Source: String, Sendable, Hashable, CaseIterable {
+    public enum Source: V2OpenValue {
         /// The MVPD.
         case mvpd
         /// A degradation rule.
@@ -11,6 +11,23 @@ public struct V2Decision: Sendable, Hashable {
         case temppass
         /// A test integration.
         case dummy
+        /// A source this engine does not know, kept as sent. Default: like ``mvpd`` — the token is handed out
+        /// with no degraded or TempPass status.
+        case other(String)
+
+        /// The values this engine knows.
+        public static let known: [Self] = [.mvpd, .degradation, .temppass, .dummy]
+
+        /// The wire spelling.
+        public var rawValue: String {
+            switch self {
+            case .mvpd: "mvpd"
+            case .degradation: "degradation"
+            case .temppass: "temppass"
+            case .dummy: "dummy"
+            case .other(let value): value
+            }
+        }
     }
 
     /// The media token an authorize decision carries (never cached, one use).
@@ -83,7 +100,7 @@ public struct V2Decision: Sendable, Hashable {
         }
         self.init(
             resource: try object.string("resource"), serviceProvider: try object.string("serviceProvider"),
-            mvpd: try object.string("mvpd"), authorized: try object.bool("authorized"), source: try object.oneOf("source"),
+            mvpd: try object.string("mvpd"), authorized: try object.bool("authorized"), source: try object.openValue("source"),
             token: token, notBefore: try object.optionalTime("notBefore"), notAfter: try object.optionalTime("notAfter"),
             error: try object.optionalObject("error").map { (item: V2Object) throws(V2DecodingError) in try V2EnhancedError(item) })
     }

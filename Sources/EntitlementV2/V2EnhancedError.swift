@@ -2,7 +2,7 @@
 /// decision. `action` says what the engine does about it.
 public struct V2EnhancedError: Error, Sendable, Hashable {
     /// What to do about an error.
-    public enum Action: Sendable, Hashable {
+    public enum Action: V2OpenValue {
         /// Nothing can be done: report it.
         case none
         /// The integration is misconfigured: report it.
@@ -15,7 +15,8 @@ public struct V2EnhancedError: Error, Sendable, Hashable {
         case authorization
         /// Try again (at most twice, with backoff).
         case retry
-        /// An action this engine does not know; treated as "other".
+        /// An action this engine does not know, kept as sent. Default: like ``none`` — the error is reported
+        /// with its status, and a `…_denied_…` code is a denial.
         case other(String)
 
         /// The wire value.
@@ -31,18 +32,8 @@ public struct V2EnhancedError: Error, Sendable, Hashable {
             }
         }
 
-        /// The action for a wire value (unknown ones are ``other(_:)``).
-        public init(rawValue: String) {
-            switch rawValue {
-            case "none": self = .none
-            case "configuration": self = .configuration
-            case "application-registration": self = .applicationRegistration
-            case "authentication": self = .authentication
-            case "authorization": self = .authorization
-            case "retry": self = .retry
-            default: self = .other(rawValue)
-            }
-        }
+        /// The values this engine knows.
+        public static let known: [Self] = [.none, .configuration, .applicationRegistration, .authentication, .authorization, .retry]
     }
 
     /// The HTTP-like status (it may differ from the answer's HTTP status).

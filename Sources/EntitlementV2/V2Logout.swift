@@ -2,25 +2,57 @@
 /// Adobe has already deleted the profile when it answers.
 public struct V2Logout: Sendable, Hashable {
     /// What is left to do.
-    public enum ActionName: String, Sendable, Hashable, CaseIterable {
+    public enum ActionName: V2OpenValue {
         /// Open `url` (the MVPD's logout page); it ends at the redirect URL.
         case logout
         /// Tell the user to sign out of the platform (Apple SSO).
-        case partnerLogout = "partner_logout"
+        case partnerLogout
         /// Nothing: the logout is complete.
         case complete
         /// No valid profile was found.
         case invalid
+        /// An action this engine does not know, kept as sent. Default: like ``complete`` — the local logout
+        /// ends without opening a page.
+        case other(String)
+
+        /// The values this engine knows.
+        public static let known: [Self] = [.logout, .partnerLogout, .complete, .invalid]
+
+        /// The wire spelling.
+        public var rawValue: String {
+            switch self {
+            case .logout: "logout"
+            case .partnerLogout: "partner_logout"
+            case .complete: "complete"
+            case .invalid: "invalid"
+            case .other(let value): value
+            }
+        }
     }
 
     /// How `url` is used.
-    public enum ActionType: String, Sendable, Hashable, CaseIterable {
+    public enum ActionType: V2OpenValue {
         /// Open it in a user agent.
         case interactive
         /// Tell the user (partner SSO).
-        case partnerInteractive = "partner_interactive"
+        case partnerInteractive
         /// Nothing to open.
         case none
+        /// A way this engine does not know, kept as sent. Default: like ``none`` — no page is opened.
+        case other(String)
+
+        /// The values this engine knows.
+        public static let known: [Self] = [.interactive, .partnerInteractive, .none]
+
+        /// The wire spelling.
+        public var rawValue: String {
+            switch self {
+            case .interactive: "interactive"
+            case .partnerInteractive: "partner_interactive"
+            case .none: "none"
+            case .other(let value): value
+            }
+        }
     }
 
     /// What is left to do.
@@ -45,7 +77,7 @@ public struct V2Logout: Sendable, Hashable {
         var logouts: [String: V2Logout] = [:]
         for (mvpd, object) in try V2Object(json).objectMap("logouts") {
             logouts[mvpd] = V2Logout(
-                actionName: try object.oneOf("actionName"), actionType: try object.oneOf("actionType"),
+                actionName: try object.openValue("actionName"), actionType: try object.openValue("actionType"),
                 mvpd: try object.optionalString("mvpd") ?? mvpd, url: try object.optionalString("url"))
         }
         return logouts

@@ -80,12 +80,8 @@ struct V2Object {
         return objects
     }
 
-    /// A value from a closed set (`actionName`, `source`, …).
-    func oneOf<Value: RawRepresentable>(_ key: String) throws(V2DecodingError) -> Value where Value.RawValue == String {
-        let raw = try string(key)
-        guard let value = Value(rawValue: raw) else { throw V2DecodingError(path: at(key), reason: "unknown value '\(raw)'") }
-        return value
-    }
+    /// A value from a set V2 may grow (`actionName`, `source`, …): an unknown one is kept as sent.
+    func openValue<Value: V2OpenValue>(_ key: String) throws(V2DecodingError) -> Value { Value(rawValue: try string(key)) }
 
     /// Epoch milliseconds sent as a JSON number.
     func time(_ key: String) throws(V2DecodingError) -> Timestamp { Timestamp(milliseconds: try int(key)) }

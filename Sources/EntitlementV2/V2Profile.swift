@@ -3,7 +3,7 @@
 /// (``V2Profile/profiles(json:)``), possibly empty.
 public struct V2Profile: Sendable, Hashable {
     /// How the profile came to be.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    public enum Kind: V2OpenValue {
         /// A login at the MVPD.
         case regular
         /// Degraded access (issuer `Adobe`).
@@ -16,13 +16,33 @@ public struct V2Profile: Sendable, Hashable {
         case platformSSO
         /// A service token's single sign-on.
         case serviceTokenSSO
+        /// A type this engine does not know, kept as sent. Default: read as a regular MVPD login, with the
+        /// profile's own expiry.
+        case other(String)
+
+        /// The values this engine knows.
+        public static let known: [Self] = [.regular, .degraded, .temporary, .appleSSO, .platformSSO, .serviceTokenSSO]
+
+        /// The wire spelling.
+        public var rawValue: String {
+            switch self {
+            case .regular: "regular"
+            case .degraded: "degraded"
+            case .temporary: "temporary"
+            case .appleSSO: "appleSSO"
+            case .platformSSO: "platformSSO"
+            case .serviceTokenSSO: "serviceTokenSSO"
+            case .other(let value): value
+            }
+        }
     }
 
     /// One user attribute: its value and whether it is encrypted with the programmer's certificate.
     public struct Attribute: Sendable, Hashable {
         /// The value (a string, a number, a list or a map).
         public var value: JSONValue
-        /// Whether `value` is encrypted (`enc`) or plain.
+        /// Whether `value` is encrypted (`enc`) or plain; a `state` this engine does not know is read as
+        /// encrypted, so a value of unknown form is never shown as plain text.
         public var encrypted: Bool
 
         /// Creates an attribute.
@@ -72,15 +92,11 @@ public struct V2Profile: Sendable, Hashable {
         var attributes: [String: Attribute] = [:]
         for (name, attribute) in try object.objectMap("attributes") {
             guard let value = attribute.members["value"] else { throw V2DecodingError(path: attribute.at("value"), reason: "missing") }
-            let state = try attribute.optionalString("state") ?? "plain"
-            guard state == "plain" || state == "enc" else {
-                throw V2DecodingError(path: attribute.at("state"), reason: "unknown value '\(state.prefix(32))'")
-            }
-            attributes[name] = Attribute(value: value, encrypted: state == "enc")
+            attributes[name] = Attribute(value: value, encrypted: (try attribute.optionalString("state") ?? "plain") != "plain")
         }
         self.init(
             notBefore: try object.time("notBefore"), notAfter: try object.time("notAfter"), issuer: try object.string("issuer"),
-            kind: try object.oneOf("type"), attributes: attributes, sessionID: try object.optionalString("sessionId"))
+            kind: try object.openValue("type"), attributes: attributes, sessionID: try object.optionalString("sessionId"))
     }
 
     /// The profile as V2 writes it.

@@ -2,7 +2,7 @@
 /// `…/sessions/sso/{partner}`: what to do next, and the session's code and validity.
 public struct V2Session: Sendable, Hashable {
     /// What the caller does next.
-    public enum ActionName: String, Sendable, Hashable, CaseIterable {
+    public enum ActionName: V2OpenValue {
         /// Open `url` so the user logs in at the MVPD.
         case authenticate
         /// Parameters are missing: resume the session with them.
@@ -12,19 +12,52 @@ public struct V2Session: Sendable, Hashable {
         /// A profile already exists: go straight to a decision.
         case authorize
         /// Partner (Apple) SSO: obtain a partner profile.
-        case partnerProfile = "partner_profile"
+        case partnerProfile
+        /// An action this engine does not know, kept as sent. Default: a login ends with `setAuthenticationStatus` 0
+        /// naming the action and opens no page; a partner (platform) session falls back to the MVPD picker.
+        case other(String)
+
+        /// The values this engine knows.
+        public static let known: [Self] = [.authenticate, .resume, .retry, .authorize, .partnerProfile]
+
+        /// The wire spelling.
+        public var rawValue: String {
+            switch self {
+            case .authenticate: "authenticate"
+            case .resume: "resume"
+            case .retry: "retry"
+            case .authorize: "authorize"
+            case .partnerProfile: "partner_profile"
+            case .other(let value): value
+            }
+        }
     }
 
     /// How `url` is used.
-    public enum ActionType: String, Sendable, Hashable, CaseIterable {
+    public enum ActionType: V2OpenValue {
         /// Open it in a user agent (web view or second-screen browser).
         case interactive
         /// Call it with an HTTP client.
         case direct
+        /// A way this engine does not know, kept as sent. Default: ignored — the engine reads a session by its
+        /// ``ActionName``.
+        case other(String)
+
+        /// The values this engine knows.
+        public static let known: [Self] = [.interactive, .direct]
+
+        /// The wire spelling.
+        public var rawValue: String {
+            switch self {
+            case .interactive: "interactive"
+            case .direct: "direct"
+            case .other(let value): value
+            }
+        }
     }
 
     /// Why the action is what it is.
-    public enum ReasonType: String, Sendable, Hashable, CaseIterable {
+    public enum ReasonType: V2OpenValue {
         /// A new login.
         case none
         /// A regular profile exists.
@@ -36,11 +69,32 @@ public struct V2Session: Sendable, Hashable {
         /// A profile from single sign-on exists.
         case authenticatedSSO
         /// Partner SSO fell back: the partner framework status did not allow it.
-        case pfsFallback = "pfs_fallback"
+        case pfsFallback
         /// Partner SSO fell back: the configuration does not allow it.
-        case configurationFallback = "configuration_fallback"
+        case configurationFallback
         /// Partner SSO fell back: parameters were missing.
-        case missingParametersFallback = "missing_parameters_fallback"
+        case missingParametersFallback
+        /// A reason this engine does not know, kept as sent. Default: only reported — the engine acts on
+        /// ``ActionName``.
+        case other(String)
+
+        /// The values this engine knows.
+        public static let known: [Self] = [.none, .authenticated, .temporary, .degraded, .authenticatedSSO, .pfsFallback, .configurationFallback, .missingParametersFallback]
+
+        /// The wire spelling.
+        public var rawValue: String {
+            switch self {
+            case .none: "none"
+            case .authenticated: "authenticated"
+            case .temporary: "temporary"
+            case .degraded: "degraded"
+            case .authenticatedSSO: "authenticatedSSO"
+            case .pfsFallback: "pfs_fallback"
+            case .configurationFallback: "configuration_fallback"
+            case .missingParametersFallback: "missing_parameters_fallback"
+            case .other(let value): value
+            }
+        }
     }
 
     /// What to do next.
@@ -92,8 +146,8 @@ public struct V2Session: Sendable, Hashable {
     public init(json: JSONValue) throws(V2DecodingError) {
         let object = try V2Object(json)
         self.init(
-            actionName: try object.oneOf("actionName"), actionType: try object.oneOf("actionType"),
-            reasonType: try object.oneOf("reasonType"), missingParameters: try object.optionalStrings("missingParameters"),
+            actionName: try object.openValue("actionName"), actionType: try object.openValue("actionType"),
+            reasonType: try object.openValue("reasonType"), missingParameters: try object.optionalStrings("missingParameters"),
             url: try object.optionalString("url"), code: try object.optionalString("code"), sessionID: try object.string("sessionId"),
             mvpd: try object.optionalString("mvpd"), serviceProvider: try object.string("serviceProvider"),
             notBefore: try object.optionalStringTime("notBefore"), notAfter: try object.optionalStringTime("notAfter"),

@@ -4,8 +4,8 @@ extension BackendError {
     /// The backend error for a V2 enhanced error received with `httpStatus` (top-level) or inside
     /// a decision (item-level, `httpStatus` 200):
     /// - `authentication` → ``authenticationRequired(_:)``: the engine takes the authentication path;
-    /// - `authorization`, and a denial (`…_denied_…`) whatever its action → ``denied(code:message:)``
-    ///   with the partner's own words (`details`) when there are some;
+    /// - `authorization`, and a denial (`…_denied_…`) with no action or one this engine does not know →
+    ///   ``denied(code:message:)`` with the partner's own words (`details`) when there are some;
     /// - `retry` → ``retryable(_:)``: sent again at most twice (see ``V2RetryPolicy``);
     /// - anything else → ``httpStatus(_:_:)`` with the real status.
     public init(v2 error: V2EnhancedError, httpStatus: Int) {
@@ -17,7 +17,7 @@ extension BackendError {
             self = .denied(code: error.code, message: words)
         case .retry:
             self = .retryable("\(error.code): \(error.message)")
-        case .none where error.code.contains("_denied_"):
+        case .none where error.code.contains("_denied_"), .other where error.code.contains("_denied_"):
             self = .denied(code: error.code, message: words)
         case .none, .configuration, .applicationRegistration, .other:
             let status = httpStatus == 200 ? Int(clamping: error.status) : httpStatus

@@ -83,6 +83,8 @@ extension EntitlementMachine {
                         context(configuration), code: code, mvpd: mvpd.id, domainName: settings.domainName,
                         redirectURL: redirectURL(state: secrets.state, mvpdID: mvpd.id)))
             ]
+        case .success(.session(let session)) where !session.actionName.isKnown:
+            failure = "the service answered the action '\(session.actionName.rawValue.prefix(32))', which this engine does not know"
         case .success(.session(let session)):
             guard let code = session.code, !code.isEmpty, !mvpd.isTempPass,
                 session.actionName == .authenticate || session.actionName == .resume

@@ -85,6 +85,8 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
             case .temporary: .tempPass
             case .degraded: .degraded
             case .appleSSO, .platformSSO, .serviceTokenSSO: .platformSSO
+            // A type Adobe added: the profile is still an authentication the service vouches for, with its own expiry.
+            case .other: .mvpdLogin
             }
         self.init(
             mvpdID: mvpdID, requestorID: requestorID, userID: id, expires: profile.notAfter, source: source,
