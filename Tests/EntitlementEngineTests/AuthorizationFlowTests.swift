@@ -108,8 +108,12 @@ struct AuthorizationFlowTests {
         expectCallbacks(
             await session.collectIgnoringTracking(),
             z100 + [.tokenRequestFailed(resource: "news-channel", errorCode: ErrorCode.genericAuthorization, errorDescription: description)])
-        // Still authenticated: the next try works.
+        // Still authenticated: the next try works (after a 429, once the pause it asked for ends).
         await session.enabler.checkAuthorization("news-channel")
+        if description.hasPrefix("throttled") {
+            #expect(await session.collectIgnoringTracking().isEmpty)
+            await session.clock.advance(by: .seconds(30))
+        }
         #expect(await session.collectIgnoringTracking().first?.name == "setToken")
         await session.expectClean()
     }
@@ -241,6 +245,29 @@ struct AuthorizationFlowTests {
         }
         #expect(played == ["Free trailer", "Movies HD"])
         #expect(session.ledger.backendRequests.filter { $0 == .authorize }.count == 1)
+        await session.expectClean()
+    }
+
+    /// After a `429` the device sends nothing for its `Retry-After` (at least 1 s, at most a minute):
+    /// a request due meanwhile goes out when the pause ends, as its first attempt.
+    @Test(arguments: [(3, 3), (0, 1), (3_600, 60)])
+    func aThrottledDeviceWaitsRetryAfterBeforeItsNextRequest(retryAfter: Int, waited: Int64) async throws {
+        let session = SimulatedSession()
+        await session.signIn()
+        await session.simulator.inject(.fail(.throttled(retryAfterSeconds: retryAfter)), into: .authorize)
+        await session.enabler.getAuthorization("news-channel")
+        guard case .tokenRequestFailed("news-channel", ErrorCode.genericAuthorization, _)? = await session.collectIgnoringTracking().last else {
+            Issue.record("the throttled call fails at once")
+            return
+        }
+        let sent = session.ledger.backendRequests.count
+        let next = await session.enabler.getAuthorization("sports-live")
+        #expect(await session.collectIgnoringTracking() == [], "nothing before the pause ends")
+        await session.clock.advance(by: .milliseconds(waited * 1000 - 1))
+        #expect(await session.collectIgnoringTracking() == [] && session.ledger.backendRequests.count == sent)
+        await session.clock.advance(by: .milliseconds(1))
+        #expect(token(await session.collectIgnoringTracking()) != nil)
+        #expect(session.ledger.answers(to: next).count == 1 && session.ledger.backendRequests.count == sent + 1)
         await session.expectClean()
     }
 }

@@ -47,6 +47,7 @@ extension EntitlementMachine {
         combine(held.foreignStoreBox, into: &hasher)
         hasher.combine(held.configurationOperation)
         hasher.combine(held.configurationFailures)
+        hasher.combine(held.backendPausedUntil)
         hasher.combine(held.lastFlow)
         hasher.combine(held.lastOperation)
         hasher.combine(savedFieldsWritten)

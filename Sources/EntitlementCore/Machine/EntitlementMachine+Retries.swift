@@ -4,19 +4,42 @@
 /// request still waited for, with attempts left (``V2RetryPolicy``: at most twice, 0.5 s then 1 s later),
 /// starts a timer instead of reaching its region, and the timer sends the request again as it was,
 /// under the same operation. Any other answer ends the request.
+///
+/// Throttling (a `429`) pauses the device: the failure reaches its region as it is, and every request
+/// due until the pause ends — `Retry-After`, at least 1 s (Adobe's *Throttling mechanism*: "wait at
+/// least one second"), at most ``EntitlementMachine/longestThrottlePause`` — waits for its end on the
+/// same timer, then goes out as it was, still its first attempt.
 extension EntitlementMachine {
     /// How often, and after what pause, a request is retried when the service asks.
     static let retryPolicy = V2RetryPolicy()
 
-    /// Notes the backend requests among a step's effects (a resent one keeps its attempt).
-    mutating func noteRequestsSent(_ effects: [Action]) {
-        for effect in effects {
-            switch effect {
+    /// Notes the backend requests among a step's effects (a resent one keeps its attempt); while the
+    /// service's throttle pause runs, each waits for its end instead (attempt 0 until it goes out).
+    mutating func noteRequestsSent(_ effects: inout [Action]) {
+        let pausedUntil = backendPausedUntil.flatMap { $0 > now ? $0 : nil }
+        var waiting = false
+        for index in effects.indices {
+            switch effects[index] {
             case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
-                if requestsSent[operation] == nil { requestsSent[operation] = (request, 1) }
+                guard let pausedUntil else {
+                    if requestsSent[operation] == nil { requestsSent[operation] = (request, 1) }
+                    continue
+                }
+                if requestsSent[operation] == nil { requestsSent[operation] = (request, 0) } else { requestsSent[operation]?.attempt -= 1 }
+                effects[index] = .startTimer(.retry(operation), at: pausedUntil)
+                waiting = true
             default: break
             }
         }
+        if waiting { record(.calls, from: PendingCallKind.idle.rawValue, to: PendingCallKind.idle.rawValue, input: .anyInput, .throttled, [.startTimer]) }
+        if backendPausedUntil != nil, pausedUntil == nil { backendPausedUntil = nil }
+    }
+
+    /// A `429`: nothing goes out before `Retry-After` (at least 1 s, at most ``longestThrottlePause``).
+    private mutating func pauseBackend(_ error: BackendError) {
+        let seconds = min(max(Int64(error.retryAfterSeconds ?? 1), 1), Self.longestThrottlePause.components.seconds)
+        let until = now.adding(.seconds(seconds))
+        if backendPausedUntil.map({ $0 < until }) ?? true { backendPausedUntil = until }
     }
 
     /// For an input that answers a backend request: the retry to run instead of the answer when the
@@ -30,6 +53,7 @@ extension EntitlementMachine {
             retry = nil
         case .configurationFailed(let answered, let error), .backendFailed(let answered, let error):
             operation = answered
+            if error.code == .throttled { pauseBackend(error) }
             retry = retryLater(answered, error)
         case .backendAnswered(let answered, let response):
             operation = answered
@@ -93,9 +117,11 @@ extension EntitlementMachine {
         }
     }
 
-    /// The retry is due: the same request again, under the same operation.
+    /// The retry (or the throttle pause) is due: the same request again, under the same operation. A
+    /// request that waited out a pause goes out even if its region stopped waiting (its answer is then
+    /// dropped), so no request is lost to a region that forgot to list it.
     mutating func resend(_ operation: OperationID) -> [Action] {
-        guard var sent = requestsSent[operation], awaitedOperations.contains(operation) else {
+        guard var sent = requestsSent[operation], sent.attempt == 0 || awaitedOperations.contains(operation) else {
             requestsSent[operation] = nil
             return [.log(.lateTimerIgnored(.retry(operation)))]
         }

@@ -78,6 +78,7 @@ public struct EntitlementMachine: Sendable {
         var foreignStoreBox: Boxed<StoredTokens>?
         var configurationOperation = OperationID(0)
         var configurationFailures: UInt16 = 0
+        var backendPausedUntil: Timestamp?
         var lastFlow: UInt64 = 0
         var lastOperation: UInt64 = 0
     }
@@ -219,6 +220,12 @@ public struct EntitlementMachine: Sendable {
         _read { yield held.value.requestsSent }
         _modify { yield &held.value.requestsSent }
     }
+    /// Until when the service asked this device to send nothing (a `429`): requests due before then
+    /// wait for it (`EntitlementMachine+Retries.swift`).
+    var backendPausedUntil: Timestamp? {
+        get { held.value.backendPausedUntil }
+        set { held.value.backendPausedUntil = newValue }
+    }
     /// What the machine last saved (or loaded): a save happens when ``storedTokens`` differs.
     public internal(set) var persisted: StoredTokens {
         // Read in place: the box's value never changes (a write puts another box), and the box read is
@@ -349,7 +356,7 @@ public struct EntitlementMachine: Sendable {
         var effects = transition(input)
         if !echoable.isEmpty { effects = Self.concealing(echoable + secretsHeld, in: effects) }
         if hasProviderChain, let changed = announceEntitlements() { effects.append(changed) }
-        noteRequestsSent(effects)
+        noteRequestsSent(&effects)
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).

@@ -46,7 +46,8 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case signOut
     /// `completeStepUp`.
     case completeStepUp
-    /// Any input: the entitlements region looks at the outcome of every one.
+    /// Any input: the entitlements region looks at the outcome of every one, and a backend request any
+    /// input makes waits out the service's throttle pause.
     case anyInput
     /// The stored authentication expired (noticed before a call).
     case authenticationExpired

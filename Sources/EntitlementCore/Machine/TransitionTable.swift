@@ -320,6 +320,7 @@ public enum TransitionTable {
         call(.idle, .backendAnswered, .retryAsked, to: .idle, .startTimer),
         call(.idle, .configurationFailed, .retryAsked, to: .idle, .startTimer),
         call(.idle, .timerFired, .retryDue, to: .idle, .resendRequest),
+        call(.idle, .anyInput, .throttled, to: .idle, .startTimer),
         call(.idle, .setRequestor, .emptyArgument, to: .idle, .status),
         call(.idle, .setSelectedProvider, .unknownProvider, to: .idle, .status),
         call(.idle, .signIn, .unknownProvider, to: .idle, .status),
