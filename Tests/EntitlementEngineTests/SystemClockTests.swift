@@ -1,4 +1,5 @@
 import EntitlementEngine
+import Foundation
 import Synchronization
 import Testing
 
@@ -61,5 +62,62 @@ struct SystemClockTests {
         // 64 draws of 32 bytes: every byte position takes many values (a byte left at zero would not).
         let draws = (0..<64).map { _ in source.bytes(32) }
         for position in 0..<32 { #expect(Set(draws.map { $0[position] }).count > 16, "position \(position)") }
+    }
+
+    // MARK: - Wall-clock steps
+
+    /// A wall clock a test steps: the real one plus `offset` milliseconds.
+    final class SteppedWallClock: Sendable {
+        let offset = Mutex<Int64>(0)
+        var now: Timestamp { Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000) + offset.withLock { $0 }) }
+    }
+
+    /// A backend that steps the wall clock when a request arrives and never answers.
+    struct SteppingHungBackend: EntitlementBackend {
+        let stepping: @Sendable () -> Void
+        func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+            stepping()
+            try? await Task.sleep(for: .seconds(3_600))
+            throw .timeout
+        }
+    }
+
+    /// The wall clock stepped by an hour, either way, while a request waits for its deadline: the
+    /// deadline is one second of monotonic time all the same — not passed at once (+1 h), not an hour
+    /// away (−1 h) — and the clock reports the step.
+    @Test(arguments: [Int64(3_600_000), -3_600_000])
+    func aWallClockStepMovesNoDeadline(step: Int64) async throws {
+        let wall = SteppedWallClock()
+        let clock = SystemClock(wallClock: { wall.now })
+        let backend = SteppingHungBackend { wall.offset.withLock { $0 = step } }
+        let enabler = AccessEnabler(
+            backend: backend,
+            environment: EngineEnvironment(clock: clock, deviceID: "device-1", redirectStateRandom: SystemRandomSource()),
+            settings: EngineSettings(requestTimeout: .seconds(1)))
+        let started = ContinuousClock.now
+        let answer = try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: []), within: .seconds(150))
+        let waited = ContinuousClock.now - started
+        #expect(answer == .setRequestorComplete(success: false))
+        #expect(waited >= .seconds(1), "the deadline did not come early: \(waited)")
+        #expect(waited < .seconds(120), "the deadline did not move an hour away: \(waited)")
+        let reported = clock.wallClockStep - .milliseconds(step)
+        #expect(reported < .seconds(5) && reported > .seconds(-5), "the step is reported: \(clock.wallClockStep)")
+    }
+
+    /// Engine time only moves forward and follows the monotonic clock, whatever the wall clock does;
+    /// a timer scheduled before a step fires after its monotonic delay.
+    @Test func engineTimeFollowsTheMonotonicClockThroughSteps() async throws {
+        let wall = SteppedWallClock()
+        let clock = SystemClock(wallClock: { wall.now })
+        let before = clock.now()
+        let fired = Count()
+        let started = ContinuousClock.now
+        let timer = clock.schedule(at: before.adding(.milliseconds(300))) { fired.add() }
+        wall.offset.withLock { $0 = -3_600_000 }
+        let after = clock.now()
+        #expect(after >= before && after.milliseconds(since: before) < 60_000, "engine time did not step back")
+        for _ in 0..<3_000 where fired.current == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(fired.current == 1 && ContinuousClock.now - started >= .milliseconds(300))
+        timer.cancel()
     }
 }

@@ -12,7 +12,8 @@ final class TimerThread: Sendable {
     /// The process's timer thread (started with the first timer).
     static let shared = TimerThread()
 
-    /// A deadline in the heap: the timer `id`, due at `deadline` (milliseconds of wall-clock time).
+    /// A deadline in the heap: the timer `id`, due at `deadline` (milliseconds of the monotonic clock
+    /// since ``origin``).
     private struct Deadline {
         var deadline: Int64
         var id: UInt64
@@ -68,16 +69,19 @@ final class TimerThread: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The monotonic instant deadlines count from.
+    private let origin = ContinuousClock.now
     /// Signalled when a timer due before every other is added: the thread waits for it instead.
     private let wake = DispatchSemaphore(value: 0)
 
-    /// Runs `fire` (on a task of its own) at `deadline`, unless cancelled first.
-    func schedule(at deadline: Timestamp, _ fire: @escaping @Sendable () async -> Void) -> ScheduledTimer {
+    /// Runs `fire` (on a task of its own) when the monotonic clock reaches `deadline`, unless cancelled first.
+    func schedule(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () async -> Void) -> ScheduledTimer {
+        let due = milliseconds(deadline)
         let (id, first, start) = state.withLock { state in
             state.lastID += 1
-            let first = state.heap.first.map { deadline.milliseconds < $0.deadline } ?? true
+            let first = state.heap.first.map { due < $0.deadline } ?? true
             state.work[state.lastID] = fire
-            state.push(Deadline(deadline: deadline.milliseconds, id: state.lastID))
+            state.push(Deadline(deadline: due, id: state.lastID))
             defer { state.running = true }
             return (state.lastID, first, !state.running)
         }
@@ -85,13 +89,19 @@ final class TimerThread: Sendable {
             // No thread could be made: the next timer tries again, and this one waits on a task.
             state.withLock { $0.running = false }
             Task {
-                try? await Task.sleep(for: .milliseconds(max(0, deadline.milliseconds(since: SystemClock().now()))))
+                try? await Task.sleep(until: deadline, clock: .continuous)
                 if let work = self.take(id) { await work() }
             }
         } else if first {
             wake.signal()
         }
         return ScheduledTimer { self.cancel(id) }
+    }
+
+    /// Milliseconds of the monotonic clock from ``origin`` to `instant` (rounded up: never early).
+    private func milliseconds(_ instant: ContinuousClock.Instant) -> Int64 {
+        let components = (instant - origin).components
+        return components.seconds * 1000 + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
     }
 
     /// The pending timer `id`'s work, taken so it runs once (nil when it ran or was cancelled).
@@ -109,7 +119,7 @@ final class TimerThread: Sendable {
     /// Fires what is due, then sleeps until the next deadline or a sooner timer is added.
     private func run() {
         while true {
-            let now = SystemClock().now().milliseconds
+            let now = milliseconds(ContinuousClock.now)
             let (due, next) = state.withLock { state -> ([@Sendable () async -> Void], Int64?) in
                 var due: [@Sendable () async -> Void] = []
                 while let first = state.heap.first, first.deadline <= now || state.work[first.id] == nil {
@@ -120,7 +130,7 @@ final class TimerThread: Sendable {
             }
             for work in due { Task { await work() } }
             if let next {
-                let delay = min(max(0, next - now), SystemClock.longestDelay)
+                let delay = min(max(0, next - now), SystemClock.longestDelay.components.seconds * 1000)
                 _ = wake.wait(timeout: .now() + .milliseconds(Int(delay)))
             } else {
                 wake.wait()
