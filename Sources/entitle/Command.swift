@@ -42,7 +42,7 @@ enum Command: Equatable {
     /// Run `count` cases of a fuzz target from `seed`; `child` runs them here and reports each seed.
     case fuzz(target: String, count: Int, seed: UInt64, child: Bool)
     /// Run a fleet of node processes on a real Redis under seeded faults and check its promises.
-    case fleet(devices: Int, nodes: Int, faults: Int, seed: UInt64, concurrency: Int, skipping: Set<String>, timeLimit: Int, cluster: Bool)
+    case fleet(devices: Int, nodes: Int, faults: Int, seed: UInt64, concurrency: Int, skipping: Set<String>, timeLimit: Int, cluster: Bool, tls: String?)
     /// One node of `fleet` (not in help).
     case fleetNode(redisPort: UInt16, cluster: Bool, adobe: String, port: UInt16, log: String)
     /// Run the random explorer on `seeds` seeds from `from`.
@@ -114,9 +114,10 @@ enum Command: Equatable {
     // MARK: - Commands
 
     private static func parseFleet(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments, command: "fleet", options: ["--devices", "--nodes", "--faults", "--seed", "--concurrency", "--skip", "--time-limit"])
+        var reader = ArgumentReader(arguments, command: "fleet", options: ["--devices", "--nodes", "--faults", "--seed", "--concurrency", "--skip", "--time-limit", "--tls"])
         var devices = 200, nodes = 3, faults = 6, concurrency = 50, timeLimit = 1800
         var cluster = false
+        var tls: String?
         var seed: UInt64 = 1
         var skipping: Set<String> = []
         while let argument = reader.next() {
@@ -128,6 +129,7 @@ enum Command: Equatable {
             case "--concurrency": concurrency = try reader.number(of: argument, in: 1...1000)
             case "--time-limit": timeLimit = try reader.number(of: argument, in: 10...86_400)
             case "--cluster": cluster = true
+            case "--tls": tls = try reader.value(of: argument)
             case "--skip":
                 let kind = try reader.value(of: argument)
                 let kinds = FleetCommand.Fault.allCases.map(\.option)
@@ -139,7 +141,7 @@ enum Command: Equatable {
         }
         return .fleet(
             devices: devices, nodes: nodes, faults: faults, seed: seed, concurrency: concurrency, skipping: skipping, timeLimit: timeLimit,
-            cluster: cluster)
+            cluster: cluster, tls: tls)
     }
 
     private static func parseFleetNode(_ arguments: [String]) throws(UsageError) -> Command {

@@ -211,7 +211,7 @@ struct CommandHelp {
                 """),
         CommandHelp(
             name: "fleet",
-            synopsis: ["fleet [--devices N] [--nodes K] [--faults F] [--seed S] [--concurrency C] [--skip KIND]... [--time-limit T] [--cluster]"],
+            synopsis: ["fleet [--devices N] [--nodes K] [--faults F] [--seed S] [--concurrency C] [--skip KIND]... [--time-limit T] [--cluster] [--tls DIR]"],
             summary: "run a fleet of node processes on a real Redis under faults and check its promises",
             details: """
                 Starts redis-server (it must be installed) on a free loopback port, the simulator on HTTP,
@@ -233,7 +233,9 @@ struct CommandHelp {
                 kind out: node-kill, redis-hang, redis-restart-empty, redis-restart-data, adobe-refuses,
                 adobe-hangs. --cluster runs the nodes on a six-node Redis Cluster instead (redis-cli must be
                 installed): its Redis faults hang one master (SIGSTOP 5 s, long enough for a failover) or
-                SIGKILL one and start it again.
+                SIGKILL one and start it again. --tls DIR puts stunnel (stunnel4 must be installed) in
+                front of the simulator with DIR's server.crt and server.key (for localhost, signed by an
+                authority the system trusts): the nodes talk REST API V2 to it over TLS.
                 """),
         CommandHelp(
             name: "fuzz", synopsis: ["fuzz TARGET [--count N] [--seed S]"], summary: "run a fuzz target's long mode",

@@ -36,6 +36,8 @@ struct FleetCommand {
     /// Whether the nodes share a six-node Redis Cluster instead of one server (its faults: a master hung,
     /// a master killed and started again).
     let cluster: Bool
+    /// The folder of the certificate the nodes' TLS front presents (`--tls`), if any.
+    let tls: String?
 
     /// The devices: every fourth a TV that logs in on a second screen (`tv-N`), the others with a web
     /// view (`device-N`).
@@ -69,7 +71,7 @@ struct FleetCommand {
         defer { if !keep.load(ordering: .relaxed) { try? FileManager.default.removeItem(atPath: folder) } }
         let fleet: Fleet
         do {
-            fleet = try await Fleet.start(nodes: nodes, folder: folder, cluster: cluster)
+            fleet = try await Fleet.start(nodes: nodes, folder: folder, cluster: cluster, tls: tls)
         } catch {
             StandardError.write("entitle fleet: \(error)\n")
             return .unavailable
@@ -354,150 +356,6 @@ private struct Journey {
             return "logout: \(logout.failure ?? "no answer")"
         }
         return "ok"
-    }
-}
-
-// MARK: - The fleet
-
-/// The processes and the simulator of one run.
-final class Fleet: Sendable {
-    let redis: any FleetRedis
-    let simulator: Simulator
-    let adobeURL: String
-    let nodeCount: Int
-    private let server: HTTPServer
-    private let adobeFault = Mutex<(mode: AdobeMode, until: ContinuousClock.Instant)>((.normal, .now))
-    private let nodes: Mutex<[NodeProcess]>
-    private let folder: String
-
-    enum AdobeMode { case normal, refusing, hanging }
-
-    /// What a node answered: its callback lines, or why there were none.
-    struct Answer: Sendable {
-        var lines: [String] = []
-        var problem: String?
-        var elapsed: Duration = .zero
-
-        /// The registration code of a `status(REGCODE)` (a TV's second-screen login), if any.
-        var registrationCode: String? {
-            value(of: "status").flatMap { $0.hasPrefix("REGCODE ") ? String($0.dropFirst(8)) : nil }
-        }
-
-        /// The detail of the first callback named `name`.
-        func value(of name: String) -> String? {
-            lines.first { $0.hasPrefix(name + "\t") }.map { String($0.split(separator: "\t", omittingEmptySubsequences: false)[1]) }
-        }
-
-        /// The code of the last answer that failed (`status`, `tokenRequestFailed`), or `setAuthenticationStatus`'s.
-        var failure: String? {
-            if let problem { return problem }
-            for line in lines.reversed() {
-                let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-                switch fields[0] {
-                case "status" where fields[1].hasPrefix("REGCODE "): return "REGCODE"  // the code stays off reports
-                case "status", "tokenRequestFailed": return fields[1]
-                case "setAuthenticationStatus": return fields[1].hasPrefix("1") ? "1" : String(fields[1].dropFirst(2))
-                default: continue
-                }
-            }
-            return nil
-        }
-    }
-
-    private init(redis: any FleetRedis, simulator: Simulator, server: HTTPServer, nodes: [NodeProcess], folder: String) {
-        self.redis = redis
-        self.simulator = simulator
-        self.server = server
-        self.adobeURL = server.url
-        self.nodeCount = nodes.count
-        self.nodes = Mutex(nodes)
-        self.folder = folder
-    }
-
-    static func start(nodes count: Int, folder: String, cluster: Bool) async throws -> Fleet {
-        let redis: any FleetRedis = cluster ? try await RedisClusterProcess.start(folder: folder) : try await RedisProcess.start(folder: folder)
-        let simulator = Simulator(world: .default, clock: SystemClock(), seed: 7)
-        let service = SimulatedV2Service(simulator: simulator, throttles: false)
-        let listener = try HTTPListener()
-        let app = SimulatorHTTPApp(service: service, baseURL: listener.url)
-        let box = Mutex<Fleet?>(nil)
-        let server = try HTTPServer(listener: listener, limits: HTTPServerLimits(shutdownGrace: .milliseconds(200))) { request in
-            if let fleet = box.withLock({ $0 }) { return await fleet.serveAdobe(request, app) }
-            return await app.respond(request)
-        }
-        var nodes: [NodeProcess] = []
-        for number in 0..<count {
-            nodes.append(try await NodeProcess.start(number: number, redis: redis, adobe: listener.url, folder: folder))
-        }
-        let fleet = Fleet(redis: redis, simulator: simulator, server: server, nodes: nodes, folder: folder)
-        box.withLock { $0 = fleet }
-        return fleet
-    }
-
-    private func serveAdobe(_ request: HTTPRequest, _ app: SimulatorHTTPApp) async -> HTTPResponse {
-        let (mode, until) = adobeFault.withLock { ($0.mode, $0.until) }
-        if ContinuousClock.now < until {
-            switch mode {
-            case .refusing: return HTTPResponse(status: 503, ending: .resetMidBody(bodyBytes: 0))
-            case .hanging: try? await Task.sleep(until: until)
-            case .normal: break
-            }
-        }
-        return await app.respond(request)
-    }
-
-    func adobe(_ mode: AdobeMode, for duration: Duration) async {
-        adobeFault.withLock { $0 = (mode, .now + duration) }
-        try? await Task.sleep(for: duration)
-    }
-
-    /// Sends `call` for `device` to node `number` (60 s at most: more is a hung request).
-    func send(_ call: String, device: String, to number: Int) async -> Answer {
-        let node = nodes.withLock { $0[number] }
-        let started = ContinuousClock.now
-        var answer = Answer()
-        switch await FleetHTTPClient.post(port: node.port, path: "/devices/\(device)/call", body: Array(call.utf8)) {
-        case .answered(200, let body): answer.lines = String(decoding: body, as: UTF8.self).split(separator: "\n").map(String.init)
-        case .answered(let status, _): answer.problem = "node HTTP \(status)"
-        case .unreachable: answer.problem = "node unreachable"
-        case .broken(let error): answer.problem = "connection broken (errno \(error))"
-        case .hung: answer.problem = "hung"
-        }
-        answer.elapsed = ContinuousClock.now - started
-        return answer
-    }
-
-    func killAndRestart(node number: Int) async {
-        let old = nodes.withLock { $0[number] }
-        await old.kill()
-        try? await Task.sleep(for: .milliseconds(300))
-        if let fresh = try? await NodeProcess.start(number: number, redis: redis, adobe: adobeURL, folder: folder, port: old.port) {
-            nodes.withLock { $0[number] = fresh }
-        }
-    }
-
-    /// Every fault over: Redis and the simulator answer, every node is up.
-    func heal() async {
-        adobeFault.withLock { $0 = (.normal, .now) }
-        redis.resume()
-    }
-
-    /// SIGTERM to every node; the numbers of those that did not exit within 30 s (then killed).
-    func stopNodes() async -> [Int] {
-        let all = nodes.withLock { $0 }
-        var stuck: [Int] = []
-        for (number, node) in all.enumerated() where !(await node.terminate(upTo: .seconds(30))) {
-            stuck.append(number)
-            await node.kill()
-        }
-        return stuck
-    }
-
-    /// Kills whatever still runs: the nodes, Redis, the simulator's server.
-    func stop() async {
-        for node in nodes.withLock({ $0 }) { await node.kill() }
-        await redis.stop()
-        await server.shutdown()
     }
 }
 

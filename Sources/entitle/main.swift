@@ -54,10 +54,10 @@ case .success(.chart(let format, let chart, let writeTo)):
     status = ChartCommand().run(format: format, chart: chart, writeTo: writeTo)
 case .success(.fuzz(let target, let count, let seed, let child)):
     status = await FuzzCommand.run(target: target, count: count, seed: seed, child: child) == 0 ? .success : .failure
-case .success(.fleet(let devices, let nodes, let faults, let seed, let concurrency, let skipping, let timeLimit, let cluster)):
+case .success(.fleet(let devices, let nodes, let faults, let seed, let concurrency, let skipping, let timeLimit, let cluster, let tls)):
     status = await FleetCommand(
         devices: devices, nodes: nodes, faultsPerKind: faults, seed: seed, concurrency: concurrency, skipping: skipping,
-        timeLimit: .seconds(timeLimit), cluster: cluster
+        timeLimit: .seconds(timeLimit), cluster: cluster, tls: tls
     ).run()
 case .success(.fleetNode(let redisPort, let cluster, let adobe, let port, let log)):
     status = ExitStatus(rawValue: await FleetNode.run(redisPort: redisPort, cluster: cluster, adobe: adobe, port: port, log: log)) ?? .failure
