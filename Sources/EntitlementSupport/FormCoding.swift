@@ -37,4 +37,27 @@ package enum FormCoding {
         }
         return fields
     }
+
+    /// Why a form body was refused by ``decodeStrictly(_:)``.
+    package enum StrictDecodingError: Error, Sendable, Equatable {
+        /// A field does not decode (a bad escape, bytes that are not UTF-8).
+        case undecodable
+        /// A name is given twice (a schema's string field, sent as a list).
+        case repeated(String)
+    }
+
+    /// The fields of a form a schema describes (each a string): like ``decode(_:)``, but a field that
+    /// does not decode, or a name given twice, refuses the whole form.
+    package static func decodeStrictly(_ text: Substring) throws(StrictDecodingError) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let plus = { (part: Substring) in Substring(part.map { $0 == "+" ? " " : $0 }) }
+            guard let name = try? PercentEncoding.decode(plus(parts[0])),
+                let value = try? PercentEncoding.decode(plus(parts.count > 1 ? parts[1] : ""))
+            else { throw .undecodable }
+            guard fields.updateValue(value, forKey: name) == nil else { throw .repeated(String(name.prefix(64))) }
+        }
+        return fields
+    }
 }

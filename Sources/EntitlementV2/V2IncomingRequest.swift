@@ -90,38 +90,45 @@ public struct V2IncomingRequest: Sendable, Hashable {
         let sp = segments[0]
         let rest = Array(segments.dropFirst())
         let request: V2Request
-        switch (method, rest.count, rest.first) {
-        case ("GET", 1, "configuration"): request = .configuration(serviceProvider: sp)
-        case ("POST", 1, "sessions"):
-            guard let form = Self.form(http) else { return .refused(Self.unsupportedBody) }
-            request = .createSession(serviceProvider: sp, mvpd: form["mvpd"], domainName: form["domainName"], redirectURL: form["redirectUrl"])
-        case ("POST", 2, "sessions"):
-            guard let form = Self.form(http) else { return .refused(Self.unsupportedBody) }
-            request = .resumeSession(
-                serviceProvider: sp, code: rest[1], mvpd: form["mvpd"], domainName: form["domainName"], redirectURL: form["redirectUrl"])
-        case ("GET", 2, "sessions"): request = .session(serviceProvider: sp, code: rest[1])
-        case ("POST", 3, "sessions") where rest[1] == "sso":
-            guard let form = Self.form(http) else { return .refused(Self.unsupportedBody) }
-            request = .partnerSession(
-                serviceProvider: sp, partner: rest[2], domainName: form["domainName"], redirectURL: form["redirectUrl"] ?? "")
-        case ("GET", 1, "profiles"): request = .profiles(serviceProvider: sp)
-        case ("GET", 2, "profiles"): request = .profile(serviceProvider: sp, mvpd: rest[1])
-        case ("GET", 3, "profiles") where rest[1] == "code": request = .profileByCode(serviceProvider: sp, code: rest[2])
-        case ("POST", 3, "profiles") where rest[1] == "sso":
-            guard let form = Self.form(http), let saml = form["SAMLResponse"] else { return .refused(Self.missing("invalid_parameter_saml_response")) }
-            request = .partnerProfile(serviceProvider: sp, partner: rest[2], samlResponse: saml)
-        case ("POST", 3, "decisions") where rest[1] == "authorize" || rest[1] == "preauthorize":
-            guard let resources = Self.resources(http) else { return .refused(Self.missing("invalid_parameter_resources")) }
-            request =
-                rest[1] == "authorize"
-                ? .authorize(serviceProvider: sp, mvpd: rest[2], resources: resources)
-                : .preauthorize(serviceProvider: sp, mvpd: rest[2], resources: resources)
-        case ("GET", 2, "logout"):
-            guard let redirectURL = query["redirectUrl"] else { return .refused(Self.missing("invalid_parameter_redirect_url")) }
-            request = .logout(serviceProvider: sp, mvpd: rest[1], redirectURL: redirectURL)
-        default:
-            guard let allowed = Self.allowedMethods(rest) else { return .refused(Self.notFound) }
-            return .methodNotAllowed(allowed: allowed)
+        do throws(Refusal) {
+            switch (method, rest.count, rest.first) {
+            case ("GET", 1, "configuration"): request = .configuration(serviceProvider: sp)
+            case ("POST", 1, "sessions"):
+                let form = try Self.form(http)
+                request = .createSession(serviceProvider: sp, mvpd: form["mvpd"], domainName: form["domainName"], redirectURL: form["redirectUrl"])
+            case ("POST", 2, "sessions"):
+                let form = try Self.form(http)
+                request = .resumeSession(
+                    serviceProvider: sp, code: rest[1], mvpd: form["mvpd"], domainName: form["domainName"], redirectURL: form["redirectUrl"])
+            case ("GET", 2, "sessions"): request = .session(serviceProvider: sp, code: rest[1])
+            case ("POST", 3, "sessions") where rest[1] == "sso":
+                let form = try Self.form(http)
+                // Both are required (Adobe's contract, `retrieveVerificationTokenUsingPOST`).
+                guard let domainName = form["domainName"] else { return .refused(Self.badRequest("The domainName parameter is required.")) }
+                guard let redirectURL = form["redirectUrl"] else { return .refused(Self.missing("invalid_parameter_redirect_url")) }
+                request = .partnerSession(serviceProvider: sp, partner: rest[2], domainName: domainName, redirectURL: redirectURL)
+            case ("GET", 1, "profiles"): request = .profiles(serviceProvider: sp)
+            case ("GET", 2, "profiles"): request = .profile(serviceProvider: sp, mvpd: rest[1])
+            case ("GET", 3, "profiles") where rest[1] == "code": request = .profileByCode(serviceProvider: sp, code: rest[2])
+            case ("POST", 3, "profiles") where rest[1] == "sso":
+                let form = try Self.form(http)
+                guard let saml = form["SAMLResponse"] else { throw Refusal(Self.missing("invalid_parameter_saml_response")) }
+                request = .partnerProfile(serviceProvider: sp, partner: rest[2], samlResponse: saml)
+            case ("POST", 3, "decisions") where rest[1] == "authorize" || rest[1] == "preauthorize":
+                guard let resources = Self.resources(http) else { return .refused(Self.missing("invalid_parameter_resources")) }
+                request =
+                    rest[1] == "authorize"
+                    ? .authorize(serviceProvider: sp, mvpd: rest[2], resources: resources)
+                    : .preauthorize(serviceProvider: sp, mvpd: rest[2], resources: resources)
+            case ("GET", 2, "logout"):
+                guard let redirectURL = query["redirectUrl"] else { return .refused(Self.missing("invalid_parameter_redirect_url")) }
+                request = .logout(serviceProvider: sp, mvpd: rest[1], redirectURL: redirectURL)
+            default:
+                guard let allowed = Self.allowedMethods(rest) else { return .refused(Self.notFound) }
+                return .methodNotAllowed(allowed: allowed)
+            }
+        } catch {
+            return .refused(error.response)
         }
         if request.deviceIdentifier == .required, context.deviceID == nil {
             return .refused(Self.missing("invalid_header_device_identifier"))
@@ -141,7 +148,8 @@ public struct V2IncomingRequest: Sendable, Hashable {
             return .api(.registerClient(softwareStatement: statement, redirectURI: json["redirect_uri"]?.string), context)
         }
         // The token request's parameters in the form body (Adobe's page) or the query (Adobe's contract).
-        let fields = (form(http) ?? [:]).merging(FormCoding.decode(Substring(http.query))) { fromBody, _ in fromBody }
+        let body = mediaType(http) == "application/x-www-form-urlencoded" ? FormCoding.decode(Substring(String(decoding: http.body, as: UTF8.self))) : [:]
+        let fields = body.merging(FormCoding.decode(Substring(http.query))) { fromBody, _ in fromBody }
         guard let id = fields["client_id"], let secret = fields["client_secret"], fields["grant_type"] == "client_credentials"
         else { return .refused(.oauthError("invalid_request")) }
         return .api(.accessToken(clientID: id, clientSecret: secret), context)
@@ -182,9 +190,29 @@ public struct V2IncomingRequest: Sendable, Hashable {
         (http.header("Content-Type") ?? "").lowercased().split(separator: ";").first.map { String($0.trimming(" ")) } ?? ""
     }
 
-    private static func form(_ http: V2IncomingRequest) -> [String: String]? {
-        guard http.body.isEmpty || mediaType(http) == "application/x-www-form-urlencoded" else { return nil }
-        return FormCoding.decode(Substring(String(decoding: http.body, as: UTF8.self)))
+    /// The form body of an operation whose fields are strings (Adobe's contract): refused when the body
+    /// is another media type, does not decode, or gives a field twice (a list, not a string).
+    private static func form(_ http: V2IncomingRequest) throws(Refusal) -> [String: String] {
+        guard http.body.isEmpty || mediaType(http) == "application/x-www-form-urlencoded" else { throw Refusal(unsupportedBody) }
+        do throws(FormCoding.StrictDecodingError) {
+            return try FormCoding.decodeStrictly(Substring(String(decoding: http.body, as: UTF8.self)))
+        } catch {
+            switch error {
+            case .undecodable: throw Refusal(badRequest("The body is not a valid application/x-www-form-urlencoded form."))
+            case .repeated(let name): throw Refusal(badRequest("The parameter \(name) is given more than once."))
+            }
+        }
+    }
+
+    /// The answer refusing a request whose body breaks the operation's schema.
+    private struct Refusal: Error {
+        let response: V2Response
+        init(_ response: V2Response) { self.response = response }
+    }
+
+    /// V2's documented 400 with a sentence (for a refusal the error catalogue has no code for).
+    private static func badRequest(_ message: String) -> V2Response {
+        V2Response(status: 400, body: ["status": 400, "message": .string(message), "action": "none"])
     }
 
     private static func resources(_ http: V2IncomingRequest) -> [String]? {

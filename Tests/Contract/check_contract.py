@@ -179,6 +179,51 @@ class Walk:
         self.call("POST", f"/api/v2/{sp}/sessions", expect=400, headers=self.headers(**{"Content-Type": "application/json"}),
                   data="{}")
         self.call("GET", f"/api/v2/nobody/configuration", expect=400, headers=self.headers())
+        self.forbidden_bodies(sp)
+
+    def forbidden_bodies(self, sp):
+        """Every operation that takes a body, fed bodies Adobe's contract forbids: each is confirmed
+        forbidden by openapi-core's request validation, and the service must answer 400."""
+        form, json_type = "application/x-www-form-urlencoded", "application/json"
+        code = self.session.post(self.base + f"/api/v2/{sp}/sessions", headers=self.headers(),
+                                 data={"domainName": "tv.example"}, timeout=10).json()["code"]
+        cases = []
+        for path, fields in [(f"/api/v2/{sp}/sessions", "mvpd=acme-cable&domainName=a.example&redirectUrl=x%3A%2F%2Fy"),
+                             (f"/api/v2/{sp}/sessions/{code}", "mvpd=acme-cable"),
+                             (f"/api/v2/{sp}/sessions/sso/apple", "domainName=a.example&redirectUrl=x%3A%2F%2Fy"),
+                             (f"/api/v2/{sp}/profiles/sso/apple", "SAMLResponse=PHNhbWw%2B")]:
+            cases += [(path, json_type, json.dumps(dict(p.split("=") for p in fields.split("&")))),
+                      (path, "text/plain", fields)]
+        cases += [
+            (f"/api/v2/{sp}/sessions/sso/apple", form, "redirectUrl=x%3A%2F%2Fy"),
+            (f"/api/v2/{sp}/sessions/sso/apple", form, "domainName=a.example"),
+            (f"/api/v2/{sp}/profiles/sso/apple", form, "samlresponse=PHNhbWw%2B"),
+        ]
+        for kind in ("authorize", "preauthorize"):
+            path = f"/api/v2/{sp}/decisions/{kind}/acme-cable"
+            cases += [(path, json_type, json.dumps({"resources": "news-channel"})),
+                      (path, json_type, json.dumps({"resources": [1, 2]})),
+                      (path, json_type, json.dumps({"resources": ["news-channel", None]})),
+                      (path, json_type, json.dumps(["news-channel"])),
+                      (path, form, "resources=news-channel")]
+        for path, content_type, body in cases:
+            prepared = requests.Request("POST", self.base + path, headers=self.headers(**{"Content-Type": content_type}),
+                                        data=body).prepare()
+            try:
+                self.v2.validate_request(RequestsOpenAPIRequest(prepared))
+                self.departures.append(f"checker: POST {path} with {content_type} {body[:60]} is not forbidden by the contract")
+            except Exception:
+                pass
+            self.call("POST", path, expect=400, headers=self.headers(**{"Content-Type": content_type}), data=body)
+        # A field given twice (openapi-core's form reader keeps one, but each field's type is a string,
+        # not a list) and a form that does not decode are refused too.
+        for path, body in [(f"/api/v2/{sp}/sessions", "mvpd=acme-cable&mvpd=bluesky-tv"),
+                           (f"/api/v2/{sp}/sessions/{code}", "mvpd=acme-cable&mvpd=bluesky-tv"),
+                           (f"/api/v2/{sp}/sessions/sso/apple", "domainName=a&domainName=b&redirectUrl=x"),
+                           (f"/api/v2/{sp}/profiles/sso/apple", "SAMLResponse=a&SAMLResponse=b"),
+                           (f"/api/v2/{sp}/sessions", "mvpd=acme%2"),
+                           (f"/api/v2/{sp}/sessions", "mvpd=%FF%FE")]:
+            self.call("POST", path, expect=400, headers=self.headers(**{"Content-Type": form}), data=body)
 
 
 def check_requests(path):

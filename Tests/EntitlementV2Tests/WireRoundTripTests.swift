@@ -59,6 +59,29 @@ struct WireRoundTripTests {
             method: "GET", path: "/api/v2/requestor/profiles", headers: [("ap-device-identifier", "fingerprint !!")])
         #expect(badDevice.read().refusalStatus == 400, "header names are read without regard to case")
     }
+
+    /// Forms are read as Adobe's contract describes them — each field a string, the partner session's
+    /// `domainName` and `redirectUrl` required — so a body the contract forbids is refused, not guessed at.
+    @Test func aFormTheContractForbidsIsRefused() {
+        func post(_ path: String, _ body: String) -> V2IncomingRequest.Reading {
+            V2IncomingRequest(
+                method: "POST", path: "/api/v2/requestor/\(path)",
+                headers: [("Authorization", "Bearer t"), ("AP-Device-Identifier", "fingerprint ZGV2aWNl"),
+                          ("Content-Type", "application/x-www-form-urlencoded")],
+                body: Array(body.utf8)
+            ).read()
+        }
+        for path in ["sessions", "sessions/C0DE"] {
+            #expect(post(path, "mvpd=acme&mvpd=other").refusalStatus == 400, "\(path): a field given twice is a list")
+            #expect(post(path, "mvpd=acme%2").refusalStatus == 400, "\(path): a bad escape")
+            #expect(post(path, "mvpd=%FF").refusalStatus == 400, "\(path): not UTF-8")
+            #expect(post(path, "mvpd=acme&domainName=a.example").refusalStatus == nil)
+        }
+        #expect(post("sessions/sso/apple", "redirectUrl=x").refusalStatus == 400, "domainName is required")
+        #expect(post("sessions/sso/apple", "domainName=a.example").refusalStatus == 400, "redirectUrl is required")
+        #expect(post("sessions/sso/apple", "domainName=a.example&redirectUrl=x").refusalStatus == nil)
+        #expect(post("profiles/sso/apple", "SAMLResponse=a&SAMLResponse=b").refusalStatus == 400)
+    }
 }
 
 extension V2IncomingRequest.Reading {
