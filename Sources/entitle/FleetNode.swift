@@ -63,7 +63,7 @@ enum FleetNode {
             while getppid() == parent { try? await Task.sleep(for: .seconds(1)) }
             exit(0)
         }
-        _ = await ServeCommand.nextTerminationSignal()
+        _ = await TerminationSignals.next(stopWithin: .seconds(20), name: "entitle fleet-node")
         async let web = host.shutdown(gracePeriod: .seconds(2))
         async let tv = tvHost.shutdown(gracePeriod: .seconds(2))
         let reports = await [web, tv]

@@ -1,4 +1,3 @@
-import Dispatch
 import EntitlementEngine
 import EntitlementHTTPServer
 import EntitlementScenarios
@@ -35,11 +34,12 @@ struct ServeCommand {
             }
         }
         let server: SimulatorServer
+        let limits = HTTPServerLimits(connections: maxConnections)
         var log: (@Sendable (String) -> Void)?
         if !quiet { log = { line in Self.say(line) } }
         do {
             server = try SimulatorServer(
-                world: world, port: port, throttles: throttles, limits: HTTPServerLimits(connections: maxConnections), log: log)
+                world: world, port: port, throttles: throttles, limits: limits, log: log)
         } catch {
             StandardError.write("entitle serve: \(error)\n")
             return .unavailable
@@ -53,7 +53,7 @@ struct ServeCommand {
         for user in served.users { Self.say("    \(user.username) / \(user.password) / \(user.mvpdID)") }
         for line in Self.providerLines(served, url: server.url) { Self.say(line) }
         Self.say("Ctrl-C stops it.")
-        let signal = await Self.nextTerminationSignal()
+        let signal = await TerminationSignals.next(stopWithin: limits.shutdownGrace + .seconds(10), name: "entitle serve")
         Self.say("\nentitle serve: \(signal == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
         await server.shutdown()
         Self.say("entitle serve: stopped")
@@ -92,45 +92,4 @@ struct ServeCommand {
         var bytes = Array((line + "\n").utf8)
         _ = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
     }
-
-    /// Waits for SIGINT or SIGTERM (their default action, ending the process at once, is turned off).
-    static func nextTerminationSignal() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let once = OnceBox(continuation)
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { once.resume(number) }
-                source.resume()
-                OnceBox.keep(source)
-            }
-        }
-    }
-}
-
-/// Resumes a continuation once, from whichever signal comes first.
-private final class OnceBox: @unchecked Sendable {
-    private let lock = NSLockLike()
-    private var continuation: CheckedContinuation<Int32, Never>?
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
-
-    init(_ continuation: CheckedContinuation<Int32, Never>) { self.continuation = continuation }
-
-    static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
-
-    func resume(_ number: Int32) {
-        lock.lock()
-        let pending = continuation
-        continuation = nil
-        lock.unlock()
-        pending?.resume(returning: number)
-    }
-}
-
-/// A pthread mutex (no Foundation needed here).
-private final class NSLockLike: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    func lock() { pthread_mutex_lock(&mutex) }
-    func unlock() { pthread_mutex_unlock(&mutex) }
 }

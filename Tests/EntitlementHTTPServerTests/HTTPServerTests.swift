@@ -240,7 +240,8 @@ struct HTTPServerTests {
 }
 
 /// `entitle serve` with almost no descriptors left (a process limit of 48): connections beyond what it
-/// can hold do not make its accept loop spin, and a new client is still answered at once.
+/// can hold do not make its accept loop spin, a new client is still answered at once, and SIGTERM
+/// stops it (exit 0).
 @Suite("The server out of descriptors")
 struct DescriptorExhaustionTests {
     @Test func theAcceptLoopBacksOffAndANewClientIsStillServed() async throws {
@@ -277,6 +278,11 @@ struct DescriptorExhaustionTests {
         #expect(answer.hasPrefix("HTTP/1.1 200 OK"), "\(answer.prefix(80))")
         // Milliseconds when quiet; a fraction of the 30 s idle timeout that would otherwise make room.
         #expect(ContinuousClock.now - started < .seconds(10))
+        // Half the hogs sent half a request; out of descriptors, SIGTERM still stops the server.
+        for (index, hog) in hogs.enumerated() where index % 2 == 0 { hog.send("GET / HTTP/1.1\r\nHost: x\r\n") }
+        server.send(SIGTERM)
+        let exited = await server.waitForExit(upTo: .seconds(60))
+        #expect(exited && server.termination == .exited(0), "SIGTERM out of descriptors: \(String(describing: server.termination))")
         _ = hogs
     }
 
