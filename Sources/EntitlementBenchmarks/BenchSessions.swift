@@ -85,7 +85,37 @@ package enum BenchSessions {
         print("resident bytes per session: \(resident.bytes / residentCount)")
         print("resting bytes per session: \(resting.bytes / restingCount)")
         withExtendedLifetime((resting.host, resident.host)) {}
+        guard let (peak, held) = await driveBy(devices: sessions, simulator: simulator, clock: clock) else { return 1 }
+        print("drive-by: two waves of \(sessions) devices that call once, each wave forgotten: +\(peak / 1_048_576) MB at the peak")
+        print("drive-by held bytes after the second wave: \(held)")
+        print("drive-by peak bytes: \(peak)")
         return 0
+    }
+
+    /// Two waves of `devices` devices that call `checkAuthentication` once and never again, each forgotten
+    /// by the host's sweeps: the resident set's growth at the first wave's peak, and what it still holds
+    /// once the second wave is forgotten (the host hands the freed pages back to the system).
+    private static func driveBy(devices: Int, simulator: Simulator, clock: ManualClock) async -> (peak: Int, held: Int)? {
+        let before = residentSetBytes()
+        var peak = 0
+        let host = SessionHost(
+            settings: SessionHostSettings(idleTimeout: .seconds(60), providerChoiceTimeout: nil, forgetEmptySessionsAfter: .seconds(60)),
+            backend: simulator.backend, storage: InMemoryTokenStorage(), clock: clock,
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })
+        for wave in 0..<2 {
+            for index in 0..<devices {
+                let key = SessionKey(deviceID: "passer-\(wave)-\(index)", requestorID: "sim-requestor")
+                guard (try? await host.answer(to: .checkAuthentication, on: key)) != nil else { return nil }
+            }
+            peak = max(peak, residentSetBytes() - before)
+            for _ in 0..<2 {  // one sweep rests them, the next forgets them
+                await clock.advance(by: .seconds(61))
+                await host.evictIdleSessions()
+            }
+            guard host.statistics.resident + host.statistics.resting == 0 else { return nil }
+            try? await Task.sleep(for: .seconds(2))  // the host trims a second after forgetting
+        }
+        return (peak, residentSetBytes() - before)
     }
 
     /// Brings `devices` into a new host with one `checkAuthentication` each; the growth of the resident

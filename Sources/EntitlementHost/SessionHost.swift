@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSupport
 import Synchronization
 
 /// Many device sessions in one process: an engine per ``SessionKey``, created on first use, put to
@@ -273,9 +274,14 @@ public final class SessionHost: Sendable {
                 count("entitle.sessions.forgotten", by: forgotten)
                 publishGauges()
             }
+            // Many sessions gone at once: the allocator's freed pages go back to the system.
+            if forgotten >= Self.forgottenBeforeTrim { FreedMemory.returnToSystem() }
         }
         return evicted
     }
+
+    /// How many sessions one sweep forgets before the host hands the freed memory back to the system.
+    static let forgottenBeforeTrim = 1_000
 
     private func putToRest(_ candidates: [SessionRegistry.Candidate]) async -> Int {
         var evicted = 0

@@ -136,6 +136,7 @@ struct SessionRegistry {
             forgotten += 1
         }
         statistics.forgotten += forgotten
+        compactIfSparse()
         return forgotten
     }
 
@@ -150,6 +151,7 @@ struct SessionRegistry {
             removed += 1
         }
         statistics.closed += removed
+        compactIfSparse()
         return removed
     }
 
@@ -193,6 +195,31 @@ struct SessionRegistry {
             slot = Int(entry.newer)
         }
         return found
+    }
+
+    /// Packs the live entries into fresh tables when three quarters of the slots or more are vacant
+    /// (after many sessions were forgotten or closed), so the host's own tables shrink with its
+    /// sessions instead of staying at their peak. Slots are renumbered: none is held across a lock.
+    private mutating func compactIfSparse() {
+        let live = entries.count - vacant.count
+        guard entries.count >= 1_024, live * 4 <= entries.count else { return }
+        var renumbered = [Int32](repeating: -1, count: entries.count)
+        var packed: [Entry?] = []
+        packed.reserveCapacity(live)
+        for (slot, entry) in entries.enumerated() where entry != nil {
+            renumbered[slot] = Int32(packed.count)
+            packed.append(entry)
+        }
+        for slot in packed.indices {
+            if packed[slot]!.older >= 0 { packed[slot]!.older = renumbered[Int(packed[slot]!.older)] }
+            if packed[slot]!.newer >= 0 { packed[slot]!.newer = renumbered[Int(packed[slot]!.newer)] }
+        }
+        oldest = oldest >= 0 ? Int(renumbered[oldest]) : -1
+        newest = newest >= 0 ? Int(renumbered[newest]) : -1
+        entries = packed
+        vacant = []
+        index = SessionIndex()
+        for slot in entries.indices { index.insert(slot, in: entries, keyOf: \.?.key) }
     }
 
     // MARK: - Recency list

@@ -472,6 +472,45 @@ extension SessionHostTests {
         #expect(rig.delegate.answers(of: picking).last?.callback == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected))
     }
 
+    /// Thousands of drive-by devices forgotten at once shrink the host's tables (renumbering its slots):
+    /// a resting login, resident engines and new devices are all still found, and the recency list
+    /// still puts the resident ones to rest in order.
+    @Test func forgettingMostSessionsShrinksTheTablesAndKeepsTheRest() async throws {
+        let rig = Rig()
+        let clock = rig.clock
+        let host = SessionHost(
+            settings: SessionHostSettings(idleTimeout: .seconds(60), providerChoiceTimeout: nil, forgetEmptySessionsAfter: .seconds(60), engine: .simulated),
+            backend: rig.simulator.backend, storage: rig.storage, clock: clock, delegate: rig.delegate,
+            environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })
+        let member = SessionKey(deviceID: "member", requestorID: Self.requestor)
+        try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: member)
+        try await host.call(.setSelectedProvider("acme-cable"), on: member)
+        await host.whenSettled(member)
+        let url = try #require(rig.delegate.lastNavigation)
+        let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        _ = try await host.answer(to: .handleExternalURL(try #require(visit.appURL)), on: member)
+        for device in 1...3_000 {
+            _ = try await host.answer(to: .checkAuthentication, on: SessionKey(deviceID: "passer-\(device)", requestorID: Self.requestor))
+        }
+        await clock.advance(by: .seconds(30))
+        let recent = (1...3).map { SessionKey(deviceID: "recent-\($0)", requestorID: Self.requestor) }
+        for key in recent { _ = try await host.answer(to: .checkAuthentication, on: key) }
+        await clock.advance(by: .seconds(31))
+        await host.evictIdleSessions()  // the passers rest and are forgotten; the recent three stay resident, linked
+        #expect(host.statistics.forgotten == 3_000, "\(host.statistics)")
+        #expect(host.statistics.resident == 3 && host.statistics.resting == 1, "\(host.statistics)")
+        #expect(host.residency(of: SessionKey(deviceID: "passer-7", requestorID: Self.requestor)) == nil)
+        for key in recent { #expect(host.residency(of: key) == .resident) }
+        #expect(try await host.answer(to: .checkAuthentication, on: member) == .setAuthenticationStatus(status: 1, errorCode: ""))
+        let newcomer = SessionKey(deviceID: "newcomer", requestorID: Self.requestor)
+        #expect(try await host.answer(to: .checkAuthentication, on: newcomer) == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        let evictedBefore = host.statistics.evicted
+        await clock.advance(by: .seconds(61))  // the host's own sweep, or this one
+        await host.evictIdleSessions()
+        #expect(host.statistics.evicted - evictedBefore == 5, "the recency list reaches every resident engine: \(host.statistics)")
+        #expect(host.statistics.resident == 0)
+    }
+
     /// How the host refused `call`, or nil when it took it.
     static func refusal(of call: EntitlementCall, on key: SessionKey, by host: SessionHost) async -> SessionHostError? {
         do throws(SessionHostError) {
