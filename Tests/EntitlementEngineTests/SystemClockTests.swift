@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSimulator
 import Foundation
 import Synchronization
 import Testing
@@ -72,32 +73,38 @@ struct SystemClockTests {
         var now: Timestamp { Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000) + offset.withLock { $0 }) }
     }
 
-    /// A backend that steps the wall clock when a request arrives and never answers.
-    struct SteppingHungBackend: EntitlementBackend {
+    /// The simulator's backend, but a login's session request steps the wall clock and is never answered.
+    struct SteppingAtLoginBackend: EntitlementBackend {
+        let inner: any EntitlementBackend
         let stepping: @Sendable () -> Void
         func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+            guard case .createSession = request else { return try await inner.perform(request) }
             stepping()
             try? await Task.sleep(for: .seconds(3_600))
             throw .timeout
         }
     }
 
-    /// The wall clock stepped by an hour, either way, while a request waits for its deadline: the
-    /// deadline is one second of monotonic time all the same — not passed at once (+1 h), not an hour
-    /// away (−1 h) — and the clock reports the step.
+    /// The wall clock stepped by an hour, either way, during a login while its session request waits
+    /// for its deadline: the deadline is one second of monotonic time all the same — not passed at once
+    /// (+1 h), not an hour away (−1 h) — and the clock reports the step.
     @Test(arguments: [Int64(3_600_000), -3_600_000])
-    func aWallClockStepMovesNoDeadline(step: Int64) async throws {
+    func aWallClockStepDuringALoginMovesNoDeadline(step: Int64) async throws {
         let wall = SteppedWallClock()
         let clock = SystemClock(wallClock: { wall.now })
-        let backend = SteppingHungBackend { wall.offset.withLock { $0 = step } }
+        let simulator = Simulator(clock: ManualClock(), seed: 101)
+        let backend = SteppingAtLoginBackend(inner: simulator.backend) { wall.offset.withLock { $0 = step } }
         let enabler = AccessEnabler(
             backend: backend,
             environment: EngineEnvironment(clock: clock, deviceID: "device-1", redirectStateRandom: SystemRandomSource()),
             settings: EngineSettings(requestTimeout: .seconds(1)))
+        let configured = try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: []), within: .seconds(150))
+        #expect(configured == .setRequestorComplete(success: true))
+        await enabler.getAuthentication()
         let started = ContinuousClock.now
-        let answer = try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: []), within: .seconds(150))
+        let answer = try await enabler.answer(to: .setSelectedProvider("acme-cable"), within: .seconds(150))
         let waited = ContinuousClock.now - started
-        #expect(answer == .setRequestorComplete(success: false))
+        #expect(answer == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), "the login failed: \(answer)")
         #expect(waited >= .seconds(1), "the deadline did not come early: \(waited)")
         #expect(waited < .seconds(120), "the deadline did not move an hour away: \(waited)")
         let reported = clock.wallClockStep - .milliseconds(step)
