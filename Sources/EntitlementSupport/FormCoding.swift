@@ -27,15 +27,20 @@ package enum FormCoding {
     /// that are not UTF-8) is skipped.
     package static func decode(_ text: Substring) -> [String: String] {
         var fields: [String: String] = [:]
-        for pair in text.split(separator: "&") {
+        for case let (name, value)? in decodedPairs(text) where fields[name] == nil { fields[name] = value }
+        return fields
+    }
+
+    /// Each `name=value` pair of a form, decoded; nil for a pair that does not decode.
+    private static func decodedPairs(_ text: Substring) -> [(String, String)?] {
+        text.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let plus = { (part: Substring) in Substring(part.map { $0 == "+" ? " " : $0 }) }
             guard let name = try? PercentEncoding.decode(plus(parts[0])),
                 let value = try? PercentEncoding.decode(plus(parts.count > 1 ? parts[1] : ""))
-            else { continue }
-            if fields[name] == nil { fields[name] = value }
+            else { return nil }
+            return (name, value)
         }
-        return fields
     }
 
     /// Why a form body was refused by ``decodeStrictly(_:)``.
@@ -50,12 +55,8 @@ package enum FormCoding {
     /// does not decode, or a name given twice, refuses the whole form.
     package static func decodeStrictly(_ text: Substring) throws(StrictDecodingError) -> [String: String] {
         var fields: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let plus = { (part: Substring) in Substring(part.map { $0 == "+" ? " " : $0 }) }
-            guard let name = try? PercentEncoding.decode(plus(parts[0])),
-                let value = try? PercentEncoding.decode(plus(parts.count > 1 ? parts[1] : ""))
-            else { throw .undecodable }
+        for pair in decodedPairs(text) {
+            guard let (name, value) = pair else { throw .undecodable }
             guard fields.updateValue(value, forKey: name) == nil else { throw .repeated(String(name.prefix(64))) }
         }
         return fields
