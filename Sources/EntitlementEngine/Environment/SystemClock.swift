@@ -14,32 +14,33 @@
 /// source each.
 public struct SystemClock: EngineClock {
     /// The wall clock and the monotonic clock, read together: the engine's time is `wall` plus the
-    /// monotonic time elapsed since `instant`.
-    struct Anchor: Sendable {
+    /// monotonic time elapsed since `instant`; `readWallClock` reads the wall clock again (for
+    /// ``wallClockStep``). Shared by reference: a clock is one word in every engine's environment.
+    final class Anchor: Sendable {
         let wall: Timestamp
         let instant: ContinuousClock.Instant
+        let readWallClock: @Sendable () -> Timestamp
+
+        init(_ readWallClock: @escaping @Sendable () -> Timestamp) {
+            self.wall = readWallClock()
+            self.instant = ContinuousClock.now
+            self.readWallClock = readWallClock
+        }
     }
 
     /// The process's anchor, read once: every `SystemClock()` agrees on the time.
-    private static let processAnchor = Anchor(wall: wallClockNow(), instant: ContinuousClock.now)
+    private static let processAnchor = Anchor(wallClockNow)
 
     /// The longest delay waited for at once (100 years).
     static let longestDelay = Duration.seconds(100 * 365 * 86_400)
 
     private let anchor: Anchor
-    private let readWallClock: @Sendable () -> Timestamp
 
     /// Creates the system clock (anchored once per process).
-    public init() {
-        anchor = Self.processAnchor
-        readWallClock = Self.wallClockNow
-    }
+    public init() { anchor = Self.processAnchor }
 
     /// A clock anchored now on `wallClock` (a test's wall clock that it steps).
-    package init(wallClock: @escaping @Sendable () -> Timestamp) {
-        anchor = Anchor(wall: wallClock(), instant: ContinuousClock.now)
-        readWallClock = wallClock
-    }
+    package init(wallClock: @escaping @Sendable () -> Timestamp) { anchor = Anchor(wallClock) }
 
     /// The engine's time: the anchor's wall-clock time plus the monotonic time since (milliseconds).
     public func now() -> Timestamp {
@@ -56,7 +57,7 @@ public struct SystemClock: EngineClock {
 
     /// How far the wall clock is from the engine's time now (positive: the wall clock was stepped
     /// forward since the process started). Near zero unless someone stepped it.
-    public var wallClockStep: Duration { .milliseconds(Saturating.subtract(readWallClock().milliseconds, now().milliseconds)) }
+    public var wallClockStep: Duration { .milliseconds(Saturating.subtract(anchor.readWallClock().milliseconds, now().milliseconds)) }
 
     /// The monotonic instant of an engine time (a far one is bounded by ``longestDelay``).
     func instant(of deadline: Timestamp) -> ContinuousClock.Instant {
