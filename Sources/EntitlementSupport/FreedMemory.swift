@@ -20,9 +20,7 @@ package enum FreedMemory {
         #if canImport(Glibc)
             guard let trim else { return }
             OwnThread.start {
-                var pause = timespec(tv_sec: 1, tv_nsec: 0)
-                var left = timespec()
-                while nanosleep(&pause, &left) != 0 { pause = left }
+                OwnThread.sleep(for: .seconds(1))
                 _ = trim(0)
             }
         #endif

@@ -19,6 +19,15 @@ package enum OwnThread {
         }
     }
 
+    /// Blocks the calling thread (one of this enum's, never Swift concurrency's) for `duration`,
+    /// whatever signals interrupt the wait.
+    package static func sleep(for duration: Duration) {
+        let parts = duration.components
+        var pause = timespec(tv_sec: Int(parts.seconds), tv_nsec: Int(parts.attoseconds / 1_000_000_000))
+        var left = timespec()
+        while nanosleep(&pause, &left) != 0 { pause = left }
+    }
+
     /// Starts `body` on a new detached thread (on the calling thread when no thread can be made).
     package static func start(_ body: @escaping @Sendable () -> Void) {
         if !tryStart(body) { body() }

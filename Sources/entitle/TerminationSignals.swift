@@ -45,10 +45,7 @@ enum TerminationSignals {
                 let first = Int32(readSignal(reader))
                 continuation.resume(returning: first)
                 OwnThread.start {
-                    let seconds = limit.components
-                    var pause = timespec(tv_sec: Int(seconds.seconds), tv_nsec: Int(seconds.attoseconds / 1_000_000_000))
-                    var left = timespec()
-                    while nanosleep(&pause, &left) != 0 { pause = left }
+                    OwnThread.sleep(for: limit)
                     say("\(name): the stop took longer than \(limit); exiting\n")
                     _exit(1)
                 }
