@@ -7,19 +7,17 @@ let package = Package(
     name: "EntitlementEngine",
     platforms: [.macOS(.v15)],
     products: [
+        // What an app or a backend builds on; EntitlementEngine re-exports EntitlementCore and EntitlementV2.
         .library(name: "EntitlementEngine", targets: ["EntitlementEngine"]),
-        .library(name: "EntitlementV2", targets: ["EntitlementV2"]),
-        .library(name: "EntitlementCore", targets: ["EntitlementCore"]),
-        .library(name: "EntitlementTracing", targets: ["EntitlementTracing"]),
-        .library(name: "EntitlementSimulator", targets: ["EntitlementSimulator"]),
-        .library(name: "EntitlementScenarios", targets: ["EntitlementScenarios"]),
-        .library(name: "EntitlementFuzzing", targets: ["EntitlementFuzzing"]),
         .library(name: "EntitlementHTTP", targets: ["EntitlementHTTP"]),
-        .library(name: "EntitlementHTTPServer", targets: ["EntitlementHTTPServer"]),
-        .library(name: "EntitlementSimulatorServer", targets: ["EntitlementSimulatorServer"]),
         .library(name: "EntitlementRedis", targets: ["EntitlementRedis"]),
         .library(name: "EntitlementHost", targets: ["EntitlementHost"]),
         .library(name: "EntitlementProviders", targets: ["EntitlementProviders"]),
+        .library(name: "EntitlementTracing", targets: ["EntitlementTracing"]),
+        // For your tests, not API: the simulator, the scenario language, the simulator on HTTP and its server.
+        .library(
+            name: "EntitlementTesting",
+            targets: ["EntitlementSimulator", "EntitlementScenarios", "EntitlementSimulatorServer", "EntitlementHTTPServer"]),
         .executable(name: "entitle", targets: ["entitle"]),
     ],
     dependencies: [],
