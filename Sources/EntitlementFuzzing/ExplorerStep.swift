@@ -3,7 +3,7 @@ import EntitlementSimulator
 
 /// One step of a random exploration: a call, something the user, the backend, the platform, the
 /// storage or the clock does. Steps print as lines, so a failing run reads as a script.
-public enum ExplorerStep: Sendable, Hashable, CustomStringConvertible {
+package enum ExplorerStep: Sendable, Hashable, CustomStringConvertible {
     /// Call the engine.
     case call(EntitlementCall)
     /// The user signs in at the last `navigateToUrl` (with the right password or not); the
@@ -48,7 +48,7 @@ public enum ExplorerStep: Sendable, Hashable, CustomStringConvertible {
     indirect case onOtherNode(ExplorerStep)
 
     /// The step as a script line.
-    public var description: String {
+    package var description: String {
         switch self {
         case .call(let call): "> \(call.redactedDescription)"
         case .logIn(let right, let deliver): "! user logs in (\(right ? "right" : "wrong") password)\(deliver ? "" : ", redirect kept")"

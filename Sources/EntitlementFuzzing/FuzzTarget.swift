@@ -4,18 +4,18 @@
 /// that traps takes the process down, which `swift test` reports loudly and `entitle fuzz` (which
 /// runs the cases in a child process) turns into the failing seed and its input; a case the
 /// oracle rejects returns a ``FuzzFailure``.
-public struct FuzzTarget: Sendable {
+package struct FuzzTarget: Sendable {
     /// The name `entitle fuzz` takes (`url`, `trace`, `scenario`, `token-file`, `http-request`, `resp`).
-    public let name: String
+    package let name: String
     /// One line saying what is fuzzed and what the oracle checks.
-    public let summary: String
+    package let summary: String
     /// The input the case for a seed feeds in, printable (to reproduce a crash by hand).
-    public let input: @Sendable (_ seed: UInt64) async -> String
+    package let input: @Sendable (_ seed: UInt64) async -> String
     /// Runs the case for `seed`: nil when the oracle accepts it.
-    public let run: @Sendable (_ seed: UInt64) async -> FuzzFailure?
+    package let run: @Sendable (_ seed: UInt64) async -> FuzzFailure?
 
     /// Creates a target.
-    public init(
+    package init(
         name: String, summary: String, input: @escaping @Sendable (_ seed: UInt64) async -> String,
         run: @escaping @Sendable (_ seed: UInt64) async -> FuzzFailure?
     ) {
@@ -27,38 +27,38 @@ public struct FuzzTarget: Sendable {
 }
 
 /// A case the oracle rejected: the seed that makes it and a readable reproduction.
-public struct FuzzFailure: Error, Sendable, Equatable, CustomStringConvertible {
+package struct FuzzFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The case's seed.
-    public var seed: UInt64
+    package var seed: UInt64
     /// What went wrong.
-    public var problem: String
+    package var problem: String
     /// The input, printable (secrets in it are the fuzzer's own).
-    public var reproduction: String
+    package var reproduction: String
 
     /// Creates a failure.
-    public init(seed: UInt64, problem: String, reproduction: String) {
+    package init(seed: UInt64, problem: String, reproduction: String) {
         self.seed = seed
         self.problem = problem
         self.reproduction = reproduction
     }
 
     /// `seed S: problem` and the reproduction.
-    public var description: String { "seed \(seed): \(problem)\n\(reproduction)" }
+    package var description: String { "seed \(seed): \(problem)\n\(reproduction)" }
 }
 
 /// Every fuzz target, by name.
-public enum FuzzTargets {
+package enum FuzzTargets {
     /// The targets `entitle fuzz` and the test suite run.
-    public static let all: [FuzzTarget] = [
+    package static let all: [FuzzTarget] = [
         URLFuzzer.target, TraceFuzzer.target, ScenarioFuzzer.target, TokenFileFuzzer.target, HTTPRequestFuzzer.target,
         RESPFuzzer.target, SecurityXMLFuzzer.target, JSONFuzzer.target,
     ]
 
     /// The target called `name`, if any.
-    public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
+    package static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
 
     /// Runs `count` cases of `target` from `firstSeed` on; the first rejected case, or nil.
-    public static func run(_ target: FuzzTarget, count: Int, firstSeed: UInt64 = 1) async -> FuzzFailure? {
+    package static func run(_ target: FuzzTarget, count: Int, firstSeed: UInt64 = 1) async -> FuzzFailure? {
         var seed = firstSeed
         for _ in 0..<max(0, count) {
             if let failure = await target.run(seed) { return failure }

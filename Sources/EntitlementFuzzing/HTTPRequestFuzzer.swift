@@ -8,9 +8,9 @@ import EntitlementSimulatorServer
 /// oracle: the parser never traps; it reads the same requests (or the same refusal) however the
 /// bytes are split; every request it hands over has a body as long as its `Content-Length` and no
 /// control character in a header; and the simulator's app answers every one with a status.
-public enum HTTPRequestFuzzer {
+package enum HTTPRequestFuzzer {
     /// The `http-request` target.
-    public static let target = FuzzTarget(
+    package static let target = FuzzTarget(
         name: "http-request",
         summary: "mutated HTTP requests in random pieces: the same reading however split, sane requests, every one answered",
         input: { text(seed: $0) }, run: { await check(seed: $0) })

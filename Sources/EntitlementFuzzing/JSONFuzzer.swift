@@ -6,9 +6,9 @@ import Foundation
 /// Foundation does, but for the refusals it makes on purpose (``deliberateRefusals``); when both
 /// accept, they read the same value (numbers compared as Foundation holds them); and the value's
 /// canonical text reads back as the same value.
-public enum JSONFuzzer {
+package enum JSONFuzzer {
     /// The `json` target.
-    public static let target = FuzzTarget(
+    package static let target = FuzzTarget(
         name: "json", summary: "mutated JSON, some bytes not UTF-8: accepted exactly when Foundation accepts, read alike, round-trips",
         input: { String(decoding: bytes(seed: $0), as: UTF8.self) }, run: { check(seed: $0) })
 
@@ -17,7 +17,7 @@ public enum JSONFuzzer {
     /// (Foundation is more lenient than RFC 8259 with a trailing comma and a NUL byte, which the reader
     /// refuses; and
     /// the reader keeps a number beyond `Double`'s range as its text where Foundation refuses it.)
-    public static let deliberateRefusals = ["the key '", "nesting deeper than 64"]
+    package static let deliberateRefusals = ["the key '", "nesting deeper than 64"]
 
     static let corpus: [String] = [
         "{\n\"actionName\": \"authenticate\",\n\"actionType\": \"interactive\",\n\"code\": \"ABC1234\",\n\"expires_in\": 1800\n}",

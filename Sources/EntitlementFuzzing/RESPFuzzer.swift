@@ -3,9 +3,9 @@ import EntitlementRedis
 /// Fuzzes the RESP parser with mutated server answers fed in random pieces. The oracle: it never
 /// traps; it reads the same values (or the same error at the same byte) however the bytes are
 /// split; and every value it reads writes back to bytes it reads as the same value.
-public enum RESPFuzzer {
+package enum RESPFuzzer {
     /// The `resp` target.
-    public static let target = FuzzTarget(
+    package static let target = FuzzTarget(
         name: "resp", summary: "mutated Redis answers in random pieces: the same reading however split, values that round-trip",
         input: { String(decoding: bytes(seed: $0), as: UTF8.self) }, run: { check(seed: $0) })
 

@@ -16,24 +16,24 @@ import EntitlementTracing
 /// - **the run's trace replays** with no divergence.
 ///
 /// A run is a pure function of its seed: ``steps(seed:)`` makes the script, ``run(_:seed:)`` plays it.
-public struct RandomExplorer: Sendable {
+package struct RandomExplorer: Sendable {
     /// How many steps one run takes.
-    public var length: Int
+    package var length: Int
 
     /// Creates an explorer whose runs take `length` steps.
-    public init(length: Int = 40) { self.length = max(1, length) }
+    package init(length: Int = 40) { self.length = max(1, length) }
 
     /// What one run found wrong: its seed, the script, and the problems.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// The run's seed.
-        public var seed: UInt64
+        package var seed: UInt64
         /// The (shortened, where it still fails) script.
-        public var steps: [ExplorerStep]
+        package var steps: [ExplorerStep]
         /// What broke.
-        public var problems: [String]
+        package var problems: [String]
 
         /// The seed, the problems, and the script as lines.
-        public var description: String {
+        package var description: String {
             "seed \(seed): \(problems.joined(separator: "; "))\n" + steps.map { "  \($0)" }.joined(separator: "\n")
         }
     }
@@ -62,7 +62,7 @@ public struct RandomExplorer: Sendable {
     }
 
     /// The script for `seed`.
-    public func steps(seed: UInt64) -> [ExplorerStep] {
+    package func steps(seed: UInt64) -> [ExplorerStep] {
         var random = FuzzRandom(seed: seed)
         let device = Self.device(seed: seed)
         var steps: [ExplorerStep] = [.call(.setRequestor(requestorID: "sim-requestor", serviceProviders: []))]
@@ -131,7 +131,7 @@ public struct RandomExplorer: Sendable {
     // MARK: - Runs
 
     /// Plays the script for `seed` and checks every invariant; nil when all hold.
-    public func explore(seed: UInt64) async -> Failure? {
+    package func explore(seed: UInt64) async -> Failure? {
         let steps = steps(seed: seed)
         let problems = await run(steps, seed: seed)
         return problems.isEmpty ? nil : Failure(seed: seed, steps: steps, problems: problems)
@@ -139,7 +139,7 @@ public struct RandomExplorer: Sendable {
 
     /// ``explore(seed:)``, then shortens the failing script: steps are dropped one at a time while
     /// the run still fails (at most `budget` replays).
-    public func exploreAndShrink(seed: UInt64, budget: Int = 400) async -> Failure? {
+    package func exploreAndShrink(seed: UInt64, budget: Int = 400) async -> Failure? {
         guard var failure = await explore(seed: seed) else { return nil }
         var replays = 0
         var index = failure.steps.count - 1
@@ -158,12 +158,12 @@ public struct RandomExplorer: Sendable {
     }
 
     /// Plays `steps` on a fresh engine and returns every broken invariant.
-    public func run(_ steps: [ExplorerStep], seed: UInt64) async -> [String] { await play(steps, seed: seed).problems }
+    package func run(_ steps: [ExplorerStep], seed: UInt64) async -> [String] { await play(steps, seed: seed).problems }
 
     /// The trace of the engine under test playing `steps` (its calls, callbacks and inputs; the other
     /// node's are not in it), then the explorer's closing check (a fresh login): to read a failure with
     /// `entitle trace show`.
-    public func trace(of steps: [ExplorerStep], seed: UInt64) async -> Trace { await play(steps, seed: seed).trace }
+    package func trace(of steps: [ExplorerStep], seed: UInt64) async -> Trace { await play(steps, seed: seed).trace }
 
     /// Plays `steps` on a fresh engine: every broken invariant, and the engine's trace.
     private func play(_ steps: [ExplorerStep], seed: UInt64) async -> (problems: [String], trace: Trace) {

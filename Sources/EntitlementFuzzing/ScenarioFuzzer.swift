@@ -2,9 +2,9 @@ import EntitlementScenarios
 
 /// Fuzzes the scenario lexer, parser and runner with mutated scripts: a script is refused with
 /// `file:line:column` errors or runs to a pass or a readable failure — never traps.
-public enum ScenarioFuzzer {
+package enum ScenarioFuzzer {
     /// The `scenario` target.
-    public static let target = FuzzTarget(
+    package static let target = FuzzTarget(
         name: "scenario", summary: "mutated scenario scripts: parse and run never trap",
         input: { text(seed: $0) }, run: { await check(seed: $0) })
 

@@ -4,9 +4,9 @@ import EntitlementSupport
 /// Fuzzes the Security API's XML reader with mutated answers. The oracle: it never traps; it reads a
 /// document or refuses it with a reason; and every element it reads, written back, reads as the same
 /// element.
-public enum SecurityXMLFuzzer {
+package enum SecurityXMLFuzzer {
     /// The `security-xml` target.
-    public static let target = FuzzTarget(
+    package static let target = FuzzTarget(
         name: "security-xml", summary: "mutated Security API answers: read or refused, never a trap; what is read round-trips",
         input: { String(decoding: bytes(seed: $0), as: UTF8.self) }, run: { check(seed: $0) })
 

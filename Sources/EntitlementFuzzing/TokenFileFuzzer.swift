@@ -4,9 +4,9 @@ import Foundation
 
 /// Fuzzes token files: a mutated file on a `FileTokenStorage` is read by a real engine at
 /// `setRequestor`, which then answers every call — never traps, never leaves a call unanswered.
-public enum TokenFileFuzzer {
+package enum TokenFileFuzzer {
     /// The `token-file` target.
-    public static let target = FuzzTarget(
+    package static let target = FuzzTarget(
         name: "token-file", summary: "mutated token files: the engine configures and answers every call, never traps",
         input: { text(seed: $0) }, run: { await check(seed: $0) })
 

@@ -3,9 +3,9 @@ import EntitlementTracing
 
 /// Fuzzes the trace reader, the replayer and the transcript with mutated recorded traces: each
 /// either refuses the trace with a typed error or replays and prints it — never traps.
-public enum TraceFuzzer {
+package enum TraceFuzzer {
     /// The `trace` target.
-    public static let target = FuzzTarget(
+    package static let target = FuzzTarget(
         name: "trace", summary: "mutated recorded traces: parse, replay and transcript never trap",
         input: { seed in mutated(seed, corpus: await FuzzCorpus.traces.value) }, run: { await check(seed: $0) })
 

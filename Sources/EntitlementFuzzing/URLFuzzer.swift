@@ -4,9 +4,9 @@ import EntitlementSupport
 /// Fuzzes `handleExternalURL`'s parser with byte-level mutations of a valid redirect and judges it
 /// against a reference written separately, on bytes and Unicode scalars; and checks that the
 /// redactor never shows the code or the state of a URL that carries them.
-public enum URLFuzzer {
+package enum URLFuzzer {
     /// The `url` target.
-    public static let target = FuzzTarget(
+    package static let target = FuzzTarget(
         name: "url",
         summary: "mutated redirect URLs: ExternalURL.parse agrees with a byte-level reference; redaction hides code and state",
         input: { url(seed: $0).text }, run: { check(seed: $0) })

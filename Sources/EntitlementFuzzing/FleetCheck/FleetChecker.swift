@@ -28,25 +28,25 @@ import EntitlementEngine
 ///
 /// Breadth first, the first violation found is one of the shortest: its events are the counterexample (one
 /// broken once everything settled may end with the first settling event).
-public struct FleetChecker: Sendable {
+package struct FleetChecker: Sendable {
     /// How far the check goes.
-    public struct Bounds: Sendable, Hashable {
+    package struct Bounds: Sendable, Hashable {
         /// Nodes of the device (2 or 3).
-        public var nodes: Int
+        package var nodes: Int
         /// Events per interleaving.
-        public var depth: Int
+        package var depth: Int
         /// Device calls per interleaving.
-        public var calls: Int
+        package var calls: Int
         /// User actions in the browser per interleaving.
-        public var userActions: Int
+        package var userActions: Int
         /// Faults per interleaving (a failed request, the store down, a node restarted).
-        public var faults: Int
+        package var faults: Int
         /// Whether the device is a TV that shows a registration code for a second screen (cookbook E)
         /// instead of opening login pages.
-        public var secondScreen: Bool
+        package var secondScreen: Bool
 
         /// Creates bounds.
-        public init(nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false) {
+        package init(nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false) {
             self.secondScreen = secondScreen
             self.nodes = min(max(nodes, 1), 3)
             self.depth = max(depth, 0)
@@ -57,31 +57,31 @@ public struct FleetChecker: Sendable {
     }
 
     /// What a check found.
-    public struct Report: Sendable, CustomStringConvertible {
+    package struct Report: Sendable, CustomStringConvertible {
         /// Distinct states reached.
-        public var states: Int
+        package var states: Int
         /// Events taken (state to state), the ones that led to known states included.
-        public var transitions: Int
+        package var transitions: Int
         /// The deepest level whose states were all explored.
-        public var depth: Int
+        package var depth: Int
         /// How long it took.
-        public var elapsed: Duration
+        package var elapsed: Duration
         /// States at each depth, from 0.
-        public var statesByDepth: [Int]
+        package var statesByDepth: [Int]
         /// The shortest interleaving that breaks a promise, and what it breaks; nil when none does.
-        public var counterexample: Counterexample? { counterexamples.first }
+        package var counterexample: Counterexample? { counterexamples.first }
         /// The shortest interleaving for each promise broken in its own way (one unless the check keeps
         /// going after the first).
-        public var counterexamples: [Counterexample] = []
+        package var counterexamples: [Counterexample] = []
 
         /// States per second.
-        public var statesPerSecond: Double {
+        package var statesPerSecond: Double {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             return seconds > 0 ? Double(states) / seconds : 0
         }
 
         /// One line: states, transitions, depth, time, speed, verdict.
-        public var description: String {
+        package var description: String {
             let verdict = counterexample == nil ? "every promise kept" : "a promise broken"
             return "\(states) states, \(transitions) transitions, depth \(depth), \(elapsed), "
                 + "\(Int(statesPerSecond)) states/s: \(verdict)"
@@ -89,18 +89,18 @@ public struct FleetChecker: Sendable {
     }
 
     /// An interleaving that breaks a promise.
-    public struct Counterexample: Sendable, CustomStringConvertible {
+    package struct Counterexample: Sendable, CustomStringConvertible {
         /// The events, in order.
-        public var events: [FleetEvent]
+        package var events: [FleetEvent]
         /// The events as a script: each event, then the callbacks it led to (tracking data left out).
-        public var script: [String] = []
+        package var script: [String] = []
         /// Whether the promise broke once everything settled after them (rather than at the last event).
-        public var atQuiescence: Bool
+        package var atQuiescence: Bool
         /// What broke.
-        public var problems: [String]
+        package var problems: [String]
 
         /// The problems, then the events as a script.
-        public var description: String {
+        package var description: String {
             problems.map { "broken: \($0)" }.joined(separator: "\n") + "\n"
                 + (script.isEmpty ? events.map(\.description) : script).map { "  \($0)" }.joined(separator: "\n")
                 + (atQuiescence ? "\n  (then everything settles: the store back, every answer, every deadline)" : "")
@@ -108,20 +108,20 @@ public struct FleetChecker: Sendable {
     }
 
     /// The bounds.
-    public var bounds: Bounds
+    package var bounds: Bounds
     /// Whether the check goes on after a broken promise, to find the shortest interleaving of every other
     /// way a promise breaks (a state that breaks one is not explored further).
-    public var keepsGoing: Bool
+    package var keepsGoing: Bool
 
     /// A checker within `bounds`.
-    public init(bounds: Bounds = Bounds(), keepsGoing: Bool = false) {
+    package init(bounds: Bounds = Bounds(), keepsGoing: Bool = false) {
         self.bounds = bounds
         self.keepsGoing = keepsGoing
     }
 
     /// Explores every interleaving within the bounds; stops at the first broken promise unless it
     /// ``keepsGoing``. `progress` hears each depth finished (depth, states so far).
-    public func run(progress: (Int, Int) -> Void = { _, _ in }) -> Report {
+    package func run(progress: (Int, Int) -> Void = { _, _ in }) -> Report {
         let clock = ContinuousClock()
         let started = clock.now
         var first = FleetModel(nodes: bounds.nodes, bounds: bounds)
@@ -208,7 +208,7 @@ public struct FleetChecker: Sendable {
     /// Plays `events` from the first state, as a counterexample lists them: the problems they break (at the
     /// event that breaks one, or once everything settles after the last), or none; and the script of what
     /// happened (each event, then the callbacks it led to).
-    public func replay(_ events: [FleetEvent]) -> (problems: [String], script: [String]) {
+    package func replay(_ events: [FleetEvent]) -> (problems: [String], script: [String]) {
         var state = FleetModel(nodes: bounds.nodes, bounds: bounds)
         state.tellsScript = true
         var script: [String] = []

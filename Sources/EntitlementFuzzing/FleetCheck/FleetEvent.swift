@@ -4,9 +4,9 @@ import EntitlementEngine
 /// the clock moving to the next deadline, the user acting in the browser, a redirect reaching a node, a
 /// node reading the store after a save notification, or a fault (the store down or back, a node
 /// restarted). ``FleetChecker`` enumerates their every order.
-public enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
+package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     /// A call the device can make (the model's alphabet of calls).
-    public enum Call: Sendable, Hashable, CaseIterable {
+    package enum Call: Sendable, Hashable, CaseIterable {
         case getAuthentication, chooseProvider, cancel, checkAuthentication, logout
 
         var entitlementCall: EntitlementCall {
@@ -60,7 +60,7 @@ public enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     case restart(node: Int)
 
     /// The event as a line of a fleet script.
-    public var description: String {
+    package var description: String {
         let name = FleetModel.name
         switch self {
         case .call(let node, let call): return "> @\(name(node)) \(call.script)"

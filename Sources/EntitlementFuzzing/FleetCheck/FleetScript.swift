@@ -20,20 +20,20 @@ import EntitlementSupport
 /// model of each node's shell and of the world — and fails at the first line that cannot happen there or
 /// that breaks a promise, or when a promise breaks once everything settles after the last. The callbacks
 /// each event led to are comments (`#   < …`): they say what happened, and a fix may change them.
-public struct FleetScript: Sendable {
+package struct FleetScript: Sendable {
     /// The bounds the events are played within.
-    public var bounds: FleetChecker.Bounds
+    package var bounds: FleetChecker.Bounds
     /// The event lines, with their line numbers in the text.
-    public var events: [(line: Int, text: String)]
+    package var events: [(line: Int, text: String)]
 
     /// Whether `text` is a fleet script (its first line that is not a comment begins `fleet check`), not a
     /// scenario.
-    public static func isFleetScript(_ text: String) -> Bool {
+    package static func isFleetScript(_ text: String) -> Bool {
         firstLine(of: text)?.text.hasPrefix(header) == true
     }
 
     /// Reads a fleet script: its header, its event lines, and `expect every promise kept` last.
-    public init(parsing text: String) throws(FleetScriptError) {
+    package init(parsing text: String) throws(FleetScriptError) {
         guard let (headerLine, headerText) = Self.firstLine(of: text), headerText.hasPrefix(Self.header) else {
             throw FleetScriptError(line: 1, message: "a fleet script begins `\(Self.header)` and its bounds")
         }
@@ -57,7 +57,7 @@ public struct FleetScript: Sendable {
 
     /// The script of `counterexample` within `bounds`: the broken promises as comments, the header, each
     /// event followed by the callbacks it led to (comments), and the expectation.
-    public static func text(of counterexample: FleetChecker.Counterexample, within bounds: FleetChecker.Bounds) -> String {
+    package static func text(of counterexample: FleetChecker.Counterexample, within bounds: FleetChecker.Bounds) -> String {
         var lines = counterexample.problems.map { "# broken: \($0)" }
         if counterexample.atQuiescence { lines.append("# (once everything settles after the last event)") }
         lines.append(headerLine(bounds))
@@ -69,7 +69,7 @@ public struct FleetScript: Sendable {
     }
 
     /// Plays the events: nil when every promise held, else what failed, with the line.
-    public func run() -> String? {
+    package func run() -> String? {
         run(from: FleetModel(nodes: bounds.nodes, bounds: bounds))
     }
 
@@ -140,12 +140,12 @@ public struct FleetScript: Sendable {
 }
 
 /// A fleet script that cannot be read: the line and what is wrong.
-public struct FleetScriptError: Error, Sendable, CustomStringConvertible {
+package struct FleetScriptError: Error, Sendable, CustomStringConvertible {
     /// The line (from 1).
-    public var line: Int
+    package var line: Int
     /// What is wrong.
-    public var message: String
+    package var message: String
 
     /// `line N: message`.
-    public var description: String { "line \(line): \(message)" }
+    package var description: String { "line \(line): \(message)" }
 }
