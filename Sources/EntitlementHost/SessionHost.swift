@@ -41,6 +41,8 @@ public final class SessionHost: Sendable {
     /// The store's save notifications, when it gives them (``TokenSaveNotifying``).
     private let saves = Mutex<SaveObservation?>(nil)
     private let providers: ProviderChain?
+    /// One copy of equal engine settings for all the host's sessions.
+    private let sharedSettings = SharedSettings()
 
     /// Creates a host.
     /// - Parameters:
@@ -359,7 +361,7 @@ public final class SessionHost: Sendable {
                 if let redirect = settings.redirect { engine.redirectURL = redirect.url(for: key) }
                 let enabler = AccessEnabler(
                     backend: backend, delegate: relay, storage: storage, environment: makeEnvironment(key), settings: engine,
-                    monitor: monitor, providers: providers)
+                    monitor: monitor, providers: providers, sharingSettings: sharedSettings)
                 slot = registry.insert(
                     SessionRegistry.Entry(key: key, form: .resident(enabler, relay), monitor: monitor, lastUsed: now))
                 registry.statistics.created += 1

@@ -16,7 +16,7 @@ extension EntitlementMachine {
     /// Notes the backend requests among a step's effects (a resent one keeps its attempt); while the
     /// service's throttle pause runs, each waits for its end instead (attempt 0 until it goes out).
     mutating func noteRequestsSent(_ effects: inout [Action]) {
-        let pausedUntil = backendPausedUntil.flatMap { $0 > now ? $0 : nil }
+        let pausedUntil = backendPausedUntil > now ? backendPausedUntil : nil
         var waiting = false
         for index in effects.indices {
             switch effects[index] {
@@ -32,15 +32,18 @@ extension EntitlementMachine {
             }
         }
         if waiting { record(.calls, from: PendingCallKind.idle.rawValue, to: PendingCallKind.idle.rawValue, input: .anyInput, .throttled, [.startTimer]) }
-        if backendPausedUntil != nil, pausedUntil == nil { backendPausedUntil = nil }
+        if pausedUntil == nil, backendPausedUntil != Self.notPaused { backendPausedUntil = Self.notPaused }
     }
 
     /// A `429`: nothing goes out before `Retry-After` (at least 1 s, at most ``longestThrottlePause``).
     private mutating func pauseBackend(_ error: BackendError) {
         let seconds = min(max(Int64(error.retryAfterSeconds ?? 1), 1), Self.longestThrottlePause.components.seconds)
         let until = now.adding(.seconds(seconds))
-        if backendPausedUntil.map({ $0 < until }) ?? true { backendPausedUntil = until }
+        if backendPausedUntil < until { backendPausedUntil = until }
     }
+
+    /// ``backendPausedUntil`` when no pause runs.
+    static let notPaused = Timestamp(milliseconds: .min)
 
     /// For an input that answers a backend request: the retry to run instead of the answer when the
     /// service asked for one, else nil — and the request is answered (no longer noted).

@@ -57,7 +57,7 @@ public struct EntitlementMachine: Sendable {
     /// step on a copy of the machine: a step that writes none of these fields copies a few words, not the
     /// whole machine. The properties below read and write them in place.
     struct Held: Sendable {
-        /// The settings, shared by every machine created with equal settings (`Boxed.shared(_:)`).
+        /// The settings, shared by the machines whose owner boxed them once (``SharedSettings``).
         let sharedSettings: Boxed<EngineSettings>
         let deviceID: String
         var regions = RegionStates()
@@ -78,7 +78,7 @@ public struct EntitlementMachine: Sendable {
         var foreignStoreBox: Boxed<StoredTokens>?
         var configurationOperation = OperationID(0)
         var configurationFailures: UInt16 = 0
-        var backendPausedUntil: Timestamp?
+        var backendPausedUntil = Timestamp(milliseconds: .min)
         var lastFlow: UInt64 = 0
         var lastOperation: UInt64 = 0
     }
@@ -220,9 +220,9 @@ public struct EntitlementMachine: Sendable {
         _read { yield held.value.requestsSent }
         _modify { yield &held.value.requestsSent }
     }
-    /// Until when the service asked this device to send nothing (a `429`): requests due before then
-    /// wait for it (`EntitlementMachine+Retries.swift`).
-    var backendPausedUntil: Timestamp? {
+    /// Until when the service asked this device to send nothing (a `429`; the distant past when it did
+    /// not): requests due before then wait for it (`EntitlementMachine+Retries.swift`).
+    var backendPausedUntil: Timestamp {
         get { held.value.backendPausedUntil }
         set { held.value.backendPausedUntil = newValue }
     }
@@ -290,7 +290,12 @@ public struct EntitlementMachine: Sendable {
 
     /// Creates a machine in `unconfigured` / `unknown`.
     public init(settings: EngineSettings = EngineSettings(), deviceID: String) {
-        held = CopyOnWrite(Held(sharedSettings: Boxed.shared(settings), deviceID: deviceID))
+        self.init(sharing: Boxed(settings), deviceID: deviceID)
+    }
+
+    /// Creates a machine whose settings are `settings`' value, shared with other machines (a host's).
+    package init(sharing settings: Boxed<EngineSettings>, deviceID: String) {
+        held = CopyOnWrite(Held(sharedSettings: settings, deviceID: deviceID))
     }
 
     /// Whether ``persisted`` was left out of this resting machine because it was ``storedTokens`` (``resting()``).

@@ -128,6 +128,20 @@ public actor AccessEnabler {
         settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil,
         recorder: (any EngineMonitor)? = nil, platform: (any PlatformSSO)? = nil, providers: ProviderChain? = nil
     ) {
+        self.init(
+            backend: backend, delegate: delegate, storage: storage, environment: environment, settings: settings, monitor: monitor,
+            recorder: recorder, platform: platform, providers: providers, sharingSettings: SharedSettings?.none)
+    }
+
+    /// Creates an engine whose machine shares its settings, when equal, with the other engines created
+    /// with the same `sharingSettings` (a host's: one copy of the settings for all its sessions).
+    package init(
+        backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
+        storage: any TokenStorage = InMemoryTokenStorage(), environment: EngineEnvironment,
+        settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil,
+        recorder: (any EngineMonitor)? = nil, platform: (any PlatformSSO)? = nil, providers: ProviderChain? = nil,
+        sharingSettings: SharedSettings?
+    ) {
         let observers: [any EngineMonitor] = [monitor, recorder].compactMap { $0 }
         let combined: (any EngineMonitor)? = observers.count > 1 ? MonitorGroup(observers) : observers.first
         var settings = settings
@@ -135,7 +149,8 @@ public actor AccessEnabler {
         settings.providers = providers?.descriptions ?? []
         self.providers = providers
         self.platform = platform
-        self.machine = EntitlementMachine(settings: settings, deviceID: environment.deviceID)
+        let box = sharingSettings?.box(settings) ?? Boxed(settings)
+        self.machine = EntitlementMachine(sharing: box, deviceID: environment.deviceID)
         self.machine.recordsTransitions = combined != nil
         self.backend = backend
         self.delegate = delegate
