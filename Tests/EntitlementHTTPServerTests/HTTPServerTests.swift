@@ -123,21 +123,28 @@ struct HTTPServerTests {
         }
     }
 
-    /// Over the limit, a new connection is answered 503 only when every open one is being answered.
+    /// Over the limit, a new connection is answered 503 only when every open one is being answered. The
+    /// handlers answer when the test lets them, and the test waits until both run — no pause whose length
+    /// a loaded machine could outlast.
     @Test func oneConnectionOverTheLimitWhileAllAreAnsweredIsAnswered503() async throws {
-        let slow: HTTPServer.Handler = { _ in
-            try? await Task.sleep(for: .seconds(2))
-            return .text(200, "slow")
+        let running = Mutex(0)
+        let released = Mutex(false)
+        let held: HTTPServer.Handler = { _ in
+            running.withLock { $0 += 1 }
+            for _ in 0..<6_000 where !released.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+            return .text(200, "held")
         }
-        try await serving(HTTPServerLimits(connections: 2), handler: slow) { server in
+        try await serving(HTTPServerLimits(connections: 2), handler: held) { server in
             let first = try #require(await RawConnection.open(port: server.port))
             let second = try #require(await RawConnection.open(port: server.port))
             first.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             second.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            try await Task.sleep(for: .milliseconds(300))  // both handlers are running
+            for _ in 0..<6_000 where running.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(running.withLock { $0 } == 2, "both handlers run")
             let third = try #require(await RawConnection.open(port: server.port))
             #expect(await third.readToEnd().hasPrefix("HTTP/1.1 503 Service Unavailable"))
-            #expect(await first.readAnswers(1).first?.hasSuffix("slow") == true, "the answers in progress are not cut")
+            released.withLock { $0 = true }
+            #expect(await first.readAnswers(1).first?.hasSuffix("held") == true, "the answers in progress are not cut")
         }
     }
 
