@@ -99,3 +99,11 @@ public enum Callback: Sendable, Hashable {
         return concealed
     }
 }
+
+extension Callback: CustomStringConvertible, CustomDebugStringConvertible {
+    /// ``redactedDescription``: a callback printed (in a log line, a failed test's message) names no
+    /// module and shows no secret or personal data.
+    public var description: String { redactedDescription }
+    /// ``redactedDescription``.
+    public var debugDescription: String { redactedDescription }
+}

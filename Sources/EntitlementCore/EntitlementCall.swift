@@ -61,3 +61,10 @@ public enum EntitlementCall: Sendable, Hashable {
         }
     }
 }
+
+extension EntitlementCall: CustomStringConvertible, CustomDebugStringConvertible {
+    /// ``redactedDescription``: a call printed names no module and shows no secret.
+    public var description: String { redactedDescription }
+    /// ``redactedDescription``.
+    public var debugDescription: String { redactedDescription }
+}

@@ -2,9 +2,9 @@
 public enum LogLevel: String, Sendable, Hashable, CaseIterable, Comparable {
     /// Every step (transitions, inputs).
     case trace
-    /// Calls, callbacks, backend requests.
+    /// Calls, callbacks, backend requests; an engine started (one a session: a host starts millions).
     case debug
-    /// The engine started; a backend request failed and is retried.
+    /// A backend request failed and is retried.
     case info
     /// Something the app should know (a refusal, a notice).
     case notice

@@ -12,3 +12,13 @@ public struct AnsweredCallback: Sendable, Hashable {
         self.answering = answering
     }
 }
+
+extension AnsweredCallback: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The callback as ``Callback/redactedDescription`` gives it, then the calls it answers:
+    /// `setAuthenticationStatus(1, "") answers #2, #3`.
+    public var description: String {
+        answering.isEmpty ? callback.redactedDescription : callback.redactedDescription + " answers " + answering.map(\.description).joined(separator: ", ")
+    }
+    /// ``description``.
+    public var debugDescription: String { description }
+}

@@ -52,10 +52,12 @@ public final class URLSessionV2Transport: V2Transport {
     private let gate: ConnectionGate
 
     /// A transport to `baseURL`; `connectionsPerHost` is clamped to 1…1,024.
+    /// `log` comes before `decorate`, so a trailing closure is the log (`{ exchange in … }`); the hook
+    /// that changes requests is always written `decorate: { request in … }`.
     public init(
         baseURL: String, timeout: Duration = .seconds(30), pacing: V2Pacing = .adobe, bodyLimit: Int = 1024 * 1024,
-        connectionsPerHost: Int = 16, metrics: (any EngineMetricsHandler)? = nil,
-        decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)? = nil, log: (@Sendable (V2Exchange) -> Void)? = nil
+        connectionsPerHost: Int = 16, metrics: (any EngineMetricsHandler)? = nil, log: (@Sendable (V2Exchange) -> Void)? = nil,
+        decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)? = nil
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout

@@ -40,13 +40,14 @@ public struct SessionHostSettings: Sendable {
     /// Settings with defaults: 5 minutes idle, 100,000 resident engines, 32 calls per session, new
     /// sessions configured, a provider choice cancelled after 10 minutes (a login's longest redirect wait),
     /// a requestor's configuration shared by every session for 2 minutes, sessions holding nothing
-    /// forgotten after an hour at rest.
+    /// forgotten after an hour at rest, every session on ``engine``'s redirect URL unless `redirect` is given.
     public init(
         idleTimeout: Duration = .seconds(300), residentLimit: Int = 100_000, mailboxLimit: Int = 32,
         configuresNewSessions: Bool = true, providerChoiceTimeout: Duration? = .seconds(600),
         configurationValidity: Duration? = .seconds(120), forgetEmptySessionsAfter: Duration? = .seconds(3600),
-        engine: EngineSettings = EngineSettings()
+        engine: EngineSettings = EngineSettings(), redirect: SessionRedirect? = nil
     ) {
+        self.redirect = redirect
         self.forgetEmptySessionsAfter = forgetEmptySessionsAfter
         self.configurationValidity = configurationValidity
         self.providerChoiceTimeout = providerChoiceTimeout

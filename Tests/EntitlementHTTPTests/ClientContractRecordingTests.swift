@@ -24,9 +24,9 @@ struct ClientContractRecordingTests {
         let app = SimulatorHTTPApp(service: service, baseURL: listener.url)
         let server = try HTTPServer(listener: listener) { request in await app.respond(request) }
         let sent = Mutex<[V2OutgoingRequest]>([])
-        let transport = URLSessionV2Transport(baseURL: server.url, pacing: .afterThrottleOnly) { request in
+        let transport = URLSessionV2Transport(baseURL: server.url, pacing: .afterThrottleOnly, decorate: { request in
             sent.withLock { $0.append(request) }
-        }
+        })
         // Built without `devices:`: what a backend that describes no device sends.
         let client = V2Client(
             transport: transport, softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock)

@@ -23,11 +23,11 @@ struct URLSessionV2TransportTests {
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
         }
         let seen = Mutex<[String]>([])
-        let transport = URLSessionV2Transport(baseURL: server.url) { request in
+        let transport = URLSessionV2Transport(baseURL: server.url, decorate: { request in
             seen.withLock { $0.append(request.operation) }
             request.headers["X-Gateway-Key"] = "gateway-1"
             request.headers["Accept"] = "application/json;charset=utf-8"
-        }
+        })
         let answer = try await transport.send(
             .configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: "b", deviceID: "tv"))
         #expect(answer.status == 200)
@@ -42,6 +42,19 @@ struct URLSessionV2TransportTests {
 
     /// An answer may hold any JSON number (a field Adobe adds tomorrow with a fraction): it is read, not
     /// refused; bytes that are not UTF-8 are a body problem, not a repaired guess.
+    /// A trailing closure is the exchange log, as one expects of `URLSessionV2Transport(baseURL:) { … }`;
+    /// the request hook is named `decorate:` whenever it is given.
+    @Test func aTrailingClosureIsTheLog() async throws {
+        let server = try HTTPServer { _ in
+            HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
+        }
+        let logged = Mutex<[String]>([])
+        let transport = URLSessionV2Transport(baseURL: server.url) { exchange in logged.withLock { $0.append(exchange.operation) } }
+        _ = try await transport.send(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(deviceID: "tv"))
+        #expect(logged.withLock { $0 } == ["configuration"])
+        await server.shutdown()
+    }
+
     @Test func anAnswerWithAFractionIsReadAndOneThatIsNotUTF8IsNot() async throws {
         let server = try HTTPServer { request in
             let body: [UInt8] = request.path.hasSuffix("/configuration")

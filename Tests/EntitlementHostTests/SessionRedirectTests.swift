@@ -112,8 +112,7 @@ struct ChecklistReturnPageTests {
         let devices = rig.delegate
         // CHECKLIST-RETURN-BEGIN
         let redirect = try SessionRedirect(page: "https://tv.example.com/adobe/return", key: redirectKey)  // 32+ random bytes, every node
-        var settings = SessionHostSettings(engine: engine)
-        settings.redirect = redirect                       // each session's redirectURL: the page ?session=…
+        let settings = SessionHostSettings(engine: engine, redirect: redirect)  // each session's redirectURL: the page ?session=…
         let host = SessionHost(settings: settings, backend: v2Client, storage: sharedStorage, delegate: devices)
 
         // GET /adobe/return?session=…&state=…&mvpd=… — your HTTP framework's route, on any node:

@@ -41,7 +41,7 @@ public final class EngineTelemetry: EngineMonitor {
     public func observe(_ event: EngineEvent) {
         switch event {
         case .started(_, let deviceID, _):
-            log(.info, "engine started", ["device": DevicePseudonym.of(deviceID)])
+            log(.debug, "engine started", ["device": DevicePseudonym.of(deviceID)])
         case .callReceived(let id, let call):
             if metrics != nil { calls.withLock { $0[id] = (call.name, ContinuousClock.now) } }
             metrics?.increment(counter: "entitle.calls", dimensions: [("call", call.name)], by: 1)
