@@ -130,6 +130,21 @@ public final class SessionHost: Sendable {
         }.get()
     }
 
+    /// Makes `call` on the session `key` and returns the first thing the device must do for it to go
+    /// on — open a page, choose a provider, show a registration code — or its answer (see
+    /// `AccessEnabler.interact(_:within:)`): the one call a request/response backend makes per device
+    /// request. The delegate sees every callback too. Throws ``SessionHostError`` when the host refused
+    /// the call, and `EntitlementFailure` when the wait was cancelled or passed `timeLimit`.
+    public func interact(_ call: EntitlementCall, on key: SessionKey, within timeLimit: Duration? = nil) async throws -> Interaction {
+        try await withSession(key) { enabler -> Result<Interaction, EntitlementFailure> in
+            do throws(EntitlementFailure) {
+                return .success(try await enabler.interact(call, within: timeLimit))
+            } catch {
+                return .failure(error)
+            }
+        }.get()
+    }
+
     /// Admits a call into `key`'s session (configuring a new one first), runs `work` on its engine, then
     /// lets go of the session and puts any overflow to rest.
     private func withSession<Result: Sendable>(

@@ -38,14 +38,10 @@ extension AccessEnabler {
         guard !closed || closing else { return }
         if !answering.isEmpty { for id in answering { unanswered.remove(id) } }
         if !awaitedAnswers.isEmpty {
-            for id in answering {
-                switch awaitedAnswers[id] {
-                case .expected?: awaitedAnswers[id] = .arrived(callback)
-                case .waiting(let caller)?:
-                    awaitedAnswers[id] = nil
-                    caller.resume(returning: .success(callback))
-                case .arrived?, nil: break
-                }
+            for id in answering { deliverAwaited(callback, to: id) }
+            // A device need goes to every caller that takes one (a device's requests all wait for it).
+            if !needsAwaited.isEmpty, Interaction(deviceNeed: callback) != nil {
+                for id in needsAwaited { deliverAwaited(callback, to: id) }
             }
         }
         for (id, stream) in streams where !stream.yield(callback, answering) {
@@ -54,6 +50,21 @@ extension AccessEnabler {
             streams[id] = nil
         }
         delegate?.callbackEmitted(callback, answering: answering)
+    }
+
+    /// Hands `callback` to the caller awaiting `id` (or keeps it for a caller not waiting yet); the
+    /// first callback a caller gets is its own.
+    private func deliverAwaited(_ callback: Callback, to id: CallID) {
+        switch awaitedAnswers[id] {
+        case .expected?:
+            awaitedAnswers[id] = .arrived(callback)
+            needsAwaited.remove(id)
+        case .waiting(let caller)?:
+            awaitedAnswers[id] = nil
+            needsAwaited.remove(id)
+            caller.resume(returning: .success(callback))
+        case .arrived?, nil: break
+        }
     }
 
     /// Draws `flow`'s `state` and feeds it back before any other input.

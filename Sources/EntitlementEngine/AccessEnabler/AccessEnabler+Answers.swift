@@ -11,8 +11,29 @@ extension AccessEnabler {
     /// callback still reaches the delegate and the streams, exactly once. A task cancelled before the
     /// call makes no call at all.
     public func answer(to call: EntitlementCall, within timeLimit: Duration? = nil) async throws(EntitlementFailure) -> Callback {
+        try await awaitCallback(to: call, within: timeLimit, orDeviceNeed: false)
+    }
+
+    /// Makes `call` and returns the first thing the device must do for it to go on — open a page,
+    /// choose a provider, show a registration code — or its answer, whichever comes first: what a
+    /// request/response backend sends back to the device's request.
+    ///
+    /// A device need goes to every interaction of this engine waiting at that moment (they are all the
+    /// device's); a call whose flow is already past its need (it joins a login waiting for its
+    /// redirect) waits for its answer. After a need the call goes on: its answer reaches the delegate
+    /// and the streams, and any later interaction whose call the same flow answers. Cancellation and
+    /// `timeLimit` end the wait as for ``answer(to:within:)``.
+    public func interact(_ call: EntitlementCall, within timeLimit: Duration? = nil) async throws(EntitlementFailure) -> Interaction {
+        let callback = try await awaitCallback(to: call, within: timeLimit, orDeviceNeed: true)
+        return Interaction(deviceNeed: callback) ?? .answered(callback)
+    }
+
+    /// Makes `call` and waits for its answer — or, `orDeviceNeed`, for the first device need.
+    private func awaitCallback(to call: EntitlementCall, within timeLimit: Duration?, orDeviceNeed: Bool) async throws(EntitlementFailure)
+        -> Callback
+    {
         guard !Task.isCancelled else { throw EntitlementFailure(waitEnded: ErrorCode.callWaitCancelled) }
-        let id = await submit(call, awaitingAnswer: true)
+        let id = await submit(call, awaitingAnswer: true, orDeviceNeed: orDeviceNeed)
         if case .arrived(let callback)? = awaitedAnswers[id] {
             awaitedAnswers[id] = nil
             resumeIdleWaitersIfIdle()
@@ -37,6 +58,7 @@ extension AccessEnabler {
     private func endWait(_ id: CallID, _ code: String) {
         guard case .waiting(let caller)? = awaitedAnswers[id] else { return }
         awaitedAnswers[id] = nil
+        needsAwaited.remove(id)
         caller.resume(returning: .failure(EntitlementFailure(waitEnded: code)))
         resumeIdleWaitersIfIdle()
     }

@@ -153,6 +153,7 @@ extension AccessEnabler {
         if streams.isEmpty { streams = [:] }
         unanswered.releaseEmptiedStorage()
         if awaitedAnswers.isEmpty { awaitedAnswers = [:] }
+        if needsAwaited.isEmpty { needsAwaited = [] }
     }
 
     /// Suspends until the engine resumes `condition`'s waiters (when it holds, or the engine closes) or

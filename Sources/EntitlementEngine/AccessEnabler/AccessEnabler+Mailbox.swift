@@ -28,10 +28,11 @@ extension AccessEnabler {
         await Task { try? await Task.sleep(for: duration) }.value
     }
 
-    func submit(_ call: EntitlementCall, awaitingAnswer: Bool = false) async -> CallID {
+    func submit(_ call: EntitlementCall, awaitingAnswer: Bool = false, orDeviceNeed: Bool = false) async -> CallID {
         lastCallID += 1
         let id = CallID(lastCallID)
         if awaitingAnswer { awaitedAnswers[id] = .expected }
+        if orDeviceNeed { needsAwaited.insert(id) }
         guard !closed else {
             emit(.status(Self.sessionClosedReport), answering: [id], closing: true)
             return id

@@ -95,6 +95,8 @@ public actor AccessEnabler {
     /// Calls whose caller awaits their answer (``answer(to:within:)``): the waiting caller, or the answer
     /// when it came before the caller started waiting.
     @exclusivity(unchecked) var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
+    /// Awaited calls whose caller takes the first device need instead (``interact(_:within:)``).
+    @exclusivity(unchecked) var needsAwaited: Set<CallID> = []
 
     /// One consumer's stream: how to hand it a callback (false when its buffer is full) and end it.
     struct StreamSink {

@@ -1,0 +1,185 @@
+import EntitlementEngine
+import EntitlementHost
+import EntitlementSimulator
+import Foundation
+import Synchronization
+import Testing
+
+/// `SessionHost.interact`: one call per device request, answered with the first thing the device must
+/// do (a page, a provider choice, a registration code) or the call's answer — with a time limit, no
+/// answer of an earlier request crossing into a later one, and a device's requests on any node.
+@Suite("The host's request/response face")
+struct SessionHostInteractionTests {
+    static let requestor = "sim-requestor"
+    static let key = SessionKey(deviceID: "device-1", requestorID: requestor)
+
+    static func mvpds() -> [MVPD] {
+        SimulatedWorld.default.requestor(requestor)!.mvpdIDs.compactMap { SimulatedWorld.default.provider($0)?.mvpd }
+    }
+
+    /// A host on `rig` whose engines use `engine` settings.
+    static func host(_ rig: Rig, engine: EngineSettings = .simulated) -> SessionHost {
+        let clock = rig.clock
+        return SessionHost(
+            settings: SessionHostSettings(providerChoiceTimeout: nil, engine: engine), backend: rig.simulator.backend, storage: rig.storage,
+            clock: clock, delegate: rig.delegate, environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })
+    }
+
+    @Test func aLoginIsAPickerThenAPageThenTheAnswer() async throws {
+        let rig = Rig()
+        let host = Self.host(rig)
+        #expect(try await host.interact(.checkAuthentication, on: Self.key) == .answered(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)))
+        #expect(try await host.interact(.getAuthentication(forceAuthn: false, data: [:]), on: Self.key) == .chooseProvider(Self.mvpds()))
+        guard case .openPage(let url) = try await host.interact(.setSelectedProvider("acme-cable"), on: Self.key) else {
+            Issue.record("the login page")
+            return
+        }
+        let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        let redirect = try #require(visit.appURL)
+        #expect(try await host.interact(.handleExternalURL(redirect), on: Self.key) == .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
+        guard case .answered(.setToken(_, "news-channel")) = try await host.interact(.getAuthorization(resource: "news-channel", data: [:]), on: Self.key) else {
+            Issue.record("a token once signed in")
+            return
+        }
+    }
+
+    @Test func aTVGetsItsRegistrationCode() async throws {
+        let rig = Rig()
+        var engine = EngineSettings.simulated
+        engine.secondScreen = SecondScreen(pollInterval: .seconds(5), codeLifetime: .seconds(1800))
+        let host = Self.host(rig, engine: engine)
+        guard case .showRegistrationCode(let code) = try await host.interact(.setSelectedProvider("acme-cable"), on: Self.key) else {
+            Issue.record("a registration code")
+            return
+        }
+        #expect(code.count == 8)
+    }
+
+    /// Two requests of one device waiting together both get the need; a request that joins the login
+    /// after its page was given waits for the login's end, and gets its own call's answer — never
+    /// another request's.
+    @Test func aSecondRequestWhileTheFirstWaitsGetsTheNeedOrItsOwnAnswer() async throws {
+        let rig = Rig()
+        let host = Self.host(rig)
+        async let first = host.interact(.getAuthorization(resource: "news-channel", data: [:]), on: Self.key)
+        async let second = host.interact(.getAuthentication(forceAuthn: false, data: [:]), on: Self.key)
+        let (a, b) = try await (first, second)
+        #expect(a == .chooseProvider(Self.mvpds()) && b == .chooseProvider(Self.mvpds()), "\(a) \(b)")
+        guard case .openPage(let url) = try await host.interact(.setSelectedProvider("acme-cable"), on: Self.key) else {
+            Issue.record("the login page")
+            return
+        }
+        // Joins the login waiting for its redirect: its answer comes when the login ends.
+        async let joined = host.interact(.getAuthorization(resource: "sports-live", data: [:]), on: Self.key)
+        await host.whenSettled(Self.key)
+        let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        let redirect = try #require(visit.appURL)
+        #expect(try await host.interact(.handleExternalURL(redirect), on: Self.key) == .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
+        guard case .answered(.setToken(_, "sports-live")) = try await joined else {
+            Issue.record("the joined request gets its own token")
+            return
+        }
+    }
+
+    @Test func aTimeLimitEndsTheWaitNotTheCall() async throws {
+        let rig = Rig()
+        let host = Self.host(rig)
+        _ = try await host.interact(.getAuthentication(forceAuthn: false, data: [:]), on: Self.key)
+        _ = try await host.interact(.setSelectedProvider("acme-cable"), on: Self.key)
+        // Joins the login waiting for its redirect (no need to show again): waits for the login's end.
+        let ended = Mutex<(any Error)?>(nil)
+        let answered = Mutex<Interaction?>(nil)
+        let waiting = Task {
+            do {
+                let interaction = try await host.interact(.getAuthorization(resource: "news-channel", data: [:]), on: Self.key, within: .seconds(5))
+                answered.withLock { $0 = interaction }
+            } catch {
+                ended.withLock { $0 = error }
+            }
+        }
+        // The engine's clock moves a second at a time until the wait ends (the login's own deadline is minutes away).
+        for _ in 0..<600 where ended.withLock({ $0 == nil }) && answered.withLock({ $0 == nil }) {
+            await rig.clock.advance(by: .seconds(1))
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        await waiting.value
+        #expect(answered.withLock { $0 } == nil)
+        #expect((ended.withLock { $0 } as? EntitlementFailure)?.code == ErrorCode.callWaitTimedOut, "\(String(describing: ended.withLock { $0 }))")
+        #expect(host.residency(of: Self.key) == .resident, "the login still waits for its redirect")
+        // Asked again, the login shows its page again.
+        guard case .openPage = try await host.interact(.getAuthentication(forceAuthn: false, data: [:]), on: Self.key) else {
+            Issue.record("getAuthentication during the login shows its page again")
+            return
+        }
+    }
+
+    /// The device's next request reaches another node of the fleet: the redirect finishes the login
+    /// there, and that node's answers are the device's.
+    @Test func theNextRequestOnAnotherNode() async throws {
+        let rig = Rig()
+        let nodeA = Self.host(rig)
+        let nodeB = Self.host(rig)
+        _ = try await nodeA.interact(.getAuthentication(forceAuthn: false, data: [:]), on: Self.key)
+        guard case .openPage(let url) = try await nodeA.interact(.setSelectedProvider("acme-cable"), on: Self.key) else {
+            Issue.record("the login page")
+            return
+        }
+        let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        let redirect = try #require(visit.appURL)
+        #expect(try await nodeB.interact(.handleExternalURL(redirect), on: Self.key) == .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
+        guard case .answered(.setToken(_, "news-channel")) = try await nodeB.interact(.getAuthorization(resource: "news-channel", data: [:]), on: Self.key) else {
+            Issue.record("node B authorizes the device node A started")
+            return
+        }
+    }
+
+    /// The production checklist's device route, compiled here: its block is this code, line for line.
+    static func checklistRoute(host: SessionHost, requestorID: String) -> (String, EntitlementCall) async -> (status: Int, body: String) {
+        // CHECKLIST-ROUTE-BEGIN
+        // POST /devices/{device}/calls — your HTTP framework's route, on any node:
+        func deviceRequest(device: String, call: EntitlementCall) async -> (status: Int, body: String) {
+            let key = SessionKey(deviceID: device, requestorID: requestorID)
+            let reply: JSONValue
+            do {
+                switch try await host.interact(call, on: key, within: .seconds(25)) {
+                case .openPage(let url): reply = ["open": .string(url)]
+                case .chooseProvider(let mvpds): reply = ["choose": .array(mvpds.map { ["id": .string($0.id), "name": .string($0.displayName)] })]
+                case .showRegistrationCode(let code): reply = ["code": .string(code)]
+                case .answered(.setToken(let token, let resource)): reply = ["token": .string(token), "resource": .string(resource)]
+                case .answered(let callback): reply = ["answer": .string(callback.redactedDescription)]
+                }
+            } catch is SessionHostError {
+                return (503, #"{"retry":true}"#)  // the host refused: shutting down, or the device's mailbox is full
+            } catch {
+                return (504, #"{"retry":true}"#)  // the wait ended; the call goes on — ask again
+            }
+            return (200, reply.canonicalText)
+        }
+        // CHECKLIST-ROUTE-END
+        return deviceRequest
+    }
+
+    @Test func theChecklistsRouteIsThisCodeAndServesALogin() async throws {
+        let checklist = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).appendingPathComponent(
+                "../../../Sources/EntitlementEngine/EntitlementEngine.docc/ProductionChecklist.md"
+            ).standardized, encoding: .utf8)
+        let block = try #require(checklist.components(separatedBy: "```swift\n// POST /devices/{device}/calls").dropFirst().first?
+            .components(separatedBy: "\n```").first).map { "// POST /devices/{device}/calls" + $0 }
+        let lines = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex { $0.hasSuffix("// CHECKLIST-ROUTE-BEGIN") })
+        let end = try #require(lines.firstIndex { $0.hasSuffix("// CHECKLIST-ROUTE-END") })
+        let code = lines[(begin + 1)..<end].map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : $0 }.joined(separator: "\n")
+        #expect(code == block)
+
+        let rig = Rig()
+        let route = Self.checklistRoute(host: Self.host(rig), requestorID: Self.requestor)
+        #expect(await route("device-7", .getAuthentication(forceAuthn: false, data: [:])).body.hasPrefix(#"{"choose":[{"id":"acme-cable""#))
+        let page = await route("device-7", .setSelectedProvider("acme-cable"))
+        let url = try #require(try JSONReader.read(Array(page.body.utf8))["open"]?.string, "\(page)")
+        let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
+        #expect(await route("device-7", .handleExternalURL(try #require(visit.appURL))).body == #"{"answer":"setAuthenticationStatus(1, \"\")"}"#)
+        let token = await route("device-7", .getAuthorization(resource: "news-channel", data: [:]))
+        #expect(try JSONReader.read(Array(token.body.utf8))["resource"]?.string == "news-channel", "\(token)")
+    }
+}
