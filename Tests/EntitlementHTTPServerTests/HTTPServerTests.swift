@@ -131,7 +131,7 @@ struct HTTPServerTests {
         let released = Mutex(false)
         let held: HTTPServer.Handler = { _ in
             running.withLock { $0 += 1 }
-            for _ in 0..<6_000 where !released.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<30_000 where !released.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
             return .text(200, "held")
         }
         try await serving(HTTPServerLimits(connections: 2), handler: held) { server in
@@ -139,7 +139,8 @@ struct HTTPServerTests {
             let second = try #require(await RawConnection.open(port: server.port))
             first.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             second.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            for _ in 0..<6_000 where running.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            // A suite that keeps both task threads busy can hold a handler back for minutes: wait for it.
+            for _ in 0..<30_000 where running.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
             #expect(running.withLock { $0 } == 2, "both handlers run")
             let third = try #require(await RawConnection.open(port: server.port))
             #expect(await third.readToEnd().hasPrefix("HTTP/1.1 503 Service Unavailable"))
