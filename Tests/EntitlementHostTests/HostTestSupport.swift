@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementHost
 import EntitlementSimulator
 import EntitlementTracing
+import Foundation
 import Synchronization
 import Testing
 
@@ -163,4 +164,26 @@ func eventually(_ condition: () async -> Bool) async -> Bool {
         try? await Task.sleep(for: .milliseconds(10))
     }
     return await condition()
+}
+
+/// The production checklist's Swift block that starts with `opening`, and the code of `file` between
+/// `// MARKER-BEGIN` and `// MARKER-END` (one indentation level of a test taken off): a test holds the
+/// two equal, so the checklist's example is code that compiles and runs.
+struct ChecklistBlock {
+    let documented: String
+    let tested: String
+
+    init(opening: String, marker: String, in file: String) throws {
+        let checklist = try String(
+            contentsOf: URL(fileURLWithPath: file).appendingPathComponent(
+                "../../../Sources/EntitlementEngine/EntitlementEngine.docc/ProductionChecklist.md"
+            ).standardized, encoding: .utf8)
+        let rest = try #require(checklist.components(separatedBy: "```swift\n" + opening).dropFirst().first?
+            .components(separatedBy: "\n```").first)
+        documented = opening + rest
+        let lines = try String(contentsOf: URL(fileURLWithPath: file), encoding: .utf8).components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex { $0.hasSuffix("// \(marker)-BEGIN") })
+        let end = try #require(lines.firstIndex { $0.hasSuffix("// \(marker)-END") })
+        tested = lines[(begin + 1)..<end].map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : $0 }.joined(separator: "\n")
+    }
 }

@@ -160,17 +160,8 @@ struct SessionHostInteractionTests {
     }
 
     @Test func theChecklistsRouteIsThisCodeAndServesALogin() async throws {
-        let checklist = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).appendingPathComponent(
-                "../../../Sources/EntitlementEngine/EntitlementEngine.docc/ProductionChecklist.md"
-            ).standardized, encoding: .utf8)
-        let block = try #require(checklist.components(separatedBy: "```swift\n// POST /devices/{device}/calls").dropFirst().first?
-            .components(separatedBy: "\n```").first).map { "// POST /devices/{device}/calls" + $0 }
-        let lines = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
-        let begin = try #require(lines.firstIndex { $0.hasSuffix("// CHECKLIST-ROUTE-BEGIN") })
-        let end = try #require(lines.firstIndex { $0.hasSuffix("// CHECKLIST-ROUTE-END") })
-        let code = lines[(begin + 1)..<end].map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : $0 }.joined(separator: "\n")
-        #expect(code == block)
+        let block = try ChecklistBlock(opening: "// POST /devices/{device}/calls", marker: "CHECKLIST-ROUTE", in: #filePath)
+        #expect(block.tested == block.documented)
 
         let rig = Rig()
         let route = Self.checklistRoute(host: Self.host(rig), requestorID: Self.requestor)

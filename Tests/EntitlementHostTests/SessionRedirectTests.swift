@@ -127,17 +127,8 @@ struct ChecklistReturnPageTests {
     }
 
     @Test func theChecklistsReturnPageIsThisCodeAndSignsTheDeviceIn() async throws {
-        let checklist = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).appendingPathComponent(
-                "../../../Sources/EntitlementEngine/EntitlementEngine.docc/ProductionChecklist.md"
-            ).standardized, encoding: .utf8)
-        let block = try #require(checklist.components(separatedBy: "```swift\nlet redirect = try SessionRedirect").dropFirst().first?
-            .components(separatedBy: "\n```").first).map { "let redirect = try SessionRedirect" + $0 }
-        let lines = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
-        let begin = try #require(lines.firstIndex { $0.hasSuffix("// CHECKLIST-RETURN-BEGIN") })
-        let end = try #require(lines.firstIndex { $0.hasSuffix("// CHECKLIST-RETURN-END") })
-        let code = lines[(begin + 1)..<end].map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : $0 }.joined(separator: "\n")
-        #expect(code == block)
+        let block = try ChecklistBlock(opening: "let redirect = try SessionRedirect", marker: "CHECKLIST-RETURN", in: #filePath)
+        #expect(block.tested == block.documented)
 
         let rig = Rig(start: SystemClock().now())  // the example's host runs on the system clock
         let (host, returnPage) = try Self.checklistExample(rig: rig, redirectKey: SessionRedirectTests.key)
