@@ -46,11 +46,11 @@ enum TerminationSignals {
                 continuation.resume(returning: first)
                 OwnThread.start {
                     OwnThread.sleep(for: limit)
-                    say("\(name): the stop took longer than \(limit); exiting\n")
+                    StandardError.write("\(name): the stop took longer than \(limit); exiting\n")
                     _exit(1)
                 }
                 let second = Int32(readSignal(reader))
-                say("\(name): a second \(second == SIGINT ? "SIGINT" : "SIGTERM"); exiting at once\n")
+                StandardError.write("\(name): a second \(second == SIGINT ? "SIGINT" : "SIGTERM"); exiting at once\n")
                 _exit(128 + second)
             }
         }
@@ -72,10 +72,5 @@ enum TerminationSignals {
     /// No pipe could be made: the default actions stay, and a signal ends the process at once.
     private static func never() async -> Int32 {
         while true { try? await Task.sleep(for: .seconds(3_600)) }
-    }
-
-    private static func say(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     }
 }
