@@ -211,7 +211,7 @@ package struct EngineBenchmark {
         let events = Mutex<[EngineEvent]>([])
         func observe(_ event: EngineEvent) {
             events.withLock { $0.append(event) }
-            if case .inputHandled(let input, let at) = event { inputs.withLock { $0.append((input, at)) } }
+            if case .inputHandled(let handled, let at) = event { inputs.withLock { $0.append((handled.input, at)) } }
         }
     }
 

@@ -15,23 +15,23 @@ public struct DebugLog: EngineMonitor {
 }
 
 /// Several monitors observing one engine, each event in the given order.
-public struct MonitorGroup: EngineMonitor {
+package struct MonitorGroup: EngineMonitor {
     /// The monitors, in the order they observe.
-    public let members: [any EngineMonitor]
+    package let members: [any EngineMonitor]
 
     /// Groups `members`.
-    public init(_ members: [any EngineMonitor]) { self.members = members }
+    package init(_ members: [any EngineMonitor]) { self.members = members }
 
     /// Passes the event to every member.
-    public func observe(_ event: EngineEvent) {
+    package func observe(_ event: EngineEvent) {
         for member in members { member.observe(event) }
     }
 
     /// The first member's tracer.
-    public var tracer: (any EngineTracer)? { members.lazy.compactMap(\.tracer).first }
+    package var tracer: (any EngineTracer)? { members.lazy.compactMap(\.tracer).first }
 
     /// Passes the mailbox's reading to every member.
-    public func observe(mailboxWait wait: Duration, behind: Int) {
+    package func observe(mailboxWait wait: Duration, behind: Int) {
         for member in members { member.observe(mailboxWait: wait, behind: behind) }
     }
 }

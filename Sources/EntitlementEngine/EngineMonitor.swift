@@ -29,7 +29,7 @@ public enum EngineEvent: Sendable {
     /// The engine was created with these settings, for this device, at this time.
     case started(EngineSettings, deviceID: String, at: Timestamp)
     /// The machine handled an input at this time (the clock reading it was given).
-    case inputHandled(Input, at: Timestamp)
+    case inputHandled(HandledInput, at: Timestamp)
     /// A public call was received and given an id.
     case callReceived(CallID, EntitlementCall)
     /// A callback was emitted; `answering` lists the calls it ends (empty for non-terminal callbacks).
@@ -64,6 +64,21 @@ public enum EngineEvent: Sendable {
         case .storageFailed(let why): "· token storage failed: \(Redactor.redact(why))"
         }
     }
+}
+
+/// An input the machine handled: its name as the transition table's rows name it. What it carries
+/// stays inside the package (traces record it for replay).
+public struct HandledInput: Sendable, CustomStringConvertible {
+    /// The input itself.
+    package let input: Input
+
+    package init(_ input: Input) { self.input = input }
+
+    /// The input's name in rows: a call's name (`getAuthorization`) or the input's case (`backendAnswered`).
+    public var name: String { input.name }
+
+    /// The input's name.
+    public var description: String { input.name }
 }
 
 /// An engine's monitor behind one reference: asking whether there is one is a pointer test, and

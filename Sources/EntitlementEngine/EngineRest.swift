@@ -44,5 +44,5 @@ public struct EngineRest: Sendable {
     }
 
     /// The machine as it rests (for tests and inspection).
-    public var machine: EntitlementMachine { parts.machine.resumed() }
+    package var machine: EntitlementMachine { parts.machine.resumed() }
 }

@@ -16,7 +16,7 @@ final class StepObserver: Sendable {
     func observe(_ event: EngineEvent) {
         steps.withLock { steps in
             switch event {
-            case .inputHandled(let input, _): steps.append(Step(input: input))
+            case .inputHandled(let handled, _): steps.append(Step(input: handled.input))
             case .transition(let row): if !steps.isEmpty { steps[steps.count - 1].rows.append(row) }
             case .callbackEmitted(let callback, let answering):
                 if !steps.isEmpty { steps[steps.count - 1].answers.append((callback, answering)) }

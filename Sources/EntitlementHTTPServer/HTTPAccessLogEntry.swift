@@ -1,20 +1,20 @@
 /// One answered request, for the access log.
-public struct HTTPAccessLogEntry: Sendable, Hashable {
+package struct HTTPAccessLogEntry: Sendable, Hashable {
     /// The client's address.
-    public var peer: String
+    package var peer: String
     /// The method (`-` when the request could not be read).
-    public var method: String
+    package var method: String
     /// The request target as received (shorten secrets before printing it).
-    public var target: String
+    package var target: String
     /// The status answered.
-    public var status: Int
+    package var status: Int
     /// The body's size in bytes.
-    public var bytes: Int
+    package var bytes: Int
     /// How long the answer took.
-    public var duration: Duration
+    package var duration: Duration
 
     /// Creates an entry.
-    public init(peer: String, method: String, target: String, status: Int, bytes: Int, duration: Duration) {
+    package init(peer: String, method: String, target: String, status: Int, bytes: Int, duration: Duration) {
         self.peer = peer
         self.method = method
         self.target = target
@@ -24,7 +24,7 @@ public struct HTTPAccessLogEntry: Sendable, Hashable {
     }
 
     /// `127.0.0.1 "GET /path" 200 512 B 1.3 ms`, with the target passed through `shorten`.
-    public func line(shorten: (String) -> String = { $0 }) -> String {
+    package func line(shorten: (String) -> String = { $0 }) -> String {
         let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
         let millis = Double(micros) / 1000
         return "\(peer) \"\(method) \(shorten(target))\" \(status) \(bytes) B \((millis * 10).rounded() / 10) ms"

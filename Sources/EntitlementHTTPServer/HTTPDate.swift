@@ -5,12 +5,12 @@
 #endif
 
 /// The IMF-fixdate of the `Date` header (RFC 9110 §5.6.7): `Sun, 06 Nov 1994 08:49:37 GMT`.
-public enum HTTPDate {
+package enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// The date for `secondsSince1970` (now when nil).
-    public static func now(_ secondsSince1970: Int? = nil) -> String {
+    package static func now(_ secondsSince1970: Int? = nil) -> String {
         var seconds = time_t(secondsSince1970 ?? Int(time(nil)))
         var parts = tm()
         gmtime_r(&seconds, &parts)

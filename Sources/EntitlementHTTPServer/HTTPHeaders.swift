@@ -1,40 +1,40 @@
 /// Header fields in the order they arrived, looked up without regard to case (RFC 9110 §5.1).
-public struct HTTPHeaders: Sendable, Hashable, Sequence {
+package struct HTTPHeaders: Sendable, Hashable, Sequence {
     /// The fields, in order; names as sent.
-    public private(set) var fields: [(name: String, value: String)]
+    package private(set) var fields: [(name: String, value: String)]
 
     /// Headers made of `fields`.
-    public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
+    package init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
 
     /// The first value of `name`, if any.
-    public subscript(_ name: String) -> String? {
+    package subscript(_ name: String) -> String? {
         fields.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     /// Every value of `name`, in order.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         let lowered = name.lowercased()
         return fields.filter { $0.name.lowercased() == lowered }.map(\.value)
     }
 
     /// Adds a field (a repeated name keeps both).
-    public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+    package mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
 
     /// Replaces every field named `name` with one holding `value`.
-    public mutating func set(_ name: String, _ value: String) {
+    package mutating func set(_ name: String, _ value: String) {
         remove(name)
         add(name, value)
     }
 
     /// Removes every field named `name`.
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         let lowered = name.lowercased()
         fields.removeAll { $0.name.lowercased() == lowered }
     }
 
     /// Whether `name` is a field name (RFC 9110 §5.1: a token — letters, digits, the backtick and
     /// `!#$%&'*+-.^_|~`).
-    public static func isToken(_ name: String) -> Bool {
+    package static func isToken(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): true
@@ -45,20 +45,20 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     /// Whether `value` may be written as a field value (RFC 9110 §5.5): tabs, spaces, visible characters
     /// and bytes above 0x7F — never CR, LF, NUL or another control character.
-    public static func isSafeValue(_ value: String) -> Bool {
+    package static func isSafeValue(_ value: String) -> Bool {
         value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
     }
 
     /// Iterates the fields in order.
-    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 
     /// Equal when the same fields arrived in the same order.
-    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    package static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.count == rhs.fields.count && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// Hashes the fields in order.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for field in fields {
             hasher.combine(field.name)
             hasher.combine(field.value)

@@ -1,10 +1,10 @@
 /// Why a request was refused before it reached a handler, with the status the server answers
 /// (after which it closes the connection).
-public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The status the server answers with.
-    public let status: Int
+    package let status: Int
     /// A sentence for the error page and the access log.
-    public let description: String
+    package let description: String
     /// The kind's name, which tells two kinds with the same status and words apart.
     private let name: String
 
@@ -15,35 +15,35 @@ public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// The request line is not `METHOD SP origin-form SP HTTP/1.x` (400).
-    public static let malformedRequestLine = HTTPParseError("malformedRequestLine", 400, "malformed request line")
+    package static let malformedRequestLine = HTTPParseError("malformedRequestLine", 400, "malformed request line")
     /// The request line is longer than the limit (414).
-    public static let requestLineTooLong = HTTPParseError("requestLineTooLong", 414, "request line too long")
+    package static let requestLineTooLong = HTTPParseError("requestLineTooLong", 414, "request line too long")
     /// A header line is not `name: value`, has a space before the colon, is folded, or holds a
     /// control character (400).
-    public static let malformedHeader = HTTPParseError("malformedHeader", 400, "malformed header field")
+    package static let malformedHeader = HTTPParseError("malformedHeader", 400, "malformed header field")
     /// The header section is larger than the limit or has too many fields (431).
-    public static let headersTooLarge = HTTPParseError("headersTooLarge", 431, "header section too large")
+    package static let headersTooLarge = HTTPParseError("headersTooLarge", 431, "header section too large")
     /// `Content-Length` is not a number, or is sent twice with different values (400).
-    public static let badContentLength = HTTPParseError("badContentLength", 400, "bad Content-Length")
+    package static let badContentLength = HTTPParseError("badContentLength", 400, "bad Content-Length")
     /// The body is larger than the limit (413).
-    public static let bodyTooLarge = HTTPParseError("bodyTooLarge", 413, "body too large")
+    package static let bodyTooLarge = HTTPParseError("bodyTooLarge", 413, "body too large")
     /// HTTP/1.1 without exactly one `Host` (400, RFC 9112 §3.2).
-    public static let badHost = HTTPParseError("badHost", 400, "HTTP/1.1 needs exactly one Host header")
+    package static let badHost = HTTPParseError("badHost", 400, "HTTP/1.1 needs exactly one Host header")
     /// A transfer coding other than `chunked` (501).
-    public static let transferEncodingNotSupported = HTTPParseError("transferEncodingNotSupported", 501, "only the chunked transfer coding is supported")
+    package static let transferEncodingNotSupported = HTTPParseError("transferEncodingNotSupported", 501, "only the chunked transfer coding is supported")
     /// `Transfer-Encoding` beside `Content-Length`, in HTTP/1.0, or not ending in `chunked`: the body's
     /// length cannot be known reliably (400, RFC 9112 §6.1, §6.3).
-    public static let badTransferEncoding = HTTPParseError("badTransferEncoding", 400, "Transfer-Encoding must be chunked alone, in HTTP/1.1, without Content-Length")
+    package static let badTransferEncoding = HTTPParseError("badTransferEncoding", 400, "Transfer-Encoding must be chunked alone, in HTTP/1.1, without Content-Length")
     /// A chunked body that breaks its grammar: a bad chunk size, a chunk not followed by CRLF, a bad
     /// trailer field (400).
-    public static let malformedChunkedBody = HTTPParseError("malformedChunkedBody", 400, "malformed chunked body")
+    package static let malformedChunkedBody = HTTPParseError("malformedChunkedBody", 400, "malformed chunked body")
     /// A chunked body whose framing — chunk-size lines, their extensions, the line ends — is larger than a
     /// body may be (413): a body in one-byte chunks with long extensions would make the server hold a
     /// thousand times the body's bytes.
-    public static let chunkFramingTooLarge = HTTPParseError(
+    package static let chunkFramingTooLarge = HTTPParseError(
         "chunkFramingTooLarge", 413, "the chunked body's framing (chunk-size lines and extensions) is larger than a body may be")
     /// A protocol version other than HTTP/1.0 or HTTP/1.1 (505).
-    public static let versionNotSupported = HTTPParseError("versionNotSupported", 505, "only HTTP/1.0 and HTTP/1.1 are served")
+    package static let versionNotSupported = HTTPParseError("versionNotSupported", 505, "only HTTP/1.0 and HTTP/1.1 are served")
     /// The client did not send a whole request in time (408).
-    public static let timedOut = HTTPParseError("timedOut", 408, "the request did not arrive in time")
+    package static let timedOut = HTTPParseError("timedOut", 408, "the request did not arrive in time")
 }

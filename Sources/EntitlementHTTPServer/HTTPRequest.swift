@@ -1,19 +1,19 @@
 /// One HTTP/1.1 request as the server received it: a request line, header fields and a
 /// `Content-Length` body.
-public struct HTTPRequest: Sendable, Hashable {
+package struct HTTPRequest: Sendable, Hashable {
     /// The method (`GET`, `POST`, …), case as sent (methods are case-sensitive).
-    public var method: String
+    package var method: String
     /// The request target in origin form (`/api/v2/sp/sessions?x=1`).
-    public var target: String
+    package var target: String
     /// `HTTP/1.1` or `HTTP/1.0`.
-    public var version: String
+    package var version: String
     /// The header fields.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body (empty without `Content-Length`).
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a request.
-    public init(method: String, target: String, version: String = "HTTP/1.1", headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    package init(method: String, target: String, version: String = "HTTP/1.1", headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.method = method
         self.target = target
         self.version = version
@@ -22,17 +22,17 @@ public struct HTTPRequest: Sendable, Hashable {
     }
 
     /// The target's path, before any `?`.
-    public var path: Substring { target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0] }
+    package var path: Substring { target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0] }
 
     /// The target's query, after the first `?` (empty when there is none).
-    public var query: Substring {
+    package var query: Substring {
         guard let mark = target.firstIndex(of: "?") else { return "" }
         return target[target.index(after: mark)...]
     }
 
     /// Whether the connection stays open after the answer: HTTP/1.1 unless `Connection: close`,
     /// HTTP/1.0 only with `Connection: keep-alive` (RFC 9112 §9.3).
-    public var keepsAlive: Bool {
+    package var keepsAlive: Bool {
         let options = headers.values("Connection").flatMap { $0.lowercased().split(separator: ",") }
             .map { $0.trimmingCharacters(in: " \t") }
         if options.contains("close") { return false }

@@ -3,10 +3,10 @@
 /// smuggled or misread: CRLF line ends, no folded or space-before-colon fields, one
 /// `Content-Length`, or `Transfer-Encoding: chunked` alone (RFC 9112 §7.1: the body decoded, trailer
 /// fields read and dropped; never together with `Content-Length`, never in HTTP/1.0, no other
-/// coding). Every refusal is a typed ``HTTPParseError``.
-public struct HTTPRequestParser: Sendable {
+/// coding). Every refusal is a typed `HTTPParseError`.
+package struct HTTPRequestParser: Sendable {
     /// What the parser has for the server.
-    public enum Step: Sendable, Hashable {
+    package enum Step: Sendable, Hashable {
         /// A whole request.
         case request(HTTPRequest)
         /// The head is in and asks `Expect: 100-continue`: answer `100 Continue`, then keep reading.
@@ -16,7 +16,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// The limits applied.
-    public let limits: HTTPServerLimits
+    package let limits: HTTPServerLimits
     private var buffer: [UInt8] = []
     private var scanned = 0  // bytes already searched for the end of the head
     private var requestLineEnded = false  // a line end was seen in the head being searched
@@ -44,19 +44,19 @@ public struct HTTPRequestParser: Sendable {
     /// The bytes received and kept, not yet handed out: at most a head, one chunk being received (or a
     /// `Content-Length` body) and what a client pipelined behind them — a chunked body's chunks are
     /// dropped as they are decoded.
-    public var bufferedBytes: Int { buffer.count }
+    package var bufferedBytes: Int { buffer.count }
 
     /// A parser with `limits`.
-    public init(limits: HTTPServerLimits = HTTPServerLimits()) { self.limits = limits }
+    package init(limits: HTTPServerLimits = HTTPServerLimits()) { self.limits = limits }
 
     /// Whether part of a request has arrived (an idle connection has none).
-    public var hasPartialRequest: Bool { !buffer.isEmpty || head != nil }
+    package var hasPartialRequest: Bool { !buffer.isEmpty || head != nil }
 
     /// Adds received bytes.
-    public mutating func append(_ bytes: some Sequence<UInt8>) { buffer.append(contentsOf: bytes) }
+    package mutating func append(_ bytes: some Sequence<UInt8>) { buffer.append(contentsOf: bytes) }
 
     /// The next step: a request, a `100 Continue` to send, or a need for more bytes.
-    public mutating func next() throws(HTTPParseError) -> Step {
+    package mutating func next() throws(HTTPParseError) -> Step {
         if head == nil {
             guard let parsed = try parseHead() else { return .needMore }
             head = parsed

@@ -1,7 +1,7 @@
 /// An answer the server writes: status, header fields and a `Content-Length` body.
-public struct HTTPResponse: Sendable, Hashable {
+package struct HTTPResponse: Sendable, Hashable {
     /// How the answer ends on the socket.
-    public enum Ending: Sendable, Hashable {
+    package enum Ending: Sendable, Hashable {
         /// The whole answer is written.
         case complete
         /// The head and the first `bodyBytes` bytes of the body are written, then the connection is
@@ -10,16 +10,16 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// Header fields; `Content-Length`, `Date` and `Connection` are added when written.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// How it ends.
-    public var ending: Ending
+    package var ending: Ending
 
     /// Creates an answer.
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], ending: Ending = .complete) {
+    package init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], ending: Ending = .complete) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -27,17 +27,17 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     /// A `text/plain; charset=utf-8` answer.
-    public static func text(_ status: Int, _ text: String) -> HTTPResponse {
+    package static func text(_ status: Int, _ text: String) -> HTTPResponse {
         HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]), body: Array(text.utf8))
     }
 
     /// A `text/html; charset=utf-8` answer.
-    public static func html(_ status: Int, _ html: String) -> HTTPResponse {
+    package static func html(_ status: Int, _ html: String) -> HTTPResponse {
         HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]), body: Array(html.utf8))
     }
 
     /// A `302 Found` to `location`.
-    public static func redirect(_ location: String) -> HTTPResponse {
+    package static func redirect(_ location: String) -> HTTPResponse {
         HTTPResponse(status: 302, headers: HTTPHeaders([("Location", location)]))
     }
 
@@ -46,7 +46,7 @@ public struct HTTPResponse: Sendable, Hashable {
     /// that cannot be written safely — a name that is not a token, a value holding CR, LF, NUL or another
     /// control character (response splitting: a reflected value starting a header or a body of its own)
     /// — is never written: a `500` saying so goes out instead, without the field.
-    public func serialized(keepAlive: Bool, date: String, includeBody: Bool = true) -> [UInt8] {
+    package func serialized(keepAlive: Bool, date: String, includeBody: Bool = true) -> [UInt8] {
         guard headers.allSatisfy({ HTTPHeaders.isToken($0.name) && HTTPHeaders.isSafeValue($0.value) }) else {
             return HTTPResponse.text(500, "The answer held a header field that cannot be sent safely; it was not sent.")
                 .serialized(keepAlive: keepAlive, date: date, includeBody: includeBody)
@@ -65,7 +65,7 @@ public struct HTTPResponse: Sendable, Hashable {
     private static let managed: Set<String> = ["content-length", "date", "connection", "transfer-encoding"]
 
     /// The reason phrase for `status`.
-    public static func reason(_ status: Int) -> String {
+    package static func reason(_ status: Int) -> String {
         switch status {
         case 100: "Continue"
         case 200: "OK"

@@ -10,25 +10,25 @@ import Synchronization
 
 /// A small HTTP/1.1 server on 127.0.0.1: one thread accepts, one thread serves each connection
 /// (keep-alive, pipelined requests one at a time, `Content-Length` or chunked bodies), and the handler
-/// runs as a task. Limits answer with their status (``HTTPParseError``). At
-/// ``HTTPServerLimits/connections`` — or with no descriptor left — a new connection is not turned away
+/// runs as a task. Limits answer with their status (`HTTPParseError`). At
+/// `HTTPServerLimits.connections` — or with no descriptor left — a new connection is not turned away
 /// while others merely wait: the one that has been quiet longest (idle between requests, or trickling a
 /// request in, never one whose answer is being made) is closed to make room, so idle or slow clients
 /// (slowloris) cannot shut others out; only when every connection is being answered is the new one
 /// answered 503. When `accept` finds no descriptor left, the accept loop backs off instead of spinning.
 /// ``shutdown()`` stops accepting, lets answers in progress finish for
-/// ``HTTPServerLimits/shutdownGrace``, cancels the rest and closes every connection. One
+/// `HTTPServerLimits.shutdownGrace`, cancels the rest and closes every connection. One
 /// ``HTTPAccessLogEntry`` per answer goes to the log.
-public final class HTTPServer: Sendable {
+package final class HTTPServer: Sendable {
     /// Answers one request.
-    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    package typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
 
     /// The port listened on.
-    public let port: UInt16
+    package let port: UInt16
     /// The limits applied.
-    public let limits: HTTPServerLimits
+    package let limits: HTTPServerLimits
     /// `http://127.0.0.1:PORT`.
-    public var url: String { "http://127.0.0.1:\(port)" }
+    package var url: String { "http://127.0.0.1:\(port)" }
 
     private let listener: Int32
     private let wake: (read: Int32, write: Int32)
@@ -81,7 +81,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Listens on 127.0.0.1:`port` (0: an ephemeral port, see ``port``) and starts serving.
-    public convenience init(
+    package convenience init(
         port: UInt16 = 0, limits: HTTPServerLimits = HTTPServerLimits(), log: (@Sendable (HTTPAccessLogEntry) -> Void)? = nil,
         handler: @escaping Handler
     ) throws(HTTPServerError) {
@@ -89,7 +89,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Starts serving on `listener` (bound first when the handler needs to know the URL).
-    public init(
+    package init(
         listener listening: HTTPListener, limits: HTTPServerLimits = HTTPServerLimits(),
         log: (@Sendable (HTTPAccessLogEntry) -> Void)? = nil, handler: @escaping Handler
     ) throws(HTTPServerError) {
@@ -110,13 +110,13 @@ public final class HTTPServer: Sendable {
     }
 
     /// How many connections are open.
-    public var openConnections: Int { state.withLock { $0.connections } }
+    package var openConnections: Int { state.withLock { $0.connections } }
 
-    /// Stops: no new connections; answers in progress get ``HTTPServerLimits/shutdownGrace`` to
+    /// Stops: no new connections; answers in progress get `HTTPServerLimits.shutdownGrace` to
     /// finish, then are cancelled; every connection is closed. Returns when all threads have ended.
     /// Calling it again waits for the first call's shutdown. The waiting happens on a thread of its
     /// own, never on Swift concurrency's (the handlers it waits for need that executor).
-    public func shutdown() async {
+    package func shutdown() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread {
                 self.stop()
@@ -129,7 +129,7 @@ public final class HTTPServer: Sendable {
     /// Swift concurrency's threads: the handlers it waits for need them (with all of them waiting here,
     /// nothing would end) — async code calls ``shutdown()``.
     @available(*, noasync, message: "await shutdown() instead: stop() blocks the thread the handlers it waits for need")
-    public func stop() {
+    package func stop() {
         let first = state.withLock { _ in !stopping.exchange(true, ordering: .acquiringAndReleasing) }
         guard first else { return waitUntilStopped() }
         Socket.signal(wake.write)

@@ -1,24 +1,24 @@
 /// What the server accepts and how long it waits.
-public struct HTTPServerLimits: Sendable, Hashable {
+package struct HTTPServerLimits: Sendable, Hashable {
     /// The longest request line in bytes (414 beyond it).
-    public var requestLineBytes: Int
+    package var requestLineBytes: Int
     /// The largest header section in bytes, request line included (431 beyond it).
-    public var headerBytes: Int
+    package var headerBytes: Int
     /// The most header fields (431 beyond it).
-    public var headerFields: Int
+    package var headerFields: Int
     /// The largest body in bytes (413 beyond it).
-    public var bodyBytes: Int
+    package var bodyBytes: Int
     /// How long a client may take to send a whole request once it started (408 beyond it).
-    public var requestTimeout: Duration
+    package var requestTimeout: Duration
     /// How long an idle keep-alive connection stays open.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// The most connections served at once; one more is answered 503 and closed.
-    public var connections: Int
+    package var connections: Int
     /// How long a shutdown waits for answers in progress before cancelling them.
-    public var shutdownGrace: Duration
+    package var shutdownGrace: Duration
 
     /// Limits; the defaults suit the simulator's pages and REST API V2's small JSON bodies.
-    public init(
+    package init(
         requestLineBytes: Int = 8 * 1024, headerBytes: Int = 16 * 1024, headerFields: Int = 100, bodyBytes: Int = 1024 * 1024,
         requestTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(30), connections: Int = 512,
         shutdownGrace: Duration = .seconds(2)

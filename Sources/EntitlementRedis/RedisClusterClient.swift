@@ -2,7 +2,7 @@ import EntitlementEngine
 import Synchronization
 
 /// A Redis Cluster client: the slot map read from the cluster (`CLUSTER SLOTS`), each command sent to
-/// the master of its key's slot (``RedisKeySlot``) over that node's own ``RedisClient``, and the
+/// the master of its key's slot (`RedisKeySlot`) over that node's own ``RedisClient``, and the
 /// cluster's redirections followed within the command timeout — `MOVED` (the slot moved: the map is
 /// read again), `ASK` (the slot is moving: `ASKING` first, once), and a passing refusal
 /// (``RESPValue/isPassingRefusal``: `TRYAGAIN`, `CLUSTERDOWN`, `LOADING`, …) or a lost node (a

@@ -1,19 +1,19 @@
 /// Redis Cluster's hash slots: a key's slot is CRC16 (XMODEM) of the key — or of its hash tag, the
 /// part between the first `{` and the next `}` when that part is not empty — modulo 16384. Keys
 /// with the same hash tag live in the same slot, so one script may touch them all.
-public enum RedisKeySlot {
+package enum RedisKeySlot {
     /// How many slots a cluster has.
-    public static let count = 16384
+    package static let count = 16384
 
     /// The slot of `key`.
-    public static func of(_ key: String) -> Int {
+    package static func of(_ key: String) -> Int {
         let bytes = Array(key.utf8)
         return Int(crc16(hashed(bytes)) % UInt16(count))
     }
 
     /// A short hash tag whose slot is `slot` (base-36 numerals, the first that lands there): a name
     /// holding `{TAG}` lives in that slot — how a sharded channel is put beside a device's keys.
-    public static func tag(for slot: Int) -> String { tags[((slot % count) + count) % count] }
+    package static func tag(for slot: Int) -> String { tags[((slot % count) + count) % count] }
 
     /// ``tag(for:)``'s table, found once: about 170,000 numerals are tried before every slot has one.
     private static let tags: [String] = {

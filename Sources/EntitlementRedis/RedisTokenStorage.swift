@@ -356,7 +356,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// minute; ``rememberFor`` when nothing in it expires — and at least that long when it holds a
     /// provider account (a user token and credentials kept for good do not expire with a login).
     /// How long past its deadline a login marked `completing` is kept: longer than
-    /// ``EntitlementMachine/completingGrace`` (5 minutes with the default request timeout).
+    /// `EntitlementMachine.completingGrace` (5 minutes with the default request timeout).
     static let completingLoginKept = Duration.seconds(900)
 
     func lifetime(of tokens: StoredTokens) -> Int64 {

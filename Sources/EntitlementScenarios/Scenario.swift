@@ -6,34 +6,34 @@ public struct Scenario: Sendable {
     /// The file the script came from (for reports).
     public var file: String
     /// The world: a built-in one plus the script's declarations.
-    public var world: SimulatedWorld
+    package var world: SimulatedWorld
     /// Engine settings changed with `set`.
-    public var settings: EngineSettings
+    package var settings: EngineSettings
     /// The device id (`set device`).
-    public var deviceID: String
+    package var deviceID: String
     /// Whether the device has a platform TV-provider account (`set platform-sso`; cookbook D).
-    public var platformSSO = false
+    package var platformSSO = false
     /// Callbacks the script does not check (`ignore sendTrackingData`).
-    public var ignored: Set<String>
+    package var ignored: Set<String>
     /// Whether calls may still be unanswered when the script ends (`allow pending calls`).
-    public var allowsPendingCalls: Bool
+    package var allowsPendingCalls: Bool
     /// Whether the engine's backend requests are part of the exhaustive check, in order between the
     /// callbacks: true as soon as the script expects one with a `⇢` line.
-    public var checksBackendRequests = false
+    package var checksBackendRequests = false
     /// The steps, in order.
-    public var steps: [Step]
+    package var steps: [Step]
     /// The engines besides `main` (`engine NAME …`), in declaration order. They share the world's
     /// simulator and clock; each has its own device id and storage unless it names another's.
-    public var engines: [EngineDeclaration] = []
+    package var engines: [EngineDeclaration] = []
 
     /// The engine a step without `@NAME` addresses: the one `set device` and `set platform-sso` describe.
-    public static let mainEngine = "main"
+    package static let mainEngine = "main"
 
     /// Every engine's name, `main` first.
-    public var engineNames: [String] { [Self.mainEngine] + engines.map(\.name) }
+    package var engineNames: [String] { [Self.mainEngine] + engines.map(\.name) }
 
     /// The declaration of the engine called `name` (none for `main`, which the settings describe).
-    public func engine(named name: String) -> EngineDeclaration? { engines.first { $0.name == name } }
+    package func engine(named name: String) -> EngineDeclaration? { engines.first { $0.name == name } }
 
     /// The scenario's name: the file name without `.scenario`.
     public var name: String {
@@ -44,33 +44,33 @@ public struct Scenario: Sendable {
 
 /// `engine NAME [device ID] [storage ENGINE [synced]] [platform-sso]`: one more engine in the script's world
 /// — another app, another device, or the same device's storage seen by a second instance.
-public struct EngineDeclaration: Sendable, Hashable {
+package struct EngineDeclaration: Sendable, Hashable {
     /// Its name; steps address it with `@NAME`.
-    public var name: String
+    package var name: String
     /// Its device id; nil: the device of the engine whose storage it shares, else its name.
-    public var deviceID: String?
+    package var deviceID: String?
     /// The engine whose token storage it shares (`main` or one declared before it); nil: its own.
-    public var storage: String?
+    package var storage: String?
     /// Whether its device has a platform TV-provider account.
-    public var platformSSO = false
+    package var platformSSO = false
     /// Whether the shared store does not tell devices apart (`synced`: a keychain synced across
     /// devices, a copied folder), so this engine reads the tokens of the store owner's device.
-    public var synced = false
+    package var synced = false
 }
 
 /// One line of a script that does something.
-public struct Step: Sendable {
+package struct Step: Sendable {
     /// Where it is, 1-based.
-    public var line: Int
+    package var line: Int
     /// The engine it addresses (`@NAME` after the sigil); nil when none is named: `main`.
-    public var engine: String? = nil
+    package var engine: String? = nil
     /// The line as written, for reports (a `signIn` line with the values the user typed shown as `…`).
-    public var text: String
+    package var text: String
     /// What it does.
-    public var kind: Kind
+    package var kind: Kind
 
     /// The three kinds of step.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// `>` an API call.
         case call(CallStep)
         /// `<` the next callback must match.
@@ -85,7 +85,7 @@ public struct Step: Sendable {
 }
 
 /// A value written in a script: literal text, nil, a list, or a captured value.
-public indirect enum ValueExpression: Sendable, Hashable {
+package indirect enum ValueExpression: Sendable, Hashable {
     /// Literal text.
     case text(String)
     /// `nil`.
@@ -97,7 +97,7 @@ public indirect enum ValueExpression: Sendable, Hashable {
 }
 
 /// `>` lines: every API call with its arguments.
-public enum CallStep: Sendable, Hashable {
+package enum CallStep: Sendable, Hashable {
     /// `> setRequestor R [SP…]`.
     case setRequestor(ValueExpression, serviceProviders: [ValueExpression])
     /// `> setOptions k=v …`.
@@ -131,7 +131,7 @@ public enum CallStep: Sendable, Hashable {
 }
 
 /// How one argument of an expected callback must look.
-public indirect enum Pattern: Sendable, Hashable {
+package indirect enum Pattern: Sendable, Hashable {
     /// `*`: anything.
     case any
     /// A literal value (text, nil, or a list of patterns).
@@ -147,18 +147,18 @@ public indirect enum Pattern: Sendable, Hashable {
 }
 
 /// `<` lines: the next callback's name and arguments; `⇢` lines: the next backend request's.
-public struct Expectation: Sendable, Hashable {
+package struct Expectation: Sendable, Hashable {
     /// The callback name (`setToken`), `optionsRefused` for a refused `setOptions`, or `⇢` and an
     /// operation (`⇢ authorize`) for a backend request.
-    public var callback: String
+    package var callback: String
     /// One pattern per argument.
-    public var arguments: [Pattern]
+    package var arguments: [Pattern]
     /// A trailing `...`: any further arguments are accepted.
-    public var acceptsMore: Bool
+    package var acceptsMore: Bool
 }
 
 /// `!` lines: what the user, the MVPD, the clock, the backend or an attacker does.
-public enum WorldAction: Sendable, Hashable {
+package enum WorldAction: Sendable, Hashable {
     /// `! user logs in as U with P [holding $x]`: at the last `navigateToUrl`; the app passes the
     /// final URL to `handleExternalURL` unless it is held in `$x`.
     case logIn(user: ValueExpression, password: ValueExpression, holding: String?)
@@ -234,7 +234,7 @@ public enum WorldAction: Sendable, Hashable {
 }
 
 /// One change an attacker makes to a URL before delivering it.
-public enum URLEdit: Sendable, Hashable {
+package enum URLEdit: Sendable, Hashable {
     /// Replace (or add) parameter `name`.
     case set(String, ValueExpression)
     /// Remove parameter `name`.

@@ -1,9 +1,9 @@
 import EntitlementEngine
 
 /// How scenario scripts write things that are not plain text: metadata keys, callback arities.
-public enum ScenarioText {
+package enum ScenarioText {
     /// `TTL_AUTHN`, `TTL_AUTHZ/<resource>`, `DEVICEID`, `user/<name>`.
-    public static func metadataKey(_ key: MetadataKey) -> String {
+    package static func metadataKey(_ key: MetadataKey) -> String {
         switch key {
         case .authenticationExpiry: "TTL_AUTHN"
         case .authorizationExpiry(let resource): "TTL_AUTHZ/\(resource)"
@@ -13,7 +13,7 @@ public enum ScenarioText {
     }
 
     /// The key a script's text names, if any.
-    public static func metadataKey(_ text: String) -> MetadataKey? {
+    package static func metadataKey(_ text: String) -> MetadataKey? {
         if text == "TTL_AUTHN" { return .authenticationExpiry }
         if text == "DEVICEID" { return .deviceID }
         if text.hasPrefix("TTL_AUTHZ/"), text.count > 10 { return .authorizationExpiry(resource: String(text.dropFirst(10))) }
@@ -22,7 +22,7 @@ public enum ScenarioText {
     }
 
     /// Each expectable callback and how many arguments it has, in script order.
-    public static let arguments: [String: [String]] = [
+    package static let arguments: [String: [String]] = [
         "setRequestorComplete": ["success|failure"],
         "displayProviderDialog": ["[mvpd ids]"],
         "setAuthenticationStatus": ["status", "errorCode"],
@@ -43,7 +43,7 @@ public enum ScenarioText {
     ]
 
     /// Each backend operation a `⇢` line can expect, and its arguments in script order.
-    public static func requestArguments(_ operation: BackendOperation) -> [String] {
+    package static func requestArguments(_ operation: BackendOperation) -> [String] {
         switch operation {
         case .configuration, .profiles: []
         case .createSession, .profile, .logout: ["mvpd"]
@@ -56,5 +56,5 @@ public enum ScenarioText {
     }
 
     /// The name a `⇢` expectation and a report give a request of `operation`.
-    public static func requestName(_ operation: BackendOperation) -> String { "⇢ " + operation.rawValue }
+    package static func requestName(_ operation: BackendOperation) -> String { "⇢ " + operation.rawValue }
 }

@@ -2,7 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 
 /// A value observed at run time: an argument of a callback, or a captured `$name`.
-public indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible {
+package indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible {
     /// Text (numbers and booleans are written as text too).
     case text(String)
     /// nil.
@@ -11,7 +11,7 @@ public indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible 
     case list([ScenarioValue])
 
     /// The value as a script would write it.
-    public var description: String {
+    package var description: String {
         switch self {
         case .text(let text): Self.quote(text)
         case .none: "nil"
@@ -50,7 +50,7 @@ public indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// The value with secrets shortened, for reports (secrets never reach logs in clear).
-    public var redactedDescription: String {
+    package var redactedDescription: String {
         switch self {
         case .text(let text) where text.contains("://"): Self.quote(Redactor.redact(text))
         case .text(let text) where Self.looksSecret(text): Self.quote(Redactor.shorten(text))
@@ -61,18 +61,18 @@ public indirect enum ScenarioValue: Sendable, Hashable, CustomStringConvertible 
 }
 
 /// A callback (or a refused `setOptions`) as scripts see it: a name and its arguments.
-public struct ObservedCallback: Sendable, Hashable {
+package struct ObservedCallback: Sendable, Hashable {
     /// The callback name.
-    public var name: String
+    package var name: String
     /// Its arguments, in script order.
-    public var arguments: [ScenarioValue]
+    package var arguments: [ScenarioValue]
     /// The callback in script notation (`setToken "medi…" "news"`), secrets shortened, for reports.
-    public var redactedDescription: String {
+    package var redactedDescription: String {
         ([name] + arguments.map(\.redactedDescription)).joined(separator: " ")
     }
 
     /// The script view of `callback`.
-    public init(_ callback: Callback) {
+    package init(_ callback: Callback) {
         name = callback.name
         func list(_ items: [String]) -> ScenarioValue { .list(items.map(ScenarioValue.text)) }
         switch callback {
@@ -105,7 +105,7 @@ public struct ObservedCallback: Sendable, Hashable {
     }
 
     /// A backend request as a `⇢` line sees it: `⇢ authorize` and its arguments.
-    public init(_ request: BackendRequest) {
+    package init(_ request: BackendRequest) {
         name = ScenarioText.requestName(request.operation)
         switch request {
         case .configuration, .profiles: arguments = []
@@ -119,7 +119,7 @@ public struct ObservedCallback: Sendable, Hashable {
     }
 
     /// What the ledger recorded, as a script sees it.
-    public init(_ entry: CallLedger.Entry) {
+    package init(_ entry: CallLedger.Entry) {
         switch entry {
         case .callback(let callback): self.init(callback)
         case .backendRequest(let request): self.init(request)
@@ -127,7 +127,7 @@ public struct ObservedCallback: Sendable, Hashable {
     }
 
     /// The pseudo-callback for a `setOptions` that threw.
-    public init(optionsRefused keys: [String]) {
+    package init(optionsRefused keys: [String]) {
         name = "optionsRefused"
         arguments = [.list(keys.map(ScenarioValue.text))]
     }

@@ -6,18 +6,18 @@ import EntitlementSupport
 
 /// A server-based provider's transport in process: each request goes to the simulator's programmer
 /// service `serverID` as the HTTP server would hand it over (the form from the body).
-public struct SimulatedProgrammerTransport: ProviderTransport {
+package struct SimulatedProgrammerTransport: ProviderTransport {
     let simulator: Simulator
     let serverID: String
 
     /// A transport to the programmer's service `serverID` of `simulator`.
-    public init(simulator: Simulator, serverID: String) {
+    package init(simulator: Simulator, serverID: String) {
         self.simulator = simulator
         self.serverID = serverID
     }
 
     /// The service's answer.
-    public func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
+    package func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
         Self.answer(await simulator.programmerAuthorization(serverID: serverID, form: Self.form(request)))
     }
 
@@ -38,18 +38,18 @@ public struct SimulatedProgrammerTransport: ProviderTransport {
 
 /// A subscription provider's transport in process: the operation is the URL's last path component
 /// (`…/verify_subscription/`), the form its body or query.
-public struct SimulatedSecurityAPITransport: ProviderTransport {
+package struct SimulatedSecurityAPITransport: ProviderTransport {
     let simulator: Simulator
     let providerID: String
 
     /// A transport to the Security API of subscription `providerID` of `simulator`.
-    public init(simulator: Simulator, providerID: String) {
+    package init(simulator: Simulator, providerID: String) {
         self.simulator = simulator
         self.providerID = providerID
     }
 
     /// The service's answer.
-    public func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
+    package func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
         let path = request.url.split(separator: "?", maxSplits: 1)[0]
         let operation = String(path.split(separator: "/").last ?? "")
         return SimulatedProgrammerTransport.answer(

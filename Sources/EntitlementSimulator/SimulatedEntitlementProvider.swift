@@ -5,9 +5,9 @@ import Synchronization
 /// A provider of the chain for scripts and tests: it claims the resources the world (or a script's
 /// `! provider P grants …`) gives it, mints numbered credentials, and fails on demand with any
 /// `ProviderFailure`. Every engine of a world shares it.
-public final class SimulatedEntitlementProvider: EntitlementProvider {
+package final class SimulatedEntitlementProvider: EntitlementProvider {
     /// Which of the provider's questions a fault applies to.
-    public enum Question: String, Sendable, Hashable, CaseIterable {
+    package enum Question: String, Sendable, Hashable, CaseIterable {
         /// `verify(_:)`.
         case verify
         /// `credentials(for:_:)`.
@@ -23,20 +23,20 @@ public final class SimulatedEntitlementProvider: EntitlementProvider {
     }
 
     /// The provider's id.
-    public let id: String
+    package let id: String
     /// Whether it takes one credentials request at a time.
-    public let requestsOneAtATime: Bool
+    package let requestsOneAtATime: Bool
     private let state: Mutex<State>
 
     /// A provider as the world declares it.
-    public init(_ declaration: SimulatedWorld.ChainProvider) {
+    package init(_ declaration: SimulatedWorld.ChainProvider) {
         id = declaration.id
         requestsOneAtATime = declaration.requestsOneAtATime
         state = Mutex(State(grants: declaration.grants, message: declaration.message))
     }
 
     /// From now on the provider claims exactly `resources` (what its next verification says).
-    public func grant(_ resources: Set<String>, message: String? = nil) {
+    package func grant(_ resources: Set<String>, message: String? = nil) {
         state.withLock {
             $0.grants = resources
             $0.message = message
@@ -44,23 +44,23 @@ public final class SimulatedEntitlementProvider: EntitlementProvider {
     }
 
     /// The next answer to `question` (or every one, until ``heal(_:)``) fails with `failure`.
-    public func fail(_ question: Question, with failure: ProviderFailure, untilHealed: Bool = false) {
+    package func fail(_ question: Question, with failure: ProviderFailure, untilHealed: Bool = false) {
         state.withLock { $0.faults[question] = (failure, untilHealed) }
     }
 
     /// Answers to `question` succeed again.
-    public func heal(_ question: Question) {
+    package func heal(_ question: Question) {
         _ = state.withLock { $0.faults.removeValue(forKey: question) }
     }
 
     /// The resources credentials were asked for, in order.
-    public var credentialsAsked: [String] { state.withLock { $0.asked } }
+    package var credentialsAsked: [String] { state.withLock { $0.asked } }
 
     /// Every credential handed out, in order (secrets: for hygiene checks).
-    public var minted: [String] { state.withLock { $0.minted } }
+    package var minted: [String] { state.withLock { $0.minted } }
 
     /// What the user may access now, unless a fault says otherwise.
-    public func verify(_ session: ProviderSession) async -> Result<ProviderView, ProviderFailure> {
+    package func verify(_ session: ProviderSession) async -> Result<ProviderView, ProviderFailure> {
         state.withLock { state in
             if let failure = Self.takeFault(.verify, &state) { return .failure(failure) }
             return .success(ProviderView(resources: state.grants, message: state.message))
@@ -68,7 +68,7 @@ public final class SimulatedEntitlementProvider: EntitlementProvider {
     }
 
     /// Fresh credentials (`ID-…`) for a resource it claims; `ProviderFailure.unavailable` for any other.
-    public func credentials(for resource: String, _ session: ProviderSession) async -> Result<ProviderCredentials, ProviderFailure> {
+    package func credentials(for resource: String, _ session: ProviderSession) async -> Result<ProviderCredentials, ProviderFailure> {
         state.withLock { state in
             state.asked.append(resource)
             if let failure = Self.takeFault(.credentials, &state) { return .failure(failure) }

@@ -19,7 +19,7 @@ public struct SimulatedSession: Sendable {
     /// The device's platform TV-provider account, when the session has one (cookbook D).
     public let platform: SimulatedPlatform?
     /// The gate the chain's providers answer through when the session delivers in order.
-    public let steppedProviders: SteppedProviders?
+    package let steppedProviders: SteppedProviders?
 
     /// The seed a session draws its randomness from unless told otherwise (its simulator's is this + 100).
     public static let defaultSeed: UInt64 = 1

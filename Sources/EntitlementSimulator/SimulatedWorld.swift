@@ -160,12 +160,12 @@ public struct SimulatedWorld: Sendable {
     public struct ChainProvider: Sendable, Hashable {
         /// What kind of provider it is.
         public enum Kind: String, Sendable, Hashable {
-            /// A ``SimulatedEntitlementProvider``: it answers in process.
+            /// A `SimulatedEntitlementProvider`: it answers in process.
             case simulated
-            /// The programmer's own authorization service (``Simulator/programmerAuthorization(serverID:form:)``),
+            /// The programmer's own authorization service (`Simulator.programmerAuthorization(serverID:form:)`),
             /// asked by a server-based authorization provider over HTTP or in process.
             case server
-            /// A direct subscription on Pugpig's Security API (``Simulator/securityAPI(providerID:operation:form:)``),
+            /// A direct subscription on Pugpig's Security API (`Simulator.securityAPI(providerID:operation:form:)`),
             /// its subscribers declared with ``SimulatedWorld/subscribers``.
             case subscription
         }

@@ -3,7 +3,7 @@ import EntitlementSupport
 
 /// What the programmer's authorization service answers: an HTTP answer, or none at all (the
 /// connection drops).
-public enum ProgrammerAnswer: Sendable, Hashable {
+package enum ProgrammerAnswer: Sendable, Hashable {
     /// An HTTP answer.
     case http(status: Int, contentType: String, body: [UInt8])
     /// No answer: the connection resets.
@@ -11,7 +11,7 @@ public enum ProgrammerAnswer: Sendable, Hashable {
 }
 
 /// How the programmer's service misbehaves on its next answers (`! server ID answers …`).
-public enum ProgrammerFault: Sendable, Hashable {
+package enum ProgrammerFault: Sendable, Hashable {
     /// A bare status with a text body.
     case status(Int)
     /// 200 with a body that is not JSON.
@@ -28,7 +28,7 @@ extension Simulator {
     /// `resource`. It answers 200 with a JSON object for a resource the world's server `serverID` grants
     /// (an `auth` value signed for that device, session and resource), 403 with its message for one it
     /// denies, and 403 `unknown_resource` otherwise; a missing field is 400.
-    public func programmerAuthorization(serverID: String, form: [String: String]) -> ProgrammerAnswer {
+    package func programmerAuthorization(serverID: String, form: [String: String]) -> ProgrammerAnswer {
         if let fault = takeProgrammerFault(serverID) {
             switch fault {
             case .status(let status): return .http(status: status, contentType: "text/plain", body: Array("HTTP \(status)\n".utf8))
@@ -73,7 +73,7 @@ extension Simulator {
 
     /// The user enters `pin` for the step-up a programmer's server asked last: right, the transaction
     /// is approved; wrong, nothing is.
-    public func confirmTransaction(pin: String) {
+    package func confirmTransaction(pin: String) {
         guard let pending = pendingTransaction else { return }
         _ = confirmTransaction(serverID: pending.server, form: ["transaction": pending.id, "pin": pin])
     }
@@ -88,7 +88,7 @@ extension Simulator {
     /// id the advice carried) and `pin`. The right PIN approves the transaction (200 `{"approved":true}`);
     /// a wrong one approves nothing (403 `wrong_pin`); an unknown, used or already approved transaction
     /// is 404 `unknown_transaction` or 403 `transaction_used`; a missing field is 400.
-    public func confirmTransaction(serverID: String, form: [String: String]) -> ProgrammerAnswer {
+    package func confirmTransaction(serverID: String, form: [String: String]) -> ProgrammerAnswer {
         guard let server = world.chainProviders.first(where: { $0.id == serverID && $0.kind == .server }) else {
             return Self.json(404, ["error": "unknown_server"])
         }
@@ -107,7 +107,7 @@ extension Simulator {
     }
 
     /// The next answer of server `serverID` (or every one, until healed) misbehaves.
-    public func failProgrammer(_ serverID: String, with fault: ProgrammerFault, untilHealed: Bool = false) {
+    package func failProgrammer(_ serverID: String, with fault: ProgrammerFault, untilHealed: Bool = false) {
         programmerFaults[serverID] = (fault, untilHealed)
     }
 

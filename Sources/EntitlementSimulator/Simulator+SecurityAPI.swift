@@ -7,7 +7,7 @@ extension Simulator {
     /// active and a lapsed one), `verify_subscription` (`token`), `edition_credentials` (`token`,
     /// `product_id`), `renew_token` (`token`; only when the provider renews) or `sign_out` (`token`).
     /// Answers are XML in the specification's shape, never cached.
-    public func securityAPI(providerID: String, operation: String, form: [String: String]) -> ProgrammerAnswer {
+    package func securityAPI(providerID: String, operation: String, form: [String: String]) -> ProgrammerAnswer {
         if let fault = takeFault(providerID) { return fault }
         guard let provider = world.chainProviders.first(where: { $0.id == providerID && $0.kind == .subscription }) else {
             return Self.xml(#"<error status="unknown" message="No such service."/>"#, status: 404)

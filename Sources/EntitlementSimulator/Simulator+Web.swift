@@ -8,7 +8,7 @@ extension Simulator {
     public nonisolated var activationURL: String { "\(world.serviceProvider)/activate" }
 
     /// Answers one page load or form post.
-    public func load(_ request: WebRequest) -> WebResponse {
+    package func load(_ request: WebRequest) -> WebResponse {
         guard let url = try? ExternalURL.parse(request.url) else { return .error(status: 400, message: "Bad URL.") }
         let sp = world.serviceProvider
         switch url.base {

@@ -3,7 +3,7 @@ import EntitlementSupport
 
 /// An in-process Adobe Pass REST API V2 service plus the MVPDs behind it: it answers the engine's
 /// backend port (``backend``) with V2's value types, and the web pages a user agent loads
-/// (``load(_:)``).
+/// (`load(_:)`).
 ///
 /// Login: `POST sessions` issues a code (valid ``SimulatedWorld/sessionTTL``) and the URL
 /// `{sp}/api/v2/authenticate/{requestor}/{code}`; that page sends the browser to the MVPD's login
@@ -129,7 +129,7 @@ public actor Simulator {
     }
 
     /// The world's providers of a chain, as providers an engine can ask (shared by every engine).
-    public nonisolated let chainProviders: [SimulatedEntitlementProvider]
+    package nonisolated let chainProviders: [SimulatedEntitlementProvider]
 
     /// The world's provider chain for an engine, or nil when the world declares no provider beside the TV
     /// provider. `others` supplies the providers this module cannot build (a server-based one, by id).

@@ -10,7 +10,7 @@ import EntitlementEngine
 /// As in ``SteppedBackend``, a parked request ignores its task's cancellation: one the engine gave up
 /// on still reaches its provider when let through, and the engine drops the answer; it ends when
 /// ``SimulatedSession/settle()`` lets it through.
-public actor SteppedProviders {
+package actor SteppedProviders {
     private var parked: [UInt64: (provider: String, resume: CheckedContinuation<Void, Never>)] = [:]
     private var watchers: [(requests: Set<UInt64>, resume: CheckedContinuation<Void, Never>)] = []
     private var held: Set<String> = []
@@ -18,10 +18,10 @@ public actor SteppedProviders {
     private var passing: Set<UInt64> = []
 
     /// A gate with nothing parked.
-    public init() {}
+    package init() {}
 
     /// `chain` with every provider behind this gate.
-    public nonisolated func wrapping(_ chain: ProviderChain) -> ProviderChain {
+    package nonisolated func wrapping(_ chain: ProviderChain) -> ProviderChain {
         let links: [ProviderChain.Link] = chain.links.map { link in
             switch link {
             case .tvProvider: .tvProvider
@@ -43,16 +43,16 @@ public actor SteppedProviders {
     }
 
     /// Returns once every request in `requests` waits here.
-    public func whenParked(_ requests: Set<UInt64>) async {
+    package func whenParked(_ requests: Set<UInt64>) async {
         guard !requests.isSubset(of: parked.keys) else { return }
         await withCheckedContinuation { watchers.append((requests, $0)) }
     }
 
     /// The lowest request waiting that is not held, if any.
-    public func next() -> UInt64? { parked.filter { !isHeld($0.key, $0.value.provider) }.keys.min() }
+    package func next() -> UInt64? { parked.filter { !isHeld($0.key, $0.value.provider) }.keys.min() }
 
     /// Lets request `id` through.
-    public func release(_ id: UInt64) {
+    package func release(_ id: UInt64) {
         passing.remove(id)
         parked.removeValue(forKey: id)?.resume.resume()
     }
@@ -62,26 +62,26 @@ public actor SteppedProviders {
     }
 
     /// Keeps requests to provider `id` parked until ``releaseHeld(_:)``.
-    public func hold(_ id: String) { held.insert(id) }
+    package func hold(_ id: String) { held.insert(id) }
 
     /// Lets requests to provider `id` through again (the next settle delivers what waited).
-    public func releaseHeld(_ id: String) { held.remove(id) }
+    package func releaseHeld(_ id: String) { held.remove(id) }
 
     /// Lets the oldest held request to provider `id` through, and goes on holding the others (and
     /// new ones); false when none is held.
-    public func releaseNext(_ id: String) -> Bool {
+    package func releaseNext(_ id: String) -> Bool {
         guard let request = heldRequests().first(where: { $0.provider == id })?.request else { return false }
         passing.insert(request)
         return true
     }
 
     /// The requests parked and held, lowest first, with the provider each asks.
-    public func heldRequests() -> [(request: UInt64, provider: String)] {
+    package func heldRequests() -> [(request: UInt64, provider: String)] {
         parked.filter { isHeld($0.key, $0.value.provider) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value.provider) }
     }
 }
 
-/// One provider behind a ``SteppedProviders`` gate.
+/// One provider behind a `SteppedProviders` gate.
 struct SteppedProvider: EntitlementProvider {
     let inner: any EntitlementProvider
     let gate: SteppedProviders

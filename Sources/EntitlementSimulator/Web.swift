@@ -1,7 +1,7 @@
 /// A request the simulated user agent sends to the simulated web (service provider and MVPD pages).
-public struct WebRequest: Sendable, Hashable {
+package struct WebRequest: Sendable, Hashable {
     /// `GET` or `POST`.
-    public enum Method: String, Sendable, Hashable {
+    package enum Method: String, Sendable, Hashable {
         /// Load a page.
         case get = "GET"
         /// Submit a form.
@@ -9,14 +9,14 @@ public struct WebRequest: Sendable, Hashable {
     }
 
     /// The method.
-    public var method: Method
+    package var method: Method
     /// The URL.
-    public var url: String
+    package var url: String
     /// Form fields for `POST`.
-    public var form: [String: String]
+    package var form: [String: String]
 
     /// Creates a request.
-    public init(method: Method = .get, url: String, form: [String: String] = [:]) {
+    package init(method: Method = .get, url: String, form: [String: String] = [:]) {
         self.method = method
         self.url = url
         self.form = form
@@ -24,7 +24,7 @@ public struct WebRequest: Sendable, Hashable {
 }
 
 /// What the simulated web answers.
-public enum WebResponse: Sendable, Hashable {
+package enum WebResponse: Sendable, Hashable {
     /// HTTP 302 to `location`.
     case redirect(String)
     /// A page (possibly with a login form).
@@ -42,13 +42,13 @@ public struct WebPage: Sendable, Hashable {
     /// A message shown on the page (for example "Invalid username or password.").
     public var message: String?
     /// The login form, if the page has one.
-    public var form: LoginForm?
+    package var form: LoginForm?
 }
 
 /// The MVPD login form.
-public struct LoginForm: Sendable, Hashable {
+package struct LoginForm: Sendable, Hashable {
     /// Where the form posts.
-    public var action: String
+    package var action: String
     /// Hidden fields the browser sends back.
-    public var hiddenFields: [String: String]
+    package var hiddenFields: [String: String]
 }

@@ -11,24 +11,24 @@ import EntitlementSupport
 /// Injected transport faults become real ones: a network failure resets the connection in the
 /// middle of the body; a timeout holds the answer until the client gives up (or the server
 /// stops). A bare HTTP status is sent with a text body, throttling as V2's `text/html` 429.
-public struct SimulatorHTTPApp: Sendable {
+package struct SimulatorHTTPApp: Sendable {
     /// The V2 service answering API requests.
-    public let service: SimulatedV2Service
+    package let service: SimulatedV2Service
     /// The URL pages are loaded under (`http://127.0.0.1:PORT`, the world's service provider when
     /// served with `SimulatedWorld.served(at:)`).
-    public let baseURL: String
+    package let baseURL: String
     /// How long a held ("timeout") answer waits before the server gives up itself.
-    public let holdLimit: Duration
+    package let holdLimit: Duration
 
     /// An app answering with `service`, its pages under `baseURL`.
-    public init(service: SimulatedV2Service, baseURL: String, holdLimit: Duration = .seconds(120)) {
+    package init(service: SimulatedV2Service, baseURL: String, holdLimit: Duration = .seconds(120)) {
         self.service = service
         self.baseURL = baseURL
         self.holdLimit = holdLimit
     }
 
     /// The answer to `request`.
-    public func respond(_ request: HTTPRequest) async -> HTTPResponse {
+    package func respond(_ request: HTTPRequest) async -> HTTPResponse {
         if request.path.hasPrefix(Self.programmerPath) { return await programmer(request) }
         if request.path.hasPrefix(Self.securityAPIPath) { return await securityAPI(request) }
         switch V2HTTPRoute.read(request) {
@@ -91,15 +91,15 @@ public struct SimulatorHTTPApp: Sendable {
 
     /// Where the programmer's servers answer: `POST /programmer/ID/authorize`, and the user's PIN for a
     /// step-up at `POST /programmer/ID/step-up`.
-    public static let programmerPath = "/programmer/"
+    package static let programmerPath = "/programmer/"
 
     /// The URL server `id` answers at under `baseURL`.
-    public static func programmerURL(baseURL: String, serverID: String) -> String {
+    package static func programmerURL(baseURL: String, serverID: String) -> String {
         baseURL + programmerPath + PercentEncoding.encode(serverID) + "/authorize"
     }
 
     /// The URL of server `id`'s step-up page (the PIN for a transaction) under `baseURL`.
-    public static func stepUpURL(baseURL: String, serverID: String) -> String {
+    package static func stepUpURL(baseURL: String, serverID: String) -> String {
         baseURL + programmerPath + PercentEncoding.encode(serverID) + "/step-up"
     }
 
@@ -126,10 +126,10 @@ public struct SimulatorHTTPApp: Sendable {
     // MARK: - Pugpig's Security API
 
     /// Where the subscription services answer: `/security-api/ID/sign_in/` and the other operations.
-    public static let securityAPIPath = "/security-api/"
+    package static let securityAPIPath = "/security-api/"
 
     /// The base URL (Pugpig's `ENDPOINT`) of subscription service `id` under `baseURL`.
-    public static func securityAPIBase(baseURL: String, providerID: String) -> String {
+    package static func securityAPIBase(baseURL: String, providerID: String) -> String {
         baseURL + securityAPIPath + PercentEncoding.encode(providerID)
     }
 

@@ -5,7 +5,7 @@ import EntitlementSimulator
 /// `entitle serve`: the simulator as a REST API V2 server and the MVPDs' web on 127.0.0.1.
 public final class SimulatorServer: Sendable {
     /// The HTTP server.
-    public let http: HTTPServer
+    package let http: HTTPServer
     /// The V2 service (registration, bearer check, throttling) in front of the simulator.
     public let service: SimulatedV2Service
     /// The simulator answering.
@@ -17,7 +17,15 @@ public final class SimulatorServer: Sendable {
     /// log in) on `port` (0: ephemeral), on `clock`, throttled per device as V2 is.
     public convenience init(
         world: SimulatedWorld = .default, port: UInt16 = 0, clock: any EngineClock = SystemClock(), seed: UInt64 = 7,
-        throttles: Bool = true, limits: HTTPServerLimits = HTTPServerLimits(), log: (@Sendable (String) -> Void)? = nil
+        throttles: Bool = true, log: (@Sendable (String) -> Void)? = nil
+    ) throws(HTTPServerError) {
+        try self.init(world: world, port: port, clock: clock, seed: seed, throttles: throttles, limits: HTTPServerLimits(), log: log)
+    }
+
+    /// Serves a new simulator of `world` as above, within `limits`.
+    package convenience init(
+        world: SimulatedWorld = .default, port: UInt16 = 0, clock: any EngineClock = SystemClock(), seed: UInt64 = 7,
+        throttles: Bool = true, limits: HTTPServerLimits, log: (@Sendable (String) -> Void)? = nil
     ) throws(HTTPServerError) {
         let listener = try HTTPListener(port: port)
         let simulator = Simulator(world: world.served(at: listener.url), clock: clock, seed: seed)
@@ -26,7 +34,7 @@ public final class SimulatorServer: Sendable {
 
     /// Serves `service` on `listener` (its web stays at the world's own URLs: tests whose browser is
     /// in process).
-    public init(
+    package init(
         listener: HTTPListener, service: SimulatedV2Service, limits: HTTPServerLimits = HTTPServerLimits(),
         log: (@Sendable (String) -> Void)? = nil
     ) throws(HTTPServerError) {

@@ -3,38 +3,38 @@ extension StateChart {
     /// One detailed chart: a whole region, or a group of a region's states that the overview draws
     /// as one composite state (the login flow, the platform picker, the second screen, logout).
     /// Each row of the table is drawn in exactly one part: the part of the state it leaves.
-    public struct Part: Sendable, Hashable {
+    package struct Part: Sendable, Hashable {
         /// The chart's name: its file is `StateCharts/<name>.md`.
-        public let name: String
+        package let name: String
         /// The region its states belong to.
-        public let region: TransitionRow.Region
+        package let region: TransitionRow.Region
         /// The states whose rows it draws, in the region's order.
-        public let states: [String]
+        package let states: [String]
         /// What the overview writes in the composite state.
-        public let title: String
+        package let title: String
 
         /// Whether the overview draws the part as one state (a group, not a whole region or its top level).
-        public var isComposite: Bool { !states.contains(region.initialState) }
+        package var isComposite: Bool { !states.contains(region.initialState) }
 
         /// The overview's name for the composite state (`platform-picker` → `platformPicker`).
-        public var node: String {
+        package var node: String {
             let words = name.split(separator: "-")
             return String(words[0]) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
         }
 
         /// The rows it draws: those leaving one of its states, in table order.
-        public var rows: [TransitionRow] { TransitionTable.rows(of: region).filter { states.contains($0.from) } }
+        package var rows: [TransitionRow] { TransitionTable.rows(of: region).filter { states.contains($0.from) } }
 
         /// Where the chart starts: the region's initial state when it is one of the part's, else the
         /// states the rest of the region enters it by.
-        public var entries: [String] {
+        package var entries: [String] {
             if states.contains(region.initialState) { return [region.initialState] }
             let entered = Set(TransitionTable.rows(of: region).filter { !states.contains($0.from) && states.contains($0.to) }.map(\.to))
             return states.filter(entered.contains)
         }
 
         /// Every part, in the order the charts are listed: together they draw every row once.
-        public static let all: [Part] = [
+        package static let all: [Part] = [
             Part(name: "configuration", region: .configuration, states: TransitionRow.Region.configuration.states, title: "configuration"),
             Part(name: "authentication", region: .authentication, states: ["unknown", "unauthenticated", "authenticated"], title: "authentication"),
             Part(
@@ -56,9 +56,9 @@ extension StateChart {
         ]
 
         /// The regions the overview draws (the calls region's two states are in its own chart).
-        public static let overviewRegions: [TransitionRow.Region] = [.configuration, .authentication, .authorization]
+        package static let overviewRegions: [TransitionRow.Region] = [.configuration, .authentication, .authorization]
 
         /// The part called `name`.
-        public static func named(_ name: String) -> Part? { all.first { $0.name == name } }
+        package static func named(_ name: String) -> Part? { all.first { $0.name == name } }
     }
 }

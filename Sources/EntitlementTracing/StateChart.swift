@@ -1,9 +1,9 @@
 import EntitlementEngine
 /// Draws the transition table: Mermaid `stateDiagram-v2` (the checked-in `StateCharts/*.md`),
 /// Graphviz DOT and W3C SCXML 1.0.
-public enum StateChart {
+package enum StateChart {
     /// The chart formats.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         /// Mermaid `stateDiagram-v2`, as GitHub renders it.
         case mermaid
         /// Graphviz DOT.
@@ -19,7 +19,7 @@ public enum StateChart {
     /// Grammar (a strict subset the tests parse): `stateDiagram-v2`, then `[*] --> S` for the
     /// part's entry states, then one `A --> B : input [condition] / action, action` line per row
     /// leaving one of the part's states, in table order.
-    public static func mermaid(_ part: Part) -> String {
+    package static func mermaid(_ part: Part) -> String {
         var lines = ["stateDiagram-v2"]
         lines += part.entries.map { "    [*] --> \($0)" }
         lines += part.rows.map { "    " + $0.chartLine }
@@ -27,7 +27,7 @@ public enum StateChart {
     }
 
     /// The fenced block as it appears in the chart file.
-    public static func mermaidBlock(_ part: Part) -> String {
+    package static func mermaidBlock(_ part: Part) -> String {
         "```mermaid\n" + mermaid(part) + "\n```"
     }
 
@@ -35,7 +35,7 @@ public enum StateChart {
     /// flow, platform picker, second screen and logout each drawn as one state, and one arrow per
     /// pair of states with the inputs that take it (conditions, actions and steps that stay inside
     /// one state are in the detailed charts).
-    public static func overview() -> String {
+    package static func overview() -> String {
         var lines = ["stateDiagram-v2"]
         for region in Part.overviewRegions {
             let parts = Part.all.filter { $0.region == region }
@@ -63,12 +63,12 @@ public enum StateChart {
     }
 
     /// The overview's fenced block.
-    public static func overviewBlock() -> String { "```mermaid\n" + overview() + "\n```" }
+    package static func overviewBlock() -> String { "```mermaid\n" + overview() + "\n```" }
 
     // MARK: - Graphviz DOT
 
     /// All regions as one DOT graph, a cluster per region.
-    public static func dot() -> String {
+    package static func dot() -> String {
         var lines = [
             "digraph EntitlementMachine {", "    rankdir=LR;", "    node [shape=box, style=rounded, fontname=\"Helvetica\"];",
             "    edge [fontname=\"Helvetica\", fontsize=10];",
@@ -95,7 +95,7 @@ public enum StateChart {
     /// All regions as one SCXML document: a `<parallel>` of the regions, each state's rows as
     /// `<transition event cond target>` with one `<log label="action">` per action. Conditions are
     /// declared as data of an ECMAScript data model so the document is self-contained.
-    public static func scxml() -> String {
+    package static func scxml() -> String {
         var lines = [
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
             "<scxml xmlns=\"http://www.w3.org/2005/07/scxml\" version=\"1.0\" datamodel=\"ecmascript\" name=\"EntitlementMachine\" initial=\"EntitlementMachine\">",

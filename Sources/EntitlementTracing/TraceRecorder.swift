@@ -56,8 +56,8 @@ public final class TraceRecorder: EngineMonitor {
                 ]
                 sink?.write(line: state.header?.canonicalText ?? "")
                 return
-            case .inputHandled(let input, let now):
-                record = TraceCoding.encode(input, at: now, seq: seq, book: &state.book)
+            case .inputHandled(let handled, let now):
+                record = TraceCoding.encode(handled.input, at: now, seq: seq, book: &state.book)
             case .callbackEmitted(let callback, let answering):
                 record = TraceCoding.encode(callback, answering: answering, seq: seq, book: &state.book)
             case .backendRequested(let operation, let request):

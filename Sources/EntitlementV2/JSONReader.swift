@@ -4,11 +4,11 @@ import EntitlementSupport
 /// Reads every number (fractions, exponents and integers beyond 64 bits kept exactly, as their text);
 /// refuses what RFC 8259 does not allow (leading zeros, lone surrogates, control characters in
 /// strings, bytes that are not UTF-8, trailing text), a key given twice, and nesting beyond 64.
-public struct JSONReader {
+package struct JSONReader {
     /// Why a text is not a JSON value this format accepts.
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The reason, with the byte offset.
-        public var description: String
+        package var description: String
     }
 
     private let bytes: [UInt8]
@@ -19,14 +19,14 @@ public struct JSONReader {
     private var depth = 0
 
     /// Parses `text`.
-    public static func read(_ text: String) throws(Failure) -> JSONValue {
+    package static func read(_ text: String) throws(Failure) -> JSONValue {
         let bytes = Array(text.utf8)
         return try read(bytes, in: 0..<bytes.count)
     }
 
     /// Parses the JSON text in `bytes` (a body as it arrived: bytes that are not UTF-8 are refused, not
     /// repaired).
-    public static func read(_ bytes: [UInt8]) throws(Failure) -> JSONValue { try read(bytes, in: 0..<bytes.count) }
+    package static func read(_ bytes: [UInt8]) throws(Failure) -> JSONValue { try read(bytes, in: 0..<bytes.count) }
 
     /// Parses the JSON text in `bytes[range]` (one line of a trace, read without copying it out).
     package static func read(_ bytes: [UInt8], in range: Range<Int>) throws(Failure) -> JSONValue {

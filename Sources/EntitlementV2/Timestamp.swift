@@ -40,21 +40,21 @@ extension Duration {
 }
 
 /// Integer arithmetic that stops at the bounds instead of trapping (times, durations, deadlines).
-public enum Saturating {
+package enum Saturating {
     /// `a + b`, clamped to `Int64`'s range.
-    public static func add(_ a: Int64, _ b: Int64) -> Int64 {
+    package static func add(_ a: Int64, _ b: Int64) -> Int64 {
         let (sum, overflow) = a.addingReportingOverflow(b)
         return overflow ? (b > 0 ? .max : .min) : sum
     }
 
     /// `a - b`, clamped to `Int64`'s range.
-    public static func subtract(_ a: Int64, _ b: Int64) -> Int64 {
+    package static func subtract(_ a: Int64, _ b: Int64) -> Int64 {
         let (difference, overflow) = a.subtractingReportingOverflow(b)
         return overflow ? (b < 0 ? .max : .min) : difference
     }
 
     /// `a × b`, clamped to `Int64`'s range.
-    public static func multiply(_ a: Int64, _ b: Int64) -> Int64 {
+    package static func multiply(_ a: Int64, _ b: Int64) -> Int64 {
         let (product, overflow) = a.multipliedReportingOverflow(by: b)
         return overflow ? ((a < 0) == (b < 0) ? .max : .min) : product
     }

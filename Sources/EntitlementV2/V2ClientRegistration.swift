@@ -47,20 +47,20 @@ public struct V2ClientCredentials: Sendable, Hashable {
 }
 
 /// `POST /o/client/token`: an access token for the `Authorization: Bearer` header, cached until it expires.
-public struct V2AccessToken: Sendable, Hashable {
+package struct V2AccessToken: Sendable, Hashable {
     /// Adobe's tracking id.
-    public var id: String
+    package var id: String
     /// The bearer token (a secret).
-    public var accessToken: String
+    package var accessToken: String
     /// When it was made (epoch milliseconds).
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
     /// How long it lasts, in seconds.
-    public var expiresInSeconds: Int64
+    package var expiresInSeconds: Int64
     /// `bearer`.
-    public var tokenType: String
+    package var tokenType: String
 
     /// Creates an access token.
-    public init(id: String, accessToken: String, createdAt: Timestamp, expiresInSeconds: Int64, tokenType: String = "bearer") {
+    package init(id: String, accessToken: String, createdAt: Timestamp, expiresInSeconds: Int64, tokenType: String = "bearer") {
         self.id = id
         self.accessToken = accessToken
         self.createdAt = createdAt
@@ -69,10 +69,10 @@ public struct V2AccessToken: Sendable, Hashable {
     }
 
     /// When it expires (saturating).
-    public var expires: Timestamp { createdAt.adding(.seconds(expiresInSeconds)) }
+    package var expires: Timestamp { createdAt.adding(.seconds(expiresInSeconds)) }
 
     /// Reads a token answer.
-    public init(json: JSONValue) throws(V2DecodingError) {
+    package init(json: JSONValue) throws(V2DecodingError) {
         let object = try V2Object(json)
         self.init(
             id: try object.optionalString("id") ?? "", accessToken: try object.string("access_token"),
@@ -81,7 +81,7 @@ public struct V2AccessToken: Sendable, Hashable {
     }
 
     /// The answer as V2 writes it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "id": .string(id), "access_token": .string(accessToken), "created_at": .int(createdAt.milliseconds),
             "expires_in": .int(expiresInSeconds), "token_type": .string(tokenType),

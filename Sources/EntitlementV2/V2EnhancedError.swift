@@ -48,7 +48,7 @@ public struct V2EnhancedError: Error, Sendable, Hashable {
     public var helpURL: String?
     /// Adobe's support trace id, if given.
     public var trace: String?
-    /// What to do; absent means ``Action/none``.
+    /// What to do; absent means `Action.none`.
     public var action: Action
 
     /// Creates an error.

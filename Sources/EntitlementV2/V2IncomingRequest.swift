@@ -4,9 +4,9 @@ import EntitlementSupport
 /// its reading as the V2 request it is (the inverse of ``V2OutgoingRequest``): the path and method name
 /// the operation, the body and query its parameters, and the documented headers its context. A request
 /// that is not one reads as V2's enhanced error, as the service would answer it.
-public struct V2IncomingRequest: Sendable, Hashable {
+package struct V2IncomingRequest: Sendable, Hashable {
     /// What a request turned out to be.
-    public enum Reading: Sendable, Hashable {
+    package enum Reading: Sendable, Hashable {
         /// A REST API V2 or client-registration request.
         case api(V2Request, V2RequestContext)
         /// Not an API path: a page for the browser.
@@ -18,18 +18,18 @@ public struct V2IncomingRequest: Sendable, Hashable {
     }
 
     /// The method (`GET`, `POST`).
-    public var method: String
+    package var method: String
     /// The path, percent-encoded as it arrived (`/api/v2/{serviceProvider}/sessions`).
-    public var path: String
+    package var path: String
     /// The query, without its `?`.
-    public var query: String
+    package var query: String
     /// The header fields, in order (names compared without regard to case).
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a request from its parts.
-    public init(method: String, path: String, query: String = "", headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(method: String, path: String, query: String = "", headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.query = query
@@ -38,7 +38,7 @@ public struct V2IncomingRequest: Sendable, Hashable {
     }
 
     /// The request a client built (its URL's path and query below `baseURL`'s host), as the service receives it.
-    public init(_ outgoing: V2OutgoingRequest) {
+    package init(_ outgoing: V2OutgoingRequest) {
         let url = outgoing.url
         let afterScheme = url.firstRange(of: "://").map { url[$0.upperBound...] } ?? Substring(url)
         let target = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? "/"
@@ -49,16 +49,16 @@ public struct V2IncomingRequest: Sendable, Hashable {
     }
 
     /// The first value of the header field `name`, if any.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 
-    public static func == (lhs: V2IncomingRequest, rhs: V2IncomingRequest) -> Bool {
+    package static func == (lhs: V2IncomingRequest, rhs: V2IncomingRequest) -> Bool {
         lhs.method == rhs.method && lhs.path == rhs.path && lhs.query == rhs.query && lhs.body == rhs.body
             && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(method)
         hasher.combine(path)
         hasher.combine(query)
@@ -70,7 +70,7 @@ public struct V2IncomingRequest: Sendable, Hashable {
     }
 
     /// What this request is: a V2 operation with its context, a page, or a refusal as the service answers it.
-    public func read() -> Reading {
+    package func read() -> Reading {
         let http = self
         let path = http.path
         let registering = path == "/o/client/register" || path == "/o/client/token"
@@ -181,7 +181,7 @@ public struct V2IncomingRequest: Sendable, Hashable {
     }
 
     /// The access token in `Authorization: Bearer …`, if any.
-    public static func bearer(_ http: V2IncomingRequest) -> String? {
+    package static func bearer(_ http: V2IncomingRequest) -> String? {
         guard let authorization = http.header("Authorization"), authorization.hasPrefix("Bearer ") else { return nil }
         return String(authorization.dropFirst("Bearer ".count))
     }
@@ -228,7 +228,7 @@ public struct V2IncomingRequest: Sendable, Hashable {
     }
 
     /// The methods the API path after `/api/v2/{serviceProvider}/` takes; nil for a path that is none.
-    public static func allowedMethods(_ rest: [String]) -> [String]? {
+    package static func allowedMethods(_ rest: [String]) -> [String]? {
         switch (rest.count, rest.first) {
         case (1, "configuration"), (1, "profiles"), (2, "profiles"), (2, "logout"): ["GET"]
         case (3, "profiles") where rest[1] == "code": ["GET"]

@@ -1,27 +1,27 @@
-/// What to do: the machine's only way to affect the world. A ``MachineStep`` lists them as its effects
+/// What to do: the machine's only way to affect the world. A `MachineStep` lists them as its effects
 /// (beside its save, the secrets to draw and the calls to resubmit), and the actor runs them in order.
 /// The cases with a large payload (requests, provider questions, the platform's) are `indirect`: an
 /// action is a few words, moved without copying its request.
-public enum Action: Sendable, Hashable {
+package enum Action: Sendable, Hashable {
     /// Call the delegate (and the callback stream); `answering` names the calls this callback ends.
     case emit(Callback, answering: [CallID])
     /// Fetch the configuration, then load the stored tokens (this requestor's, and the
     /// authentications other requestors stored on the device) and have every provider of the chain
     /// verify what the user may access; answer with
-    /// ``Input/configurationLoaded(_:_:_:others:verified:)`` or ``Input/configurationFailed(_:_:)``.
+    /// `Input.configurationLoaded(_:_:_:others:verified:)` or `Input.configurationFailed(_:_:)`.
     indirect case loadConfiguration(OperationID, BackendRequest)
     /// Ask a provider of the chain (credentials, a verification, a sign-in, a renewal, a sign-out),
-    /// within the request deadline; answer with ``Input/providerAnswered(_:_:)``.
+    /// within the request deadline; answer with `Input.providerAnswered(_:_:)`.
     indirect case askProvider(OperationID, provider: String, ProviderRequest, ProviderSession)
-    /// Send a backend request; answer with ``Input/backendAnswered(_:_:)`` or ``Input/backendFailed(_:_:)``.
+    /// Send a backend request; answer with `Input.backendAnswered(_:_:)` or `Input.backendFailed(_:_:)`.
     indirect case callBackend(OperationID, BackendRequest)
     /// Show the platform's provider picker for a login flow, its sign-in answering the partner's
-    /// `request`; answer with ``Input/platformPickerAnswered(_:_:)`` when the user has chosen (cookbook D).
+    /// `request`; answer with `Input.platformPickerAnswered(_:_:)` when the user has chosen (cookbook D).
     indirect case presentPlatformPicker(FlowID, TvProviderDialog, requestorID: String, request: V2PartnerRequest)
     /// Stop waiting for the platform's picker (the flow ended); a late answer is ignored.
     case dismissPlatformPicker(FlowID)
     /// Ask the platform, without UI, whether it is signed in to one of `mvpdIDs` (its assertion answering
-    /// the partner's `request`); answer with ``Input/platformSignInChecked(_:_:)``.
+    /// the partner's `request`); answer with `Input.platformSignInChecked(_:_:)`.
     indirect case checkPlatformSignIn(OperationID, requestorID: String, mvpdIDs: [String], request: V2PartnerRequest)
     /// Start a timer.
     case startTimer(TimerID, at: Timestamp)

@@ -1,12 +1,12 @@
 /// The authentication region, including logout.
 ///
 /// A login is one state, ``login(_:_:)``, holding its flow and the step it is at: what every step
-/// shares (waiters, provider, secrets, deadline) lives once in ``LoginFlow``; what one step alone
-/// waits for (an operation, a registration code, a read attempt) lives in its ``LoginStep``. A logout
+/// shares (waiters, provider, secrets, deadline) lives once in `LoginFlow`; what one step alone
+/// waits for (an operation, a registration code, a read attempt) lives in its `LoginStep`. A logout
 /// is shaped the same way. The chart draws each step as a state (``Kind``).
 /// The flows are held out of line (`indirect`): a machine spends most of its life unauthenticated or
 /// authenticated, and inline a flow would make every machine 64 bytes larger.
-public enum AuthenticationState: Sendable, Hashable {
+package enum AuthenticationState: Sendable, Hashable {
     /// Not known yet: waits for the configuration and the stored tokens.
     case unknown
     /// No valid authentication: waits for getAuthentication, getAuthorization or setSelectedProvider.
@@ -19,18 +19,18 @@ public enum AuthenticationState: Sendable, Hashable {
     indirect case logout(LogoutFlow, LogoutStep)
 
     /// The running login's flow, if a login runs.
-    public var loginFlow: LoginFlow? {
+    package var loginFlow: LoginFlow? {
         if case .login(let flow, _) = self { flow } else { nil }
     }
 
     /// The running logout's flow, if a logout runs.
-    public var logoutFlow: LogoutFlow? {
+    package var logoutFlow: LogoutFlow? {
         if case .logout(let flow, _) = self { flow } else { nil }
     }
 }
 
 /// Where a running login is: each step names what it waits for.
-public enum LoginStep: Sendable, Hashable {
+package enum LoginStep: Sendable, Hashable {
     /// `displayProviderDialog` sent: waits for `setSelectedProvider` (an id, or nil to cancel).
     case selectingProvider
     /// The device has a platform picker (cookbook D): `POST sessions/sso/{partner}` sent for the request
@@ -60,7 +60,7 @@ public enum LoginStep: Sendable, Hashable {
 }
 
 /// Where a running logout is.
-public enum LogoutStep: Sendable, Hashable {
+package enum LogoutStep: Sendable, Hashable {
     /// Local tokens cleared: waits for the shell to draw the logout flow's `state` (at once).
     case preparingLogout
     /// `GET logout/{mvpd}` sent: waits for the logout's next step (an interactive MVPD logout, or done).
@@ -70,43 +70,43 @@ public enum LogoutStep: Sendable, Hashable {
 }
 
 /// One login attempt, from the provider dialog to the profile.
-public struct LoginFlow: Sendable, Hashable {
+package struct LoginFlow: Sendable, Hashable {
     /// The flow's id.
-    public var id: FlowID
+    package var id: FlowID
     /// The chosen MVPD (nil while the dialog is open).
-    public var mvpd: MVPD?
+    package var mvpd: MVPD?
     /// The flow's `state`, once drawn.
-    public var secrets: FlowSecrets?
+    package var secrets: FlowSecrets?
     /// The session's code, once the session was created: the profile is read by it (a secret).
-    public var code: String?
+    package var code: String?
     /// Whether the session was resumed with the parameters it lacked (once per login).
-    public var resumed = false
+    package var resumed = false
     /// Whether the second screen's read in flight asks the session's status (a poll was refused), not the profile.
-    public var checksSession = false
+    package var checksSession = false
     /// Whether the profile is read with the MVPD, not by the session's code: the redirect came (the user
     /// signed in at the page), but the code died at the service meanwhile (a session request that arrived
     /// after this login's replaced it). Once per login.
-    public var readsProfileByProvider = false
+    package var readsProfileByProvider = false
     /// When the redirect must have arrived by.
-    public var deadline: Timestamp?
+    package var deadline: Timestamp?
     /// The calls the flow's one `setAuthenticationStatus` answers.
-    public var waiters: [CallID]
+    package var waiters: [CallID]
     /// The `data` given to `getAuthentication` (kept with a pending login).
-    public var data: [String: String]
+    package var data: [String: String]
     /// The MVPD's login page the device was sent to, once the session was created (kept with a pending login).
-    public var url: String?
+    package var url: String?
     /// Whether the login was started by another instance sharing the storage (or by this one before a
     /// restart) and taken from storage here: the device may never have received its URL.
-    public var startedElsewhere = false
+    package var startedElsewhere = false
     /// The read of this login's profile by its session code, in flight, before its page is handed out
     /// again (the user may have signed in there already, and only the redirect was lost).
-    public var probe: OperationID?
+    package var probe: OperationID?
     /// Whether this instance accepted the login's redirect (and reads its profile): storage says the
     /// login is completing, so no other instance accepts the redirect again.
-    public var redirectAccepted = false
+    package var redirectAccepted = false
     /// The login as storage holds it while another instance, which accepted its redirect, reads its
     /// profile: this instance waits for the outcome there and never accepts the redirect itself.
-    public var completingElsewhere: PendingLogin?
+    package var completingElsewhere: PendingLogin?
 
     /// Whether a login call here reads the login's profile first: a login taken from storage whose page
     /// is known (the user may have signed in, with only the redirect lost), or one another instance is
@@ -117,7 +117,7 @@ public struct LoginFlow: Sendable, Hashable {
     var profileCode: String? { code ?? completingElsewhere?.code }
 
     /// Creates a login flow.
-    public init(
+    package init(
         id: FlowID, mvpd: MVPD?, secrets: FlowSecrets?, deadline: Timestamp?, waiters: [CallID], data: [String: String]
     ) {
         self.id = id
@@ -158,20 +158,20 @@ public struct LoginFlow: Sendable, Hashable {
 
 /// One logout: local tokens are already gone; the logout request, then (interactive) the MVPD's
 /// logout redirect chain.
-public struct LogoutFlow: Sendable, Hashable {
+package struct LogoutFlow: Sendable, Hashable {
     /// The flow's id.
-    public var id: FlowID
+    package var id: FlowID
     /// The flow's `state`, once drawn.
-    public var secrets: FlowSecrets?
+    package var secrets: FlowSecrets?
     /// When the redirect must have arrived by.
-    public var deadline: Timestamp?
+    package var deadline: Timestamp?
     /// The MVPD logged out of on the service (the authentication's, or a running login's).
-    public var mvpdID: String?
+    package var mvpdID: String?
     /// The calls the logout's `setAuthenticationStatus` answers.
-    public var waiters: [CallID]
+    package var waiters: [CallID]
 
     /// Creates a logout flow.
-    public init(id: FlowID, secrets: FlowSecrets?, deadline: Timestamp?, mvpdID: String? = nil, waiters: [CallID]) {
+    package init(id: FlowID, secrets: FlowSecrets?, deadline: Timestamp?, mvpdID: String? = nil, waiters: [CallID]) {
         self.id = id
         self.secrets = secrets
         self.deadline = deadline

@@ -1,8 +1,8 @@
 /// One authorization request machine, keyed by resource and data; identical concurrent requests
 /// join it and each gets its own answer.
-public struct AuthorizationRequest: Sendable, Hashable {
+package struct AuthorizationRequest: Sendable, Hashable {
     /// Where the request is.
-    public enum Phase: Sendable, Hashable {
+    package enum Phase: Sendable, Hashable {
         /// `getAuthorization` started (or joined) a login: waits for it to end.
         case waitingForAuthentication
         /// Waits for the backend's decision (which carries the media token).
@@ -16,23 +16,23 @@ public struct AuthorizationRequest: Sendable, Hashable {
     }
 
     /// The resource.
-    public var resource: String
+    package var resource: String
     /// The `data` passed with the call (part of the identity of a request).
-    public var data: [String: String]
+    package var data: [String: String]
     /// The calls waiting for this request, in arrival order.
-    public var waiters: [CallID]
+    package var waiters: [CallID]
     /// Where the request is.
-    public var phase: Phase
+    package var phase: Phase
     /// Waiting (``Phase/waitingForProvider(_:)``) for the provider's token to be renewed, not for
     /// another request to end.
-    public var awaitsRenewal = false
+    package var awaitsRenewal = false
     /// Set once the request stepped up: its retry carries this transaction id, and no second step-up is asked.
-    public var steppedUp = false
+    package var steppedUp = false
     /// The transaction the step-up approved (a secret, sent once).
-    public var transactionID: String?
+    package var transactionID: String?
 
     /// Creates a request.
-    public init(resource: String, data: [String: String], waiters: [CallID], phase: Phase) {
+    package init(resource: String, data: [String: String], waiters: [CallID], phase: Phase) {
         self.resource = resource
         self.data = data
         self.waiters = waiters

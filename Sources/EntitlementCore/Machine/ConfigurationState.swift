@@ -1,5 +1,5 @@
 /// The configuration region: is there a requestor, and may entitlement calls run?
-public enum ConfigurationState: Sendable, Hashable {
+package enum ConfigurationState: Sendable, Hashable {
     /// No `setRequestor` yet: waits for one; entitlement calls are queued.
     case unconfigured
     /// `setRequestor` sent: waits for the backend's configuration; entitlement calls are queued.
@@ -15,11 +15,11 @@ public enum ConfigurationState: Sendable, Hashable {
     case configured(RequestorConfiguration)
     /// The last `setRequestor` failed: calls fail at once until `retryAt`; the first call after it
     /// configures again (the call is held, as while configuring), as does a new `setRequestor`. The pause
-    /// doubles with each failure in a row, from 1 s up to ``ConfigurationState/longestRetryPause``.
+    /// doubles with each failure in a row, from 1 s up to `ConfigurationState.longestRetryPause`.
     case failed(requestorID: String, BackendError, retryAt: Timestamp)
 
     /// The longest pause between a failed configuration and the next call's attempt to configure again.
-    public static let longestRetryPause = Duration.seconds(60)
+    package static let longestRetryPause = Duration.seconds(60)
 
     /// The pause after `failures` configurations failed in a row (1 s, 2 s, 4 s, … at most ``longestRetryPause``).
     static func retryPause(afterFailures failures: Int) -> Duration {

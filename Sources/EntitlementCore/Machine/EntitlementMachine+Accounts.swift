@@ -5,7 +5,7 @@
 /// saved with the other tokens (``StoredTokens/providerAccounts``).
 extension EntitlementMachine {
     /// What a provider account is doing (none: signed in when it holds a token, else signed out).
-    public enum AccountWork: Sendable, Hashable {
+    package enum AccountWork: Sendable, Hashable {
         /// The provider checks what the user typed.
         case signingIn(OperationID, calls: [CallID])
         /// The provider says what the user may access (after a sign-in, a renewal, or on its interval).
@@ -27,7 +27,7 @@ extension EntitlementMachine {
     }
 
     /// The accounts region's state names.
-    public enum AccountKind: String, Sendable, CaseIterable {
+    package enum AccountKind: String, Sendable, CaseIterable {
         /// No user token.
         case signedOut
         /// See ``AccountWork/signingIn(_:calls:)``.

@@ -48,8 +48,8 @@ extension EntitlementMachine {
         return [.emit(.status(notice), answering: [])]
     }
 
-    /// Saves `tokens` (the current ``storedTokens``) as the step's ``MachineStep/save`` and counts them as
-    /// stored; ``Input/storageWriteFailed(_:)`` takes that back.
+    /// Saves `tokens` (the current ``storedTokens``) as the step's `MachineStep.save` and counts them as
+    /// stored; `Input.storageWriteFailed(_:)` takes that back.
     mutating func persist(_ tokens: StoredTokens, _ configuration: RequestorConfiguration) {
         if foreignStore != nil { foreignStore = nil }  // this save goes over whatever storage held
         persistedBeforeSave = persistedBox ?? Boxed(.empty)
@@ -57,7 +57,7 @@ extension EntitlementMachine {
         savingFor = configuration.requestorID
     }
 
-    /// Hands the held calls back to the owner (the step's ``MachineStep/resubmitted``), in order, to run as
+    /// Hands the held calls back to the owner (the step's `MachineStep.resubmitted`), in order, to run as
     /// their own inputs.
     mutating func flushQueue() -> [Action] {
         guard !queue.isEmpty else { return [] }
@@ -67,7 +67,7 @@ extension EntitlementMachine {
     }
 
     /// Has the shell draw `flow`'s secrets once this input's effects are done (the step's
-    /// ``MachineStep/secretsToDraw``).
+    /// `MachineStep.secretsToDraw`).
     mutating func requestSecrets(for flow: FlowID) {
         secretsToDraw.append(flow)
     }

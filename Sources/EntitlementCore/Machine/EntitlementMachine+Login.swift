@@ -141,9 +141,9 @@ extension EntitlementMachine {
     /// How many times the profile is read after a redirect before the login counts as failed, and
     /// the pause between reads: a short, bounded wait for a service that saves the profile a moment
     /// after the browser came back (V2's polling advice: every 3–5 s).
-    public static let profileReads = 4
+    package static let profileReads = 4
     /// The pause between two reads of a profile that is not there yet.
-    public static let profileReadPause = Duration.seconds(3)
+    package static let profileReadPause = Duration.seconds(3)
 
     mutating func timerFired(_ timer: TimerID) -> [Action] {
         switch (timer, authentication) {
@@ -230,7 +230,7 @@ extension EntitlementMachine {
     }
 
     /// The longest pause a throttled profile read waits before reading again; a longer one ends the login.
-    public static let longestThrottlePause = Duration.seconds(60)
+    package static let longestThrottlePause = Duration.seconds(60)
 
     /// A login ended with a profile: authenticated, every waiter answered, waiting authorizations resumed.
     /// `endingDeadline`: the login still waited for its redirect, whose deadline timer ends here.

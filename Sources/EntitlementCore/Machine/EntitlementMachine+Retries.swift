@@ -1,5 +1,5 @@
 /// Retries the service asks for — the one place that decides them. Every backend request sent is
-/// noted with its attempt (``EntitlementMachine/handle(_:at:)`` notes a step's requests); an answer that
+/// noted with its attempt (`EntitlementMachine.handle(_:at:)` notes a step's requests); an answer that
 /// says `retry` — a failed request, one decision item, or some items of a pre-authorization — for a
 /// request still waited for, with attempts left (``V2RetryPolicy``: at most twice, 0.5 s then 1 s later),
 /// starts a timer instead of reaching its region, and the timer sends the request again as it was,
@@ -7,7 +7,7 @@
 ///
 /// Throttling (a `429`) pauses the device: the failure reaches its region as it is, and every request
 /// due until the pause ends — `Retry-After`, at least 1 s (Adobe's *Throttling mechanism*: "wait at
-/// least one second"), at most ``EntitlementMachine/longestThrottlePause`` — waits for its end on the
+/// least one second"), at most `EntitlementMachine.longestThrottlePause` — waits for its end on the
 /// same timer, then goes out as it was, still its first attempt.
 extension EntitlementMachine {
     /// How often, and after what pause, a request is retried when the service asks.

@@ -4,8 +4,8 @@
 extension EntitlementMachine {
     /// Whether storage holds something else than this machine last saved or read (another
     /// instance logged in or out, started or took a login, cached an authorization): the engine
-    /// then feeds ``Input/storageChanged(_:)``. The engine asks only when the stored version changed.
-    public func differs(from stored: StoredTokens) -> Bool {
+    /// then feeds `Input.storageChanged(_:)`. The engine asks only when the stored version changed.
+    package func differs(from stored: StoredTokens) -> Bool {
         guard case .configured = configuration else { return false }
         return stored != persisted
     }
@@ -13,7 +13,7 @@ extension EntitlementMachine {
     /// How long after its deadline a login another instance is completing still stands: that instance
     /// accepted the redirect in time and reads the profile — each read within the request deadline, a few
     /// reads at most, with pauses — so its outcome is waited for, not expired under it.
-    public var completingGrace: Duration {
+    package var completingGrace: Duration {
         settings.requestTimeout * Self.profileReads + Self.longestThrottlePause * (Self.profileReads - 1)
     }
 

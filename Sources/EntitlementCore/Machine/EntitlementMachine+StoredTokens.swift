@@ -2,7 +2,7 @@
 /// asks whether it must save.
 extension EntitlementMachine {
     /// What should be in token storage now (``StoredTokens/empty`` when there is nothing to keep).
-    public var storedTokens: StoredTokens {
+    package var storedTokens: StoredTokens {
         let stored = StoredAuthentication(authentication)
         guard !holdsNothing(stored) else { return .empty }
         return StoredTokens(

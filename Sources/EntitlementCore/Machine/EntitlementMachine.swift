@@ -7,25 +7,25 @@ import EntitlementSupport
 /// per resource, answered by the TV provider or another provider of the chain), the calls region
 /// (refusals, read-only answers, pre-authorizations and metadata reads) and, with a provider chain,
 /// the entitlements region (``Callback/entitlementsChanged(_:)``) and the accounts region (providers
-/// the user signs in to). The owner (`AccessEnabler`) turns calls, backend answers and timers into ``Input``s and
-/// runs the returned ``MachineStep`` (its save first, then its actions in order); tests drive this struct directly.
+/// the user signs in to). The owner (`AccessEnabler`) turns calls, backend answers and timers into `Input`s and
+/// runs the returned `MachineStep` (its save first, then its actions in order); tests drive this struct directly.
 ///
 /// Every state change goes through a recording helper, so with ``recordsTransitions`` on, each
 /// input reports the ``TransitionRow``s it took (``lastTransitions``); ``TransitionTable`` lists them
 /// all and `StateCharts/` draws them.
 ///
 /// Invariant: every accepted call ends in exactly one terminal callback, whose
-/// ``Action/emit(_:answering:)`` names it; a refused call is answered by one `status` callback.
-public struct EntitlementMachine: Sendable {
+/// `Action.emit(_:answering:)` names it; a refused call is answered by one `status` callback.
+package struct EntitlementMachine: Sendable {
     /// A call held until `setRequestor` completes.
-    public struct QueuedCall: Sendable, Hashable {
+    package struct QueuedCall: Sendable, Hashable {
         /// The call's id.
-        public var id: CallID
+        package var id: CallID
         /// The call.
-        public var call: EntitlementCall
+        package var call: EntitlementCall
 
         /// Creates a queued call.
-        public init(id: CallID, call: EntitlementCall) {
+        package init(id: CallID, call: EntitlementCall) {
             self.id = id
             self.call = call
         }
@@ -44,11 +44,11 @@ public struct EntitlementMachine: Sendable {
     }
 
     /// A pre-authorization decision kept for reuse.
-    public struct CachedDecision: Sendable, Hashable {
+    package struct CachedDecision: Sendable, Hashable {
         /// Whether the user may watch the resource.
-        public var authorized: Bool
+        package var authorized: Bool
         /// When the decision stops being reused.
-        public var expires: Timestamp
+        package var expires: Timestamp
     }
 
     // MARK: - State
@@ -91,9 +91,9 @@ public struct EntitlementMachine: Sendable {
     package func sharesSeldomWrittenFields(with other: EntitlementMachine) -> Bool { held.sharesStorage(with: other.held) }
 
     /// Settings fixed at creation.
-    public var settings: EngineSettings { held.value.sharedSettings.value }
+    package var settings: EngineSettings { held.value.sharedSettings.value }
     /// The device id sent with every request.
-    public var deviceID: String { held.value.deviceID }
+    package var deviceID: String { held.value.deviceID }
     /// The configuration and authentication regions' states, which only their move helpers set
     /// (`EntitlementMachine+RegionStates.swift`: the compiler holds the rule).
     var regions: RegionStates {
@@ -101,35 +101,35 @@ public struct EntitlementMachine: Sendable {
         _modify { yield &held.value.regions }
     }
     /// The configuration region.
-    public var configuration: ConfigurationState { regions.configuration }
+    package var configuration: ConfigurationState { regions.configuration }
     /// The authentication region. A copy, not a read in place: a step switches over it and moves the
     /// region in the same breath, and a borrowed subject would be destroyed under its own cases (the
     /// box's exclusivity is not checked).
-    public var authentication: AuthenticationState { regions.authentication }
+    package var authentication: AuthenticationState { regions.authentication }
     /// The authorization region: one request machine per (resource, data), in arrival order.
-    public internal(set) var authorizations: [AuthorizationRequest] {
+    package internal(set) var authorizations: [AuthorizationRequest] {
         _read { yield held.value.authorizations }
         _modify { yield &held.value.authorizations }
     }
     /// Calls held until `setRequestor` completes, oldest first.
-    public internal(set) var queue: [QueuedCall] {
+    package internal(set) var queue: [QueuedCall] {
         _read { yield held.value.queue }
         _modify { yield &held.value.queue }
     }
     /// When the last decision for each resource stops counting (its `notAfter`), for `TTL_AUTHZ`
     /// metadata only: decisions are never reused for playback, so every authorization asks again.
-    public internal(set) var authorizationExpiries: [String: Timestamp] {
+    package internal(set) var authorizationExpiries: [String: Timestamp] {
         _read { yield held.value.authorizationExpiries }
         _modify { yield &held.value.authorizationExpiries }
     }
     /// Pre-authorization decisions by resource, reused while fresh when `cache` is true; cleared
     /// whenever the authentication changes.
-    public internal(set) var preauthorizationCache: [String: CachedDecision] {
+    package internal(set) var preauthorizationCache: [String: CachedDecision] {
         _read { yield held.value.preauthorizationCache }
         _modify { yield &held.value.preauthorizationCache }
     }
     /// The provider the user chose; a later login skips the picker while it is set.
-    public internal(set) var selectedProviderID: String? {
+    package internal(set) var selectedProviderID: String? {
         get { held.value.selectedProviderID }
         set {
             held.value.selectedProviderID = newValue
@@ -137,22 +137,22 @@ public struct EntitlementMachine: Sendable {
         }
     }
     /// The options sent with every backend request.
-    public internal(set) var options: [String: String] {
+    package internal(set) var options: [String: String] {
         _read { yield held.value.options }
         _modify { yield &held.value.options }
     }
     /// What each provider of the chain (by id) last verified the user may access.
-    public internal(set) var providerViews: [String: ProviderView] {
+    package internal(set) var providerViews: [String: ProviderView] {
         get { chainState.views }
         set { chainState.views = newValue }
     }
     /// What the user holds with each provider that takes a sign-in (saved with the tokens).
-    public internal(set) var providerAccounts: [String: ProviderAccount] {
+    package internal(set) var providerAccounts: [String: ProviderAccount] {
         get { chainState.accounts }
         set { chainState.accounts = newValue }
     }
     /// What each such account is doing (the accounts region).
-    public internal(set) var accountWork: [String: AccountWork] {
+    package internal(set) var accountWork: [String: AccountWork] {
         get { chainState.work }
         set { chainState.work = newValue }
     }
@@ -189,9 +189,9 @@ public struct EntitlementMachine: Sendable {
 
     /// Whether ``handle(_:at:)`` records the rows it takes in ``lastTransitions`` (the engine
     /// turns it on when a monitor listens).
-    public var recordsTransitions = false
+    package var recordsTransitions = false
     /// The rows the last input took, in order (empty unless ``recordsTransitions``).
-    public var lastTransitions: [TransitionRow] { lastRecorded.map(\.row) }
+    package var lastTransitions: [TransitionRow] { lastRecorded.map(\.row) }
     /// The rows the last input took, as recorded (``lastTransitions`` spells them out).
     package private(set) var lastRecorded: [RecordedRow] = []
     /// Lets go of the recorded rows and their storage, once read (a checker that keeps many machines).
@@ -205,13 +205,13 @@ public struct EntitlementMachine: Sendable {
         _read { yield held.value.preauthorizations }
         _modify { yield &held.value.preauthorizations }
     }
-    /// The requestor whose tokens the input being handled saves (its step's ``MachineStep/save`` holds
+    /// The requestor whose tokens the input being handled saves (its step's `MachineStep.save` holds
     /// ``persisted``; nil between inputs).
     var savingFor: String?
-    /// The flows whose secrets the input being handled asks for (its step's ``MachineStep/secretsToDraw``;
+    /// The flows whose secrets the input being handled asks for (its step's `MachineStep.secretsToDraw`;
     /// empty between inputs).
     var secretsToDraw: [FlowID] = []
-    /// The held calls the input being handled feeds back (its step's ``MachineStep/resubmitted``; empty
+    /// The held calls the input being handled feeds back (its step's `MachineStep.resubmitted`; empty
     /// between inputs).
     var resubmitting: [QueuedCall] = []
     /// Every backend request sent and not answered yet, with its attempt: a request the service
@@ -227,7 +227,7 @@ public struct EntitlementMachine: Sendable {
         set { held.value.backendPausedUntil = newValue }
     }
     /// What the machine last saved (or loaded): a save happens when ``storedTokens`` differs.
-    public internal(set) var persisted: StoredTokens {
+    package internal(set) var persisted: StoredTokens {
         // Read in place: the box's value never changes (a write puts another box), and the box read is
         // held for the read.
         _read {
@@ -289,7 +289,7 @@ public struct EntitlementMachine: Sendable {
     }
 
     /// Creates a machine in `unconfigured` / `unknown`.
-    public init(settings: EngineSettings = EngineSettings(), deviceID: String) {
+    package init(settings: EngineSettings = EngineSettings(), deviceID: String) {
         self.init(sharing: Boxed(settings), deviceID: deviceID)
     }
 
@@ -306,9 +306,9 @@ public struct EntitlementMachine: Sendable {
 
     // MARK: - Input
 
-    /// Feeds one input observed at `now` and returns what to do: its ``MachineStep`` (the save that must
+    /// Feeds one input observed at `now` and returns what to do: its `MachineStep` (the save that must
     /// hold first, the effects in order, the secrets to draw and the held calls to feed back).
-    public mutating func handle(_ input: Input, at now: Timestamp) -> MachineStep {
+    package mutating func handle(_ input: Input, at now: Timestamp) -> MachineStep {
         self.now = now
         lastRecorded.removeAll(keepingCapacity: true)
         rowInput = input.transitionInput

@@ -74,12 +74,12 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
 
 /// The random value drawn for one flow: the `state` the engine puts in the `redirectUrl` it sends,
 /// which binds the redirect to the flow.
-public struct FlowSecrets: Sendable, Hashable {
+package struct FlowSecrets: Sendable, Hashable {
     /// The 256-bit `state`, base64url (a secret).
-    public var state: String
+    package var state: String
 
     /// Creates flow secrets.
-    public init(state: String) {
+    package init(state: String) {
         self.state = state
     }
 }

@@ -3,7 +3,7 @@
 /// The cases whose payload is large (the configuration with the stored tokens, backend and provider
 /// answers, failures, the tokens another instance stored) are `indirect`: their payload sits behind one
 /// reference, so an input is a few words and moves through the shell without copying hundreds of bytes.
-public enum Input: Sendable, Hashable {
+package enum Input: Sendable, Hashable {
     /// A public call arrived (`setRequestor` and every entitlement call).
     case callReceived(CallID, EntitlementCall)
     /// `setOptions` replaced the options sent with every backend request.

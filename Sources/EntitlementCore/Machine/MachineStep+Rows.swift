@@ -5,8 +5,8 @@ extension MachineStep {
     /// could have named it (`"navigateToUrl"`, `"status|failQueue|failCall"`); empty when the rows
     /// account for the whole step. Logs and tracking data are not drawn, and neither is the save: a
     /// step saves whatever it changed of the stored fields, whichever row changed them
-    /// (``MachineStep/save``), so no row names it.
-    public func effectsNotInRows(_ rows: [TransitionRow]) -> [String] {
+    /// (`MachineStep.save`), so no row names it.
+    package func effectsNotInRows(_ rows: [TransitionRow]) -> [String] {
         let named = Set(rows.flatMap(\.actions))
         var claims: [[TransitionAction]] = effects.compactMap(Self.rowActions(for:))
         if !secretsToDraw.isEmpty { claims.append([.drawSecrets]) }

@@ -1,4 +1,4 @@
-/// What the machine decided for one input (``EntitlementMachine/handle(_:at:)``), cut by what the shell
+/// What the machine decided for one input (`EntitlementMachine.handle(_:at:)`), cut by what the shell
 /// must do with each part — the machine–shell contract as a type, not as an order the shell has to know:
 ///
 /// 1. ``save``: the tokens to save first (a compare-and-set); the step holds only once the save does,
@@ -6,50 +6,50 @@
 /// 2. ``effects``: then, in order — callbacks, backend requests, provider and platform questions,
 ///    timers, log lines.
 /// 3. ``secretsToDraw``: flows whose `state` the shell draws at once and feeds back
-///    (``Input/flowSecretsDrawn(_:_:)``), in order, before any other input.
+///    (`Input.flowSecretsDrawn(_:_:)`), in order, before any other input.
 /// 4. ``resubmitted``: held calls fed back, in order, ahead of all queued work (each runs as its own input).
-public struct MachineStep: Sendable, Hashable {
+package struct MachineStep: Sendable, Hashable {
     /// A save of the device's tokens for one requestor.
-    public struct Save: Sendable, Hashable {
+    package struct Save: Sendable, Hashable {
         /// The tokens, behind one reference: a step (made for every input) stays a few words.
         private var box: Boxed<StoredTokens>
         /// The tokens to store.
-        public var tokens: StoredTokens {
+        package var tokens: StoredTokens {
             get { box.value }
             set { box = Boxed(newValue) }
         }
         /// The requestor they are stored for.
-        public var requestorID: String
+        package var requestorID: String
 
         /// Creates a save.
-        public init(tokens: StoredTokens, requestorID: String) {
+        package init(tokens: StoredTokens, requestorID: String) {
             self.box = Boxed(tokens)
             self.requestorID = requestorID
         }
 
         /// Saves are equal when their tokens and requestor are.
-        public static func == (left: Save, right: Save) -> Bool {
+        package static func == (left: Save, right: Save) -> Bool {
             left.requestorID == right.requestorID && (left.box === right.box || left.tokens == right.tokens)
         }
 
         /// Hashes the tokens and the requestor.
-        public func hash(into hasher: inout Hasher) {
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(tokens)
             hasher.combine(requestorID)
         }
     }
 
     /// The save that must hold before anything else of the step is done, if the input changed what is stored.
-    public var save: Save?
+    package var save: Save?
     /// What to do, in order, once the save holds.
-    public var effects: [Action]
+    package var effects: [Action]
     /// The flows whose secrets are drawn and fed back before any other input.
-    public var secretsToDraw: [FlowID]
+    package var secretsToDraw: [FlowID]
     /// The held calls fed back ahead of all queued work.
-    public var resubmitted: [EntitlementMachine.QueuedCall]
+    package var resubmitted: [EntitlementMachine.QueuedCall]
 
     /// Creates a step.
-    public init(
+    package init(
         save: Save? = nil, effects: [Action] = [], secretsToDraw: [FlowID] = [], resubmitted: [EntitlementMachine.QueuedCall] = []
     ) {
         self.save = save
@@ -59,5 +59,5 @@ public struct MachineStep: Sendable, Hashable {
     }
 
     /// Whether the step does nothing at all.
-    public var isEmpty: Bool { save == nil && effects.isEmpty && secretsToDraw.isEmpty && resubmitted.isEmpty }
+    package var isEmpty: Bool { save == nil && effects.isEmpty && secretsToDraw.isEmpty && resubmitted.isEmpty }
 }

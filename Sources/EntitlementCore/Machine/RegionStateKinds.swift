@@ -1,12 +1,12 @@
 /// The entitlements region's one state: it watches every input and emits `entitlementsChanged` when
 /// what the user may access changed (only with a provider chain).
-public enum EntitlementsWatch: String, Sendable, CaseIterable {
+package enum EntitlementsWatch: String, Sendable, CaseIterable {
     /// Watching.
     case watching
 }
 
 /// The per-request states of the calls region.
-public enum PendingCallKind: String, Sendable, CaseIterable {
+package enum PendingCallKind: String, Sendable, CaseIterable {
     /// No request of this kind is waiting.
     case idle
     /// A pre-authorization waits for the backend.
@@ -15,21 +15,21 @@ public enum PendingCallKind: String, Sendable, CaseIterable {
 
 extension ConfigurationState {
     /// The configuration region's state names.
-    public enum Kind: String, Sendable, CaseIterable {
-        /// See ``ConfigurationState/unconfigured``.
+    package enum Kind: String, Sendable, CaseIterable {
+        /// See `ConfigurationState.unconfigured`.
         case unconfigured
-        /// See ``ConfigurationState/configuring(requestorID:operation:calls:)``.
+        /// See `ConfigurationState.configuring(requestorID:operation:calls:)`.
         case configuring
-        /// See ``ConfigurationState/signingIn(_:operation:calls:)``.
+        /// See `ConfigurationState.signingIn(_:operation:calls:)`.
         case signingIn
-        /// See ``ConfigurationState/configured(_:)``.
+        /// See `ConfigurationState.configured(_:)`.
         case configured
-        /// See ``ConfigurationState/failed(requestorID:_:retryAt:)``.
+        /// See `ConfigurationState.failed(requestorID:_:retryAt:)`.
         case failed
     }
 
     /// This state's name.
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .unconfigured: .unconfigured
         case .configuring: .configuring
@@ -42,39 +42,39 @@ extension ConfigurationState {
 
 extension AuthenticationState {
     /// The authentication region's state names.
-    public enum Kind: String, Sendable, CaseIterable {
-        /// See ``AuthenticationState/unknown``.
+    package enum Kind: String, Sendable, CaseIterable {
+        /// See `AuthenticationState.unknown`.
         case unknown
-        /// See ``AuthenticationState/unauthenticated``.
+        /// See `AuthenticationState.unauthenticated`.
         case unauthenticated
-        /// See ``LoginStep/requestingPartnerSession(operation:)``.
+        /// See `LoginStep.requestingPartnerSession(operation:)`.
         case requestingPartnerSession
-        /// See ``LoginStep/platformPicking``.
+        /// See `LoginStep.platformPicking`.
         case platformPicking
-        /// See ``LoginStep/selectingProvider``.
+        /// See `LoginStep.selectingProvider`.
         case selectingProvider
-        /// See ``LoginStep/preparingLogin``.
+        /// See `LoginStep.preparingLogin`.
         case preparingLogin
-        /// See ``LoginStep/creatingSession(operation:)``.
+        /// See `LoginStep.creatingSession(operation:)`.
         case creatingSession
-        /// See ``LoginStep/awaitingRedirect``.
+        /// See `LoginStep.awaitingRedirect`.
         case awaitingRedirect
-        /// See ``LoginStep/awaitingSecondScreen(_:poll:)``.
+        /// See `LoginStep.awaitingSecondScreen(_:poll:)`.
         case awaitingSecondScreen
-        /// See ``LoginStep/readingProfile(operation:attempt:)``.
+        /// See `LoginStep.readingProfile(operation:attempt:)`.
         case readingProfile
-        /// See ``AuthenticationState/authenticated(_:)``.
+        /// See `AuthenticationState.authenticated(_:)`.
         case authenticated
-        /// See ``LogoutStep/preparingLogout``.
+        /// See `LogoutStep.preparingLogout`.
         case preparingLogout
-        /// See ``LogoutStep/requestingLogout(operation:)``.
+        /// See `LogoutStep.requestingLogout(operation:)`.
         case requestingLogout
-        /// See ``LogoutStep/loggingOut``.
+        /// See `LogoutStep.loggingOut`.
         case loggingOut
     }
 
     /// This state's name: a login's or logout's is its step's.
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .unknown: .unknown
         case .unauthenticated: .unauthenticated
@@ -87,7 +87,7 @@ extension AuthenticationState {
 
 extension LoginStep {
     /// This step's state name.
-    public var kind: AuthenticationState.Kind {
+    package var kind: AuthenticationState.Kind {
         switch self {
         case .selectingProvider: .selectingProvider
         case .requestingPartnerSession: .requestingPartnerSession
@@ -103,7 +103,7 @@ extension LoginStep {
 
 extension LogoutStep {
     /// This step's state name.
-    public var kind: AuthenticationState.Kind {
+    package var kind: AuthenticationState.Kind {
         switch self {
         case .preparingLogout: .preparingLogout
         case .requestingLogout: .requestingLogout
@@ -114,7 +114,7 @@ extension LogoutStep {
 
 extension AuthorizationRequest {
     /// The authorization region's state names (`idle`: no request for the resource).
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// No request for the resource runs.
         case idle
         /// Waits for the login it started or joined.
@@ -130,7 +130,7 @@ extension AuthorizationRequest {
     }
 
     /// This request's state name.
-    public var kind: Kind {
+    package var kind: Kind {
         switch phase {
         case .waitingForAuthentication: .waitingForAuthentication
         case .authorizing: .authorizing

@@ -67,7 +67,7 @@ public enum TransitionInput: String, Sendable, CaseIterable {
 
 extension Input {
     /// The input as rows name it: a call, or the input case.
-    public var transitionInput: TransitionInput {
+    package var transitionInput: TransitionInput {
         switch self {
         case .callReceived(_, let call): call.transitionInput
         case .optionsChanged: .optionsChanged
@@ -88,12 +88,12 @@ extension Input {
     }
 
     /// The input's name in rows: a call's name, or the input case.
-    public var name: String { transitionInput.rawValue }
+    package var name: String { transitionInput.rawValue }
 }
 
 extension EntitlementCall {
     /// The call as rows name it.
-    public var transitionInput: TransitionInput {
+    package var transitionInput: TransitionInput {
         switch self {
         case .setRequestor: .setRequestor
         case .checkAuthentication: .checkAuthentication

@@ -15,7 +15,7 @@ public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvert
         case calls
         /// With a provider chain: watches what the user may access, and says when it changed.
         case entitlements
-        /// One small machine per provider of the chain that takes a sign-in (``EntitlementMachine/AccountKind``).
+        /// One small machine per provider of the chain that takes a sign-in (`EntitlementMachine.AccountKind`).
         case accounts
 
         /// Orders regions as listed.
@@ -43,7 +43,7 @@ public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvert
     public var region: Region
     /// The state before.
     public var from: String
-    /// The input: a call's name, another ``Input`` case, `entitlementCall` (any call but
+    /// The input: a call's name, another `Input` case, `entitlementCall` (any call but
     /// `setRequestor`, as the configuration region sees it) or `authenticationExpired`.
     public var input: String
     /// The condition that selects this row, if the input has several.

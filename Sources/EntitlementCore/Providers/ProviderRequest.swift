@@ -1,4 +1,4 @@
-/// What the engine asks a provider of the chain (``Action/askProvider(_:provider:_:_:)``).
+/// What the engine asks a provider of the chain (`Action.askProvider(_:provider:_:_:)`).
 public enum ProviderRequest: Sendable, Hashable {
     /// The credentials for a resource.
     case credentials(resource: String)
@@ -29,7 +29,7 @@ public enum ProviderRequest: Sendable, Hashable {
     }
 }
 
-/// A provider's answer (``Input/providerAnswered(_:_:)``).
+/// A provider's answer (`Input.providerAnswered(_:_:)`).
 public enum ProviderAnswer: Sendable, Hashable {
     /// To ``ProviderRequest/credentials(resource:)``.
     case credentials(Result<ProviderCredentials, ProviderFailure>)

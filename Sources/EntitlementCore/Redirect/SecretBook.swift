@@ -6,9 +6,9 @@ import EntitlementSupport
 /// Placeholders double as values on replay: the replayer feeds `<state#1>` to the machine as the
 /// state itself, so a correct engine produces the same placeholders again (a value derived from a
 /// secret is numbered by appearance the same way).
-public struct SecretBook: Sendable {
+package struct SecretBook: Sendable {
     /// The kinds of secret and where they appear.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// A flow's redirect `state`.
         case state
         /// A session's `code` (the registration code of a second-screen login too).
@@ -34,16 +34,16 @@ public struct SecretBook: Sendable {
     private var placeholders: [String: String] = [:]
     private var counts: [Kind: Int] = [:]
     /// Whether ``concealPersonal(_:as:)`` keeps values as they are (for local debugging only).
-    public let keepsPersonalData: Bool
+    package let keepsPersonalData: Bool
 
     /// Creates an empty book; one `keepingPersonalData` conceals secrets only.
-    public init(keepingPersonalData: Bool = false) {
+    package init(keepingPersonalData: Bool = false) {
         self.keepsPersonalData = keepingPersonalData
     }
 
     /// The placeholder for `value` (assigned on first sight); a placeholder stays itself (and
     /// numbering goes on after it); an empty value stays empty.
-    public mutating func conceal(_ value: String, as kind: Kind) -> String {
+    package mutating func conceal(_ value: String, as kind: Kind) -> String {
         guard !value.isEmpty else { return value }
         if let (known, number) = Self.placeholder(value) {
             counts[known] = max(counts[known] ?? 0, number)
@@ -58,14 +58,14 @@ public struct SecretBook: Sendable {
 
     /// `value` concealed as personal data of `kind` (``Kind/personal`` or ``Kind/device``), or `value`
     /// itself when the book keeps personal data.
-    public mutating func concealPersonal(_ value: String, as kind: Kind = .personal) -> String {
+    package mutating func concealPersonal(_ value: String, as kind: Kind = .personal) -> String {
         keepsPersonalData ? value : conceal(value, as: kind)
     }
 
     /// Notes every placeholder written in `text`, so the next value of its kind is numbered after it:
     /// a replay reads the recorded placeholders this way before the machine derives new values (the
     /// tracking GUID of a concealed user id), and so numbers them as the recording did.
-    public mutating func notePlaceholders(in text: String) {
+    package mutating func notePlaceholders(in text: String) {
         var text = text
         text.withUTF8 { bytes in
             var open = 0
@@ -100,7 +100,7 @@ public struct SecretBook: Sendable {
     /// URLs, the query or the fragment, any letter case). Lenient: duplicated or malformed
     /// parameters are kept as they are, only secrets change, so a refused URL is still refused for
     /// the same reason on replay.
-    public mutating func concealURL(_ url: String) -> String {
+    package mutating func concealURL(_ url: String) -> String {
         let bytes = Array(url.utf8)
         let out = SecretSpans.replacing(in: bytes) { span in
             let placeholder = conceal(String(decoding: span.value, as: UTF8.self), as: Self.urlParameters[span.name] ?? .secret)
@@ -123,7 +123,7 @@ public struct SecretBook: Sendable {
     }
 
     /// True for `<kind#n>`.
-    public static func isPlaceholder(_ text: String) -> Bool { placeholder(text) != nil }
+    package static func isPlaceholder(_ text: String) -> Bool { placeholder(text) != nil }
 
     /// The kind and number of a `<kind#n>` placeholder.
     private static func placeholder(_ text: String) -> (Kind, Int)? {
@@ -137,7 +137,7 @@ public struct SecretBook: Sendable {
     }
 
     /// `url` with every placeholder percent-encoded, so it can be parsed as a URL on replay.
-    public static func encodePlaceholders(inURL url: String) -> String {
+    package static func encodePlaceholders(inURL url: String) -> String {
         var out = ""
         var rest = Substring(url)
         while let open = rest.firstIndex(of: "<") {

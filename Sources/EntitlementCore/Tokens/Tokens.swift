@@ -121,26 +121,26 @@ public enum AuthenticationSource: String, Sendable, Hashable, Codable {
 
 /// A login waiting for its redirect, kept in storage so that another engine instance (or this one
 /// after a restart) can complete it. Holds secrets: storage must be private.
-public struct PendingLogin: Sendable, Hashable, Codable {
+package struct PendingLogin: Sendable, Hashable, Codable {
     /// The MVPD chosen for the login.
-    public var mvpdID: String
+    package var mvpdID: String
     /// The flow's `state`.
-    public var state: String
+    package var state: String
     /// The session's code: the profile the login makes is read by it (a secret).
-    public var code: String
+    package var code: String
     /// When the redirect must have arrived by.
-    public var deadline: Timestamp
+    package var deadline: Timestamp
     /// The `data` given to `getAuthentication`.
-    public var data: [String: String]
+    package var data: [String: String]
     /// The MVPD's login page the device was sent to (a secret: it carries the session's code), so any
     /// instance can send the device there again; nil in a login an earlier version saved.
-    public var url: String?
+    package var url: String?
     /// Whether an instance accepted the login's redirect and is reading its profile: no instance
     /// accepts the redirect again, and the others wait for the outcome (a token, or nothing pending).
-    public var completing: Bool
+    package var completing: Bool
 
     /// Creates a pending login.
-    public init(
+    package init(
         mvpdID: String, state: String, code: String, deadline: Timestamp, data: [String: String] = [:], url: String? = nil,
         completing: Bool = false
     ) {
@@ -158,7 +158,7 @@ public struct PendingLogin: Sendable, Hashable, Codable {
     }
 
     /// Decodes a pending login; one saved without `completing` is waiting for its redirect.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         mvpdID = try container.decode(String.self, forKey: .mvpdID)
         state = try container.decode(String.self, forKey: .state)
@@ -170,7 +170,7 @@ public struct PendingLogin: Sendable, Hashable, Codable {
     }
 
     /// Encodes the pending login; `completing` only when set, so other files read as before.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(mvpdID, forKey: .mvpdID)
         try container.encode(state, forKey: .state)
@@ -185,16 +185,16 @@ public struct PendingLogin: Sendable, Hashable, Codable {
 /// A second-screen login's registration code, kept in storage while the device shows it, so an engine
 /// started again (the TV app restarted) or another instance goes on polling it until it expires: the
 /// user may finish on the phone at any time. The code is a secret.
-public struct PendingRegistration: Sendable, Hashable, Codable {
+package struct PendingRegistration: Sendable, Hashable, Codable {
     /// The MVPD chosen for the login.
-    public var mvpdID: String
+    package var mvpdID: String
     /// The registration code (the session's code).
-    public var code: String
+    package var code: String
     /// When the code stops being polled.
-    public var expires: Timestamp
+    package var expires: Timestamp
 
     /// Creates a pending registration.
-    public init(mvpdID: String, code: String, expires: Timestamp) {
+    package init(mvpdID: String, code: String, expires: Timestamp) {
         self.mvpdID = mvpdID
         self.code = code
         self.expires = expires
@@ -203,16 +203,16 @@ public struct PendingRegistration: Sendable, Hashable, Codable {
 
 /// A logout waiting for the MVPD's logout redirect, kept in storage so that any instance sharing the
 /// store (another node of a fleet) can complete it when the redirect reaches it.
-public struct PendingLogout: Sendable, Hashable, Codable {
+package struct PendingLogout: Sendable, Hashable, Codable {
     /// The logout flow's `state` (a secret): the redirect must carry it.
-    public var state: String
+    package var state: String
     /// When the redirect must have arrived by.
-    public var deadline: Timestamp
+    package var deadline: Timestamp
     /// The MVPD logged out of on the service.
-    public var mvpdID: String?
+    package var mvpdID: String?
 
     /// Creates a pending logout.
-    public init(state: String, deadline: Timestamp, mvpdID: String? = nil) {
+    package init(state: String, deadline: Timestamp, mvpdID: String? = nil) {
         self.state = state
         self.deadline = deadline
         self.mvpdID = mvpdID
@@ -228,17 +228,17 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     /// The device the tokens were stored for; tokens of another device are cleared (SEC412).
     public var deviceID: String?
     /// A login waiting for its redirect, if any.
-    public var pendingLogin: PendingLogin?
+    package var pendingLogin: PendingLogin?
     /// A logout waiting for the MVPD's logout redirect, if any.
-    public var pendingLogout: PendingLogout?
+    package var pendingLogout: PendingLogout?
     /// A second-screen code being shown, if any.
-    public var pendingRegistration: PendingRegistration?
+    package var pendingRegistration: PendingRegistration?
     /// What the user holds with each provider of the chain that signs in (by provider id): its user
     /// token and the credentials kept for good.
     public var providerAccounts: [String: ProviderAccount]
 
     /// Creates a token set.
-    public init(
+    package init(
         authentication: AuthenticationToken? = nil, selectedProvider: String? = nil, deviceID: String? = nil, pendingLogin: PendingLogin? = nil,
         pendingLogout: PendingLogout? = nil, providerAccounts: [String: ProviderAccount] = [:],
         pendingRegistration: PendingRegistration? = nil

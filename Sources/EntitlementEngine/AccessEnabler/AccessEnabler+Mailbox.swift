@@ -118,7 +118,7 @@ extension AccessEnabler {
     /// decided and tried again after a pause, within ``EngineSettings/storageRetryWindow``. If the save
     /// still fails, the step of a call or a backend answer is dropped and the machine told instead
     /// (``input(insteadOf:notSaved:)``); any other step is taken in memory and the machine told
-    /// (``Input/storageWriteFailed(_:)``).
+    /// (`Input.storageWriteFailed(_:)`).
     func process(_ input: Input, retryingConflicts: Bool = true) async {
         var conflicts = 0
         var retry = StorageRetry(window: machine.settings.storageRetryWindow)
@@ -164,7 +164,7 @@ extension AccessEnabler {
     /// order. A save that failed (`failure`) is told to the machine next, before any other input.
     private func commit(_ next: consuming EntitlementMachine, _ step: MachineStep, of input: Input, at now: Timestamp, notSaved failure: TokenStorageError?) {
         machine = consume next
-        monitor?.observe(.inputHandled(input, at: now))
+        monitor?.observe(.inputHandled(HandledInput(input), at: now))
         if let monitor {
             for row in machine.lastTransitions { monitor.observe(.transition(row)) }
         }
@@ -195,7 +195,7 @@ extension AccessEnabler {
     }
 
     /// What the machine is told instead of an input that could not be decided on what the store holds (it
-    /// could not be read): a call is refused (``Input/callNotRead(_:_:reason:)``, `STORAGE_UNAVAILABLE`), a
+    /// could not be read): a call is refused (`Input.callNotRead(_:_:reason:)`, `STORAGE_UNAVAILABLE`), a
     /// backend answer counts as a failed request (``BackendError/storageUnavailable(_:)``). Nil for
     /// `setRequestor` (it reads the store itself) and every other input (a timer, a provider's answer): those
     /// are decided on the view as it is, and a step of theirs that must save fails with the store.
@@ -210,7 +210,7 @@ extension AccessEnabler {
     }
 
     /// What the machine is told instead of an input whose step could not be saved: a call is refused
-    /// (``Input/callNotSaved(_:_:reason:)``), a backend answer counts as a failed request
+    /// (`Input.callNotSaved(_:_:reason:)`), a backend answer counts as a failed request
     /// (``BackendError/storageUnavailable(_:)``), so no instance tells the device what the store does not
     /// hold. Nil for `setRequestor` (it always completes) and every other input: those steps are taken
     /// in memory and saved again after the next input.

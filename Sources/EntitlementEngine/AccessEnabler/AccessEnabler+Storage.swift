@@ -27,7 +27,7 @@ extension AccessEnabler {
 
     /// Before every input (and after a lost compare-and-set): when the stored version is not the
     /// one the machine's view came from, or the machine kept a view of its own the last time
-    /// (``viewHeldBack``), reads the tokens and, when they differ, feeds ``Input/storageChanged(_:)``
+    /// (``viewHeldBack``), reads the tokens and, when they differ, feeds `Input.storageChanged(_:)`
     /// (another instance logged in or out, started or took a login). A read that fails for a passing
     /// reason is tried again after a pause, as a save is, within ``EngineSettings/storageRetryWindow``;
     /// returns the failure when the store could still not be read (the view may be older than the store's).

@@ -1,7 +1,7 @@
 /// The entitlement engine for one device session, with the cookbook's API.
 ///
-/// Every public call is turned into an ``Input`` for the pure ``EntitlementMachine`` and the
-/// returned ``MachineStep`` is run (its save first, then its actions in order). Results come back through ``AccessEnablerDelegate`` and
+/// Every public call is turned into an `Input` for the pure `EntitlementMachine` and the
+/// returned `MachineStep` is run (its save first, then its actions in order). Results come back through ``AccessEnablerDelegate`` and
 /// through any stream made with ``callbacks(bufferLimit:)``. Calls made before `setRequestor` completes are held and run after it.
 ///
 /// Each call returns its ``CallID``; the call is *accepted* when the method returns (its

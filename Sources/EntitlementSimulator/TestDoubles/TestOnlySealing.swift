@@ -7,28 +7,28 @@ import Synchronization
 /// and refuses another key or an altered value, which is what the tests check — but it is no reviewed
 /// cipher: in production use an AEAD (the `TokenSealing` documentation shows AES-GCM from
 /// swift-crypto).
-public final class TestOnlySealing: TokenSealing {
+package final class TestOnlySealing: TokenSealing {
     private let encryption: HMACSHA256.PreparedKey
     private let authentication: HMACSHA256.PreparedKey
     private let nonces: Mutex<SplitMix64>
 
     /// A sealing with a key derived from `key` (any bytes), its nonces drawn from `seed` (by default a
     /// random one: two processes sealing with one key must not draw the same nonces).
-    public init(key: String, seed: UInt64 = .random(in: .min ... .max)) {
+    package init(key: String, seed: UInt64 = .random(in: .min ... .max)) {
         encryption = HMACSHA256.PreparedKey(Array(("encrypt:" + key).utf8))
         authentication = HMACSHA256.PreparedKey(Array(("authenticate:" + key).utf8))
         nonces = Mutex(SplitMix64(seed: seed))
     }
 
     /// A 16-byte nonce, the ciphertext, and a 32-byte tag.
-    public func seal(_ plaintext: [UInt8]) throws(TokenSealingError) -> [UInt8] {
+    package func seal(_ plaintext: [UInt8]) throws(TokenSealingError) -> [UInt8] {
         let nonce = nonces.withLock { generator in (0..<2).flatMap { _ in withUnsafeBytes(of: generator.next().littleEndian, Array.init) } }
         let body = nonce + crypt(plaintext, nonce: nonce)
         return body + authentication.code(for: body)
     }
 
     /// The plaintext; throws for another key or an altered value.
-    public func open(_ sealed: [UInt8]) throws(TokenSealingError) -> [UInt8] {
+    package func open(_ sealed: [UInt8]) throws(TokenSealingError) -> [UInt8] {
         guard sealed.count >= 48 else { throw TokenSealingError("the sealed value is too short") }
         let body = Array(sealed.dropLast(32))
         guard authentication.isValid(Array(sealed.suffix(32)), for: body) else {
