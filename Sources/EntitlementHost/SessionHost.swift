@@ -30,7 +30,7 @@ public final class SessionHost: Sendable {
     private let settings: SessionHostSettings
     private let backend: any EntitlementBackend
     private let storage: any TokenStorage
-    private let clock: any EngineClock
+    let clock: any EngineClock
     private let makeEnvironment: @Sendable (SessionKey) -> EngineEnvironment
     private let makeMonitor: @Sendable (SessionKey) -> (any EngineMonitor)?
     private let describeDevice: @Sendable (SessionKey) -> V2DeviceInfo?
@@ -274,6 +274,9 @@ public final class SessionHost: Sendable {
     /// The host's counts now.
     public var statistics: SessionHostStatistics { registry.withLock { $0.statistics } }
 
+    /// Whether ``shutdown(gracePeriod:)`` has begun.
+    var isShuttingDown: Bool { registry.withLock { $0.shuttingDown } }
+
     // MARK: - Eviction
 
     /// Puts to rest every resident session that is at rest and had no call for the idle timeout, and
@@ -336,7 +339,7 @@ public final class SessionHost: Sendable {
         }
         sweep.withLock { current in
             // Shut down meanwhile: no more sweeps.
-            if registry.withLock({ $0.shuttingDown }) { timer.cancel() } else { current = timer }
+            if isShuttingDown { timer.cancel() } else { current = timer }
         }
     }
 

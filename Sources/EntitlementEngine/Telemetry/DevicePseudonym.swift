@@ -9,6 +9,10 @@ import Synchronization
 ///
 /// Until a key is set the package's own key is used: it is public, so such pseudonyms only keep ids
 /// out of sight — set your own in production.
+///
+/// The key is the process's, as a logging system's set-up is: every line a process writes — its
+/// engines', hosts', transports' — must name a device the same way, so it is set once, not passed to
+/// each. It belongs to the telemetry; the pure machine never names a device in a log.
 public enum DevicePseudonym {
     /// The key in use, prepared; the lock is held only to swap or read the reference.
     private static let key = Mutex(PreparedKey(Array("entitle.device-pseudonym.default".utf8)))
