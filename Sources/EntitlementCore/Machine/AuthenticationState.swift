@@ -27,6 +27,16 @@ package enum AuthenticationState: Sendable, Hashable {
     package var logoutFlow: LogoutFlow? {
         if case .logout(let flow, _) = self { flow } else { nil }
     }
+
+    /// The flow waiting for the shell to draw its secrets (a login or logout preparing), if any: a step
+    /// that moves a flow here asks for them (`MachineStep.secretsToDraw`).
+    var flowDrawingSecrets: FlowID? {
+        switch self {
+        case .login(let flow, .preparingLogin): flow.id
+        case .logout(let flow, .preparingLogout): flow.id
+        default: nil
+        }
+    }
 }
 
 /// Where a running login is: each step names what it waits for.

@@ -131,7 +131,6 @@ extension EntitlementMachine {
             // out): sending the device to its page would fail there, so the login starts a new session.
             let fresh = LoginFlow(id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: flow.waiters, data: flow.data)
             moveAuthentication(to: .login(fresh, .preparingLogin), .sessionGone, .cancelTimer, .drawSecrets)
-            requestSecrets(for: fresh.id)
             return [.cancelTimer(.redirectDeadline(flow.id))]
         }
         moveAuthentication(to: .login(waiting, .awaitingRedirect), .profileNotYet, .navigateToUrl)
@@ -156,7 +155,6 @@ extension EntitlementMachine {
         if let remembered = selectedProviderID.flatMap(configuration.mvpd), !remembered.isTempPass {
             flow.mvpd = remembered
             moveAuthentication(to: .login(flow, .preparingLogin), .rememberedProvider, .drawSecrets)
-            requestSecrets(for: flow.id)
             return []
         }
         if settings.platformSSO, configuration.mvpds.contains(where: \.enablePlatformServices) {
@@ -246,7 +244,6 @@ extension EntitlementMachine {
             moveAuthentication(to: .login(flow, .preparingLogin), nil, .trackSelection, .drawSecrets)
         }
         actions.append(.emit(.sendTrackingData(.mvpdSelection, tracking), answering: []))
-        requestSecrets(for: flow.id)
         return actions
     }
 

@@ -3,12 +3,15 @@ import EntitlementSupport
 /// The configuration region: `setRequestor`, the configuration's arrival or failure, the silent sign-in
 /// that may come before it completes, and the queue of calls held until it does.
 extension EntitlementMachine {
-    mutating func setRequestorCalled(_ id: CallID, requestorID: String) -> [Action] {
+    /// `setRequestor`: configures `requestorID`; a requestor configured before is abandoned, and what it
+    /// leaves is saved for it (the step's save).
+    mutating func setRequestorCalled(_ id: CallID, requestorID: String) -> (effects: [Action], save: MachineStep.Save?) {
         guard !requestorID.isEmpty else {
             recordCall(.emptyArgument, .status)
-            return refuse(id, .invalidArgument("the requestor id is empty"))
+            return (refuse(id, .invalidArgument("the requestor id is empty")), nil)
         }
         var actions: [Action] = []
+        var save: MachineStep.Save?
         var answering = [id]
         switch configuration {
         case .configuring(_, _, let earlier), .signingIn(_, _, let earlier):
@@ -16,7 +19,9 @@ extension EntitlementMachine {
             // A renewal the loaded configuration started (its verification said the token is invalid) ends too.
             actions += abandonAccountWork()
         case .configured(let current):
-            actions += abandonEverything(because: "The requestor was reconfigured.", saving: current)
+            let abandoned = abandonEverything(because: "The requestor was reconfigured.", saving: current)
+            actions += abandoned.effects
+            save = abandoned.save
         case .unconfigured, .failed:
             break
         }
@@ -28,7 +33,7 @@ extension EntitlementMachine {
             .loadConfiguration(
                 operation,
                 .configuration(RequestContext(requestorID: requestorID, deviceID: deviceID, options: options))))
-        return actions
+        return (actions, save)
     }
 
     mutating func configurationLoaded(
@@ -71,7 +76,6 @@ extension EntitlementMachine {
         authorizationExpiries = [:]
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
         actions.append(.emit(.setRequestorComplete(success: true), answering: calls))
-        actions += flushQueue()
         return actions
     }
 
@@ -178,9 +182,7 @@ extension EntitlementMachine {
         } else {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
         }
-        var actions: [Action] = [.emit(.setRequestorComplete(success: true), answering: calls)]
-        actions += flushQueue()
-        return actions
+        return [.emit(.setRequestorComplete(success: true), answering: calls)]
     }
 
     /// The authentication to adopt from a profiles answer: a valid profile of one of the

@@ -48,28 +48,14 @@ extension EntitlementMachine {
         return [.emit(.status(notice), answering: [])]
     }
 
-    /// Saves `tokens` (the current ``storedTokens``) as the step's `MachineStep.save` and counts them as
-    /// stored; `Input.storageWriteFailed(_:)` takes that back.
-    mutating func persist(_ tokens: StoredTokens, _ configuration: RequestorConfiguration) {
+    /// Counts `tokens` (the current ``storedTokens``) as stored for `configuration`'s requestor and
+    /// returns the save that stores them (a step's `MachineStep.save`); `Input.storageWriteFailed(_:)`
+    /// takes that back.
+    mutating func persist(_ tokens: StoredTokens, _ configuration: RequestorConfiguration) -> MachineStep.Save {
         if foreignStore != nil { foreignStore = nil }  // this save goes over whatever storage held
         persistedBeforeSave = persistedBox ?? Boxed(.empty)
         persisted = tokens
-        savingFor = configuration.requestorID
-    }
-
-    /// Hands the held calls back to the owner (the step's `MachineStep.resubmitted`), in order, to run as
-    /// their own inputs.
-    mutating func flushQueue() -> [Action] {
-        guard !queue.isEmpty else { return [] }
-        resubmitting += queue
-        queue.removeAll()
-        return []
-    }
-
-    /// Has the shell draw `flow`'s secrets once this input's effects are done (the step's
-    /// `MachineStep.secretsToDraw`).
-    mutating func requestSecrets(for flow: FlowID) {
-        secretsToDraw.append(flow)
+        return MachineStep.Save(tokens: tokens, requestorID: configuration.requestorID)
     }
 
     /// `text` ending with exactly one period (a backend's message may bring its own).
@@ -131,7 +117,10 @@ extension EntitlementMachine {
     /// Ends every in-flight flow and request with its failure callback (reconfiguration), saves
     /// what that leaves for the current requestor (an abandoned login must not come back when the
     /// configuration reloads), then forgets the authentication until the new configuration arrives.
-    mutating func abandonEverything(because reason: String, saving current: RequestorConfiguration) -> [Action] {
+    /// Returns the callbacks and that save (none when the store holds it already).
+    mutating func abandonEverything(because reason: String, saving current: RequestorConfiguration)
+        -> (effects: [Action], save: MachineStep.Save?)
+    {
         var actions: [Action] = []
         if let flow = currentLoginFlow {
             // Authorizations waiting for that login end like every other authorization the
@@ -144,11 +133,11 @@ extension EntitlementMachine {
         actions += abortRequests(code: ErrorCode.genericAuthorization, description: reason)
         actions += abandonAccountWork()
         let tokens = storedTokens
-        if tokens != persisted { persist(tokens, current) }
+        let save = tokens != persisted ? persist(tokens, current) : nil
         moveAuthentication(to: .unknown)
         authorizationExpiries = [:]
         selectedProviderID = nil
-        return actions
+        return (actions, save)
     }
 
     /// Fails every pending authorization and pre-authorization (logout, sign-out, reconfiguration).

@@ -37,11 +37,9 @@ extension EntitlementMachine {
             let notice = Notice.platformLogout.report("Signed out of this app only: the device is still signed in to the TV provider; "
                     + "sign out in the device settings too, or this app signs in again at its next setRequestor.")
             actions.append(.emit(.status(notice), answering: []))
-            requestSecrets(for: flow.id)
             return actions
         }
         moveAuthentication(to: .logout(flow, .preparingLogout), nil, .drawSecrets)
-        requestSecrets(for: flow.id)
         return actions
     }
 

@@ -205,15 +205,6 @@ package struct EntitlementMachine: Sendable {
         _read { yield held.value.preauthorizations }
         _modify { yield &held.value.preauthorizations }
     }
-    /// The requestor whose tokens the input being handled saves (its step's `MachineStep.save` holds
-    /// ``persisted``; nil between inputs).
-    var savingFor: String?
-    /// The flows whose secrets the input being handled asks for (its step's `MachineStep.secretsToDraw`;
-    /// empty between inputs).
-    var secretsToDraw: [FlowID] = []
-    /// The held calls the input being handled feeds back (its step's `MachineStep.resubmitted`; empty
-    /// between inputs).
-    var resubmitting: [QueuedCall] = []
     /// Every backend request sent and not answered yet, with its attempt: a request the service
     /// asks to retry is sent again as it was (`EntitlementMachine+Retries.swift`).
     var requestsSent: [OperationID: (request: BackendRequest, attempt: Int)] {
@@ -317,35 +308,42 @@ package struct EntitlementMachine: Sendable {
         if now >= nextCacheSweep { evictExpiredCacheEntries() }
         // Secrets held before the input: a flow the input ends forgets its own.
         let echoable = Self.bringsOutsideText(input) ? secretsHeld : []
-        var effects = transition(input)
-        if !echoable.isEmpty { effects = Self.concealing(echoable + secretsHeld, in: effects) }
-        if hasProviderChain, let changed = announceEntitlements() { effects.append(changed) }
-        noteRequestsSent(&effects)
+        let drawingBefore = regions.authentication.flowDrawingSecrets
+        var step = MachineStep()
+        if case .callReceived(let id, .setRequestor(let requestorID, _)) = input {
+            // The service-provider URLs are the transport's business (the V2 client's base URL).
+            (step.effects, step.save) = setRequestorCalled(id, requestorID: requestorID)
+        } else {
+            step.effects = transition(input)
+        }
+        if !echoable.isEmpty { step.effects = Self.concealing(echoable + secretsHeld, in: step.effects) }
+        if hasProviderChain, let changed = announceEntitlements() { step.effects.append(changed) }
+        noteRequestsSent(&step.effects)
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
         if !saveFailed, case .configured(let configuration) = configuration, savedFieldsWritten {
-            if storedTokensDiffer(from: persisted) { persist(storedTokens, configuration) }
+            if storedTokensDiffer(from: persisted) { step.save = persist(storedTokens, configuration) }
             savedFieldsWritten = false
         }
-        defer {
-            savingFor = nil
-            secretsToDraw = []
-            resubmitting = []
+        // A flow that came to draw its secrets (a login or logout preparing) has the shell draw them.
+        if let drawing = regions.authentication.flowDrawingSecrets, drawing != drawingBefore { step.secretsToDraw = [drawing] }
+        // Calls wait in the queue only until a requestor is configured: then they run, in order.
+        if case .configured = configuration, !queue.isEmpty {
+            step.resubmitted = queue
+            queue.removeAll()
         }
-        return MachineStep(
-            save: savingFor.map { MachineStep.Save(tokens: persisted, requestorID: $0) }, effects: effects,
-            secretsToDraw: secretsToDraw, resubmitted: resubmitting)
+        return step
     }
 
-    /// The regions' transitions for one input: the step's effects (``handle(_:at:)`` adds the save, the
-    /// secrets to draw and the calls to resubmit).
+    /// The regions' transitions for one input other than `setRequestor`: the step's effects
+    /// (``handle(_:at:)`` adds the save, the secrets to draw and the calls to resubmit, which follow
+    /// from the states the regions moved to).
     private mutating func transition(_ input: Input) -> [Action] {
         if let retry = retryAsked(by: input) { return retry }
         switch input {
-        case .callReceived(let id, .setRequestor(let requestorID, _)):
-            // The service-provider URLs are the transport's business (the V2 client's base URL).
-            return setRequestorCalled(id, requestorID: requestorID)
+        case .callReceived(_, .setRequestor):
+            return []  // handled by `handle(_:at:)`, which keeps its save
         case .callReceived(let id, let call):
             return callReceived(id, call)
         case .optionsChanged(let options):
