@@ -68,7 +68,12 @@ let package = Package(
             ]),
         .testTarget(
             name: "EntitlementEngineTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementFuzzing"]),
-        .testTarget(name: "EntitlementV2Tests", dependencies: ["EntitlementV2"]),
+        .testTarget(name: "EntitlementSupportTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator"]),
+        .testTarget(name: "EntitlementV2Tests", dependencies: ["EntitlementSupport", "EntitlementV2"]),
+        .testTarget(name: "EntitlementCoreTests", dependencies: ["EntitlementSupport", "EntitlementCore", "EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing"]),
+        .testTarget(
+            name: "EntitlementTracingTests",
+            dependencies: ["EntitlementSupport", "EntitlementCore", "EntitlementV2", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator"]),
         .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(
             name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios"]),

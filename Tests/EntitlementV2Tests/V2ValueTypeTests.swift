@@ -1,4 +1,4 @@
-import EntitlementEngine
+import EntitlementV2
 import Testing
 
 /// The REST API V2 value types read the examples and field lists of Adobe's API pages, write back the same

@@ -1,4 +1,4 @@
-import EntitlementEngine
+import EntitlementV2
 import Testing
 
 /// Each V2 request renders the method, path, query, body and device headers Adobe's REST API V2 pages document.

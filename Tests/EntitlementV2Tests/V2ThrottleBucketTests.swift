@@ -1,4 +1,4 @@
-import EntitlementEngine
+import EntitlementV2
 import Testing
 
 /// Adobe's *Throttling mechanism*, worked through: a burst of 10, then one request per second.

@@ -17,7 +17,12 @@ struct TraceSinkTests {
 
     static func signedInSession(recorder: TraceRecorder) async {
         let session = SimulatedSession(recorder: recorder)
-        await session.signIn()
+        await session.enabler.setRequestor("sim-requestor")
+        await session.enabler.getAuthentication()
+        await session.enabler.setSelectedProvider("acme-cable")
+        await session.settle()
+        await session.logIn(as: "alice", password: "wonderland")
+        #expect(session.ledger.take().last == .setAuthenticationStatus(status: 1, errorCode: ""))
         await session.enabler.getAuthorization("news-channel")
         // Answered before the logout starts: two requests in flight at once may reach the simulator in
         // either order, and the two sessions compared must record the same one.
