@@ -140,18 +140,19 @@ extension EntitlementMachine {
         return (actions, save)
     }
 
-    /// Fails every pending authorization and pre-authorization (logout, sign-out, reconfiguration).
-    mutating func abortRequests(code: String, description: String) -> [Action] {
+    /// Fails every pending authorization and pre-authorization (logout, sign-out, reconfiguration, a
+    /// sign-in the store no longer holds), its rows under `condition`.
+    mutating func abortRequests(code: String, description: String, condition: TransitionGuard? = nil) -> [Action] {
         var actions: [Action] = []
         let (requests, pending) = (authorizations, preauthorizations)
         authorizations.removeAll()
         preauthorizations.removeAll()
         for request in requests {
-            recordAuthorization(from: request.kind, to: .idle, nil, .tokenRequestFailed)
+            recordAuthorization(from: request.kind, to: .idle, condition, .tokenRequestFailed)
             actions += authorizationFailed(request.resource, code, description, answering: request.waiters)
         }
         for preauthorization in pending {
-            recordCall(from: .preauthorizing, to: .idle, nil, .preauthorizedResources)
+            recordCall(from: .preauthorizing, to: .idle, condition, .preauthorizedResources)
             actions.append(.emit(.preauthorizedResources([]), answering: [preauthorization.call]))
         }
         return actions

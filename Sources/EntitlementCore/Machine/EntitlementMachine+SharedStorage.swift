@@ -84,21 +84,27 @@ extension EntitlementMachine {
             if let token {
                 guard token != current else { return [] }
                 moveAuthentication(to: .authenticated(token), .validStoredToken)
-            } else if let resumed = resumePendingLogout(stored.pendingLogout) {
+                adopt()
+                return []
+            }
+            // Signed out elsewhere: what this instance still asks for the user ends as a logout here
+            // ends it, and the answers that come later reach nobody (nothing for a signed-out device).
+            let ended = abortRequests(
+                code: ErrorCode.userNotAuthenticated, description: "The user is no longer signed in.", condition: .noValidStoredToken)
+            if let resumed = resumePendingLogout(stored.pendingLogout) {
                 // Logged out elsewhere, waiting for the MVPD's logout redirect: it may come here.
                 authorizationExpiries = [:]
-                return [resumed]
+                return ended + [resumed]
             } else if let resumed = resumePendingLogin(stored.pendingLogin, configuration) {
                 // Signed out and logging in again elsewhere (this instance missed the steps between):
                 // the login's redirect may come here.
                 authorizationExpiries = [:]
                 selectedProviderID = stored.selectedProvider.flatMap { configuration.mvpd($0) == nil ? nil : $0 }
-                return [resumed]
-            } else {
-                moveAuthentication(to: .unauthenticated, .noValidStoredToken)
+                return ended + [resumed]
             }
+            moveAuthentication(to: .unauthenticated, .noValidStoredToken)
             adopt()
-            return []
+            return ended
         case .login(let flow, .selectingProvider), .login(let flow, .platformPicking), .login(let flow, .requestingPartnerSession):
             // The user may answer on another node: a login finished there, or started there (the
             // device's choice reached that node), ends this picker.
