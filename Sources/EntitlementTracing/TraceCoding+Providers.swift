@@ -27,6 +27,7 @@ extension TraceCoding {
             return ["stepUpRequired": encode(advice, book: &book)]
         case .denied: return ["denied": .string(failure.detail ?? "")]
         case .unknown: return ["unknown": .string(failure.detail ?? "")]
+        case .notSaved: return ["notSaved": .string(failure.detail ?? "")]
         default: return .string(failure.kind.description)  // the kinds that carry nothing, by name
         }
     }
@@ -67,6 +68,7 @@ extension TraceCoding {
         default:
             if let message = value["denied"]?.string { return .denied(message) }
             if let advice = value["stepUpRequired"] { return .stepUpRequired(try decodeAdvice(advice)) }
+            if let reason = value["notSaved"]?.string { return .notSaved(reason) }
             guard let underlying = value["unknown"]?.string else { throw .field("failure") }
             return .unknown(underlying)
         }

@@ -8,7 +8,7 @@ public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertibl
     /// What kind of failure it is; more kinds may come.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Name: String, Sendable, Hashable {
-            case networkFailure, unavailable, subscriptionExpired, unknown, cancelledByUser, denied, invalidToken, stepUpRequired
+            case networkFailure, unavailable, subscriptionExpired, unknown, cancelledByUser, denied, invalidToken, stepUpRequired, notSaved
         }
         private let name: Name
         private init(_ name: Name) { self.name = name }
@@ -29,6 +29,8 @@ public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertibl
         public static let invalidToken = Kind(.invalidToken)
         /// The service wants a step-up first.
         public static let stepUpRequired = Kind(.stepUpRequired)
+        /// The provider answered, but the token store refused to save what the answer changed.
+        public static let notSaved = Kind(.notSaved)
 
         /// The kind's name (`invalidToken`).
         public var description: String { name.rawValue }
@@ -65,6 +67,10 @@ public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertibl
     /// The service wants a step-up first (policy advice) and the engine does not pass it on: the
     /// resource is not configured for step-up (``EngineSettings/stepUp``), or it already stepped up once.
     public static func stepUpRequired(_ advice: StepUpAdvice) -> ProviderFailure { ProviderFailure(.stepUpRequired, advice: advice) }
+    /// The provider answered (a sign-in, credentials to keep), but the token store refused the save, with
+    /// its reason: the answer is not taken, anywhere (``ErrorCode/storageWriteFailed``); asking again
+    /// once the store heals works.
+    public static func notSaved(_ reason: String) -> ProviderFailure { ProviderFailure(.notSaved, detail: reason) }
 
     /// The `tokenRequestFailed` error code.
     public var code: String {
@@ -76,6 +82,7 @@ public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertibl
         case .denied: ErrorCode.userNotAuthorized
         case .invalidToken: ErrorCode.providerSignedOut
         case .stepUpRequired: ErrorCode.stepUpRequired
+        case .notSaved: ErrorCode.storageWriteFailed
         default: ErrorCode.providerUnknownError
         }
     }
@@ -92,6 +99,8 @@ public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertibl
         case .stepUpRequired:
             guard let advice else { return "This needs a stronger sign-in first." }
             return advice.kind == .transaction ? "This needs an approval first." : "This needs a stronger sign-in first (\(advice.value))."
+        case .notSaved:
+            return "The token store could not save the provider's answer (\(detail ?? "")); nothing changed: try again."
         default:
             let underlying = detail ?? ""
             return underlying.isEmpty

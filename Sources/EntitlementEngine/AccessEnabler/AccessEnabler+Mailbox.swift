@@ -211,16 +211,20 @@ extension AccessEnabler {
 
     /// What the machine is told instead of an input whose step could not be saved: a call is refused
     /// (`Input.callNotSaved(_:_:reason:)`), a backend answer counts as a failed request
-    /// (``BackendError/storageUnavailable(_:)``), so no instance tells the device what the store does not
+    /// (``BackendError/storageUnavailable(_:)``), and so does a provider's sign-in or credentials to keep
+    /// (``ProviderFailure/notSaved(_:)``), so no instance tells the device what the store does not
     /// hold. Nil for `setRequestor` (it always completes) and every other input: those steps are taken
     /// in memory and saved again after the next input.
     package static func input(insteadOf input: Input, notSaved error: TokenStorageError) -> Input? {
+        var reason: String { Redactor.redact(String(error.description.prefix(200))) }
         switch input {
-        case .callReceived(_, .setRequestor): nil
-        case .callReceived(let id, let call): .callNotSaved(id, call, reason: error.description)
-        case .backendAnswered(let operation, _):
-            .backendFailed(operation, .storageUnavailable(Redactor.redact(String(error.description.prefix(200)))))
-        default: nil
+        case .callReceived(_, .setRequestor): return nil
+        case .callReceived(let id, let call): return .callNotSaved(id, call, reason: error.description)
+        case .backendAnswered(let operation, _): return .backendFailed(operation, .storageUnavailable(reason))
+        case .providerAnswered(let operation, .signedIn(.success)): return .providerAnswered(operation, .signedIn(.failure(.notSaved(reason))))
+        case .providerAnswered(let operation, .credentials(.success)):
+            return .providerAnswered(operation, .credentials(.failure(.notSaved(reason))))
+        default: return nil
         }
     }
 }
