@@ -43,9 +43,35 @@ public struct SessionRedirect: Sendable {
 
     /// The redirect URL of `session`: the page and `?session=` with the sealed session.
     public func url(for session: SessionKey) -> String {
-        let plain = Array(session.deviceID.utf8) + [0x1F] + Array(session.requestorID.utf8)
+        let plain = Self.plain(session)
         let iv = Array(macKey.code(for: plain).prefix(Self.ivLength))
         return page + "?session=" + Base64URL.encode(iv + xor(plain, iv: iv))
+    }
+
+    /// The session's bytes as sealed: `device ␟ requestor` (U+001F between), or — for a device id holding
+    /// U+001F itself, or starting with NUL — a NUL, the device id's length in four bytes (big-endian),
+    /// the device id and the requestor id, so no two sessions share their bytes.
+    package static func plain(_ session: SessionKey) -> [UInt8] {
+        let device = Array(session.deviceID.utf8), requestor = Array(session.requestorID.utf8)
+        guard device.contains(0x1F) || device.first == 0 else { return device + [0x1F] + requestor }
+        let length = UInt32(truncatingIfNeeded: device.count)
+        let prefix: [UInt8] = [0, UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
+        return prefix + device + requestor
+    }
+
+    /// The session `plain` holds (either form of ``plain(_:)``), nil when it holds none.
+    package static func session(in plain: [UInt8]) -> SessionKey? {
+        if plain.first == 0 {
+            guard plain.count >= 5 else { return nil }
+            let length = plain[1...4].reduce(0) { $0 << 8 | Int($1) }
+            guard length <= plain.count - 5 else { return nil }
+            let device = plain[5..<(5 + length)], requestor = plain[(5 + length)...]
+            return SessionKey(deviceID: String(decoding: device, as: UTF8.self), requestorID: String(decoding: requestor, as: UTF8.self))
+        }
+        guard let separator = plain.firstIndex(of: 0x1F) else { return nil }
+        return SessionKey(
+            deviceID: String(decoding: plain[..<separator], as: UTF8.self),
+            requestorID: String(decoding: plain[plain.index(after: separator)...], as: UTF8.self))
     }
 
     /// The session a URL that reached the page belongs to: nil when it is not the page's, carries no
@@ -56,12 +82,8 @@ public struct SessionRedirect: Sendable {
         else { return nil }
         let iv = Array(sealed.prefix(Self.ivLength))
         let plain = xor(Array(sealed.dropFirst(Self.ivLength)), iv: iv)
-        guard HMACSHA256.equalInConstantTime(iv, Array(macKey.code(for: plain).prefix(Self.ivLength))),
-            let separator = plain.firstIndex(of: 0x1F)
-        else { return nil }
-        return SessionKey(
-            deviceID: String(decoding: plain[..<separator], as: UTF8.self),
-            requestorID: String(decoding: plain[plain.index(after: separator)...], as: UTF8.self))
+        guard HMACSHA256.equalInConstantTime(iv, Array(macKey.code(for: plain).prefix(Self.ivLength))) else { return nil }
+        return Self.session(in: plain)
     }
 
     /// `bytes` XORed with the keystream of `iv`: HMAC(stream key, iv ‖ block number) for each 32 bytes.

@@ -25,6 +25,23 @@ struct SessionRedirectTests {
         #expect(redirect.session(returningTo: redirect.url(for: other)) == other)
     }
 
+    /// Ids holding the separator (U+001F) or starting with NUL: every session keeps a URL of its own,
+    /// which opens to it; ordinary ids keep the URLs they had.
+    @Test func idsHoldingTheSeparatorStillGetURLsOfTheirOwn() throws {
+        let redirect = try SessionRedirect(page: Self.page, key: Self.key)
+        let sessions = [
+            SessionKey(deviceID: "a\u{1F}b", requestorID: "c"), SessionKey(deviceID: "a", requestorID: "b\u{1F}c"),
+            SessionKey(deviceID: "a\u{1F}", requestorID: "b\u{1F}c"), SessionKey(deviceID: "\u{0}tv", requestorID: "r"),
+            SessionKey(deviceID: "\u{1F}", requestorID: ""), SessionKey(deviceID: "", requestorID: "\u{1F}"),
+        ]
+        let urls = sessions.map(redirect.url(for:))
+        #expect(Set(urls).count == sessions.count, "\(urls)")
+        for (session, url) in zip(sessions, urls) { #expect(redirect.session(returningTo: url) == session) }
+        let ordinary = SessionKey(deviceID: "tv-1", requestorID: "sim-requestor")
+        #expect(SessionRedirect.plain(ordinary) == Array("tv-1\u{1F}sim-requestor".utf8), "the form 0.9 sealed")
+        #expect(SessionRedirect.session(in: [0, 0, 0, 0, 9, 65]) == nil, "a length past the end opens to nothing")
+    }
+
     @Test func aChangedMadeUpOrForeignURLOpensToNothing() throws {
         let redirect = try SessionRedirect(page: Self.page, key: Self.key)
         let url = redirect.url(for: SessionKey(deviceID: "tv-1", requestorID: "sim-requestor"))
