@@ -31,16 +31,51 @@ package enum FormCoding {
         return fields
     }
 
-    /// Each `name=value` pair of a form, decoded; nil for a pair that does not decode.
+    /// Each `name=value` pair of a form, decoded; nil for a pair that does not decode. One pass over the
+    /// bytes, as the standard's parser splits them (on the bytes `&` and `=`; empty pairs skipped), so a
+    /// body costs time in proportion to its length.
     private static func decodedPairs(_ text: Substring) -> [(String, String)?] {
-        text.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let plus = { (part: Substring) in Substring(part.map { $0 == "+" ? " " : $0 }) }
-            guard let name = try? PercentEncoding.decode(plus(parts[0])),
-                let value = try? PercentEncoding.decode(plus(parts.count > 1 ? parts[1] : ""))
-            else { return nil }
-            return (name, value)
+        var text = text
+        return text.withUTF8 { bytes in
+            var pairs: [(String, String)?] = []
+            var start = 0
+            while start <= bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+                if end > start {
+                    var equals = start
+                    while equals < end, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+                    if let name = component(bytes, start..<equals), let value = component(bytes, min(equals + 1, end)..<end) {
+                        pairs.append((name, value))
+                    } else {
+                        pairs.append(nil)
+                    }
+                }
+                start = end + 1
+            }
+            return pairs
         }
+    }
+
+    /// One name or value: `+` is a space, `%XX` a byte; nil for a bad escape or bytes that are not UTF-8.
+    private static func component(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(range.count)
+        var index = range.lowerBound
+        while index < range.upperBound {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < range.upperBound, let high = PercentEncoding.hexValue(bytes[index + 1]),
+                    let low = PercentEncoding.hexValue(bytes[index + 2])
+                else { return nil }
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        return UTF8Validation.string(out)
     }
 
     /// Why a form body was refused by ``decodeStrictly(_:)``.
