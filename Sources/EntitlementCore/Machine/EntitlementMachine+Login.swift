@@ -151,8 +151,7 @@ extension EntitlementMachine {
             return pollRegistration(flow, code)
         case (.registrationExpiry(let flowID), .login(let flow, .awaitingSecondScreen)) where flow.id == flowID:
             let notice = Notice.registrationCodeExpired.report("The registration code expired before it was used.")
-            return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: notice,
-                    condition: .codeExpired)
+            return endRegistration(flow, notice: notice)
         case (.profileRead(let flowID), .login(let flow, .readingProfile(nil, let attempt))) where flow.id == flowID:
             guard case .configured(let configuration) = configuration, let code = flow.code else { return [] }
             let operation = nextOperation()

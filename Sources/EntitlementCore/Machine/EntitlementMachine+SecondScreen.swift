@@ -84,8 +84,7 @@ extension EntitlementMachine {
             moveAuthentication(to: .login(flow, .awaitingSecondScreen(code, poll: nil)), .notYetUsed, .startTimer)
         case .failure(let error) where Self.refusesTheCode(error):
             let notice = Notice.registrationCodeExpired.report(sentence("The service no longer knows the registration code (\(error.summary))"))
-            return endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: notice,
-                    condition: .codeExpired)
+            return endRegistration(flow, notice: notice)
         default:
             moveAuthentication(to: .login(flow, .awaitingSecondScreen(code, poll: nil)), .failed, .startTimer)
         }
@@ -108,5 +107,17 @@ extension EntitlementMachine {
             .startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval)),
             .startTimer(.registrationExpiry(flow.id), at: pending.expires),
         ]
+    }
+
+    /// A second-screen login whose code died (it expired, or the service dropped it for a newer one)
+    /// ends. When the store holds another instance's code (``foreignStore``) — the newer one, which the
+    /// user may still enter there — this instance leaves the store as it is instead of saving its own
+    /// ended login over that code: the instance polling it would take that for a cancel.
+    mutating func endRegistration(_ flow: LoginFlow, notice: StatusReport) -> [Action] {
+        let othersCode = foreignStore.flatMap(\.pendingRegistration).map { $0.code != flow.code } ?? false
+        let ended = endLogin(flow, code: ErrorCode.genericAuthentication, reason: "The registration code expired.", notice: notice, condition: .codeExpired)
+        // What this instance saves is its view; counting that as stored saves nothing over the other code.
+        if othersCode { persisted = storedTokens }
+        return ended
     }
 }
