@@ -52,6 +52,8 @@ let package = Package(
                 "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementHTTPServer", "EntitlementSimulatorServer",
                 "EntitlementRedis", "EntitlementProviders",
             ]),
+        // What every command shares: exit statuses (sysexits), standard error, stopping on a signal.
+        .target(name: "EntitlementCommandLine"),
         // The benchmarks `entitle bench` runs (kept out of the library and of the command-line parsing).
         .target(
             name: "EntitlementBenchmarks",
@@ -59,12 +61,19 @@ let package = Package(
                 "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios",
                 "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost",
             ]),
+        // The fleet harness `entitle fleet` runs: node processes on a real Redis under seeded faults.
+        .target(
+            name: "EntitlementFleet",
+            dependencies: [
+                "EntitlementSupport", "EntitlementEngine", "EntitlementCommandLine", "EntitlementSimulator", "EntitlementHTTP",
+                "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost", "EntitlementFuzzing",
+            ]),
         .executableTarget(
             name: "entitle",
             dependencies: [
                 "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementHTTP",
                 "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost", "EntitlementProviders",
-                "EntitlementBenchmarks",
+                "EntitlementBenchmarks", "EntitlementCommandLine", "EntitlementFleet",
             ]),
         .testTarget(
             name: "EntitlementEngineTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementFuzzing"]),

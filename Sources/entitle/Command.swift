@@ -1,3 +1,4 @@
+import EntitlementFleet
 import EntitlementBenchmarks
 import EntitlementEngine
 import EntitlementFuzzing

@@ -1,3 +1,4 @@
+import EntitlementCommandLine
 import EntitlementScenarios
 import Foundation
 

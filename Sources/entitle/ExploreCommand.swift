@@ -1,3 +1,4 @@
+import EntitlementCommandLine
 import EntitlementFuzzing
 
 /// `entitle explore`: the random explorer's long mode.

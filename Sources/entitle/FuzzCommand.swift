@@ -1,3 +1,4 @@
+import EntitlementCommandLine
 import EntitlementFuzzing
 import EntitlementSupport
 import Foundation

@@ -1,3 +1,4 @@
+import EntitlementCommandLine
 import EntitlementEngine
 import EntitlementHTTPServer
 import EntitlementScenarios

@@ -1,4 +1,6 @@
+import EntitlementCommandLine
 import EntitlementBenchmarks
+import EntitlementFleet
 import EntitlementEngine
 import EntitlementTracing
 
@@ -27,7 +29,7 @@ case .success(.storageStress(let folder)):
 case .success(.benchServe(let logins, let clients)):
     status = await ServeBenchmark(logins: logins, clients: clients).run() == 0 ? .success : .failure
 case .success(.benchRedis(let seconds)):
-    status = await RedisBenchmark(seconds: seconds).run() == 0 ? .success : .failure
+    status = await RedisBenchmark(seconds: seconds).run()
 case .success(.benchEngine(let sessions, _, _, true, _)):
     status = await BenchSessions.run(sessions: sessions) == 0 ? .success : .failure
 case .success(.benchEngine(let sessions, let seconds, let only, false, let compare)):
@@ -60,7 +62,7 @@ case .success(.fleet(let devices, let nodes, let faults, let seed, let concurren
         timeLimit: .seconds(timeLimit), cluster: cluster, tls: tls
     ).run()
 case .success(.fleetNode(let redisPort, let cluster, let adobe, let port, let log)):
-    status = ExitStatus(rawValue: await FleetNode.run(redisPort: redisPort, cluster: cluster, adobe: adobe, port: port, log: log)) ?? .failure
+    status = await FleetNode.run(redisPort: redisPort, cluster: cluster, adobe: adobe, port: port, log: log)
 case .success(.explore(let seeds, let from, let length, let trace)):
     status = await ExploreCommand.run(seeds: seeds, from: from, length: length, trace: trace) == 0 ? .success : .failure
 case .success(.check(let bounds, let all)):

@@ -1,3 +1,4 @@
+import EntitlementCommandLine
 import EntitlementSupport
 import EntitlementEngine
 import EntitlementRedis
@@ -15,14 +16,18 @@ import Synchronization
 /// what `redis-benchmark` gets from the same server in the same run for the same commands (the save
 /// script by `EVALSHA`, the load's `HMGET`) at the same concurrency: as many connections as the store
 /// uses, one command each at a time.
-struct RedisBenchmark {
+package struct RedisBenchmark {
     let seconds: Int
     /// Concurrent callers of the store.
     let callers = 50
     /// Connections per node (the store's client and `redis-benchmark -c`).
     let connections = 4
 
-    func run() async -> Int32 {
+    /// A bench of `seconds` seconds per figure.
+    package init(seconds: Int) { self.seconds = seconds }
+
+    /// Runs the bench and prints its table; its exit status.
+    package func run() async -> ExitStatus {
         let folder = NSTemporaryDirectory() + "entitle-bench-redis-\(getpid())"
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -32,16 +37,16 @@ struct RedisBenchmark {
             standalone = try await RedisProcess.start(folder: folder)
         } catch {
             StandardError.write("entitle bench redis: \(error)\n")
-            return 1
+            return .failure
         }
         do {
             cluster = try await RedisClusterProcess.start(folder: folder)
         } catch {
             await standalone.stop()
             StandardError.write("entitle bench redis: \(error)\n")
-            return 1
+            return .failure
         }
-        var status: Int32 = 0
+        var status = ExitStatus.success
         do {
             print("saves and loads, \(callers) callers, \(connections) connections per node, \(seconds) s per figure (debug builds are slower)")
             print("| target | the store (saves+loads/s) | redis-benchmark, same commands (saves+loads/s) | ratio |")
@@ -53,7 +58,7 @@ struct RedisBenchmark {
             try await report("cluster, 3 masters", store: RedisClusterClient(seed), port: cluster.port, cluster: true)
         } catch {
             StandardError.write("entitle bench redis: \(error)\n")
-            status = 1
+            status = .failure
         }
         await standalone.stop()
         await cluster.stop()

@@ -15,11 +15,11 @@ nonisolated(unsafe) private var signalPipeWriter: Int32 = -1
 /// concurrency pool nor a busy Dispatch queue can hold a signal back. The first asks for a graceful
 /// stop and starts a watchdog that ends the process if the stop takes longer than its limit; a second
 /// ends the process at once.
-enum TerminationSignals {
+package enum TerminationSignals {
     /// Waits for the first SIGINT or SIGTERM and returns it; after it, a second such signal — or the
     /// graceful stop lasting past `limit` — ends the process (status 128 + the signal, or 1), saying
     /// so on standard error as `name`.
-    static func next(stopWithin limit: Duration, name: String) async -> Int32 {
+    package static func next(stopWithin limit: Duration, name: String) async -> Int32 {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return await never() }
         signalPipeWriter = ends[1]

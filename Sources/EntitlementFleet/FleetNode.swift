@@ -1,3 +1,4 @@
+import EntitlementCommandLine
 import EntitlementEngine
 import EntitlementHTTP
 import EntitlementHTTPServer
@@ -20,11 +21,12 @@ import Synchronization
 /// Every accepted call and every answer is appended to the node's event log (`--log`), without a
 /// secret (call and callback names, codes and call ids), so the harness can check exactly-once even
 /// after the node was killed. SIGTERM shuts the host down (2 s grace: busy sessions' calls answered).
-enum FleetNode {
-    static func run(redisPort: UInt16, cluster: Bool, adobe: String, port: UInt16, log path: String) async -> Int32 {
+package enum FleetNode {
+    /// Serves the node until SIGTERM; its exit status.
+    package static func run(redisPort: UInt16, cluster: Bool, adobe: String, port: UInt16, log path: String) async -> ExitStatus {
         guard let events = EventLog(path: path) else {
             StandardError.write("entitle fleet-node: cannot write \(path)\n")
-            return 73
+            return .cannotCreate
         }
         let clock = SystemClock()
         let configuration = RedisConfiguration(port: redisPort, commandTimeout: .seconds(1))
@@ -55,7 +57,7 @@ enum FleetNode {
             }
         } catch {
             StandardError.write("entitle fleet-node: \(error)\n")
-            return 69
+            return .unavailable
         }
         // A node whose harness is gone (killed, crashed) goes too, rather than linger.
         let parent = getppid()
@@ -72,7 +74,7 @@ enum FleetNode {
                 + "closed=\(reports.map(\.callsClosed).reduce(0, +))")
         await server.shutdown()
         redis.close()
-        return 0
+        return .success
     }
 
     private static func handle(

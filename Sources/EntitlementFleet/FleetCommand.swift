@@ -1,3 +1,4 @@
+import EntitlementCommandLine
 import EntitlementEngine
 import EntitlementFuzzing
 import EntitlementHTTPServer
@@ -23,7 +24,7 @@ import Synchronization
 /// random node, while faults come on a seeded schedule: a node killed (SIGKILL, restarted), Redis hung
 /// (SIGSTOP 5 s), Redis restarted empty and with its data, the simulator refusing or hanging for 5 s.
 /// Then, with the faults healed, it checks the fleet's promises and exits 1 on any violation.
-struct FleetCommand {
+package struct FleetCommand {
     let devices: Int
     let nodes: Int
     let faultsPerKind: Int
@@ -43,7 +44,24 @@ struct FleetCommand {
     /// view (`device-N`).
     var deviceNames: [String] { (0..<devices).map { $0 % 4 == 3 ? "tv-\($0)" : "device-\($0)" } }
 
-    enum Fault: String, CaseIterable {
+    /// A run of `devices` devices on `nodes` node processes, `faultsPerKind` faults of each kind not in
+    /// `skipping`, seeded by `seed`, within `timeLimit`.
+    package init(
+        devices: Int, nodes: Int, faultsPerKind: Int, seed: UInt64, concurrency: Int, skipping: Set<String>, timeLimit: Duration,
+        cluster: Bool, tls: String?
+    ) {
+        self.devices = devices
+        self.nodes = nodes
+        self.faultsPerKind = faultsPerKind
+        self.seed = seed
+        self.concurrency = concurrency
+        self.skipping = skipping
+        self.timeLimit = timeLimit
+        self.cluster = cluster
+        self.tls = tls
+    }
+
+    package enum Fault: String, CaseIterable {
         case killNode = "node killed"
         case redisHang = "Redis hung 5 s"
         case redisRestartEmpty = "Redis restarted empty"
@@ -52,7 +70,7 @@ struct FleetCommand {
         case adobeHangs = "simulator hanging 5 s"
 
         /// The kind's name on the command line (`--skip NAME`).
-        var option: String {
+        package var option: String {
             switch self {
             case .killNode: "node-kill"
             case .redisHang: "redis-hang"
@@ -64,7 +82,7 @@ struct FleetCommand {
         }
     }
 
-    func run() async -> ExitStatus {
+    package func run() async -> ExitStatus {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-fleet-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let keep = Atomic<Bool>(false)

@@ -1,5 +1,5 @@
 /// What `entitle` exits with, following the BSD `sysexits` conventions where one applies.
-enum ExitStatus: Int32 {
+package enum ExitStatus: Int32 {
     /// Everything worked (scenarios passed, traces replayed, the server stopped cleanly).
     case success = 0
     /// The command ran and found a failure: a scenario failed, a trace diverged, a fuzz case failed.
@@ -17,7 +17,7 @@ enum ExitStatus: Int32 {
 
     /// The status that says more of this one and `other`: an unusable input outranks a failure,
     /// which outranks success.
-    func worse(_ other: ExitStatus) -> ExitStatus {
+    package func worse(_ other: ExitStatus) -> ExitStatus {
         func rank(_ status: ExitStatus) -> Int {
             switch status {
             case .success: 0

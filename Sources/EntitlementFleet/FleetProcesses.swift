@@ -1,3 +1,4 @@
+import EntitlementCommandLine
 import EntitlementSupport
 import EntitlementHTTPServer
 import EntitlementRedis
