@@ -91,6 +91,19 @@ extension EntitlementMachine {
         ]
     }
 
+    /// A login's or logout's one `setAuthenticationStatus` (with its tracking data), answering `calls`:
+    /// nothing for a flow this instance took from the store (another node started it) when no call here
+    /// takes part — none answered, no authorization waiting for the login: a node tells the device
+    /// nothing about calls it does not hold. A flow started here reports its status even with no call
+    /// waiting (a login `getAuthorization` started: the app closes its web view on it).
+    mutating func flowStatus(
+        _ status: Int, _ code: String, answering calls: [CallID], takenFromStore: Bool, token: AuthenticationToken? = nil
+    ) -> [Action] {
+        let callsHere = !calls.isEmpty || authorizations.contains { $0.phase == .waitingForAuthentication }
+        guard !takenFromStore || callsHere else { return [] }
+        return authenticationStatus(status, code, answering: calls, token: token)
+    }
+
     /// Tracking data for one authorization answer.
     mutating func authorizationTracking(
         success: Bool, token: AuthenticationToken?, cached: Bool, error: String, details: String

@@ -252,7 +252,7 @@ extension EntitlementMachine {
         } else {
             moveAuthentication(to: .authenticated(token), .profileMatchesFlow, deadline + [.setAuthenticationStatus])
         }
-        return notice + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+        return notice + flowStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, takenFromStore: flow.startedElsewhere, token: token)
             + resumeAuthorizationsAfterLogin(token, configuration)
     }
 
@@ -301,7 +301,7 @@ extension EntitlementMachine {
         }
         rowActions.append(.setAuthenticationStatus)
         moveAuthentication(to: .unauthenticated, condition, rowActions)
-        actions += authenticationStatus(0, code, answering: flow.waiters + alsoAnswering)
+        actions += flowStatus(0, code, answering: flow.waiters + alsoAnswering, takenFromStore: flow.startedElsewhere)
         let waiting = authorizations.filter { $0.phase == .waitingForAuthentication }
         authorizations.removeAll { $0.phase == .waitingForAuthentication }
         for request in waiting {

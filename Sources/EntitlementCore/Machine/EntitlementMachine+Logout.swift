@@ -106,6 +106,7 @@ extension EntitlementMachine {
         }
         rowActions.append(.setAuthenticationStatus)
         moveAuthentication(to: .unauthenticated, condition, rowActions)
-        return actions + authenticationStatus(0, ErrorCode.userNotAuthenticated, answering: flow.waiters + alsoAnswering)
+        // A logout this instance started has its `logout` call waiting; one with none was taken from the store.
+        return actions + flowStatus(0, ErrorCode.userNotAuthenticated, answering: flow.waiters + alsoAnswering, takenFromStore: true)
     }
 }

@@ -117,7 +117,7 @@ extension EntitlementMachine {
             if let token {
                 moveAuthentication(to: .authenticated(token), .validStoredToken, rowActions + [.setAuthenticationStatus])
                 adopt()
-                return dismiss + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                return dismiss + flowStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, takenFromStore: flow.startedElsewhere, token: token)
                     + resumeAuthorizationsAfterLogin(token, configuration)
             }
             if case .login(_, .selectingProvider) = authentication, let logout = resumePendingLogout(stored.pendingLogout, ending: flow) {
@@ -192,7 +192,7 @@ extension EntitlementMachine {
             moveAuthentication(to: .authenticated(token), .validStoredToken, .cancelTimer, .setAuthenticationStatus)
             adopt()
             return [.cancelTimer(.redirectDeadline(flow.id))]
-                + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                + flowStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, takenFromStore: flow.startedElsewhere, token: token)
                 + resumeAuthorizationsAfterLogin(token, configuration)
         case .login(let flow, .awaitingSecondScreen):
             // The user signed in elsewhere (the code of a second-screen login another instance polls, a
@@ -215,7 +215,7 @@ extension EntitlementMachine {
             moveAuthentication(to: .authenticated(token), .validStoredToken, .cancelTimer, .setAuthenticationStatus)
             adopt()
             return secondScreenTimers(flow).map(Action.cancelTimer)
-                + authenticationStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, token: token)
+                + flowStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, takenFromStore: flow.startedElsewhere, token: token)
                 + resumeAuthorizationsAfterLogin(token, configuration)
         case .login(let flow, .readingProfile)
         where flow.redirectAccepted && token == nil && stored.pendingLogin?.state != flow.secrets?.state:
