@@ -178,18 +178,16 @@ extension EntitlementMachine {
         renewedRecently.remove(provider)
     }
 
-    /// Credentials requests that waited for a new token fail: there is none.
-    private mutating func failRenewalWaiters(_ provider: String) -> [Action] {
+    /// Credentials requests that waited for a new token fail: there is none (`failure` says why).
+    private mutating func failRenewalWaiters(
+        _ provider: String, _ failure: ProviderFailure = .invalidToken, _ condition: TransitionGuard = .signedOut
+    ) -> [Action] {
         var actions: [Action] = []
         while let index = authorizations.firstIndex(where: { $0.phase == .waitingForProvider(provider) && $0.awaitsRenewal }) {
             let request = authorizations.remove(at: index)
-            recordAuthorization(from: .waitingForProvider, to: .idle, .signedOut, .tokenRequestFailed)
+            recordAuthorization(from: .waitingForProvider, to: .idle, condition, .tokenRequestFailed)
             actions += request.waiters.map {
-                .emit(
-                    .tokenRequestFailed(
-                        resource: request.resource, errorCode: ProviderFailure.invalidToken.code,
-                        errorDescription: ProviderFailure.invalidToken.message),
-                    answering: [$0])
+                .emit(.tokenRequestFailed(resource: request.resource, errorCode: failure.code, errorDescription: failure.message), answering: [$0])
             }
         }
         return actions
@@ -241,6 +239,12 @@ extension EntitlementMachine {
             var actions = verify(provider, calls: calls, .renewed, configuration)
             actions += resumeAfterRenewal(provider, .renewed, configuration)
             return actions
+        case (.renewing(_, let calls), .renewed(.failure(let failure))) where failure.kind == .notSaved:
+            // The store refused the renewed token: nothing changed (the old token stays, as the store
+            // holds it); what waited for the renewal fails with the store's reason, and the next request
+            // renews again.
+            moveAccount(provider, to: nil, .notSaved, .providerSignInStatus)
+            return signInStatus(provider, true, failure, answering: calls) + failRenewalWaiters(provider, failure, .notSaved)
         case (.renewing(_, let calls), .renewed(.failure)):
             let from = accountKind(provider)
             let failed = signOutLocally(provider)

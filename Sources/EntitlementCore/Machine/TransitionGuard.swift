@@ -60,6 +60,8 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case credentialsGiven
     /// The provider could not give credentials (a typed reason).
     case providerFailed
+    /// The provider answered, but the token store refused to save the answer (``ProviderFailure/notSaved(_:)``).
+    case notSaved
     /// A provider's verification failed: its last view stands.
     case verificationFailed
     /// A provider's view or the TV-provider sign-in changed.
