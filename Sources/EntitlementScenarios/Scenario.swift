@@ -20,6 +20,8 @@ public struct Scenario: Sendable {
     /// Whether the engine's backend requests are part of the exhaustive check, in order between the
     /// callbacks: true as soon as the script expects one with a `⇢` line.
     package var checksBackendRequests = false
+    /// Whether requests to providers of the chain are expected too (a `⇢ provider` line makes them so).
+    package var checksProviderRequests = false
     /// The steps, in order.
     package var steps: [Step]
     /// The engines besides `main` (`engine NAME …`), in declaration order. They share the world's

@@ -51,8 +51,9 @@ public enum ScenarioParser {
                         }
                     case "<": step = try expectationLine(&cursor, line: line, text: String(trimmed), engine: engine, &blocks)
                     case "⇢":
-                        scenario.checksBackendRequests = true
-                        step?.kind = .expect(try request(&cursor))
+                        let (expectation, toProvider) = try request(&cursor)
+                        if toProvider { scenario.checksProviderRequests = true } else { scenario.checksBackendRequests = true }
+                        step?.kind = .expect(expectation)
                     default:
                         let platform = engine.flatMap(scenario.engine(named:))?.platformSSO ?? scenario.platformSSO
                         step?.kind = .act(try action(&cursor, platform: platform))
@@ -132,10 +133,22 @@ public enum ScenarioParser {
         return Step(line: line, text: text, kind: try expectation(&cursor))
     }
 
-    /// A `⇢` line: the next backend request, by operation and arguments.
-    static func request(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> Expectation {
+    /// A `⇢` line: the next backend request, by operation and arguments — or, after `provider`, the next
+    /// request to a provider of the chain (`⇢ provider ID REQUEST`, `credentials` with its resource).
+    static func request(_ cursor: inout TokenCursor) throws(ScenarioParseError.Reason) -> (Expectation, toProvider: Bool) {
         let column = cursor.column
-        let name = try cursor.word("a backend operation")
+        let name = try cursor.word("a backend operation, or provider")
+        if name == "provider" {
+            let provider = try cursor.pattern()
+            let requestColumn = cursor.column
+            let request = try cursor.word("a provider request")
+            guard ScenarioText.providerRequests.contains(request) else {
+                throw .at(requestColumn, "unknown provider request '\(request)' (\(ScenarioText.providerRequests.joined(separator: ", ")))")
+            }
+            var patterns: [Pattern] = [provider, .equals(.text(request))]
+            if request == "credentials" { patterns.append(try cursor.pattern()) }
+            return (Expectation(callback: ScenarioText.providerRequestName, arguments: patterns, acceptsMore: false), true)
+        }
         guard let operation = BackendOperation(rawValue: name) else {
             let known = BackendOperation.allCases.map(\.rawValue).joined(separator: ", ")
             throw .at(column, "unknown backend operation '\(name)' (\(known))")
@@ -147,6 +160,6 @@ public enum ScenarioParser {
             let signature = arguments.isEmpty ? "no arguments" : arguments.joined(separator: " ")
             throw .at(column, "⇢ \(name) takes \(arguments.count) argument\(arguments.count == 1 ? "" : "s") (\(signature)), got \(patterns.count)")
         }
-        return Expectation(callback: ScenarioText.requestName(operation), arguments: patterns, acceptsMore: false)
+        return (Expectation(callback: ScenarioText.requestName(operation), arguments: patterns, acceptsMore: false), false)
     }
 }

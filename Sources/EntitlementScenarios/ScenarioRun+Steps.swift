@@ -59,7 +59,13 @@ extension ScenarioRun {
         }
         for name in scenario.engineNames {
             guard let ledger = engines[name]?.session.ledger else { continue }
-            let observed = scenario.checksBackendRequests ? ledger.takeEntries().map(ObservedCallback.init) : ledger.take().map(ObservedCallback.init)
+            let observed = ledger.takeEntries().compactMap { entry -> ObservedCallback? in
+                switch entry {
+                case .callback: ObservedCallback(entry)
+                case .backendRequest: scenario.checksBackendRequests ? ObservedCallback(entry) : nil
+                case .providerRequest: scenario.checksProviderRequests ? ObservedCallback(entry) : nil
+                }
+            }
             let ignored = scenario.ignored
             engines[name]?.pending += observed.filter { !ignored.contains($0.name) }
         }

@@ -57,4 +57,10 @@ package enum ScenarioText {
 
     /// The name a `⇢` expectation and a report give a request of `operation`.
     package static func requestName(_ operation: BackendOperation) -> String { "⇢ " + operation.rawValue }
+
+    /// How scripts name a request to a provider of the chain (`⇢ provider magazine signIn`).
+    package static let providerRequestName = "⇢ provider"
+
+    /// The provider requests a `⇢ provider` line names (`credentials` takes the resource).
+    package static let providerRequests = ["credentials", "verify", "signIn", "renew", "signOut"]
 }

@@ -123,7 +123,16 @@ package struct ObservedCallback: Sendable, Hashable {
         switch entry {
         case .callback(let callback): self.init(callback)
         case .backendRequest(let request): self.init(request)
+        case .providerRequest(let provider, let request): self.init(provider: provider, request)
         }
+    }
+
+    /// A request to a provider of the chain as a `⇢ provider` line sees it: the provider, the request's
+    /// name and, for credentials, the resource.
+    package init(provider: String, _ request: ProviderRequest) {
+        name = ScenarioText.providerRequestName
+        arguments = [.text(provider), .text(request.name)]
+        if case .credentials(let resource) = request { arguments.append(.text(resource)) }
     }
 
     /// The pseudo-callback for a `setOptions` that threw.

@@ -9,12 +9,15 @@ import Synchronization
 /// backend requests between the callbacks, ``takeEntries()``) and end with
 /// ``violations(pending:)`` (leftovers fail, as in TCA's TestStore).
 public final class CallLedger: EngineMonitor {
-    /// What the engine showed the outside world, in order: a callback, or a request to the backend.
+    /// What the engine showed the outside world, in order: a callback, a request to the backend, or a
+    /// question to a provider of the chain.
     public enum Entry: Sendable, Hashable {
         /// A delegate callback.
         case callback(Callback)
         /// A request the engine sent to its backend.
         case backendRequest(BackendRequest)
+        /// A request the engine sent to a provider of the chain (by its id).
+        case providerRequest(provider: String, ProviderRequest)
 
         /// The callback, if this is one.
         public var callback: Callback? { if case .callback(let callback) = self { callback } else { nil } }
@@ -63,12 +66,14 @@ public final class CallLedger: EngineMonitor {
                 state.logs.append(log)
             case .backendRequested(_, let request):
                 state.entries.append(.backendRequest(request))
+            case .providerAsked(_, let provider, let request):
+                state.entries.append(.providerRequest(provider: provider, request))
             case .transition(let row):
                 state.transitions.insert(row)
                 if !TransitionTable.rowSet.contains(row) {
                     state.problems.append("the machine took a transition the table does not list: \(row)")
                 }
-            case .backendFinished, .storageFailed, .started, .inputHandled, .providerAsked:
+            case .backendFinished, .storageFailed, .started, .inputHandled:
                 break
             }
         }
@@ -112,7 +117,7 @@ public final class CallLedger: EngineMonitor {
         takeEntries().compactMap(\.callback)
     }
 
-    /// The callbacks and backend requests since the last `take` or `takeEntries`, in order.
+    /// The callbacks, backend requests and provider requests since the last `take` or `takeEntries`, in order.
     public func takeEntries() -> [Entry] {
         state.withLock { state in
             defer { state.taken = state.entries.count }
