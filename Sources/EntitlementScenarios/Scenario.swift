@@ -81,6 +81,8 @@ package struct Step: Sendable {
         case expectNothing
         /// `< any order {` … `< }`: the next callbacks match these expectations in some order.
         case expectInAnyOrder([Expectation])
+        /// `< one of { … }`: the next callback matches one of these (where the sources allow either).
+        case expectOneOf([Expectation])
         /// `!` the world acts.
         case act(WorldAction)
     }

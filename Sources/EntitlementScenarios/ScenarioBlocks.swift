@@ -1,8 +1,9 @@
 /// The blocks a script opens and closes while it is parsed: `< any order {` … `< }` (expectations
-/// that may match in any order) and `repeat N {` … `}` (steps unrolled N times).
+/// that may match in any order), `< one of {` … `< }` (the next callback matches one of them) and
+/// `repeat N {` … `}` (steps unrolled N times).
 struct Blocks {
-    /// The open any-order block: where it started and what it holds so far.
-    private var group: (line: Int, column: Int, engine: String?, expectations: [Expectation])?
+    /// The open expectation block: where it started, whether it is `one of`, and what it holds so far.
+    private var group: (line: Int, column: Int, engine: String?, oneOf: Bool, expectations: [Expectation])?
     /// The open repeat blocks, innermost last: where each started, its count and its first step.
     private var repeats: [(line: Int, column: Int, count: Int, firstStep: Int)] = []
 
@@ -11,7 +12,7 @@ struct Blocks {
 
     /// Blocks still open at the end of the script, as problems.
     var unclosed: [(Int, Int, String)] {
-        (group.map { [($0.line, $0.column, "'< any order {' is never closed with '< }'")] } ?? [])
+        (group.map { [($0.line, $0.column, "'< \($0.oneOf ? "one of" : "any order") {' is never closed with '< }'")] } ?? [])
             + repeats.map { ($0.line, $0.column, "'repeat \($0.count) {' is never closed with '}'") }
     }
 
@@ -34,20 +35,20 @@ struct Blocks {
         group = open
     }
 
-    /// `< [@ENGINE] any order {`.
-    mutating func openGroup(line: Int, column: Int, engine: String?) throws(ScenarioParseError.Reason) {
-        guard group == nil else { throw .at(column, "any-order blocks do not nest; close the open one with '< }' first") }
-        group = (line, column, engine, [])
+    /// `< [@ENGINE] any order {` or `< [@ENGINE] one of {`.
+    mutating func openGroup(line: Int, column: Int, engine: String?, oneOf: Bool = false) throws(ScenarioParseError.Reason) {
+        guard group == nil else { throw .at(column, "expectation blocks do not nest; close the open one with '< }' first") }
+        group = (line, column, engine, oneOf, [])
     }
 
     /// `< }`: the block's expectations, the line that opened it and the engine it named, or nil
     /// when it was empty.
     mutating func closeGroup(column: Int) throws(ScenarioParseError.Reason)
-        -> (line: Int, engine: String?, expectations: [Expectation])?
+        -> (line: Int, engine: String?, oneOf: Bool, expectations: [Expectation])?
     {
-        guard let open = group else { throw .at(column, "'< }' closes nothing: no '< any order {' is open") }
+        guard let open = group else { throw .at(column, "'< }' closes nothing: no '< any order {' or '< one of {' is open") }
         group = nil
-        return open.expectations.isEmpty ? nil : (open.line, open.engine, open.expectations)
+        return open.expectations.isEmpty ? nil : (open.line, open.engine, open.oneOf, open.expectations)
     }
 
     /// Handles `repeat N {` and `}` lines; false for any other line.

@@ -59,7 +59,10 @@ public enum ScenarioParser {
                         step?.kind = .act(try action(&cursor, platform: platform))
                     }
                     try cursor.end()
-                    if case .expectInAnyOrder? = step?.kind {} else { step?.engine = engine }
+                    switch step?.kind {
+                    case .expectInAnyOrder?, .expectOneOf?: break
+                    default: step?.engine = engine
+                    }
                     if let step { try blocks.add(step, to: &scenario.steps, column: indent + 1) }
                 } else {
                     var cursor = TokenCursor(
@@ -125,10 +128,16 @@ public enum ScenarioParser {
             try blocks.openGroup(line: line, column: column, engine: engine)
             return nil
         }
+        if cursor.accept("one") {
+            try cursor.expect("of {")
+            try blocks.openGroup(line: line, column: column, engine: engine, oneOf: true)
+            return nil
+        }
         if cursor.accept("}") {
             guard let group = try blocks.closeGroup(column: column) else { return nil }
-            let text = "< " + (group.engine.map { "@\($0) " } ?? "") + "any order { … }"
-            return Step(line: group.line, engine: group.engine, text: text, kind: .expectInAnyOrder(group.expectations))
+            let text = "< " + (group.engine.map { "@\($0) " } ?? "") + (group.oneOf ? "one of { … }" : "any order { … }")
+            let kind: Step.Kind = group.oneOf ? .expectOneOf(group.expectations) : .expectInAnyOrder(group.expectations)
+            return Step(line: group.line, engine: group.engine, text: text, kind: kind)
         }
         return Step(line: line, text: text, kind: try expectation(&cursor))
     }

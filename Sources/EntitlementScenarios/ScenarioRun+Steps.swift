@@ -22,6 +22,15 @@ extension ScenarioRun {
             if let extra = engines[name]?.pending.first { throw Stop(expected: "no callback", actual: tag + extra.redactedDescription) }
         case .expectInAnyOrder(let expectations):
             try matchInAnyOrder(expectations, engine: name, line: step.line)
+        case .expectOneOf(let expectations):
+            let tag = label(name)
+            let described = expectations.map { describe($0) }.joined(separator: " | ")
+            guard let observed = engines[name]?.pending.first else { throw Stop(expected: "\(tag)one of: \(described)", actual: "no callback") }
+            engines[name]?.pending.removeFirst()
+            guard expectations.contains(where: { match($0, observed) }) else {
+                throw Stop(expected: "\(tag)one of: \(described)", actual: tag + observed.redactedDescription)
+            }
+            history.append("\(step.line): \(observed.name.hasPrefix("⇢") ? "" : "< ")\(tag)\(observed.redactedDescription)")
         case .call(let call):
             try requireNothingPending()
             history.append("\(step.line): \(step.text)")

@@ -35,6 +35,21 @@ struct ScenarioRunnerTests {
         #expect(failure.actual == "status \"Z100\" \"error\" \"No.\"")
     }
 
+    /// `< one of {`: the next callback matches one of the block's expectations, whichever the sources
+    /// allow; a callback matching none fails and names them all.
+    @Test func oneOfAcceptsEitherOutcomeAndNamesThemWhenNoneCame() async throws {
+        let body = "> checkAuthentication\n"
+        for block in ["< one of {\n< setAuthenticationStatus 1 \"\"\n< setAuthenticationStatus 0 *\n< }\n",
+                      "< one of {\n< setAuthenticationStatus 0 *\n< setAuthenticationStatus 1 \"\"\n< }\n"] {
+            let passing = try await run(body + block)
+            #expect(passing.passed, "\(passing.failure?.description ?? "")")
+        }
+        let failure = try #require(try await run(body + "< one of {\n< setAuthenticationStatus 1 \"\"\n< selectedProvider nil\n< }\n").failure)
+        #expect(failure.line == 5 && failure.step == "< one of { … }")
+        #expect(failure.expected == "one of: setAuthenticationStatus \"1\" \"\" | selectedProvider nil")
+        #expect(failure.actual == "setAuthenticationStatus \"0\" \"USER_NOT_AUTHENTICATED_ERROR\"")
+    }
+
     @Test func backendRequestsAreCheckedOnceAScriptExpectsOne() async throws {
         let script = "> setRequestor sim-requestor\n< setRequestorComplete success\n⇢ configuration\n"
         let failure = try #require(await ScenarioRunner().run(try ScenarioParser.parse(script, file: "r.scenario")).failure)
