@@ -209,6 +209,9 @@ package enum WorldAction: Sendable, Hashable {
     case storageUnreadable(reads: Int)
     /// `! storage heals`: saves succeed again.
     case healStorage
+    /// `! storage loses the last write`: the store forgets the last write it acknowledged (a Redis
+    /// restarted without persistence, a failover to a replica behind): the tokens are as before it.
+    case loseLastWrite
     /// `! engine restarts`: the app's process dies and starts again — a new engine on the same
     /// device and storage; calls the old one had not answered are lost with it.
     case restartEngine

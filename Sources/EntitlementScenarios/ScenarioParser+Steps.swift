@@ -236,6 +236,10 @@ extension ScenarioParser {
             return .restartEngine
         case "storage":
             if cursor.accept("heals") { return .healStorage }
+            if cursor.accept("loses") {
+                try cursor.expect("the last write")
+                return .loseLastWrite
+            }
             if cursor.accept("is") {
                 try cursor.expect("unavailable for")
                 let countColumn = cursor.column

@@ -159,6 +159,10 @@ extension ScenarioRun {
             engine.storage.makeUnreadable(forReads: reads)
         case .healStorage:
             engine.storage.heal()
+        case .loseLastWrite:
+            guard await storage(name).loseLastWrite() else {
+                throw Stop(expected: "a write the store acknowledged, to lose", actual: "no write since the last one lost")
+            }
         case .restartEngine:
             // The process dies: the old engine is cut from the store and the backend, and stopped — no
             // timer of it fires and no task of it goes on when the clock later advances (a dead process

@@ -60,7 +60,7 @@ struct ScenarioRun {
     let world: World
     var scenario: Scenario { world.scenario }
     var engines: [String: Engine] = [:]
-    var storages: [String: any TokenStorage] = [:]
+    var storages: [String: ForgetfulStorage] = [:]
     var captures: [String: ScenarioValue] = [:]
     var history: [String] = []
 
@@ -76,10 +76,10 @@ struct ScenarioRun {
     }
 
     /// The storage of engine `name`: its own, or the one it shares.
-    mutating func storage(_ name: String) -> any TokenStorage {
+    mutating func storage(_ name: String) -> ForgetfulStorage {
         let owner = storageOwner(name)
         if let existing = storages[owner] { return existing }
-        let storage = InMemoryTokenStorage()
+        let storage = ForgetfulStorage()
         storages[owner] = storage
         return storage
     }
