@@ -17,7 +17,7 @@ extension ScenarioRun {
             guard match(expectation, observed) else {
                 throw Stop(expected: tag + describe(expectation), actual: tag + observed.redactedDescription)
             }
-            history.append("\(step.line): \(observed.name.hasPrefix("⇢") ? "" : "< ")\(tag)\(observed.redactedDescription)")
+            noteMatched(observed, at: step.line, tag: tag)
         case .expectNothing:
             if let extra = engines[name]?.pending.first { throw Stop(expected: "no callback", actual: tag + extra.redactedDescription) }
         case .expectInAnyOrder(let expectations):
@@ -30,7 +30,7 @@ extension ScenarioRun {
             guard expectations.contains(where: { match($0, observed) }) else {
                 throw Stop(expected: "\(tag)one of: \(described)", actual: tag + observed.redactedDescription)
             }
-            history.append("\(step.line): \(observed.name.hasPrefix("⇢") ? "" : "< ")\(tag)\(observed.redactedDescription)")
+            noteMatched(observed, at: step.line, tag: tag)
         case .call(let call):
             try requireNothingPending()
             history.append("\(step.line): \(step.text)")
@@ -100,7 +100,12 @@ extension ScenarioRun {
                 throw Stop(expected: "\(tag)one of, in any order: \(described)", actual: tag + observed.redactedDescription)
             }
             unmatched.remove(at: index)
-            history.append("\(line): \(observed.name.hasPrefix("⇢") ? "" : "< ")\(tag)\(observed.redactedDescription)")
+            noteMatched(observed, at: line, tag: tag)
         }
+    }
+
+    /// Notes a matched callback (or `⇢` request) in the history a failure quotes.
+    private mutating func noteMatched(_ observed: ObservedCallback, at line: Int, tag: String) {
+        history.append("\(line): \(observed.name.hasPrefix("⇢") ? "" : "< ")\(tag)\(observed.redactedDescription)")
     }
 }

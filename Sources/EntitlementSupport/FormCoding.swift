@@ -45,7 +45,9 @@ package enum FormCoding {
                 if end > start {
                     var equals = start
                     while equals < end, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
-                    if let name = component(bytes, start..<equals), let value = component(bytes, min(equals + 1, end)..<end) {
+                    if let name = try? PercentEncoding.decode(bytes[start..<equals], plusIsSpace: true),
+                        let value = try? PercentEncoding.decode(bytes[min(equals + 1, end)..<end], plusIsSpace: true)
+                    {
                         pairs.append((name, value))
                     } else {
                         pairs.append(nil)
@@ -57,26 +59,6 @@ package enum FormCoding {
         }
     }
 
-    /// One name or value: `+` is a space, `%XX` a byte; nil for a bad escape or bytes that are not UTF-8.
-    private static func component(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(range.count)
-        var index = range.lowerBound
-        while index < range.upperBound {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%") {
-                guard index + 2 < range.upperBound, let high = PercentEncoding.hexValue(bytes[index + 1]),
-                    let low = PercentEncoding.hexValue(bytes[index + 2])
-                else { return nil }
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index += 1
-            }
-        }
-        return UTF8Validation.string(out)
-    }
 
     /// Why a form body was refused by ``decodeStrictly(_:)``.
     package enum StrictDecodingError: Error, Sendable, Equatable {

@@ -52,17 +52,26 @@ package enum PercentEncoding {
 
     /// Decodes `%XX` escapes in UTF-8 bytes strictly; the result must be valid UTF-8.
     package static func decode(bytes text: ArraySlice<UInt8>) throws(DecodingError) -> String {
+        try decode(text, plusIsSpace: false)
+    }
+
+    /// Decodes `%XX` escapes in UTF-8 bytes strictly, `+` as a space when `plusIsSpace` (a form's
+    /// names and values); the result must be valid UTF-8.
+    package static func decode<Bytes: Collection<UInt8>>(_ text: Bytes, plusIsSpace: Bool) throws(DecodingError) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.count)
-        var bytes = text
-        while let byte = bytes.popFirst() {
+        var index = text.startIndex
+        while index != text.endIndex {
+            let byte = text[index]
+            text.formIndex(after: &index)
             guard byte == UInt8(ascii: "%") else {
-                out.append(byte)
+                out.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
                 continue
             }
-            guard let high = bytes.popFirst().flatMap(hexValue), let low = bytes.popFirst().flatMap(hexValue) else {
-                throw .badEscape
-            }
+            guard index != text.endIndex, let high = hexValue(text[index]) else { throw .badEscape }
+            text.formIndex(after: &index)
+            guard index != text.endIndex, let low = hexValue(text[index]) else { throw .badEscape }
+            text.formIndex(after: &index)
             out.append(high << 4 | low)
         }
         guard let decoded = UTF8Validation.string(out) else { throw .notUTF8 }
