@@ -105,6 +105,9 @@ extension TraceCoding {
                 "expires": .int(registration.expires.milliseconds),
             ]
         }
+        if !stored.pendingStepUps.isEmpty {
+            record["pendingStepUps"] = .array(stored.pendingStepUps.map { encode($0, book: &book) })
+        }
         guard !stored.providerAccounts.isEmpty else { return .object(record) }
         // Concealed in key order, so the placeholders are numbered alike in every recording.
         var accounts: [String: JSONValue] = [:]
@@ -135,7 +138,46 @@ extension TraceCoding {
             selectedProvider: selected == .null ? nil : try string(value, "selectedProvider"), deviceID: value["device"]?.string,
             pendingLogin: try decodePending(value["pendingLogin"] ?? .null),
             pendingLogout: try decodePendingLogout(value["pendingLogout"] ?? .null), providerAccounts: accounts,
-            pendingRegistration: try decodePendingRegistration(value["pendingRegistration"] ?? .null))
+            pendingRegistration: try decodePendingRegistration(value["pendingRegistration"] ?? .null),
+            pendingStepUps: try (value["pendingStepUps"]?.array ?? []).map { (item) throws(TraceError.Reason) in try decodeStepUp(item) })
+    }
+
+    /// A stored step-up, its transaction id and media token concealed.
+    static func encode(_ stepUp: PendingStepUp, book: inout SecretBook) -> JSONValue {
+        var record: [String: JSONValue] = [
+            "resource": .string(stepUp.resource), "data": .object(stepUp.data.mapValues(JSONValue.string)), "provider": .string(stepUp.provider),
+            "adviceKind": .string(stepUp.advice.kind.rawValue), "adviceValue": .string(stepUp.advice.value),
+            "expires": .int(stepUp.expires.milliseconds),
+        ]
+        if let transaction = stepUp.advice.transactionID { record["transaction"] = .string(book.conceal(transaction, as: .secret)) }
+        switch stepUp.phase {
+        case .awaiting: record["phase"] = "awaiting"
+        case .completing: record["phase"] = "completing"
+        case .answered(.token(let token)):
+            record["phase"] = "answered"
+            record["token"] = .string(book.conceal(token, as: .media))
+        case .answered(.failed(let code, let description)):
+            record["phase"] = "answered"
+            record["errorCode"] = .string(code)
+            record["errorDescription"] = .string(description)
+        }
+        return .object(record)
+    }
+
+    static func decodeStepUp(_ value: JSONValue) throws(TraceError.Reason) -> PendingStepUp {
+        guard let kind = StepUpAdvice.Kind(rawValue: try string(value, "adviceKind")) else { throw .field("adviceKind") }
+        let phase: PendingStepUp.Phase
+        switch try string(value, "phase") {
+        case "awaiting": phase = .awaiting
+        case "completing": phase = .completing
+        case "answered" where value["token"] != nil: phase = .answered(.token(try string(value, "token")))
+        case "answered": phase = .answered(.failed(code: try string(value, "errorCode"), description: try string(value, "errorDescription")))
+        default: throw .field("phase")
+        }
+        return PendingStepUp(
+            resource: try string(value, "resource"), data: try stringMap(value, "data"), provider: try string(value, "provider"),
+            advice: StepUpAdvice(kind: kind, value: try string(value, "adviceValue"), transactionID: value["transaction"]?.string),
+            phase: phase, expires: Timestamp(milliseconds: try int(value, "expires")))
     }
 
     static func decodePendingRegistration(_ value: JSONValue) throws(TraceError.Reason) -> PendingRegistration? {

@@ -13,6 +13,9 @@ package struct AuthorizationRequest: Sendable, Hashable {
         case waitingForProvider(String)
         /// Waits for the app's step-up (`completeStepUp`) after the provider's answer (operation) carried advice.
         case awaitingStepUp(String, StepUpAdvice, answered: OperationID)
+        /// Waits for the outcome of a step-up another instance holds or completes (its ``PendingStepUp``
+        /// in the store), until its record stops standing; the operation names the timer.
+        case awaitingStepUpElsewhere(OperationID, until: Timestamp)
     }
 
     /// The resource.
@@ -39,10 +42,13 @@ package struct AuthorizationRequest: Sendable, Hashable {
         self.phase = phase
     }
 
+    /// Whether this request is the authorization `record` is for.
+    func isFor(_ record: PendingStepUp) -> Bool { record.isFor(resource, data) }
+
     /// The pending backend operation, if any.
     var operation: OperationID? {
         switch phase {
-        case .waitingForAuthentication, .waitingForProvider, .awaitingStepUp: nil
+        case .waitingForAuthentication, .waitingForProvider, .awaitingStepUp, .awaitingStepUpElsewhere: nil
         case .authorizing(let operation), .askingProvider(_, let operation): operation
         }
     }

@@ -16,6 +16,7 @@ extension EntitlementMachine {
             authorizations[index].waiters.append(id)
             return [.log(.joined(id, flow: "the authorization of '\(resource)'"))]
         }
+        if !stepUps.isEmpty, let waiting = waitForStepUpElsewhere(id, resource: resource, data: data) { return waiting }
         if let link = answeringLink(for: resource), !link.isTVProvider {
             return askProvider(id, link, resource: resource, data: data, configuration)
         }
@@ -142,14 +143,13 @@ extension EntitlementMachine {
         {
             // Adobe's home-based authentication policy: the re-authentication form of a step-up.
             recordAuthorization(from: request.kind, to: .awaitingStepUp, .stepUpRequired, .stepUpRequired, .startTimer)
+            let advice = StepUpAdvice(kind: .authenticateToService, value: "hba_policies")
+            let deadline = now.adding(settings.stepUp?.timeout ?? .seconds(120))
             var waiting = request
-            waiting.phase = .awaitingStepUp(
-                ProviderLink.tvProviderID, StepUpAdvice(kind: .authenticateToService, value: "hba_policies"), answered: answered)
+            waiting.phase = .awaitingStepUp(ProviderLink.tvProviderID, advice, answered: answered)
             authorizations.append(waiting)
-            return [
-                .startTimer(.stepUp(answered), at: now.adding(settings.stepUp?.timeout ?? .seconds(120))),
-                .emit(.stepUpRequired(resource: request.resource, advice: StepUpAdvice(kind: .authenticateToService, value: "hba_policies")), answering: []),
-            ]
+            holdStepUp(at: authorizations.count - 1, ProviderLink.tvProviderID, advice, until: deadline)
+            return [.startTimer(.stepUp(answered), at: deadline), .emit(.stepUpRequired(resource: request.resource, advice: advice), answering: [])]
         }
         let why = error.message
         switch error.code {

@@ -145,6 +145,7 @@ extension EntitlementMachine {
         }
         actions += abortRequests(code: ErrorCode.genericAuthorization, description: reason)
         actions += abandonAccountWork()
+        if !stepUpCalls.isEmpty { publishStepUpOutcomes(actions) }
         let tokens = storedTokens
         let save = tokens != persisted ? persist(tokens, current) : nil
         moveAuthentication(to: .unknown)

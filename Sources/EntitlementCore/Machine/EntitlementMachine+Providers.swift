@@ -116,8 +116,10 @@ extension EntitlementMachine {
             // Policy advice: the app steps up (a PIN, a stronger sign-in), then the request is retried once.
             recordAuthorization(from: .askingProvider, to: .awaitingStepUp, .stepUpRequired, .stepUpRequired, .startTimer)
             authorizations[index].phase = .awaitingStepUp(provider, advice, answered: operation)
+            let deadline = now.adding(stepUp.timeout)
+            holdStepUp(at: index, provider, advice, until: deadline)
             return [
-                .startTimer(.stepUp(operation), at: now.adding(stepUp.timeout)),
+                .startTimer(.stepUp(operation), at: deadline),
                 .emit(.stepUpRequired(resource: authorizations[index].resource, advice: advice), answering: []),
             ]
         }
@@ -153,66 +155,6 @@ extension EntitlementMachine {
             actions += startAsking(at: next, provider, from: .waitingForProvider, nil, configuration)
         }
         return actions
-    }
-
-    // MARK: - Step-up
-
-    /// The app reports the step-up: retry once with the approved transaction, or fail. The call joins
-    /// the authorization and is answered with it.
-    mutating func completeStepUp(_ id: CallID, _ resource: String, succeeded: Bool, _ configuration: RequestorConfiguration)
-        -> [Action]
-    {
-        guard let index = authorizations.firstIndex(where: { request in
-            if case .awaitingStepUp = request.phase { return request.resource == resource }
-            return false
-        }), case .awaitingStepUp(let provider, let advice, let answered) = authorizations[index].phase
-        else {
-            recordCall(.noStepUpPending, .status)
-            return refuse(id, .noStepUpPending(resource: resource))
-        }
-        authorizations[index].waiters.append(id)
-        guard succeeded else {
-            let request = authorizations.remove(at: index)
-            recordAuthorization(from: .awaitingStepUp, to: .idle, .stepUpFailed, .cancelTimer, .tokenRequestFailed)
-            return [.cancelTimer(.stepUp(answered))]
-                + request.waiters.map {
-                    .emit(
-                        .tokenRequestFailed(
-                            resource: request.resource, errorCode: ErrorCode.stepUpFailed, errorDescription: "The step-up was not completed."),
-                        answering: [$0])
-                }
-        }
-        authorizations[index].steppedUp = true
-        authorizations[index].transactionID = advice.transactionID
-        guard provider == ProviderLink.tvProviderID else {
-            return [.cancelTimer(.stepUp(answered))]
-                + startAsking(at: index, provider, from: .awaitingStepUp, .stepUpSucceeded, configuration, also: .cancelTimer)
-        }
-        // The TV provider's re-authentication: the decision is asked again with the login the app made.
-        guard case .authenticated(let token) = authentication else {
-            let request = authorizations.remove(at: index)
-            recordAuthorization(from: .awaitingStepUp, to: .idle, .notAuthenticated, .cancelTimer, .tokenRequestFailed)
-            return [.cancelTimer(.stepUp(answered))]
-                + authorizationFailed(request.resource, ErrorCode.userNotAuthenticated, "The user is not authenticated.", answering: request.waiters)
-        }
-        return [.cancelTimer(.stepUp(answered))]
-            + startAuthorizing(at: index, token, from: .awaitingStepUp, condition: .stepUpSucceeded, configuration, also: .cancelTimer)
-    }
-
-    /// The app did not report the step-up in time.
-    mutating func stepUpTimedOut(_ answered: OperationID) -> [Action] {
-        guard let index = authorizations.firstIndex(where: { request in
-            if case .awaitingStepUp(_, _, let operation) = request.phase { return operation == answered }
-            return false
-        }) else { return [.log(.lateTimerIgnored(.stepUp(answered)))] }
-        let request = authorizations.remove(at: index)
-        recordAuthorization(from: .awaitingStepUp, to: .idle, nil, .tokenRequestFailed)
-        return request.waiters.map {
-            .emit(
-                .tokenRequestFailed(
-                    resource: request.resource, errorCode: ErrorCode.stepUpTimedOut, errorDescription: "The step-up was not completed in time."),
-                answering: [$0])
-        }
     }
 
     // MARK: - Views

@@ -54,10 +54,19 @@ extension EntitlementMachine {
         return .startTimer(.redirectDeadline(flow.id), at: pending.deadline)
     }
 
-    /// Another instance sharing the storage changed the authentication: adopt it where this
-    /// instance is idle, or where it was waiting for a redirect that the other one received.
+    /// Another instance sharing the storage changed what is stored: the step-ups are taken up, the
+    /// authentication followed (``followAuthentication(_:_:)``), then the calls here waiting for a step-up
+    /// that ended elsewhere answered — after a logout there has ended them.
     mutating func storageChanged(_ stored: StoredTokens) -> [Action] {
         guard case .configured(let configuration) = configuration else { return [] }
+        let before = adoptStepUps(stored.pendingStepUps)
+        let followed = followAuthentication(stored, configuration)
+        return followed + followStepUps(before: before)
+    }
+
+    /// Another instance changed the authentication: adopt it where this instance is idle, or where it was
+    /// waiting for a redirect that the other one received.
+    private mutating func followAuthentication(_ stored: StoredTokens, _ configuration: RequestorConfiguration) -> [Action] {
         // Where this instance keeps its own view, it counts what it holds as stored (`storedTokens`, read
         // before anything here changes it), so its next step saves that over what it followed.
         persisted = stored

@@ -8,13 +8,13 @@ extension EntitlementMachine {
         return StoredTokens(
             authentication: stored.authentication, selectedProvider: selectedProviderID,
             deviceID: deviceID, pendingLogin: stored.pendingLogin, pendingLogout: stored.pendingLogout, providerAccounts: providerAccounts,
-            pendingRegistration: stored.pendingRegistration)
+            pendingRegistration: stored.pendingRegistration, pendingStepUps: stepUps)
     }
 
     /// Whether there is nothing to keep: no authentication, flow, provider choice or account.
     private func holdsNothing(_ stored: StoredAuthentication) -> Bool {
         stored.authentication == nil && selectedProviderID == nil && stored.pendingLogin == nil && stored.pendingLogout == nil
-            && providerAccounts.isEmpty && stored.pendingRegistration == nil
+            && providerAccounts.isEmpty && stored.pendingRegistration == nil && stepUps.isEmpty
     }
 
     /// Whether ``storedTokens`` differs from `tokens`, compared part by part without building it (every
@@ -25,5 +25,6 @@ extension EntitlementMachine {
         return tokens.deviceID != deviceID || tokens.selectedProvider != selectedProviderID || tokens.authentication != stored.authentication
             || tokens.pendingLogin != stored.pendingLogin || tokens.pendingLogout != stored.pendingLogout
             || tokens.pendingRegistration != stored.pendingRegistration || tokens.providerAccounts != providerAccounts
+            || tokens.pendingStepUps != stepUps
     }
 }

@@ -81,6 +81,8 @@ package struct EntitlementMachine: Sendable {
         var backendPausedUntil = Timestamp(milliseconds: .min)
         var lastFlow: UInt64 = 0
         var lastOperation: UInt64 = 0
+        var stepUps: [PendingStepUp] = []
+        var stepUpCalls: [StepUpCall] = []
     }
 
     /// The fields an input seldom writes (``Held``).
@@ -165,6 +167,21 @@ package struct EntitlementMachine: Sendable {
     var announcedEntitlements: Entitlements {
         get { chainState.announced }
         set { chainState.announced = newValue }
+    }
+
+    /// The step-ups of the device as the store holds them (``PendingStepUp``; saved with the tokens).
+    package internal(set) var stepUps: [PendingStepUp] {
+        get { held.value.stepUps }
+        set {
+            held.value.stepUps = newValue
+            savedFieldsWritten = true
+        }
+    }
+    /// The step-ups this instance holds or completes, each by one call of its request: when that
+    /// request ends, its outcome is published to the store (``publishStepUpOutcomes(_:)``).
+    var stepUpCalls: [StepUpCall] {
+        _read { yield held.value.stepUpCalls }
+        _modify { yield &held.value.stepUpCalls }
     }
 
     /// The provider chain's state, in one box that is nil while it holds nothing: a machine without a
@@ -316,6 +333,7 @@ package struct EntitlementMachine: Sendable {
         } else {
             step.effects = transition(input)
         }
+        if !stepUpCalls.isEmpty { publishStepUpOutcomes(step.effects) }
         if !echoable.isEmpty { step.effects = Self.concealing(echoable + secretsHeld, in: step.effects) }
         if hasProviderChain, let changed = announceEntitlements() { step.effects.append(changed) }
         noteRequestsSent(&step.effects)

@@ -136,7 +136,7 @@ extension AuthorizationRequest {
         case .authorizing: .authorizing
         case .askingProvider: .askingProvider
         case .waitingForProvider: .waitingForProvider
-        case .awaitingStepUp: .awaitingStepUp
+        case .awaitingStepUp, .awaitingStepUpElsewhere: .awaitingStepUp
         }
     }
 }

@@ -96,6 +96,15 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case stepUpFailed
     /// No authorization waits for a step-up of the resource.
     case noStepUpPending
+    /// The store holds a step-up of the resource another instance holds: its outcome is waited for,
+    /// or (`completeStepUp`) this instance completes it.
+    case stepUpPendingElsewhere
+    /// Another instance took the app's `completeStepUp` and asks again: its outcome is waited for.
+    case stepUpCompletingElsewhere
+    /// The store holds the step-up's outcome, a media token: the calls are given it.
+    case stepUpGrantedElsewhere
+    /// The store holds the step-up's outcome, a failure (or no longer holds the step-up): the calls fail with it.
+    case stepUpEndedElsewhere
     /// A request for the same resource and data is already running.
     case identicalRequest
     /// A logout waits for its redirect.

@@ -382,6 +382,14 @@ public enum TransitionTable {
         authorization(.authorizing, .backendAnswered, .stepUpRequired, to: .awaitingStepUp, .stepUpRequired, .startTimer),
         authorization(.awaitingStepUp, .completeStepUp, .stepUpSucceeded, to: .authorizing, .cancelTimer, .authorize),
         authorization(.awaitingStepUp, .completeStepUp, .notAuthenticated, to: .idle, .cancelTimer, .tokenRequestFailed),
+        // A step-up held in the store (a fleet): waited for, taken over, or ended by another instance.
+        authorization(.idle, .getAuthorization, .stepUpPendingElsewhere, to: .awaitingStepUp, .startTimer),
+        authorization(.idle, .checkAuthorization, .stepUpPendingElsewhere, to: .awaitingStepUp, .startTimer),
+        authorization(.idle, .completeStepUp, .stepUpPendingElsewhere, to: .awaitingStepUp),
+        authorization(.awaitingStepUp, .completeStepUp, .stepUpPendingElsewhere, to: .awaitingStepUp, .cancelTimer),
+        authorization(.awaitingStepUp, .storageChanged, .stepUpCompletingElsewhere, to: .awaitingStepUp, .cancelTimer, .startTimer),
+        authorization(.awaitingStepUp, .storageChanged, .stepUpGrantedElsewhere, to: .idle, .cancelTimer, .setToken),
+        authorization(.awaitingStepUp, .storageChanged, .stepUpEndedElsewhere, to: .idle, .cancelTimer, .tokenRequestFailed),
     ]
 
     // MARK: - Accounts (providers the user signs in to)

@@ -236,12 +236,14 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     /// What the user holds with each provider of the chain that signs in (by provider id): its user
     /// token and the credentials kept for good.
     public var providerAccounts: [String: ProviderAccount]
+    /// Authorizations waiting for the app's step-up, or whose step-up just ended (``PendingStepUp``).
+    package var pendingStepUps: [PendingStepUp]
 
     /// Creates a token set.
     package init(
         authentication: AuthenticationToken? = nil, selectedProvider: String? = nil, deviceID: String? = nil, pendingLogin: PendingLogin? = nil,
         pendingLogout: PendingLogout? = nil, providerAccounts: [String: ProviderAccount] = [:],
-        pendingRegistration: PendingRegistration? = nil
+        pendingRegistration: PendingRegistration? = nil, pendingStepUps: [PendingStepUp] = []
     ) {
         self.authentication = authentication
         self.selectedProvider = selectedProvider
@@ -250,10 +252,11 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         self.pendingLogout = pendingLogout
         self.pendingRegistration = pendingRegistration
         self.providerAccounts = providerAccounts
+        self.pendingStepUps = pendingStepUps
     }
 
     private enum CodingKeys: String, CodingKey {
-        case authentication, selectedProvider, deviceID, pendingLogin, pendingLogout, providerAccounts, pendingRegistration
+        case authentication, selectedProvider, deviceID, pendingLogin, pendingLogout, providerAccounts, pendingRegistration, pendingStepUps
     }
 
     /// Encodes the tokens; a pending logout and provider accounts only when there are some, so other
@@ -267,10 +270,12 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         try container.encodeIfPresent(pendingLogout, forKey: .pendingLogout)
         try container.encodeIfPresent(pendingRegistration, forKey: .pendingRegistration)
         if !providerAccounts.isEmpty { try container.encode(providerAccounts, forKey: .providerAccounts) }
+        if !pendingStepUps.isEmpty { try container.encode(pendingStepUps, forKey: .pendingStepUps) }
     }
 
     /// Decodes stored tokens. A pending login an earlier version saved (with a PKCE verifier and no
-    /// session code) cannot be completed any more: it is dropped, and the rest of the file is kept.
+    /// session code) cannot be completed any more: it is dropped, and the rest of the file is kept. So are
+    /// step-ups this version cannot read (a later version's): a call waiting for one ends at its own deadline.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         authentication = try container.decodeIfPresent(AuthenticationToken.self, forKey: .authentication)
@@ -280,12 +285,13 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         pendingLogout = try? container.decodeIfPresent(PendingLogout.self, forKey: .pendingLogout)
         pendingRegistration = try? container.decodeIfPresent(PendingRegistration.self, forKey: .pendingRegistration)
         providerAccounts = try container.decodeIfPresent([String: ProviderAccount].self, forKey: .providerAccounts) ?? [:]
+        pendingStepUps = (try? container.decodeIfPresent([PendingStepUp].self, forKey: .pendingStepUps)) ?? []
     }
 
     /// True when nothing but (at most) the device is stored.
     public var holdsNothing: Bool {
         authentication == nil && selectedProvider == nil && pendingLogin == nil && pendingLogout == nil && providerAccounts.isEmpty
-            && pendingRegistration == nil
+            && pendingRegistration == nil && pendingStepUps.isEmpty
     }
 
     /// No tokens.

@@ -212,7 +212,7 @@ extension AccessEnabler {
     /// What the machine is told instead of an input whose step could not be saved: a call is refused
     /// (`Input.callNotSaved(_:_:reason:)`), a backend answer counts as a failed request
     /// (``BackendError/storageUnavailable(_:)``), and so does a provider's sign-in, renewal or credentials to keep
-    /// (``ProviderFailure/notSaved(_:)``), so no instance tells the device what the store does not
+    /// (``ProviderFailure/notSaved(_:)``), and so does a provider's step-up advice, so no instance tells the device what the store does not
     /// hold. Nil for `setRequestor` (it always completes) and every other input: those steps are taken
     /// in memory and saved again after the next input.
     package static func input(insteadOf input: Input, notSaved error: TokenStorageError) -> Input? {
@@ -224,6 +224,9 @@ extension AccessEnabler {
         case .providerAnswered(let operation, .signedIn(.success)): return .providerAnswered(operation, .signedIn(.failure(.notSaved(reason))))
         case .providerAnswered(let operation, .renewed(.success)): return .providerAnswered(operation, .renewed(.failure(.notSaved(reason))))
         case .providerAnswered(let operation, .credentials(.success)):
+            return .providerAnswered(operation, .credentials(.failure(.notSaved(reason))))
+        case .providerAnswered(let operation, .credentials(.failure(let failure))) where failure.kind == .stepUpRequired:
+            // A step-up the store does not hold could not be finished on another instance.
             return .providerAnswered(operation, .credentials(.failure(.notSaved(reason))))
         default: return nil
         }
