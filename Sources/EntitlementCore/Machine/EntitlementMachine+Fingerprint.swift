@@ -50,6 +50,8 @@ extension EntitlementMachine {
         hasher.combine(held.backendPausedUntil)
         hasher.combine(held.lastFlow)
         hasher.combine(held.lastOperation)
+        hasher.combine(held.stepUps)
+        hasher.combine(held.stepUpCalls)
         hasher.combine(savedFieldsWritten)
     }
 
