@@ -123,7 +123,7 @@ extension ScenarioRun {
         case .serverHeals(let id):
             await world.simulator.healProgrammer(id)
         case .confirmStepUp(let pin):
-            try await confirmStepUp(pin: pin)
+            try await confirmStepUp(pin: pin, shown: engine.app.transactionShown)
         case .serverInvalidatesTokens(let id):
             await world.simulator.invalidateSubscriptionTokens(id)
         case .subscription(let name, let lapsed):
@@ -250,10 +250,11 @@ extension ScenarioRun {
     }
 
     /// `! user confirms the step-up with PIN "P"`: over HTTP the user posts the PIN to the service's
-    /// step-up page for the transaction asked last, as a browser would; in process the simulator takes it.
-    private mutating func confirmStepUp(pin: String) async throws(Stop) {
-        guard let pending = await world.simulator.pendingTransaction, let url = world.stepUpURL(pending.server) else {
-            await world.simulator.confirmTransaction(pin: pin)
+    /// step-up page for the transaction the addressed engine's app was shown (else the one asked last), as
+    /// a browser would; in process the simulator takes it.
+    private mutating func confirmStepUp(pin: String, shown: String?) async throws(Stop) {
+        guard let pending = await world.simulator.pendingTransaction(preferring: shown), let url = world.stepUpURL(pending.server) else {
+            await world.simulator.confirmTransaction(pin: pin, preferring: shown)
             return
         }
         let form = "transaction=\(PercentEncoding.encode(pending.id))&pin=\(PercentEncoding.encode(pin))"

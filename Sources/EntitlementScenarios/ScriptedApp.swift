@@ -12,6 +12,7 @@ final class ScriptedApp: AccessEnablerDelegate {
         var enabler: AccessEnabler?
         var reactions: [(callback: String, call: Reaction)] = []
         var started: [Task<Void, Never>] = []
+        var transactionShown: String?
     }
 
     private let state = Mutex(State())
@@ -21,6 +22,9 @@ final class ScriptedApp: AccessEnablerDelegate {
 
     /// Makes `call` the next time `callback` arrives (once).
     func on(_ callback: String, call: @escaping Reaction) { state.withLock { $0.reactions.append((callback, call)) } }
+
+    /// The transaction of the last step-up this app was asked for (the one its PIN page shows).
+    var transactionShown: String? { state.withLock { $0.transactionShown } }
 
     /// The reactions not used yet, by callback name.
     var unused: [String] { state.withLock { $0.reactions.map(\.callback) } }
@@ -56,4 +60,8 @@ final class ScriptedApp: AccessEnablerDelegate {
     func presentTvProviderDialog(_ dialog: TvProviderDialog) { arrived("presentTvProviderDialog") }
     func dismissTvProviderDialog(_ dialog: TvProviderDialog) { arrived("dismissTvProviderDialog") }
     func status(_ report: StatusReport) { arrived("status") }
+    func stepUpRequired(_ resource: String, advice: StepUpAdvice) {
+        state.withLock { $0.transactionShown = advice.transactionID }
+        arrived("stepUpRequired")
+    }
 }

@@ -71,17 +71,22 @@ extension Simulator {
         return Self.json(200, ["auth": .string(auth), "resource": .string(resource), "session_id": .string(session)])
     }
 
-    /// The user enters `pin` for the step-up a programmer's server asked last: right, the transaction
-    /// is approved; wrong, nothing is.
-    package func confirmTransaction(pin: String) {
-        guard let pending = pendingTransaction else { return }
+    /// The user enters `pin` for the step-up the app showed (`preferring` its transaction, while it is
+    /// pending), else the one a programmer's server asked last: right, the transaction is approved;
+    /// wrong, nothing is.
+    package func confirmTransaction(pin: String, preferring shown: String? = nil) {
+        guard let pending = pendingTransaction(preferring: shown) else { return }
         _ = confirmTransaction(serverID: pending.server, form: ["transaction": pending.id, "pin": pin])
     }
 
     /// The step-up a programmer's server asked for last that is neither approved nor used: its server and
     /// transaction id (what the app shows the user a PIN page for).
-    public var pendingTransaction: (server: String, id: String)? {
-        transactions.last { !$0.used && !$0.approved }.map { ($0.server, $0.id) }
+    public var pendingTransaction: (server: String, id: String)? { pendingTransaction(preferring: nil) }
+
+    /// The pending step-up whose transaction is `shown` (the one an app showed), else the one asked last.
+    package func pendingTransaction(preferring shown: String?) -> (server: String, id: String)? {
+        let pending = transactions.filter { !$0.used && !$0.approved }
+        return (pending.last { $0.id == shown } ?? pending.last).map { ($0.server, $0.id) }
     }
 
     /// The programmer's step-up page, as the user's PIN entry posts it: a form with `transaction` (the

@@ -190,7 +190,7 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
-            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen] [--all]"],
+            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up] [--all]"],
             summary: "model-check a fleet: every interleaving up to a bound, every promise",
             details: """
                 Explores every interleaving, up to D events (default 10), of K nodes (2 or 3, default 2)
@@ -207,7 +207,12 @@ struct CommandHelp {
                 shortest interleaving that breaks a promise as a fleet script `entitle run` plays, its
                 callbacks as comments (exit 1), or the states, depth and time (exit 0). With --all it goes on and prints the shortest interleaving of
                 each kind of broken promise. With --second-screen the device is a TV showing registration
-                codes (polled every 5 s, shown for a minute) that the user enters on a second screen.
+                codes (polled every 5 s, shown for a minute) that the user enters on a second screen. With
+                --step-up the device's calls are getAuthorization of a PIN-protected resource, the app's
+                completeStepUp (succeeded or failed) and logout, on any node, with the provider's answers
+                (advice, the media token a transaction grants once) in any order; it also checks that no
+                node asks for a step-up the store does not hold, no transaction is presented twice, and no
+                media token granted after a logout for a step-up asked before it is handed out.
                 """),
         CommandHelp(
             name: "fleet",

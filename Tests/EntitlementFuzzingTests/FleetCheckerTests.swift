@@ -43,9 +43,42 @@ struct FleetCheckerTests {
         #expect(unread.script.last?.hasPrefix("< @b status(") == true && unread.script.last?.contains("STORAGE_UNAVAILABLE") == true, "\(unread.script)")
     }
 
+    /// With step-ups (a PIN-protected resource through a provider, the app's reports and logouts on any node),
+    /// two nodes keep every promise in every interleaving of eight events (`.ci/run` checks ten, and three
+    /// nodes).
+    @Test func stepUpsKeepEveryPromiseToEightEvents() {
+        let report = FleetChecker(bounds: .init(nodes: 2, depth: 8, stepUp: true)).run()
+        #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
+        #expect(report.depth == 8 && report.states > 30_000, "\(report.statesByDepth)")
+    }
+
+    /// The interleavings the step-up check found while step-ups moved into the store, played again: each
+    /// now keeps every promise once everything settles.
+    @Test(arguments: [
+        // A logout through b at the step-up's deadline, before main's timer fired; then main's late report.
+        [FleetEvent.call(node: 0, .authorize), .answer(node: 0, OperationID(2)), .advanceClock, .call(node: 1, .logout), .call(node: 0, .completeStepUp)],
+        // b completes main's step-up and asks for a new one before main looks: main must not present its used transaction.
+        [.call(node: 0, .authorize), .answer(node: 0, OperationID(2)), .call(node: 1, .completeStepUp), .answer(node: 1, OperationID(3)),
+         .call(node: 1, .authorize), .answer(node: 1, OperationID(4)), .call(node: 0, .completeStepUp)],
+        // A logout through b, then b's new step-up replaces the ended one, past main's deadline.
+        [.call(node: 0, .authorize), .answer(node: 0, OperationID(2)), .call(node: 1, .logout), .advanceClock, .call(node: 1, .authorize),
+         .advanceClock, .call(node: 0, .completeStepUp)],
+        // b takes main's step-up over while its own request is out, and main logs out.
+        [.call(node: 0, .authorize), .call(node: 1, .authorize), .answer(node: 0, OperationID(2)), .call(node: 1, .completeStepUp),
+         .answer(node: 1, OperationID(2)), .call(node: 0, .logout)],
+        // Both nodes ask; main completes its step-up; b's advice comes while main's retry is out.
+        [.call(node: 0, .authorize), .call(node: 1, .authorize), .answer(node: 0, OperationID(2)), .call(node: 0, .completeStepUp),
+         .answer(node: 1, OperationID(2)), .call(node: 1, .completeStepUp)],
+    ])
+    func theStepUpInterleavingsFoundKeepEveryPromise(events: [FleetEvent]) {
+        let played = FleetChecker(bounds: .init(nodes: 2, depth: 8, calls: 4, faults: 2, stepUp: true)).replay(events)
+        #expect(played.problems.isEmpty, "\(played.problems)\n\(played.script.joined(separator: "\n"))")
+    }
+
     /// Each promise the check holds is one it can see broken: a call answered twice, a sign-in after a
-    /// logout with no login since, a call left waiting, nodes that disagree with the store, and a login the
-    /// user completed in time that leaves the device signed out.
+    /// logout with no login since, a call left waiting, nodes that disagree with the store, a login the
+    /// user completed in time that leaves the device signed out, a step-up asked that the store does not
+    /// hold, a transaction presented twice, and a media token granted after a logout handed out.
     @Test func eachPromiseIsSeenBroken() {
         let bounds = FleetChecker.Bounds(nodes: 2, depth: 1)
         var twice = FleetModel(nodes: 2, bounds: bounds)
@@ -67,6 +100,25 @@ struct FleetCheckerTests {
                 mvpdID: FleetModel.mvpd.id, requestorID: FleetModel.requestorID, userID: "alice", expires: FleetModel.start.adding(.seconds(3600))),
             deviceID: FleetModel.deviceID)
         #expect(split.problemsOnceSettled()?.contains { $0.contains("answer checkAuthentication differently") } == true)
+
+        let stepUps = FleetChecker.Bounds(nodes: 2, depth: 1, stepUp: true)
+        var unheld = FleetModel(nodes: 2, bounds: stepUps)
+        unheld.observe(.stepUpRequired(resource: "film", advice: StepUpAdvice(kind: .transaction, value: "v", transactionID: "T1")), answering: [], on: 0)
+        #expect(unheld.problems.contains { $0.contains("a step-up the store does not hold") }, "\(unheld.problems)")
+
+        var reused = FleetModel(nodes: 2, bounds: stepUps)
+        _ = reused.providerAnswer(presenting: nil, on: 0)
+        _ = reused.providerAnswer(presenting: "T1", on: 0)
+        #expect(reused.problems.isEmpty)
+        _ = reused.providerAnswer(presenting: "T1", on: 1)
+        #expect(reused.problems.contains { $0.contains("presented transaction T1 a second time") }, "\(reused.problems)")
+
+        var afterStepUpLogout = FleetModel(nodes: 2, bounds: stepUps)
+        _ = afterStepUpLogout.providerAnswer(presenting: nil, on: 0)
+        afterStepUpLogout.apply(.call(node: 1, .logout))
+        _ = afterStepUpLogout.providerAnswer(presenting: "T1", on: 0)
+        afterStepUpLogout.observe(.setToken(token: FleetModel.mediaTokenPrefix + "1", resource: "film"), answering: [], on: 0)
+        #expect(afterStepUpLogout.problems.contains { $0.contains("granted after a logout") }, "\(afterStepUpLogout.problems)")
 
         var lost = FleetModel(nodes: 2, bounds: bounds)
         lost.lastLoginPage = 0

@@ -99,10 +99,11 @@ struct URLSessionV2TransportTests {
 
     @Test func cancellingTheCallingTaskCancelsTheRequest() async throws {
         let server = try HTTPServer(limits: HTTPServerLimits(shutdownGrace: .milliseconds(100))) { _ in
-            try? await Task.sleep(for: .seconds(120))
+            try? await Task.sleep(for: .seconds(900))
             return .text(200, "late")
         }
-        let transport = URLSessionV2Transport(baseURL: server.url, timeout: .seconds(60))
+        // The deadline is far from anything a loaded machine takes: the error says the cancel ended it.
+        let transport = URLSessionV2Transport(baseURL: server.url, timeout: .seconds(600))
         let started = ContinuousClock.now
         let sending = Task { () async throws(BackendError) -> V2Response in
             try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext())
@@ -110,7 +111,7 @@ struct URLSessionV2TransportTests {
         try await Task.sleep(for: .milliseconds(300))
         sending.cancel()
         let result = await sending.result
-        #expect(ContinuousClock.now - started < .seconds(30), "not the 60 s timeout")
+        #expect(ContinuousClock.now - started < .seconds(300), "not the 600 s timeout")
         guard case .failure(let error) = result else {
             Issue.record("the request went on: \(result)")
             return

@@ -18,7 +18,7 @@ struct TransitionCoverageTests {
     /// is open — is in the scripts.
     static func machineOnlyRows() -> Set<TransitionRow> {
         lateRedirectRows().union(providerOverlapRows()).union(accountOverlapRows()).union(restartedLogoutRows())
-            .union(completingLoginEndedElsewhereRows())
+            .union(completingLoginEndedElsewhereRows()).union(stepUpRows())
     }
 
     /// An instance that accepted a login's redirect and reads its profile — its read in flight, or waiting
@@ -200,7 +200,9 @@ struct TransitionCoverageTests {
         #expect(restartedLogout.count == 1, "the restarted-logout drive is needed for one row: \(restartedLogout.sorted().map(\.description))")
         let completing = Self.completingLoginEndedElsewhereRows().subtracting(byScenarios)
         #expect(completing.count == 3, "the completing-login drives are needed for three rows: \(completing.sorted().map(\.description))")
-        let overlap = needed.subtracting(late).subtracting(restartedLogout).subtracting(completing).filter {
+        let stepUps = Self.stepUpRows().subtracting(byScenarios)
+        #expect(stepUps.count == 3, "the step-up drives are needed for three rows: \(stepUps.sorted().map(\.description))")
+        let overlap = needed.subtracting(late).subtracting(restartedLogout).subtracting(completing).subtracting(stepUps).filter {
             $0.region != .accounts && ($0.region != .authorization || !["askingProvider", "waitingForProvider"].contains($0.from) && $0.to != "waitingForProvider")
         }
         #expect(overlap.isEmpty, "the provider drives are needed only for requests still asking a provider:\n\(overlap.sorted().map(\.description).joined(separator: "\n"))")

@@ -11,11 +11,12 @@ package struct AuthorizationRequest: Sendable, Hashable {
         case askingProvider(String, OperationID)
         /// Waits for the provider's request running before it to end (a provider that takes one at a time).
         case waitingForProvider(String)
-        /// Waits for the app's step-up (`completeStepUp`) after the provider's answer (operation) carried advice.
-        case awaitingStepUp(String, StepUpAdvice, answered: OperationID)
-        /// Waits for the outcome of a step-up another instance holds or completes (its ``PendingStepUp``
-        /// in the store), until its record stops standing; the operation names the timer.
-        case awaitingStepUpElsewhere(OperationID, until: Timestamp)
+        /// Waits for the app's step-up (`completeStepUp`) after the provider's answer (operation) carried advice,
+        /// until the step-up's deadline.
+        case awaitingStepUp(String, StepUpAdvice, answered: OperationID, until: Timestamp)
+        /// Waits for the outcome of a step-up (by its advice) another instance holds or completes (its
+        /// ``PendingStepUp`` in the store), until its record stops standing; the operation names the timer.
+        case awaitingStepUpElsewhere(OperationID, StepUpAdvice, until: Timestamp)
     }
 
     /// The resource.

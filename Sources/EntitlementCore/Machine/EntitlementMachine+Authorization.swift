@@ -142,14 +142,10 @@ extension EntitlementMachine {
             settings.stepUp?.resources.contains(request.resource) == true, case .authorizing(let answered) = request.phase
         {
             // Adobe's home-based authentication policy: the re-authentication form of a step-up.
-            recordAuthorization(from: request.kind, to: .awaitingStepUp, .stepUpRequired, .stepUpRequired, .startTimer)
-            let advice = StepUpAdvice(kind: .authenticateToService, value: "hba_policies")
-            let deadline = now.adding(settings.stepUp?.timeout ?? .seconds(120))
-            var waiting = request
-            waiting.phase = .awaitingStepUp(ProviderLink.tvProviderID, advice, answered: answered)
-            authorizations.append(waiting)
-            holdStepUp(at: authorizations.count - 1, ProviderLink.tvProviderID, advice, until: deadline)
-            return [.startTimer(.stepUp(answered), at: deadline), .emit(.stepUpRequired(resource: request.resource, advice: advice), answering: [])]
+            authorizations.append(request)
+            return adviseStepUp(
+                at: authorizations.count - 1, ProviderLink.tvProviderID, StepUpAdvice(kind: .authenticateToService, value: "hba_policies"),
+                answered: answered, until: now.adding(settings.stepUp?.timeout ?? .seconds(120)))
         }
         let why = error.message
         switch error.code {

@@ -24,6 +24,7 @@ extension EntitlementMachine {
             break
         }
         actions += abortRequests(code: ErrorCode.userNotAuthenticated, description: "The user logged out.")
+        endStepUps(.failed(code: ErrorCode.userNotAuthenticated, description: "The user logged out."))
         authorizationExpiries = [:]
         selectedProviderID = nil
         guard let mvpdID else {

@@ -114,14 +114,7 @@ extension EntitlementMachine {
             let stepUp = settings.stepUp, stepUp.resources.contains(authorizations[index].resource)
         {
             // Policy advice: the app steps up (a PIN, a stronger sign-in), then the request is retried once.
-            recordAuthorization(from: .askingProvider, to: .awaitingStepUp, .stepUpRequired, .stepUpRequired, .startTimer)
-            authorizations[index].phase = .awaitingStepUp(provider, advice, answered: operation)
-            let deadline = now.adding(stepUp.timeout)
-            holdStepUp(at: index, provider, advice, until: deadline)
-            return [
-                .startTimer(.stepUp(operation), at: deadline),
-                .emit(.stepUpRequired(resource: authorizations[index].resource, advice: advice), answering: []),
-            ]
+            return adviseStepUp(at: index, provider, advice, answered: operation, until: now.adding(stepUp.timeout))
         }
         // (Signed out since it asked: nothing to renew, the request fails as any other.)
         if case .failure(.invalidToken) = result, settings.providers.contains(where: { $0.id == provider && $0.signsIn }),

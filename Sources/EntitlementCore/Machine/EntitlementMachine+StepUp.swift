@@ -1,36 +1,48 @@
 /// Step-ups (policy advice, Adobe's home-based re-authentication): the app is asked, reports back with
 /// `completeStepUp`, and the authorization is asked again once with the approved transaction.
 ///
-/// A step-up lives in the store (``PendingStepUp``), so a fleet needs no sticky routing for it: the app's
-/// `completeStepUp` finishes it on whichever instance it reaches — that instance asks again and answers
-/// it — and the outcome, saved before anyone is told, answers the calls every other instance holds
-/// for the same authorization (``adoptStepUps(_:)``, ``followStepUps(before:)``). The transaction is used once across the fleet:
-/// only the instance whose save moved the record from waiting to completing asks with it.
+/// A step-up lives in the store (``PendingStepUp``, `EntitlementMachine+StepUpStore.swift`), so a fleet
+/// needs no sticky routing for it: the app's `completeStepUp` finishes it on whichever instance it reaches
+/// — that instance asks again and answers it — and the outcome, saved before anyone is told, answers the
+/// calls every other instance holds for the same authorization. The transaction is used once across the
+/// fleet: only the instance whose save moved the record from waiting to completing asks with it.
 extension EntitlementMachine {
-    /// One call of a request whose step-up this instance holds or completes: when the request ends, the
-    /// callback that answered this call is the step-up's outcome.
+    /// One call of a request whose step-up (by its advice) this instance holds or completes: when the
+    /// request ends, the callback that answered this call is the step-up's outcome.
     struct StepUpCall: Sendable, Hashable {
         var resource: String
         var data: [String: String]
+        var advice: StepUpAdvice
         var call: CallID
-    }
 
-    /// How long a step-up being completed stands: the retry, and a renewal before it, each within the
-    /// request deadline.
-    var stepUpRetryWait: Duration { settings.requestTimeout * 3 }
+        /// Whether this is the call of `record`'s step-up.
+        func isOf(_ record: PendingStepUp) -> Bool { record.isFor(resource, data) && record.advice == advice }
+    }
 
     // MARK: - Advice
 
-    /// The request at `index` now waits for the app's step-up until `deadline`: its record goes to the store
-    /// (saved before the app is asked), held by this instance.
-    mutating func holdStepUp(at index: Int, _ provider: String, _ advice: StepUpAdvice, until deadline: Timestamp) {
+    /// The answer to the request at `index` (asked as `answered`) carries advice for a step-up: the app is
+    /// asked, and the step-up goes to the store (saved before the app is told) — unless the store holds
+    /// one for the same authorization that has no outcome yet (another instance asked first): the request
+    /// then waits for that one's outcome, as a second request would join the first on one instance.
+    mutating func adviseStepUp(
+        at index: Int, _ provider: String, _ advice: StepUpAdvice, answered: OperationID, until deadline: Timestamp
+    ) -> [Action] {
         let request = authorizations[index]
-        var records = stepUps.filter { !request.isFor($0) && $0.expires > now }
+        let from = request.kind
+        if let open = stepUps.first(where: { request.isFor($0) && $0.isOpen(at: now) }) {
+            recordAuthorization(from: from, to: .awaitingStepUp, .stepUpPendingElsewhere, .startTimer)
+            authorizations[index].phase = .awaitingStepUpElsewhere(answered, open.advice, until: open.expires)
+            return [.startTimer(.stepUp(answered), at: open.expires)]
+        }
+        recordAuthorization(from: from, to: .awaitingStepUp, .stepUpRequired, .stepUpRequired, .startTimer)
+        authorizations[index].phase = .awaitingStepUp(provider, advice, answered: answered, until: deadline)
+        var records = stepUps.filter { !request.isFor($0) && keeps($0) }
         records.append(
             PendingStepUp(resource: request.resource, data: request.data, provider: provider, advice: advice, phase: .awaiting, expires: deadline))
         stepUps = records
-        stepUpCalls.removeAll { $0.resource == request.resource && $0.data == request.data }
-        if let call = request.waiters.first { stepUpCalls.append(StepUpCall(resource: request.resource, data: request.data, call: call)) }
+        noteStepUpCall(of: request, advice, request.waiters.first)
+        return [.startTimer(.stepUp(answered), at: deadline), .emit(.stepUpRequired(resource: request.resource, advice: advice), answering: [])]
     }
 
     /// `getAuthorization` or `checkAuthorization` of an authorization whose step-up another instance holds
@@ -40,8 +52,25 @@ extension EntitlementMachine {
         let operation = nextOperation()
         recordAuthorization(from: .idle, to: .awaitingStepUp, .stepUpPendingElsewhere, .startTimer)
         authorizations.append(
-            AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .awaitingStepUpElsewhere(operation, until: record.expires)))
+            AuthorizationRequest(
+                resource: resource, data: data, waiters: [id], phase: .awaitingStepUpElsewhere(operation, record.advice, until: record.expires)))
         return [.startTimer(.stepUp(operation), at: record.expires)]
+    }
+
+    /// Notes `call` as the call whose answer is the outcome of `request`'s step-up.
+    mutating func noteStepUpCall(of request: AuthorizationRequest, _ advice: StepUpAdvice, _ call: CallID?) {
+        forgetStepUpCall(of: request)
+        if let call { stepUpCalls.append(StepUpCall(resource: request.resource, data: request.data, advice: advice, call: call)) }
+    }
+
+    /// Forgets the call noted for `request`'s step-up (``noteStepUpCall(of:_:_:)``), if any.
+    mutating func forgetStepUpCall(of request: AuthorizationRequest) {
+        if !stepUpCalls.isEmpty { stepUpCalls.removeAll { request.waiters.contains($0.call) } }
+    }
+
+    /// The call noted for `request`'s step-up, if any.
+    func stepUpCall(of request: AuthorizationRequest) -> StepUpCall? {
+        stepUpCalls.first { request.waiters.contains($0.call) }
     }
 
     // MARK: - The app's report
@@ -52,28 +81,27 @@ extension EntitlementMachine {
         -> [Action]
     {
         var actions: [Action] = []
-        if !authorizations.contains(where: { request in
-            if case .awaitingStepUp = request.phase { return request.resource == resource }
-            return false
-        }) {
+        if heldStepUp(of: resource) == nil {
             guard let takenOver = takeOverStepUp(resource) else {
                 recordCall(.noStepUpPending, .status)
                 return refuse(id, .noStepUpPending(resource: resource))
             }
             actions = takenOver
         }
-        guard let index = authorizations.firstIndex(where: { request in
-            if case .awaitingStepUp = request.phase { return request.resource == resource }
-            return false
-        }), case .awaitingStepUp(let provider, let advice, let answered) = authorizations[index].phase
+        guard let index = heldStepUp(of: resource), case .awaitingStepUp(let provider, let advice, let answered, let deadline) = authorizations[index].phase
         else { return actions }
+        guard now < deadline else {
+            // Its time ran out (its timer has yet to fire): ended as the timer ends it, and the late report is
+            // refused — no instance asks with a transaction past its step-up's deadline.
+            recordCall(.noStepUpPending, .status)
+            return actions + [.cancelTimer(.stepUp(answered))] + endStepUp(at: index, condition: .deadlinePassed, .cancelTimer)
+                + refuse(id, .noStepUpPending(resource: resource))
+        }
         authorizations[index].waiters.append(id)
         let request = authorizations[index]
-        if !stepUpCalls.contains(where: { $0.resource == request.resource && $0.data == request.data }) {
-            stepUpCalls.append(StepUpCall(resource: request.resource, data: request.data, call: id))
-        }
+        if stepUpCall(of: request) == nil { noteStepUpCall(of: request, advice, id) }
         guard succeeded else {
-            let request = authorizations.remove(at: index)
+            authorizations.remove(at: index)
             recordAuthorization(from: .awaitingStepUp, to: .idle, .stepUpFailed, .cancelTimer, .tokenRequestFailed)
             return actions + [.cancelTimer(.stepUp(answered))]
                 + request.waiters.map {
@@ -85,7 +113,7 @@ extension EntitlementMachine {
         }
         authorizations[index].steppedUp = true
         authorizations[index].transactionID = advice.transactionID
-        if let record = stepUps.firstIndex(where: authorizations[index].isFor) {
+        if let record = stepUps.firstIndex(where: { request.isFor($0) && $0.advice == advice }) {
             // Taken: no other instance asks with this transaction, and the calls they hold wait for the outcome.
             stepUps[record].phase = .completing
             stepUps[record].expires = now.adding(stepUpRetryWait)
@@ -96,7 +124,7 @@ extension EntitlementMachine {
         }
         // The TV provider's re-authentication: the decision is asked again with the login the app made.
         guard case .authenticated(let token) = authentication else {
-            let request = authorizations.remove(at: index)
+            authorizations.remove(at: index)
             recordAuthorization(from: .awaitingStepUp, to: .idle, .notAuthenticated, .cancelTimer, .tokenRequestFailed)
             return actions + [.cancelTimer(.stepUp(answered))]
                 + authorizationFailed(request.resource, ErrorCode.userNotAuthenticated, "The user is not authenticated.", answering: request.waiters)
@@ -105,23 +133,30 @@ extension EntitlementMachine {
             + startAuthorizing(at: index, token, from: .awaitingStepUp, condition: .stepUpSucceeded, configuration, also: .cancelTimer)
     }
 
+    /// The request of `resource` that waits for the app's step-up here.
+    private func heldStepUp(of resource: String) -> Int? {
+        authorizations.firstIndex { request in
+            if case .awaitingStepUp = request.phase { return request.resource == resource }
+            return false
+        }
+    }
+
     /// The store holds a step-up of `resource` waiting for the app, which another instance holds: this
     /// instance holds it from now on (the calls it has waiting for it join), so the app's report is
     /// handled as where the step-up began. Nil when the store holds none.
     private mutating func takeOverStepUp(_ resource: String) -> [Action]? {
         guard let record = stepUps.first(where: { $0.resource == resource && $0.phase == .awaiting && $0.expires > now }) else { return nil }
-        let operation = nextOperation()
-        let phase = AuthorizationRequest.Phase.awaitingStepUp(record.provider, record.advice, answered: operation)
-        var actions: [Action] = []
-        if let waiting = authorizations.firstIndex(where: { $0.isFor(record) }), case .awaitingStepUpElsewhere(let timer, _) = authorizations[waiting].phase {
+        let phase = AuthorizationRequest.Phase.awaitingStepUp(record.provider, record.advice, answered: nextOperation(), until: record.expires)
+        if let waiting = authorizations.firstIndex(where: { $0.isFor(record) }),
+            case .awaitingStepUpElsewhere(let timer, record.advice, _) = authorizations[waiting].phase
+        {
             recordAuthorization(from: .awaitingStepUp, to: .awaitingStepUp, .stepUpPendingElsewhere, .cancelTimer)
-            actions.append(.cancelTimer(.stepUp(timer)))
             authorizations[waiting].phase = phase
-        } else {
-            recordAuthorization(from: .idle, to: .awaitingStepUp, .stepUpPendingElsewhere)
-            authorizations.append(AuthorizationRequest(resource: record.resource, data: record.data, waiters: [], phase: phase))
+            return [.cancelTimer(.stepUp(timer))]
         }
-        return actions
+        recordAuthorization(from: .idle, to: .awaitingStepUp, .stepUpPendingElsewhere)
+        authorizations.append(AuthorizationRequest(resource: record.resource, data: record.data, waiters: [], phase: phase))
+        return []
     }
 
     /// The app did not report the step-up in time (or, for a call waiting for another instance's
@@ -129,112 +164,26 @@ extension EntitlementMachine {
     mutating func stepUpTimedOut(_ answered: OperationID) -> [Action] {
         guard let index = authorizations.firstIndex(where: { request in
             switch request.phase {
-            case .awaitingStepUp(_, _, let operation), .awaitingStepUpElsewhere(let operation, _): operation == answered
+            case .awaitingStepUp(_, _, let operation, _), .awaitingStepUpElsewhere(let operation, _, _): operation == answered
             default: false
             }
         }) else { return [.log(.lateTimerIgnored(.stepUp(answered)))] }
+        return endStepUp(at: index, condition: nil)
+    }
+
+    /// The request at `index` ends: its step-up was not completed in time.
+    private mutating func endStepUp(at index: Int, condition: TransitionGuard?, _ extra: TransitionAction? = nil) -> [Action] {
         let request = authorizations.remove(at: index)
-        recordAuthorization(from: .awaitingStepUp, to: .idle, nil, .tokenRequestFailed)
+        if let extra {
+            recordAuthorization(from: .awaitingStepUp, to: .idle, condition, extra, .tokenRequestFailed)
+        } else {
+            recordAuthorization(from: .awaitingStepUp, to: .idle, condition, .tokenRequestFailed)
+        }
         return request.waiters.map {
             .emit(
                 .tokenRequestFailed(
                     resource: request.resource, errorCode: ErrorCode.stepUpTimedOut, errorDescription: "The step-up was not completed in time."),
                 answering: [$0])
         }
-    }
-
-    // MARK: - The fleet
-
-    /// After every step, while this instance holds or completes a step-up: a request of one that ended
-    /// (answered, failed, timed out, aborted) publishes its outcome — the callback its call was given —
-    /// so the calls other instances hold for it are answered alike. Saved before the callbacks are told.
-    mutating func publishStepUpOutcomes(_ effects: [Action]) {
-        var ended: [(StepUpCall, PendingStepUp.Outcome)] = []
-        let requests = authorizations
-        stepUpCalls.removeAll { held in
-            guard !requests.contains(where: { $0.waiters.contains(held.call) }) else { return false }
-            let outcome =
-                effects.lazy.compactMap { action -> PendingStepUp.Outcome? in
-                    guard case .emit(let callback, let answering) = action, answering == [held.call] else { return nil }
-                    switch callback {
-                    case .setToken(let token, _): return .token(token)
-                    case .tokenRequestFailed(_, let code, let description): return .failed(code: code, description: description)
-                    default: return nil
-                    }
-                }.first ?? .failed(code: ErrorCode.stepUpFailed, description: "The step-up was not completed.")
-            ended.append((held, outcome))
-            return true
-        }
-        for (held, outcome) in ended {
-            guard let index = stepUps.firstIndex(where: { $0.isFor(held.resource, held.data) }) else { continue }
-            if case .answered = stepUps[index].phase { continue }
-            stepUps[index].phase = .answered(outcome)
-            stepUps[index].expires = max(stepUps[index].expires, now).adding(settings.requestTimeout)
-        }
-    }
-
-    /// Takes up the step-ups the store holds (they replace this instance's view), before the rest of what it
-    /// says is followed; returns the view they replaced (``followStepUps(before:)``).
-    mutating func adoptStepUps(_ stored: [PendingStepUp]) -> [PendingStepUp] {
-        let before = stepUps
-        let standing = stored.filter { $0.expires > now }
-        if standing != before { stepUps = standing }
-        return before
-    }
-
-    /// After the store's change was followed (a logout there has ended every request here): a call here
-    /// that waits for a step-up another instance completes or ended is answered with its outcome; a
-    /// step-up this instance holds and the store lost (`before` still has it) is saved again.
-    mutating func followStepUps(before: [PendingStepUp]) -> [Action] {
-        var records = stepUps
-        var actions: [Action] = []
-        var index = authorizations.startIndex
-        while index < authorizations.endIndex {
-            let request = authorizations[index]
-            let record = records.first(where: request.isFor)
-            switch (request.phase, record?.phase) {
-            case (.awaitingStepUp, nil):
-                // Held here and lost by the store (a write it forgot): saved again.
-                if let mine = before.first(where: request.isFor) { records.append(mine) }
-            case (.awaitingStepUp(_, _, let timer), .completing?), (.awaitingStepUpElsewhere(let timer, _), .completing?):
-                guard let record, request.phase != .awaitingStepUpElsewhere(timer, until: record.expires) else { break }
-                // Another instance took the app's report and asks again: its outcome is waited for, as long as that may take.
-                recordAuthorization(from: .awaitingStepUp, to: .awaitingStepUp, .stepUpCompletingElsewhere, .cancelTimer, .startTimer)
-                stepUpCalls.removeAll { $0.resource == request.resource && $0.data == request.data }
-                let operation = nextOperation()
-                authorizations[index].phase = .awaitingStepUpElsewhere(operation, until: record.expires)
-                actions += [.cancelTimer(.stepUp(timer)), .startTimer(.stepUp(operation), at: record.expires)]
-            case (.awaitingStepUp(_, _, let timer), .answered(let outcome)?), (.awaitingStepUpElsewhere(let timer, _), .answered(let outcome)?):
-                actions += answerStepUp(at: index, timer, outcome)
-                continue
-            case (.awaitingStepUpElsewhere(let timer, _), nil):
-                actions += answerStepUp(
-                    at: index, timer, .failed(code: ErrorCode.stepUpFailed, description: "The step-up ended on another instance."))
-                continue
-            default:
-                break
-            }
-            index += 1
-        }
-        if records != stepUps { stepUps = records }
-        return actions
-    }
-
-    /// The request at `index` ends with the step-up's outcome, as another instance published it.
-    private mutating func answerStepUp(at index: Int, _ timer: OperationID, _ outcome: PendingStepUp.Outcome) -> [Action] {
-        let request = authorizations.remove(at: index)
-        stepUpCalls.removeAll { $0.resource == request.resource && $0.data == request.data }
-        let callbacks: [Action]
-        switch outcome {
-        case .token(let token):
-            recordAuthorization(from: .awaitingStepUp, to: .idle, .stepUpGrantedElsewhere, .cancelTimer, .setToken)
-            callbacks = request.waiters.map { .emit(.setToken(token: token, resource: request.resource), answering: [$0]) }
-        case .failed(let code, let description):
-            recordAuthorization(from: .awaitingStepUp, to: .idle, .stepUpEndedElsewhere, .cancelTimer, .tokenRequestFailed)
-            callbacks = request.waiters.map {
-                .emit(.tokenRequestFailed(resource: request.resource, errorCode: code, errorDescription: description), answering: [$0])
-            }
-        }
-        return [.cancelTimer(.stepUp(timer))] + callbacks
     }
 }

@@ -373,6 +373,7 @@ public enum TransitionTable {
         authorization(.awaitingStepUp, .completeStepUp, .stepUpSucceeded, to: .askingProvider, .cancelTimer, .askProvider),
         authorization(.awaitingStepUp, .completeStepUp, .stepUpFailed, to: .idle, .cancelTimer, .tokenRequestFailed),
         authorization(.awaitingStepUp, .timerFired, to: .idle, .tokenRequestFailed),
+        authorization(.awaitingStepUp, .completeStepUp, .deadlinePassed, to: .idle, .cancelTimer, .tokenRequestFailed),
         authorization(.awaitingStepUp, .checkAuthorization, .identicalRequest, to: .awaitingStepUp, .join),
         authorization(.awaitingStepUp, .getAuthorization, .identicalRequest, to: .awaitingStepUp, .join),
         authorization(.awaitingStepUp, .logout, to: .idle, .tokenRequestFailed),
@@ -388,8 +389,13 @@ public enum TransitionTable {
         authorization(.idle, .completeStepUp, .stepUpPendingElsewhere, to: .awaitingStepUp),
         authorization(.awaitingStepUp, .completeStepUp, .stepUpPendingElsewhere, to: .awaitingStepUp, .cancelTimer),
         authorization(.awaitingStepUp, .storageChanged, .stepUpCompletingElsewhere, to: .awaitingStepUp, .cancelTimer, .startTimer),
+        authorization(.awaitingStepUp, .storageChanged, .stepUpPendingElsewhere, to: .awaitingStepUp, .cancelTimer, .startTimer),
+        authorization(.askingProvider, .providerAnswered, .stepUpPendingElsewhere, to: .awaitingStepUp, .startTimer),
+        authorization(.authorizing, .backendAnswered, .stepUpPendingElsewhere, to: .awaitingStepUp, .startTimer),
         authorization(.awaitingStepUp, .storageChanged, .stepUpGrantedElsewhere, to: .idle, .cancelTimer, .setToken),
         authorization(.awaitingStepUp, .storageChanged, .stepUpEndedElsewhere, to: .idle, .cancelTimer, .tokenRequestFailed),
+        authorization(.askingProvider, .storageChanged, .stepUpEndedElsewhere, to: .idle, .tokenRequestFailed),
+        authorization(.authorizing, .storageChanged, .stepUpEndedElsewhere, to: .idle, .tokenRequestFailed),
     ]
 
     // MARK: - Accounts (providers the user signs in to)

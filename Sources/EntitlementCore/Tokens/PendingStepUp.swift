@@ -48,11 +48,14 @@ package struct PendingStepUp: Sendable, Hashable {
     /// Whether the record is that of the authorization of `resource` with `data`.
     package func isFor(_ resource: String, _ data: [String: String]) -> Bool { self.resource == resource && self.data == data }
 
-    /// Whether a call may still wait for this step-up's outcome: it has none yet and stands at `now`.
-    package func isOpen(at now: Timestamp) -> Bool {
+    /// Whether the step-up has no outcome yet.
+    package var isUnanswered: Bool {
         if case .answered = phase { return false }
-        return expires > now
+        return true
     }
+
+    /// Whether a call may still wait for this step-up's outcome: it has none yet and stands at `now`.
+    package func isOpen(at now: Timestamp) -> Bool { isUnanswered && expires > now }
 }
 
 extension PendingStepUp: Codable {

@@ -10,6 +10,9 @@ import EntitlementEngine
 /// - every transition a machine took is in the transition table;
 /// - no node tells the device it is signed in (status 1, a media token) after a logout or a cancel of its
 ///   login, unless the user logged in on a page opened since;
+/// - with step-ups (``Bounds/stepUp``): no node asks the app for a step-up the store does not hold, no
+///   transaction is presented twice, and no node hands out a media token the provider granted after a
+///   logout for a step-up asked before it;
 ///
 /// and, from every state, once everything settles (the store back, every request answered, every deadline
 /// passed, every node told of the last save):
@@ -44,10 +47,17 @@ package struct FleetChecker: Sendable {
         /// Whether the device is a TV that shows a registration code for a second screen (cookbook E)
         /// instead of opening login pages.
         package var secondScreen: Bool
+        /// Whether the device authorizes a resource a PIN protects, through a provider that asks for a
+        /// step-up (and logs out), instead of logging in with a TV provider.
+        package var stepUp: Bool
 
         /// Creates bounds.
-        package init(nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false) {
+        package init(
+            nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false,
+            stepUp: Bool = false
+        ) {
             self.secondScreen = secondScreen
+            self.stepUp = stepUp
             self.nodes = min(max(nodes, 1), 3)
             self.depth = max(depth, 0)
             self.calls = max(calls, 0)
@@ -320,6 +330,9 @@ extension FleetModel {
         for (index, node) in nodes.enumerated() {
             if let sent = node.requests.first {
                 return (now < sent.deadline ? .answer(node: index, sent.operation) : .timeout(node: index, sent.operation), true)
+            }
+            if let asked = node.askedProvider.first {
+                return (now < asked.deadline ? .answer(node: index, asked.operation) : .timeout(node: index, asked.operation), true)
             }
         }
         for (index, node) in nodes.enumerated() {

@@ -8,6 +8,15 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     /// A call the device can make (the model's alphabet of calls).
     package enum Call: Sendable, Hashable, CaseIterable {
         case getAuthentication, chooseProvider, cancel, checkAuthentication, logout
+        /// `getAuthorization` of the resource a PIN protects (``FleetModel/protectedResource``).
+        case authorize
+        /// The app reports the step-up done, or cancelled.
+        case completeStepUp, cancelStepUp
+
+        /// The calls of a check: a TV-provider login's, or (`stepUp`) a PIN-protected authorization's and a logout.
+        static func alphabet(stepUp: Bool) -> [Call] {
+            stepUp ? [.authorize, .completeStepUp, .cancelStepUp, .logout] : [.getAuthentication, .chooseProvider, .cancel, .checkAuthentication, .logout]
+        }
 
         var entitlementCall: EntitlementCall {
             switch self {
@@ -16,6 +25,9 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
             case .cancel: .setSelectedProvider(nil)
             case .checkAuthentication: .checkAuthentication
             case .logout: .logout
+            case .authorize: .getAuthorization(resource: FleetModel.protectedResource, data: [:])
+            case .completeStepUp: .completeStepUp(resource: FleetModel.protectedResource, succeeded: true)
+            case .cancelStepUp: .completeStepUp(resource: FleetModel.protectedResource, succeeded: false)
             }
         }
 
@@ -26,13 +38,17 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
             case .cancel: "setSelectedProvider nil"
             case .checkAuthentication: "checkAuthentication"
             case .logout: "logout"
+            case .authorize: "getAuthorization \(FleetModel.protectedResource)"
+            case .completeStepUp: "completeStepUp \(FleetModel.protectedResource) succeeded"
+            case .cancelStepUp: "completeStepUp \(FleetModel.protectedResource) failed"
             }
         }
     }
 
     /// The device calls `call` on `node`.
     case call(node: Int, Call)
-    /// The service answers `node`'s request `operation` (it acts on the request now).
+    /// The service (or, for a provider's request, the provider) answers `node`'s request `operation` (it
+    /// acts on the request now).
     case answer(node: Int, OperationID)
     /// `node`'s request `operation` fails (the network: a fault).
     case fail(node: Int, OperationID)

@@ -7,13 +7,14 @@ extension FleetModel {
     var enabledEvents: [FleetEvent] {
         var events: [FleetEvent] = []
         for node in nodes.indices {
-            if callsLeft > 0 { for call in FleetEvent.Call.allCases { events.append(.call(node: node, call)) } }
-            for sent in nodes[node].requests {
-                if now < sent.deadline {
-                    events.append(.answer(node: node, sent.operation))
-                    if faultsLeft > 0 { events.append(.fail(node: node, sent.operation)) }
+            if callsLeft > 0 { for call in FleetEvent.Call.alphabet(stepUp: constants.stepUp) { events.append(.call(node: node, call)) } }
+            let sent = nodes[node].requests.map { ($0.operation, $0.deadline) } + nodes[node].askedProvider.map { ($0.operation, $0.deadline) }
+            for (operation, deadline) in sent {
+                if now < deadline {
+                    events.append(.answer(node: node, operation))
+                    if faultsLeft > 0 { events.append(.fail(node: node, operation)) }
                 } else {
-                    events.append(.timeout(node: node, sent.operation))
+                    events.append(.timeout(node: node, operation))
                 }
             }
             for timer in nodes[node].timers where timer.at <= now { events.append(.timer(node: node, timer.id)) }
@@ -56,6 +57,7 @@ extension FleetModel {
         for node in nodes {
             for timer in node.timers { consider(timer.at) }
             for sent in node.requests { consider(sent.deadline) }
+            for asked in node.askedProvider { consider(asked.deadline) }
         }
         return earliest
     }
@@ -73,6 +75,18 @@ extension FleetModel {
             callsLeft -= 1
             submit(call.entitlementCall, on: node)
         case .answer(let node, let operation), .fail(let node, let operation), .timeout(let node, let operation):
+            if let index = nodes[node].askedProvider.firstIndex(where: { $0.operation == operation }) {
+                let asked = nodes[node].askedProvider.remove(at: index)
+                if case .fail = event {
+                    faultsLeft -= 1
+                    deliver(.providerAnswered(operation, .credentials(.failure(.networkFailure))), to: node)
+                } else if case .timeout = event {
+                    deliver(.providerAnswered(operation, .credentials(.failure(.networkFailure))), to: node)
+                } else {
+                    deliver(.providerAnswered(operation, .credentials(providerAnswer(presenting: asked.transaction, on: node))), to: node)
+                }
+                return
+            }
             guard let index = nodes[node].requests.firstIndex(where: { $0.operation == operation }) else { return }
             let request = nodes[node].requests.remove(at: index).request
             if case .fail = event {
@@ -139,6 +153,13 @@ extension FleetModel {
             open(url)
         case .status(let report) where report.code == "REGCODE":
             open("code:" + report.message)
+        case .stepUpRequired(let resource, let advice):
+            let held = store.tokens.pendingStepUps.contains { $0.resource == resource && $0.advice == advice && $0.phase == .awaiting }
+            if !held { problems.append("node \(Self.name(node)) asked the app for a step-up the store does not hold: \(callback)") }
+        case .setToken(let token, _) where constants.stepUp:
+            if let number = Self.transaction(granting: token), service.grantedAfterLogout.contains(number) {
+                problems.append("node \(Self.name(node)) handed out a media token granted after a logout that came after its step-up: \(callback)")
+            }
         case .setAuthenticationStatus(1, _), .setToken:
             if lastLoginPage < validFromPage {
                 problems.append(
@@ -163,6 +184,8 @@ extension FleetModel {
             break
         }
         switch (call, before) {
+        case (.logout, _) where constants.stepUp:
+            transactionsBeforeLogout = service.transactionsIssued
         case (.logout, _), (.setSelectedProvider(nil), .awaitingRedirect), (.setSelectedProvider(nil), .readingProfile),
             (.setSelectedProvider(nil), .awaitingSecondScreen):
             validFromPage = pages.count

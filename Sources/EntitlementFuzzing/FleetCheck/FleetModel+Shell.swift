@@ -20,6 +20,7 @@ extension FleetModel {
         node.knownVersion = nil
         node.viewHeldBack = false
         node.requests = []
+        node.askedProvider = []
         node.timers = []
         node.waiting = []
         node.lastCall = 0
@@ -40,10 +41,15 @@ extension FleetModel {
 
     /// The settings of every node: the simulated app's (its redirect URL and domain); on a device with a
     /// second screen, codes polled every 5 s and shown for a minute (so that everything settles within a
-    /// few dozen polls).
-    static func settings(secondScreen: Bool) -> EngineSettings {
+    /// few dozen polls); with step-ups, one provider answering for every resource and a step-up of the
+    /// protected resource allowed a minute.
+    static func settings(secondScreen: Bool, stepUp: Bool = false) -> EngineSettings {
         var settings = EngineSettings.simulated
         if secondScreen { settings.secondScreen = SecondScreen(pollInterval: .seconds(5), codeLifetime: .seconds(60)) }
+        if stepUp {
+            settings.providers = [ProviderLink(id: stepUpProvider)]
+            settings.stepUp = StepUpSettings(resources: [protectedResource], timeout: .seconds(60))
+        }
         return settings
     }
 
@@ -195,6 +201,8 @@ extension FleetModel {
             nodes[node].timers.removeAll { $0.id == id }
         case .log:
             break
+        case .askProvider(let operation, provider: Self.stepUpProvider, .credentials, let session) where constants.stepUp:
+            nodes[node].askedProvider.append((operation, session.transactionID, now.adding(settings.requestTimeout)))
         case .askProvider, .presentPlatformPicker, .dismissPlatformPicker, .checkPlatformSignIn:
             problems.append("node \(Self.name(node)) asked for what the model does not have: \(action)")
         }

@@ -63,6 +63,35 @@ extension FleetModel {
         }
     }
 
+    /// The step-up provider's answer to a credentials request of `node` presenting `transaction`: without
+    /// one, advice to approve a new transaction; with one it issued and never granted with, the media token
+    /// it grants (once); with any other, a denial — and a transaction presented twice is a broken promise.
+    mutating func providerAnswer(presenting transaction: String?, on node: Int) -> Result<ProviderCredentials, ProviderFailure> {
+        guard let transaction else {
+            service.transactionsIssued += 1
+            let id = "T\(service.transactionsIssued)"
+            return .failure(.stepUpRequired(StepUpAdvice(kind: .transaction, value: "TransactionConditionAdvice", transactionID: id)))
+        }
+        guard let number = Int(transaction.dropFirst()), transaction.hasPrefix("T"), number <= service.transactionsIssued else {
+            problems.append("node \(Self.name(node)) presented a transaction the provider never issued: \(transaction)")
+            return .failure(.denied("The transaction is unknown."))
+        }
+        guard service.transactionsUsed.insert(number).inserted else {
+            problems.append("node \(Self.name(node)) presented transaction \(transaction) a second time: it is single use")
+            return .failure(.denied("The transaction was used."))
+        }
+        if number <= transactionsBeforeLogout { service.grantedAfterLogout.insert(number) }
+        return .success(ProviderCredentials(token: Self.mediaTokenPrefix + String(number)))
+    }
+
+    /// The media tokens the step-up provider grants: this prefix and the transaction's number.
+    static let mediaTokenPrefix = "media-"
+
+    /// The transaction a media token of the step-up provider was granted with.
+    static func transaction(granting token: String) -> Int? {
+        token.hasPrefix(mediaTokenPrefix) ? Int(token.dropFirst(mediaTokenPrefix.count)) : nil
+    }
+
     /// The profile a login saves (the user `alice`).
     var profile: V2Profile {
         V2Profile(

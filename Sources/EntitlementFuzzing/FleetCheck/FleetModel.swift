@@ -24,6 +24,9 @@ struct FleetModel: Sendable {
         /// Backend requests sent and not answered, oldest first, with the time each ends unanswered (the
         /// shell's request deadline).
         var requests: [(operation: OperationID, request: BackendRequest, deadline: Timestamp)] = [] { didSet { hash = nil } }
+        /// Provider requests sent and not answered, oldest first: the transaction each presents, and the time
+        /// it ends unanswered.
+        var askedProvider: [(operation: OperationID, transaction: String?, deadline: Timestamp)] = [] { didSet { hash = nil } }
         /// Timers started and not fired or cancelled.
         var timers: [(id: TimerID, at: Timestamp)] = [] { didSet { hash = nil } }
         /// The device's calls on this node not answered yet.
@@ -45,6 +48,12 @@ struct FleetModel: Sendable {
                 hasher.combine(sent.operation)
                 hasher.combine(sent.request)
                 hasher.combine(sent.deadline)
+            }
+            hasher.combine(askedProvider.count)
+            for asked in askedProvider {
+                hasher.combine(asked.operation)
+                hasher.combine(asked.transaction)
+                hasher.combine(asked.deadline)
             }
             hasher.combine(timers.count)
             for timer in timers {
@@ -91,6 +100,11 @@ struct FleetModel: Sendable {
         /// Interactive logouts waiting for the MVPD's page, by id: where they return to.
         var logoutReturns: [Int: String] = [:]
         var lastLogout = 0
+        /// The step-up provider's transactions: how many it issued, those it granted access with (once
+        /// each), and those it granted after a logout that came after it issued them.
+        var transactionsIssued = 0
+        var transactionsUsed: Set<Int> = []
+        var grantedAfterLogout: Set<Int> = []
     }
 
     /// A page the device's web view opened.
@@ -130,6 +144,9 @@ struct FleetModel: Sendable {
     var validFromPage = 0
     /// The sequence number of the page the user last logged in on (-1: none).
     var lastLoginPage = -1
+    /// How many transactions the provider had issued when the device last logged out (step-ups asked
+    /// before that logout).
+    var transactionsBeforeLogout = 0
     /// The redirect of the user's last login, when it was made on the newest login page, opened after the
     /// device last chose a provider, cancelled or logged out (nil: none).
     var newestLoginRedirect: Int?
@@ -155,6 +172,10 @@ struct FleetModel: Sendable {
     static let deviceID = "device-1"
     static let serviceProvider = "https://sp.check"
     static let start = Timestamp(milliseconds: 1_800_000_000_000)
+    /// The resource a PIN protects (``FleetChecker/Bounds/stepUp``), and the provider that answers for it.
+    static let protectedResource = "film"
+    static let stepUpProvider = "pin"
+
 
     /// Whether anything went wrong so far: a fault, or a request that passed its deadline unanswered.
     var sawFailure = false
@@ -162,11 +183,14 @@ struct FleetModel: Sendable {
     /// copied for every event the search takes.
     final class Constants: Sendable {
         let settings: EngineSettings
+        /// Whether the check is of step-ups (``FleetChecker/Bounds/stepUp``).
+        let stepUp: Bool
         /// A node's machine as it starts, recording the rows it takes (made once: a machine's first
         /// settings are interned process-wide).
         let freshMachine: EntitlementMachine
-        init(_ settings: EngineSettings) {
+        init(_ settings: EngineSettings, stepUp: Bool) {
             self.settings = settings
+            self.stepUp = stepUp
             var machine = EntitlementMachine(settings: settings, deviceID: FleetModel.deviceID)
             machine.recordsTransitions = true
             freshMachine = machine
@@ -178,7 +202,7 @@ struct FleetModel: Sendable {
 
     /// `count` configured nodes of one device, an empty store, no session.
     init(nodes count: Int, bounds: FleetChecker.Bounds) {
-        constants = Constants(Self.settings(secondScreen: bounds.secondScreen))
+        constants = Constants(Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp), stepUp: bounds.stepUp)
         now = Self.start
         callsLeft = bounds.calls
         userActionsLeft = bounds.userActions
@@ -204,6 +228,9 @@ struct FleetModel: Sendable {
         hasher.combine(service.profile)
         hasher.combine(service.logoutReturns)
         hasher.combine(service.lastLogout)
+        hasher.combine(service.transactionsIssued)
+        hasher.combine(service.transactionsUsed)
+        hasher.combine(service.grantedAfterLogout)
         hasher.combine(pages.count)
         for page in pages {
             hasher.combine(page.seq)
@@ -252,6 +279,7 @@ struct FleetModel: Sendable {
         hasher.combine(newestLoginDelivered)
         hasher.combine(newestPageOpened)
         hasher.combine(sawFailure)
+        hasher.combine(transactionsBeforeLogout)
         return hasher.finalize()
     }
 }
