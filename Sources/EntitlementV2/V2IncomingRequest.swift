@@ -200,6 +200,7 @@ package struct V2IncomingRequest: Sendable, Hashable {
             switch error {
             case .undecodable: throw Refusal(badRequest("The body is not a valid application/x-www-form-urlencoded form."))
             case .repeated(let name): throw Refusal(badRequest("The parameter \(name) is given more than once."))
+            case .tooManyFields: throw Refusal(badRequest("The form has more than \(FormCoding.fieldLimit) fields."))
             }
         }
     }
