@@ -67,6 +67,7 @@ let package = Package(
             dependencies: [
                 "EntitlementSupport", "EntitlementEngine", "EntitlementCommandLine", "EntitlementSimulator", "EntitlementHTTP",
                 "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost", "EntitlementFuzzing",
+                "EntitlementProviders",
             ]),
         .executableTarget(
             name: "entitle",

@@ -80,9 +80,24 @@ final class Fleet: Sendable {
 
     /// Starts Redis, the simulator and `count` nodes; with `tls` (a folder with `server.crt` and
     /// `server.key`), the nodes reach the simulator over TLS, through stunnel.
+    /// The programmer's authorization service the `pin-…` devices authorize through: it grants
+    /// ``protectedResource`` once a step-up with ``pin`` approved a transaction.
+    static let stepUpServer: SimulatedWorld.ChainProvider = {
+        var server = SimulatedWorld.ChainProvider(id: "kids", grants: [protectedResource])
+        server.kind = .server
+        server.pin = pin
+        server.pinProtected = [protectedResource]
+        return server
+    }()
+    /// The resource a PIN protects, and the PIN.
+    static let protectedResource = "horror-1"
+    static let pin = "4321"
+
     static func start(nodes count: Int, folder: String, cluster: Bool, tls: String?) async throws -> Fleet {
         let redis: any FleetRedis = cluster ? try await RedisClusterProcess.start(folder: folder) : try await RedisProcess.start(folder: folder)
-        let simulator = Simulator(world: .default, clock: SystemClock(), seed: 7)
+        var world = SimulatedWorld.default
+        world.chainProviders.append(Self.stepUpServer)
+        let simulator = Simulator(world: world, clock: SystemClock(), seed: 7)
         let service = SimulatedV2Service(simulator: simulator, throttles: false)
         let listener = try HTTPListener()
         let app = SimulatorHTTPApp(service: service, baseURL: listener.url)

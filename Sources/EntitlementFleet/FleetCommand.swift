@@ -20,7 +20,8 @@ import Synchronization
 /// `entitle fleet`: a fleet under faults. Starts a real `redis-server`, the simulator on HTTP (in this
 /// process, so its login pages are at hand and it can be made to refuse or hang) and NODES node
 /// processes (`entitle fleet-node`), then drives DEVICES devices through whole journeys — login through
-/// the MVPD's page, authorization, logout through the MVPD's logout page — sending every request to a
+/// the MVPD's page, authorization, logout through the MVPD's logout page; or a step-up of a PIN-protected
+/// authorization, reported on any node — sending every request to a
 /// random node, while faults come on a seeded schedule: a node killed (SIGKILL, restarted), Redis hung
 /// (SIGSTOP 5 s), Redis restarted empty and with its data, the simulator refusing or hanging for 5 s.
 /// Then, with the faults healed, it checks the fleet's promises and exits 1 on any violation.
@@ -40,9 +41,12 @@ package struct FleetCommand {
     /// The folder of the certificate the nodes' TLS front presents (`--tls`), if any.
     let tls: String?
 
-    /// The devices: every fourth a TV that logs in on a second screen (`tv-N`), the others with a web
-    /// view (`device-N`).
-    var deviceNames: [String] { (0..<devices).map { $0 % 4 == 3 ? "tv-\($0)" : "device-\($0)" } }
+    /// The devices: every fourth a TV that logs in on a second screen (`tv-N`), every fourth (from the
+    /// second) one that authorizes a PIN-protected resource through a step-up (`pin-N`), the others with a
+    /// web view (`device-N`).
+    var deviceNames: [String] {
+        (0..<devices).map { $0 % 4 == 3 ? "tv-\($0)" : $0 % 4 == 1 ? "pin-\($0)" : "device-\($0)" }
+    }
 
     /// A run of `devices` devices on `nodes` node processes, `faultsPerKind` faults of each kind not in
     /// `skipping`, seeded by `seed`, within `timeLimit`.
@@ -298,6 +302,7 @@ private struct Journey {
 
     /// "ok", or the first thing that went wrong (a code, `no login page`, …).
     private mutating func attempt() async -> String {
+        if device.hasPrefix("pin-") { return await stepUp() }
         var signedIn = await send("checkAuthentication").failure == "1"
         if !signedIn, device.hasPrefix("tv-") {
             if let failure = await logInOnASecondScreen() { return failure }
@@ -357,6 +362,33 @@ private struct Journey {
             try? await Task.sleep(for: .milliseconds(500))
         }
         return "second screen: never signed in"
+    }
+
+    /// A PIN-protected authorization (on any node): the step-up it asks for, the user's PIN at the
+    /// programmer's page, the app's report (on any node), which is answered with the media token. A call
+    /// that finds the device's last step-up still open (an earlier journey cut by a fault) waits for it to
+    /// end, and asks again.
+    private mutating func stepUp() async -> String {
+        var transaction: String?
+        for attempt in 0..<20 where transaction == nil {
+            if attempt > 0 { try? await Task.sleep(for: .seconds(2)) }
+            let asked = await send("getAuthorization \(Fleet.protectedResource)")
+            if let token = asked.value(of: "setToken") {
+                stats.secret(token)
+                return "ok"
+            }
+            transaction = asked.value(of: "stepUpRequired")
+        }
+        guard let transaction else { return "step-up: never asked" }
+        stats.secret(transaction)
+        let approved = await fleet.simulator.confirmTransaction(
+            serverID: Fleet.stepUpServer.id, form: ["transaction": transaction, "pin": Fleet.pin])
+        guard case .http(200, _, _) = approved else { return "step-up: the PIN was not taken" }
+        let reported = await sendRetrying("completeStepUp \(Fleet.protectedResource) succeeded")
+        guard let token = reported.value(of: "setToken") else { return "step-up: \(reported.failure ?? "no answer")" }
+        stats.secret(token)
+        stats.login("step-up")
+        return "ok"
     }
 
     /// Authorization, then logout (through the MVPD's logout page when the node sends one).

@@ -3,8 +3,10 @@ import EntitlementEngine
 import EntitlementHTTP
 import EntitlementHTTPServer
 import EntitlementHost
+import EntitlementProviders
 import EntitlementRedis
 import EntitlementSimulator
+import EntitlementSimulatorServer
 import Foundation
 import Synchronization
 
@@ -14,7 +16,8 @@ import Synchronization
 ///
 /// - `GET /health` → 200.
 /// - `POST /devices/ID/call` with a call (`checkAuthentication`, `getAuthentication`,
-///   `setSelectedProvider MVPD`, `handleExternalURL URL`, `getAuthorization RESOURCE`, `logout`) → the
+///   `setSelectedProvider MVPD`, `handleExternalURL URL`, `getAuthorization RESOURCE`, `logout`,
+///   `completeStepUp RESOURCE succeeded|failed`) → the
 ///   callbacks this node emitted for the device while the call ran, one per line
 ///   (`name<TAB>detail<TAB>answered call ids`), once the session settled (at most 25 s).
 ///
@@ -49,11 +52,21 @@ package enum FleetNode {
         let tvHost = SessionHost(
             settings: SessionHostSettings(idleTimeout: .seconds(30), providerChoiceTimeout: .seconds(60), engine: tvEngine),
             backend: client, storage: storage, clock: clock, delegate: recorder)
+        // Devices named `pin-…` authorize a PIN-protected resource through the programmer's own service,
+        // stepping up (the harness enters the PIN); their step-up lives in the store like every flow.
+        var pinEngine = engine
+        pinEngine.stepUp = StepUpSettings(resources: [Fleet.protectedResource], timeout: .seconds(10))
+        let programmer = ServerAuthorizationProvider(
+            id: Fleet.stepUpServer.id, url: SimulatorHTTPApp.programmerURL(baseURL: adobe, serverID: Fleet.stepUpServer.id),
+            resources: [Fleet.protectedResource], transport: URLSessionProviderTransport(timeout: .seconds(5)))
+        let pinHost = SessionHost(
+            settings: SessionHostSettings(idleTimeout: .seconds(30), providerChoiceTimeout: .seconds(60), engine: pinEngine),
+            backend: client, storage: storage, clock: clock, delegate: recorder, providers: try? ProviderChain([.provider(programmer)]))
         events.write("start \(getpid())")
         let server: HTTPServer
         do {
             server = try HTTPServer(port: port, limits: HTTPServerLimits(shutdownGrace: .seconds(1))) { request in
-                await handle(request, hosts: (host, tvHost), recorder: recorder, events: events)
+                await handle(request, hosts: (host, tvHost, pinHost), recorder: recorder, events: events)
             }
         } catch {
             StandardError.write("entitle fleet-node: \(error)\n")
@@ -68,7 +81,8 @@ package enum FleetNode {
         _ = await TerminationSignals.next(stopWithin: .seconds(20), name: "entitle fleet-node")
         async let web = host.shutdown(gracePeriod: .seconds(2))
         async let tv = tvHost.shutdown(gracePeriod: .seconds(2))
-        let reports = await [web, tv]
+        async let pin = pinHost.shutdown(gracePeriod: .seconds(2))
+        let reports = await [web, tv, pin]
         events.write(
             "shutdown settled=\(reports.map(\.settled).reduce(0, +)) busy=\(reports.map(\.stillBusy).reduce(0, +)) "
                 + "closed=\(reports.map(\.callsClosed).reduce(0, +))")
@@ -78,7 +92,7 @@ package enum FleetNode {
     }
 
     private static func handle(
-        _ request: HTTPRequest, hosts: (web: SessionHost, tv: SessionHost), recorder: Recorder, events: EventLog
+        _ request: HTTPRequest, hosts: (web: SessionHost, tv: SessionHost, pin: SessionHost), recorder: Recorder, events: EventLog
     ) async -> HTTPResponse {
         if request.path == "/health" { return HTTPResponse(status: 200, body: Array("ok".utf8)) }
         let parts = request.path.split(separator: "/")
@@ -86,7 +100,7 @@ package enum FleetNode {
             return HTTPResponse(status: 404)
         }
         let key = SessionKey(deviceID: String(parts[1]), requestorID: "sim-requestor")
-        let host = key.deviceID.hasPrefix("tv-") ? hosts.tv : hosts.web
+        let host = key.deviceID.hasPrefix("tv-") ? hosts.tv : key.deviceID.hasPrefix("pin-") ? hosts.pin : hosts.web
         guard let call = call(String(decoding: request.body, as: UTF8.self)) else { return HTTPResponse(status: 400) }
         let mark = recorder.mark(key)
         let id: CallID
@@ -125,6 +139,10 @@ package enum FleetNode {
         case ("handleExternalURL", 2): return .handleExternalURL(words[1])
         case ("getAuthorization", 2): return .getAuthorization(resource: words[1], data: [:])
         case ("logout", 1): return .logout
+        case ("completeStepUp", 2):
+            let parts = words[1].split(separator: " ").map(String.init)
+            guard parts.count == 2, ["succeeded", "failed"].contains(parts[1]) else { return nil }
+            return .completeStepUp(resource: parts[0], succeeded: parts[1] == "succeeded")
         default: return nil
         }
     }
@@ -154,6 +172,8 @@ package enum FleetNode {
             case .status(let report):
                 detail = report.code
                 code = report.code
+            case .stepUpRequired(_, let advice):
+                detail = advice.transactionID ?? ""  // the transaction the harness's user enters the PIN for
             default: detail = ""
             }
             log.withLock { $0[key, default: []].append("\(callback.name)\t\(detail)\t\(calls.map { "\($0.rawValue)" }.joined(separator: ","))") }

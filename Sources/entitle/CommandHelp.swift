@@ -224,14 +224,16 @@ struct CommandHelp {
                 Redis token store. Drives N devices (default 200; C at a time, default 50) through whole
                 journeys — a login through the MVPD's page (every fourth device a TV that logs in with a
                 registration code on a second screen instead), an authorization, a logout through the
-                MVPD's logout page — each request to a random node, while F faults of every kind
+                MVPD's logout page; every fourth device instead authorizes a PIN-protected resource
+                through the programmer's service, steps up (the PIN entered at the service's page) and
+                reports it — each request to a random node, while F faults of every kind
                 (default 6) come on a schedule seeded by S: a node killed (SIGKILL) and restarted, Redis
                 hung (SIGSTOP 5 s), Redis restarted empty and with its data, the simulator refusing or
                 hanging for 5 s. Then, faults healed, every device logs in afresh, and the run checks:
                 no request hung; no journey failed without a fault during it or in the 7 s before; every
                 call a node accepted answered exactly once (calls lost with a killed node are counted
                 apart); every node exits within 30 s of SIGTERM; every node answers each device alike; no
-                secret (a password, a session code, a media token) in any node's log; the whole run
+                secret (a password, a session code, a transaction id, a media token) in any node's log; the whole run
                 ends within T seconds (default 1800). Prints a table and exits 0,
                 or lists the violations (with a timeline and each failed journey's steps, and keeps the
                 nodes' logs) and exits 1 (69 when redis-server cannot start). --skip KIND leaves a fault
