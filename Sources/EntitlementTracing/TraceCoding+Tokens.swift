@@ -116,9 +116,12 @@ extension TraceCoding {
             for (resource, credentials) in account.kept.sorted(by: { $0.key < $1.key }) {
                 kept[resource] = .string(book.conceal(credentials, as: .media))
             }
-            accounts[provider] = [
+            var record: [String: JSONValue] = [
                 "userToken": account.userToken.map { .string(book.conceal($0, as: .secret)) } ?? .null, "kept": .object(kept),
             ]
+            // Written only while a renewal is marked, so other traces read as before.
+            if let until = account.renewingUntil { record["renewingUntil"] = .int(until.milliseconds) }
+            accounts[provider] = .object(record)
         }
         record["providerAccounts"] = .object(accounts)
         return .object(record)
@@ -130,8 +133,9 @@ extension TraceCoding {
         var accounts: [String: ProviderAccount] = [:]
         for (provider, account) in value["providerAccounts"]?.object ?? [:] {
             let token = try member(account, "userToken")
-            accounts[provider] = ProviderAccount(
-                userToken: token == .null ? nil : try string(account, "userToken"), kept: try stringMap(account, "kept"))
+            var read = ProviderAccount(userToken: token == .null ? nil : try string(account, "userToken"), kept: try stringMap(account, "kept"))
+            if account["renewingUntil"] != nil { read.renewingUntil = Timestamp(milliseconds: try int(account, "renewingUntil")) }
+            accounts[provider] = read
         }
         return StoredTokens(
             authentication: authentication == .null ? nil : try decodeAuthentication(authentication),

@@ -19,6 +19,7 @@ struct TransitionCoverageTests {
     static func machineOnlyRows() -> Set<TransitionRow> {
         lateRedirectRows().union(providerOverlapRows()).union(accountOverlapRows()).union(restartedLogoutRows())
             .union(completingLoginEndedElsewhereRows()).union(stepUpRows())
+            .union(renewalElsewhereRows())
     }
 
     /// An instance that accepted a login's redirect and reads its profile — its read in flight, or waiting
@@ -202,7 +203,10 @@ struct TransitionCoverageTests {
         #expect(completing.count == 3, "the completing-login drives are needed for three rows: \(completing.sorted().map(\.description))")
         let stepUps = Self.stepUpRows().subtracting(byScenarios)
         #expect(stepUps.count == 3, "the step-up drives are needed for three rows: \(stepUps.sorted().map(\.description))")
-        let overlap = needed.subtracting(late).subtracting(restartedLogout).subtracting(completing).subtracting(stepUps).filter {
+        let renewals = Self.renewalElsewhereRows().subtracting(byScenarios)
+        #expect(renewals.count == 4, "the renewal drives are needed for four rows: \(renewals.sorted().map(\.description))")
+        let overlap = needed.subtracting(late).subtracting(restartedLogout).subtracting(completing).subtracting(stepUps)
+            .subtracting(renewals).filter {
             $0.region != .accounts && ($0.region != .authorization || !["askingProvider", "waitingForProvider"].contains($0.from) && $0.to != "waitingForProvider")
         }
         #expect(overlap.isEmpty, "the provider drives are needed only for requests still asking a provider:\n\(overlap.sorted().map(\.description).joined(separator: "\n"))")

@@ -34,6 +34,9 @@ package struct AuthorizationRequest: Sendable, Hashable {
     package var steppedUp = false
     /// The transaction the step-up approved (a secret, sent once).
     package var transactionID: String?
+    /// The provider's user token the last credentials request carried (a secret): an answer calling it
+    /// invalid after the store took a newer one is asked again with that, not renewed.
+    package var askedWith: String?
 
     /// Creates a request.
     package init(resource: String, data: [String: String], waiters: [CallID], phase: Phase) {

@@ -93,6 +93,7 @@ extension EntitlementMachine {
         else { return [] }
         let providers = Set(providerAccounts.keys).union(stored.providerAccounts.keys).sorted()
         let before = providers.map { (kind: accountKind($0), signedIn: providerAccounts[$0]?.userToken != nil) }
+        let tokens = Dictionary(uniqueKeysWithValues: providers.map { ($0, providerAccounts[$0]?.userToken) })
         providerAccounts = stored.providerAccounts
         var actions: [Action] = []
         for (provider, was) in zip(providers, before) {
@@ -101,6 +102,7 @@ extension EntitlementMachine {
             case (nil, true, false):
                 forgetVerification(provider)
                 moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedOut)
+                actions += failRenewalWaiters(provider)
             case (nil, false, true):
                 moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedIn)
                 actions += scheduleVerification(provider)
@@ -112,6 +114,7 @@ extension EntitlementMachine {
                 break  // unchanged, or a sign-in running here, whose answer decides
             }
         }
+        if case .configured(let configuration) = configuration { actions += followRenewalsElsewhere(tokens, configuration) }
         return actions
     }
 
@@ -167,6 +170,7 @@ extension EntitlementMachine {
     /// requests waiting for a renewal fail.
     private mutating func signOutLocally(_ provider: String) -> [Action] {
         providerAccounts[provider]?.userToken = nil
+        providerAccounts[provider]?.renewingUntil = nil
         if providerAccounts[provider]?.isEmpty == true { providerAccounts[provider] = nil }
         forgetVerification(provider)
         return failRenewalWaiters(provider)
@@ -235,6 +239,7 @@ extension EntitlementMachine {
                 + next + endRenewalWaits(provider, configuration)
         case (.renewing(_, let calls), .renewed(.success(let token))):
             providerAccounts[provider, default: ProviderAccount()].userToken = token
+            providerAccounts[provider]?.renewingUntil = nil
             renewedRecently.insert(provider)
             var actions = verify(provider, calls: calls, .renewed, configuration)
             actions += resumeAfterRenewal(provider, .renewed, configuration)
@@ -244,6 +249,7 @@ extension EntitlementMachine {
             // holds it); what waited for the renewal fails with the store's reason, and the next request
             // renews again.
             moveAccount(provider, to: nil, .notSaved, .providerSignInStatus)
+            providerAccounts[provider]?.renewingUntil = nil
             return signInStatus(provider, true, failure, answering: calls) + failRenewalWaiters(provider, failure, .notSaved)
         case (.renewing(_, let calls), .renewed(.failure)):
             let from = accountKind(provider)
@@ -266,6 +272,12 @@ extension EntitlementMachine {
 
     /// The service called the user token invalid: renew it once where the provider can, else sign out locally.
     mutating func renewOrSignOut(_ provider: String, calls: [CallID], _ configuration: RequestorConfiguration) -> [Action] {
+        if calls.isEmpty, let until = providerAccounts[provider]?.renewingUntil, until > now {
+            // Another instance renews this token: the requests waiting here ask again once the store holds
+            // the new one (or renew it themselves if that instance's renewal stops standing).
+            recordAccountStay(provider, .renewingElsewhere, .startTimer)
+            return [.startTimer(.renewalElsewhere(provider), at: until)]
+        }
         let link = settings.providers.first { $0.id == provider }
         guard link?.renewsTokens == true, !renewedRecently.contains(provider), providerAccounts[provider]?.userToken != nil else {
             let from = accountKind(provider)
@@ -275,7 +287,33 @@ extension EntitlementMachine {
         }
         let operation = nextOperation()
         moveAccount(provider, to: .renewing(operation, calls: calls), .invalidToken, .askProvider)
+        // Marked in the store (saved before the request goes): the other instances wait for this renewal.
+        let until = now.adding(settings.requestTimeout * 2)
+        providerAccounts[provider]?.renewingUntil = until
         return [.askProvider(operation, provider: provider, .renew, providerSession(provider, configuration, operation))]
+    }
+
+    /// Another instance's renewal of `provider`'s token stopped standing without the store holding a new
+    /// token (that instance died, or its save failed): requests still waiting renew it here.
+    mutating func renewalElsewhereEnded(_ provider: String, _ configuration: RequestorConfiguration) -> [Action] {
+        guard accountWork[provider] == nil,
+            authorizations.contains(where: { $0.phase == .waitingForProvider(provider) && $0.awaitsRenewal })
+        else { return [.log(.lateTimerIgnored(.renewalElsewhere(provider)))] }
+        return renewOrSignOut(provider, calls: [], configuration)
+    }
+
+    /// After the store's accounts were taken up: requests here waiting for a renewal another instance ran
+    /// ask again when the store holds a new token (signed out, the adoption failed them; a renewal that
+    /// ended with the old token standing is renewed here when its mark's time is up, by the timer).
+    private mutating func followRenewalsElsewhere(_ before: [String: String?], _ configuration: RequestorConfiguration) -> [Action] {
+        var actions: [Action] = []
+        for (provider, token) in before.sorted(by: { $0.key < $1.key }) where accountWork[provider] == nil {
+            guard let current = providerAccounts[provider]?.userToken, current != token,
+                authorizations.contains(where: { $0.phase == .waitingForProvider(provider) && $0.awaitsRenewal })
+            else { continue }
+            actions += resumeAfterRenewal(provider, .renewedElsewhere, configuration)
+        }
+        return actions
     }
 
     /// Credentials requests that waited for the renewal ask again, with the new token.
@@ -324,6 +362,7 @@ extension EntitlementMachine {
     mutating func abandonAccountWork() -> [Action] {
         var actions: [Action] = []
         for (provider, work) in accountWork.sorted(by: { $0.key < $1.key }) {
+            if case .renewing = work { providerAccounts[provider]?.renewingUntil = nil }
             moveAccount(provider, to: nil, nil, .providerSignInStatus)
             let signedIn = accountKind(provider) == .signedIn
             actions += signInStatus(provider, signedIn, .unknown("The requestor was reconfigured."), answering: work.calls)

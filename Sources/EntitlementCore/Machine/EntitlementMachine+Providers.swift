@@ -79,6 +79,7 @@ extension EntitlementMachine {
         authorizations[index].phase = .askingProvider(provider, operation)
         var session = providerSession(provider, configuration, operation)
         session.transactionID = authorizations[index].transactionID
+        authorizations[index].askedWith = session.userToken
         return [.askProvider(operation, provider: provider, .credentials(resource: authorizations[index].resource), session)]
     }
 
@@ -118,8 +119,12 @@ extension EntitlementMachine {
         }
         // (Signed out since it asked: nothing to renew, the request fails as any other.)
         if case .failure(.invalidToken) = result, settings.providers.contains(where: { $0.id == provider && $0.signsIn }),
-            providerAccounts[provider]?.userToken != nil
+            let current = providerAccounts[provider]?.userToken
         {
+            if let used = authorizations[index].askedWith, used != current {
+                // Renewed elsewhere since this request was sent: asked again with the token the store holds.
+                return startAsking(at: index, provider, from: .askingProvider, .renewedElsewhere, configuration)
+            }
             recordAuthorization(from: .askingProvider, to: .waitingForProvider, .invalidToken)
             authorizations[index].phase = .waitingForProvider(provider)
             authorizations[index].awaitsRenewal = true

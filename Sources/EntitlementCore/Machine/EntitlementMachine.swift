@@ -386,6 +386,9 @@ package struct EntitlementMachine: Sendable {
             return verificationDue(provider)
         case .timerFired(.stepUp(let answered)):
             return stepUpTimedOut(answered)
+        case .timerFired(.renewalElsewhere(let provider)):
+            guard case .configured(let configuration) = configuration else { return [] }
+            return renewalElsewhereEnded(provider, configuration)
         case .timerFired(let timer):
             return timerFired(timer)
         case .storageChanged(let stored):

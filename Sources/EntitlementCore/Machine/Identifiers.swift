@@ -39,6 +39,9 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
     case providerVerification(String)
     /// The end of the wait for a step-up, after the answer (operation) that asked for it.
     case stepUp(OperationID)
+    /// The end of another instance's renewal of a provider's user token (by provider id), which
+    /// requests here wait for.
+    case renewalElsewhere(String)
 
     /// The timer's name.
     public var name: String {
@@ -50,6 +53,7 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
         case .retry: "retry"
         case .providerVerification: "providerVerification"
         case .stepUp: "stepUp"
+        case .renewalElsewhere: "renewalElsewhere"
         }
     }
 
@@ -58,7 +62,7 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .redirectDeadline(let flow), .registrationPoll(let flow), .registrationExpiry(let flow), .profileRead(let flow):
             flow
-        case .retry, .providerVerification, .stepUp: nil
+        case .retry, .providerVerification, .stepUp, .renewalElsewhere: nil
         }
     }
 
@@ -66,7 +70,7 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .retry(let operation), .stepUp(let operation): "\(name)(\(operation))"
-        case .providerVerification(let provider): "\(name)(\(provider))"
+        case .providerVerification(let provider), .renewalElsewhere(let provider): "\(name)(\(provider))"
         default: "\(name)(\(flow.map(\.description) ?? ""))"
         }
     }

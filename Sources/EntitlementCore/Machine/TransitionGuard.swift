@@ -86,6 +86,10 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case verificationDue
     /// The user signed out of the provider (or was signed out: the token could not be renewed).
     case signedOut
+    /// Another instance renews the provider's user token (its mark in the store stands): this one waits.
+    case renewingElsewhere
+    /// Another instance renewed the provider's user token: the store holds a newer one than the request carried.
+    case renewedElsewhere
     /// The provider keeps these credentials for good: answered without asking.
     case keptCredentials
     /// The answer carries policy advice the engine passes to the app.

@@ -369,6 +369,9 @@ public enum TransitionTable {
         authorization(.waitingForProvider, .providerAnswered, .notSaved, to: .idle, .tokenRequestFailed),
         authorization(.waitingForProvider, .signOut, .signedOut, to: .idle, .tokenRequestFailed),
         authorization(.waitingForProvider, .storageChanged, .signedOut, to: .idle, .tokenRequestFailed),
+        authorization(.askingProvider, .providerAnswered, .renewedElsewhere, to: .askingProvider, .askProvider),
+        authorization(.waitingForProvider, .storageChanged, .renewedElsewhere, to: .askingProvider, .askProvider),
+        authorization(.waitingForProvider, .timerFired, .signedOut, to: .idle, .tokenRequestFailed),
         authorization(.askingProvider, .providerAnswered, .stepUpRequired, to: .awaitingStepUp, .stepUpRequired, .startTimer),
         authorization(.awaitingStepUp, .completeStepUp, .stepUpSucceeded, to: .askingProvider, .cancelTimer, .askProvider),
         authorization(.awaitingStepUp, .completeStepUp, .stepUpFailed, to: .idle, .cancelTimer, .tokenRequestFailed),
@@ -411,6 +414,7 @@ public enum TransitionTable {
         account(.signingIn, .providerAnswered, .providerFailed, to: .signedIn, .providerSignInStatus),
         account(.verifying, .providerAnswered, .verified, to: .signedIn, .providerSignInStatus),
         account(.verifying, .providerAnswered, .verified, to: .signedIn, .providerSignInStatus, .startTimer),
+        account(.verifying, .providerAnswered, .verificationFailed, to: .signedIn, .status, .providerSignInStatus),
         account(.verifying, .providerAnswered, .verificationFailed, to: .signedIn, .status, .providerSignInStatus, .startTimer),
         account(.verifying, .providerAnswered, .invalidToken, to: .renewing, .askProvider),
         account(.verifying, .providerAnswered, .invalidToken, to: .signedOut, .providerSignInStatus),
@@ -436,6 +440,11 @@ public enum TransitionTable {
         account(.signedIn, .storageChanged, .storedAccountSignedOut, to: .signedOut),
         account(.verifying, .storageChanged, .storedAccountSignedOut, to: .signedOut, .providerSignInStatus),
         account(.renewing, .storageChanged, .storedAccountSignedOut, to: .signedOut, .providerSignInStatus),
+        // A token found invalid while another instance renews it (its mark in the store), or after it did.
+        account(.signedIn, .providerAnswered, .renewingElsewhere, to: .signedIn, .startTimer),
+        account(.signedIn, .timerFired, .renewingElsewhere, to: .signedIn, .startTimer),
+        account(.signedIn, .timerFired, .invalidToken, to: .renewing, .askProvider),
+        account(.signedIn, .timerFired, .invalidToken, to: .signedOut, .providerSignInStatus),
     ]
 
     // MARK: - Entitlements

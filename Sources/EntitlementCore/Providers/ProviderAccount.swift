@@ -6,6 +6,9 @@ public struct ProviderAccount: Sendable, Hashable, Codable {
     public var userToken: String?
     /// Credentials kept for good, by resource (secrets).
     public var kept: [String: String]
+    /// Until when an instance renews the user token (a fleet renews it once: the others wait for the
+    /// store to hold the new one); nil while nobody does.
+    package var renewingUntil: Timestamp?
 
     /// Creates an account.
     public init(userToken: String? = nil, kept: [String: String] = [:]) {

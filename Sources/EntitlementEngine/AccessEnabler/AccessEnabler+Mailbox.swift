@@ -212,7 +212,8 @@ extension AccessEnabler {
     /// What the machine is told instead of an input whose step could not be saved: a call is refused
     /// (`Input.callNotSaved(_:_:reason:)`), a backend answer counts as a failed request
     /// (``BackendError/storageUnavailable(_:)``), and so does a provider's sign-in, renewal or credentials to keep
-    /// (``ProviderFailure/notSaved(_:)``), and so does a provider's step-up advice, so no instance tells the device what the store does not
+    /// (``ProviderFailure/notSaved(_:)``), and so do a provider's step-up advice and a token it calls
+    /// invalid (the renewal would start), so no instance tells the device what the store does not
     /// hold. Nil for `setRequestor` (it always completes) and every other input: those steps are taken
     /// in memory and saved again after the next input.
     package static func input(insteadOf input: Input, notSaved error: TokenStorageError) -> Input? {
@@ -227,6 +228,10 @@ extension AccessEnabler {
             return .providerAnswered(operation, .credentials(.failure(.notSaved(reason))))
         case .providerAnswered(let operation, .credentials(.failure(let failure))) where failure.kind == .stepUpRequired:
             // A step-up the store does not hold could not be finished on another instance.
+            return .providerAnswered(operation, .credentials(.failure(.notSaved(reason))))
+        case .providerAnswered(let operation, .credentials(.failure(.invalidToken))):
+            // A renewal the store does not hold as running would run again on every other instance, and
+            // its new token could not be saved either: the request fails instead.
             return .providerAnswered(operation, .credentials(.failure(.notSaved(reason))))
         default: return nil
         }

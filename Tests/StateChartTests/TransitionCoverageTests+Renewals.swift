@@ -1,0 +1,50 @@
+import EntitlementEngine
+import Testing
+
+extension TransitionCoverageTests {
+    /// Renewal rows no script reaches: a verification that cannot say, for a provider verified at
+    /// `setRequestor` only; another instance's mark on a renewal still stands when the wait for it ends (a
+    /// newer renewal began there); and a token this instance renewed a moment ago found invalid again
+    /// once the other instance's renewal stopped standing (signed out, as on one instance).
+    static func renewalElsewhereRows() -> Set<TransitionRow> {
+        let start = Timestamp(milliseconds: 1_000)
+        let configuration = RequestorConfiguration(requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")])
+        var settings = EngineSettings()
+        settings.providers = [ProviderLink(id: "magazine", signsIn: true, renewsTokens: true)]
+        var machine = EntitlementMachine(settings: settings, deviceID: "d")
+        machine.recordsTransitions = true
+        var rows: Set<TransitionRow> = []
+        var asked: [OperationID] = []
+        func handle(_ input: Input, at time: Timestamp = start) {
+            let effects = machine.handle(input, at: time).effects
+            for case .askProvider(let operation, _, _, _) in effects { asked.append(operation) }
+            rows.formUnion(machine.lastTransitions)
+        }
+        func marked(_ token: String, until: Timestamp) -> StoredTokens {
+            var account = ProviderAccount(userToken: token)
+            account.renewingUntil = until
+            return StoredTokens(deviceID: "d", providerAccounts: ["magazine": account])
+        }
+        handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
+        handle(
+            .configurationLoaded(
+                OperationID(1), configuration, StoredTokens(deviceID: "d", providerAccounts: ["magazine": ProviderAccount(userToken: "T1")]),
+                verified: ["magazine": .success(ProviderView(resources: ["issue-1"]))]))
+        // Renewed here: T1 → T2.
+        handle(.callReceived(CallID(2), .getAuthorization(resource: "issue-1", data: [:])))
+        handle(.providerAnswered(asked[0], .credentials(.failure(.invalidToken))))
+        handle(.providerAnswered(asked[1], .renewed(.success("T2"))))
+        // Its verification cannot say (the renewal counts as recent); T2 is invalid too while another
+        // instance marks its renewal: this one waits, past a newer mark.
+        handle(.providerAnswered(asked[2], .verified(.failure(.networkFailure))))
+        handle(.storageChanged(marked("T2", until: start.adding(.seconds(60)))))
+        handle(.providerAnswered(asked[3], .credentials(.failure(.invalidToken))))
+        handle(.storageChanged(marked("T2", until: start.adding(.seconds(120)))))
+        handle(.timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(60)))
+        // That renewal stops standing: T2 was renewed here a moment ago, so the user is signed out.
+        let effects = machine.handle(.timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(120))).effects
+        rows.formUnion(machine.lastTransitions)
+        #expect(effects.contains { if case .emit(.tokenRequestFailed(resource: "issue-1", _, _), [CallID(2)]) = $0 { true } else { false } }, "\(effects)")
+        return rows
+    }
+}
