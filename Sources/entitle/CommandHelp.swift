@@ -201,7 +201,8 @@ struct CommandHelp {
                 timers and the clock, save notifications, and F faults (default 1: a failed request, the
                 store down, a node restarted). States are pure machines and their shells, each explored
                 once. It checks every call answered exactly once, every transition in the table, no
-                sign-in after a logout or cancel, and, once everything settles, no call left waiting,
+                sign-in after a logout or cancel, no status from a node for no call it holds, and, once
+                everything settles, no call left waiting,
                 every node agreeing with the store and, when nothing failed, a login the user completed
                 in time signing the device in. It prints the states explored per depth, then the
                 shortest interleaving that breaks a promise as a fleet script `entitle run` plays, its

@@ -77,8 +77,9 @@ struct FleetCheckerTests {
 
     /// Each promise the check holds is one it can see broken: a call answered twice, a sign-in after a
     /// logout with no login since, a call left waiting, nodes that disagree with the store, a login the
-    /// user completed in time that leaves the device signed out, a step-up asked that the store does not
-    /// hold, a transaction presented twice, and a media token granted after a logout handed out.
+    /// user completed in time that leaves the device signed out, a node telling a status for no call it
+    /// holds, a step-up asked that the store does not hold, a transaction presented twice, and a media
+    /// token granted after a logout handed out.
     @Test func eachPromiseIsSeenBroken() {
         let bounds = FleetChecker.Bounds(nodes: 2, depth: 1)
         var twice = FleetModel(nodes: 2, bounds: bounds)
@@ -119,6 +120,10 @@ struct FleetCheckerTests {
         _ = afterStepUpLogout.providerAnswer(presenting: "T1", on: 0)
         afterStepUpLogout.observe(.setToken(token: FleetModel.mediaTokenPrefix + "1", resource: "film"), answering: [], on: 0)
         #expect(afterStepUpLogout.problems.contains { $0.contains("granted after a logout") }, "\(afterStepUpLogout.problems)")
+
+        var silent = FleetModel(nodes: 2, bounds: bounds)
+        silent.observe(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [], on: 1)
+        #expect(silent.problems.contains { $0.contains("a status answering no call while it holds none") }, "\(silent.problems)")
 
         var lost = FleetModel(nodes: 2, bounds: bounds)
         lost.lastLoginPage = 0

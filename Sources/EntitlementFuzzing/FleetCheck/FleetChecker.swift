@@ -10,6 +10,9 @@ import EntitlementEngine
 /// - every transition a machine took is in the transition table;
 /// - no node tells the device it is signed in (status 1, a media token) after a logout or a cancel of its
 ///   login, unless the user logged in on a page opened since;
+/// - a node speaks only for calls it holds: no `setAuthenticationStatus` answering no call from a node
+///   where no call of the device waits (but for a registration code it showed the app when it started
+///   again, whose end it tells);
 /// - with step-ups (``Bounds/stepUp``): no node asks the app for a step-up the store does not hold, no
 ///   transaction is presented twice, and no node hands out a media token the provider granted after a
 ///   logout for a step-up asked before it;

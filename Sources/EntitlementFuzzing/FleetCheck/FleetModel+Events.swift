@@ -148,11 +148,19 @@ extension FleetModel {
         if let probe, probe.node == node, answering.contains(probe.call), case .setAuthenticationStatus(let status, _) = callback {
             probeAnswer = status
         }
+        let showedCode = nodes[node].showsCode
+        if case .setAuthenticationStatus = callback, showedCode, answering.isEmpty { nodes[node].showsCode = false }
+        if case .setAuthenticationStatus = callback, answering.isEmpty, nodes[node].waiting.isEmpty, !showedCode {
+            // A node speaks only for calls it holds: a status answering none, with no call of the device
+            // waiting on this node (nor a code it showed), tells the app of a flow it never asked about here.
+            problems.append("node \(Self.name(node)) told a status answering no call while it holds none: \(callback)")
+        }
         switch callback {
         case .navigateToUrl(let url):
             open(url)
         case .status(let report) where report.code == "REGCODE":
             open("code:" + report.message)
+            if answering.isEmpty { nodes[node].showsCode = true }
         case .stepUpRequired(let resource, let advice):
             let held = store.tokens.pendingStepUps.contains { $0.resource == resource && $0.advice == advice && $0.phase == .awaiting }
             if !held { problems.append("node \(Self.name(node)) asked the app for a step-up the store does not hold: \(callback)") }

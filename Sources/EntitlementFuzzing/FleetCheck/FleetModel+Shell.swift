@@ -23,6 +23,7 @@ extension FleetModel {
         node.askedProvider = []
         node.timers = []
         node.waiting = []
+        node.showsCode = false
         node.lastCall = 0
         nodes[index] = node
         let call = submit(.setRequestor(requestorID: Self.requestorID, serviceProviders: []), on: index)

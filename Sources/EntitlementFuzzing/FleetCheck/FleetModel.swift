@@ -31,6 +31,9 @@ struct FleetModel: Sendable {
         var timers: [(id: TimerID, at: Timestamp)] = [] { didSet { hash = nil } }
         /// The device's calls on this node not answered yet.
         var waiting: [CallID] = [] { didSet { hash = nil } }
+        /// Whether this node showed the app a registration code answering no call (one it resumed from the
+        /// store when it started again), and has not said since how that login ended: it speaks for it.
+        var showsCode = false { didSet { hash = nil } }
         /// The node's part of the fleet's ``FleetModel/fingerprint()`` while nothing it is made of changed
         /// (a successor state keeps the hash of every node its event left alone).
         var hash: Int?
@@ -61,6 +64,7 @@ struct FleetModel: Sendable {
                 hasher.combine(timer.at)
             }
             hasher.combine(waiting)
+            hasher.combine(showsCode)
             return hasher.finalize()
         }
         /// Inputs the shell feeds before any other (secrets drawn, a failed save), during one event only.
