@@ -89,6 +89,19 @@ final class Fleet: Sendable {
         server.pinProtected = [protectedResource]
         return server
     }()
+    /// The direct subscription (Pugpig's Security API, renewing and replacing tokens) the `sub-…` devices
+    /// sign in to, and its readers: one per device (`sub-N` signs in as reader N), each entitled to every issue.
+    static let subscription: SimulatedWorld.ChainProvider = {
+        var provider = SimulatedWorld.ChainProvider(id: "magazine")
+        provider.kind = .subscription
+        provider.renews = true
+        return provider
+    }()
+    static let readers = 4096
+    static let issues = 1000
+    static func reader(_ index: Int) -> String { "reader-\(index)" }
+    static func readerPassword(_ index: Int) -> String { "pw-\(index)-\(index &* 7919 % 10007)" }
+
     /// The resource a PIN protects, and the PIN.
     static let protectedResource = "horror-1"
     static let pin = "4321"
@@ -97,6 +110,12 @@ final class Fleet: Sendable {
         let redis: any FleetRedis = cluster ? try await RedisClusterProcess.start(folder: folder) : try await RedisProcess.start(folder: folder)
         var world = SimulatedWorld.default
         world.chainProviders.append(Self.stepUpServer)
+        world.chainProviders.append(Self.subscription)
+        world.subscribers += (0..<Self.readers).map {
+            SimulatedWorld.Subscriber(
+                username: Self.reader($0), password: Self.readerPassword($0), providerID: Self.subscription.id,
+                issues: Set((1...Self.issues).map { "issue-\($0)" }))
+        }
         let simulator = Simulator(world: world, clock: SystemClock(), seed: 7)
         let service = SimulatedV2Service(simulator: simulator, throttles: false)
         let listener = try HTTPListener()
@@ -137,11 +156,12 @@ final class Fleet: Sendable {
     }
 
     /// Sends `call` for `device` to node `number` (60 s at most: more is a hung request).
-    func send(_ call: String, device: String, to number: Int) async -> Answer {
+    func send(_ call: String, device: String, to number: Int, untilAnswered: Bool = false) async -> Answer {
         let node = nodes.withLock { $0[number] }
         let started = ContinuousClock.now
         var answer = Answer()
-        switch await FleetHTTPClient.post(port: node.port, path: "/devices/\(device)/call", body: Array(call.utf8)) {
+        let path = "/devices/\(device)/call" + (untilAnswered ? "?until=answered" : "")
+        switch await FleetHTTPClient.post(port: node.port, path: path, body: Array(call.utf8)) {
         case .answered(200, let body): answer.lines = String(decoding: body, as: UTF8.self).split(separator: "\n").map(String.init)
         case .answered(let status, _): answer.problem = "node HTTP \(status)"
         case .unreachable: answer.problem = "node unreachable"

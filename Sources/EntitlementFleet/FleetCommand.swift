@@ -20,8 +20,9 @@ import Synchronization
 /// `entitle fleet`: a fleet under faults. Starts a real `redis-server`, the simulator on HTTP (in this
 /// process, so its login pages are at hand and it can be made to refuse or hang) and NODES node
 /// processes (`entitle fleet-node`), then drives DEVICES devices through whole journeys — login through
-/// the MVPD's page, authorization, logout through the MVPD's logout page; or a step-up of a PIN-protected
-/// authorization, reported on any node — sending every request to a
+/// the MVPD's page, authorization, logout through the MVPD's logout page; a step-up of a PIN-protected
+/// authorization, reported on any node; or a direct subscription's sign-in, reads and renewal — sending
+/// every request to a
 /// random node, while faults come on a seeded schedule: a node killed (SIGKILL, restarted), Redis hung
 /// (SIGSTOP 5 s), Redis restarted empty and with its data, the simulator refusing or hanging for 5 s.
 /// Then, with the faults healed, it checks the fleet's promises and exits 1 on any violation.
@@ -41,11 +42,19 @@ package struct FleetCommand {
     /// The folder of the certificate the nodes' TLS front presents (`--tls`), if any.
     let tls: String?
 
-    /// The devices: every fourth a TV that logs in on a second screen (`tv-N`), every fourth (from the
-    /// second) one that authorizes a PIN-protected resource through a step-up (`pin-N`), the others with a
-    /// web view (`device-N`).
+    /// The devices: every fourth a TV that logs in on a second screen (`tv-N`); every eighth (from the
+    /// second) one that authorizes a PIN-protected resource through a step-up (`pin-N`), and every eighth
+    /// (from the sixth) one that reads a direct subscription's issues (`sub-N`); the others with a web view
+    /// (`device-N`).
     var deviceNames: [String] {
-        (0..<devices).map { $0 % 4 == 3 ? "tv-\($0)" : $0 % 4 == 1 ? "pin-\($0)" : "device-\($0)" }
+        (0..<devices).map { index in
+            switch index % 8 {
+            case 3, 7: "tv-\(index)"
+            case 1: "pin-\(index)"
+            case 5: "sub-\(index)"
+            default: "device-\(index)"
+            }
+        }
     }
 
     /// A run of `devices` devices on `nodes` node processes, `faultsPerKind` faults of each kind not in
@@ -303,6 +312,7 @@ private struct Journey {
     /// "ok", or the first thing that went wrong (a code, `no login page`, …).
     private mutating func attempt() async -> String {
         if device.hasPrefix("pin-") { return await stepUp() }
+        if device.hasPrefix("sub-") { return await readIssues() }
         var signedIn = await send("checkAuthentication").failure == "1"
         if !signedIn, device.hasPrefix("tv-") {
             if let failure = await logInOnASecondScreen() { return failure }
@@ -388,6 +398,36 @@ private struct Journey {
         guard let token = reported.value(of: "setToken") else { return "step-up: \(reported.failure ?? "no answer")" }
         stats.secret(token)
         stats.login("step-up")
+        return "ok"
+    }
+
+    /// A direct subscription (on any node): sign in as the device's reader, two issues read at once on
+    /// two nodes, the service forgetting the reader's token, two more issues read at once on two nodes —
+    /// both told the token is invalid, one renewal for the fleet (a second, with the token the first
+    /// replaced, would sign the reader out) — and sign out. Issues are drawn at random: the credentials
+    /// of one read are kept for good, so a second read of it asks nobody.
+    private mutating func readIssues() async -> String {
+        let reader = (Int(device.split(separator: "-").last ?? "") ?? 0) % Fleet.readers
+        let password = Fleet.readerPassword(reader)
+        stats.secret(password)
+        let signedIn = await sendRetrying("signIn \(Fleet.subscription.id) username=\(Fleet.reader(reader)) password=\(password)")
+        guard signedIn.value(of: "providerSignInStatus") == "1" else { return "sign-in: \(signedIn.failure ?? "no answer")" }
+        for round in 0..<2 {
+            if round == 1 { await fleet.simulator.invalidateSubscriptionTokens(Fleet.subscription.id, of: Fleet.reader(reader)) }
+            let issues = (0..<2).map { _ in "issue-\(1 + Int(random.next() % UInt64(Fleet.issues)))" }
+            let nodes = (0..<2).map { _ in Int(random.next() % UInt64(fleet.nodeCount)) }
+            async let first = fleet.send("getAuthorization \(issues[0])", device: device, to: nodes[0], untilAnswered: true)
+            async let second = fleet.send("getAuthorization \(issues[1])", device: device, to: nodes[1], untilAnswered: true)
+            for (index, answer) in await [first, second].enumerated() {
+                stats.request(answer, call: "getAuthorization", node: nodes[index])
+                trail.append("getAuthorization@\(nodes[index]) → \(answer.failure ?? "setToken")")
+                guard let token = answer.value(of: "setToken") else { return "issue: \(answer.failure ?? "no answer")" }
+                stats.secret(token)
+            }
+        }
+        let signedOut = await send("signOut \(Fleet.subscription.id)")
+        guard signedOut.value(of: "providerSignInStatus") == "0 " else { return "sign-out: \(signedOut.failure ?? "no answer")" }
+        stats.login("subscription")
         return "ok"
     }
 

@@ -17,9 +17,12 @@ import Synchronization
 /// - `GET /health` → 200.
 /// - `POST /devices/ID/call` with a call (`checkAuthentication`, `getAuthentication`,
 ///   `setSelectedProvider MVPD`, `handleExternalURL URL`, `getAuthorization RESOURCE`, `logout`,
-///   `completeStepUp RESOURCE succeeded|failed`) → the
+///   `completeStepUp RESOURCE succeeded|failed`, `signIn PROVIDER username=U password=P`,
+///   `signOut PROVIDER`) → the
 ///   callbacks this node emitted for the device while the call ran, one per line
-///   (`name<TAB>detail<TAB>answered call ids`), once the session settled (at most 25 s).
+///   (`name<TAB>detail<TAB>answered call ids`), once the session settled — with `?until=answered`, once
+///   the call was answered too (it may wait for another node, as a request waiting for a renewal
+///   another node runs does) — at most 25 s.
 ///
 /// Every accepted call and every answer is appended to the node's event log (`--log`), without a
 /// secret (call and callback names, codes and call ids), so the harness can check exactly-once even
@@ -62,11 +65,20 @@ package enum FleetNode {
         let pinHost = SessionHost(
             settings: SessionHostSettings(idleTimeout: .seconds(30), providerChoiceTimeout: .seconds(60), engine: pinEngine),
             backend: client, storage: storage, clock: clock, delegate: recorder, providers: try? ProviderChain([.provider(programmer)]))
+        // Devices named `sub-…` sign in to a direct subscription and read its issues; a token the service
+        // calls invalid is renewed once for the fleet.
+        let magazine = DirectSubscriptionProvider(
+            id: Fleet.subscription.id,
+            endpoints: .init(base: SimulatorHTTPApp.securityAPIBase(baseURL: adobe, providerID: Fleet.subscription.id), renews: true),
+            transport: URLSessionProviderTransport(timeout: .seconds(5)))
+        let subHost = SessionHost(
+            settings: SessionHostSettings(idleTimeout: .seconds(30), providerChoiceTimeout: .seconds(60), engine: engine),
+            backend: client, storage: storage, clock: clock, delegate: recorder, providers: try? ProviderChain([.provider(magazine)]))
         events.write("start \(getpid())")
         let server: HTTPServer
         do {
             server = try HTTPServer(port: port, limits: HTTPServerLimits(shutdownGrace: .seconds(1))) { request in
-                await handle(request, hosts: (host, tvHost, pinHost), recorder: recorder, events: events)
+                await handle(request, hosts: (host, tvHost, pinHost, subHost), recorder: recorder, events: events)
             }
         } catch {
             StandardError.write("entitle fleet-node: \(error)\n")
@@ -82,7 +94,8 @@ package enum FleetNode {
         async let web = host.shutdown(gracePeriod: .seconds(2))
         async let tv = tvHost.shutdown(gracePeriod: .seconds(2))
         async let pin = pinHost.shutdown(gracePeriod: .seconds(2))
-        let reports = await [web, tv, pin]
+        async let sub = subHost.shutdown(gracePeriod: .seconds(2))
+        let reports = await [web, tv, pin, sub]
         events.write(
             "shutdown settled=\(reports.map(\.settled).reduce(0, +)) busy=\(reports.map(\.stillBusy).reduce(0, +)) "
                 + "closed=\(reports.map(\.callsClosed).reduce(0, +))")
@@ -92,7 +105,8 @@ package enum FleetNode {
     }
 
     private static func handle(
-        _ request: HTTPRequest, hosts: (web: SessionHost, tv: SessionHost, pin: SessionHost), recorder: Recorder, events: EventLog
+        _ request: HTTPRequest, hosts: (web: SessionHost, tv: SessionHost, pin: SessionHost, sub: SessionHost), recorder: Recorder,
+        events: EventLog
     ) async -> HTTPResponse {
         if request.path == "/health" { return HTTPResponse(status: 200, body: Array("ok".utf8)) }
         let parts = request.path.split(separator: "/")
@@ -100,7 +114,8 @@ package enum FleetNode {
             return HTTPResponse(status: 404)
         }
         let key = SessionKey(deviceID: String(parts[1]), requestorID: "sim-requestor")
-        let host = key.deviceID.hasPrefix("tv-") ? hosts.tv : key.deviceID.hasPrefix("pin-") ? hosts.pin : hosts.web
+        let host =
+            key.deviceID.hasPrefix("tv-") ? hosts.tv : key.deviceID.hasPrefix("pin-") ? hosts.pin : key.deviceID.hasPrefix("sub-") ? hosts.sub : hosts.web
         guard let call = call(String(decoding: request.body, as: UTF8.self)) else { return HTTPResponse(status: 400) }
         let mark = recorder.mark(key)
         let id: CallID
@@ -119,9 +134,14 @@ package enum FleetNode {
             try? await Task.sleep(for: .seconds(25))
             settled.offer(false)
         }
-        let quiet = await settled.value(orIfCancelled: false)
+        var quiet = await settled.value(orIfCancelled: false)
         wait.cancel()
         limit.cancel()
+        if request.query == "until=answered" {
+            let deadline = ContinuousClock.now + .seconds(25)
+            while !recorder.answered(id, of: key), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+            quiet = quiet && recorder.answered(id, of: key)
+        }
         let lines = recorder.lines(of: key, since: mark)
         return HTTPResponse(
             status: 200, headers: HTTPHeaders([("X-Call", "\(id.rawValue)"), ("X-Settled", quiet ? "yes" : "no")]),
@@ -139,6 +159,17 @@ package enum FleetNode {
         case ("handleExternalURL", 2): return .handleExternalURL(words[1])
         case ("getAuthorization", 2): return .getAuthorization(resource: words[1], data: [:])
         case ("logout", 1): return .logout
+        case ("signIn", 2):
+            let parts = words[1].split(separator: " ").map(String.init)
+            guard parts.count == 3 else { return nil }
+            var credentials: [String: String] = [:]
+            for field in parts.dropFirst() {
+                let pair = field.split(separator: "=", maxSplits: 1).map(String.init)
+                guard pair.count == 2 else { return nil }
+                credentials[pair[0]] = pair[1]
+            }
+            return .signIn(provider: parts[0], credentials: credentials)
+        case ("signOut", 2): return .signOut(provider: words[1])
         case ("completeStepUp", 2):
             let parts = words[1].split(separator: " ").map(String.init)
             guard parts.count == 2, ["succeeded", "failed"].contains(parts[1]) else { return nil }
@@ -172,6 +203,9 @@ package enum FleetNode {
             case .status(let report):
                 detail = report.code
                 code = report.code
+            case .providerSignInStatus(_, let signedIn, let errorCode, _):
+                detail = signedIn ? "1" : "0 \(errorCode)"
+                code = errorCode.isEmpty ? (signedIn ? "1" : "0") : errorCode
             case .stepUpRequired(_, let advice):
                 detail = advice.transactionID ?? ""  // the transaction the harness's user enters the PIN for
             default: detail = ""
@@ -183,6 +217,15 @@ package enum FleetNode {
         }
 
         func mark(_ key: SessionKey) -> Int { log.withLock { $0[key]?.count ?? 0 } }
+
+        /// Whether a callback answered call `id` of session `key`.
+        func answered(_ id: CallID, of key: SessionKey) -> Bool {
+            log.withLock { log in
+                (log[key] ?? []).contains { line in
+                    line.split(separator: "\t", omittingEmptySubsequences: false).last.map { $0.split(separator: ",").contains(Substring("\(id.rawValue)")) } ?? false
+                }
+            }
+        }
 
         func lines(of key: SessionKey, since mark: Int) -> [String] {
             log.withLock { log in Array((log[key] ?? []).dropFirst(mark)) }

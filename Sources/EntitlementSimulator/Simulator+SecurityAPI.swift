@@ -63,6 +63,13 @@ extension Simulator {
         }
     }
 
+    /// Every token the subscription `providerID` issued to `username` stops being valid.
+    package func invalidateSubscriptionTokens(_ providerID: String, of username: String) {
+        for (token, issued) in subscriptionTokens where issued.provider == providerID && issued.subscriber == username {
+            subscriptionTokens[token] = (issued.provider, issued.subscriber, false)
+        }
+    }
+
     /// The subscriber's subscription lapses (`lapsed: true`) or is renewed.
     public func setSubscription(of username: String, lapsed: Bool) {
         for index in subscribers.indices where subscribers[index].username == username { subscribers[index].lapsed = lapsed }

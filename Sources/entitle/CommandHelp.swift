@@ -225,9 +225,11 @@ struct CommandHelp {
                 Redis token store. Drives N devices (default 200; C at a time, default 50) through whole
                 journeys — a login through the MVPD's page (every fourth device a TV that logs in with a
                 registration code on a second screen instead), an authorization, a logout through the
-                MVPD's logout page; every fourth device instead authorizes a PIN-protected resource
+                MVPD's logout page; every eighth device instead authorizes a PIN-protected resource
                 through the programmer's service, steps up (the PIN entered at the service's page) and
-                reports it — each request to a random node, while F faults of every kind
+                reports it, and every eighth signs in to a direct subscription and reads two issues at once
+                on two nodes, twice, the service forgetting its token between (one renewal for the
+                fleet), then signs out — each request to a random node, while F faults of every kind
                 (default 6) come on a schedule seeded by S: a node killed (SIGKILL) and restarted, Redis
                 hung (SIGSTOP 5 s), Redis restarted empty and with its data, the simulator refusing or
                 hanging for 5 s. Then, faults healed, every device logs in afresh, and the run checks:
