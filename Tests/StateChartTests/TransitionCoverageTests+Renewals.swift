@@ -4,8 +4,10 @@ import Testing
 extension TransitionCoverageTests {
     /// Renewal rows no script reaches: a verification that cannot say, for a provider verified at
     /// `setRequestor` only; another instance's mark on a renewal still stands when the wait for it ends (a
-    /// newer renewal began there); and a token this instance renewed a moment ago found invalid again
-    /// once the other instance's renewal stopped standing (signed out, as on one instance).
+    /// newer renewal began there); a token this instance renewed a moment ago found invalid again once the
+    /// other instance's renewal stopped standing (signed out, as on one instance); and a verification, at
+    /// `setRequestor` or on the provider's interval, saying the token is invalid while another instance
+    /// renews it (the random explorer's seed 311 found the second missing from the table).
     static func renewalElsewhereRows() -> Set<TransitionRow> {
         let start = Timestamp(milliseconds: 1_000)
         let configuration = RequestorConfiguration(requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")])
@@ -45,6 +47,28 @@ extension TransitionCoverageTests {
         let effects = machine.handle(.timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(120))).effects
         rows.formUnion(machine.lastTransitions)
         #expect(effects.contains { if case .emit(.tokenRequestFailed(resource: "issue-1", _, _), [CallID(2)]) = $0 { true } else { false } }, "\(effects)")
+
+        // A provider verified on an interval: configured while another instance renews the token (its
+        // verification says invalid), and verified again while another renews it: each waits.
+        var interval = settings
+        interval.providers = [ProviderLink(id: "magazine", signsIn: true, renewsTokens: true, verificationInterval: .seconds(60))]
+        for invalidAtConfiguration in [true, false] {
+            var other = EntitlementMachine(settings: interval, deviceID: "d")
+            other.recordsTransitions = true
+            _ = other.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
+            let verified: Result<ProviderView, ProviderFailure> = invalidAtConfiguration ? .failure(.invalidToken) : .success(ProviderView(resources: ["issue-1"]))
+            _ = other.handle(.configurationLoaded(OperationID(1), configuration, marked("T1", until: start.adding(.seconds(300))), verified: ["magazine": verified]), at: start)
+            rows.formUnion(other.lastTransitions)
+            guard !invalidAtConfiguration else { continue }
+            let due = other.handle(.timerFired(.providerVerification("magazine")), at: start.adding(.seconds(60))).effects
+            guard case .askProvider(let operation, _, .verify, _)? = due.first else {
+                Issue.record("no verification: \(due)")
+                continue
+            }
+            let waited = other.handle(.providerAnswered(operation, .verified(.failure(.invalidToken))), at: start.adding(.seconds(60))).effects
+            #expect(waited == [.startTimer(.renewalElsewhere("magazine"), at: start.adding(.seconds(300)))], "\(waited)")
+            rows.formUnion(other.lastTransitions)
+        }
         return rows
     }
 }

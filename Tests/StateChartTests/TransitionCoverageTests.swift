@@ -204,7 +204,7 @@ struct TransitionCoverageTests {
         let stepUps = Self.stepUpRows().subtracting(byScenarios)
         #expect(stepUps.count == 3, "the step-up drives are needed for three rows: \(stepUps.sorted().map(\.description))")
         let renewals = Self.renewalElsewhereRows().subtracting(byScenarios)
-        #expect(renewals.count == 4, "the renewal drives are needed for four rows: \(renewals.sorted().map(\.description))")
+        #expect(renewals.count == 6, "the renewal drives are needed for six rows: \(renewals.sorted().map(\.description))")
         let overlap = needed.subtracting(late).subtracting(restartedLogout).subtracting(completing).subtracting(stepUps)
             .subtracting(renewals).filter {
             $0.region != .accounts && ($0.region != .authorization || !["askingProvider", "waitingForProvider"].contains($0.from) && $0.to != "waitingForProvider")

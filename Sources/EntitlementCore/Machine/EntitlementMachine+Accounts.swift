@@ -274,8 +274,9 @@ extension EntitlementMachine {
     mutating func renewOrSignOut(_ provider: String, calls: [CallID], _ configuration: RequestorConfiguration) -> [Action] {
         if calls.isEmpty, let until = providerAccounts[provider]?.renewingUntil, until > now {
             // Another instance renews this token: the requests waiting here ask again once the store holds
-            // the new one (or renew it themselves if that instance's renewal stops standing).
-            recordAccountStay(provider, .renewingElsewhere, .startTimer)
+            // the new one (or renew it themselves if that instance's renewal stops standing). A verification
+            // that said so has ended.
+            moveAccount(provider, to: nil, .renewingElsewhere, .startTimer)
             return [.startTimer(.renewalElsewhere(provider), at: until)]
         }
         let link = settings.providers.first { $0.id == provider }

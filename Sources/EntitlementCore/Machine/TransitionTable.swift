@@ -443,6 +443,8 @@ public enum TransitionTable {
         // A token found invalid while another instance renews it (its mark in the store), or after it did.
         account(.signedIn, .providerAnswered, .renewingElsewhere, to: .signedIn, .startTimer),
         account(.signedIn, .timerFired, .renewingElsewhere, to: .signedIn, .startTimer),
+        account(.verifying, .providerAnswered, .renewingElsewhere, to: .signedIn, .startTimer),
+        account(.signedIn, .configurationLoaded, .renewingElsewhere, to: .signedIn, .startTimer),
         account(.signedIn, .timerFired, .invalidToken, to: .renewing, .askProvider),
         account(.signedIn, .timerFired, .invalidToken, to: .signedOut, .providerSignInStatus),
     ]
