@@ -170,7 +170,7 @@ package struct EntitlementMachine: Sendable {
     }
 
     /// The step-ups of the device as the store holds them (``PendingStepUp``; saved with the tokens).
-    package internal(set) var stepUps: [PendingStepUp] {
+    var stepUps: [PendingStepUp] {
         get { held.value.stepUps }
         set {
             held.value.stepUps = newValue
