@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "EntitlementEngine", dependencies: ["EntitlementSupport", "EntitlementV2", "EntitlementCore"]),
         // Tools over a session: traces (record, replay, conceal, transcripts) and the charts of the table.
         .target(name: "EntitlementTracing", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
-        .target(name: "EntitlementSimulator", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing"]),
+        .target(name: "EntitlementSimulator", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementHTTP", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementHTTPServer"),
         .target(name: "EntitlementRedis", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "EntitlementScenarios",
             dependencies: [
-                "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer",
+                "EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulatorServer",
                 "EntitlementProviders",
             ]),
         .target(
@@ -66,8 +66,7 @@ let package = Package(
             name: "EntitlementFleet",
             dependencies: [
                 "EntitlementSupport", "EntitlementEngine", "EntitlementCommandLine", "EntitlementSimulator", "EntitlementHTTP",
-                "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost", "EntitlementFuzzing",
-                "EntitlementProviders",
+                "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost", "EntitlementProviders",
             ]),
         .executableTarget(
             name: "entitle",

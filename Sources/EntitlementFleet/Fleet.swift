@@ -1,5 +1,4 @@
 import EntitlementEngine
-import EntitlementFuzzing
 import EntitlementHTTPServer
 import EntitlementRedis
 import EntitlementSimulator

@@ -1,10 +1,10 @@
 import EntitlementCommandLine
 import EntitlementEngine
-import EntitlementFuzzing
 import EntitlementHTTPServer
 import EntitlementRedis
 import EntitlementSimulator
 import EntitlementSimulatorServer
+import EntitlementSupport
 import Foundation
 import Synchronization
 
@@ -120,7 +120,7 @@ package struct FleetCommand {
             exit(ExitStatus.failure.rawValue)
         }
         defer { watchdog.cancel() }
-        var random = FuzzRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let kinds = Fault.allCases.filter { !skipping.contains($0.option) }
         let schedule = (0..<faultsPerKind).flatMap { _ in kinds }.shuffled(using: &random)
         let faultsOver = Atomic<Bool>(false)
@@ -223,7 +223,7 @@ package struct FleetCommand {
     // MARK: - Faults
 
     private func inject(_ schedule: [Fault], into fleet: Fleet, seed: UInt64, stats: Stats) async {
-        var random = FuzzRandom(seed: seed &+ 3)
+        var random = SplitMix64(seed: seed &+ 3)
         for fault in schedule {
             try? await Task.sleep(for: .milliseconds(Int(300 + random.next() % 700)))
             stats.fault(fault)

@@ -1,5 +1,5 @@
 import EntitlementEngine
-import EntitlementFuzzing
+import EntitlementSupport
 
 /// One device's journey: login (picker, page, redirect), authorization, logout (page, redirect); a TV's
 /// login on a second screen; a step-up; or a direct subscription's sign-in, reads and sign-out.
@@ -7,13 +7,13 @@ struct Journey {
     let device: String
     let fleet: Fleet
     let stats: Stats
-    var random: FuzzRandom
+    var random: SplitMix64
 
     init(device: String, fleet: Fleet, stats: Stats, seed: UInt64) {
         self.device = device
         self.fleet = fleet
         self.stats = stats
-        self.random = FuzzRandom(seed: seed)
+        self.random = SplitMix64(seed: seed)
     }
 
     /// What this journey sent and got, without secrets (for a failure's report).

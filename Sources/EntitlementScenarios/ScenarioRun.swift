@@ -1,7 +1,6 @@
 import EntitlementEngine
 import EntitlementProviders
 import EntitlementSimulator
-import EntitlementTracing
 
 /// The state of one run: every engine of the script, each with what it emitted and not yet matched.
 struct ScenarioRun {
@@ -64,7 +63,7 @@ struct ScenarioRun {
     var captures: [String: ScenarioValue] = [:]
     var history: [String] = []
 
-    init(_ world: World, recorder: TraceRecorder?) {
+    init(_ world: World, recorder: (any EngineMonitor)?) {
         self.world = world
         for name in world.scenario.engineNames { engines[name] = start(name, recorder: name == Scenario.mainEngine ? recorder : nil) }
     }
@@ -91,7 +90,7 @@ struct ScenarioRun {
 
     /// A new life of engine `name` on its device and storage (and, after a restart, the device's
     /// platform account as the last life left it).
-    mutating func start(_ name: String, recorder: TraceRecorder?, platform: SimulatedPlatform? = nil) -> Engine {
+    mutating func start(_ name: String, recorder: (any EngineMonitor)?, platform: SimulatedPlatform? = nil) -> Engine {
         let app = ScriptedApp()
         let declaration = scenario.engine(named: name)
         let platformSSO = declaration?.platformSSO ?? scenario.platformSSO

@@ -3,7 +3,6 @@ import EntitlementHTTP
 import EntitlementHTTPServer
 import EntitlementSimulator
 import EntitlementSimulatorServer
-import EntitlementTracing
 
 /// Runs a ``Scenario`` against the real `AccessEnabler` on the simulator, with a manual clock,
 /// seeded randomness and answers delivered in operation order: the same result every run.
@@ -44,7 +43,7 @@ public struct ScenarioRunner: Sendable {
     public init(transport: Transport) { self.transport = transport }
 
     /// Runs `scenario`, recording it into `recorder` when one is given (the `main` engine's first life).
-    public func run(_ scenario: Scenario, recorder: TraceRecorder? = nil) async -> ScenarioResult {
+    public func run(_ scenario: Scenario, recorder: (any EngineMonitor)? = nil) async -> ScenarioResult {
         let start = ContinuousClock.now
         let clock = ManualClock()
         let simulator = Simulator(world: scenario.world, clock: clock, seed: SimulatedSession.defaultSeed &+ 100)

@@ -1,5 +1,4 @@
 import EntitlementEngine
-import EntitlementTracing
 
 /// One engine wired to a simulator on a manual clock with seeded randomness: the same run every
 /// time. Tests, the demo and scenarios drive the engine through it.
@@ -29,12 +28,13 @@ public struct SimulatedSession: Sendable {
     /// answer goes through V2's JSON, registration and access tokens included. A `backend` given
     /// replaces both (for example a `V2Client` over HTTP to a server of this session's simulator).
     /// A `platform` given is the device's account as it already is (a restarted app's device). With
-    /// `taskExecutor`, the engine's own tasks prefer it (`EngineEnvironment.taskExecutor`).
+    /// `taskExecutor`, the engine's own tasks prefer it (`EngineEnvironment.taskExecutor`). A `recorder`
+    /// (EntitlementTracing's `TraceRecorder`, or any monitor) watches the engine beside the session's ledger.
     public init(
         world: SimulatedWorld = .default, deviceID: String = "device-1", seed: UInt64 = defaultSeed,
         settings: EngineSettings = .simulated, storage: any TokenStorage = InMemoryTokenStorage(),
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
-        deliversInOrder: Bool = false, recorder: TraceRecorder? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil,
+        deliversInOrder: Bool = false, recorder: (any EngineMonitor)? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil,
         platformSSO: Bool = false, overV2Wire: Bool = false, backend: (any EntitlementBackend)? = nil,
         platform: SimulatedPlatform? = nil, providers: ProviderChain? = nil, taskExecutor: (any TaskExecutor)? = nil
     ) {

@@ -83,13 +83,18 @@ struct ServeCommandTests {
             try await Task.sleep(for: .milliseconds(100))
             banner = (try? String(contentsOfFile: folder + "/log", encoding: .utf8)) ?? ""
         }
-        let url = try #require(banner.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
-        #expect(banner.contains("  provider mag (Security API): \(url)/security-api/mag\n    bob / pw: issue-7\n"), "\(banner)")
-        #expect(banner.contains("  provider kids (your service): POST \(url)/programmer/kids/authorize\n"), "\(banner)")
-        #expect(banner.contains("    step-up page: POST \(url)/programmer/kids/step-up (PIN 1111 for scary-1)\n"), "\(banner)")
-        let (status, output) = await Self.shell(
-            "curl -s -X POST \(url)/security-api/mag/sign_in/ -d 'username=bob&password=pw' && echo && "
-                + "curl -s -X POST \(url)/programmer/kids/authorize -d 'device_id=d&session_id=s&resource=scary-1'")
+        let firstLine: Substring = banner.split(separator: "\n").first ?? ""
+        let lastWord: Substring? = firstLine.split(separator: " ").last
+        let url = String(try #require(lastWord))
+        let lines: [String] = [
+            "  provider mag (Security API): \(url)/security-api/mag\n    bob / pw: issue-7\n",
+            "  provider kids (your service): POST \(url)/programmer/kids/authorize\n",
+            "    step-up page: POST \(url)/programmer/kids/step-up (PIN 1111 for scary-1)\n",
+        ]
+        for line in lines { #expect(banner.contains(line), "\(banner)") }
+        let signIn: String = "curl -s -X POST \(url)/security-api/mag/sign_in/ -d 'username=bob&password=pw'"
+        let authorize: String = "curl -s -X POST \(url)/programmer/kids/authorize -d 'device_id=d&session_id=s&resource=scary-1'"
+        let (status, output) = await Self.shell(signIn + " && echo && " + authorize)
         #expect(status == 0)
         #expect(output.contains("<token>") && output.contains("\"TransactionConditionAdvice\""), "\(output)")
     }

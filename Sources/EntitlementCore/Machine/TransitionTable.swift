@@ -5,6 +5,10 @@
 ///
 /// To change a transition, change the code and this table in the same commit, then regenerate the
 /// charts with `swift run entitle chart --write` (see `StateCharts/README.md`).
+///
+/// Each region's rows come from a function the optimizer skips (`@_optimize(none)`): they are built
+/// once, and optimizing the literals cost a cold release build 5–6 s on the package's critical path
+/// (`-Xllvm -sil-print-pass-time`: 5.4 s of `EntitlementCore`'s 15.6 s of SIL optimization).
 public enum TransitionTable {
     /// Every row, in chart order: by region, then by the source state's place in the region,
     /// then by input, condition and target.
@@ -28,7 +32,9 @@ public enum TransitionTable {
 
     // MARK: - Configuration
 
-    static let configurationRows: [TransitionRow] = [
+    static let configurationRows = configurationTable()
+
+    @_optimize(none) private static func configurationTable() -> [TransitionRow] { [
         configuration(.configured, .setRequestor, to: .configuring, .loadConfiguration),
         configuration(.configured, .storageWriteFailed, to: .configured, .status),
         configuration(.configuring, .storageWriteFailed, to: .configuring, .status),
@@ -57,11 +63,13 @@ public enum TransitionTable {
         configuration(.unconfigured, .entitlementCall, .queueFull, to: .unconfigured, .status),
         configuration(.unconfigured, .entitlementCall, .queueHasRoom, to: .unconfigured, .enqueue),
         configuration(.unconfigured, .setRequestor, to: .configuring, .loadConfiguration),
-    ]
+    ] }
 
     // MARK: - Authentication
 
-    static let authenticationRows: [TransitionRow] = [
+    static let authenticationRows = authenticationTable()
+
+    @_optimize(none) private static func authenticationTable() -> [TransitionRow] { [
         authentication(.unknown, .configurationLoaded, .pendingLogin, to: .awaitingRedirect, .startTimer),
         authentication(.unauthenticated, .storageChanged, .validStoredToken, to: .authenticated),
         authentication(.unauthenticated, .storageChanged, .pendingLogin, to: .awaitingRedirect, .startTimer),
@@ -252,11 +260,13 @@ public enum TransitionTable {
         authentication(.unknown, .backendAnswered, .noValidStoredToken, to: .unauthenticated),
         authentication(.unknown, .backendFailed, .noValidStoredToken, to: .unauthenticated),
         authentication(.unknown, .configurationLoaded, .validStoredToken, to: .authenticated),
-    ]
+    ] }
 
     // MARK: - Authorization
 
-    static let authorizationRows: [TransitionRow] = [
+    static let authorizationRows = authorizationTable()
+
+    @_optimize(none) private static func authorizationTable() -> [TransitionRow] { [
         authorization(.waitingForAuthentication, .storageChanged, .loginSucceeded, to: .authorizing, .authorize),
         authorization(.waitingForAuthentication, .storageChanged, to: .idle, .tokenRequestFailed),
         authorization(.authorizing, .backendAnswered, to: .idle, .setToken),
@@ -296,11 +306,13 @@ public enum TransitionTable {
         authorization(.waitingForAuthentication, .setSelectedProvider, to: .idle, .tokenRequestFailed),
         authorization(.waitingForAuthentication, .timerFired, to: .idle, .tokenRequestFailed),
         authorization(.waitingForAuthentication, .platformPickerAnswered, to: .idle, .tokenRequestFailed),
-    ]
+    ] }
 
     // MARK: - Calls
 
-    static let callRows: [TransitionRow] = [
+    static let callRows = callTable()
+
+    @_optimize(none) private static func callTable() -> [TransitionRow] { [
         call(.idle, .checkPreauthorizedResources, .cachedDecisions, to: .idle, .preauthorizedResources),
         call(.idle, .checkPreauthorizedResources, .tooManyResources, to: .idle, .status),
         call(.idle, .checkPreauthorizedResources, .emptyArgument, to: .idle, .status),
@@ -336,11 +348,13 @@ public enum TransitionTable {
         call(.preauthorizing, .storageChanged, .noValidStoredToken, to: .idle, .preauthorizedResources),
         call(.preauthorizing, .setRequestor, to: .idle, .preauthorizedResources),
         call(.preauthorizing, .setSelectedProvider, to: .idle, .preauthorizedResources),
-    ]
+    ] }
 
     // MARK: - Provider chain (authorization region)
 
-    static let providerRows: [TransitionRow] = [
+    static let providerRows = providerTable()
+
+    @_optimize(none) private static func providerTable() -> [TransitionRow] { [
         authorization(.idle, .getAuthorization, .providerClaims, to: .askingProvider, .askProvider),
         authorization(.idle, .checkAuthorization, .providerClaims, to: .askingProvider, .askProvider),
         authorization(.idle, .getAuthorization, .providerBusy, to: .waitingForProvider),
@@ -399,11 +413,13 @@ public enum TransitionTable {
         authorization(.awaitingStepUp, .storageChanged, .stepUpEndedElsewhere, to: .idle, .cancelTimer, .tokenRequestFailed),
         authorization(.askingProvider, .storageChanged, .stepUpEndedElsewhere, to: .idle, .tokenRequestFailed),
         authorization(.authorizing, .storageChanged, .stepUpEndedElsewhere, to: .idle, .tokenRequestFailed),
-    ]
+    ] }
 
     // MARK: - Accounts (providers the user signs in to)
 
-    static let accountRows: [TransitionRow] = [
+    static let accountRows = accountTable()
+
+    @_optimize(none) private static func accountTable() -> [TransitionRow] { [
         account(.signedOut, .signIn, to: .signingIn, .askProvider),
         account(.signedIn, .signIn, to: .signingIn, .askProvider),
         account(.signingIn, .signIn, .accountBusy, to: .signingIn, .status),
@@ -447,16 +463,18 @@ public enum TransitionTable {
         account(.signedIn, .configurationLoaded, .renewingElsewhere, to: .signedIn, .startTimer),
         account(.signedIn, .timerFired, .invalidToken, to: .renewing, .askProvider),
         account(.signedIn, .timerFired, .invalidToken, to: .signedOut, .providerSignInStatus),
-    ]
+    ] }
 
     // MARK: - Entitlements
 
-    static let entitlementsRows: [TransitionRow] = [
+    static let entitlementsRows = entitlementsTable()
+
+    @_optimize(none) private static func entitlementsTable() -> [TransitionRow] { [
         entitlements(.anyInput, .changed, .entitlementsChanged),
         entitlements(.configurationLoaded, .verificationFailed, .status),
         entitlements(.configurationLoaded, .verificationFailed, .status, .startTimer),
         entitlements(.configurationLoaded, .verified, .startTimer),
-    ]
+    ] }
 
     // MARK: - Typed row builders
 
