@@ -37,10 +37,11 @@ public struct EngineRest: Sendable {
     }
 
     /// Whether the engine holds nothing worth keeping: nothing it would store (no login, pending login or
-    /// logout, chosen provider or provider account) and no call waiting. Forgetting such a rest loses
-    /// only its call-id counter and what providers verified (asked again at the next `setRequestor`).
+    /// logout, chosen provider or provider account; a logout mark the store keeps does not count) and no
+    /// call waiting. Forgetting such a rest loses only its call-id counter and what providers verified
+    /// (asked again at the next `setRequestor`).
     public var holdsNothing: Bool {
-        !isChoosingProvider && parts.machine.storedTokens.holdsNothing
+        !isChoosingProvider && parts.machine.holdsNothingButALogoutMark
     }
 
     /// The machine as it rests (for tests and inspection).

@@ -108,6 +108,7 @@ extension TraceCoding {
         if !stored.pendingStepUps.isEmpty {
             record["pendingStepUps"] = .array(stored.pendingStepUps.map { encode($0, book: &book) })
         }
+        if let loggedOut = stored.loggedOut { record["loggedOut"] = .int(loggedOut.milliseconds) }
         guard !stored.providerAccounts.isEmpty else { return .object(record) }
         // Concealed in key order, so the placeholders are numbered alike in every recording.
         var accounts: [String: JSONValue] = [:]
@@ -143,7 +144,8 @@ extension TraceCoding {
             pendingLogin: try decodePending(value["pendingLogin"] ?? .null),
             pendingLogout: try decodePendingLogout(value["pendingLogout"] ?? .null), providerAccounts: accounts,
             pendingRegistration: try decodePendingRegistration(value["pendingRegistration"] ?? .null),
-            pendingStepUps: try (value["pendingStepUps"]?.array ?? []).map { (item) throws(TraceError.Reason) in try decodeStepUp(item) })
+            pendingStepUps: try (value["pendingStepUps"]?.array ?? []).map { (item) throws(TraceError.Reason) in try decodeStepUp(item) },
+            loggedOut: value["loggedOut"] == nil ? nil : Timestamp(milliseconds: try int(value, "loggedOut")))
     }
 
     /// A stored step-up, its transaction id and media token concealed.

@@ -75,11 +75,25 @@ struct FleetCheckerTests {
         #expect(played.problems.isEmpty, "\(played.problems)\n\(played.script.joined(separator: "\n"))")
     }
 
+    /// The interleavings the plain server authorization found: a logout through b while main's request is
+    /// out — main ends the request when it reads the mark; with the store down when the grant comes, main
+    /// cannot read the mark and so hands nothing out (`STORAGE_UNAVAILABLE`), as it would not hand out
+    /// the TV provider's decision.
+    @Test(arguments: [false, true])
+    func aGrantAskedBeforeALogoutElsewhereIsNotHandedOut(storeDown: Bool) {
+        let events: [FleetEvent] =
+            [.call(node: 0, .authorizeOpen), .call(node: 1, .logout)] + (storeDown ? [.storeDown] : []) + [.answer(node: 0, OperationID(2))]
+        let played = FleetChecker(bounds: .init(nodes: 2, depth: 8, calls: 4, faults: 2, stepUp: true)).replay(events)
+        #expect(played.problems.isEmpty, "\(played.problems)\n\(played.script.joined(separator: "\n"))")
+        let ended = storeDown ? "STORAGE_UNAVAILABLE" : "USER_NOT_AUTHENTICATED_ERROR"
+        #expect(played.script.contains { $0.hasPrefix("< @main tokenRequestFailed") && $0.contains(ended) }, "\(played.script)")
+    }
+
     /// Each promise the check holds is one it can see broken: a call answered twice, a sign-in after a
     /// logout with no login since, a call left waiting, nodes that disagree with the store, a login the
     /// user completed in time that leaves the device signed out, a node telling a status for no call it
-    /// holds, a step-up asked that the store does not hold, a transaction presented twice, and a media
-    /// token granted after a logout handed out.
+    /// holds, a step-up asked that the store does not hold, a transaction presented twice, a media
+    /// token granted after a logout handed out, and a grant asked for before a logout handed out after it.
     @Test func eachPromiseIsSeenBroken() {
         let bounds = FleetChecker.Bounds(nodes: 2, depth: 1)
         var twice = FleetModel(nodes: 2, bounds: bounds)
@@ -120,6 +134,12 @@ struct FleetCheckerTests {
         _ = afterStepUpLogout.providerAnswer(presenting: "T1", on: 0)
         afterStepUpLogout.observe(.setToken(token: FleetModel.mediaTokenPrefix + "1", resource: "film"), answering: [], on: 0)
         #expect(afterStepUpLogout.problems.contains { $0.contains("granted after a logout") }, "\(afterStepUpLogout.problems)")
+
+        var openAfterLogout = FleetModel(nodes: 2, bounds: stepUps)
+        openAfterLogout.service.openAsked = 1
+        openAfterLogout.apply(.call(node: 1, .logout))
+        openAfterLogout.observe(.setToken(token: FleetModel.openTokenPrefix + "1", resource: FleetModel.openResource), answering: [], on: 0)
+        #expect(openAfterLogout.problems.contains { $0.contains("asked for before a logout, after it") }, "\(openAfterLogout.problems)")
 
         var silent = FleetModel(nodes: 2, bounds: bounds)
         silent.observe(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [], on: 1)

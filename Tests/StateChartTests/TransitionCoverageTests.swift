@@ -19,7 +19,7 @@ struct TransitionCoverageTests {
     static func machineOnlyRows() -> Set<TransitionRow> {
         lateRedirectRows().union(providerOverlapRows()).union(accountOverlapRows()).union(restartedLogoutRows())
             .union(completingLoginEndedElsewhereRows()).union(stepUpRows())
-            .union(renewalElsewhereRows())
+            .union(renewalElsewhereRows()).union(logoutMarkRows())
     }
 
     /// An instance that accepted a login's redirect and reads its profile — its read in flight, or waiting
@@ -205,8 +205,10 @@ struct TransitionCoverageTests {
         #expect(stepUps.count == 3, "the step-up drives are needed for three rows: \(stepUps.sorted().map(\.description))")
         let renewals = Self.renewalElsewhereRows().subtracting(byScenarios)
         #expect(renewals.count == 6, "the renewal drives are needed for six rows: \(renewals.sorted().map(\.description))")
+        let logoutMarks = Self.logoutMarkRows().subtracting(byScenarios)
+        #expect(logoutMarks.count == 3, "the logout-mark drives are needed for three rows: \(logoutMarks.sorted().map(\.description))")
         let overlap = needed.subtracting(late).subtracting(restartedLogout).subtracting(completing).subtracting(stepUps)
-            .subtracting(renewals).filter {
+            .subtracting(renewals).subtracting(logoutMarks).filter {
             $0.region != .accounts && ($0.region != .authorization || !["askingProvider", "waitingForProvider"].contains($0.from) && $0.to != "waitingForProvider")
         }
         #expect(overlap.isEmpty, "the provider drives are needed only for requests still asking a provider:\n\(overlap.sorted().map(\.description).joined(separator: "\n"))")

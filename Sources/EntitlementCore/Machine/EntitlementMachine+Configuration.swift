@@ -61,6 +61,7 @@ extension EntitlementMachine {
             let notice = Notice.deviceMismatch.report("The stored tokens belong to another device id; they were cleared and the user must log in again.")
             actions.append(.emit(.status(notice), answering: []))
         }
+        logoutMark = stored.loggedOut
         _ = adoptStepUps(stored.pendingStepUps)
         let token = usableStoredToken(stored, loaded)
         if let token {
@@ -102,6 +103,7 @@ extension EntitlementMachine {
         let platformMVPDs = loaded.mvpds.filter(\.enablePlatformServices).map(\.id)
         guard sharedLogin != nil || (settings.platformSSO && !platformMVPDs.isEmpty) else { return [] }
         persisted = stored
+        logoutMark = stored.loggedOut
         _ = adoptStepUps(stored.pendingStepUps)
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
         authorizationExpiries = [:]

@@ -155,11 +155,19 @@ extension EntitlementMachine {
     }
 
     /// Fails every pending authorization and pre-authorization (logout, sign-out, reconfiguration, a
-    /// sign-in the store no longer holds), its rows under `condition`.
-    mutating func abortRequests(code: String, description: String, condition: TransitionGuard? = nil) -> [Action] {
+    /// sign-in the store no longer holds), its rows under `condition`. With `sparingThoseAwaitingLogin`,
+    /// an authorization waiting for a login stays with that login.
+    mutating func abortRequests(
+        code: String, description: String, condition: TransitionGuard? = nil, sparingThoseAwaitingLogin: Bool = false
+    ) -> [Action] {
         var actions: [Action] = []
-        let (requests, pending) = (authorizations, preauthorizations)
+        var requests = authorizations
+        let pending = preauthorizations
         authorizations.removeAll()
+        if sparingThoseAwaitingLogin {
+            authorizations = requests.filter { $0.phase == .waitingForAuthentication }
+            requests.removeAll { $0.phase == .waitingForAuthentication }
+        }
         preauthorizations.removeAll()
         for request in requests {
             recordAuthorization(from: request.kind, to: .idle, condition, .tokenRequestFailed)

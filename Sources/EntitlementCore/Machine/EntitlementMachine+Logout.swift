@@ -27,6 +27,7 @@ extension EntitlementMachine {
         endStepUps(.failed(code: ErrorCode.userNotAuthenticated, description: "The user logged out."))
         authorizationExpiries = [:]
         selectedProviderID = nil
+        markLogout()
         guard let mvpdID else {
             moveAuthentication(to: .unauthenticated, .notAuthenticated, .setAuthenticationStatus)
             return actions + authenticationStatus(0, ErrorCode.userNotAuthenticated, answering: [id])

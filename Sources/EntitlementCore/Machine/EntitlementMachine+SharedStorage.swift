@@ -56,12 +56,20 @@ extension EntitlementMachine {
 
     /// Another instance sharing the storage changed what is stored: the step-ups are taken up, the
     /// authentication followed (``followAuthentication(_:_:)``), then the calls here waiting for a step-up
-    /// that ended elsewhere answered — after a logout there has ended them.
+    /// that ended elsewhere answered — after a logout there has ended them — and, when the store marks a
+    /// logout this instance had not seen, what it still asks for ended as its own logout would end it.
     mutating func storageChanged(_ stored: StoredTokens) -> [Action] {
         guard case .configured(let configuration) = configuration else { return [] }
+        let loggedOutElsewhere = stored.loggedOut != nil && stored.loggedOut != persisted.loggedOut
+        logoutMark = stored.loggedOut
         let before = adoptStepUps(stored.pendingStepUps)
-        let followed = followAuthentication(stored, configuration)
-        return followed + followStepUps(before: before)
+        let followed = followAuthentication(stored, configuration) + followStepUps(before: before)
+        guard loggedOutElsewhere else { return followed }
+        // A request waiting for a login here follows that login (which a logout elsewhere does not end).
+        let ended = abortRequests(
+            code: ErrorCode.userNotAuthenticated, description: "The user logged out.", condition: .loggedOutElsewhere,
+            sparingThoseAwaitingLogin: true)
+        return followed + ended
     }
 
     /// Another instance changed the authentication: adopt it where this instance is idle, or where it was

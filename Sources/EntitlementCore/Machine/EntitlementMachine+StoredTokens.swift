@@ -8,11 +8,14 @@ extension EntitlementMachine {
         return StoredTokens(
             authentication: stored.authentication, selectedProvider: selectedProviderID,
             deviceID: deviceID, pendingLogin: stored.pendingLogin, pendingLogout: stored.pendingLogout, providerAccounts: providerAccounts,
-            pendingRegistration: stored.pendingRegistration, pendingStepUps: stepUps)
+            pendingRegistration: stored.pendingRegistration, pendingStepUps: stepUps, loggedOut: logoutMark)
     }
 
-    /// Whether there is nothing to keep: no authentication, flow, provider choice or account.
-    private func holdsNothing(_ stored: StoredAuthentication) -> Bool {
+    /// Whether there is nothing to keep: no authentication, flow, provider choice, account or logout mark.
+    private func holdsNothing(_ stored: StoredAuthentication) -> Bool { holdsNothingButALogoutMark(stored) && logoutMark == nil }
+
+    /// Whether there is nothing to keep but (at most) a logout mark.
+    private func holdsNothingButALogoutMark(_ stored: StoredAuthentication) -> Bool {
         stored.authentication == nil && selectedProviderID == nil && stored.pendingLogin == nil && stored.pendingLogout == nil
             && providerAccounts.isEmpty && stored.pendingRegistration == nil && stepUps.isEmpty
     }
@@ -25,6 +28,27 @@ extension EntitlementMachine {
         return tokens.deviceID != deviceID || tokens.selectedProvider != selectedProviderID || tokens.authentication != stored.authentication
             || tokens.pendingLogin != stored.pendingLogin || tokens.pendingLogout != stored.pendingLogout
             || tokens.pendingRegistration != stored.pendingRegistration || tokens.providerAccounts != providerAccounts
-            || tokens.pendingStepUps != stepUps
+            || tokens.pendingStepUps != stepUps || tokens.loggedOut != logoutMark
+    }
+
+    /// Whether nothing but (at most) a logout mark would be kept: for a host, such a session holds nothing
+    /// it must keep in memory (the store keeps the mark).
+    package var holdsNothingButALogoutMark: Bool { holdsNothingButALogoutMark(StoredAuthentication(authentication)) }
+
+    /// How long a logout mark stays in the store: while a request sent before the logout can still be
+    /// answered (a request deadline), with as much again for the node's next read of the store.
+    var logoutMarkLifetime: Duration { settings.requestTimeout * 2 }
+
+    /// Marks a logout for the other nodes (with a provider chain): later than the mark it replaces, so a
+    /// node that saw the last one tells the new one apart.
+    mutating func markLogout() {
+        guard hasProviderChain else { return }
+        logoutMark = max(now, logoutMark.map { $0.adding(.milliseconds(1)) } ?? now)
+    }
+
+    /// Before a save: a logout mark older than ``logoutMarkLifetime`` is left out (no request from
+    /// before it can still be answered), so a store does not keep it for good.
+    mutating func dropLapsedLogoutMark() {
+        if let mark = logoutMark, mark.adding(logoutMarkLifetime) <= now { logoutMark = nil }
     }
 }

@@ -83,6 +83,7 @@ package struct EntitlementMachine: Sendable {
         var lastOperation: UInt64 = 0
         var stepUps: [PendingStepUp] = []
         var stepUpCalls: [StepUpCall] = []
+        var logoutMark: Timestamp?
     }
 
     /// The fields an input seldom writes (``Held``).
@@ -174,6 +175,15 @@ package struct EntitlementMachine: Sendable {
         get { held.value.stepUps }
         set {
             held.value.stepUps = newValue
+            savedFieldsWritten = true
+        }
+    }
+    /// With a provider chain, the device's last logout as the store holds it (``StoredTokens/loggedOut``;
+    /// saved with the tokens).
+    var logoutMark: Timestamp? {
+        get { held.value.logoutMark }
+        set {
+            held.value.logoutMark = newValue
             savedFieldsWritten = true
         }
     }
@@ -341,7 +351,10 @@ package struct EntitlementMachine: Sendable {
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
         if !saveFailed, case .configured(let configuration) = configuration, savedFieldsWritten {
-            if storedTokensDiffer(from: persisted) { step.save = persist(storedTokens, configuration) }
+            if storedTokensDiffer(from: persisted) {
+                dropLapsedLogoutMark()
+                step.save = persist(storedTokens, configuration)
+            }
             savedFieldsWritten = false
         }
         // A flow that came to draw its secrets (a login or logout preparing) has the shell draw them.

@@ -8,7 +8,7 @@ public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertibl
     /// What kind of failure it is; more kinds may come.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Name: String, Sendable, Hashable {
-            case networkFailure, unavailable, subscriptionExpired, unknown, cancelledByUser, denied, invalidToken, stepUpRequired, notSaved
+            case networkFailure, unavailable, subscriptionExpired, unknown, cancelledByUser, denied, invalidToken, stepUpRequired, notSaved, notRead
         }
         private let name: Name
         private init(_ name: Name) { self.name = name }
@@ -31,6 +31,8 @@ public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertibl
         public static let stepUpRequired = Kind(.stepUpRequired)
         /// The provider answered, but the token store refused to save what the answer changed.
         public static let notSaved = Kind(.notSaved)
+        /// The provider granted, but the token store could not be read to decide on what it holds.
+        public static let notRead = Kind(.notRead)
 
         /// The kind's name (`invalidToken`).
         public var description: String { name.rawValue }
@@ -71,6 +73,11 @@ public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertibl
     /// its reason: the answer is not taken, anywhere (``ErrorCode/storageWriteFailed``); asking again
     /// once the store heals works.
     public static func notSaved(_ reason: String) -> ProviderFailure { ProviderFailure(.notSaved, detail: reason) }
+    /// The provider granted, but the token store could not be read, with its reason: the grant is not
+    /// handed out on a view the store may have moved past (a logout through another instance), as an
+    /// authorization the service decided is not (``ErrorCode/storageUnavailable``); asking again once the
+    /// store heals works.
+    public static func notRead(_ reason: String) -> ProviderFailure { ProviderFailure(.notRead, detail: reason) }
 
     /// The `tokenRequestFailed` error code.
     public var code: String {
@@ -83,6 +90,7 @@ public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertibl
         case .invalidToken: ErrorCode.providerSignedOut
         case .stepUpRequired: ErrorCode.stepUpRequired
         case .notSaved: ErrorCode.storageWriteFailed
+        case .notRead: ErrorCode.storageUnavailable
         default: ErrorCode.providerUnknownError
         }
     }
@@ -101,6 +109,8 @@ public struct ProviderFailure: Error, Sendable, Hashable, CustomStringConvertibl
             return advice.kind == .transaction ? "This needs an approval first." : "This needs a stronger sign-in first (\(advice.value))."
         case .notSaved:
             return "The token store could not save the provider's answer (\(detail ?? "")); nothing changed: try again."
+        case .notRead:
+            return "The token store could not be read (\(detail ?? "")); nothing was handed out: try again."
         default:
             let underlying = detail ?? ""
             return underlying.isEmpty

@@ -238,12 +238,17 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     public var providerAccounts: [String: ProviderAccount]
     /// Authorizations waiting for the app's step-up, or whose step-up just ended (``PendingStepUp``).
     package var pendingStepUps: [PendingStepUp]
+    /// With a provider chain, when the device last logged out (each mark later than the one it replaced):
+    /// a node holding a request from before it ends the request as its own logout would, also when
+    /// nothing else in the store changed (a device with no TV-provider sign-in). Kept while a request
+    /// from before it can still be in flight, dropped by the first save after that.
+    package var loggedOut: Timestamp?
 
     /// Creates a token set.
     package init(
         authentication: AuthenticationToken? = nil, selectedProvider: String? = nil, deviceID: String? = nil, pendingLogin: PendingLogin? = nil,
         pendingLogout: PendingLogout? = nil, providerAccounts: [String: ProviderAccount] = [:],
-        pendingRegistration: PendingRegistration? = nil, pendingStepUps: [PendingStepUp] = []
+        pendingRegistration: PendingRegistration? = nil, pendingStepUps: [PendingStepUp] = [], loggedOut: Timestamp? = nil
     ) {
         self.authentication = authentication
         self.selectedProvider = selectedProvider
@@ -253,10 +258,11 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         self.pendingRegistration = pendingRegistration
         self.providerAccounts = providerAccounts
         self.pendingStepUps = pendingStepUps
+        self.loggedOut = loggedOut
     }
 
     private enum CodingKeys: String, CodingKey {
-        case authentication, selectedProvider, deviceID, pendingLogin, pendingLogout, providerAccounts, pendingRegistration, pendingStepUps
+        case authentication, selectedProvider, deviceID, pendingLogin, pendingLogout, providerAccounts, pendingRegistration, pendingStepUps, loggedOut
     }
 
     /// Encodes the tokens; a pending logout and provider accounts only when there are some, so other
@@ -271,6 +277,7 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         try container.encodeIfPresent(pendingRegistration, forKey: .pendingRegistration)
         if !providerAccounts.isEmpty { try container.encode(providerAccounts, forKey: .providerAccounts) }
         if !pendingStepUps.isEmpty { try container.encode(pendingStepUps, forKey: .pendingStepUps) }
+        try container.encodeIfPresent(loggedOut, forKey: .loggedOut)
     }
 
     /// Decodes stored tokens. A pending login an earlier version saved (with a PKCE verifier and no
@@ -286,12 +293,13 @@ public struct StoredTokens: Sendable, Hashable, Codable {
         pendingRegistration = try? container.decodeIfPresent(PendingRegistration.self, forKey: .pendingRegistration)
         providerAccounts = try container.decodeIfPresent([String: ProviderAccount].self, forKey: .providerAccounts) ?? [:]
         pendingStepUps = (try? container.decodeIfPresent([PendingStepUp].self, forKey: .pendingStepUps)) ?? []
+        loggedOut = try? container.decodeIfPresent(Timestamp.self, forKey: .loggedOut)
     }
 
     /// True when nothing but (at most) the device is stored.
     public var holdsNothing: Bool {
         authentication == nil && selectedProvider == nil && pendingLogin == nil && pendingLogout == nil && providerAccounts.isEmpty
-            && pendingRegistration == nil && pendingStepUps.isEmpty
+            && pendingRegistration == nil && pendingStepUps.isEmpty && loggedOut == nil
     }
 
     /// No tokens.

@@ -196,15 +196,18 @@ extension AccessEnabler {
 
     /// What the machine is told instead of an input that could not be decided on what the store holds (it
     /// could not be read): a call is refused (`Input.callNotRead(_:_:reason:)`, `STORAGE_UNAVAILABLE`), a
-    /// backend answer counts as a failed request (``BackendError/storageUnavailable(_:)``). Nil for
-    /// `setRequestor` (it reads the store itself) and every other input (a timer, a provider's answer): those
-    /// are decided on the view as it is, and a step of theirs that must save fails with the store.
+    /// backend answer counts as a failed request (``BackendError/storageUnavailable(_:)``), and so do a
+    /// provider's credentials (``ProviderFailure/notRead(_:)``): nothing is handed out on a view the store
+    /// may have moved past (a logout through another instance). Nil for `setRequestor` (it reads the store
+    /// itself) and every other input (a timer, a provider's other answers): those are decided on the view as
+    /// it is, and a step of theirs that must save fails with the store.
     package static func input(insteadOf input: Input, notRead error: TokenStorageError) -> Input? {
         var reason: String { Redactor.redact(String(error.description.prefix(200))) }
         switch input {
         case .callReceived(_, .setRequestor): return nil
         case .callReceived(let id, let call): return .callNotRead(id, call, reason: reason)
         case .backendAnswered(let operation, _): return .backendFailed(operation, .storageUnavailable(reason))
+        case .providerAnswered(let operation, .credentials(.success)): return .providerAnswered(operation, .credentials(.failure(.notRead(reason))))
         default: return nil
         }
     }

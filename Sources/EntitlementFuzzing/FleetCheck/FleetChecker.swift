@@ -14,8 +14,9 @@ import EntitlementEngine
 ///   where no call of the device waits (but for a registration code it showed the app when it started
 ///   again, whose end it tells);
 /// - with step-ups (``Bounds/stepUp``): no node asks the app for a step-up the store does not hold, no
-///   transaction is presented twice, and no node hands out a media token the provider granted after a
-///   logout for a step-up asked before it;
+///   transaction is presented twice, no node hands out a media token the provider granted after a
+///   logout for a step-up asked before it, and none hands out, after a logout, a plain server
+///   authorization (the provider's open resource) asked for before it;
 ///
 /// and, from every state, once everything settles (the store back, every request answered, every deadline
 /// passed, every node told of the last save):

@@ -10,12 +10,18 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         case getAuthentication, chooseProvider, cancel, checkAuthentication, logout
         /// `getAuthorization` of the resource a PIN protects (``FleetModel/protectedResource``).
         case authorize
+        /// `getAuthorization` of a resource the same provider grants without a step-up (``FleetModel/openResource``):
+        /// a plain server authorization.
+        case authorizeOpen
         /// The app reports the step-up done, or cancelled.
         case completeStepUp, cancelStepUp
 
-        /// The calls of a check: a TV-provider login's, or (`stepUp`) a PIN-protected authorization's and a logout.
+        /// The calls of a check: a TV-provider login's, or (`stepUp`) a provider's authorizations — one a PIN
+        /// protects, one it grants at once — and a logout.
         static func alphabet(stepUp: Bool) -> [Call] {
-            stepUp ? [.authorize, .completeStepUp, .cancelStepUp, .logout] : [.getAuthentication, .chooseProvider, .cancel, .checkAuthentication, .logout]
+            stepUp
+                ? [.authorize, .authorizeOpen, .completeStepUp, .cancelStepUp, .logout]
+                : [.getAuthentication, .chooseProvider, .cancel, .checkAuthentication, .logout]
         }
 
         var entitlementCall: EntitlementCall {
@@ -26,6 +32,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
             case .checkAuthentication: .checkAuthentication
             case .logout: .logout
             case .authorize: .getAuthorization(resource: FleetModel.protectedResource, data: [:])
+            case .authorizeOpen: .getAuthorization(resource: FleetModel.openResource, data: [:])
             case .completeStepUp: .completeStepUp(resource: FleetModel.protectedResource, succeeded: true)
             case .cancelStepUp: .completeStepUp(resource: FleetModel.protectedResource, succeeded: false)
             }
@@ -39,6 +46,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
             case .checkAuthentication: "checkAuthentication"
             case .logout: "logout"
             case .authorize: "getAuthorization \(FleetModel.protectedResource)"
+            case .authorizeOpen: "getAuthorization \(FleetModel.openResource)"
             case .completeStepUp: "completeStepUp \(FleetModel.protectedResource) succeeded"
             case .cancelStepUp: "completeStepUp \(FleetModel.protectedResource) failed"
             }

@@ -83,7 +83,9 @@ extension FleetModel {
                 } else if case .timeout = event {
                     deliver(.providerAnswered(operation, .credentials(.failure(.networkFailure))), to: node)
                 } else {
-                    deliver(.providerAnswered(operation, .credentials(providerAnswer(presenting: asked.transaction, on: node))), to: node)
+                    let answer = asked.number.map { .success(ProviderCredentials(token: Self.openTokenPrefix + String($0))) }
+                        ?? providerAnswer(presenting: asked.transaction, on: node)
+                    deliver(.providerAnswered(operation, .credentials(answer)), to: node)
                 }
                 return
             }
@@ -168,6 +170,9 @@ extension FleetModel {
             if let number = Self.transaction(granting: token), service.grantedAfterLogout.contains(number) {
                 problems.append("node \(Self.name(node)) handed out a media token granted after a logout that came after its step-up: \(callback)")
             }
+            if let number = Self.openRequest(granting: token), number <= openAskedBeforeLogout {
+                problems.append("node \(Self.name(node)) handed out a token asked for before a logout, after it: \(callback)")
+            }
         case .setAuthenticationStatus(1, _), .setToken:
             if lastLoginPage < validFromPage {
                 problems.append(
@@ -194,6 +199,7 @@ extension FleetModel {
         switch (call, before) {
         case (.logout, _) where constants.stepUp:
             transactionsBeforeLogout = service.transactionsIssued
+            openAskedBeforeLogout = service.openAsked
         case (.logout, _), (.setSelectedProvider(nil), .awaitingRedirect), (.setSelectedProvider(nil), .readingProfile),
             (.setSelectedProvider(nil), .awaitingSecondScreen):
             validFromPage = pages.count

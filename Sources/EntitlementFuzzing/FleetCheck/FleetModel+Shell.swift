@@ -202,8 +202,13 @@ extension FleetModel {
             nodes[node].timers.removeAll { $0.id == id }
         case .log:
             break
-        case .askProvider(let operation, provider: Self.stepUpProvider, .credentials, let session) where constants.stepUp:
-            nodes[node].askedProvider.append((operation, session.transactionID, now.adding(settings.requestTimeout)))
+        case .askProvider(let operation, provider: Self.stepUpProvider, .credentials(let resource), let session) where constants.stepUp:
+            var number: Int?
+            if resource == Self.openResource {
+                service.openAsked += 1
+                number = service.openAsked
+            }
+            nodes[node].askedProvider.append((operation, session.transactionID, number, now.adding(settings.requestTimeout)))
         case .askProvider, .presentPlatformPicker, .dismissPlatformPicker, .checkPlatformSignIn:
             problems.append("node \(Self.name(node)) asked for what the model does not have: \(action)")
         }

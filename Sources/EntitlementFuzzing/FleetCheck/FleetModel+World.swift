@@ -86,6 +86,13 @@ extension FleetModel {
 
     /// The media tokens the step-up provider grants: this prefix and the transaction's number.
     static let mediaTokenPrefix = "media-"
+    /// The tokens the provider grants for the open resource: this prefix and the request's number.
+    static let openTokenPrefix = "open-"
+
+    /// The request for the open resource a token of the provider was granted for.
+    static func openRequest(granting token: String) -> Int? {
+        token.hasPrefix(openTokenPrefix) ? Int(token.dropFirst(openTokenPrefix.count)) : nil
+    }
 
     /// The transaction a media token of the step-up provider was granted with.
     static func transaction(granting token: String) -> Int? {

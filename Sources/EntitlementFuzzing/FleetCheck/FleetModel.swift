@@ -26,7 +26,9 @@ struct FleetModel: Sendable {
         var requests: [(operation: OperationID, request: BackendRequest, deadline: Timestamp)] = [] { didSet { hash = nil } }
         /// Provider requests sent and not answered, oldest first: the transaction each presents, and the time
         /// it ends unanswered.
-        var askedProvider: [(operation: OperationID, transaction: String?, deadline: Timestamp)] = [] { didSet { hash = nil } }
+        /// The provider's requests out: for the protected resource (its transaction, if any), or the
+        /// `number`-th request for the open one.
+        var askedProvider: [(operation: OperationID, transaction: String?, number: Int?, deadline: Timestamp)] = [] { didSet { hash = nil } }
         /// Timers started and not fired or cancelled.
         var timers: [(id: TimerID, at: Timestamp)] = [] { didSet { hash = nil } }
         /// The device's calls on this node not answered yet.
@@ -56,6 +58,7 @@ struct FleetModel: Sendable {
             for asked in askedProvider {
                 hasher.combine(asked.operation)
                 hasher.combine(asked.transaction)
+                hasher.combine(asked.number)
                 hasher.combine(asked.deadline)
             }
             hasher.combine(timers.count)
@@ -109,6 +112,8 @@ struct FleetModel: Sendable {
         var transactionsIssued = 0
         var transactionsUsed: Set<Int> = []
         var grantedAfterLogout: Set<Int> = []
+        /// How many requests for the open resource the provider was asked.
+        var openAsked = 0
     }
 
     /// A page the device's web view opened.
@@ -151,6 +156,9 @@ struct FleetModel: Sendable {
     /// How many transactions the provider had issued when the device last logged out (step-ups asked
     /// before that logout).
     var transactionsBeforeLogout = 0
+    /// How many requests for the open resource the provider had been asked when the device last logged
+    /// out: a grant for one of them handed out afterwards is one made for the device before its logout.
+    var openAskedBeforeLogout = 0
     /// The redirect of the user's last login, when it was made on the newest login page, opened after the
     /// device last chose a provider, cancelled or logged out (nil: none).
     var newestLoginRedirect: Int?
@@ -179,6 +187,8 @@ struct FleetModel: Sendable {
     /// The resource a PIN protects (``FleetChecker/Bounds/stepUp``), and the provider that answers for it.
     static let protectedResource = "film"
     static let stepUpProvider = "pin"
+    /// A resource the same provider grants without a step-up (a plain server authorization).
+    static let openResource = "news"
 
 
     /// Whether anything went wrong so far: a fault, or a request that passed its deadline unanswered.
@@ -235,6 +245,7 @@ struct FleetModel: Sendable {
         hasher.combine(service.transactionsIssued)
         hasher.combine(service.transactionsUsed)
         hasher.combine(service.grantedAfterLogout)
+        hasher.combine(service.openAsked)
         hasher.combine(pages.count)
         for page in pages {
             hasher.combine(page.seq)
@@ -284,6 +295,7 @@ struct FleetModel: Sendable {
         hasher.combine(newestPageOpened)
         hasher.combine(sawFailure)
         hasher.combine(transactionsBeforeLogout)
+        hasher.combine(openAskedBeforeLogout)
         return hasher.finalize()
     }
 }
