@@ -52,6 +52,7 @@ extension EntitlementMachine {
         hasher.combine(held.lastOperation)
         hasher.combine(held.stepUps)
         hasher.combine(held.stepUpCalls)
+        hasher.combine(held.logoutMark)
         hasher.combine(savedFieldsWritten)
     }
 
