@@ -54,3 +54,14 @@ struct LogoutMarkTests {
         #expect(after.save?.tokens == .empty, "\(String(describing: after.save?.tokens))")
     }
 }
+
+/// The model check knows machines by their fingerprint: every field a machine keeps between inputs is
+/// hashed into it, or named as fixed at creation.
+@Suite("Machine fingerprint")
+struct MachineFingerprintTests {
+    @Test func everyHeldFieldIsFingerprintedOrNamedAsFixed() {
+        let fields = EntitlementMachine(deviceID: "d").heldFieldNames
+        let named = EntitlementMachine.fingerprintedHeldFields.union(EntitlementMachine.heldFieldsNotFingerprinted)
+        #expect(fields == named, "not named: \(fields.subtracting(named).sorted()); no longer fields: \(named.subtracting(fields).sorted())")
+    }
+}

@@ -9,6 +9,22 @@ extension EntitlementMachine {
         Self.fingerprint(held.value, savedFieldsWritten: savedFieldsWritten, into: &hasher)
     }
 
+    /// The fields of ``Held`` the fingerprint hashes (the chain's box for its views, accounts, work and
+    /// recent renewals). A test holds this list and ``heldFieldsNotFingerprinted`` to `Held`'s fields, so a
+    /// field added there is named here — and hashed below — or the check could take two different
+    /// machines for one.
+    package static let fingerprintedHeldFields: Set<String> = [
+        "regions", "authorizations", "queue", "authorizationExpiries", "preauthorizationCache", "selectedProviderID", "options",
+        "chainBox", "preauthorizations", "requestsSent", "persistedBox", "persistedBeforeSave", "persistedLeftOut", "nextCacheSweep",
+        "expiredFlowState", "foreignStoreBox", "configurationOperation", "configurationFailures", "backendPausedUntil", "lastFlow",
+        "lastOperation", "stepUps", "stepUpCalls", "logoutMark",
+    ]
+    /// The fields of ``Held`` the fingerprint leaves out: fixed when the machine is made, alike on every
+    /// node of a check.
+    package static let heldFieldsNotFingerprinted: Set<String> = ["sharedSettings", "deviceID"]
+    /// The names of this machine's ``Held`` fields.
+    package var heldFieldNames: Set<String> { Set(Mirror(reflecting: held.value).children.compactMap(\.label)) }
+
     /// Hashes the fields `held` in place (a copy would retain each of them).
     private static func fingerprint(_ held: borrowing Held, savedFieldsWritten: Bool, into hasher: inout Hasher) {
         switch held.regions.configuration {
