@@ -88,7 +88,7 @@ let package = Package(
             name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios"]),
         .testTarget(
             name: "EntitlementFuzzingTests",
-            dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
+            dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
         .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementSupport", "EntitlementHTTPServer"]),
         .testTarget(
             name: "EntitlementProvidersTests",

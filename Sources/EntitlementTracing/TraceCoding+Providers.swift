@@ -28,6 +28,7 @@ extension TraceCoding {
         case .denied: return ["denied": .string(failure.detail ?? "")]
         case .unknown: return ["unknown": .string(failure.detail ?? "")]
         case .notSaved: return ["notSaved": .string(failure.detail ?? "")]
+        case .notRead: return ["notRead": .string(failure.detail ?? "")]
         default: return .string(failure.kind.description)  // the kinds that carry nothing, by name
         }
     }
@@ -69,6 +70,7 @@ extension TraceCoding {
             if let message = value["denied"]?.string { return .denied(message) }
             if let advice = value["stepUpRequired"] { return .stepUpRequired(try decodeAdvice(advice)) }
             if let reason = value["notSaved"]?.string { return .notSaved(reason) }
+            if let reason = value["notRead"]?.string { return .notRead(reason) }
             guard let underlying = value["unknown"]?.string else { throw .field("failure") }
             return .unknown(underlying)
         }

@@ -190,7 +190,7 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
-            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up] [--all]"],
+            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up] [--lost-writes] [--all]"],
             summary: "model-check a fleet: every interleaving up to a bound, every promise",
             details: """
                 Explores every interleaving, up to D events (default 10), of K nodes (2 or 3, default 2)
@@ -213,7 +213,12 @@ struct CommandHelp {
                 completeStepUp (succeeded or failed) and logout, on any node, with the provider's answers
                 (advice, the media token a transaction grants once) in any order; it also checks that no
                 node asks for a step-up the store does not hold, no transaction is presented twice, and no
-                media token granted after a logout for a step-up asked before it is handed out.
+                media token granted after a logout for a step-up asked before it is handed out, and that no
+                grant asked for before a logout is handed out after it (the provider also grants a second
+                resource at once). With --lost-writes a fault may also be the store forgetting the last
+                write it acknowledged (a Redis restarted without persistence): after one, the promises about
+                what a node tells after a logout and a transaction's single use no longer bind (the store
+                undid what they rest on); every other promise still does.
                 """),
         CommandHelp(
             name: "fleet",

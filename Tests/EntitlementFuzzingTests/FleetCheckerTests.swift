@@ -1,14 +1,21 @@
 import EntitlementEngine
 @testable import EntitlementFuzzing
+import EntitlementSupport
 import Testing
 
 /// The fleet model check (`entitle check`) at small bounds in every `swift test`; `.ci/run` runs it
 /// deeper, and its long mode is by hand (the DocC article *Running a fleet* gives its command and figures).
 @Suite("Fleet model check")
 struct FleetCheckerTests {
+    /// Runs a check on a thread of its own: seconds of search on one of the pool's few threads would hold
+    /// up every other test's timers and answers meanwhile.
+    static func run(_ checker: FleetChecker) async -> FleetChecker.Report {
+        await OwnThread.run { checker.run() }
+    }
+
     /// Two nodes keep every promise in every interleaving of six events, a fault among them.
-    @Test func everyInterleavingOfSixEventsKeepsEveryPromise() {
-        let report = FleetChecker(bounds: .init(nodes: 2, depth: 6, calls: 3, userActions: 2, faults: 1)).run()
+    @Test func everyInterleavingOfSixEventsKeepsEveryPromise() async {
+        let report = await Self.run(FleetChecker(bounds: .init(nodes: 2, depth: 6, calls: 3, userActions: 2, faults: 1)))
         #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
         #expect(report.depth == 6)
         // Every level was reached and grew: the check explored, it did not stop early.
@@ -19,8 +26,8 @@ struct FleetCheckerTests {
 
     /// A TV with a second screen: two nodes keep every promise in every interleaving of five events (`.ci/run`
     /// checks eight).
-    @Test func aSecondScreenKeepsEveryPromiseToFiveEvents() {
-        let report = FleetChecker(bounds: .init(nodes: 2, depth: 5, secondScreen: true)).run()
+    @Test func aSecondScreenKeepsEveryPromiseToFiveEvents() async {
+        let report = await Self.run(FleetChecker(bounds: .init(nodes: 2, depth: 5, secondScreen: true)))
         #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
         #expect(report.depth == 5 && report.states > 2_000, "\(report.statesByDepth)")
     }
@@ -46,8 +53,8 @@ struct FleetCheckerTests {
     /// With step-ups (a PIN-protected resource through a provider, the app's reports and logouts on any node),
     /// two nodes keep every promise in every interleaving of eight events (`.ci/run` checks ten, and three
     /// nodes).
-    @Test func stepUpsKeepEveryPromiseToEightEvents() {
-        let report = FleetChecker(bounds: .init(nodes: 2, depth: 8, stepUp: true)).run()
+    @Test func stepUpsKeepEveryPromiseToEightEvents() async {
+        let report = await Self.run(FleetChecker(bounds: .init(nodes: 2, depth: 8, stepUp: true)))
         #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
         #expect(report.depth == 8 && report.states > 30_000, "\(report.statesByDepth)")
     }
@@ -87,6 +94,23 @@ struct FleetCheckerTests {
         #expect(played.problems.isEmpty, "\(played.problems)\n\(played.script.joined(separator: "\n"))")
         let ended = storeDown ? "STORAGE_UNAVAILABLE" : "USER_NOT_AUTHENTICATED_ERROR"
         #expect(played.script.contains { $0.hasPrefix("< @main tokenRequestFailed") && $0.contains(ended) }, "\(played.script)")
+    }
+
+    /// With the store losing an acknowledged write among the faults, every promise that does not rest on the
+    /// lost write still holds (answered once, listed rows, no status for calls a node does not hold, none
+    /// left waiting, every node agreeing with the store); the interleaving that found a row the table
+    /// lacked — the store forgets main's `completing` mark, b completes the step-up too, and main's retry
+    /// meets b's outcome — plays again.
+    @Test func lostWritesKeepEveryPromiseThatDoesNotRestOnThem() async {
+        let report = await Self.run(FleetChecker(bounds: .init(nodes: 2, depth: 6, lostWrites: true)))
+        #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
+        let found: [FleetEvent] = [
+            .call(node: 0, .authorize), .answer(node: 0, OperationID(2)), .call(node: 0, .completeStepUp), .advanceClock,
+            .storeLosesLastWrite, .call(node: 1, .completeStepUp), .answer(node: 1, OperationID(3)),
+        ]
+        let played = FleetChecker(bounds: .init(nodes: 2, depth: 8, stepUp: true, lostWrites: true)).replay(found)
+        #expect(played.problems.isEmpty, "\(played.problems)\n\(played.script.joined(separator: "\n"))")
+        #expect(played.script.contains("! storage loses the last write"), "\(played.script)")
     }
 
     /// Each promise the check holds is one it can see broken: a call answered twice, a sign-in after a
@@ -154,8 +178,8 @@ struct FleetCheckerTests {
 
     /// Going on after the first broken promise explores every level and lists each kind of broken promise
     /// once, shortest first; the checker reports the states it reached at each depth.
-    @Test func goingOnExploresEveryLevel() {
-        let report = FleetChecker(bounds: .init(nodes: 3, depth: 4, calls: 2, userActions: 1, faults: 1), keepsGoing: true).run()
+    @Test func goingOnExploresEveryLevel() async {
+        let report = await Self.run(FleetChecker(bounds: .init(nodes: 3, depth: 4, calls: 2, userActions: 1, faults: 1), keepsGoing: true))
         #expect(report.statesByDepth.count == 5, "\(report.statesByDepth)")
         let lengths = report.counterexamples.map(\.events.count)
         #expect(lengths == lengths.sorted(), "\(lengths)")

@@ -74,4 +74,36 @@ extension TransitionCoverageTests {
         rows.formUnion(late.lastTransitions)
         return rows
     }
+
+    /// The provider form, with a store that lost a write: this instance asks again with the transaction,
+    /// and before its answer comes the store holds the step-up granted through another instance (the store
+    /// forgot this instance's `completing` mark, so the other completed it too): the call takes that token,
+    /// and its own answer reaches nobody. `entitle check --step-up --lost-writes` found it.
+    static func providerStepUpRows() -> Set<TransitionRow> {
+        let start = Timestamp(milliseconds: 1_000)
+        let configuration = RequestorConfiguration(requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")])
+        var settings = EngineSettings()
+        settings.providers = [ProviderLink(id: "kids")]
+        settings.stepUp = StepUpSettings(resources: ["horror"], timeout: .seconds(60))
+        let advice = StepUpAdvice(kind: .transaction, value: "TransactionConditionAdvice", transactionID: "T1")
+        var machine = EntitlementMachine(settings: settings, deviceID: "d")
+        machine.recordsTransitions = true
+        var asked: [OperationID] = []
+        func handle(_ input: Input) -> [Action] {
+            let effects = machine.handle(input, at: start).effects
+            for case .askProvider(let operation, _, _, _) in effects { asked.append(operation) }
+            return effects
+        }
+        _ = handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
+        _ = handle(.configurationLoaded(OperationID(1), configuration, .empty))
+        _ = handle(.callReceived(CallID(2), .getAuthorization(resource: "horror", data: [:])))
+        _ = handle(.providerAnswered(asked[0], .credentials(.failure(.stepUpRequired(advice)))))
+        _ = handle(.callReceived(CallID(3), .completeStepUp(resource: "horror", succeeded: true)))
+        let granted = PendingStepUp(
+            resource: "horror", data: [:], provider: "kids", advice: advice, phase: .answered(.token("media-1")),
+            expires: start.adding(.seconds(60)))
+        let effects = handle(.storageChanged(StoredTokens(deviceID: "d", pendingStepUps: [granted])))
+        #expect(effects.contains { if case .emit(.setToken(token: "media-1", resource: "horror"), _) = $0 { true } else { false } }, "\(effects)")
+        return Set(machine.lastTransitions)
+    }
 }

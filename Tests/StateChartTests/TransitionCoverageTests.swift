@@ -19,7 +19,7 @@ struct TransitionCoverageTests {
     static func machineOnlyRows() -> Set<TransitionRow> {
         lateRedirectRows().union(providerOverlapRows()).union(accountOverlapRows()).union(restartedLogoutRows())
             .union(completingLoginEndedElsewhereRows()).union(stepUpRows())
-            .union(renewalElsewhereRows()).union(logoutMarkRows())
+            .union(renewalElsewhereRows()).union(logoutMarkRows()).union(providerStepUpRows())
     }
 
     /// An instance that accepted a login's redirect and reads its profile — its read in flight, or waiting
@@ -201,8 +201,8 @@ struct TransitionCoverageTests {
         #expect(restartedLogout.count == 1, "the restarted-logout drive is needed for one row: \(restartedLogout.sorted().map(\.description))")
         let completing = Self.completingLoginEndedElsewhereRows().subtracting(byScenarios)
         #expect(completing.count == 3, "the completing-login drives are needed for three rows: \(completing.sorted().map(\.description))")
-        let stepUps = Self.stepUpRows().subtracting(byScenarios)
-        #expect(stepUps.count == 3, "the step-up drives are needed for three rows: \(stepUps.sorted().map(\.description))")
+        let stepUps = Self.stepUpRows().union(Self.providerStepUpRows()).subtracting(byScenarios)
+        #expect(stepUps.count == 4, "the step-up drives are needed for four rows: \(stepUps.sorted().map(\.description))")
         let renewals = Self.renewalElsewhereRows().subtracting(byScenarios)
         #expect(renewals.count == 6, "the renewal drives are needed for six rows: \(renewals.sorted().map(\.description))")
         let logoutMarks = Self.logoutMarkRows().subtracting(byScenarios)

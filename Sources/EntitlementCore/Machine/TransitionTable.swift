@@ -415,6 +415,7 @@ public enum TransitionTable {
         authorization(.askingProvider, .providerAnswered, .stepUpPendingElsewhere, to: .awaitingStepUp, .startTimer),
         authorization(.authorizing, .backendAnswered, .stepUpPendingElsewhere, to: .awaitingStepUp, .startTimer),
         authorization(.awaitingStepUp, .storageChanged, .stepUpGrantedElsewhere, to: .idle, .cancelTimer, .setToken),
+        authorization(.askingProvider, .storageChanged, .stepUpGrantedElsewhere, to: .idle, .cancelTimer, .setToken),
         authorization(.awaitingStepUp, .storageChanged, .stepUpEndedElsewhere, to: .idle, .cancelTimer, .tokenRequestFailed),
         authorization(.askingProvider, .storageChanged, .stepUpEndedElsewhere, to: .idle, .tokenRequestFailed),
         authorization(.authorizing, .storageChanged, .stepUpEndedElsewhere, to: .idle, .tokenRequestFailed),

@@ -54,14 +54,18 @@ package struct FleetChecker: Sendable {
         /// Whether the device authorizes a resource a PIN protects, through a provider that asks for a
         /// step-up (and logs out), instead of logging in with a TV provider.
         package var stepUp: Bool
+        /// Whether a fault may also be the store forgetting the last write it acknowledged (a Redis
+        /// restarted without persistence, a failover to a replica behind).
+        package var lostWrites: Bool
 
         /// Creates bounds.
         package init(
             nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false,
-            stepUp: Bool = false
+            stepUp: Bool = false, lostWrites: Bool = false
         ) {
             self.secondScreen = secondScreen
             self.stepUp = stepUp
+            self.lostWrites = lostWrites
             self.nodes = min(max(nodes, 1), 3)
             self.depth = max(depth, 0)
             self.calls = max(calls, 0)

@@ -80,6 +80,9 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     case storeDown
     /// The store is back, with its data.
     case storeUp
+    /// The store forgets the last write it acknowledged (``FleetChecker/Bounds/lostWrites``): its tokens are
+    /// as before that write, under a new version.
+    case storeLosesLastWrite
     /// `node`'s process dies and starts again: its requests, timers and calls are lost.
     case restart(node: Int)
 
@@ -100,6 +103,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         case .look(let node): return "! @\(name(node)) reads the store (a save notification)"
         case .storeDown: return "! storage goes down"
         case .storeUp: return "! storage is back"
+        case .storeLosesLastWrite: return "! storage loses the last write"
         case .restart(let node): return "! @\(name(node)) engine restarts"
         }
     }

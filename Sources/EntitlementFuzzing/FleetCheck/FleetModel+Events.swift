@@ -41,6 +41,7 @@ extension FleetModel {
         }
         if faultsLeft > 0 {
             events.append(store.up ? .storeDown : .storeUp)
+            if constants.lostWrites, store.up, store.canLoseLastWrite { events.append(.storeLosesLastWrite) }
             for node in nodes.indices { events.append(.restart(node: node)) }
         } else if !store.up {
             events.append(.storeUp)
@@ -67,7 +68,7 @@ extension FleetModel {
         problems = []
         told = []
         switch event {
-        case .fail, .timeout, .storeDown, .restart: sawFailure = true
+        case .fail, .timeout, .storeDown, .restart, .storeLosesLastWrite: sawFailure = true
         default: break
         }
         switch event {
@@ -128,6 +129,10 @@ extension FleetModel {
             store.up = false
         case .storeUp:
             store.up = true
+        case .storeLosesLastWrite:
+            faultsLeft -= 1
+            lostWrite = true
+            store.loseLastWrite()
         case .restart(let node):
             faultsLeft -= 1
             nodes[node].generation += 1
@@ -167,14 +172,14 @@ extension FleetModel {
             let held = store.tokens.pendingStepUps.contains { $0.resource == resource && $0.advice == advice && $0.phase == .awaiting }
             if !held { problems.append("node \(Self.name(node)) asked the app for a step-up the store does not hold: \(callback)") }
         case .setToken(let token, _) where constants.stepUp:
-            if let number = Self.transaction(granting: token), service.grantedAfterLogout.contains(number) {
+            if !lostWrite, let number = Self.transaction(granting: token), service.grantedAfterLogout.contains(number) {
                 problems.append("node \(Self.name(node)) handed out a media token granted after a logout that came after its step-up: \(callback)")
             }
-            if let number = Self.openRequest(granting: token), number <= openAskedBeforeLogout {
+            if !lostWrite, let number = Self.openRequest(granting: token), number <= openAskedBeforeLogout {
                 problems.append("node \(Self.name(node)) handed out a token asked for before a logout, after it: \(callback)")
             }
         case .setAuthenticationStatus(1, _), .setToken:
-            if lastLoginPage < validFromPage {
+            if !lostWrite, lastLoginPage < validFromPage {
                 problems.append(
                     "node \(Self.name(node)) signed the device in after a logout or cancel, with no login since: \(callback)")
             }

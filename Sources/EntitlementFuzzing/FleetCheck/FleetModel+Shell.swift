@@ -131,8 +131,7 @@ extension FleetModel {
             // Any save the step asks for holds: it is taken in place, with nothing to go back to.
             let step = nodes[node].machine.handle(input, at: now)
             if let save = step.save {
-                store.tokens = save.tokens
-                store.version += 1
+                store.write(save.tokens)
                 nodes[node].knownVersion = store.version
             }
             commit(step, of: input, on: node, before: before, notSaved: nil)
@@ -155,8 +154,7 @@ extension FleetModel {
                     }
                     failure = .conflict(current: StorageVersion(store.version))
                 } else {
-                    store.tokens = save.tokens
-                    store.version += 1
+                    store.write(save.tokens)
                     nodes[node].knownVersion = store.version
                 }
             }

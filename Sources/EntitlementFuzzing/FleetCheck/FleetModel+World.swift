@@ -77,6 +77,8 @@ extension FleetModel {
             return .failure(.denied("The transaction is unknown."))
         }
         guard service.transactionsUsed.insert(number).inserted else {
+            // A store that lost the mark saying the transaction is being used can have it presented again.
+            if lostWrite { return .failure(.denied("The transaction was used.")) }
             problems.append("node \(Self.name(node)) presented transaction \(transaction) a second time: it is single use")
             return .failure(.denied("The transaction was used."))
         }

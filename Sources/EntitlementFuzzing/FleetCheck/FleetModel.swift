@@ -88,10 +88,29 @@ struct FleetModel: Sendable {
             }
         }
         private var content = Content(.empty)
+        /// What the store held before its last acknowledged write (nil: none to lose).
+        private var before: Content?
         var tokens: StoredTokens {
             get { content.tokens }
             set { content = Content(newValue) }
         }
+        /// Takes a write: what it replaces is kept, for the store to lose the write.
+        mutating func write(_ tokens: StoredTokens) {
+            before = content
+            content = Content(tokens)
+            version += 1
+        }
+        /// Whether there is a write to lose.
+        var canLoseLastWrite: Bool { before != nil }
+        /// Forgets the last write: the tokens are as before it, under a new version.
+        mutating func loseLastWrite() {
+            guard let before else { return }
+            content = before
+            self.before = nil
+            version += 1
+        }
+        /// The hash of what the store held before its last write (0: nothing to lose).
+        var beforeHash: Int { before?.hash ?? 0 }
         /// ``tokens``' hash.
         var tokensHash: Int { content.hash }
         var version: UInt64 = 1
@@ -193,18 +212,25 @@ struct FleetModel: Sendable {
 
     /// Whether anything went wrong so far: a fault, or a request that passed its deadline unanswered.
     var sawFailure = false
+    /// Whether the store lost a write it had acknowledged: what the device was told may be undone (a
+    /// logout, a transaction marked used), so the promises that order what a node tells after a logout,
+    /// and a transaction's single use, no longer bind; the others still do.
+    var lostWrite = false
     /// Every node's settings (the same for the whole check; not hashed), held by reference: a state is
     /// copied for every event the search takes.
     final class Constants: Sendable {
         let settings: EngineSettings
         /// Whether the check is of step-ups (``FleetChecker/Bounds/stepUp``).
         let stepUp: Bool
+        /// Whether the store may lose its last write (``FleetChecker/Bounds/lostWrites``).
+        let lostWrites: Bool
         /// A node's machine as it starts, recording the rows it takes (made once: a machine's first
         /// settings are interned process-wide).
         let freshMachine: EntitlementMachine
-        init(_ settings: EngineSettings, stepUp: Bool) {
+        init(_ settings: EngineSettings, stepUp: Bool, lostWrites: Bool) {
             self.settings = settings
             self.stepUp = stepUp
+            self.lostWrites = lostWrites
             var machine = EntitlementMachine(settings: settings, deviceID: FleetModel.deviceID)
             machine.recordsTransitions = true
             freshMachine = machine
@@ -216,7 +242,7 @@ struct FleetModel: Sendable {
 
     /// `count` configured nodes of one device, an empty store, no session.
     init(nodes count: Int, bounds: FleetChecker.Bounds) {
-        constants = Constants(Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp), stepUp: bounds.stepUp)
+        constants = Constants(Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp), stepUp: bounds.stepUp, lostWrites: bounds.lostWrites)
         now = Self.start
         callsLeft = bounds.calls
         userActionsLeft = bounds.userActions
@@ -274,6 +300,8 @@ struct FleetModel: Sendable {
             }
         }
         hasher.combine(store.tokensHash)
+        hasher.combine(store.beforeHash)
+        hasher.combine(lostWrite)
         hasher.combine(store.version)
         hasher.combine(store.up)
         if let worldHash {

@@ -105,7 +105,7 @@ package struct FleetScript: Sendable {
 
     private static func headerLine(_ bounds: FleetChecker.Bounds) -> String {
         "\(header) --nodes \(bounds.nodes) --calls \(bounds.calls) --user \(bounds.userActions) --faults \(bounds.faults)"
-            + (bounds.secondScreen ? " --second-screen" : "") + (bounds.stepUp ? " --step-up" : "")
+            + (bounds.secondScreen ? " --second-screen" : "") + (bounds.stepUp ? " --step-up" : "") + (bounds.lostWrites ? " --lost-writes" : "")
     }
 
     private static func firstLine(of text: String) -> (line: Int, text: String)? {
@@ -128,6 +128,10 @@ package struct FleetScript: Sendable {
                 bounds.stepUp = true
                 continue
             }
+            if flag == "--lost-writes" {
+                bounds.lostWrites = true
+                continue
+            }
             guard let value = words.popFirst().flatMap({ Int($0) }), (0...16).contains(value) else {
                 throw FleetScriptError(line: line, message: "`\(flag)` takes a number from 0 to 16")
             }
@@ -136,7 +140,7 @@ package struct FleetScript: Sendable {
             case "--calls": bounds.calls = value
             case "--user": bounds.userActions = value
             case "--faults": bounds.faults = value
-            default: throw FleetScriptError(line: line, message: "`\(flag) \(value)`: the bounds are --nodes 2|3, --calls, --user, --faults, --second-screen, --step-up")
+            default: throw FleetScriptError(line: line, message: "`\(flag) \(value)`: the bounds are --nodes 2|3, --calls, --user, --faults, --second-screen, --step-up, --lost-writes")
             }
         }
         return bounds
