@@ -178,7 +178,7 @@ package struct EntitlementMachine: Sendable {
             savedFieldsWritten = true
         }
     }
-    /// With a provider chain, the device's last logout as the store holds it (``StoredTokens/loggedOut``;
+    /// With a provider chain, the device's last logout as the store holds it (`StoredTokens.loggedOut`;
     /// saved with the tokens).
     var logoutMark: Timestamp? {
         get { held.value.logoutMark }

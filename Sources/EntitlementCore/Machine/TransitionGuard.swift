@@ -151,7 +151,7 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     /// Storage holds neither this login nor an authentication: the login ended on another instance
     /// without signing in.
     case loginEndedElsewhere
-    /// The store holds a logout mark this instance had not seen (``StoredTokens/loggedOut``): the device
+    /// The store holds a logout mark this instance had not seen (`StoredTokens.loggedOut`): the device
     /// logged out on another instance, and what it still asks for ends as a logout here would end it.
     case loggedOutElsewhere
     /// Another instance accepted the login's redirect (its page is used up) and has not saved the
