@@ -387,7 +387,7 @@ enum Command: Equatable {
     }
 
     private static func parseCheck(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments, command: "check", options: ["--nodes", "--depth", "--calls", "--user", "--faults", "--second-screen", "--step-up", "--lost-writes", "--all"])
+        var reader = ArgumentReader(arguments, command: "check", options: ["--nodes", "--depth", "--calls", "--user", "--faults", "--second-screen", "--step-up", "--subscription", "--lost-writes", "--all"])
         var bounds = FleetChecker.Bounds()
         var all = false
         while let option = reader.next() {
@@ -396,6 +396,7 @@ enum Command: Equatable {
             case "--second-screen": bounds.secondScreen = true
             case "--step-up": bounds.stepUp = true
             case "--lost-writes": bounds.lostWrites = true
+            case "--subscription": bounds.subscription = true
             case "--nodes": bounds.nodes = try reader.number(of: option, in: 2...3)
             case "--depth": bounds.depth = try reader.number(of: option, in: 1...64)
             case "--calls": bounds.calls = try reader.number(of: option, in: 0...16)

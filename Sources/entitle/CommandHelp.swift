@@ -190,7 +190,7 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
-            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up] [--lost-writes] [--all]"],
+            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up | --subscription] [--lost-writes] [--all]"],
             summary: "model-check a fleet: every interleaving up to a bound, every promise",
             details: """
                 Explores every interleaving, up to D events (default 10), of K nodes (2 or 3, default 2)
@@ -215,7 +215,10 @@ struct CommandHelp {
                 node asks for a step-up the store does not hold, no transaction is presented twice, and no
                 media token granted after a logout for a step-up asked before it is handed out, and that no
                 grant asked for before a logout is handed out after it (the provider also grants a second
-                resource at once). With --lost-writes a fault may also be the store forgetting the last
+                resource at once). With --subscription the device signs in to a direct subscription, reads
+                its issue, signs out of it and logs out, on any node, the service forgetting its tokens among
+                the user's actions; it also checks that each token is renewed once for the fleet and that no
+                sign-in is reported whose token the store never held. With --lost-writes a fault may also be the store forgetting the last
                 write it acknowledged (a Redis restarted without persistence): after one, the promises about
                 what a node tells after a logout and a transaction's single use no longer bind (the store
                 undid what they rest on); every other promise still does.

@@ -7,7 +7,8 @@ extension TransitionCoverageTests {
     /// newer renewal began there); a token this instance renewed a moment ago found invalid again once the
     /// other instance's renewal stopped standing (signed out, as on one instance); and a verification, at
     /// `setRequestor` or on the provider's interval, saying the token is invalid while another instance
-    /// renews it (the random explorer's seed 311 found the second missing from the table).
+    /// renews it (the random explorer's seed 311 found the second missing from the table); and a sign-in
+    /// whose verification says so while another instance renews the token.
     static func renewalElsewhereRows() -> Set<TransitionRow> {
         let start = Timestamp(milliseconds: 1_000)
         let configuration = RequestorConfiguration(requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")])
@@ -69,6 +70,28 @@ extension TransitionCoverageTests {
             #expect(waited == [.startTimer(.renewalElsewhere("magazine"), at: start.adding(.seconds(300)))], "\(waited)")
             rows.formUnion(other.lastTransitions)
         }
+
+        // A sign-in whose verification says the token is invalid while another instance renews it (the
+        // service forgot it; that instance found it first): the sign-in is answered — the account stands —
+        // and this instance waits for that renewal instead of renewing the token a second time
+        // (`entitle check --subscription` found the second renewal).
+        var signingIn = EntitlementMachine(settings: settings, deviceID: "d")
+        signingIn.recordsTransitions = true
+        var signInAsked: [OperationID] = []
+        func signInHandle(_ input: Input) -> [Action] {
+            let effects = signingIn.handle(input, at: start)
+            for case .askProvider(let operation, _, _, _) in effects.effects { signInAsked.append(operation) }
+            rows.formUnion(signingIn.lastTransitions)
+            return effects.effects
+        }
+        _ = signInHandle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
+        _ = signInHandle(.configurationLoaded(OperationID(1), configuration, .empty))
+        _ = signInHandle(.callReceived(CallID(2), .signIn(provider: "magazine", credentials: ["username": "bob"])))
+        _ = signInHandle(.providerAnswered(signInAsked[0], .signedIn(.success("T1"))))
+        _ = signInHandle(.storageChanged(marked("T1", until: start.adding(.seconds(60)))))
+        let answered = signInHandle(.providerAnswered(signInAsked[1], .verified(.failure(.invalidToken))))
+        #expect(answered.contains { if case .emit(.providerSignInStatus(provider: "magazine", signedIn: true, _, _), [CallID(2)]) = $0 { true } else { false } }, "\(answered)")
+        #expect(!answered.contains { if case .askProvider(_, _, .renew, _) = $0 { true } else { false } }, "\(answered)")
         return rows
     }
 }

@@ -272,12 +272,13 @@ extension EntitlementMachine {
 
     /// The service called the user token invalid: renew it once where the provider can, else sign out locally.
     mutating func renewOrSignOut(_ provider: String, calls: [CallID], _ configuration: RequestorConfiguration) -> [Action] {
-        if calls.isEmpty, let until = providerAccounts[provider]?.renewingUntil, until > now {
+        if let until = providerAccounts[provider]?.renewingUntil, until > now {
             // Another instance renews this token: the requests waiting here ask again once the store holds
             // the new one (or renew it themselves if that instance's renewal stops standing). A verification
-            // that said so has ended.
-            moveAccount(provider, to: nil, .renewingElsewhere, .startTimer)
-            return [.startTimer(.renewalElsewhere(provider), at: until)]
+            // that said so has ended; a sign-in waiting for it is answered — the account stands, its token
+            // renewed there — rather than renewing the token a second time.
+            moveAccount(provider, from: nil, to: nil, .renewingElsewhere, calls.isEmpty ? [.startTimer] : [.providerSignInStatus, .startTimer])
+            return signInStatus(provider, true, nil, answering: calls) + [.startTimer(.renewalElsewhere(provider), at: until)]
         }
         let link = settings.providers.first { $0.id == provider }
         guard link?.renewsTokens == true, !renewedRecently.contains(provider), providerAccounts[provider]?.userToken != nil else {

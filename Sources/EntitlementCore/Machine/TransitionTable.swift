@@ -466,6 +466,7 @@ public enum TransitionTable {
         account(.signedIn, .providerAnswered, .renewingElsewhere, to: .signedIn, .startTimer),
         account(.signedIn, .timerFired, .renewingElsewhere, to: .signedIn, .startTimer),
         account(.verifying, .providerAnswered, .renewingElsewhere, to: .signedIn, .startTimer),
+        account(.verifying, .providerAnswered, .renewingElsewhere, to: .signedIn, .providerSignInStatus, .startTimer),
         account(.signedIn, .configurationLoaded, .renewingElsewhere, to: .signedIn, .startTimer),
         account(.signedIn, .timerFired, .invalidToken, to: .renewing, .askProvider),
         account(.signedIn, .timerFired, .invalidToken, to: .signedOut, .providerSignInStatus),

@@ -197,8 +197,9 @@ extension AccessEnabler {
     /// What the machine is told instead of an input that could not be decided on what the store holds (it
     /// could not be read): a call is refused (`Input.callNotRead(_:_:reason:)`, `STORAGE_UNAVAILABLE`), a
     /// backend answer counts as a failed request (``BackendError/storageUnavailable(_:)``), and so do a
-    /// provider's credentials (``ProviderFailure/notRead(_:)``): nothing is handed out on a view the store
-    /// may have moved past (a logout through another instance). Nil for `setRequestor` (it reads the store
+    /// provider's credentials and verification (``ProviderFailure/notRead(_:)``): nothing is handed out,
+    /// and no sign-in confirmed, on a view the store may have moved past (a logout or a sign-out through
+    /// another instance). Nil for `setRequestor` (it reads the store
     /// itself) and every other input (a timer, a provider's other answers): those are decided on the view as
     /// it is, and a step of theirs that must save fails with the store.
     package static func input(insteadOf input: Input, notRead error: TokenStorageError) -> Input? {
@@ -208,6 +209,7 @@ extension AccessEnabler {
         case .callReceived(let id, let call): return .callNotRead(id, call, reason: reason)
         case .backendAnswered(let operation, _): return .backendFailed(operation, .storageUnavailable(reason))
         case .providerAnswered(let operation, .credentials(.success)): return .providerAnswered(operation, .credentials(.failure(.notRead(reason))))
+        case .providerAnswered(let operation, .verified(.success)): return .providerAnswered(operation, .verified(.failure(.notRead(reason))))
         default: return nil
         }
     }
@@ -216,8 +218,8 @@ extension AccessEnabler {
     /// (`Input.callNotSaved(_:_:reason:)`), a backend answer counts as a failed request
     /// (``BackendError/storageUnavailable(_:)``), and so does a provider's sign-in, renewal or credentials to keep
     /// (``ProviderFailure/notSaved(_:)``), and so do a provider's step-up advice and a token it calls
-    /// invalid (the renewal would start), so no instance tells the device what the store does not
-    /// hold. Nil for `setRequestor` (it always completes) and every other input: those steps are taken
+    /// invalid in answer to a request or a verification (the renewal would start), so no instance tells the
+    /// device what the store does not hold, nor renews a token no other instance knows is being renewed. Nil for `setRequestor` (it always completes) and every other input: those steps are taken
     /// in memory and saved again after the next input.
     package static func input(insteadOf input: Input, notSaved error: TokenStorageError) -> Input? {
         var reason: String { Redactor.redact(String(error.description.prefix(200))) }
@@ -236,6 +238,9 @@ extension AccessEnabler {
             // A renewal the store does not hold as running would run again on every other instance, and
             // its new token could not be saved either: the request fails instead.
             return .providerAnswered(operation, .credentials(.failure(.notSaved(reason))))
+        case .providerAnswered(let operation, .verified(.failure(.invalidToken))):
+            // So with a verification: the account stands as it was, and the next use renews.
+            return .providerAnswered(operation, .verified(.failure(.notSaved(reason))))
         default: return nil
         }
     }

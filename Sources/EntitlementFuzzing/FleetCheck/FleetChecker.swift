@@ -57,12 +57,16 @@ package struct FleetChecker: Sendable {
         /// Whether a fault may also be the store forgetting the last write it acknowledged (a Redis
         /// restarted without persistence, a failover to a replica behind).
         package var lostWrites: Bool
+        /// Whether the device signs in to a direct subscription (a provider that signs in and renews its
+        /// token) and reads an issue through it, instead of logging in with a TV provider.
+        package var subscription: Bool
 
         /// Creates bounds.
         package init(
             nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false,
-            stepUp: Bool = false, lostWrites: Bool = false
+            stepUp: Bool = false, lostWrites: Bool = false, subscription: Bool = false
         ) {
+            self.subscription = subscription
             self.secondScreen = secondScreen
             self.stepUp = stepUp
             self.lostWrites = lostWrites

@@ -15,11 +15,15 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         case authorizeOpen
         /// The app reports the step-up done, or cancelled.
         case completeStepUp, cancelStepUp
+        /// The user signs in to the direct subscription, the device reads its issue (``FleetModel/issue``),
+        /// the user signs out of the subscription.
+        case signIn, readIssue, signOut
 
         /// The calls of a check: a TV-provider login's, or (`stepUp`) a provider's authorizations — one a PIN
         /// protects, one it grants at once — and a logout.
-        static func alphabet(stepUp: Bool) -> [Call] {
-            stepUp
+        static func alphabet(stepUp: Bool, subscription: Bool = false) -> [Call] {
+            if subscription { return [.signIn, .readIssue, .signOut, .logout] }
+            return stepUp
                 ? [.authorize, .authorizeOpen, .completeStepUp, .cancelStepUp, .logout]
                 : [.getAuthentication, .chooseProvider, .cancel, .checkAuthentication, .logout]
         }
@@ -35,6 +39,9 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
             case .authorizeOpen: .getAuthorization(resource: FleetModel.openResource, data: [:])
             case .completeStepUp: .completeStepUp(resource: FleetModel.protectedResource, succeeded: true)
             case .cancelStepUp: .completeStepUp(resource: FleetModel.protectedResource, succeeded: false)
+            case .signIn: .signIn(provider: FleetModel.subscriptionProvider, credentials: ["username": "bob", "password": "pw"])
+            case .readIssue: .getAuthorization(resource: FleetModel.issue, data: [:])
+            case .signOut: .signOut(provider: FleetModel.subscriptionProvider)
             }
         }
 
@@ -49,6 +56,9 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
             case .authorizeOpen: "getAuthorization \(FleetModel.openResource)"
             case .completeStepUp: "completeStepUp \(FleetModel.protectedResource) succeeded"
             case .cancelStepUp: "completeStepUp \(FleetModel.protectedResource) failed"
+            case .signIn: "signIn \(FleetModel.subscriptionProvider) username bob password pw"
+            case .readIssue: "getAuthorization \(FleetModel.issue)"
+            case .signOut: "signOut \(FleetModel.subscriptionProvider)"
             }
         }
     }
@@ -85,6 +95,9 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     case storeLosesLastWrite
     /// `node`'s process dies and starts again: its requests, timers and calls are lost.
     case restart(node: Int)
+    /// The subscription's service forgets every token it gave (a user action's budget): each is found
+    /// invalid at its next use, and renewed.
+    case providerForgetsTokens
 
     /// The event as a line of a fleet script.
     package var description: String {
@@ -105,6 +118,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         case .storeUp: return "! storage is back"
         case .storeLosesLastWrite: return "! storage loses the last write"
         case .restart(let node): return "! @\(name(node)) engine restarts"
+        case .providerForgetsTokens: return "! provider \(FleetModel.subscriptionProvider) forgets its tokens"
         }
     }
 }

@@ -7,7 +7,11 @@ extension FleetModel {
     var enabledEvents: [FleetEvent] {
         var events: [FleetEvent] = []
         for node in nodes.indices {
-            if callsLeft > 0 { for call in FleetEvent.Call.alphabet(stepUp: constants.stepUp) { events.append(.call(node: node, call)) } }
+            if callsLeft > 0 {
+                for call in FleetEvent.Call.alphabet(stepUp: constants.stepUp, subscription: constants.subscription) {
+                    events.append(.call(node: node, call))
+                }
+            }
             let sent = nodes[node].requests.map { ($0.operation, $0.deadline) } + nodes[node].askedProvider.map { ($0.operation, $0.deadline) }
             for (operation, deadline) in sent {
                 if now < deadline {
@@ -23,6 +27,7 @@ extension FleetModel {
             }
         }
         if nextDeadline != nil { events.append(.advanceClock) }
+        if userActionsLeft > 0, constants.subscription, !service.subscriptionValid.isEmpty { events.append(.providerForgetsTokens) }
         if userActionsLeft > 0 {
             for page in pages where !page.used {
                 switch page.kind {
@@ -80,9 +85,11 @@ extension FleetModel {
                 let asked = nodes[node].askedProvider.remove(at: index)
                 if case .fail = event {
                     faultsLeft -= 1
-                    deliver(.providerAnswered(operation, .credentials(.failure(.networkFailure))), to: node)
+                    deliver(.providerAnswered(operation, AccessEnabler.timedOut(asked.request, .networkFailure)), to: node)
                 } else if case .timeout = event {
-                    deliver(.providerAnswered(operation, .credentials(.failure(.networkFailure))), to: node)
+                    deliver(.providerAnswered(operation, AccessEnabler.timedOut(asked.request, .networkFailure)), to: node)
+                } else if constants.subscription {
+                    deliver(.providerAnswered(operation, subscriptionAnswer(asked.request, token: asked.userToken, on: node)), to: node)
                 } else {
                     let answer = asked.number.map { .success(ProviderCredentials(token: Self.openTokenPrefix + String($0))) }
                         ?? providerAnswer(presenting: asked.transaction, on: node)
@@ -129,6 +136,9 @@ extension FleetModel {
             store.up = false
         case .storeUp:
             store.up = true
+        case .providerForgetsTokens:
+            userActionsLeft -= 1
+            service.subscriptionValid = []
         case .storeLosesLastWrite:
             faultsLeft -= 1
             lostWrite = true
@@ -178,6 +188,15 @@ extension FleetModel {
             if !lostWrite, let number = Self.openRequest(granting: token), number <= openAskedBeforeLogout {
                 problems.append("node \(Self.name(node)) handed out a token asked for before a logout, after it: \(callback)")
             }
+        case .providerSignInStatus(_, true, _, _):
+            // Nothing told that the store did not hold: the sign-in the node reports was saved (a sign-out
+            // saved since may follow it: the answer is then late, not wrong).
+            let token = nodes[node].machine.providerAccounts[Self.subscriptionProvider]?.userToken
+            if !(token.map { service.subscriptionStored.contains($0) } ?? false) {
+                problems.append("node \(Self.name(node)) told the device it is signed in to the subscription with a token the store never held: \(callback)")
+            }
+        case .setToken where constants.subscription:
+            break
         case .setAuthenticationStatus(1, _), .setToken:
             if !lostWrite, lastLoginPage < validFromPage {
                 problems.append(

@@ -37,20 +37,22 @@ extension FleetModel {
             stored = store.tokens
             nodes[index].knownVersion = store.version
         }
-        deliver(.configurationLoaded(sent.operation, Self.configuration, stored), to: index, reconciling: false)
+        // The shell verifies each provider the user is signed in to before the configuration goes in.
+        deliver(.configurationLoaded(sent.operation, Self.configuration, stored, verified: verifiedAtStart(stored)), to: index, reconciling: false)
     }
 
     /// The settings of every node: the simulated app's (its redirect URL and domain); on a device with a
     /// second screen, codes polled every 5 s and shown for a minute (so that everything settles within a
     /// few dozen polls); with step-ups, one provider answering for every resource and a step-up of the
     /// protected resource allowed a minute.
-    static func settings(secondScreen: Bool, stepUp: Bool = false) -> EngineSettings {
+    static func settings(secondScreen: Bool, stepUp: Bool = false, subscription: Bool = false) -> EngineSettings {
         var settings = EngineSettings.simulated
         if secondScreen { settings.secondScreen = SecondScreen(pollInterval: .seconds(5), codeLifetime: .seconds(60)) }
         if stepUp {
             settings.providers = [ProviderLink(id: stepUpProvider)]
             settings.stepUp = StepUpSettings(resources: [protectedResource], timeout: .seconds(60))
         }
+        if subscription { settings.providers = [ProviderLink(id: subscriptionProvider, signsIn: true, renewsTokens: true)] }
         return settings
     }
 
@@ -123,6 +125,14 @@ extension FleetModel {
         return nil
     }
 
+    /// A save that holds: the store takes it (and the subscription's token it holds is noted as stored).
+    private mutating func write(_ tokens: StoredTokens) {
+        store.write(tokens)
+        if constants.subscription, let token = tokens.providerAccounts[Self.subscriptionProvider]?.userToken {
+            service.subscriptionStored.insert(token)
+        }
+    }
+
     /// One input, its save first: taken when the save holds, decided again after a lost compare-and-set.
     mutating func process(_ input: Input, on node: Int, retryingConflicts: Bool = true) {
         // The device's calls are what a logout or cancel orders against (``noteHappenedBefore``).
@@ -131,7 +141,7 @@ extension FleetModel {
             // Any save the step asks for holds: it is taken in place, with nothing to go back to.
             let step = nodes[node].machine.handle(input, at: now)
             if let save = step.save {
-                store.write(save.tokens)
+                write(save.tokens)
                 nodes[node].knownVersion = store.version
             }
             commit(step, of: input, on: node, before: before, notSaved: nil)
@@ -154,7 +164,7 @@ extension FleetModel {
                     }
                     failure = .conflict(current: StorageVersion(store.version))
                 } else {
-                    store.write(save.tokens)
+                    write(save.tokens)
                     nodes[node].knownVersion = store.version
                 }
             }
@@ -206,7 +216,10 @@ extension FleetModel {
                 service.openAsked += 1
                 number = service.openAsked
             }
-            nodes[node].askedProvider.append((operation, session.transactionID, number, now.adding(settings.requestTimeout)))
+            nodes[node].askedProvider.append(
+                (operation, session.transactionID, number, .credentials(resource: resource), nil, now.adding(settings.requestTimeout)))
+        case .askProvider(let operation, provider: Self.subscriptionProvider, let request, let session) where constants.subscription:
+            nodes[node].askedProvider.append((operation, nil, nil, request, session.userToken, now.adding(settings.requestTimeout)))
         case .askProvider, .presentPlatformPicker, .dismissPlatformPicker, .checkPlatformSignIn:
             problems.append("node \(Self.name(node)) asked for what the model does not have: \(action)")
         }

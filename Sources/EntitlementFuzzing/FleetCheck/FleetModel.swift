@@ -28,7 +28,9 @@ struct FleetModel: Sendable {
         /// it ends unanswered.
         /// The provider's requests out: for the protected resource (its transaction, if any), or the
         /// `number`-th request for the open one.
-        var askedProvider: [(operation: OperationID, transaction: String?, number: Int?, deadline: Timestamp)] = [] { didSet { hash = nil } }
+        var askedProvider: [(operation: OperationID, transaction: String?, number: Int?, request: ProviderRequest, userToken: String?, deadline: Timestamp)] = [] {
+            didSet { hash = nil }
+        }
         /// Timers started and not fired or cancelled.
         var timers: [(id: TimerID, at: Timestamp)] = [] { didSet { hash = nil } }
         /// The device's calls on this node not answered yet.
@@ -59,6 +61,8 @@ struct FleetModel: Sendable {
                 hasher.combine(asked.operation)
                 hasher.combine(asked.transaction)
                 hasher.combine(asked.number)
+                hasher.combine(asked.request)
+                hasher.combine(asked.userToken)
                 hasher.combine(asked.deadline)
             }
             hasher.combine(timers.count)
@@ -133,6 +137,14 @@ struct FleetModel: Sendable {
         var grantedAfterLogout: Set<Int> = []
         /// How many requests for the open resource the provider was asked.
         var openAsked = 0
+        /// The subscription's tokens: how many it gave, those it honours, those it renewed (each once, to
+        /// the token it gave for it) and those the user signed out of.
+        var subscriptionIssued = 0
+        var subscriptionValid: Set<String> = []
+        var subscriptionRenewed: [String: String] = [:]
+        var subscriptionSignedOut: Set<String> = []
+        /// Every subscription token a save put in the store.
+        var subscriptionStored: Set<String> = []
     }
 
     /// A page the device's web view opened.
@@ -208,6 +220,9 @@ struct FleetModel: Sendable {
     static let stepUpProvider = "pin"
     /// A resource the same provider grants without a step-up (a plain server authorization).
     static let openResource = "news"
+    /// The direct subscription (``FleetChecker/Bounds/subscription``) and the issue the device reads.
+    static let subscriptionProvider = "mag"
+    static let issue = "issue-1"
 
 
     /// Whether anything went wrong so far: a fault, or a request that passed its deadline unanswered.
@@ -224,11 +239,14 @@ struct FleetModel: Sendable {
         let stepUp: Bool
         /// Whether the store may lose its last write (``FleetChecker/Bounds/lostWrites``).
         let lostWrites: Bool
+        /// Whether the check is of a direct subscription (``FleetChecker/Bounds/subscription``).
+        let subscription: Bool
         /// A node's machine as it starts, recording the rows it takes (made once: a machine's first
         /// settings are interned process-wide).
         let freshMachine: EntitlementMachine
-        init(_ settings: EngineSettings, stepUp: Bool, lostWrites: Bool) {
+        init(_ settings: EngineSettings, stepUp: Bool, lostWrites: Bool, subscription: Bool) {
             self.settings = settings
+            self.subscription = subscription
             self.stepUp = stepUp
             self.lostWrites = lostWrites
             var machine = EntitlementMachine(settings: settings, deviceID: FleetModel.deviceID)
@@ -242,7 +260,9 @@ struct FleetModel: Sendable {
 
     /// `count` configured nodes of one device, an empty store, no session.
     init(nodes count: Int, bounds: FleetChecker.Bounds) {
-        constants = Constants(Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp), stepUp: bounds.stepUp, lostWrites: bounds.lostWrites)
+        constants = Constants(
+            Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp, subscription: bounds.subscription), stepUp: bounds.stepUp,
+            lostWrites: bounds.lostWrites, subscription: bounds.subscription)
         now = Self.start
         callsLeft = bounds.calls
         userActionsLeft = bounds.userActions
@@ -272,6 +292,11 @@ struct FleetModel: Sendable {
         hasher.combine(service.transactionsUsed)
         hasher.combine(service.grantedAfterLogout)
         hasher.combine(service.openAsked)
+        hasher.combine(service.subscriptionIssued)
+        hasher.combine(service.subscriptionValid)
+        hasher.combine(service.subscriptionRenewed)
+        hasher.combine(service.subscriptionSignedOut)
+        hasher.combine(service.subscriptionStored)
         hasher.combine(pages.count)
         for page in pages {
             hasher.combine(page.seq)

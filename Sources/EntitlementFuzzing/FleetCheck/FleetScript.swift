@@ -105,7 +105,7 @@ package struct FleetScript: Sendable {
 
     private static func headerLine(_ bounds: FleetChecker.Bounds) -> String {
         "\(header) --nodes \(bounds.nodes) --calls \(bounds.calls) --user \(bounds.userActions) --faults \(bounds.faults)"
-            + (bounds.secondScreen ? " --second-screen" : "") + (bounds.stepUp ? " --step-up" : "") + (bounds.lostWrites ? " --lost-writes" : "")
+            + (bounds.secondScreen ? " --second-screen" : "") + (bounds.stepUp ? " --step-up" : "") + (bounds.subscription ? " --subscription" : "") + (bounds.lostWrites ? " --lost-writes" : "")
     }
 
     private static func firstLine(of text: String) -> (line: Int, text: String)? {
@@ -132,6 +132,10 @@ package struct FleetScript: Sendable {
                 bounds.lostWrites = true
                 continue
             }
+            if flag == "--subscription" {
+                bounds.subscription = true
+                continue
+            }
             guard let value = words.popFirst().flatMap({ Int($0) }), (0...16).contains(value) else {
                 throw FleetScriptError(line: line, message: "`\(flag)` takes a number from 0 to 16")
             }
@@ -140,7 +144,7 @@ package struct FleetScript: Sendable {
             case "--calls": bounds.calls = value
             case "--user": bounds.userActions = value
             case "--faults": bounds.faults = value
-            default: throw FleetScriptError(line: line, message: "`\(flag) \(value)`: the bounds are --nodes 2|3, --calls, --user, --faults, --second-screen, --step-up, --lost-writes")
+            default: throw FleetScriptError(line: line, message: "`\(flag) \(value)`: the bounds are --nodes 2|3, --calls, --user, --faults, --second-screen, --step-up, --subscription, --lost-writes")
             }
         }
         return bounds
