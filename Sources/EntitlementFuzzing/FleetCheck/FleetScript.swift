@@ -119,21 +119,12 @@ package struct FleetScript: Sendable {
     private static func bounds(in header: String, line: Int) throws(FleetScriptError) -> FleetChecker.Bounds {
         var bounds = FleetChecker.Bounds()
         var words = header.split(separator: " ").dropFirst(2).map(String.init)[...]
+        let switches: [String: WritableKeyPath<FleetChecker.Bounds, Bool>] = [
+            "--second-screen": \.secondScreen, "--step-up": \.stepUp, "--subscription": \.subscription, "--lost-writes": \.lostWrites,
+        ]
         while let flag = words.popFirst() {
-            if flag == "--second-screen" {
-                bounds.secondScreen = true
-                continue
-            }
-            if flag == "--step-up" {
-                bounds.stepUp = true
-                continue
-            }
-            if flag == "--lost-writes" {
-                bounds.lostWrites = true
-                continue
-            }
-            if flag == "--subscription" {
-                bounds.subscription = true
+            if let field = switches[flag] {
+                bounds[keyPath: field] = true
                 continue
             }
             guard let value = words.popFirst().flatMap({ Int($0) }), (0...16).contains(value) else {
