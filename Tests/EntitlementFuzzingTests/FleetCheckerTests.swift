@@ -1,6 +1,5 @@
 import EntitlementEngine
 @testable import EntitlementFuzzing
-import EntitlementSupport
 import Testing
 
 /// The fleet model check (`entitle check`) at small bounds in every `swift test`; `.ci/run` runs it
@@ -8,10 +7,10 @@ import Testing
 /// One search at a time (each takes a core for seconds): the suite's other tests keep the rest of the machine.
 @Suite("Fleet model check", .serialized)
 struct FleetCheckerTests {
-    /// Runs a check on a thread of its own: seconds of search on one of the pool's few threads would hold
-    /// up every other test's timers and answers meanwhile.
+    /// Runs a check where the test runs: with the suite serialized, one search at a time holds one of the
+    /// pool's threads (on threads of their own, the searches took the cores from the suite's HTTP tests).
     static func run(_ checker: FleetChecker) async -> FleetChecker.Report {
-        await OwnThread.run { checker.run() }
+        checker.run()
     }
 
     /// Two nodes keep every promise in every interleaving of six events, a fault among them.
