@@ -36,12 +36,12 @@ package final class ScriptedTokenStorage: TokenStorage {
         try await inner.version(deviceID: deviceID, requestorID: requestorID)
     }
 
-    /// The inner store's authentications.
     /// The wrapped store's version at hand, if it has one (saves change it only when they are made).
     package func knownVersion(deviceID: String, requestorID: String) -> StorageVersion? {
         inner.knownVersion(deviceID: deviceID, requestorID: requestorID)
     }
 
+    /// The inner store's authentications.
     package func authentications(deviceID: String) async throws(TokenStorageError) -> [AuthenticationToken] {
         try await inner.authentications(deviceID: deviceID)
     }

@@ -165,4 +165,28 @@ struct StorageContractTests {
             await b.expectClean()
         }
     }
+
+    /// Another node saves between a configuring engine's read of the store and its own save (the
+    /// configuration's step clears tokens bound to another device): the configuration is read and decided
+    /// again on what the store now holds — the other node's login — rather than decided again, blind, on
+    /// the read it lost with (each such attempt loses again; the last one's save counts as failed).
+    @Test func aConfigurationWhoseSaveLosesToAnotherWriterIsReadAgain() async throws {
+        let storage = ScriptedTokenStorage()
+        let clock = ManualClock()
+        let a = SimulatedSession(seed: 1, storage: storage, clock: clock)
+        await a.signIn()
+        let login = try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor")
+        try await storage.inner.overwrite(StoredTokens(selectedProvider: "acme-cable", deviceID: "device-2"), deviceID: "device-1", requestorID: "sim-requestor")
+        storage.beforeNextSave { try? await storage.inner.overwrite(login, deviceID: "device-1", requestorID: "sim-requestor") }
+        let b = SimulatedSession(seed: 2, storage: storage, clock: clock, simulator: a.simulator)
+        let savesBefore = storage.history.count
+        await b.configure()
+        #expect(storage.history.count == savesBefore, "nothing to save once the other node's login is read: \(storage.history.dropFirst(savesBefore).map(\.tokens))")
+        #expect(try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor") == login)
+        await b.enabler.checkAuthentication()
+        #expect(await b.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        _ = a.ledger.take()
+        await a.expectClean()
+        await b.expectClean()
+    }
 }

@@ -2,7 +2,7 @@ import EntitlementSupport
 
 /// The machine's actions run, and callbacks handed out.
 extension AccessEnabler {
-    /// Runs one of a step's effects (its save, secrets and resubmitted calls are run by ``process(_:retryingConflicts:)``).
+    /// Runs one of a step's effects (its save, secrets and resubmitted calls are run by ``process(_:onLostSave:)``).
     func run(_ action: Action) {
         guard !closed else { return }
         switch action {

@@ -4,6 +4,25 @@ extension AccessEnabler {
     /// before its save counts as failed.
     package static let conflictRetries = 8
 
+    /// What a step does when its save loses the compare-and-set to another writer.
+    package enum OnLostSave: Sendable {
+        /// Read the store and decide the input again on what it holds, up to ``conflictRetries`` times;
+        /// then the save counts as failed.
+        case decideAgain
+        /// Drop the step: the input was decided on a read the store has moved past, and whoever made
+        /// it reads again (a `storageChanged` fed by the reconciliation itself; a configuration).
+        case drop
+        /// Count the save as failed at once (a configuration's last attempt).
+        case fail
+    }
+
+    /// What came of an input: settled (taken, replaced by what the machine is told instead, or the engine
+    /// closed), or dropped because its save lost to another writer (``OnLostSave/drop``).
+    package enum StepOutcome: Sendable, Equatable {
+        case settled
+        case lostToAnotherWriter
+    }
+
     /// The pauses between attempts at a save that failed for a passing reason: 50 ms, doubling up to
     /// 1 s, while the next pause still ends within the window (real time: the store is a real server).
     struct StorageRetry {
@@ -112,14 +131,15 @@ extension AccessEnabler {
 
     /// Feeds one input to the machine and runs its actions. When the input asks for a save, the
     /// save (a compare-and-set) runs first, before any other action, and the step is committed
-    /// only after it: if another writer got there first, the step is dropped and — unless the
-    /// input came from reading storage itself (`retryingConflicts` false; the next input reads
-    /// again) — decided again on what storage now holds; a save that failed for a passing reason is
+    /// only after it: if another writer got there first, the step is dropped and — as `onLostSave`
+    /// says — decided again on what storage now holds, left to its caller, or counted as a failed
+    /// save; a save that failed for a passing reason is
     /// decided and tried again after a pause, within ``EngineSettings/storageRetryWindow``. If the save
     /// still fails, the step of a call or a backend answer is dropped and the machine told instead
     /// (``input(insteadOf:notSaved:)``); any other step is taken in memory and the machine told
     /// (`Input.storageWriteFailed(_:)`).
-    func process(_ input: Input, retryingConflicts: Bool = true) async {
+    @discardableResult
+    func process(_ input: Input, onLostSave: OnLostSave = .decideAgain) async -> StepOutcome {
         var conflicts = 0
         var retry = StorageRetry(window: machine.settings.storageRetryWindow)
         while true {
@@ -130,9 +150,9 @@ extension AccessEnabler {
             if let save = step.save {
                 do throws(TokenStorageError) {
                     try await self.save(save.tokens, requestorID: save.requestorID)
-                } catch where error.code == .conflict && !retryingConflicts {
-                    return
-                } catch where error.code == .conflict && conflicts < Self.conflictRetries {
+                } catch where error.code == .conflict && onLostSave == .drop {
+                    return .lostToAnotherWriter
+                } catch where error.code == .conflict && onLostSave == .decideAgain && conflicts < Self.conflictRetries {
                     conflicts += 1
                     await reconcileWithStorage(force: true)
                     continue
@@ -148,15 +168,14 @@ extension AccessEnabler {
                     failure = error
                 }
             }
-            guard !closed else { return }  // closed while the save ran: nothing more happens here
+            guard !closed else { return .settled }  // closed while the save ran: nothing more happens here
             if let failure, let instead = Self.input(insteadOf: input, notSaved: failure) {
                 // The step is not taken: nothing it would tell the device holds anywhere but here.
                 monitor?.observe(.storageFailed(failure.description))
-                await process(instead, retryingConflicts: retryingConflicts)
-                return
+                return await process(instead, onLostSave: onLostSave)
             }
             commit(consume next, step, of: input, at: now, notSaved: failure)
-            return
+            return .settled
         }
     }
 

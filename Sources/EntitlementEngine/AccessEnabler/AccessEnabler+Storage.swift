@@ -67,7 +67,7 @@ extension AccessEnabler {
                 viewHeldBack = false
                 return nil
             }
-            await process(.storageChanged(current.tokens), retryingConflicts: false)
+            await process(.storageChanged(current.tokens), onLostSave: .drop)
             // A machine in the middle of a flow of its own keeps its view until the flow ends: follow the
             // store again before the next input, or it would act on a view older than the store's for good.
             viewHeldBack = machine.differs(from: current.tokens)
@@ -76,30 +76,40 @@ extension AccessEnabler {
     }
 
     /// A configuration answer: reads the stored tokens (and other requestors' logins on this
-    /// device) for the machine, unless the answer is late.
+    /// device) for the machine, unless the answer is late. A configuration whose save loses to another
+    /// writer (another node saved between the read and the save) is read, verified and decided again,
+    /// up to ``conflictRetries`` times; the last attempt's lost save counts as failed (the step is taken in
+    /// memory and the next input reads the store).
     func configurationAnswered(
         _ operation: OperationID, requestorID: String, _ result: Result<BackendResponse, BackendError>
     ) async {
         switch result {
         case .success(.configuration(let answer)) where answer.requestorID == requestorID:
             let configuration = SharedConfigurations.share(RequestorConfiguration(answer))
-            var stored = StoredTokens.empty
-            var others: [AuthenticationToken] = []
-            if case .configuring(_, let current, _) = machine.configuration, current == operation {
-                do throws(TokenStorageError) {
-                    let loaded = try await storedTokens(requestorID)
-                    stored = loaded.tokens
-                    storeVersion = (requestorID, loaded.version)
-                } catch {
-                    storeVersion = nil
-                    monitor?.observe(.storageFailed(error.description))
+            let session = ProviderSession.of(deviceID: environment.deviceID, requestorID: requestorID, configuration: operation)
+            var verification: (accounts: [String: ProviderAccount], verified: [String: Result<ProviderView, ProviderFailure>])?
+            for attempt in 0...Self.conflictRetries {
+                var stored = StoredTokens.empty
+                var others: [AuthenticationToken] = []
+                if case .configuring(_, let current, _) = machine.configuration, current == operation {
+                    do throws(TokenStorageError) {
+                        let loaded = try await storedTokens(requestorID)
+                        stored = loaded.tokens
+                        storeVersion = (requestorID, loaded.version)
+                    } catch {
+                        storeVersion = nil
+                        monitor?.observe(.storageFailed(error.description))
+                    }
+                    others = await othersStored(requestorID)
                 }
-                others = await othersStored(requestorID)
+                // The providers are asked again only about accounts other than those they last answered for.
+                if verification?.accounts != stored.providerAccounts {
+                    verification = (stored.providerAccounts, await verifyProviders(session, accounts: stored.providerAccounts))
+                }
+                let loaded = Input.configurationLoaded(operation, configuration, stored, others: others, verified: verification?.verified ?? [:])
+                let outcome = await process(loaded, onLostSave: attempt < Self.conflictRetries ? .drop : .fail)
+                guard outcome == .lostToAnotherWriter else { return }
             }
-            let verified = await verifyProviders(
-                ProviderSession.of(deviceID: environment.deviceID, requestorID: requestorID, configuration: operation),
-                accounts: stored.providerAccounts)
-            await process(.configurationLoaded(operation, configuration, stored, others: others, verified: verified))
         case .success:
             await process(.configurationFailed(operation, .malformedResponse("not a configuration for '\(requestorID)'")))
         case .failure(let error):

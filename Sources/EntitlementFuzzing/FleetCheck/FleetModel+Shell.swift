@@ -120,7 +120,7 @@ extension FleetModel {
             nodes[node].viewHeldBack = false
             return nil
         }
-        process(.storageChanged(tokens), on: node, retryingConflicts: false)
+        process(.storageChanged(tokens), on: node, onLostSave: .drop)
         nodes[node].viewHeldBack = nodes[node].machine.differs(from: tokens)
         return nil
     }
@@ -134,7 +134,7 @@ extension FleetModel {
     }
 
     /// One input, its save first: taken when the save holds, decided again after a lost compare-and-set.
-    mutating func process(_ input: Input, on node: Int, retryingConflicts: Bool = true) {
+    mutating func process(_ input: Input, on node: Int, onLostSave: AccessEnabler.OnLostSave = .decideAgain) {
         // The device's calls are what a logout or cancel orders against (``noteHappenedBefore``).
         let before = if case .callReceived = input { nodes[node].machine.authentication.kind } else { AuthenticationState.Kind?.none }
         if store.up, nodes[node].knownVersion == store.version {
@@ -156,8 +156,8 @@ extension FleetModel {
                 if !store.up {
                     failure = .unavailable("the store is down (past the retry window)")
                 } else if nodes[node].knownVersion != store.version {
-                    if !retryingConflicts { return }
-                    if conflicts < AccessEnabler.conflictRetries {
+                    if onLostSave == .drop { return }
+                    if onLostSave == .decideAgain, conflicts < AccessEnabler.conflictRetries {
                         conflicts += 1
                         reconcile(node, force: true)
                         continue
@@ -169,7 +169,7 @@ extension FleetModel {
                 }
             }
             if let failure, let instead = AccessEnabler.input(insteadOf: input, notSaved: failure) {
-                process(instead, on: node, retryingConflicts: retryingConflicts)
+                process(instead, on: node, onLostSave: onLostSave)
                 return
             }
             nodes[node].machine = next
