@@ -128,10 +128,11 @@ struct FleetCheckerTests {
         // verification of the sign-in says invalid too: main answers the sign-in and waits for b's renewal.
         [FleetEvent.call(node: 0, .signIn), .answer(node: 0, OperationID(2)), .providerForgetsTokens, .restart(node: 1),
          .answer(node: 0, OperationID(3))],
-        // Both sign in; the service forgets; with the store down, b's verification says invalid: b starts no
+        // main signs in; b, told of it, verifies the new token (and refuses a sign-in of its own meanwhile:
+        // busy); the service forgets; with the store down, b's verification says invalid: b starts no
         // renewal the store cannot mark, and main, later, renews once.
-        [.call(node: 0, .signIn), .answer(node: 0, OperationID(2)), .call(node: 1, .signIn), .answer(node: 1, OperationID(2)),
-         .providerForgetsTokens, .storeDown, .answer(node: 1, OperationID(3))],
+        [.call(node: 0, .signIn), .answer(node: 0, OperationID(2)), .call(node: 1, .signIn),
+         .providerForgetsTokens, .storeDown, .answer(node: 1, OperationID(2))],
         // main renews, and the store refuses the renewed token: a later renewal of the old one is not the
         // fleet renewing twice (no node could know of the first).
         [.call(node: 0, .signIn), .call(node: 0, .readIssue), .answer(node: 0, OperationID(2)), .providerForgetsTokens,

@@ -71,27 +71,101 @@ extension TransitionCoverageTests {
             rows.formUnion(other.lastTransitions)
         }
 
-        // A sign-in whose verification says the token is invalid while another instance renews it (the
-        // service forgot it; that instance found it first): the sign-in is answered — the account stands —
-        // and this instance waits for that renewal instead of renewing the token a second time
-        // (`entitle check --subscription` found the second renewal).
-        var signingIn = EntitlementMachine(settings: settings, deviceID: "d")
-        signingIn.recordsTransitions = true
-        var signInAsked: [OperationID] = []
-        func signInHandle(_ input: Input) -> [Action] {
-            let effects = signingIn.handle(input, at: start)
-            for case .askProvider(let operation, _, _, _) in effects.effects { signInAsked.append(operation) }
-            rows.formUnion(signingIn.lastTransitions)
-            return effects.effects
+        return rows.union(awaitingRenewalRows())
+    }
+
+    /// A sign-in whose verification says the token is invalid while another instance renews it (the
+    /// service forgot it; that instance found it first): the sign-in waits for that renewal instead of
+    /// renewing the token a second time (`entitle check --subscription` found the second renewal), and is
+    /// answered once the new token is verified here. Then what else may meet the wait: a newer mark, the
+    /// mark stopping standing (renewed here), a sign-in (busy), a sign-out here or elsewhere, a new
+    /// `setRequestor`.
+    static func awaitingRenewalRows() -> Set<TransitionRow> {
+        let start = Timestamp(milliseconds: 1_000)
+        let configuration = RequestorConfiguration(requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")])
+        var settings = EngineSettings()
+        settings.providers = [ProviderLink(id: "magazine", signsIn: true, renewsTokens: true)]
+        var rows: Set<TransitionRow> = []
+        func marked(_ token: String, until: Timestamp) -> StoredTokens {
+            var account = ProviderAccount(userToken: token)
+            account.renewingUntil = until
+            return StoredTokens(deviceID: "d", providerAccounts: ["magazine": account])
         }
-        _ = signInHandle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
-        _ = signInHandle(.configurationLoaded(OperationID(1), configuration, .empty))
-        _ = signInHandle(.callReceived(CallID(2), .signIn(provider: "magazine", credentials: ["username": "bob"])))
-        _ = signInHandle(.providerAnswered(signInAsked[0], .signedIn(.success("T1"))))
-        _ = signInHandle(.storageChanged(marked("T1", until: start.adding(.seconds(60)))))
-        let answered = signInHandle(.providerAnswered(signInAsked[1], .verified(.failure(.invalidToken))))
-        #expect(answered.contains { if case .emit(.providerSignInStatus(provider: "magazine", signedIn: true, _, _), [CallID(2)]) = $0 { true } else { false } }, "\(answered)")
-        #expect(!answered.contains { if case .askProvider(_, _, .renew, _) = $0 { true } else { false } }, "\(answered)")
+        /// A machine whose sign-in (call #2) waits for another instance's renewal of T1, marked for a minute.
+        func waiting() -> (machine: EntitlementMachine, effects: [Action]) {
+            var machine = EntitlementMachine(settings: settings, deviceID: "d")
+            machine.recordsTransitions = true
+            var asked: [OperationID] = []
+            func handle(_ input: Input) -> [Action] {
+                let effects = machine.handle(input, at: start).effects
+                for case .askProvider(let operation, _, _, _) in effects { asked.append(operation) }
+                rows.formUnion(machine.lastTransitions)
+                return effects
+            }
+            _ = handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
+            _ = handle(.configurationLoaded(OperationID(1), configuration, .empty))
+            _ = handle(.callReceived(CallID(2), .signIn(provider: "magazine", credentials: ["username": "bob"])))
+            _ = handle(.providerAnswered(asked[0], .signedIn(.success("T1"))))
+            _ = handle(.storageChanged(marked("T1", until: start.adding(.seconds(60)))))
+            let effects = handle(.providerAnswered(asked[1], .verified(.failure(.invalidToken))))
+            return (machine, effects)
+        }
+        func answersSignIn(_ effects: [Action], signedIn: Bool) -> Bool {
+            effects.contains { if case .emit(.providerSignInStatus(provider: "magazine", signedIn, _, _), [CallID(2)]) = $0 { true } else { false } }
+        }
+        func asks(_ effects: [Action], _ request: ProviderRequest) -> OperationID? {
+            for case .askProvider(let operation, _, let asked, _) in effects where asked == request { return operation }
+            return nil
+        }
+        func step(_ machine: inout EntitlementMachine, _ input: Input, at time: Timestamp = start) -> [Action] {
+            let effects = machine.handle(input, at: time).effects
+            rows.formUnion(machine.lastTransitions)
+            return effects
+        }
+
+        // The new token arrives: verified here, then the sign-in is answered with what the provider says.
+        var (renewed, effects) = waiting()
+        #expect(!answersSignIn(effects, signedIn: true) && asks(effects, .renew) == nil, "\(effects)")
+        effects = step(&renewed, .storageChanged(StoredTokens(deviceID: "d", providerAccounts: ["magazine": ProviderAccount(userToken: "T2")])))
+        let verification = asks(effects, .verify)
+        #expect(verification != nil, "\(effects)")
+        effects = step(&renewed, .providerAnswered(verification ?? OperationID(0), .verified(.success(ProviderView(resources: ["issue-1"])))))
+        #expect(answersSignIn(effects, signedIn: true), "\(effects)")
+
+        // A newer mark when the wait ends; then the mark stops standing: renewed here, once.
+        var lapsed = waiting().machine
+        _ = step(&lapsed, .storageChanged(marked("T1", until: start.adding(.seconds(120)))))
+        _ = step(&lapsed, .timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(60)))
+        effects = step(&lapsed, .timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(120)))
+        #expect(asks(effects, .renew) != nil, "\(effects)")
+
+        // A second sign-in meanwhile is refused (busy); a sign-out here or elsewhere, or a new requestor,
+        // answers the waiting sign-in.
+        var busy = waiting().machine
+        effects = step(&busy, .callReceived(CallID(3), .signIn(provider: "magazine", credentials: ["username": "bob"])))
+        #expect(!answersSignIn(effects, signedIn: true), "\(effects)")
+        var signedOut = waiting().machine
+        #expect(answersSignIn(step(&signedOut, .callReceived(CallID(3), .signOut(provider: "magazine"))), signedIn: false))
+        var signedOutElsewhere = waiting().machine
+        #expect(answersSignIn(step(&signedOutElsewhere, .storageChanged(StoredTokens(deviceID: "d"))), signedIn: false))
+        var reconfigured = waiting().machine
+        #expect(answersSignIn(step(&reconfigured, .callReceived(CallID(3), .setRequestor(requestorID: "r", serviceProviders: []))), signedIn: true))
+
+        // A sign-in whose token this instance renewed a moment ago (the service forgot the first at once),
+        // found invalid again while another instance renews it: when that renewal stops standing the user is
+        // signed out, as on one instance (`entitle check --subscription --depth 9` took this row).
+        var again = EntitlementMachine(settings: settings, deviceID: "d")
+        again.recordsTransitions = true
+        _ = step(&again, .callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
+        _ = step(&again, .configurationLoaded(OperationID(1), configuration, .empty))
+        var asked = asks(step(&again, .callReceived(CallID(2), .signIn(provider: "magazine", credentials: ["username": "bob"]))), .signIn(["username": "bob"]))
+        asked = asks(step(&again, .providerAnswered(asked ?? OperationID(0), .signedIn(.success("T1")))), .verify)
+        asked = asks(step(&again, .providerAnswered(asked ?? OperationID(0), .verified(.failure(.invalidToken)))), .renew)
+        asked = asks(step(&again, .providerAnswered(asked ?? OperationID(0), .renewed(.success("T2")))), .verify)
+        _ = step(&again, .storageChanged(marked("T2", until: start.adding(.seconds(60)))))
+        _ = step(&again, .providerAnswered(asked ?? OperationID(0), .verified(.failure(.invalidToken))))
+        effects = step(&again, .timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(60)))
+        #expect(answersSignIn(effects, signedIn: false), "\(effects)")
         return rows
     }
 }

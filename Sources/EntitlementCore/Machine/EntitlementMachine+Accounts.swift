@@ -12,16 +12,22 @@ extension EntitlementMachine {
         case verifying(OperationID, calls: [CallID])
         /// The provider replaces a token its service called invalid.
         case renewing(OperationID, calls: [CallID])
+        /// Another instance renews the token a sign-in's verification here found invalid: the sign-in
+        /// waits for the new token (then verifies it, as after a renewal here), or renews it here when that
+        /// instance's mark stops standing.
+        case awaitingRenewal(calls: [CallID])
 
-        var operation: OperationID {
+        /// The request running for the account (none while it waits for another instance).
+        var operation: OperationID? {
             switch self {
             case .signingIn(let operation, _), .verifying(let operation, _), .renewing(let operation, _): operation
+            case .awaitingRenewal: nil
             }
         }
 
         var calls: [CallID] {
             switch self {
-            case .signingIn(_, let calls), .verifying(_, let calls), .renewing(_, let calls): calls
+            case .signingIn(_, let calls), .verifying(_, let calls), .renewing(_, let calls), .awaitingRenewal(let calls): calls
             }
         }
     }
@@ -38,6 +44,8 @@ extension EntitlementMachine {
         case verifying
         /// See ``AccountWork/renewing(_:calls:)``.
         case renewing
+        /// See ``AccountWork/awaitingRenewal(calls:)``.
+        case awaitingRenewal
     }
 
     /// Where `provider`'s account is.
@@ -46,6 +54,7 @@ extension EntitlementMachine {
         case .signingIn?: .signingIn
         case .verifying?: .verifying
         case .renewing?: .renewing
+        case .awaitingRenewal?: .awaitingRenewal
         case nil: providerAccounts[provider]?.userToken == nil ? .signedOut : .signedIn
         }
     }
@@ -86,8 +95,10 @@ extension EntitlementMachine {
     /// back. Only this device's (a store synced across devices keeps each device's accounts), and
     /// silently, as a login adopted from storage is. A sign-out elsewhere wins: what the provider
     /// verified here is forgotten, and a verification or renewal running here ends (its calls are
-    /// answered signed out; its answer, when it comes, is late). A sign-in running here goes on, and a
-    /// sign-in elsewhere is verified here on the provider's interval.
+    /// answered signed out; its answer, when it comes, is late). A sign-in running here goes on. A new
+    /// token from elsewhere (a sign-in, a renewal) is verified here at once, as this instance verifies
+    /// its own: what the provider says the user may access is per instance, and an instance that never
+    /// asked would claim nothing for a signed-in user.
     mutating func adoptProviderAccounts(_ stored: StoredTokens) -> [Action] {
         guard case .configured = configuration, stored.deviceID ?? deviceID == deviceID, stored.providerAccounts != providerAccounts
         else { return [] }
@@ -96,6 +107,7 @@ extension EntitlementMachine {
         let tokens = Dictionary(uniqueKeysWithValues: providers.map { ($0, providerAccounts[$0]?.userToken) })
         providerAccounts = stored.providerAccounts
         var actions: [Action] = []
+        var newTokens: [String] = []
         for (provider, was) in zip(providers, before) {
             let signedInNow = providerAccounts[provider]?.userToken != nil
             switch (accountWork[provider], was.signedIn, signedInNow) {
@@ -103,10 +115,11 @@ extension EntitlementMachine {
                 forgetVerification(provider)
                 moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedOut)
                 actions += failRenewalWaiters(provider)
-            case (nil, false, true):
-                moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedIn)
-                actions += scheduleVerification(provider)
-            case (.verifying(_, let calls)?, true, false), (.renewing(_, let calls)?, true, false):
+            case (nil, _, true) where providerAccounts[provider]?.userToken != tokens[provider] ?? nil,
+                (.awaitingRenewal?, true, true) where providerAccounts[provider]?.userToken != tokens[provider] ?? nil:
+                // Verified below, once the requests that waited for a renewal elsewhere asked again.
+                newTokens.append(provider)
+            case (.verifying(_, let calls)?, true, false), (.renewing(_, let calls)?, true, false), (.awaitingRenewal(let calls)?, true, false):
                 forgetVerification(provider)
                 moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedOut, .providerSignInStatus)
                 actions += signInStatus(provider, false, .cancelledByUser, answering: calls) + failRenewalWaiters(provider)
@@ -114,7 +127,16 @@ extension EntitlementMachine {
                 break  // unchanged, or a sign-in running here, whose answer decides
             }
         }
-        if case .configured(let configuration) = configuration { actions += followRenewalsElsewhere(tokens, configuration) }
+        guard case .configured(let configuration) = configuration else { return actions }
+        // Requests that waited for a renewal elsewhere ask again first, then each new token is verified.
+        actions += followRenewalsElsewhere(tokens, configuration)
+        for provider in newTokens {
+            let signedInBefore = tokens[provider] ?? nil != nil
+            let calls = accountWork[provider]?.calls ?? []
+            actions += verify(
+                provider, calls: calls, signedInBefore ? .renewedElsewhere : .storedAccountSignedIn, configuration,
+                from: signedInBefore ? accountKind(provider) : .signedOut)
+        }
         return actions
     }
 
@@ -206,9 +228,9 @@ extension EntitlementMachine {
     // MARK: - Answers
 
     /// A provider's answer to an account's sign-in, verification or renewal.
-    mutating func accountAnswered(_ provider: String, _ work: AccountWork, _ answer: ProviderAnswer, _ configuration: RequestorConfiguration)
-        -> [Action]
-    {
+    mutating func accountAnswered(
+        _ provider: String, _ work: AccountWork, _ operation: OperationID, _ answer: ProviderAnswer, _ configuration: RequestorConfiguration
+    ) -> [Action] {
         switch (work, answer) {
         case (.signingIn(_, let calls), .signedIn(.success(let token))):
             providerAccounts[provider, default: ProviderAccount()].userToken = token
@@ -257,16 +279,17 @@ extension EntitlementMachine {
             moveAccount(provider, from: from, to: nil, .providerFailed, .providerSignInStatus)
             return failed + signInStatus(provider, false, .invalidToken, answering: calls)
         default:
-            return [.log(.lateResultIgnored(work.operation))]
+            return [.log(.lateResultIgnored(operation))]
         }
     }
 
     /// Asks `provider` what the user may access now.
-    private mutating func verify(_ provider: String, calls: [CallID], _ condition: TransitionGuard?, _ configuration: RequestorConfiguration)
-        -> [Action]
-    {
+    private mutating func verify(
+        _ provider: String, calls: [CallID], _ condition: TransitionGuard?, _ configuration: RequestorConfiguration,
+        from before: AccountKind? = nil
+    ) -> [Action] {
         let operation = nextOperation()
-        moveAccount(provider, to: .verifying(operation, calls: calls), condition, .askProvider)
+        moveAccount(provider, from: before, to: .verifying(operation, calls: calls), condition, [.askProvider])
         return [.askProvider(operation, provider: provider, .verify, providerSession(provider, configuration, operation))]
     }
 
@@ -275,10 +298,10 @@ extension EntitlementMachine {
         if let until = providerAccounts[provider]?.renewingUntil, until > now {
             // Another instance renews this token: the requests waiting here ask again once the store holds
             // the new one (or renew it themselves if that instance's renewal stops standing). A verification
-            // that said so has ended; a sign-in waiting for it is answered — the account stands, its token
-            // renewed there — rather than renewing the token a second time.
-            moveAccount(provider, from: nil, to: nil, .renewingElsewhere, calls.isEmpty ? [.startTimer] : [.providerSignInStatus, .startTimer])
-            return signInStatus(provider, true, nil, answering: calls) + [.startTimer(.renewalElsewhere(provider), at: until)]
+            // that said so has ended; a sign-in waiting for it waits for the new token too, and is answered
+            // once it is verified here — as after a renewal here — rather than renewing it a second time.
+            moveAccount(provider, from: nil, to: calls.isEmpty ? nil : .awaitingRenewal(calls: calls), .renewingElsewhere, [.startTimer])
+            return [.startTimer(.renewalElsewhere(provider), at: until)]
         }
         let link = settings.providers.first { $0.id == provider }
         guard link?.renewsTokens == true, !renewedRecently.contains(provider), providerAccounts[provider]?.userToken != nil else {
@@ -298,6 +321,7 @@ extension EntitlementMachine {
     /// Another instance's renewal of `provider`'s token stopped standing without the store holding a new
     /// token (that instance died, or its save failed): requests still waiting renew it here.
     mutating func renewalElsewhereEnded(_ provider: String, _ configuration: RequestorConfiguration) -> [Action] {
+        if case .awaitingRenewal(let calls) = accountWork[provider] { return renewOrSignOut(provider, calls: calls, configuration) }
         guard accountWork[provider] == nil,
             authorizations.contains(where: { $0.phase == .waitingForProvider(provider) && $0.awaitsRenewal })
         else { return [.log(.lateTimerIgnored(.renewalElsewhere(provider)))] }
@@ -309,7 +333,7 @@ extension EntitlementMachine {
     /// ended with the old token standing is renewed here when its mark's time is up, by the timer).
     private mutating func followRenewalsElsewhere(_ before: [String: String?], _ configuration: RequestorConfiguration) -> [Action] {
         var actions: [Action] = []
-        for (provider, token) in before.sorted(by: { $0.key < $1.key }) where accountWork[provider] == nil {
+        for (provider, token) in before.sorted(by: { $0.key < $1.key }) where accountWork[provider]?.operation == nil {
             guard let current = providerAccounts[provider]?.userToken, current != token,
                 authorizations.contains(where: { $0.phase == .waitingForProvider(provider) && $0.awaitsRenewal })
             else { continue }

@@ -99,7 +99,7 @@ extension EntitlementMachine {
             return credentialsAnswered(index, result, loaded)
         }
         if let (provider, work) = accountWork.first(where: { $0.value.operation == operation }) {
-            return accountAnswered(provider, work, answer, loaded)
+            return accountAnswered(provider, work, operation, answer, loaded)
         }
         // A sign-out's answer changes nothing (best effort); any other is late.
         return answer == .signedOut ? [] : [.log(.lateResultIgnored(operation))]

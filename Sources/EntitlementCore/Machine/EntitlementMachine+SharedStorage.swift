@@ -121,6 +121,10 @@ extension EntitlementMachine {
             }
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
             adopt()
+            // As when idle: following the store writes nothing, so another instance's second-screen code
+            // (which that instance polls) stays in the store.
+            persisted = storedTokens
+            keepForeign(stored)
             return ended
         case .login(let flow, .selectingProvider), .login(let flow, .platformPicking), .login(let flow, .requestingPartnerSession):
             // The user may answer on another node: a login finished there, or started there (the
