@@ -59,6 +59,19 @@ extension EntitlementMachine {
         }
     }
 
+    /// Whether an account here holds a token whose grants this instance has not verified yet and is
+    /// finding them out (verifying it, renewing it first, or waiting for another instance's renewal): the
+    /// calls whose answers depend on what providers claim wait until it knows.
+    var findingOutWhatATokenGrants: Bool {
+        guard !accountWork.isEmpty else { return false }
+        return accountWork.contains { provider, work in
+            switch work {
+            case .verifying, .renewing, .awaitingRenewal: providerViews[provider] == nil
+            case .signingIn: false
+            }
+        }
+    }
+
     /// The link called `provider` when it takes a sign-in.
     private func signInLink(_ provider: String) -> ProviderLink? {
         settings.providers.first { $0.id == provider && $0.signsIn }
@@ -394,5 +407,16 @@ extension EntitlementMachine {
             actions += signInStatus(provider, signedIn, .unknown("The requestor was reconfigured."), answering: work.calls)
         }
         return actions
+    }
+}
+
+extension EntitlementCall {
+    /// Whether the answer depends on what the chain's providers claim (an authorization, a
+    /// pre-authorization): such a call waits while an account finds out what a new token grants.
+    var dependsOnProviderViews: Bool {
+        switch self {
+        case .checkAuthorization, .getAuthorization, .checkPreauthorizedResources: true
+        default: false
+        }
     }
 }

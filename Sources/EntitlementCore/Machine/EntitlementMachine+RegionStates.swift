@@ -20,10 +20,10 @@ extension EntitlementMachine {
     }
 
     /// Records a self-transition of the configuration region.
-    mutating func stayConfiguration(_ condition: TransitionGuard?, _ actions: TransitionAction...) {
+    mutating func stayConfiguration(_ condition: TransitionGuard?, input: TransitionInput? = nil, _ actions: TransitionAction...) {
         guard recordsTransitions else { return }
         let kind = configuration.kind.rawValue
-        record(.configuration, from: kind, to: kind, input: configurationInput, condition, actions)
+        record(.configuration, from: kind, to: kind, input: input ?? configurationInput, condition, actions)
     }
 
     /// How the configuration region names the input: every call but `setRequestor` is an `entitlementCall`.

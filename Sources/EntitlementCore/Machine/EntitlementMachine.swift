@@ -17,7 +17,7 @@ import EntitlementSupport
 /// Invariant: every accepted call ends in exactly one terminal callback, whose
 /// `Action.emit(_:answering:)` names it; a refused call is answered by one `status` callback.
 package struct EntitlementMachine: Sendable {
-    /// A call held until `setRequestor` completes.
+    /// A call held until `setRequestor` completes (or, configured, until an account knows what a new token grants).
     package struct QueuedCall: Sendable, Hashable {
         /// The call's id.
         package var id: CallID
@@ -114,7 +114,7 @@ package struct EntitlementMachine: Sendable {
         _read { yield held.value.authorizations }
         _modify { yield &held.value.authorizations }
     }
-    /// Calls held until `setRequestor` completes, oldest first.
+    /// Calls held until `setRequestor` completes (or, configured, until an account knows what a new token grants), oldest first.
     package internal(set) var queue: [QueuedCall] {
         _read { yield held.value.queue }
         _modify { yield &held.value.queue }
@@ -336,6 +336,7 @@ package struct EntitlementMachine: Sendable {
         // Secrets held before the input: a flow the input ends forgets its own.
         let echoable = Self.bringsOutsideText(input) ? secretsHeld : []
         let drawingBefore = regions.authentication.flowDrawingSecrets
+        let callsParked = !queue.isEmpty && configuration.kind == .configured
         var step = MachineStep()
         if case .callReceived(let id, .setRequestor(let requestorID, _)) = input {
             // The service-provider URLs are the transport's business (the V2 client's base URL).
@@ -359,8 +360,10 @@ package struct EntitlementMachine: Sendable {
         }
         // A flow that came to draw its secrets (a login or logout preparing) has the shell draw them.
         if let drawing = regions.authentication.flowDrawingSecrets, drawing != drawingBefore { step.secretsToDraw = [drawing] }
-        // Calls wait in the queue only until a requestor is configured: then they run, in order.
-        if case .configured = configuration, !queue.isEmpty {
+        // Calls wait in the queue only until a requestor is configured (and, configured, while an account
+        // finds out what its token grants): then they run, in order.
+        if case .configured = configuration, !queue.isEmpty, !findingOutWhatATokenGrants {
+            if callsParked { stayConfiguration(.accountVerified, input: .anyInput, .runQueue) }
             step.resubmitted = queue
             queue.removeAll()
         }
@@ -441,6 +444,13 @@ package struct EntitlementMachine: Sendable {
                 return failWithoutConfiguration(id, call)
             }
             return configureAgain(requestorID, for: QueuedCall(id: id, call: call))
+        case .configured where call.dependsOnProviderViews && findingOutWhatATokenGrants && queue.count < settings.queueLimit:
+            // An account here holds a token it has not verified yet (adopted from another instance, signed in
+            // or renewed here) and is finding out what it grants: the call waits for that answer, as calls
+            // wait for the verification at `setRequestor`, rather than be decided without it.
+            stayConfiguration(.accountUnverified, .enqueue)
+            queue.append(QueuedCall(id: id, call: call))
+            return []
         case .configured(let configuration):
             let expired = expireAuthenticationIfNeeded(configuration)
             let answer: [Action]

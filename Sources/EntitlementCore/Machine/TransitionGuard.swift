@@ -84,6 +84,10 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case invalidToken
     /// The provider's verification interval is over.
     case verificationDue
+    /// A provider account here holds a token whose grants this instance is still finding out.
+    case accountUnverified
+    /// What every account's token grants is known here again (or no longer asked).
+    case accountVerified
     /// The user signed out of the provider (or was signed out: the token could not be renewed).
     case signedOut
     /// Another instance renews the provider's user token (its mark in the store stands): this one waits.

@@ -63,6 +63,8 @@ public enum TransitionTable {
         configuration(.unconfigured, .entitlementCall, .queueFull, to: .unconfigured, .status),
         configuration(.unconfigured, .entitlementCall, .queueHasRoom, to: .unconfigured, .enqueue),
         configuration(.unconfigured, .setRequestor, to: .configuring, .loadConfiguration),
+        configuration(.configured, .entitlementCall, .accountUnverified, to: .configured, .enqueue),
+        configuration(.configured, .anyInput, .accountVerified, to: .configured, .runQueue),
     ] }
 
     // MARK: - Authentication
