@@ -70,6 +70,10 @@ enum TraceCoding {
             record["in"] = .string(input.name)
             record["id"] = .int(Int64(truncatingIfNeeded: id.rawValue))
             record["reason"] = .string(reason)
+        case .renewalNotMarked(let provider, let reason):
+            record["in"] = "renewalNotMarked"
+            record["provider"] = .string(provider)
+            record["reason"] = .string(reason)
         case .timerFired(let timer):
             record["in"] = "timerFired"
             record["timer"] = .string(timer.name)
@@ -127,6 +131,8 @@ enum TraceCoding {
             input = .callNotSaved(CallID(try identifier(record, "id")), try decodeCall(record), reason: try string(record, "reason"))
         case "callNotRead":
             input = .callNotRead(CallID(try identifier(record, "id")), try decodeCall(record), reason: try string(record, "reason"))
+        case "renewalNotMarked":
+            input = .renewalNotMarked(provider: try string(record, "provider"), reason: try string(record, "reason"))
         case "timerFired" where record["timer"]?.string == "retry":
             input = .timerFired(.retry(try operation(record)))
         case "timerFired" where record["timer"]?.string == "stepUp":

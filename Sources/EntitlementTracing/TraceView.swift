@@ -75,7 +75,7 @@ public enum TraceView {
                 ("providerAnswered", _), ("platformSignInChecked", _):
                 self = .answer
             case ("timerFired", _): self = .timer
-            case ("storageChanged", _), ("storageWriteFailed", _): self = .storage
+            case ("storageChanged", _), ("storageWriteFailed", _), ("renewalNotMarked", _): self = .storage
             default: self = .input
             }
         }

@@ -78,8 +78,8 @@ extension TransitionCoverageTests {
     /// service forgot it; that instance found it first): the sign-in waits for that renewal instead of
     /// renewing the token a second time (`entitle check --subscription` found the second renewal), and is
     /// answered once the new token is verified here. Then what else may meet the wait: a newer mark, the
-    /// mark stopping standing (renewed here), a sign-in (busy), a sign-out here or elsewhere, a new
-    /// `setRequestor`.
+    /// mark stopping standing (renewed here, or nothing renewed when the store refuses the mark), a sign-in
+    /// (busy), a sign-out here or elsewhere, a new `setRequestor`.
     static func awaitingRenewalRows() -> Set<TransitionRow> {
         let start = Timestamp(milliseconds: 1_000)
         let configuration = RequestorConfiguration(requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")])
@@ -148,6 +148,9 @@ extension TransitionCoverageTests {
         #expect(answersSignIn(step(&signedOut, .callReceived(CallID(3), .signOut(provider: "magazine"))), signedIn: false))
         var signedOutElsewhere = waiting().machine
         #expect(answersSignIn(step(&signedOutElsewhere, .storageChanged(StoredTokens(deviceID: "d"))), signedIn: false))
+        var unmarked = waiting().machine
+        effects = step(&unmarked, .renewalNotMarked(provider: "magazine", reason: "the store is down"), at: start.adding(.seconds(60)))
+        #expect(effects.contains { if case .emit(.providerSignInStatus("magazine", true, ErrorCode.storageWriteFailed, _), [CallID(2)]) = $0 { true } else { false } }, "\(effects)")
         var reconfigured = waiting().machine
         #expect(answersSignIn(step(&reconfigured, .callReceived(CallID(3), .setRequestor(requestorID: "r", serviceProviders: []))), signedIn: true))
 

@@ -341,6 +341,20 @@ extension EntitlementMachine {
         return renewOrSignOut(provider, calls: [], configuration)
     }
 
+    /// The renewal `renewalElsewhereEnded(_:_:)` would start could not be marked in the store: nothing is
+    /// renewed (no other instance could know), and what waited for it fails with the store's reason, as a
+    /// request whose renewal's mark the store refused does; the account stands as it was.
+    mutating func renewalNotMarked(_ provider: String, reason: String) -> [Action] {
+        let failure = ProviderFailure.notSaved(reason)
+        var actions: [Action] = []
+        if case .awaitingRenewal(let calls) = accountWork[provider] {
+            moveAccount(provider, to: nil, .notSaved, .providerSignInStatus)
+            actions += signInStatus(provider, true, failure, answering: calls)
+        }
+        actions += failRenewalWaiters(provider, failure, .notSaved)
+        return actions.isEmpty ? [.log(.lateTimerIgnored(.renewalElsewhere(provider)))] : actions
+    }
+
     /// After the store's accounts were taken up: requests here waiting for a renewal another instance ran
     /// ask again when the store holds a new token (signed out, the adoption failed them; a renewal that
     /// ended with the old token standing is renewed here when its mark's time is up, by the timer).

@@ -419,6 +419,8 @@ package struct EntitlementMachine: Sendable {
         case .callNotRead(let id, _, let reason):
             recordCall(nil, .status)
             return refuse(id, .notRead(Redactor.redact(String(reason.prefix(200)))))
+        case .renewalNotMarked(let provider, let reason):
+            return renewalNotMarked(provider, reason: Redactor.redact(String(reason.prefix(200))))
         case .platformPickerAnswered(let flow, let answer):
             return platformPickerAnswered(flow, answer)
         case .platformSignInChecked(let operation, let assertion):

@@ -44,4 +44,8 @@ package enum Input: Sendable, Hashable {
     /// ``EngineSettings/storageRetryWindow``), so the call is refused (the reason, with no secret in it)
     /// and nothing changes — no instance answers from a view the store may have moved past.
     case callNotRead(CallID, EntitlementCall, reason: String)
+    /// Another instance's renewal of `provider`'s token stopped standing (its timer fired), and the renewal
+    /// this instance would start could not be marked in the store (the reason, with no secret in it): it is
+    /// not started — another instance could not know of it — and what waited for it fails with the reason.
+    case renewalNotMarked(provider: String, reason: String)
 }

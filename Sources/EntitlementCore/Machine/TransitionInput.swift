@@ -59,6 +59,8 @@ public enum TransitionInput: String, Sendable, CaseIterable {
     case callNotSaved
     /// A call could not be decided: the store could not be read.
     case callNotRead
+    /// A renewal could not be marked in the store, so it was not started.
+    case renewalNotMarked
     /// The platform's provider picker answered.
     case platformPickerAnswered
     /// The platform said whether it is signed in (at `setRequestor`).
@@ -82,6 +84,7 @@ extension Input {
         case .storageWriteFailed: .storageWriteFailed
         case .callNotSaved: .callNotSaved
         case .callNotRead: .callNotRead
+        case .renewalNotMarked: .renewalNotMarked
         case .platformPickerAnswered: .platformPickerAnswered
         case .platformSignInChecked: .platformSignInChecked
         }
@@ -123,7 +126,7 @@ extension TransitionInput {
             true
         case .entitlementCall, .optionsChanged, .configurationLoaded, .configurationFailed, .flowSecretsDrawn, .backendAnswered,
             .backendFailed, .timerFired, .providerAnswered, .anyInput, .authenticationExpired, .storageChanged, .storageWriteFailed,
-            .callNotSaved, .callNotRead, .platformPickerAnswered, .platformSignInChecked:
+            .callNotSaved, .callNotRead, .renewalNotMarked, .platformPickerAnswered, .platformSignInChecked:
             false
         }
     }
