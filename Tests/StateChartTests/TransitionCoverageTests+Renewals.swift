@@ -23,11 +23,6 @@ extension TransitionCoverageTests {
             for case .askProvider(let operation, _, _, _) in effects { asked.append(operation) }
             rows.formUnion(machine.lastTransitions)
         }
-        func marked(_ token: String, until: Timestamp) -> StoredTokens {
-            var account = ProviderAccount(userToken: token)
-            account.renewingUntil = until
-            return StoredTokens(deviceID: "d", providerAccounts: ["magazine": account])
-        }
         handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
         handle(
             .configurationLoaded(
@@ -40,9 +35,9 @@ extension TransitionCoverageTests {
         // Its verification cannot say (the renewal counts as recent); T2 is invalid too while another
         // instance marks its renewal: this one waits, past a newer mark.
         handle(.providerAnswered(asked[2], .verified(.failure(.networkFailure))))
-        handle(.storageChanged(marked("T2", until: start.adding(.seconds(60)))))
+        handle(.storageChanged(Self.marked("T2", until: start.adding(.seconds(60)))))
         handle(.providerAnswered(asked[3], .credentials(.failure(.invalidToken))))
-        handle(.storageChanged(marked("T2", until: start.adding(.seconds(120)))))
+        handle(.storageChanged(Self.marked("T2", until: start.adding(.seconds(120)))))
         handle(.timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(60)))
         // That renewal stops standing: T2 was renewed here a moment ago, so the user is signed out.
         let effects = machine.handle(.timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(120))).effects
@@ -58,7 +53,7 @@ extension TransitionCoverageTests {
             other.recordsTransitions = true
             _ = other.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
             let verified: Result<ProviderView, ProviderFailure> = invalidAtConfiguration ? .failure(.invalidToken) : .success(ProviderView(resources: ["issue-1"]))
-            _ = other.handle(.configurationLoaded(OperationID(1), configuration, marked("T1", until: start.adding(.seconds(300))), verified: ["magazine": verified]), at: start)
+            _ = other.handle(.configurationLoaded(OperationID(1), configuration, Self.marked("T1", until: start.adding(.seconds(300))), verified: ["magazine": verified]), at: start)
             rows.formUnion(other.lastTransitions)
             guard !invalidAtConfiguration else { continue }
             let due = other.handle(.timerFired(.providerVerification("magazine")), at: start.adding(.seconds(60))).effects
@@ -86,61 +81,53 @@ extension TransitionCoverageTests {
         var settings = EngineSettings()
         settings.providers = [ProviderLink(id: "magazine", signsIn: true, renewsTokens: true)]
         var rows: Set<TransitionRow> = []
-        func marked(_ token: String, until: Timestamp) -> StoredTokens {
-            var account = ProviderAccount(userToken: token)
-            account.renewingUntil = until
-            return StoredTokens(deviceID: "d", providerAccounts: ["magazine": account])
-        }
-        /// A machine whose sign-in (call #2) waits for another instance's renewal of T1, marked for a minute.
-        func waiting() -> (machine: EntitlementMachine, effects: [Action]) {
-            var machine = EntitlementMachine(settings: settings, deviceID: "d")
-            machine.recordsTransitions = true
-            var asked: [OperationID] = []
-            func handle(_ input: Input) -> [Action] {
-                let effects = machine.handle(input, at: start).effects
-                for case .askProvider(let operation, _, _, _) in effects { asked.append(operation) }
-                rows.formUnion(machine.lastTransitions)
-                return effects
-            }
-            _ = handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
-            _ = handle(.configurationLoaded(OperationID(1), configuration, .empty))
-            _ = handle(.callReceived(CallID(2), .signIn(provider: "magazine", credentials: ["username": "bob"])))
-            _ = handle(.providerAnswered(asked[0], .signedIn(.success("T1"))))
-            _ = handle(.storageChanged(marked("T1", until: start.adding(.seconds(60)))))
-            let effects = handle(.providerAnswered(asked[1], .verified(.failure(.invalidToken))))
-            return (machine, effects)
-        }
         func answersSignIn(_ effects: [Action], signedIn: Bool) -> Bool {
             effects.contains { if case .emit(.providerSignInStatus(provider: "magazine", signedIn, _, _), [CallID(2)]) = $0 { true } else { false } }
         }
-        func asks(_ effects: [Action], _ request: ProviderRequest) -> OperationID? {
+        /// The operation of `request` among `effects`; none (0) when it was not asked, so that what follows fails.
+        func asks(_ effects: [Action], _ request: ProviderRequest) -> OperationID {
             for case .askProvider(let operation, _, let asked, _) in effects where asked == request { return operation }
-            return nil
+            return OperationID(0)
         }
         func step(_ machine: inout EntitlementMachine, _ input: Input, at time: Timestamp = start) -> [Action] {
             let effects = machine.handle(input, at: time).effects
             rows.formUnion(machine.lastTransitions)
             return effects
         }
+        /// A machine configured with nobody signed in whose call #2 signed in (T1), and its verification's operation.
+        func verifyingASignIn() -> (machine: EntitlementMachine, verification: OperationID) {
+            var machine = EntitlementMachine(settings: settings, deviceID: "d")
+            machine.recordsTransitions = true
+            _ = step(&machine, .callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
+            _ = step(&machine, .configurationLoaded(OperationID(1), configuration, .empty))
+            let signIn = step(&machine, .callReceived(CallID(2), .signIn(provider: "magazine", credentials: ["username": "bob"])))
+            let verification = asks(step(&machine, .providerAnswered(asks(signIn, .signIn(["username": "bob"])), .signedIn(.success("T1")))), .verify)
+            return (machine, verification)
+        }
+        /// A machine whose sign-in (call #2) waits for another instance's renewal of T1, marked for a minute.
+        func waiting() -> (machine: EntitlementMachine, effects: [Action]) {
+            var (machine, verification) = verifyingASignIn()
+            _ = step(&machine, .storageChanged(Self.marked("T1", until: start.adding(.seconds(60)))))
+            let effects = step(&machine, .providerAnswered(verification, .verified(.failure(.invalidToken))))
+            return (machine, effects)
+        }
 
         // The new token arrives: verified here, then the sign-in is answered with what the provider says.
         var (renewed, effects) = waiting()
-        #expect(!answersSignIn(effects, signedIn: true) && asks(effects, .renew) == nil, "\(effects)")
+        #expect(!answersSignIn(effects, signedIn: true) && asks(effects, .renew) == OperationID(0), "\(effects)")
         effects = step(&renewed, .storageChanged(StoredTokens(deviceID: "d", providerAccounts: ["magazine": ProviderAccount(userToken: "T2")])))
-        let verification = asks(effects, .verify)
-        #expect(verification != nil, "\(effects)")
-        effects = step(&renewed, .providerAnswered(verification ?? OperationID(0), .verified(.success(ProviderView(resources: ["issue-1"])))))
+        effects = step(&renewed, .providerAnswered(asks(effects, .verify), .verified(.success(ProviderView(resources: ["issue-1"])))))
         #expect(answersSignIn(effects, signedIn: true), "\(effects)")
 
         // A newer mark when the wait ends; then the mark stops standing: renewed here, once.
         var lapsed = waiting().machine
-        _ = step(&lapsed, .storageChanged(marked("T1", until: start.adding(.seconds(120)))))
+        _ = step(&lapsed, .storageChanged(Self.marked("T1", until: start.adding(.seconds(120)))))
         _ = step(&lapsed, .timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(60)))
         effects = step(&lapsed, .timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(120)))
-        #expect(asks(effects, .renew) != nil, "\(effects)")
+        #expect(asks(effects, .renew) != OperationID(0), "\(effects)")
 
-        // A second sign-in meanwhile is refused (busy); a sign-out here or elsewhere, or a new requestor,
-        // answers the waiting sign-in.
+        // A second sign-in meanwhile is refused (busy); a sign-out here or elsewhere, a renewal the store
+        // refuses to mark, or a new requestor answers the waiting sign-in.
         var busy = waiting().machine
         effects = step(&busy, .callReceived(CallID(3), .signIn(provider: "magazine", credentials: ["username": "bob"])))
         #expect(!answersSignIn(effects, signedIn: true), "\(effects)")
@@ -157,18 +144,20 @@ extension TransitionCoverageTests {
         // A sign-in whose token this instance renewed a moment ago (the service forgot the first at once),
         // found invalid again while another instance renews it: when that renewal stops standing the user is
         // signed out, as on one instance (`entitle check --subscription --depth 9` took this row).
-        var again = EntitlementMachine(settings: settings, deviceID: "d")
-        again.recordsTransitions = true
-        _ = step(&again, .callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
-        _ = step(&again, .configurationLoaded(OperationID(1), configuration, .empty))
-        var asked = asks(step(&again, .callReceived(CallID(2), .signIn(provider: "magazine", credentials: ["username": "bob"]))), .signIn(["username": "bob"]))
-        asked = asks(step(&again, .providerAnswered(asked ?? OperationID(0), .signedIn(.success("T1")))), .verify)
-        asked = asks(step(&again, .providerAnswered(asked ?? OperationID(0), .verified(.failure(.invalidToken)))), .renew)
-        asked = asks(step(&again, .providerAnswered(asked ?? OperationID(0), .renewed(.success("T2")))), .verify)
-        _ = step(&again, .storageChanged(marked("T2", until: start.adding(.seconds(60)))))
-        _ = step(&again, .providerAnswered(asked ?? OperationID(0), .verified(.failure(.invalidToken))))
+        var (again, verification) = verifyingASignIn()
+        let renewal = asks(step(&again, .providerAnswered(verification, .verified(.failure(.invalidToken)))), .renew)
+        let reverification = asks(step(&again, .providerAnswered(renewal, .renewed(.success("T2")))), .verify)
+        _ = step(&again, .storageChanged(Self.marked("T2", until: start.adding(.seconds(60)))))
+        _ = step(&again, .providerAnswered(reverification, .verified(.failure(.invalidToken))))
         effects = step(&again, .timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(60)))
         #expect(answersSignIn(effects, signedIn: false), "\(effects)")
         return rows
+    }
+
+    /// Stored tokens holding `token` for the magazine, marked as being renewed elsewhere until `until`.
+    static func marked(_ token: String, until: Timestamp) -> StoredTokens {
+        var account = ProviderAccount(userToken: token)
+        account.renewingUntil = until
+        return StoredTokens(deviceID: "d", providerAccounts: ["magazine": account])
     }
 }
