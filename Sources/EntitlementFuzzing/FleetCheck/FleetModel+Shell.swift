@@ -217,9 +217,12 @@ extension FleetModel {
                 number = service.openAsked
             }
             nodes[node].askedProvider.append(
-                (operation, session.transactionID, number, .credentials(resource: resource), nil, now.adding(settings.requestTimeout)))
+                ProviderRequestOut(
+                    operation: operation, request: .credentials(resource: resource), deadline: now.adding(settings.requestTimeout),
+                    transaction: session.transactionID, number: number))
         case .askProvider(let operation, provider: Self.subscriptionProvider, let request, let session) where constants.subscription:
-            nodes[node].askedProvider.append((operation, nil, nil, request, session.userToken, now.adding(settings.requestTimeout)))
+            nodes[node].askedProvider.append(
+                ProviderRequestOut(operation: operation, request: request, deadline: now.adding(settings.requestTimeout), userToken: session.userToken))
         case .askProvider, .presentPlatformPicker, .dismissPlatformPicker, .checkPlatformSignIn:
             problems.append("node \(Self.name(node)) asked for what the model does not have: \(action)")
         }

@@ -10,6 +10,20 @@ import EntitlementSimulator
 /// one event the way `AccessEnabler` and the simulator would, and reports every broken promise it sees.
 /// Two states with equal ``fingerprint()`` are the same state (but for a hash collision, one in 2⁶⁴).
 struct FleetModel: Sendable {
+    /// A request to a provider a node sent and that is not answered yet.
+    struct ProviderRequestOut: Sendable, Hashable {
+        var operation: OperationID
+        var request: ProviderRequest
+        /// The time it ends unanswered (the shell's provider deadline).
+        var deadline: Timestamp
+        /// With step-ups: the transaction a request for the protected resource presents, if any.
+        var transaction: String? = nil
+        /// With step-ups: which request for the open resource this is (its grant's number).
+        var number: Int? = nil
+        /// With a subscription: the user token it carries.
+        var userToken: String? = nil
+    }
+
     /// What one node holds: its machine and its shell's bookkeeping.
     /// Every field that decides what the node does next forgets ``hash`` when it changes.
     struct Node: Sendable {
@@ -24,13 +38,8 @@ struct FleetModel: Sendable {
         /// Backend requests sent and not answered, oldest first, with the time each ends unanswered (the
         /// shell's request deadline).
         var requests: [(operation: OperationID, request: BackendRequest, deadline: Timestamp)] = [] { didSet { hash = nil } }
-        /// Provider requests sent and not answered, oldest first: the transaction each presents, and the time
-        /// it ends unanswered.
-        /// The provider's requests out: for the protected resource (its transaction, if any), or the
-        /// `number`-th request for the open one.
-        var askedProvider: [(operation: OperationID, transaction: String?, number: Int?, request: ProviderRequest, userToken: String?, deadline: Timestamp)] = [] {
-            didSet { hash = nil }
-        }
+        /// Provider requests sent and not answered, oldest first.
+        var askedProvider: [ProviderRequestOut] = [] { didSet { hash = nil } }
         /// Timers started and not fired or cancelled.
         var timers: [(id: TimerID, at: Timestamp)] = [] { didSet { hash = nil } }
         /// The device's calls on this node not answered yet.
@@ -56,15 +65,7 @@ struct FleetModel: Sendable {
                 hasher.combine(sent.request)
                 hasher.combine(sent.deadline)
             }
-            hasher.combine(askedProvider.count)
-            for asked in askedProvider {
-                hasher.combine(asked.operation)
-                hasher.combine(asked.transaction)
-                hasher.combine(asked.number)
-                hasher.combine(asked.request)
-                hasher.combine(asked.userToken)
-                hasher.combine(asked.deadline)
-            }
+            hasher.combine(askedProvider)
             hasher.combine(timers.count)
             for timer in timers {
                 hasher.combine(timer.id)
