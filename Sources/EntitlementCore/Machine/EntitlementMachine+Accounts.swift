@@ -63,8 +63,7 @@ extension EntitlementMachine {
     /// finding them out (verifying it, renewing it first, or waiting for another instance's renewal): the
     /// calls whose answers depend on what providers claim wait until it knows.
     var findingOutWhatATokenGrants: Bool {
-        guard !accountWork.isEmpty else { return false }
-        return accountWork.contains { provider, work in
+        accountWork.contains { provider, work in
             switch work {
             case .verifying, .renewing, .awaitingRenewal: providerViews[provider] == nil
             case .signingIn: false
@@ -123,13 +122,13 @@ extension EntitlementMachine {
         var newTokens: [String] = []
         for (provider, was) in zip(providers, before) {
             let signedInNow = providerAccounts[provider]?.userToken != nil
+            let newToken = signedInNow && providerAccounts[provider]?.userToken != tokens[provider] ?? nil
             switch (accountWork[provider], was.signedIn, signedInNow) {
             case (nil, true, false):
                 forgetVerification(provider)
                 moveAccount(provider, from: was.kind, to: nil, .storedAccountSignedOut)
                 actions += failRenewalWaiters(provider)
-            case (nil, _, true) where providerAccounts[provider]?.userToken != tokens[provider] ?? nil,
-                (.awaitingRenewal?, true, true) where providerAccounts[provider]?.userToken != tokens[provider] ?? nil:
+            case (nil, _, true) where newToken, (.awaitingRenewal?, true, true) where newToken:
                 // Verified below, once the requests that waited for a renewal elsewhere asked again.
                 newTokens.append(provider)
             case (.verifying(_, let calls)?, true, false), (.renewing(_, let calls)?, true, false), (.awaitingRenewal(let calls)?, true, false):
