@@ -1,3 +1,4 @@
+import Foundation
 import EntitlementEngine
 import EntitlementSimulator
 import Testing
@@ -60,15 +61,25 @@ struct ThreadExecutorTests {
         #expect(requestThreads == callerThreads, "every backend request ran on the executor's thread")
     }
 
+    /// Marks the calling thread (a thread's own dictionary: a thread made later never has the mark, even
+    /// when the system gives it the ended thread's id).
+    static func markThread() { Thread.current.threadDictionary[markKey] = true }
+    static func threadIsMarked() -> Bool { Thread.current.threadDictionary[markKey] != nil }
+    static let markKey = "ThreadExecutorTests.executorThread"
+
     @Test func aTaskThatPrefersAStoppedExecutorStillRuns() async throws {
         let executor = try ThreadExecutor()
-        let before = await Task(executorPreference: executor) { Self.currentThread() }.value
+        let marked = await Task(executorPreference: executor) { () -> Bool in
+            Self.markThread()
+            return Self.threadIsMarked()
+        }.value
+        #expect(marked)
         executor.shutdown()
         executor.shutdown()  // a second stop changes nothing
-        let after = await Task(executorPreference: executor) { () async -> UInt in
+        let onExecutorThread = await Task(executorPreference: executor) { () async -> Bool in
             await Task.yield()
-            return Self.currentThread()
+            return Self.threadIsMarked()
         }.value
-        #expect(after != before, "the shared pool ran it: the executor's thread has ended")
+        #expect(!onExecutorThread, "the shared pool ran it: the executor's thread has ended")
     }
 }
