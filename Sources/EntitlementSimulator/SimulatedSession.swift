@@ -84,7 +84,7 @@ public struct SimulatedSession: Sendable {
             let nextProvider = await steppedProviders?.next()
             if let provider = nextProvider, nextAnswer.map({ provider < $0.rawValue }) ?? true {
                 await steppedProviders?.release(provider)
-                await enabler.whenFinished(OperationID(provider))
+                if let released = asking.first(where: { $0.rawValue == provider }) { await enabler.whenFinished(released) }
                 continue
             }
             guard let next = nextAnswer else {

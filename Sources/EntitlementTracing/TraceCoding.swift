@@ -207,7 +207,9 @@ enum TraceCoding {
         return out
     }
 
+    /// A recorded operation: its number only (a trace names no owner; a replay finds it from the
+    /// request the machine sent).
     static func operation(_ value: JSONValue) throws(TraceError.Reason) -> OperationID {
-        OperationID(try identifier(value, "op"))
+        OperationID(try identifier(value, "op"), owner: nil)
     }
 }

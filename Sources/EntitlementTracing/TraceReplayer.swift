@@ -165,7 +165,10 @@ private struct Run {
     var machine: EntitlementMachine
     var book: SecretBook
     var produced: [JSONValue] = []
+    /// The machine's operation (with its owner) for each recorded operation number matched so far.
     var operations: [UInt64: OperationID] = [:]
+    /// Operations the machine started that no recorded output has matched yet, by their own number.
+    var started: [UInt64: OperationID] = [:]
     var replayed = 0
     var requests: Requests
     /// Steps whose effects their rows do not all name (only while the machine records its rows).
@@ -227,10 +230,14 @@ private struct Run {
             case .emit(let callback, let answering):
                 produced.append(TraceCoding.encode(callback, answering: answering, seq: seq, book: &book))
             case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
+                started[operation.rawValue] = operation
                 produced.append(TraceCoding.encode(operation, request, seq: seq, book: &book))
             case .askProvider(let operation, let provider, let request, _):
+                started[operation.rawValue] = operation
                 produced.append(TraceCoding.encodeProviderRequest(operation, provider: provider, request, seq: seq))
-            case .startTimer, .cancelTimer, .log, .presentPlatformPicker, .dismissPlatformPicker, .checkPlatformSignIn:
+            case .startTimer(.retry(let operation), _), .startTimer(.stepUp(let operation), _), .checkPlatformSignIn(let operation, _, _, _):
+                started[operation.rawValue] = operation
+            case .startTimer, .cancelTimer, .log, .presentPlatformPicker, .dismissPlatformPicker:
                 break
             }
         }
@@ -247,16 +254,20 @@ private struct Run {
         }
     }
 
-    /// Recorded answers name the recorded operation; today's engine may have numbered it otherwise.
+    /// Recorded answers name the recorded operation by its number; today's engine may have numbered
+    /// it otherwise, and only the machine knows which region owns it: the machine's own operation.
     private func remap(_ input: Input) -> Input {
-        switch input {
+        func mine(_ op: OperationID) -> OperationID { operations[op.rawValue] ?? started[op.rawValue] ?? op }
+        return switch input {
         case .configurationLoaded(let op, let configuration, let stored, let others, let verified):
-            .configurationLoaded(operations[op.rawValue] ?? op, configuration, stored, others: others, verified: verified)
-        case .providerAnswered(let op, let result): .providerAnswered(operations[op.rawValue] ?? op, result)
-        case .configurationFailed(let op, let error): .configurationFailed(operations[op.rawValue] ?? op, error)
-        case .backendAnswered(let op, let response): .backendAnswered(operations[op.rawValue] ?? op, response)
-        case .backendFailed(let op, let error): .backendFailed(operations[op.rawValue] ?? op, error)
-        case .platformSignInChecked(let op, let assertion): .platformSignInChecked(operations[op.rawValue] ?? op, assertion)
+            .configurationLoaded(mine(op), configuration, stored, others: others, verified: verified)
+        case .providerAnswered(let op, let result): .providerAnswered(mine(op), result)
+        case .configurationFailed(let op, let error): .configurationFailed(mine(op), error)
+        case .backendAnswered(let op, let response): .backendAnswered(mine(op), response)
+        case .backendFailed(let op, let error): .backendFailed(mine(op), error)
+        case .platformSignInChecked(let op, let assertion): .platformSignInChecked(mine(op), assertion)
+        case .timerFired(.retry(let op)): .timerFired(.retry(mine(op)))
+        case .timerFired(.stepUp(let op)): .timerFired(.stepUp(mine(op)))
         default: input
         }
     }
@@ -267,7 +278,8 @@ private struct Run {
             if let recordedOperation = expectedFields["op"]?.int, let actualOperation = actualFields["op"]?.int,
                 recordedOperation >= 0, actualOperation >= 0
             {
-                operations[UInt64(recordedOperation)] = OperationID(UInt64(actualOperation))
+                operations[UInt64(recordedOperation)] =
+                    started.removeValue(forKey: UInt64(actualOperation)) ?? OperationID(UInt64(actualOperation), owner: nil)
             }
             return nil
         }

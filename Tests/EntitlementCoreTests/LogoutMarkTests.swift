@@ -15,7 +15,7 @@ struct LogoutMarkTests {
         if chain { settings.providers = [ProviderLink(id: "live")] }
         var machine = EntitlementMachine(settings: settings, deviceID: "d")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
-        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: start)
+        _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: start)
         return machine
     }
 

@@ -35,7 +35,7 @@ struct MachineTests {
     func configured(_ stored: StoredTokens = .empty) -> EntitlementMachine {
         var machine = EntitlementMachine(deviceID: "dev")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, stored), at: t0)
+        _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, stored), at: t0)
         return machine
     }
 
@@ -44,7 +44,7 @@ struct MachineTests {
         var machine = configured()
         _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
-        _ = machine.handle(.backendAnswered(OperationID(2), .session(session)), at: t0)
+        _ = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(session)), at: t0)
         return machine
     }
 
@@ -60,8 +60,8 @@ struct MachineTests {
         var machine = EntitlementMachine(deviceID: "dev")
         #expect(
             machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: ["https://sp"])), at: t0).effects
-                == [.loadConfiguration(OperationID(1), .configuration(RequestContext(requestorID: "req", deviceID: "dev")))])
-        #expect(machine.configuration == .configuring(requestorID: "req", operation: OperationID(1), calls: [CallID(1)]))
+                == [.loadConfiguration(OperationID(1, owner: .configuration), .configuration(RequestContext(requestorID: "req", deviceID: "dev")))])
+        #expect(machine.configuration == .configuring(requestorID: "req", operation: OperationID(1, owner: .configuration), calls: [CallID(1)]))
     }
 
     @Test func givenConfiguring_whenLoaded_completesThenResubmitsTheQueueInOrder() {
@@ -70,8 +70,10 @@ struct MachineTests {
         _ = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = machine.handle(.callReceived(CallID(3), .getSelectedProvider), at: t0)
         let held = machine.queue
-        let step = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0)
-        #expect(step == MachineStep(effects: [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])], resubmitted: held))
+        let step = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0)
+        var expected = MachineStep(effects: [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])], resubmitted: held)
+        expected.storeFollowing = .follow(requestorID: "req")
+        #expect(step == expected)
         #expect(held.map(\.id) == [CallID(1), CallID(3)])
         #expect(machine.queue.isEmpty)
         #expect(machine.authentication == .unauthenticated)
@@ -96,7 +98,7 @@ struct MachineTests {
         _ = starting.handle(.callReceived(CallID(1), .checkAuthentication), at: t0)
         _ = starting.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         let held = starting.queue
-        let loaded = starting.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0)
+        let loaded = starting.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0)
         #expect(loaded.save == nil && loaded.secretsToDraw.isEmpty)
         #expect(loaded.effects == [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])])
         #expect(loaded.resubmitted == held)
@@ -108,7 +110,7 @@ struct MachineTests {
         _ = machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0)
         #expect(machine.lastTransitions.map(\.description) == ["configuration: unconfigured --> unconfigured : entitlementCall [queueHasRoom] / enqueue"])
         _ = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0)
+        _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0)
         #expect(
             machine.lastTransitions.map(\.description) == [
                 "configuration: configuring --> configured : configurationLoaded [current] / setRequestorComplete, restoreTokens, runQueue",
@@ -123,8 +125,8 @@ struct MachineTests {
         var machine = EntitlementMachine(deviceID: "dev")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-        #expect(machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: t0).effects == [.log(.lateResultIgnored(OperationID(1)))])
-        #expect(machine.handle(.configurationLoaded(OperationID(2), configuration, .empty), at: t0).effects.first
+        #expect(machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0).effects == [.log(.lateResultIgnored(OperationID(1, owner: .configuration)))])
+        #expect(machine.handle(.configurationLoaded(OperationID(2, owner: .configuration), configuration, .empty), at: t0).effects.first
             == .emit(.setRequestorComplete(success: true), answering: [CallID(1), CallID(2)]))
     }
 
@@ -140,7 +142,7 @@ struct MachineTests {
         ] {
             var machine = EntitlementMachine(deviceID: "dev")
             _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-            let step = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: stale)), at: t0)
+            let step = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: stale)), at: t0)
             #expect(machine.authentication == .unauthenticated)
             #expect(step.save == MachineStep.Save(tokens: .empty, requestorID: "req"), "the store is sanitized")
         }
@@ -172,7 +174,7 @@ struct MachineTests {
         #expect(
             machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0).effects == [
                 .callBackend(
-                    OperationID(2),
+                    OperationID(2, owner: .authentication),
                     .createSession(
                         context, mvpd: "acme", domainName: nil, redirectURL: "adobepass://ios.app?state=STATE&mvpd=acme"))
             ])
@@ -185,7 +187,7 @@ struct MachineTests {
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
         let pending = PendingLogin(mvpdID: "acme", state: "STATE", code: "C0DE", deadline: t0.adding(.seconds(600)), url: "https://sp/authenticate/req/C0DE")
         #expect(
-            machine.handle(.backendAnswered(OperationID(2), .session(session)), at: t0)
+            machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(session)), at: t0)
                 == MachineStep(
                     save: MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: pending), requestorID: "req"),
                     effects: [
@@ -200,7 +202,7 @@ struct MachineTests {
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
         var short = session
         short.notAfter = t0.adding(.seconds(120))
-        let actions = machine.handle(.backendAnswered(OperationID(2), .session(short)), at: t0).effects
+        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(short)), at: t0).effects
         #expect(actions.contains(.startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(120)))))
     }
 
@@ -214,7 +216,7 @@ struct MachineTests {
             step
                 == MachineStep(
                     save: MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: completing), requestorID: "req"),
-                    effects: [.cancelTimer(.redirectDeadline(FlowID(1))), .callBackend(OperationID(3), .profileByCode(context, code: "C0DE"))]),
+                    effects: [.cancelTimer(.redirectDeadline(FlowID(1))), .callBackend(OperationID(3, owner: .authentication), .profileByCode(context, code: "C0DE"))]),
             "the state is used up everywhere: storage says the login is completing here")
         #expect(machine.handle(.callReceived(CallID(4), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0).effects
             == [.emit(.status(CallRefusal.redirect(.noPendingFlow).report), answering: [CallID(4)])])
@@ -227,7 +229,7 @@ struct MachineTests {
         #expect(token.metadata == ["userID": .text("user"), "zip": .list(["10001"])] && token.encryptedMetadata == ["zip"])
         let guid = Hex.encode(Array(SHA256.hash("user").prefix(16)))
         #expect(
-            machine.handle(.backendAnswered(OperationID(3), .profiles(["acme": profile()])), at: t0)
+            machine.handle(.backendAnswered(OperationID(3, owner: .authentication), .profiles(["acme": profile()])), at: t0)
                 == MachineStep(
                     save: MachineStep.Save(tokens: StoredTokens(authentication: token, selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
                     effects: [
@@ -243,7 +245,7 @@ struct MachineTests {
         var machine = awaitingRedirect()
         _ = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0)
         var now = t0
-        var operation = OperationID(3)
+        var operation = OperationID(3, owner: .authentication)
         for read in 1..<EntitlementMachine.profileReads {
             // Another MVPD's profile is not this login's either.
             let empty: [String: V2Profile] = read == 1 ? ["sky": profile()] : [:]
@@ -251,7 +253,7 @@ struct MachineTests {
                 machine.handle(.backendAnswered(operation, .profiles(empty)), at: now).effects
                     == [.startTimer(.profileRead(FlowID(1)), at: now.adding(.seconds(3)))])
             now = now.adding(.seconds(3))
-            operation = OperationID(operation.rawValue + 1)
+            operation = OperationID(operation.rawValue + 1, owner: .authentication)
             #expect(
                 machine.handle(.timerFired(.profileRead(FlowID(1))), at: now).effects
                     == [.callBackend(operation, .profileByCode(context, code: "C0DE"))])
@@ -273,14 +275,14 @@ struct MachineTests {
         let profile = V2Profile(
             notBefore: serverNow, notAfter: serverNow.adding(.seconds(86_400)), issuer: "acme", kind: .regular,
             attributes: ["userID": .init(value: .string("u1"))])
-        _ = machine.handle(.backendAnswered(OperationID(3), .profiles(["acme": profile])), at: t0)
+        _ = machine.handle(.backendAnswered(OperationID(3, owner: .authentication), .profiles(["acme": profile])), at: t0)
         #expect(machine.authentication.kind == .authenticated)
         _ = machine.handle(.callReceived(CallID(4), .getAuthorization(resource: "r", data: [:])), at: t0)
         let fastService = t0.adding(.seconds(-900))  // a token the service made on a clock 15 minutes behind
         let permit = V2Decision(
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
             token: V2Decision.Token(notBefore: fastService, notAfter: fastService.adding(.seconds(420)), serialized: "M"))
-        let actions = machine.handle(.backendAnswered(OperationID(4), .decisions([permit])), at: t0).effects
+        let actions = machine.handle(.backendAnswered(OperationID(4, owner: .authorization), .decisions([permit])), at: t0).effects
         #expect(actions.last == .emit(.setToken(token: "M", resource: "r"), answering: [CallID(4)]))
         // A session stamped an hour ahead still gives its 30 minutes (here: the 10-minute deadline).
         var late = configured()
@@ -289,7 +291,7 @@ struct MachineTests {
         var ahead = session
         ahead.notBefore = t0.adding(.seconds(3600))
         ahead.notAfter = t0.adding(.seconds(3600 + 1800))
-        let started = late.handle(.backendAnswered(OperationID(2), .session(ahead)), at: t0).effects
+        let started = late.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(ahead)), at: t0).effects
         #expect(started.contains(.startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600)))))
     }
 
@@ -301,7 +303,7 @@ struct MachineTests {
         let restarted = PendingLogin(mvpdID: "sky", state: "STATE2", code: "C0DE2", deadline: t0.adding(.seconds(600)))
         _ = machine.handle(.storageChanged(StoredTokens(selectedProvider: "sky", deviceID: "dev", pendingLogin: restarted)), at: t0)
         let actions = machine.handle(.callReceived(CallID(9), .handleExternalURL("adobepass://ios.app?state=STATE2&mvpd=sky")), at: t0).effects
-        #expect(actions.contains(.callBackend(OperationID(3), .profileByCode(context, code: "C0DE2"))))
+        #expect(actions.contains(.callBackend(OperationID(3, owner: .authentication), .profileByCode(context, code: "C0DE2"))))
     }
 
     /// The first deadline's timer fires just as this instance takes up a login another instance restarted
@@ -374,12 +376,12 @@ struct MachineTests {
                 == MachineStep(save: MachineStep.Save(tokens: .empty, requestorID: "req"), secretsToDraw: [FlowID(1)]))
         #expect(
             machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0).effects
-                == [.callBackend(OperationID(2), .logout(context, mvpd: "acme", redirectURL: "adobepass://ios.app?state=BYE"))])
+                == [.callBackend(OperationID(2, owner: .authentication), .logout(context, mvpd: "acme", redirectURL: "adobepass://ios.app?state=BYE"))])
         let step = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "acme", url: "https://mvpd/logout")
         // The logout waiting for its redirect is saved, so any instance on the store can complete it.
         let pending = PendingLogout(state: "BYE", deadline: t0.adding(.seconds(600)), mvpdID: "acme")
         #expect(
-            machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0)
+            machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["acme": step])), at: t0)
                 == MachineStep(
                     save: MachineStep.Save(tokens: StoredTokens(deviceID: "dev", pendingLogout: pending), requestorID: "req"),
                     effects: [
@@ -404,7 +406,7 @@ struct MachineTests {
         _ = machine.handle(.callReceived(CallID(2), .logout), at: t0)
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
         #expect(
-            machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0).effects == [
+            machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["acme": step])), at: t0).effects == [
                 tracking(false), .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2)]),
             ])
     }
@@ -415,11 +417,11 @@ struct MachineTests {
         var machine = EntitlementMachine(settings: settings, deviceID: "dev")
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: token, deviceID: "dev")), at: t0)
+        _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: token, deviceID: "dev")), at: t0)
         _ = machine.handle(.callReceived(CallID(2), .logout), at: t0)
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
         let step = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "acme", url: "https://mvpd/logout")
-        let actions = machine.handle(.backendAnswered(OperationID(2), .logouts(["acme": step])), at: t0).effects
+        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["acme": step])), at: t0).effects
         #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2)]))
         #expect(!actions.contains { if case .emit(.navigateToUrl, _) = $0 { true } else { false } })
     }
@@ -430,13 +432,13 @@ struct MachineTests {
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
         var machine = configured(StoredTokens(authentication: token))
         #expect(machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0).effects
-            == [.callBackend(OperationID(2), .authorize(context, mvpd: "acme", resource: "r"))])
+            == [.callBackend(OperationID(2, owner: .authorization), .authorize(context, mvpd: "acme", resource: "r"))])
         #expect(machine.handle(.callReceived(CallID(3), .getAuthorization(resource: "r", data: [:])), at: t0).effects
             == [.log(.joined(CallID(3), flow: "the authorization of 'r'"))])
         let permit = V2Decision(
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
             token: V2Decision.Token(notBefore: t0, notAfter: t0.adding(.seconds(420)), serialized: "M"))
-        let actions = machine.handle(.backendAnswered(OperationID(2), .decisions([permit])), at: t0).effects
+        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([permit])), at: t0).effects
         #expect(Array(actions.dropFirst()) == [
             .emit(.setToken(token: "M", resource: "r"), answering: [CallID(2)]),
             .emit(.setToken(token: "M", resource: "r"), answering: [CallID(3)]),
@@ -451,7 +453,7 @@ struct MachineTests {
         let deny = V2Decision(
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: false, source: .mvpd,
             error: V2EnhancedError(status: 403, code: "authorization_denied_by_mvpd", message: "Deny.", details: "Upgrade your package."))
-        let actions = machine.handle(.backendAnswered(OperationID(2), .decisions([deny])), at: t0).effects
+        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([deny])), at: t0).effects
         #expect(actions.last == .emit(.tokenRequestFailed(resource: "r", errorCode: ErrorCode.userNotAuthorized, errorDescription: "Upgrade your package."), answering: [CallID(2)]))
         #expect(machine.authentication == .authenticated(token))
     }
@@ -465,7 +467,7 @@ struct MachineTests {
         var noLeeway = EntitlementMachine(settings: EngineSettings(expiryLeeway: .zero), deviceID: "dev")
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(1)))
         _ = noLeeway.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-        _ = noLeeway.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: token)), at: t0)
+        _ = noLeeway.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: token)), at: t0)
         #expect(noLeeway.authentication == .authenticated(token))
         #expect(EngineSettings(expiryLeeway: .seconds(3600)).expiryLeeway == .seconds(300), "clamped to 5 minutes")
     }
@@ -478,8 +480,35 @@ struct MachineTests {
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
             token: V2Decision.Token(notBefore: t0, notAfter: t0.adding(.seconds(420)), serialized: "M"), notBefore: t0,
             notAfter: t0.adding(.seconds(86_400)))
-        _ = machine.handle(.backendAnswered(OperationID(2), .decisions([long])), at: t0)
+        _ = machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([long])), at: t0)
         #expect(machine.authorizationExpiries["r"] == token.expires)
+    }
+
+    @Test func anAnswerGoesToTheRegionItsOperationNames() {
+        let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
+        var machine = configured(StoredTokens(authentication: token))
+        let asked = machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0).effects
+        #expect(asked == [.callBackend(OperationID(2, owner: .authorization), .authorize(context, mvpd: "acme", resource: "r"))])
+        // The same number owned by another region (or by none, as read back from a trace) is no answer to it.
+        for owner in [OperationID.Owner.configuration, .authentication, .preauthorization, .account, nil] {
+            let stranger = OperationID(2, owner: owner)
+            #expect(machine.handle(.backendFailed(stranger, .timeout), at: t0).effects == [.log(.lateResultIgnored(stranger))])
+        }
+        #expect(machine.authorizations.count == 1)
+        #expect(OperationID(2, owner: .account).rawValue == 2 && OperationID(2, owner: .account).owner == .account)
+        #expect(OperationID((1 << 56) - 1, owner: nil).rawValue == (1 << 56) - 1)
+    }
+
+    @Test func theStepsSayWhoseStoredTokensTheShellFollows() {
+        var machine = configured()
+        let other = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "other", serviceProviders: [])), at: t0)
+        #expect(other.storeFollowing == .stop)
+        let checked = machine.handle(.callReceived(CallID(3), .checkAuthentication), at: t0)
+        #expect(checked.storeFollowing == nil, "queued while configuring: nothing changes")
+        let loaded = machine.handle(
+            .configurationLoaded(OperationID(2, owner: .configuration), RequestorConfiguration(requestorID: "other", mvpds: []), .empty), at: t0)
+        #expect(loaded.storeFollowing == .follow(requestorID: "other"))
+        #expect(machine.followedRequestorID == "other")
     }
 
     @Test func givenAnythingRunning_whenReconfigured_everyCallIsAnsweredOnce() {
@@ -494,8 +523,8 @@ struct MachineTests {
         }
         #expect(answered.sorted() == [CallID(2), CallID(3)])
         #expect(machine.authentication == .unknown)
-        #expect(machine.handle(.backendAnswered(OperationID(2), .decisions([])), at: t0).effects
-            == [.log(.lateResultIgnored(OperationID(2)))])
+        #expect(machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([])), at: t0).effects
+            == [.log(.lateResultIgnored(OperationID(2, owner: .authorization)))])
     }
 
     /// A pre-authorization answer with one item decided and one asking to retry: the decided one is

@@ -16,7 +16,7 @@ struct BoundedGrowthTests {
         let login = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: day)
         var machine = EntitlementMachine(deviceID: "dev")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: login, deviceID: "dev")), at: t0)
+        _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: login, deviceID: "dev")), at: t0)
         func decide(_ resource: String, call: UInt64, until end: Timestamp) {
             let actions = machine.handle(.callReceived(CallID(call), .getAuthorization(resource: resource, data: [:])), at: t0).effects
             guard case .callBackend(let operation, _)? = actions.last else { return }

@@ -202,14 +202,14 @@ struct PlatformSSOTests {
             V2Session(actionName: .partnerProfile, actionType: .direct, reasonType: .none, sessionID: "s", serviceProvider: "r",
                 authenticationRequest: request))
         // The partner's request first (at setRequestor and before the picker), then the platform, answering it.
-        let asked = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: now).effects
-        #expect(asked == [.callBackend(OperationID(2), partnerSession)])
-        let check = machine.handle(.backendAnswered(OperationID(2), answer), at: now).effects
-        #expect(check == [.checkPlatformSignIn(OperationID(3), requestorID: "r", mvpdIDs: ["acme-cable"], request: request)])
-        _ = machine.handle(.platformSignInChecked(OperationID(3), nil), at: now)
+        let asked = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: now).effects
+        #expect(asked == [.callBackend(OperationID(2, owner: .configuration), partnerSession)])
+        let check = machine.handle(.backendAnswered(OperationID(2, owner: .configuration), answer), at: now).effects
+        #expect(check == [.checkPlatformSignIn(OperationID(3, owner: .configuration), requestorID: "r", mvpdIDs: ["acme-cable"], request: request)])
+        _ = machine.handle(.platformSignInChecked(OperationID(3, owner: .configuration), nil), at: now)
         let requested = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: now).effects
-        #expect(requested == [.callBackend(OperationID(4), partnerSession)])
-        let opened = machine.handle(.backendAnswered(OperationID(4), answer), at: now).effects
+        #expect(requested == [.callBackend(OperationID(4, owner: .authentication), partnerSession)])
+        let opened = machine.handle(.backendAnswered(OperationID(4, owner: .authentication), answer), at: now).effects
         let dialog = TvProviderDialog(id: "tv-provider-1", mvpds: [Self.acme])
         #expect(opened == [
             .emit(.presentTvProviderDialog(dialog), answering: []),

@@ -241,10 +241,10 @@ struct RedirectSecurityTests {
             actionName: .authenticate, actionType: .interactive, reasonType: .none, url: "https://sp/authenticate/r/C",
             code: "C", sessionID: "sid", serviceProvider: "r", notBefore: start, notAfter: start.adding(.seconds(1800)))
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
-        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: start)
+        _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: start)
         _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("m")), at: start)
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s")), at: start)
-        _ = machine.handle(.backendAnswered(OperationID(2), .session(session)), at: start)
+        _ = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(session)), at: start)
         let late = start.adding(.seconds(600))
         let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s&mvpd=m")), at: late).effects
         #expect(actions.last == .emit(.status(CallRefusal.redirect(.expired).report), answering: [CallID(3)]))

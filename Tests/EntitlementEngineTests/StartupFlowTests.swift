@@ -147,7 +147,7 @@ struct StartupFlowTests {
             ])
         #expect(session.ledger.answers(to: first) == [.setRequestorComplete(success: true)])
         #expect(session.ledger.answers(to: second) == [.setRequestorComplete(success: true)])
-        #expect(session.ledger.logs.contains(.lateResultIgnored(OperationID(1))))
+        #expect(session.ledger.logs.contains(.lateResultIgnored(OperationID(1, owner: .configuration))))
         await session.expectClean(pending: [CallID(3)])
     }
 

@@ -37,7 +37,7 @@ struct FleetCheckerTests {
     @Test func theInterleavingsFoundAgainst092KeepEveryPromise() {
         let checker = FleetChecker(bounds: .init(nodes: 2, depth: 8, calls: 3, userActions: 2, faults: 1))
         let completing: [FleetEvent] = [
-            .call(node: 0, .chooseProvider), .answer(node: 0, OperationID(2)), .logIn(page: 0), .redirect(0, node: 0),
+            .call(node: 0, .chooseProvider), .answer(node: 0, OperationID(2, owner: nil)), .logIn(page: 0), .redirect(0, node: 0),
         ]
         // The device cancels through b while main reads the login's profile: main ends the login unsigned.
         let cancelled = checker.replay(completing + [.call(node: 1, .cancel)])
@@ -63,19 +63,19 @@ struct FleetCheckerTests {
     /// now keeps every promise once everything settles.
     @Test(arguments: [
         // A logout through b at the step-up's deadline, before main's timer fired; then main's late report.
-        [FleetEvent.call(node: 0, .authorize), .answer(node: 0, OperationID(2)), .advanceClock, .call(node: 1, .logout), .call(node: 0, .completeStepUp)],
+        [FleetEvent.call(node: 0, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .advanceClock, .call(node: 1, .logout), .call(node: 0, .completeStepUp)],
         // b completes main's step-up and asks for a new one before main looks: main must not present its used transaction.
-        [.call(node: 0, .authorize), .answer(node: 0, OperationID(2)), .call(node: 1, .completeStepUp), .answer(node: 1, OperationID(3)),
-         .call(node: 1, .authorize), .answer(node: 1, OperationID(4)), .call(node: 0, .completeStepUp)],
+        [.call(node: 0, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 1, .completeStepUp), .answer(node: 1, OperationID(3, owner: nil)),
+         .call(node: 1, .authorize), .answer(node: 1, OperationID(4, owner: nil)), .call(node: 0, .completeStepUp)],
         // A logout through b, then b's new step-up replaces the ended one, past main's deadline.
-        [.call(node: 0, .authorize), .answer(node: 0, OperationID(2)), .call(node: 1, .logout), .advanceClock, .call(node: 1, .authorize),
+        [.call(node: 0, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 1, .logout), .advanceClock, .call(node: 1, .authorize),
          .advanceClock, .call(node: 0, .completeStepUp)],
         // b takes main's step-up over while its own request is out, and main logs out.
-        [.call(node: 0, .authorize), .call(node: 1, .authorize), .answer(node: 0, OperationID(2)), .call(node: 1, .completeStepUp),
-         .answer(node: 1, OperationID(2)), .call(node: 0, .logout)],
+        [.call(node: 0, .authorize), .call(node: 1, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 1, .completeStepUp),
+         .answer(node: 1, OperationID(2, owner: nil)), .call(node: 0, .logout)],
         // Both nodes ask; main completes its step-up; b's advice comes while main's retry is out.
-        [.call(node: 0, .authorize), .call(node: 1, .authorize), .answer(node: 0, OperationID(2)), .call(node: 0, .completeStepUp),
-         .answer(node: 1, OperationID(2)), .call(node: 1, .completeStepUp)],
+        [.call(node: 0, .authorize), .call(node: 1, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 0, .completeStepUp),
+         .answer(node: 1, OperationID(2, owner: nil)), .call(node: 1, .completeStepUp)],
     ])
     func theStepUpInterleavingsFoundKeepEveryPromise(events: [FleetEvent]) {
         let played = FleetChecker(bounds: .init(nodes: 2, depth: 8, calls: 4, faults: 2, stepUp: true)).replay(events)
@@ -89,7 +89,7 @@ struct FleetCheckerTests {
     @Test(arguments: [false, true])
     func aGrantAskedBeforeALogoutElsewhereIsNotHandedOut(storeDown: Bool) {
         let events: [FleetEvent] =
-            [.call(node: 0, .authorizeOpen), .call(node: 1, .logout)] + (storeDown ? [.storeDown] : []) + [.answer(node: 0, OperationID(2))]
+            [.call(node: 0, .authorizeOpen), .call(node: 1, .logout)] + (storeDown ? [.storeDown] : []) + [.answer(node: 0, OperationID(2, owner: nil))]
         let played = FleetChecker(bounds: .init(nodes: 2, depth: 8, calls: 4, faults: 2, stepUp: true)).replay(events)
         #expect(played.problems.isEmpty, "\(played.problems)\n\(played.script.joined(separator: "\n"))")
         let ended = storeDown ? "STORAGE_UNAVAILABLE" : "USER_NOT_AUTHENTICATED_ERROR"
@@ -105,8 +105,8 @@ struct FleetCheckerTests {
         let report = await Self.run(FleetChecker(bounds: .init(nodes: 2, depth: 5, lostWrites: true)))
         #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
         let found: [FleetEvent] = [
-            .call(node: 0, .authorize), .answer(node: 0, OperationID(2)), .call(node: 0, .completeStepUp), .advanceClock,
-            .storeLosesLastWrite, .call(node: 1, .completeStepUp), .answer(node: 1, OperationID(3)),
+            .call(node: 0, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 0, .completeStepUp), .advanceClock,
+            .storeLosesLastWrite, .call(node: 1, .completeStepUp), .answer(node: 1, OperationID(3, owner: nil)),
         ]
         let played = FleetChecker(bounds: .init(nodes: 2, depth: 8, stepUp: true, lostWrites: true)).replay(found)
         #expect(played.problems.isEmpty, "\(played.problems)\n\(played.script.joined(separator: "\n"))")
@@ -126,17 +126,17 @@ struct FleetCheckerTests {
     @Test(arguments: [
         // main signs in; the service forgets the token; b restarts, finds it invalid and renews it; main's
         // verification of the sign-in says invalid too: main answers the sign-in and waits for b's renewal.
-        [FleetEvent.call(node: 0, .signIn), .answer(node: 0, OperationID(2)), .providerForgetsTokens, .restart(node: 1),
-         .answer(node: 0, OperationID(3))],
+        [FleetEvent.call(node: 0, .signIn), .answer(node: 0, OperationID(2, owner: nil)), .providerForgetsTokens, .restart(node: 1),
+         .answer(node: 0, OperationID(3, owner: nil))],
         // main signs in; b, told of it, verifies the new token (and refuses a sign-in of its own meanwhile:
         // busy); the service forgets; with the store down, b's verification says invalid: b starts no
         // renewal the store cannot mark, and main, later, renews once.
-        [.call(node: 0, .signIn), .answer(node: 0, OperationID(2)), .call(node: 1, .signIn),
-         .providerForgetsTokens, .storeDown, .answer(node: 1, OperationID(2))],
+        [.call(node: 0, .signIn), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 1, .signIn),
+         .providerForgetsTokens, .storeDown, .answer(node: 1, OperationID(2, owner: nil))],
         // main renews, and the store refuses the renewed token: a later renewal of the old one is not the
         // fleet renewing twice (no node could know of the first).
-        [.call(node: 0, .signIn), .call(node: 0, .readIssue), .answer(node: 0, OperationID(2)), .providerForgetsTokens,
-         .answer(node: 0, OperationID(4)), .storeDown, .answer(node: 0, OperationID(5))],
+        [.call(node: 0, .signIn), .call(node: 0, .readIssue), .answer(node: 0, OperationID(2, owner: nil)), .providerForgetsTokens,
+         .answer(node: 0, OperationID(4, owner: nil)), .storeDown, .answer(node: 0, OperationID(5, owner: nil))],
     ])
     func theSubscriptionInterleavingsFoundKeepEveryPromise(events: [FleetEvent]) {
         let played = FleetChecker(bounds: .init(nodes: 2, depth: 8, subscription: true)).replay(events)

@@ -13,7 +13,7 @@ struct FleetScriptTests {
         .appendingPathComponent("FleetScripts")
     static let bounds = FleetChecker.Bounds(nodes: 2, depth: 8, calls: 3, userActions: 2, faults: 1)
     static let events: [FleetEvent] = [
-        .call(node: 0, .chooseProvider), .answer(node: 0, OperationID(2)), .logIn(page: 0), .redirect(0, node: 0),
+        .call(node: 0, .chooseProvider), .answer(node: 0, OperationID(2, owner: nil)), .logIn(page: 0), .redirect(0, node: 0),
         .call(node: 1, .cancel),
     ]
 

@@ -109,7 +109,7 @@ final class HeldBackend: EntitlementBackend {
     var held: Int { state.withLock { $0.held } }
 
     func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
-        try await perform(request, operation: OperationID(0))
+        try await perform(request, operation: OperationID(0, owner: nil))
     }
 
     func perform(_ request: BackendRequest, operation: OperationID) async throws(BackendError) -> BackendResponse {
@@ -142,7 +142,7 @@ final class CountingBackend: EntitlementBackend {
     init(_ inner: any EntitlementBackend) { self.inner = inner }
     var configurations: Int { count.withLock { $0 } }
     func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
-        try await perform(request, operation: OperationID(0))
+        try await perform(request, operation: OperationID(0, owner: nil))
     }
     func perform(_ request: BackendRequest, operation: OperationID) async throws(BackendError) -> BackendResponse {
         if case .configuration = request { count.withLock { $0 += 1 } }

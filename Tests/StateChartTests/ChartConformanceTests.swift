@@ -108,9 +108,9 @@ struct ChartConformanceTests {
         let inputs = Set(TransitionInput.allCases.map(\.rawValue))
         #expect(EntitlementCall.names.isSubset(of: inputs))
         let sample: [Input] = [
-            .optionsChanged([:]), .configurationFailed(OperationID(1), .timeout),
+            .optionsChanged([:]), .configurationFailed(OperationID(1, owner: .configuration), .timeout),
             .flowSecretsDrawn(FlowID(1), FlowSecrets(state: "")),
-            .backendAnswered(OperationID(1), .decisions([])), .backendFailed(OperationID(1), .timeout),
+            .backendAnswered(OperationID(1, owner: .authorization), .decisions([])), .backendFailed(OperationID(1, owner: .authorization), .timeout),
             .timerFired(.redirectDeadline(FlowID(1))),
         ]
         #expect(sample.allSatisfy { inputs.contains($0.name) })

@@ -24,7 +24,7 @@ extension TransitionCoverageTests {
             return effects
         }
         _ = handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
-        _ = handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: before, deviceID: "d")))
+        _ = handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: before, deviceID: "d")))
         _ = handle(.callReceived(CallID(2), .getAuthorization(resource: "film", data: [:])))
         _ = handle(.callReceived(CallID(3), .checkPreauthorizedResources(["film"], cache: false)))
         let effects = handle(.storageChanged(StoredTokens(authentication: after, deviceID: "d", loggedOut: start)))
@@ -37,13 +37,13 @@ extension TransitionCoverageTests {
         var waiting = EntitlementMachine(settings: settings, deviceID: "d")
         waiting.recordsTransitions = true
         _ = waiting.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
-        _ = waiting.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: before, deviceID: "d")), at: start)
+        _ = waiting.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: before, deviceID: "d")), at: start)
         _ = waiting.handle(.callReceived(CallID(2), .getAuthorization(resource: "sports", data: [:])), at: start)
         let denial = V2EnhancedError(
             status: 403, code: "authorization_denied_by_hba_policies", message: "The home-based authentication policy denied the request.",
             action: .authentication)
         let hba = V2Decision(resource: "sports", serviceProvider: "r", mvpd: "m", authorized: false, source: .mvpd, error: denial)
-        _ = waiting.handle(.backendAnswered(OperationID(2), .decisions([hba])), at: start)
+        _ = waiting.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([hba])), at: start)
         let newer = PendingStepUp(
             resource: "sports", data: [:], provider: ProviderLink.tvProviderID,
             advice: StepUpAdvice(kind: .authenticateToService, value: "hba_policies"), phase: .awaiting, expires: start.adding(.seconds(90)))

@@ -26,7 +26,7 @@ extension TransitionCoverageTests {
         handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
         handle(
             .configurationLoaded(
-                OperationID(1), configuration, StoredTokens(deviceID: "d", providerAccounts: ["magazine": ProviderAccount(userToken: "T1")]),
+                OperationID(1, owner: .configuration), configuration, StoredTokens(deviceID: "d", providerAccounts: ["magazine": ProviderAccount(userToken: "T1")]),
                 verified: ["magazine": .success(ProviderView(resources: ["issue-1"]))]))
         // Renewed here: T1 → T2.
         handle(.callReceived(CallID(2), .getAuthorization(resource: "issue-1", data: [:])))
@@ -53,7 +53,7 @@ extension TransitionCoverageTests {
             other.recordsTransitions = true
             _ = other.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
             let verified: Result<ProviderView, ProviderFailure> = invalidAtConfiguration ? .failure(.invalidToken) : .success(ProviderView(resources: ["issue-1"]))
-            _ = other.handle(.configurationLoaded(OperationID(1), configuration, Self.marked("T1", until: start.adding(.seconds(300))), verified: ["magazine": verified]), at: start)
+            _ = other.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, Self.marked("T1", until: start.adding(.seconds(300))), verified: ["magazine": verified]), at: start)
             rows.formUnion(other.lastTransitions)
             guard !invalidAtConfiguration else { continue }
             let due = other.handle(.timerFired(.providerVerification("magazine")), at: start.adding(.seconds(60))).effects
@@ -87,7 +87,7 @@ extension TransitionCoverageTests {
         /// The operation of `request` among `effects`; none (0) when it was not asked, so that what follows fails.
         func asks(_ effects: [Action], _ request: ProviderRequest) -> OperationID {
             for case .askProvider(let operation, _, let asked, _) in effects where asked == request { return operation }
-            return OperationID(0)
+            return OperationID(0, owner: nil)
         }
         func step(_ machine: inout EntitlementMachine, _ input: Input, at time: Timestamp = start) -> [Action] {
             let effects = machine.handle(input, at: time).effects
@@ -99,7 +99,7 @@ extension TransitionCoverageTests {
             var machine = EntitlementMachine(settings: settings, deviceID: "d")
             machine.recordsTransitions = true
             _ = step(&machine, .callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
-            _ = step(&machine, .configurationLoaded(OperationID(1), configuration, .empty))
+            _ = step(&machine, .configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty))
             let signIn = step(&machine, .callReceived(CallID(2), .signIn(provider: "magazine", credentials: ["username": "bob"])))
             let verification = asks(step(&machine, .providerAnswered(asks(signIn, .signIn(["username": "bob"])), .signedIn(.success("T1")))), .verify)
             return (machine, verification)
@@ -114,7 +114,7 @@ extension TransitionCoverageTests {
 
         // The new token arrives: verified here, then the sign-in is answered with what the provider says.
         var (renewed, effects) = waiting()
-        #expect(!answersSignIn(effects, signedIn: true) && asks(effects, .renew) == OperationID(0), "\(effects)")
+        #expect(!answersSignIn(effects, signedIn: true) && asks(effects, .renew) == OperationID(0, owner: nil), "\(effects)")
         effects = step(&renewed, .storageChanged(StoredTokens(deviceID: "d", providerAccounts: ["magazine": ProviderAccount(userToken: "T2")])))
         effects = step(&renewed, .providerAnswered(asks(effects, .verify), .verified(.success(ProviderView(resources: ["issue-1"])))))
         #expect(answersSignIn(effects, signedIn: true), "\(effects)")
@@ -124,7 +124,7 @@ extension TransitionCoverageTests {
         _ = step(&lapsed, .storageChanged(Self.marked("T1", until: start.adding(.seconds(120)))))
         _ = step(&lapsed, .timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(60)))
         effects = step(&lapsed, .timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(120)))
-        #expect(asks(effects, .renew) != OperationID(0), "\(effects)")
+        #expect(asks(effects, .renew) != OperationID(0, owner: nil), "\(effects)")
 
         // A second sign-in meanwhile is refused (busy); a sign-out here or elsewhere, a renewal the store
         // refuses to mark, or a new requestor answers the waiting sign-in.

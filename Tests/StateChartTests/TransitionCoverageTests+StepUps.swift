@@ -25,7 +25,7 @@ extension TransitionCoverageTests {
             var machine = EntitlementMachine(settings: settings, deviceID: "d")
             machine.recordsTransitions = true
             _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
-            _ = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: token, deviceID: "d")), at: start)
+            _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: token, deviceID: "d")), at: start)
             return machine
         }
         func record(_ phase: PendingStepUp.Phase) -> StoredTokens {
@@ -43,14 +43,14 @@ extension TransitionCoverageTests {
         var raced = configured()
         _ = raced.handle(.callReceived(CallID(2), .getAuthorization(resource: "sports", data: [:])), at: start)
         _ = raced.handle(.storageChanged(record(.awaiting)), at: start)
-        var effects = raced.handle(.backendAnswered(OperationID(2), hba), at: start).effects
+        var effects = raced.handle(.backendAnswered(OperationID(2, owner: .authorization), hba), at: start).effects
         #expect(!effects.contains { if case .emit(.stepUpRequired, _) = $0 { true } else { false } }, "\(effects)")
         rows.formUnion(raced.lastTransitions)
 
         // This instance asks again after the user's new login, and another instance's logout ends the step-up.
         var completing = configured()
         _ = completing.handle(.callReceived(CallID(2), .getAuthorization(resource: "sports", data: [:])), at: start)
-        _ = completing.handle(.backendAnswered(OperationID(2), hba), at: start)
+        _ = completing.handle(.backendAnswered(OperationID(2, owner: .authorization), hba), at: start)
         _ = completing.handle(.callReceived(CallID(3), .completeStepUp(resource: "sports", succeeded: true)), at: start)
         effects = completing.handle(
             .storageChanged(record(.answered(.failed(code: "USER_NOT_AUTHENTICATED_ERROR", description: "The user logged out.")))), at: start
@@ -63,7 +63,7 @@ extension TransitionCoverageTests {
         // it, and the report refused.
         var late = configured()
         _ = late.handle(.callReceived(CallID(2), .getAuthorization(resource: "sports", data: [:])), at: start)
-        _ = late.handle(.backendAnswered(OperationID(2), hba), at: start)
+        _ = late.handle(.backendAnswered(OperationID(2, owner: .authorization), hba), at: start)
         effects = late.handle(.callReceived(CallID(3), .completeStepUp(resource: "sports", succeeded: true)), at: start.adding(.seconds(60))).effects
         #expect(
             effects.contains(
@@ -95,7 +95,7 @@ extension TransitionCoverageTests {
             return effects
         }
         _ = handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
-        _ = handle(.configurationLoaded(OperationID(1), configuration, .empty))
+        _ = handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty))
         _ = handle(.callReceived(CallID(2), .getAuthorization(resource: "horror", data: [:])))
         _ = handle(.providerAnswered(asked[0], .credentials(.failure(.stepUpRequired(advice)))))
         _ = handle(.callReceived(CallID(3), .completeStepUp(resource: "horror", succeeded: true)))

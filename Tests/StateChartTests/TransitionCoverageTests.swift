@@ -38,12 +38,12 @@ struct TransitionCoverageTests {
             var machine = EntitlementMachine(deviceID: "d")
             machine.recordsTransitions = true
             _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
-            _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: start)
+            _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: start)
             _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("m")), at: start)
             _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s")), at: start)
-            _ = machine.handle(.backendAnswered(OperationID(2), .session(session)), at: start)
+            _ = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(session)), at: start)
             _ = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s&mvpd=m")), at: start)
-            if readAgain { _ = machine.handle(.backendAnswered(OperationID(3), .profiles([:])), at: start) }
+            if readAgain { _ = machine.handle(.backendAnswered(OperationID(3, owner: .authentication), .profiles([:])), at: start) }
             let effects = machine.handle(.storageChanged(stored), at: start).effects
             #expect(effects.contains(.emit(.setAuthenticationStatus(status: 0, errorCode: "USER_NOT_AUTHENTICATED_ERROR"), answering: [CallID(2), CallID(3)])), "\(effects)")
             #expect(machine.authentication.kind != .authenticated)
@@ -63,7 +63,7 @@ struct TransitionCoverageTests {
         let first = PendingLogout(state: "S1", deadline: start.adding(.seconds(600)), mvpdID: "m")
         let second = PendingLogout(state: "S2", deadline: start.adding(.seconds(700)), mvpdID: "m")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
-        _ = machine.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(deviceID: "d", pendingLogout: first)), at: start)
+        _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(deviceID: "d", pendingLogout: first)), at: start)
         let actions = machine.handle(.storageChanged(StoredTokens(deviceID: "d", pendingLogout: second)), at: start).effects
         #expect(actions.contains(.startTimer(.redirectDeadline(FlowID(1)), at: second.deadline)), "\(actions)")
         return Set(machine.lastTransitions)
@@ -90,28 +90,28 @@ struct TransitionCoverageTests {
         func configure() {
             handle(.callReceived(CallID(operation + 100), .setRequestor(requestorID: "r", serviceProviders: [])))
             handle(.configurationLoaded(
-                OperationID(operation + 1), configuration, machine.storedTokens,
+                OperationID(operation + 1, owner: .configuration), configuration, machine.storedTokens,
                 verified: ["sub": .success(ProviderView(resources: ["a"]))]))
         }
         handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
-        handle(.configurationLoaded(OperationID(1), configuration, .empty))
+        handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty))
         handle(.callReceived(CallID(2), .signIn(provider: "sub", credentials: credentials)))
         handle(.callReceived(CallID(3), .signIn(provider: "sub", credentials: credentials)))  // still signing in
         handle(.callReceived(CallID(4), .signOut(provider: "sub")))  // ends the sign-in
         handle(.callReceived(CallID(5), .signIn(provider: "sub", credentials: credentials)))
         configure()  // a new setRequestor ends the sign-in
         handle(.callReceived(CallID(6), .signIn(provider: "sub", credentials: credentials)))
-        handle(.providerAnswered(OperationID(operation), .signedIn(.success("token"))))  // now verifying
+        handle(.providerAnswered(OperationID(operation, owner: .account), .signedIn(.success("token"))))  // now verifying
         configure()  // ends the verification
         handle(.callReceived(CallID(7), .getAuthorization(resource: "a", data: [:])))
-        handle(.providerAnswered(OperationID(operation), .credentials(.failure(.invalidToken))))  // renewing
+        handle(.providerAnswered(OperationID(operation, owner: .authorization), .credentials(.failure(.invalidToken))))  // renewing
         configure()  // ends the renewal
         handle(.callReceived(CallID(8), .getAuthorization(resource: "a", data: [:])))
-        handle(.providerAnswered(OperationID(operation), .credentials(.failure(.invalidToken))))  // renewing
-        handle(.providerAnswered(OperationID(operation), .renewed(.failure(.invalidToken))))  // the renewal fails
+        handle(.providerAnswered(OperationID(operation, owner: .authorization), .credentials(.failure(.invalidToken))))  // renewing
+        handle(.providerAnswered(OperationID(operation, owner: .account), .renewed(.failure(.invalidToken))))  // the renewal fails
         handle(.callReceived(CallID(9), .signIn(provider: "sub", credentials: credentials)))
-        handle(.providerAnswered(OperationID(operation), .signedIn(.success("token"))))  // verifying
-        handle(.providerAnswered(OperationID(operation), .verified(.success(ProviderView(resources: ["a"])))))  // signed in
+        handle(.providerAnswered(OperationID(operation, owner: .account), .signedIn(.success("token"))))  // verifying
+        handle(.providerAnswered(OperationID(operation, owner: .account), .verified(.success(ProviderView(resources: ["a"])))))  // signed in
         handle(.callReceived(CallID(10), .signIn(provider: "sub", credentials: credentials)))  // signing in again, with a token
         handle(.callReceived(CallID(11), .signOut(provider: "sub")))  // ends it; the provider hears of the sign-out
         return rows
@@ -133,12 +133,12 @@ struct TransitionCoverageTests {
             }
             handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
             handle(.configurationLoaded(
-                OperationID(1), configuration, .empty, verified: ["store": .success(ProviderView(resources: ["a", "b", "c"]))]))
+                OperationID(1, owner: .configuration), configuration, .empty, verified: ["store": .success(ProviderView(resources: ["a", "b", "c"]))]))
             handle(.callReceived(CallID(2), .getAuthorization(resource: "a", data: [:])))  // asks the store (operation 2)
             handle(.callReceived(CallID(3), .getAuthorization(resource: "b", data: [:])))  // held: the store is busy
             handle(.callReceived(CallID(4), .getAuthorization(resource: "a", data: [:])))  // joins the running one
             handle(.callReceived(CallID(5), .getAuthorization(resource: "b", data: [:])))  // joins the held one
-            handle(.providerAnswered(OperationID(2), .credentials(.success(ProviderCredentials(token: "t")))))  // b asks now (operation 3)
+            handle(.providerAnswered(OperationID(2, owner: .authorization), .credentials(.success(ProviderCredentials(token: "t")))))  // b asks now (operation 3)
             handle(.callReceived(CallID(6), .getAuthorization(resource: "c", data: [:])))  // held behind b
             handle(.callReceived(CallID(7), ending))  // ends b (asking) and c (held)
         }
@@ -158,24 +158,24 @@ struct TransitionCoverageTests {
             var machine = EntitlementMachine(deviceID: "d")
             machine.recordsTransitions = true
             _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
-            _ = machine.handle(.configurationLoaded(OperationID(1), configuration, .empty), at: start)
+            _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: start)
             return machine
         }
         var login = configured()
         _ = login.handle(.callReceived(CallID(2), .setSelectedProvider("m")), at: start)
         _ = login.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s")), at: start)
-        _ = login.handle(.backendAnswered(OperationID(2), .session(session)), at: start)
+        _ = login.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(session)), at: start)
         _ = login.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s&mvpd=m")), at: late)
         rows.formUnion(login.lastTransitions)
         let token = AuthenticationToken(mvpdID: "m", requestorID: "r", userID: "u", expires: day)
         var logout = EntitlementMachine(deviceID: "d")
         logout.recordsTransitions = true
         _ = logout.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
-        _ = logout.handle(.configurationLoaded(OperationID(1), configuration, StoredTokens(authentication: token, deviceID: "d")), at: start)
+        _ = logout.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: token, deviceID: "d")), at: start)
         _ = logout.handle(.callReceived(CallID(2), .logout), at: start)
         _ = logout.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "s")), at: start)
         let interactive = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "m", url: "https://mvpd/logout")
-        _ = logout.handle(.backendAnswered(OperationID(2), .logouts(["m": interactive])), at: start)
+        _ = logout.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["m": interactive])), at: start)
         _ = logout.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s")), at: late)
         rows.formUnion(logout.lastTransitions)
         return rows

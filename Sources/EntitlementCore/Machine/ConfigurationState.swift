@@ -18,6 +18,11 @@ package enum ConfigurationState: Sendable, Hashable {
     /// doubles with each failure in a row, from 1 s up to `ConfigurationState.longestRetryPause`.
     case failed(requestorID: String, BackendError, retryAt: Timestamp)
 
+    /// The configured requestor (nil unless ``configured(_:)``).
+    var configuredRequestorID: String? {
+        if case .configured(let configuration) = self { configuration.requestorID } else { nil }
+    }
+
     /// The longest pause between a failed configuration and the next call's attempt to configure again.
     package static let longestRetryPause = Duration.seconds(60)
 

@@ -176,7 +176,7 @@ extension EntitlementMachine {
             recordAccountStay(provider, .accountBusy, .status)
             return refuse(id, .accountBusy(provider: provider))
         }
-        let operation = nextOperation()
+        let operation = nextOperation(.account)
         moveAccount(provider, to: .signingIn(operation, calls: [id]), nil, .askProvider)
         return [.askProvider(operation, provider: provider, .signIn(credentials), providerSession(provider, configuration, operation))]
     }
@@ -186,7 +186,7 @@ extension EntitlementMachine {
             recordCall(.unknownProvider, .status)
             return refuse(id, .noSignIn(provider: provider))
         }
-        let signOutOperation = nextOperation()
+        let signOutOperation = nextOperation(.account)
         let session = providerSession(provider, configuration, signOutOperation)
         let waiting = accountWork[provider]?.calls ?? []
         let hadToken = session.userToken != nil
@@ -300,7 +300,7 @@ extension EntitlementMachine {
         _ provider: String, calls: [CallID], _ condition: TransitionGuard?, _ configuration: RequestorConfiguration,
         from before: AccountKind? = nil
     ) -> [Action] {
-        let operation = nextOperation()
+        let operation = nextOperation(.account)
         moveAccount(provider, from: before, to: .verifying(operation, calls: calls), condition, [.askProvider])
         return [.askProvider(operation, provider: provider, .verify, providerSession(provider, configuration, operation))]
     }
@@ -322,7 +322,7 @@ extension EntitlementMachine {
             moveAccount(provider, from: from, to: nil, .invalidToken, .providerSignInStatus)
             return failed + signInStatus(provider, false, .invalidToken, answering: calls)
         }
-        let operation = nextOperation()
+        let operation = nextOperation(.account)
         moveAccount(provider, to: .renewing(operation, calls: calls), .invalidToken, .askProvider)
         // Marked in the store (saved before the request goes): the other instances wait for this renewal.
         let until = now.adding(settings.requestTimeout * 2)

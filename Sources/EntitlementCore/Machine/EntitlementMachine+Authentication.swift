@@ -103,7 +103,7 @@ extension EntitlementMachine {
             moveAuthentication(to: .login(probing, .awaitingRedirect), .startedElsewhere, id == nil ? [] : [.join])
             return actions
         }
-        let operation = nextOperation()
+        let operation = nextOperation(.authentication)
         probing.probe = operation
         moveAuthentication(to: .login(probing, .awaitingRedirect), .startedElsewhere, (id == nil ? [] : [.join]) + [.readProfile])
         actions.append(.callBackend(operation, .profileByCode(context(configuration), code: code)))
@@ -158,7 +158,7 @@ extension EntitlementMachine {
             return []
         }
         if settings.platformSSO, configuration.mvpds.contains(where: \.enablePlatformServices) {
-            let operation = nextOperation()
+            let operation = nextOperation(.authentication)
             moveAuthentication(to: .login(flow, .requestingPartnerSession(operation: operation)), .platformProviders, .requestPartnerSession)
             return [.callBackend(operation, partnerSessionRequest(configuration))]
         }
@@ -224,7 +224,7 @@ extension EntitlementMachine {
             // No login page and no state to bind: the session answers `authorize` (temporary) at once.
             var rowActions: [TransitionAction] = cancelsTimer ? [.cancelTimer] : []
             if case .login(_, .platformPicking) = authentication { rowActions.append(.dismissTvProviderDialog) }
-            let operation = nextOperation()
+            let operation = nextOperation(.authentication)
             moveAuthentication(
                 to: .login(flow, .creatingSession(operation: operation)), .tempPass, rowActions + [.trackSelection, .createSession])
             return actions + [

@@ -56,7 +56,7 @@ extension EntitlementMachine {
         condition: TransitionGuard? = nil, _ configuration: RequestorConfiguration, also extra: TransitionAction? = nil
     ) -> [Action] {
         let request = authorizations[index]
-        let operation = nextOperation()
+        let operation = nextOperation(.authorization)
         if let extra {
             recordAuthorization(from: from, to: .authorizing, condition, extra, .authorize)
         } else {
@@ -230,7 +230,7 @@ extension EntitlementMachine {
             return [.emit(.preauthorizedResources(resources.filter { known[$0] == true }), answering: [id])]
         }
         recordCall(to: .preauthorizing, .authenticated, .preauthorize)
-        let operation = nextOperation()
+        let operation = nextOperation(.preauthorization)
         preauthorizations.append(PendingPreauthorization(operation: operation, call: id, resources: resources, known: known))
         return [
             .callBackend(operation, .preauthorize(context(configuration), mvpd: token.mvpdID, resources: missing))

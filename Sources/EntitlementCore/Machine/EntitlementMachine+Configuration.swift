@@ -25,7 +25,7 @@ extension EntitlementMachine {
         case .unconfigured, .failed:
             break
         }
-        let operation = nextOperation()
+        let operation = nextOperation(.configuration)
         configurationOperation = operation
         moveConfiguration(
             to: .configuring(requestorID: requestorID, operation: operation, calls: answering), nil, .loadConfiguration)
@@ -107,7 +107,7 @@ extension EntitlementMachine {
         _ = adoptStepUps(stored.pendingStepUps)
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
         authorizationExpiries = [:]
-        let operation = nextOperation()
+        let operation = nextOperation(.configuration)
         guard let sharedLogin, let mvpd = loaded.mvpd(sharedLogin.mvpdID) else {
             moveConfiguration(
                 to: .signingIn(loaded, operation: operation, calls: calls), .platformMayBeSignedIn, .requestPartnerSession)
@@ -131,7 +131,7 @@ extension EntitlementMachine {
             return [.log(.lateResultIgnored(operation))]
         }
         guard let assertion else { return finishSigningIn(loaded, calls: calls, token: nil, .platformNotSignedIn) }
-        let exchange = nextOperation()
+        let exchange = nextOperation(.configuration)
         moveConfiguration(to: .signingIn(loaded, operation: exchange, calls: calls), .platformSignedIn, .readProfile)
         return [
             .callBackend(
@@ -148,7 +148,7 @@ extension EntitlementMachine {
         if case .success(.session) = result {
             switch Self.partnerRequest(result) {
             case .success(let request):
-                let check = nextOperation()
+                let check = nextOperation(.configuration)
                 moveConfiguration(to: .signingIn(loaded, operation: check, calls: calls), .partnerRequest, .checkPlatformSignIn)
                 let platformMVPDs = loaded.mvpds.filter(\.enablePlatformServices).map(\.id)
                 return [.checkPlatformSignIn(check, requestorID: loaded.requestorID, mvpdIDs: platformMVPDs, request: request)]

@@ -4,9 +4,10 @@ import EntitlementSupport
 /// the common ends of flows.
 extension EntitlementMachine {
 
-    mutating func nextOperation() -> OperationID {
+    /// A new operation for the region `owner`: its answer goes straight back there.
+    mutating func nextOperation(_ owner: OperationID.Owner) -> OperationID {
         held.value.lastOperation += 1
-        return OperationID(held.value.lastOperation)
+        return OperationID(held.value.lastOperation, owner: owner)
     }
 
     mutating func nextFlow() -> FlowID {

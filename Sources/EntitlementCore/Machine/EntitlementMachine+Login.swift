@@ -16,7 +16,7 @@ extension EntitlementMachine {
         case .login(var flow, .preparingLogin) where flow.id == flowID:
             guard let mvpd = flow.mvpd else { return [.log(.lateSecretsIgnored(flowID))] }
             flow.secrets = secrets
-            let operation = nextOperation()
+            let operation = nextOperation(.authentication)
             // A second screen has no redirect of its own: it supplies its `redirectUrl` when it resumes the session.
             let secondScreen = settings.secondScreen != nil
             moveAuthentication(
@@ -30,7 +30,7 @@ extension EntitlementMachine {
         case .logout(var flow, .preparingLogout) where flow.id == flowID:
             guard let mvpdID = flow.mvpdID else { return [.log(.lateSecretsIgnored(flowID))] }
             flow.secrets = secrets
-            let operation = nextOperation()
+            let operation = nextOperation(.authentication)
             moveAuthentication(to: .logout(flow, .requestingLogout(operation: operation)), nil, .requestLogout)
             return [
                 .callBackend(
@@ -51,7 +51,7 @@ extension EntitlementMachine {
         var failure: String
         switch result {
         case .success(.session(let session)) where session.actionName == .authorize:
-            let operation = nextOperation()
+            let operation = nextOperation(.authentication)
             moveAuthentication(
                 to: .login(flow, .readingProfile(operation: operation, attempt: 1)), mvpd.isTempPass ? .tempPass : .noLoginNeeded,
                 .readProfile)
@@ -74,7 +74,7 @@ extension EntitlementMachine {
             }
             var resuming = flow
             resuming.resumed = true
-            let operation = nextOperation()
+            let operation = nextOperation(.authentication)
             moveAuthentication(to: .login(resuming, .creatingSession(operation: operation)), .missingParameters, .resumeSession)
             return [
                 .callBackend(
@@ -154,7 +154,7 @@ extension EntitlementMachine {
             return endRegistration(flow, notice: notice)
         case (.profileRead(let flowID), .login(let flow, .readingProfile(nil, let attempt))) where flow.id == flowID:
             guard case .configured(let configuration) = configuration, let code = flow.code else { return [] }
-            let operation = nextOperation()
+            let operation = nextOperation(.authentication)
             moveAuthentication(to: .login(flow, .readingProfile(operation: operation, attempt: attempt + 1)), .pollDue, .readProfile)
             return [.callBackend(operation, .profileByCode(context(configuration), code: code))]
         case (.redirectDeadline(let flowID), .login(let flow, .awaitingRedirect)) where flow.id == flowID:
@@ -220,7 +220,7 @@ extension EntitlementMachine {
             guard let mvpd = flow.mvpd else { return loginFailed(flow, error.summary, .failed) }
             var byProvider = flow
             byProvider.readsProfileByProvider = true
-            let operation = nextOperation()
+            let operation = nextOperation(.authentication)
             moveAuthentication(to: .login(byProvider, .readingProfile(operation: operation, attempt: attempt)), .sessionGone, .readProfile)
             return [.callBackend(operation, .profile(context(configuration), mvpd: mvpd.id))]
         case .failure(let error):

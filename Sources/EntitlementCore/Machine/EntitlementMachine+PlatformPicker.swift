@@ -85,7 +85,7 @@ extension EntitlementMachine {
                 return fallBack(.platformUnsupportedProvider, Self.unsupportedProviderMessage, .unsupportedProvider)
             }
             flow.mvpd = mvpd
-            let operation = nextOperation()
+            let operation = nextOperation(.authentication)
             moveAuthentication(
                 to: .login(flow, .readingProfile(operation: operation, attempt: 1)), .platformSignedIn, .readProfile)
             return [

@@ -75,7 +75,7 @@ extension EntitlementMachine {
         } else {
             recordAuthorization(from: from, to: .askingProvider, condition, .askProvider)
         }
-        let operation = nextOperation()
+        let operation = nextOperation(.authorization)
         authorizations[index].phase = .askingProvider(provider, operation)
         var session = providerSession(provider, configuration, operation)
         session.transactionID = authorizations[index].transactionID
@@ -85,24 +85,28 @@ extension EntitlementMachine {
 
     /// A provider answered: a credentials request, or an account's sign-in, verification or renewal.
     mutating func providerAnswered(_ operation: OperationID, _ answer: ProviderAnswer) -> [Action] {
+        // A sign-out's answer changes nothing (best effort); any other the region no longer waits for is late.
+        let late: [Action] = answer == .signedOut ? [] : [.log(.lateResultIgnored(operation))]
         let loaded: RequestorConfiguration
         switch configuration {
         case .configured(let current):
             loaded = current
-        case .signingIn(let current, _, _) where accountWork.values.contains(where: { $0.operation == operation }):
+        case .signingIn(let current, _, _) where operation.owner == .account:
             // A renewal the configuration's verification started answers while the silent sign-in runs.
             loaded = current
         default:
-            return answer == .signedOut ? [] : [.log(.lateResultIgnored(operation))]
+            return late
         }
-        if case .credentials(let result) = answer, let index = authorizations.firstIndex(where: { $0.operation == operation }) {
+        switch (operation.owner, answer) {
+        case (.authorization, .credentials(let result)):
+            guard let index = authorizations.firstIndex(where: { $0.operation == operation }) else { return late }
             return credentialsAnswered(index, result, loaded)
-        }
-        if let (provider, work) = accountWork.first(where: { $0.value.operation == operation }) {
+        case (.account, _):
+            guard let (provider, work) = accountWork.first(where: { $0.value.operation == operation }) else { return late }
             return accountAnswered(provider, work, operation, answer, loaded)
+        default:
+            return late
         }
-        // A sign-out's answer changes nothing (best effort); any other is late.
-        return answer == .signedOut ? [] : [.log(.lateResultIgnored(operation))]
     }
 
     /// A credentials answer ends its request (every waiter gets its own callback); the provider's next

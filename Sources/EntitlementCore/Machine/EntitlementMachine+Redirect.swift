@@ -79,7 +79,7 @@ extension EntitlementMachine {
         var accepted = flow
         accepted.waiters.append(id)
         accepted.redirectAccepted = true
-        let operation = nextOperation()
+        let operation = nextOperation(.authentication)
         moveAuthentication(
             to: .login(accepted, .readingProfile(operation: operation, attempt: 1)), .accepted, .cancelTimer, .readProfile)
         return [

@@ -19,6 +19,10 @@ extension EntitlementMachine {
         return rest
     }
 
+    /// The requestor whose stored tokens a resumed engine's shell follows: the one the steps that led
+    /// here last told (`MachineStep.storeFollowing`), read once when the engine is made from a rest.
+    package var followedRequestorID: String? { configuration.configuredRequestorID }
+
     /// Lets go of the storage emptied collections keep: a removal keeps a collection's buffer (and a
     /// removal from a shared one copies it, capacity and all), so an empty one can hold hundreds of
     /// bytes — `requestsSent` alone held about 300 a session. Nothing the machine does changes.

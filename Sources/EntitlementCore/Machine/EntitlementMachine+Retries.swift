@@ -68,26 +68,32 @@ extension EntitlementMachine {
         return retry
     }
 
-    /// The operations some region still waits for.
-    var awaitedOperations: Set<OperationID> {
-        var operations = Set(authorizations.compactMap(\.operation) + preauthorizations.map(\.operation))
-        switch configuration {
-        case .configuring(_, let operation, _), .signingIn(_, let operation, _): operations.insert(operation)
-        default: break
+    /// Whether the region that sent `operation` still waits for its answer.
+    func isAwaited(_ operation: OperationID) -> Bool {
+        switch operation.owner {
+        case .configuration:
+            switch configuration {
+            case .configuring(_, operation, _), .signingIn(_, operation, _): true
+            default: false
+            }
+        case .authentication:
+            switch authentication {
+            case .login(_, .creatingSession(operation)), .login(_, .requestingPartnerSession(operation)),
+                .logout(_, .requestingLogout(operation)), .login(_, .readingProfile(operation?, _)),
+                .login(_, .awaitingSecondScreen(_, operation?)):
+                true
+            default: false
+            }
+        case .authorization: authorizations.contains { $0.operation == operation }
+        case .preauthorization: preauthorizations.contains { $0.operation == operation }
+        case .account, nil: false
         }
-        switch authentication {
-        case .login(_, .creatingSession(let operation)), .login(_, .requestingPartnerSession(let operation)), .logout(_, .requestingLogout(let operation)),
-            .login(_, .readingProfile(let operation?, _)), .login(_, .awaitingSecondScreen(_, let operation?)):
-            operations.insert(operation)
-        default: break
-        }
-        return operations
     }
 
     /// A `retry` error for a request still waited for, with attempts left: send it again after a
     /// pause (nil: the failure is the request's result).
     private mutating func retryLater(_ operation: OperationID, _ error: BackendError) -> [Action]? {
-        guard error.code == .retryable, let sent = requestsSent[operation], awaitedOperations.contains(operation),
+        guard error.code == .retryable, let sent = requestsSent[operation], isAwaited(operation),
             let pause = Self.retryPolicy.pause(before: sent.attempt)
         else { return nil }
         recordCall(.retryAsked, .startTimer)
@@ -124,7 +130,7 @@ extension EntitlementMachine {
     /// request that waited out a pause goes out even if its region stopped waiting (its answer is then
     /// dropped), so no request is lost to a region that forgot to list it.
     mutating func resend(_ operation: OperationID) -> [Action] {
-        guard var sent = requestsSent[operation], sent.attempt == 0 || awaitedOperations.contains(operation) else {
+        guard var sent = requestsSent[operation], sent.attempt == 0 || isAwaited(operation) else {
             requestsSent[operation] = nil
             return [.log(.lateTimerIgnored(.retry(operation)))]
         }

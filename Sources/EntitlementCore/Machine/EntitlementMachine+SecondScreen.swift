@@ -45,7 +45,7 @@ extension EntitlementMachine {
     /// The poll is due: read the profile by the code.
     mutating func pollRegistration(_ flow: LoginFlow, _ code: RegistrationCode) -> [Action] {
         guard case .configured(let configuration) = configuration else { return [] }
-        let operation = nextOperation()
+        let operation = nextOperation(.authentication)
         moveAuthentication(to: .login(flow, .awaitingSecondScreen(code, poll: operation)), .pollDue, .pollRegistration)
         return [.callBackend(operation, .profileByCode(context(configuration), code: code.code))]
     }
@@ -70,7 +70,7 @@ extension EntitlementMachine {
         case .failure(let error) where Self.refusesTheCode(error) && !checkedSession:
             var checking = flow
             checking.checksSession = true
-            let operation = nextOperation()
+            let operation = nextOperation(.authentication)
             moveAuthentication(to: .login(checking, .awaitingSecondScreen(code, poll: operation)), .codeRefused, .checkSession)
             return [.callBackend(operation, .session(context(configuration), code: code.code))]
         case .success(.profiles(let profiles)):

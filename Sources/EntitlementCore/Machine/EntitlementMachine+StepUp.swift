@@ -49,7 +49,7 @@ extension EntitlementMachine {
     /// or completes: the call waits for its outcome here (as it would join the request on that instance).
     mutating func waitForStepUpElsewhere(_ id: CallID, resource: String, data: [String: String]) -> [Action]? {
         guard let record = stepUps.first(where: { $0.isFor(resource, data) && $0.isOpen(at: now) }) else { return nil }
-        let operation = nextOperation()
+        let operation = nextOperation(.authorization)
         recordAuthorization(from: .idle, to: .awaitingStepUp, .stepUpPendingElsewhere, .startTimer)
         authorizations.append(
             AuthorizationRequest(
@@ -146,7 +146,7 @@ extension EntitlementMachine {
     /// handled as where the step-up began. Nil when the store holds none.
     private mutating func takeOverStepUp(_ resource: String) -> [Action]? {
         guard let record = stepUps.first(where: { $0.resource == resource && $0.phase == .awaiting && $0.expires > now }) else { return nil }
-        let phase = AuthorizationRequest.Phase.awaitingStepUp(record.provider, record.advice, answered: nextOperation(), until: record.expires)
+        let phase = AuthorizationRequest.Phase.awaitingStepUp(record.provider, record.advice, answered: nextOperation(.authorization), until: record.expires)
         if let waiting = authorizations.firstIndex(where: { $0.isFor(record) }),
             case .awaitingStepUpElsewhere(let timer, record.advice, _) = authorizations[waiting].phase
         {

@@ -88,7 +88,7 @@ extension EntitlementMachine {
         let condition: TransitionGuard = record.phase == .completing ? .stepUpCompletingElsewhere : .stepUpPendingElsewhere
         recordAuthorization(from: .awaitingStepUp, to: .awaitingStepUp, condition, .cancelTimer, .startTimer)
         forgetStepUpCall(of: request)
-        let operation = nextOperation()
+        let operation = nextOperation(.authorization)
         authorizations[index].phase = .awaitingStepUpElsewhere(operation, record.advice, until: record.expires)
         return [.cancelTimer(.stepUp(timer)), .startTimer(.stepUp(operation), at: record.expires)]
     }

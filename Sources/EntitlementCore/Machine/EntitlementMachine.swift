@@ -76,7 +76,7 @@ package struct EntitlementMachine: Sendable {
         var nextCacheSweep = Timestamp(milliseconds: .min)
         var expiredFlowState: String?
         var foreignStoreBox: Boxed<StoredTokens>?
-        var configurationOperation = OperationID(0)
+        var configurationOperation = OperationID(0, owner: .configuration)
         var configurationFailures: UInt16 = 0
         var backendPausedUntil = Timestamp(milliseconds: .min)
         var lastFlow: UInt64 = 0
@@ -337,6 +337,7 @@ package struct EntitlementMachine: Sendable {
         let echoable = Self.bringsOutsideText(input) ? secretsHeld : []
         let drawingBefore = regions.authentication.flowDrawingSecrets
         let callsParked = !queue.isEmpty && configuration.kind == .configured
+        let followedBefore = configuration.configuredRequestorID
         var step = MachineStep()
         if case .callReceived(let id, .setRequestor(let requestorID, _)) = input {
             // The service-provider URLs are the transport's business (the V2 client's base URL).
@@ -367,6 +368,8 @@ package struct EntitlementMachine: Sendable {
             step.resubmitted = queue
             queue.removeAll()
         }
+        let followed = configuration.configuredRequestorID
+        if followed != followedBefore { step.storeFollowing = followed.map { .follow(requestorID: $0) } ?? .stop }
         return step
     }
 
@@ -490,7 +493,7 @@ package struct EntitlementMachine: Sendable {
     /// configures again, as for a `setRequestor` nobody made (its `setRequestorComplete` answers no call).
     private mutating func configureAgain(_ requestorID: String, for call: QueuedCall) -> [Action] {
         queue.append(call)
-        let operation = nextOperation()
+        let operation = nextOperation(.configuration)
         configurationOperation = operation
         moveConfiguration(
             to: .configuring(requestorID: requestorID, operation: operation, calls: []), .retryDue, .enqueue, .loadConfiguration)
@@ -523,38 +526,41 @@ package struct EntitlementMachine: Sendable {
 
     // MARK: - Backend answers
 
+    /// A backend answer goes to the region that sent the request; it is late unless that region
+    /// still waits for this very operation.
     private mutating func backendFinished(_ operation: OperationID, _ result: Result<BackendResponse, BackendError>)
         -> [Action]
     {
-        if case .signingIn(let loaded, let expected, let calls) = configuration, expected == operation {
+        let late: [Action] = [.log(.lateResultIgnored(operation))]
+        switch (operation.owner, configuration) {
+        case (.configuration, .signingIn(let loaded, operation, let calls)):
             return silentExchangeFinished(loaded, calls: calls, result)
-        }
-        guard case .configured(let configuration) = configuration else { return [.log(.lateResultIgnored(operation))] }
-        if case .login(let flow, .creatingSession(let expected)) = authentication, expected == operation {
-            return sessionAnswered(flow, result, configuration)
-        }
-        if case .login(let flow, .requestingPartnerSession(let expected)) = authentication, expected == operation {
-            return partnerSessionAnswered(flow, result, configuration)
-        }
-        if case .login(let flow, .readingProfile(let expected?, let attempt)) = authentication, expected == operation {
-            return profileAnswered(flow, attempt: attempt, result, configuration)
-        }
-        if case .login(let flow, .awaitingRedirect) = authentication, let probe = flow.probe, probe == operation {
-            return probeAnswered(flow, result, configuration)
-        }
-        if case .logout(let flow, .requestingLogout(let expected)) = authentication, expected == operation {
-            return logoutAnswered(flow, result)
-        }
-        if case .login(let flow, .awaitingSecondScreen(let code, let poll?)) = authentication, poll == operation {
-            return pollAnswered(flow, code, result, configuration)
-        }
-        if let index = authorizations.firstIndex(where: { $0.operation == operation }) {
+        case (.authentication, .configured(let configuration)):
+            return authenticationAnswered(operation, result, configuration) ?? late
+        case (.authorization, .configured(let configuration)):
+            guard let index = authorizations.firstIndex(where: { $0.operation == operation }) else { return late }
             return authorizationStepFinished(index, result, configuration)
-        }
-        if let index = preauthorizations.firstIndex(where: { $0.operation == operation }) {
+        case (.preauthorization, .configured):
+            guard let index = preauthorizations.firstIndex(where: { $0.operation == operation }) else { return late }
             return preauthorizationFinished(preauthorizations.remove(at: index), result)
+        default:
+            return late
         }
-        return [.log(.lateResultIgnored(operation))]
+    }
+
+    /// A backend answer for the login or logout flow, if the flow still waits for `operation`.
+    private mutating func authenticationAnswered(
+        _ operation: OperationID, _ result: Result<BackendResponse, BackendError>, _ configuration: RequestorConfiguration
+    ) -> [Action]? {
+        switch authentication {
+        case .login(let flow, .creatingSession(operation)): sessionAnswered(flow, result, configuration)
+        case .login(let flow, .requestingPartnerSession(operation)): partnerSessionAnswered(flow, result, configuration)
+        case .login(let flow, .readingProfile(operation?, let attempt)): profileAnswered(flow, attempt: attempt, result, configuration)
+        case .login(let flow, .awaitingRedirect) where flow.probe == operation: probeAnswered(flow, result, configuration)
+        case .login(let flow, .awaitingSecondScreen(let code, operation?)): pollAnswered(flow, code, result, configuration)
+        case .logout(let flow, .requestingLogout(operation)): logoutAnswered(flow, result)
+        default: nil
+        }
     }
 
     // MARK: - Recording transitions

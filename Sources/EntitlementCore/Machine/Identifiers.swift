@@ -11,12 +11,41 @@ public struct FlowID: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var description: String { "flow#\(rawValue)" }
 }
 
-/// Identifies one backend request; its answer is accepted only while the request is still pending.
+/// Identifies one request the machine sends (to the backend, a provider or the platform) and the
+/// region that sent it: its answer goes to that region, and is accepted only while the request is
+/// still pending there.
 public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The part of the machine that sent a request and takes its answer.
+    public enum Owner: UInt8, Sendable, Hashable {
+        /// The requestor's configuration (and the silent sign-in that ends it).
+        case configuration
+        /// A login or logout flow.
+        case authentication
+        /// An authorization (its decision, a provider's credentials, a step-up's wait).
+        case authorization
+        /// A pre-authorization.
+        case preauthorization
+        /// A provider account: a sign-in, sign-out, verification or renewal.
+        case account
+    }
+
+    /// The sequence number (low 56 bits) and the owner (high 8 bits, 0 for none) in one word: an id
+    /// costs a session no more than its number did.
+    private var bits: UInt64
+    private static let numberMask: UInt64 = (1 << 56) - 1
+
     /// The operation's sequence number within one machine.
-    public var rawValue: UInt64
-    /// Wraps a sequence number.
-    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    public var rawValue: UInt64 { bits & Self.numberMask }
+    /// The region that sent the request; nil for a number read back from a trace, which names no
+    /// owner until a replay matches it with the request the machine sent.
+    public var owner: Owner? {
+        let tag = UInt8(truncatingIfNeeded: bits >> 56)
+        return tag == 0 ? nil : Owner(rawValue: tag - 1)
+    }
+    /// Wraps a sequence number (its low 56 bits) and the region that owns it.
+    public init(_ rawValue: UInt64, owner: Owner?) {
+        bits = (rawValue & Self.numberMask) | (UInt64(owner.map { $0.rawValue + 1 } ?? 0) << 56)
+    }
     /// Orders operations by creation.
     public static func < (lhs: OperationID, rhs: OperationID) -> Bool { lhs.rawValue < rhs.rawValue }
     /// `op#n`.

@@ -8,7 +8,16 @@
 /// 3. ``secretsToDraw``: flows whose `state` the shell draws at once and feeds back
 ///    (`Input.flowSecretsDrawn(_:_:)`), in order, before any other input.
 /// 4. ``resubmitted``: held calls fed back, in order, ahead of all queued work (each runs as its own input).
+/// 5. ``storeFollowing``: when the step changed it, whose stored tokens the shell now follows (reads
+///    before every input, and saves against) — the shell keeps it and never asks the machine's state.
 package struct MachineStep: Sendable, Hashable {
+    /// Whose stored tokens the machine's view follows from this step on.
+    package enum StoreFollowing: Sendable, Hashable {
+        /// The requestor's, now configured: read them before every input when their version changed.
+        case follow(requestorID: String)
+        /// None: the machine left its configuration (configuring again, or failed); nothing is read.
+        case stop
+    }
     /// A save of the device's tokens for one requestor.
     package struct Save: Sendable, Hashable {
         /// The tokens, behind one reference: a step (made for every input) stays a few words.
@@ -47,6 +56,9 @@ package struct MachineStep: Sendable, Hashable {
     package var secretsToDraw: [FlowID]
     /// The held calls fed back ahead of all queued work.
     package var resubmitted: [EntitlementMachine.QueuedCall]
+
+    /// Set only by the step that began or ended following a requestor's stored tokens.
+    package var storeFollowing: StoreFollowing?
 
     /// Creates a step.
     package init(

@@ -9,7 +9,10 @@ extension AccessEnabler {
         case .emit(let callback, let answering):
             monitor?.observe(.callbackEmitted(callback, answering: answering))
             emit(callback, answering: answering)
-        case .loadConfiguration(let operation, let request), .callBackend(let operation, let request):
+        case .loadConfiguration(let operation, let request):
+            configurationLoading = operation
+            startBackendTask(operation, request)
+        case .callBackend(let operation, let request):
             startBackendTask(operation, request)
         case .askProvider(let operation, let provider, let request, let session):
             startProviderTask(operation, provider: provider, request, session)

@@ -185,6 +185,9 @@ extension AccessEnabler {
     /// order. A save that failed (`failure`) is told to the machine next, before any other input.
     private func commit(_ next: consuming EntitlementMachine, _ step: MachineStep, of input: Input, at now: Timestamp, notSaved failure: TokenStorageError?) {
         machine = consume next
+        if let following = step.storeFollowing {
+            if case .follow(let requestorID) = following { followedRequestorID = requestorID } else { followedRequestorID = nil }
+        }
         monitor?.observe(.inputHandled(HandledInput(input), at: now))
         if let monitor {
             for row in machine.lastTransitions { monitor.observe(.transition(row)) }

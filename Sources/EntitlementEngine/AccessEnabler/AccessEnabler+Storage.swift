@@ -18,8 +18,8 @@ extension AccessEnabler {
     /// last read: the store answers their version at once and it is the one last read (or the machine
     /// is not configured, and nothing would be read).
     func storageUnchangedAtHand() -> Bool {
-        guard case .configured(let configuration) = machine.configuration else { return true }
-        guard !viewHeldBack, let known = storeVersion, known.requestorID == configuration.requestorID,
+        guard let followed = followedRequestorID else { return true }
+        guard !viewHeldBack, let known = storeVersion, known.requestorID == followed,
             let atHand = storage.knownVersion(deviceID: environment.deviceID, requestorID: known.requestorID)
         else { return false }
         return atHand == known.version
@@ -33,8 +33,7 @@ extension AccessEnabler {
     /// returns the failure when the store could still not be read (the view may be older than the store's).
     @discardableResult
     func reconcileWithStorage(force: Bool = false) async -> TokenStorageError? {
-        guard case .configured(let configuration) = machine.configuration else { return nil }
-        let requestorID = configuration.requestorID
+        guard let requestorID = followedRequestorID else { return nil }
         var retry: StorageRetry?  // made at the first failure: reading the clock is no cost of every input
         while true {
             let current: VersionedTokens
@@ -91,7 +90,7 @@ extension AccessEnabler {
             for attempt in 0...Self.conflictRetries {
                 var stored = StoredTokens.empty
                 var others: [AuthenticationToken] = []
-                if case .configuring(_, let current, _) = machine.configuration, current == operation {
+                if configurationLoading == operation {
                     do throws(TokenStorageError) {
                         let loaded = try await storedTokens(requestorID)
                         stored = loaded.tokens
@@ -108,7 +107,10 @@ extension AccessEnabler {
                 }
                 let loaded = Input.configurationLoaded(operation, configuration, stored, others: others, verified: verification?.verified ?? [:])
                 let outcome = await process(loaded, onLostSave: attempt < Self.conflictRetries ? .drop : .fail)
-                guard outcome == .lostToAnotherWriter else { return }
+                guard outcome == .lostToAnotherWriter else {
+                    if configurationLoading == operation { configurationLoading = nil }
+                    return
+                }
             }
         case .success:
             await process(.configurationFailed(operation, .malformedResponse("not a configuration for '\(requestorID)'")))

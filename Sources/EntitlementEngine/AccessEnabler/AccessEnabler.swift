@@ -62,6 +62,12 @@ public actor AccessEnabler {
     @exclusivity(unchecked) var quietPoints: UInt64 = 0
     @exclusivity(unchecked) var lastTicket: UInt64 = 0
     @exclusivity(unchecked) var lastCallID: UInt64 = 0
+    /// The configuration request last sent (`Action.loadConfiguration`): its answer reads the store; an
+    /// answer to an earlier one is late and reads nothing.
+    @exclusivity(unchecked) var configurationLoading: OperationID?
+    /// The requestor whose stored tokens the machine's view follows (the steps say when it changes:
+    /// `MachineStep.storeFollowing`); nil while no requestor is configured.
+    @exclusivity(unchecked) var followedRequestorID: String?
     /// The stored version the machine's view of storage corresponds to, for the requestor it
     /// was read or written for; nil until read (a save then reads first).
     @exclusivity(unchecked) var storeVersion: (requestorID: String, version: StorageVersion)?
@@ -175,6 +181,7 @@ public actor AccessEnabler {
         self.platform = platform
         self.machine = rest.parts.machine.resumed()
         self.machine.recordsTransitions = monitor != nil
+        self.followedRequestorID = rest.parts.machine.followedRequestorID
         self.lastCallID = rest.parts.lastCallID
         self.storeVersion = rest.parts.storeVersion
         self.backend = backend

@@ -76,7 +76,7 @@ public final class SharedConfigurationBackend: EntitlementBackend {
 
     /// Performs `request`, answering a requestor's configuration from memory while it is valid.
     public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
-        try await perform(request, operation: OperationID(0))
+        try await perform(request, operation: OperationID(0, owner: nil))
     }
 
     /// Performs `request`, answering a requestor's configuration from memory while it is valid.

@@ -234,8 +234,11 @@ package struct FleetChecker: Sendable {
         var state = FleetModel(nodes: bounds.nodes, bounds: bounds)
         state.tellsScript = true
         var script: [String] = []
-        for event in events {
-            guard state.enabledEvents.contains(event) else { return (["\(event) cannot happen there"], script) }
+        for named in events {
+            // Matched as printed: a request is named by its number, and the node's own id carries its owner.
+            guard let event = state.enabledEvents.first(where: { $0.description == named.description }) else {
+                return (["\(named) cannot happen there"], script)
+            }
             state.apply(event)
             script += [event.description] + state.told
             if !state.problems.isEmpty { return (state.problems, script) }

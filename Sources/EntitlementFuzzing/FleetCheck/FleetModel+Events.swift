@@ -22,7 +22,7 @@ extension FleetModel {
                 }
             }
             for timer in nodes[node].timers where timer.at <= now { events.append(.timer(node: node, timer.id)) }
-            if store.up, nodes[node].knownVersion != store.version || nodes[node].viewHeldBack, case .configured = nodes[node].machine.configuration {
+            if store.up, nodes[node].knownVersion != store.version || nodes[node].viewHeldBack, nodes[node].followsStore {
                 events.append(.look(node: node))
             }
         }
@@ -80,9 +80,11 @@ extension FleetModel {
         case .call(let node, let call):
             callsLeft -= 1
             submit(call.entitlementCall, on: node)
-        case .answer(let node, let operation), .fail(let node, let operation), .timeout(let node, let operation):
-            if let index = nodes[node].askedProvider.firstIndex(where: { $0.operation == operation }) {
+        case .answer(let node, let named), .fail(let node, let named), .timeout(let node, let named):
+            // An event (a script's line, a path's step) names a request by its number; the node's own id carries its owner.
+            if let index = nodes[node].askedProvider.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
                 let asked = nodes[node].askedProvider.remove(at: index)
+                let operation = asked.operation
                 if case .fail = event {
                     faultsLeft -= 1
                     deliver(.providerAnswered(operation, AccessEnabler.timedOut(asked.request, .networkFailure)), to: node)
@@ -97,8 +99,8 @@ extension FleetModel {
                 }
                 return
             }
-            guard let index = nodes[node].requests.firstIndex(where: { $0.operation == operation }) else { return }
-            let request = nodes[node].requests.remove(at: index).request
+            guard let index = nodes[node].requests.firstIndex(where: { $0.operation.rawValue == named.rawValue }) else { return }
+            let (operation, request, _) = nodes[node].requests.remove(at: index)
             if case .fail = event {
                 faultsLeft -= 1
                 deliver(.backendFailed(operation, .network("the connection was reset")), to: node)

@@ -19,6 +19,7 @@ extension FleetModel {
         node.machine = constants.freshMachine
         node.knownVersion = nil
         node.viewHeldBack = false
+        node.followsStore = false
         node.requests = []
         node.askedProvider = []
         node.timers = []
@@ -111,7 +112,7 @@ extension FleetModel {
     /// lasts past the shell's retry window; one shorter is the same as the store coming back first).
     @discardableResult
     mutating func reconcile(_ node: Int, force: Bool = false) -> TokenStorageError? {
-        guard case .configured = nodes[node].machine.configuration else { return nil }
+        guard nodes[node].followsStore else { return nil }
         guard store.up else { return .unavailable("the store is down (past the retry window)") }
         if !force, !nodes[node].viewHeldBack, nodes[node].knownVersion == store.version { return nil }
         nodes[node].knownVersion = store.version
@@ -187,6 +188,7 @@ extension FleetModel {
             problems.append("node \(Self.name(node)) took a transition the table does not list: \(recorded.row)")
         }
         nodes[node].machine.forgetTransitions()  // a state kept for the search holds no rows
+        if let following = step.storeFollowing { nodes[node].followsStore = following != .stop }
         if let before { noteHappenedBefore(input, before: before, on: node) }
         for action in step.effects { run(action, on: node) }
         for flow in step.secretsToDraw {

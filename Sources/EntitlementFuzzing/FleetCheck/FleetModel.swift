@@ -34,6 +34,8 @@ struct FleetModel: Sendable {
         var knownVersion: UInt64? { didSet { hash = nil } }
         /// Whether the machine kept a view of its own when it last followed the store.
         var viewHeldBack = false { didSet { hash = nil } }
+        /// Whether the shell follows the store for the machine (its steps said so: configured).
+        var followsStore = false { didSet { hash = nil } }
         var lastCall: UInt64 = 0 { didSet { hash = nil } }
         /// Backend requests sent and not answered, oldest first, with the time each ends unanswered (the
         /// shell's request deadline).
@@ -58,6 +60,7 @@ struct FleetModel: Sendable {
             hasher.combine(generation)
             hasher.combine(knownVersion)
             hasher.combine(viewHeldBack)
+            hasher.combine(followsStore)
             hasher.combine(lastCall)
             hasher.combine(requests.count)
             for sent in requests {
