@@ -31,10 +31,7 @@ public struct EngineRest: Sendable {
     /// Whether the engine rested with a provider picker open: calls (the login's, and authorizations
     /// waiting for it) wait for the user's choice. An owner that drops such a rest must bring the engine
     /// back and cancel the choice (`setSelectedProvider(nil)`) first, or those calls are never answered.
-    public var isChoosingProvider: Bool {
-        if case .login(_, .selectingProvider) = parts.machine.authentication { return true }
-        return false
-    }
+    public var isChoosingProvider: Bool { parts.machine.loginChoosingProvider != nil }
 
     /// Whether the engine holds nothing worth keeping: nothing it would store (no login, pending login or
     /// logout, chosen provider or provider account; a logout mark the store keeps does not count) and no

@@ -428,23 +428,15 @@ public final class SessionHost: Sendable {
         let opened = registry.withLock { registry in registry.slot(of: key).flatMap { registry[$0].enabler } }
         guard let opened else { return }
         Task {
-            guard let flow = await Self.providerChoice(of: opened.machineSnapshot) else { return }
+            guard let flow = await opened.loginChoosingProvider else { return }
             _ = clock.schedule(at: clock.now().adding(limit)) { [weak self] in
                 guard let self else { return }
                 _ = try? await self.withSession(key) { enabler in
-                    guard await Self.providerChoice(of: enabler.machineSnapshot) == flow else { return false }
+                    guard await enabler.loginChoosingProvider == flow else { return false }
                     await enabler.setSelectedProvider(nil)
                     return true
                 }
             }
-        }
-    }
-
-    /// The login whose provider choice (the engine's picker or the platform's) waits for the user.
-    private static func providerChoice(of machine: EntitlementMachine) -> FlowID? {
-        switch machine.authentication {
-        case .login(let flow, .selectingProvider), .login(let flow, .platformPicking): flow.id
-        default: nil
         }
     }
 
@@ -491,7 +483,7 @@ public final class SessionHost: Sendable {
     /// Cancels an open provider picker (the engine's or the platform's); true when there was one.
     @discardableResult
     private static func cancelProviderChoice(_ engine: AccessEnabler) async -> Bool {
-        guard await providerChoice(of: engine.machineSnapshot) != nil else { return false }
+        guard await engine.loginChoosingProvider != nil else { return false }
         await engine.setSelectedProvider(nil)
         return true
     }

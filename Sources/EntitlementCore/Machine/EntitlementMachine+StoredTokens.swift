@@ -31,6 +31,14 @@ extension EntitlementMachine {
             || tokens.pendingStepUps != stepUps || tokens.loggedOut != logoutMark
     }
 
+    /// The login whose provider choice (the engine's picker or the platform's) waits for the user, if any.
+    package var loginChoosingProvider: FlowID? {
+        switch authentication {
+        case .login(let flow, .selectingProvider), .login(let flow, .platformPicking): flow.id
+        default: nil
+        }
+    }
+
     /// Whether nothing but (at most) a logout mark would be kept: for a host, such a session holds nothing
     /// it must keep in memory (the store keeps the mark).
     package var holdsNothingButALogoutMark: Bool { holdsNothingButALogoutMark(StoredAuthentication(authentication)) }

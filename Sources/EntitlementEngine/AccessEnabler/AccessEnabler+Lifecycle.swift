@@ -84,6 +84,9 @@ extension AccessEnabler {
     /// The machine as it is now.
     package var machineSnapshot: EntitlementMachine { machine }
 
+    /// The login whose provider choice (the engine's picker or the platform's) waits for the user, if any.
+    package var loginChoosingProvider: FlowID? { machine.loginChoosingProvider }
+
     /// Returns once no backend request is in flight, no question to the platform (picker or sign-in
     /// check) is pending and no input is waiting — or when the calling task is cancelled.
     public func whenIdle() async {
