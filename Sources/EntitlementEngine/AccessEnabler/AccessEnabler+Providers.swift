@@ -76,7 +76,6 @@ extension AccessEnabler {
         }
     }
 
-    /// The answer a request gets when its provider fails it (past the deadline, or missing).
     /// The answer a provider request that got none (its deadline passed, or the network failed) counts as.
     package static func timedOut(_ request: ProviderRequest, _ failure: ProviderFailure) -> ProviderAnswer {
         switch request {
