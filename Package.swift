@@ -109,6 +109,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementScenariosTests",
             dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios"]),
+        .testTarget(name: "EntitlementBenchmarksTests", dependencies: ["EntitlementBenchmarks"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -41,7 +41,7 @@ package struct EngineBenchmark {
     }
 
     /// The machine's load averages and cores, as `/proc/loadavg` says (a busy machine measures less).
-    static var loadLine: String {
+    package static var loadLine: String {
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "unknown"
         return "load average \(load) (1, 5, 15 min) on \(ProcessInfo.processInfo.activeProcessorCount) cores"
     }
@@ -360,9 +360,9 @@ package struct EngineBenchmark {
     // MARK: - Measuring and printing
 
     #if DEBUG
-        static let isDebugBuild = true
+        package static let isDebugBuild = true
     #else
-        static let isDebugBuild = false
+        package static let isDebugBuild = false
     #endif
 
     static func time(_ body: () async -> Void) async -> Double {

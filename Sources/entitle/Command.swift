@@ -26,6 +26,8 @@ enum Command: Equatable {
     case bench(String, rounds: Int)
     /// Time `entitle serve`'s start and `logins` logins against it from `clients` at once.
     case benchServe(logins: Int, clients: Int)
+    /// Check today's same-run speed ratios against a committed baseline, or write it (`bench gate`).
+    case benchGate(baseline: String, write: Bool, marginPercent: Int, wallMarginPercent: Int, rounds: Int)
     /// Measure the Redis store against redis-benchmark (`bench redis`).
     case benchRedis(seconds: Int)
     /// Run the engine's figures (`bench engine`); with `child`, only the host's memory figure (the child process).
@@ -316,11 +318,32 @@ enum Command: Equatable {
     }
 
     private static func parseBench(_ arguments: [String]) throws(UsageError) -> Command {
-        let kinds = ["engine", "json", "storage", "serve", "redis"]
+        let kinds = ["engine", "gate", "json", "storage", "serve", "redis"]
         guard let kind = arguments.first, kinds.contains(kind) else {
             let reader = ArgumentReader(arguments, command: "bench", options: [])
-            guard let given = arguments.first else { throw reader.error("give what to measure: engine, json, storage, serve or redis") }
-            throw reader.error("unknown benchmark " + UsageError.named(given, among: kinds) + " (engine, json, storage, serve, redis)")
+            guard let given = arguments.first else { throw reader.error("give what to measure: engine, gate, json, storage, serve or redis") }
+            throw reader.error("unknown benchmark " + UsageError.named(given, among: kinds) + " (engine, gate, json, storage, serve, redis)")
+        }
+        if kind == "gate" {
+            var reader = ArgumentReader(
+                arguments.dropFirst(), command: "bench gate", options: ["--write", "--margin", "--wall-margin", "--rounds"])
+            var baseline: String?
+            var write = false
+            var margin = Int(((BenchGate.defaultCPUMargin - 1) * 100).rounded())
+            var wallMargin = Int(((BenchGate.defaultWallMargin - 1) * 100).rounded())
+            var rounds = BenchGate.defaultRounds
+            while let argument = reader.next() {
+                switch argument {
+                case "--write": write = true
+                case "--margin": margin = try reader.number(of: argument, in: 1...10_000)
+                case "--wall-margin": wallMargin = try reader.number(of: argument, in: 1...10_000)
+                case "--rounds": rounds = try reader.number(of: argument, in: 3...10_000)
+                case let path where !path.hasPrefix("-") && baseline == nil: baseline = path
+                default: throw reader.unexpected(argument)
+                }
+            }
+            guard let baseline else { throw reader.error("give the baseline file (Tests/Benchmarks/gate.tsv)") }
+            return .benchGate(baseline: baseline, write: write, marginPercent: margin, wallMarginPercent: wallMargin, rounds: rounds)
         }
         if kind == "redis" {
             var reader = ArgumentReader(arguments.dropFirst(), command: "bench redis", options: ["--seconds"])

@@ -148,7 +148,9 @@ struct CommandHelp {
         CommandHelp(
             name: "bench",
             synopsis: [
-                "bench engine [--sessions N] [--seconds S] [--only PART]... [--compare SAVED]", "bench json|storage [--rounds N]",
+                "bench engine [--sessions N] [--seconds S] [--only PART]... [--compare SAVED]",
+                "bench gate BASELINE [--margin PERCENT] [--wall-margin PERCENT] [--rounds R] [--write]",
+                "bench json|storage [--rounds N]",
                 "bench serve [--logins N] [--clients C]",
                 "bench redis [--seconds S]",
             ],
@@ -165,6 +167,16 @@ struct CommandHelp {
                            --only cookbook|machine|actor|sessions|replay|sha256|verify runs one part (profiling);
                            --compare SAVED shows a saved run's figures (its output, as printed) beside
                            today's; the machine's load average is printed with the table
+                  gate     the speed regression gate (.ci/run runs it on the release build): same-run
+                           ratios — a cookbook session on the engine against the same simulator calls in
+                           straight-line code (shared pool, one thread), recording against not, and the
+                           bare machine, checkAuthentication through the actor, streamed replay and
+                           SHA-256 each against reference work of the standard library's — each of
+                           process CPU and of wall-clock time, the ratio of medians over R alternating
+                           rounds (default 101); a figure whose CPU ratio is worse than BASELINE's by more
+                           than --margin (default 50 %), or whose wall-clock ratio is by more than
+                           --wall-margin (default 400 %), in three measurements fails (exit 1); --write
+                           measures each three times and writes their medians to BASELINE instead
                   json     time the canonical trace writer against JSONEncoder on the same records
                   storage  time calls on an engine whose file store holds 2,000 authorizations: the
                            stored version checked per input against a full read per input

@@ -28,6 +28,8 @@ case .success(.storageStress(let folder)):
     status = ExitStatus(rawValue: await StorageStress.run(folder: folder)) ?? .failure
 case .success(.benchServe(let logins, let clients)):
     status = await ServeBenchmark(logins: logins, clients: clients).run() == 0 ? .success : .failure
+case .success(.benchGate(let baseline, let write, let margin, let wallMargin, let rounds)):
+    status = await GateCommand(baseline: baseline, marginPercent: margin, wallMarginPercent: wallMargin, rounds: rounds).run(write: write)
 case .success(.benchRedis(let seconds)):
     status = await RedisBenchmark(seconds: seconds).run()
 case .success(.benchEngine(let sessions, _, _, true, _)):

@@ -126,6 +126,8 @@ struct CommandLineTests {
         (["trace", "view", "x.jsonl", "--replya"], "entitle trace: unknown option '--replya' (did you mean '--replay'?)"),
         (["trace", "draw", "x.jsonl"], "entitle trace: give 'show TRACE' or 'view TRACE [--replay] -o FILE.html'"),
         (["demo", "now"], "entitle demo: unexpected argument 'now'"),
+        (["bench", "gate"], "entitle bench gate: give the baseline file"),
+        (["bench", "gate", "a.tsv", "--margni", "10"], "entitle bench gate: unknown option '--margni' (did you mean '--margin'?)"),
         ([], "entitle: no command given"),
     ])
     func usageErrorsNameTheArgumentOnStandardErrorAndExit64(arguments: [String], message: String) async {
@@ -276,6 +278,22 @@ struct CommandLineTests {
         let row = try #require(second.output.split(separator: "\n").first { $0.hasPrefix("| media-token") })
         #expect(second.output.contains("| saved "), "\(second.output)")
         #expect(row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }[1] == figure, "the saved column: \(row)")
+    }
+
+    /// `bench gate BASELINE --write` writes every figure's ratios; the gate then checks against them, and
+    /// names a baseline it cannot read. (Margins this wide make the verdict no judge of speed: the gate's
+    /// own run is `.ci/run`'s, on the release build.)
+    @Test func benchGateWritesABaselineAndChecksAgainstIt() async throws {
+        let path = try Self.scratch("gate.tsv", "")
+        let written = await Self.entitle("bench", "gate", path, "--write", "--rounds", "3")
+        #expect(written.status == 0 && written.output.contains("wrote \(path)"), "\(written.output)\(written.errors)")
+        let checked = await Self.entitle("bench", "gate", path, "--rounds", "3", "--margin", "10000", "--wall-margin", "10000")
+        #expect(checked.status == 0 && checked.output.contains("every figure within its margins"), "\(checked.output)")
+        #expect(checked.output.contains("\nmachine.session-inputs/reference | a session's"), "\(checked.output)")
+        let malformed = await Self.entitle("bench", "gate", try Self.scratch("bad.tsv", "machine 1 1\n"))
+        #expect(malformed.status == 2 && malformed.errors.contains("line 1 is not `figure<TAB>cpu ratio<TAB>wall ratio`"), "\(malformed.errors)")
+        let missing = await Self.entitle("bench", "gate", path + ".missing")
+        #expect(missing.status == 66, "\(missing.errors)")
     }
 
     /// The host gives memory back after drive-by devices: two waves of 20,000 devices that call once,
