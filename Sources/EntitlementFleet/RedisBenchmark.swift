@@ -14,14 +14,20 @@ import Synchronization
 /// `entitle bench redis`: the token store's saves and loads per second on a real standalone
 /// `redis-server` and on a real six-node Redis Cluster (both started here, on loopback), each beside
 /// what `redis-benchmark` gets from the same server in the same run for the same commands (the save
-/// script by `EVALSHA`, the load's `HMGET`) at the same concurrency: as many connections as the store
-/// uses, one command each at a time.
+/// script by `EVALSHA`, the load's `HMGET`) with as many commands in flight on as many connections: the
+/// store's 50 callers share 4 connections (its client pipelines what waits), `redis-benchmark` runs 4
+/// connections with 12 commands pipelined on each (`-c 4 -P 12`: 48 in flight). The two sides
+/// alternate, three rounds of each; the ratio is each round's, and the table gives their median.
 package struct RedisBenchmark {
     let seconds: Int
     /// Concurrent callers of the store.
     let callers = 50
     /// Connections per node (the store's client and `redis-benchmark -c`).
     let connections = 4
+    /// Commands `redis-benchmark` pipelines on each connection (`-P`): about the store's callers per connection.
+    let pipelined = 12
+    /// Rounds of each side, alternated.
+    let rounds = 3
 
     /// A bench of `seconds` seconds per figure.
     package init(seconds: Int) { self.seconds = seconds }
@@ -48,8 +54,11 @@ package struct RedisBenchmark {
         }
         var status = ExitStatus.success
         do {
-            print("saves and loads, \(callers) callers, \(connections) connections per node, \(seconds) s per figure (debug builds are slower)")
-            print("| target | the store (saves+loads/s) | redis-benchmark, same commands (saves+loads/s) | ratio |")
+            print(
+                "saves and loads: the store with \(callers) callers on \(connections) connections per node, \(seconds) s a round; "
+                    + "redis-benchmark -c \(connections) -P \(pipelined), the same commands, as long; \(rounds) rounds of each, alternated "
+                    + "(debug builds are slower)")
+            print("| target | the store (saves+loads/s), each round | redis-benchmark, same commands (saves+loads/s), each round | ratio, median of the rounds |")
             print("|---|---|---|---|")
             let single = RedisConfiguration(port: standalone.port, commandTimeout: .seconds(5), connections: connections)
             try await report("standalone", store: RedisClient(single), port: standalone.port, cluster: false)
@@ -69,7 +78,6 @@ package struct RedisBenchmark {
     private func report(_ name: String, store client: any RedisCommandSender, port: UInt16, cluster: Bool) async throws {
         defer { client.close() }
         let store = RedisTokenStorage(client: client, keyPrefix: "bench")
-        let ours = try await measureStore(store)
         // The script's digest (loaded by the store's first save), for redis-benchmark's EVALSHA.
         // redis-benchmark draws a number for each placeholder, so a command's keys share one fixed hash
         // tag: on a cluster they all live on one master, the one asked (the store spreads over three).
@@ -87,26 +95,36 @@ package struct RedisBenchmark {
         for command in [save, load] {
             _ = try await client.send(command.map { $0.replacingOccurrences(of: "__rand_int__", with: "probe") }, key: deviceSet)
         }
-        let saves = try await Self.redisBenchmark(port: target, connections: connections, save)
-        let loads = try await Self.redisBenchmark(port: target, connections: connections, load)
-        let theirs = 2 / (1 / saves + 1 / loads)
-        print(String(format: "| %@ | %.0f | %.0f (EVALSHA %.0f/s, HMGET %.0f/s) | %.0f %% |", name, ours, theirs, saves, loads, ours / theirs * 100))
+        var ours: [Double] = [], theirs: [Double] = [], ratios: [Double] = []
+        var requests = 20_000 * seconds  // redis-benchmark's count for about `seconds`, corrected from each round
+        for round in 0..<rounds {
+            let store = try await measureStore(store, round: round)
+            let saves = try await Self.redisBenchmark(port: target, connections: connections, pipelined: pipelined, requests: requests, save)
+            let loads = try await Self.redisBenchmark(port: target, connections: connections, pipelined: pipelined, requests: requests, load)
+            let benchmark = 2 / (1 / saves + 1 / loads)
+            requests = max(10_000, Int(benchmark * Double(seconds) / 2))
+            ours.append(store)
+            theirs.append(benchmark)
+            ratios.append(store / benchmark)
+        }
+        func list(_ values: [Double]) -> String { values.map { String(format: "%.0f", $0) }.joined(separator: ", ") }
+        print("| \(name) | \(list(ours)) | \(list(theirs)) | \(String(format: "%.0f %%", ratios.sorted()[ratios.count / 2] * 100)) |")
     }
 
     /// Saves and loads per second through the store: `callers` tasks, each saving (compare-and-set on
-    /// the version it holds) then loading one of its devices, for `seconds`.
-    private func measureStore(_ store: RedisTokenStorage) async throws -> Double {
+    /// the version it holds) then loading one of its devices (their own for each `round`), for `seconds`.
+    private func measureStore(_ store: RedisTokenStorage, round: Int) async throws -> Double {
         let stop = ContinuousClock.now.advanced(by: .seconds(seconds))
         let started = ContinuousClock.now
         let operations = try await withThrowingTaskGroup(of: Int.self) { group in
             for caller in 0..<callers {
                 group.addTask {
                     var versions: [String: StorageVersion] = [:]
-                    var round = 0
+                    var turn = 0
                     var done = 0
                     while ContinuousClock.now < stop {
-                        let device = "bench-\(caller)-\(round % 20)"
-                        round += 1
+                        let device = "bench-r\(round)-\(caller)-\(turn % 20)"
+                        turn += 1
                         let tokens = StoredTokens(selectedProvider: "acme-cable", deviceID: device)
                         versions[device] = try await store.save(
                             tokens, deviceID: device, requestorID: "sim-requestor", replacing: versions[device] ?? .absent)
@@ -127,12 +145,12 @@ package struct RedisBenchmark {
     /// The port of a `host:port` node address.
     static func port(of address: String) -> UInt16? { address.split(separator: ":").last.flatMap { UInt16($0) } }
 
-    /// Requests per second `redis-benchmark` reports for `command` (its CSV line) at `connections`
-    /// connections to the server on `port`, one command each at a time.
-    static func redisBenchmark(port: UInt16, connections: Int, _ command: [String]) async throws -> Double {
+    /// Requests per second `redis-benchmark` reports for `requests` of `command` (its CSV line) at
+    /// `connections` connections to the server on `port`, `pipelined` commands in flight on each.
+    static func redisBenchmark(port: UInt16, connections: Int, pipelined: Int, requests: Int, _ command: [String]) async throws -> Double {
         let output = NSTemporaryDirectory() + "entitle-redis-benchmark-\(UUID().uuidString).csv"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let arguments = ["-p", "\(port)", "-c", "\(connections)", "-n", "50000", "-r", "100000", "-P", "1", "--csv"]
+        let arguments = ["-p", "\(port)", "-c", "\(connections)", "-n", "\(requests)", "-r", "100000", "-P", "\(pipelined)", "--csv"]
         let process = try ChildProcess.start("redis-benchmark", arguments + command, output: output)
         guard await process.waitForExit(upTo: .seconds(120)) else {
             process.send(SIGKILL)
