@@ -287,12 +287,14 @@ package struct JSONReader {
         depth += 1
         defer { depth -= 1 }
         guard depth <= 64 else { throw failure("nesting deeper than 64") }
-        var members: [String: JSONValue] = [:]
         skipSpace()
         if index < end, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
+        // The members are read first and the dictionary made once, at its size: grown member by member
+        // it would be rebuilt (every key hashed again) at each doubling.
+        var read: [(key: String, value: JSONValue, valueStart: Int)] = []
         while true {
             skipSpace()
             guard index < end, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
@@ -301,17 +303,22 @@ package struct JSONReader {
             try expect(":")
             skipSpace()
             let valueStart = index
-            // One hash per member: the value goes in, and a key already there is the refusal (reported
-            // where its value starts).
-            guard members.updateValue(try value(), forKey: key) == nil else {
-                index = valueStart
-                throw failure("the key '\(key)' twice")
-            }
+            read.append((key, try value(), valueStart))
             skipSpace()
             guard index < end else { throw failure("an unterminated object") }
             let byte = bytes[index]
             index += 1
-            if byte == UInt8(ascii: "}") { return .object(members) }
+            if byte == UInt8(ascii: "}") {
+                var members = [String: JSONValue](minimumCapacity: read.count)
+                for member in read {
+                    // A key already there is the refusal, reported where its second value starts.
+                    guard members.updateValue(member.value, forKey: member.key) == nil else {
+                        index = member.valueStart
+                        throw failure("the key '\(member.key)' twice")
+                    }
+                }
+                return .object(members)
+            }
             guard byte == UInt8(ascii: ",") else { throw failure("expected , or }") }
         }
     }
