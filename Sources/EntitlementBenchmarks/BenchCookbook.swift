@@ -100,6 +100,26 @@ enum BenchCookbook {
         return (enabler, work, delegate.tokens.withLock { $0 })
     }
 
+    /// An engine configured for the simulator's requestor with a login stored (as a device that signed in
+    /// earlier finds it): what `checkAuthentication` is timed on. Nil if it does not read as signed in.
+    static func signedInEngine(delegate: (any AccessEnablerDelegate)? = nil) async -> AccessEnabler? {
+        let clock = ManualClock()
+        let storage = InMemoryTokenStorage()
+        let login = AuthenticationToken(
+            mvpdID: "acme-cable", requestorID: "sim-requestor", userID: "bench-user", expires: clock.now().adding(.seconds(86_400)))
+        guard (try? await storage.save(
+            StoredTokens(authentication: login, deviceID: "device-1"), deviceID: "device-1", requestorID: "sim-requestor", replacing: .absent))
+            != nil
+        else { return nil }
+        let enabler = AccessEnabler(
+            backend: Simulator(world: .default, clock: clock, seed: 101).backend, delegate: delegate, storage: storage,
+            environment: .deterministic(clock: clock, deviceID: "device-1"), settings: .simulated)
+        await enabler.setRequestor("sim-requestor")
+        await enabler.whenIdle()
+        guard case .setAuthenticationStatus(1, _)? = try? await enabler.answer(to: .checkAuthentication) else { return nil }
+        return enabler
+    }
+
     /// ``straightLine(_:visits:logging:)`` run on `executor` (the baseline for a session run there).
     static func straightLine(_ requests: [BackendRequest], visits: [String], on executor: ThreadExecutor) async -> Work {
         await withTaskExecutorPreference(executor) { await straightLine(requests, visits: visits, logging: false) }

@@ -220,12 +220,9 @@ package struct EngineBenchmark {
     private func checkAuthenticationRow() async -> Row {
         final class Silent: AccessEnablerDelegate {}
         let delegate = Silent()
-        let clock = ManualClock()
-        let simulator = Simulator(world: .default, clock: clock, seed: 101)
-        let enabler = AccessEnabler(
-            backend: simulator.backend, delegate: delegate, environment: .deterministic(clock: clock, deviceID: "device-1"), settings: .simulated)
-        await enabler.setRequestor("sim-requestor")
-        await enabler.whenIdle()
+        guard let enabler = await BenchCookbook.signedInEngine(delegate: delegate) else {
+            return Row(figure: "checkAuthentication through the actor, a login stored", measured: "NOT SIGNED IN", target: "≥ 2 M calls/s", met: false)
+        }
         var calls = 0
         let start = ContinuousClock.now
         let end = start + .seconds(seconds)
@@ -235,7 +232,7 @@ package struct EngineBenchmark {
         }
         let rate = Double(calls) / Self.seconds(ContinuousClock.now - start)
         withExtendedLifetime(delegate) {}
-        return Row(figure: "checkAuthentication through the actor, no-op delegate", measured: Self.millions(rate, "calls/s"),
+        return Row(figure: "checkAuthentication through the actor, a login stored", measured: Self.millions(rate, "calls/s"),
                    target: "≥ 2 M calls/s", met: rate >= 2_000_000)
     }
 
