@@ -9,12 +9,14 @@ import EntitlementSupport
 /// `t`, the injected clock's reading when the machine handled it. Outputs (`"out"`): `callback`
 /// (with the calls it `answers`) and `request` (a backend request). Every record has `seq`, from 1.
 /// Secrets are placeholders (`<state#1>`, `<media#2>`); see `SecretBook`. From format 2.1 personal data
-/// are too (`<personal#1>`, `<device#1>`) unless the header's `personalData` says `kept`.
+/// are too (`<personal#1>`, `<device#1>`) unless the header's `personalData` says `kept`. From format 2.2
+/// a request whose deadline passed is a `timerFired` of timer `requestDeadline` (with its `op`) — the
+/// machine's own timer — where earlier traces hold the timeout as the request's failure (both replay).
 public struct Trace: Sendable, Equatable {
     /// The major version this engine reads and writes; a trace with another major is refused.
     public static let formatMajor = 2
     /// The minor version this engine writes.
-    public static let formatMinor = 1
+    public static let formatMinor = 2
     /// `major.minor`.
     public static var format: String { "\(formatMajor).\(formatMinor)" }
 

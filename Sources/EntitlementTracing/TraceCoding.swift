@@ -78,10 +78,11 @@ enum TraceCoding {
             record["in"] = "timerFired"
             record["timer"] = .string(timer.name)
             switch timer {
-            case .retry(let operation): record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
-            case .providerVerification(let provider): record["provider"] = .string(provider)
-            case .stepUp(let operation): record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
-            default: record["flow"] = .int(Int64(truncatingIfNeeded: (timer.flow ?? FlowID(0)).rawValue))
+            case .retry(let operation), .stepUp(let operation), .requestDeadline(let operation):
+                record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
+            case .providerVerification(let provider), .renewalElsewhere(let provider): record["provider"] = .string(provider)
+            case .redirectDeadline(let flow), .registrationPoll(let flow), .registrationExpiry(let flow), .profileRead(let flow):
+                record["flow"] = .int(Int64(truncatingIfNeeded: flow.rawValue))
             }
         case .platformPickerAnswered(let flow, let answer):
             record["in"] = "platformPickerAnswered"
@@ -139,6 +140,10 @@ enum TraceCoding {
             input = .timerFired(.stepUp(try operation(record)))
         case "timerFired" where record["timer"]?.string == "providerVerification":
             input = .timerFired(.providerVerification(try string(record, "provider")))
+        case "timerFired" where record["timer"]?.string == "renewalElsewhere":
+            input = .timerFired(.renewalElsewhere(try string(record, "provider")))
+        case "timerFired" where record["timer"]?.string == "requestDeadline":
+            input = .timerFired(.requestDeadline(try operation(record)))
         case "timerFired":
             let flow = FlowID(try identifier(record, "flow"))
             switch try string(record, "timer") {

@@ -237,7 +237,7 @@ private struct Run {
                 produced.append(TraceCoding.encodeProviderRequest(operation, provider: provider, request, seq: seq))
             case .startTimer(.retry(let operation), _), .startTimer(.stepUp(let operation), _), .checkPlatformSignIn(let operation, _, _, _):
                 started[operation.rawValue] = operation
-            case .startTimer, .cancelTimer, .log, .presentPlatformPicker, .dismissPlatformPicker:
+            case .startTimer, .cancelTimer, .cancelRequest, .log, .presentPlatformPicker, .dismissPlatformPicker:
                 break
             }
         }
@@ -268,6 +268,7 @@ private struct Run {
         case .platformSignInChecked(let op, let assertion): .platformSignInChecked(mine(op), assertion)
         case .timerFired(.retry(let op)): .timerFired(.retry(mine(op)))
         case .timerFired(.stepUp(let op)): .timerFired(.stepUp(mine(op)))
+        case .timerFired(.requestDeadline(let op)): .timerFired(.requestDeadline(mine(op)))
         default: input
         }
     }

@@ -52,14 +52,14 @@ struct MachineTests {
 
     @Test func givenUnconfigured_whenACallArrives_itIsQueuedWithNoAction() {
         var machine = EntitlementMachine(deviceID: "dev")
-        #expect(machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0).effects == [])
+        #expect(machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0).effects.apartFromDeadlines == [])
         #expect(machine.queue == [EntitlementMachine.QueuedCall(id: CallID(1), call: .checkAuthentication)])
     }
 
     @Test func givenUnconfigured_whenSetRequestor_loadsTheConfiguration() {
         var machine = EntitlementMachine(deviceID: "dev")
         #expect(
-            machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: ["https://sp"])), at: t0).effects
+            machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: ["https://sp"])), at: t0).effects.apartFromDeadlines
                 == [.loadConfiguration(OperationID(1, owner: .configuration), .configuration(RequestContext(requestorID: "req", deviceID: "dev")))])
         #expect(machine.configuration == .configuring(requestorID: "req", operation: OperationID(1, owner: .configuration), calls: [CallID(1)]))
     }
@@ -73,13 +73,13 @@ struct MachineTests {
         let step = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0)
         var expected = MachineStep(effects: [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])], resubmitted: held)
         expected.storeFollowing = .follow(requestorID: "req")
-        #expect(step == expected)
+        #expect(step.apartFromDeadlines == expected)
         #expect(held.map(\.id) == [CallID(1), CallID(3)])
         #expect(machine.queue.isEmpty)
         #expect(machine.authentication == .unauthenticated)
         // Each held call then runs as its own input, in order.
         #expect(
-            machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0).effects == [
+            machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0).effects.apartFromDeadlines == [
                 tracking(false),
                 .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(1)]),
             ])
@@ -100,7 +100,7 @@ struct MachineTests {
         let held = starting.queue
         let loaded = starting.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0)
         #expect(loaded.save == nil && loaded.secretsToDraw.isEmpty)
-        #expect(loaded.effects == [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])])
+        #expect(loaded.effects.apartFromDeadlines == [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])])
         #expect(loaded.resubmitted == held)
     }
 
@@ -125,8 +125,8 @@ struct MachineTests {
         var machine = EntitlementMachine(deviceID: "dev")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-        #expect(machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0).effects == [.log(.lateResultIgnored(OperationID(1, owner: .configuration)))])
-        #expect(machine.handle(.configurationLoaded(OperationID(2, owner: .configuration), configuration, .empty), at: t0).effects.first
+        #expect(machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0).effects.apartFromDeadlines == [.log(.lateResultIgnored(OperationID(1, owner: .configuration)))])
+        #expect(machine.handle(.configurationLoaded(OperationID(2, owner: .configuration), configuration, .empty), at: t0).effects.apartFromDeadlines.first
             == .emit(.setRequestorComplete(success: true), answering: [CallID(1), CallID(2)]))
     }
 
@@ -152,7 +152,7 @@ struct MachineTests {
 
     @Test func givenUnauthenticated_whenGetAuthentication_showsTheDialog() {
         var machine = configured()
-        #expect(machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: t0).effects
+        #expect(machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: t0).effects.apartFromDeadlines
             == [.emit(.displayProviderDialog([acme, sky]), answering: [])])
         #expect(machine.authentication == .login(LoginFlow(id: FlowID(1), mvpd: nil, secrets: nil, deadline: nil, waiters: [CallID(2)], data: [:]), .selectingProvider))
     }
@@ -161,7 +161,7 @@ struct MachineTests {
         var machine = configured()
         _ = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: t0)
         #expect(
-            machine.handle(.callReceived(CallID(3), .setSelectedProvider("acme")), at: t0)
+            machine.handle(.callReceived(CallID(3), .setSelectedProvider("acme")), at: t0).apartFromDeadlines
                 == MachineStep(
                     save: MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
                     effects: [.emit(.sendTrackingData(.mvpdSelection, ["acme", "unknown", "unknown", "unknown"]), answering: [])],
@@ -172,13 +172,13 @@ struct MachineTests {
         var machine = configured()
         _ = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
         #expect(
-            machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0).effects == [
+            machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0).effects.apartFromDeadlines == [
                 .callBackend(
                     OperationID(2, owner: .authentication),
                     .createSession(
                         context, mvpd: "acme", domainName: nil, redirectURL: "adobepass://ios.app?state=STATE&mvpd=acme"))
             ])
-        #expect(machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0).effects == [.log(.lateSecretsIgnored(FlowID(1)))])
+        #expect(machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0).effects.apartFromDeadlines == [.log(.lateSecretsIgnored(FlowID(1)))])
     }
 
     @Test func givenCreatingSession_whenTheSessionAnswers_savesThePendingLoginStartsTheDeadlineAndNavigates() {
@@ -187,7 +187,7 @@ struct MachineTests {
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
         let pending = PendingLogin(mvpdID: "acme", state: "STATE", code: "C0DE", deadline: t0.adding(.seconds(600)), url: "https://sp/authenticate/req/C0DE")
         #expect(
-            machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(session)), at: t0)
+            machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(session)), at: t0).apartFromDeadlines
                 == MachineStep(
                     save: MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: pending), requestorID: "req"),
                     effects: [
@@ -202,7 +202,7 @@ struct MachineTests {
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0)
         var short = session
         short.notAfter = t0.adding(.seconds(120))
-        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(short)), at: t0).effects
+        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(short)), at: t0).effects.apartFromDeadlines
         #expect(actions.contains(.startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(120)))))
     }
 
@@ -213,12 +213,12 @@ struct MachineTests {
             mvpdID: "acme", state: "STATE", code: "C0DE", deadline: t0.adding(.seconds(600)), url: "https://sp/authenticate/req/C0DE",
             completing: true)
         #expect(
-            step
+            step.apartFromDeadlines
                 == MachineStep(
                     save: MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: completing), requestorID: "req"),
                     effects: [.cancelTimer(.redirectDeadline(FlowID(1))), .callBackend(OperationID(3, owner: .authentication), .profileByCode(context, code: "C0DE"))]),
             "the state is used up everywhere: storage says the login is completing here")
-        #expect(machine.handle(.callReceived(CallID(4), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0).effects
+        #expect(machine.handle(.callReceived(CallID(4), .handleExternalURL("adobepass://ios.app?state=STATE&mvpd=acme")), at: t0).effects.apartFromDeadlines
             == [.emit(.status(CallRefusal.redirect(.noPendingFlow).report), answering: [CallID(4)])])
     }
 
@@ -229,7 +229,7 @@ struct MachineTests {
         #expect(token.metadata == ["userID": .text("user"), "zip": .list(["10001"])] && token.encryptedMetadata == ["zip"])
         let guid = Hex.encode(Array(SHA256.hash("user").prefix(16)))
         #expect(
-            machine.handle(.backendAnswered(OperationID(3, owner: .authentication), .profiles(["acme": profile()])), at: t0)
+            machine.handle(.backendAnswered(OperationID(3, owner: .authentication), .profiles(["acme": profile()])), at: t0).apartFromDeadlines
                 == MachineStep(
                     save: MachineStep.Save(tokens: StoredTokens(authentication: token, selectedProvider: "acme", deviceID: "dev"), requestorID: "req"),
                     effects: [
@@ -237,7 +237,7 @@ struct MachineTests {
                         .emit(.setAuthenticationStatus(status: 1, errorCode: ""), answering: [CallID(2), CallID(3)]),
                     ]))
         #expect(
-            machine.handle(.callReceived(CallID(4), .getMetadata(.userMetadata("zip"))), at: t0).effects
+            machine.handle(.callReceived(CallID(4), .getMetadata(.userMetadata("zip"))), at: t0).effects.apartFromDeadlines
                 == [.emit(.setMetadataStatus(.list(["10001"]), encrypted: true, key: .userMetadata("zip")), answering: [CallID(4)])])
     }
 
@@ -250,16 +250,16 @@ struct MachineTests {
             // Another MVPD's profile is not this login's either.
             let empty: [String: V2Profile] = read == 1 ? ["sky": profile()] : [:]
             #expect(
-                machine.handle(.backendAnswered(operation, .profiles(empty)), at: now).effects
+                machine.handle(.backendAnswered(operation, .profiles(empty)), at: now).effects.apartFromDeadlines
                     == [.startTimer(.profileRead(FlowID(1)), at: now.adding(.seconds(3)))])
             now = now.adding(.seconds(3))
             operation = OperationID(operation.rawValue + 1, owner: .authentication)
             #expect(
-                machine.handle(.timerFired(.profileRead(FlowID(1))), at: now).effects
+                machine.handle(.timerFired(.profileRead(FlowID(1))), at: now).effects.apartFromDeadlines
                     == [.callBackend(operation, .profileByCode(context, code: "C0DE"))])
         }
         let step = machine.handle(.backendAnswered(operation, .profiles([:])), at: now)
-        let actions = step.effects
+        let actions = step.effects.apartFromDeadlines
         #expect(step.save == MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"), "the login leaves storage")
         #expect(actions.first == .emit(.status(StatusReport(code: "LOGIN_FAILED", level: .error, message: "Reading the login's profile failed: the service saved no profile for this login in time.")), answering: []))
         #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2), CallID(3)]))
@@ -282,7 +282,7 @@ struct MachineTests {
         let permit = V2Decision(
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
             token: V2Decision.Token(notBefore: fastService, notAfter: fastService.adding(.seconds(420)), serialized: "M"))
-        let actions = machine.handle(.backendAnswered(OperationID(4, owner: .authorization), .decisions([permit])), at: t0).effects
+        let actions = machine.handle(.backendAnswered(OperationID(4, owner: .authorization), .decisions([permit])), at: t0).effects.apartFromDeadlines
         #expect(actions.last == .emit(.setToken(token: "M", resource: "r"), answering: [CallID(4)]))
         // A session stamped an hour ahead still gives its 30 minutes (here: the 10-minute deadline).
         var late = configured()
@@ -291,7 +291,7 @@ struct MachineTests {
         var ahead = session
         ahead.notBefore = t0.adding(.seconds(3600))
         ahead.notAfter = t0.adding(.seconds(3600 + 1800))
-        let started = late.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(ahead)), at: t0).effects
+        let started = late.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(ahead)), at: t0).effects.apartFromDeadlines
         #expect(started.contains(.startTimer(.redirectDeadline(FlowID(1)), at: t0.adding(.seconds(600)))))
     }
 
@@ -302,7 +302,7 @@ struct MachineTests {
         _ = machine.handle(.storageChanged(StoredTokens(selectedProvider: "sky", deviceID: "dev")), at: t0)
         let restarted = PendingLogin(mvpdID: "sky", state: "STATE2", code: "C0DE2", deadline: t0.adding(.seconds(600)))
         _ = machine.handle(.storageChanged(StoredTokens(selectedProvider: "sky", deviceID: "dev", pendingLogin: restarted)), at: t0)
-        let actions = machine.handle(.callReceived(CallID(9), .handleExternalURL("adobepass://ios.app?state=STATE2&mvpd=sky")), at: t0).effects
+        let actions = machine.handle(.callReceived(CallID(9), .handleExternalURL("adobepass://ios.app?state=STATE2&mvpd=sky")), at: t0).effects.apartFromDeadlines
         #expect(actions.contains(.callBackend(OperationID(3, owner: .authentication), .profileByCode(context, code: "C0DE2"))))
     }
 
@@ -323,12 +323,12 @@ struct MachineTests {
     @Test func givenAwaitingRedirect_whenTheDeadlineFires_theLoginExpires() {
         var machine = awaitingRedirect()
         let step = machine.handle(.timerFired(.redirectDeadline(FlowID(1))), at: t0.adding(.seconds(600)))
-        let actions = step.effects
+        let actions = step.effects.apartFromDeadlines
         #expect(actions.count == 4)
         #expect(step.save == MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"))
         #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2)]))
         #expect(actions.contains(.cancelTimer(.redirectDeadline(FlowID(1)))))
-        #expect(machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=C&state=STATE&mvpd=acme")), at: t0).effects
+        #expect(machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=C&state=STATE&mvpd=acme")), at: t0).effects.apartFromDeadlines
             == [.emit(.status(CallRefusal.redirect(.expired).report), answering: [CallID(3)])])
     }
 
@@ -344,7 +344,7 @@ struct MachineTests {
     func givenAwaitingRedirect_whenABadURLArrives_itIsRefusedAndNothingChanges(url: String, code: String) {
         var machine = awaitingRedirect()
         let before = machine.authentication
-        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL(url)), at: t0).effects
+        let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL(url)), at: t0).effects.apartFromDeadlines
         #expect(actions.count == 1)
         guard case .emit(.status(let report), let answering) = actions.first else {
             Issue.record("expected one status, got \(actions)")
@@ -372,16 +372,16 @@ struct MachineTests {
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
         var machine = configured(StoredTokens(authentication: token, selectedProvider: "acme"))
         #expect(
-            machine.handle(.callReceived(CallID(2), .logout), at: t0)
+            machine.handle(.callReceived(CallID(2), .logout), at: t0).apartFromDeadlines
                 == MachineStep(save: MachineStep.Save(tokens: .empty, requestorID: "req"), secretsToDraw: [FlowID(1)]))
         #expect(
-            machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0).effects
+            machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0).effects.apartFromDeadlines
                 == [.callBackend(OperationID(2, owner: .authentication), .logout(context, mvpd: "acme", redirectURL: "adobepass://ios.app?state=BYE"))])
         let step = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "acme", url: "https://mvpd/logout")
         // The logout waiting for its redirect is saved, so any instance on the store can complete it.
         let pending = PendingLogout(state: "BYE", deadline: t0.adding(.seconds(600)), mvpdID: "acme")
         #expect(
-            machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["acme": step])), at: t0)
+            machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["acme": step])), at: t0).apartFromDeadlines
                 == MachineStep(
                     save: MachineStep.Save(tokens: StoredTokens(deviceID: "dev", pendingLogout: pending), requestorID: "req"),
                     effects: [
@@ -406,7 +406,7 @@ struct MachineTests {
         _ = machine.handle(.callReceived(CallID(2), .logout), at: t0)
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
         #expect(
-            machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["acme": step])), at: t0).effects == [
+            machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["acme": step])), at: t0).effects.apartFromDeadlines == [
                 tracking(false), .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2)]),
             ])
     }
@@ -421,7 +421,7 @@ struct MachineTests {
         _ = machine.handle(.callReceived(CallID(2), .logout), at: t0)
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
         let step = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "acme", url: "https://mvpd/logout")
-        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["acme": step])), at: t0).effects
+        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["acme": step])), at: t0).effects.apartFromDeadlines
         #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2)]))
         #expect(!actions.contains { if case .emit(.navigateToUrl, _) = $0 { true } else { false } })
     }
@@ -431,14 +431,14 @@ struct MachineTests {
     @Test func givenAuthenticated_whenGetAuthorizationTwice_oneDecisionTwoAnswers() {
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
         var machine = configured(StoredTokens(authentication: token))
-        #expect(machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0).effects
+        #expect(machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0).effects.apartFromDeadlines
             == [.callBackend(OperationID(2, owner: .authorization), .authorize(context, mvpd: "acme", resource: "r"))])
-        #expect(machine.handle(.callReceived(CallID(3), .getAuthorization(resource: "r", data: [:])), at: t0).effects
+        #expect(machine.handle(.callReceived(CallID(3), .getAuthorization(resource: "r", data: [:])), at: t0).effects.apartFromDeadlines
             == [.log(.joined(CallID(3), flow: "the authorization of 'r'"))])
         let permit = V2Decision(
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
             token: V2Decision.Token(notBefore: t0, notAfter: t0.adding(.seconds(420)), serialized: "M"))
-        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([permit])), at: t0).effects
+        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([permit])), at: t0).effects.apartFromDeadlines
         #expect(Array(actions.dropFirst()) == [
             .emit(.setToken(token: "M", resource: "r"), answering: [CallID(2)]),
             .emit(.setToken(token: "M", resource: "r"), answering: [CallID(3)]),
@@ -453,7 +453,7 @@ struct MachineTests {
         let deny = V2Decision(
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: false, source: .mvpd,
             error: V2EnhancedError(status: 403, code: "authorization_denied_by_mvpd", message: "Deny.", details: "Upgrade your package."))
-        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([deny])), at: t0).effects
+        let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([deny])), at: t0).effects.apartFromDeadlines
         #expect(actions.last == .emit(.tokenRequestFailed(resource: "r", errorCode: ErrorCode.userNotAuthorized, errorDescription: "Upgrade your package."), answering: [CallID(2)]))
         #expect(machine.authentication == .authenticated(token))
     }
@@ -487,12 +487,12 @@ struct MachineTests {
     @Test func anAnswerGoesToTheRegionItsOperationNames() {
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
         var machine = configured(StoredTokens(authentication: token))
-        let asked = machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0).effects
+        let asked = machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0).effects.apartFromDeadlines
         #expect(asked == [.callBackend(OperationID(2, owner: .authorization), .authorize(context, mvpd: "acme", resource: "r"))])
         // The same number owned by another region (or by none, as read back from a trace) is no answer to it.
         for owner in [OperationID.Owner.configuration, .authentication, .preauthorization, .account, nil] {
             let stranger = OperationID(2, owner: owner)
-            #expect(machine.handle(.backendFailed(stranger, .timeout), at: t0).effects == [.log(.lateResultIgnored(stranger))])
+            #expect(machine.handle(.backendFailed(stranger, .timeout), at: t0).effects.apartFromDeadlines == [.log(.lateResultIgnored(stranger))])
         }
         #expect(machine.authorizations.count == 1)
         #expect(OperationID(2, owner: .account).rawValue == 2 && OperationID(2, owner: .account).owner == .account)
@@ -516,14 +516,14 @@ struct MachineTests {
         var machine = configured(StoredTokens(authentication: token))
         _ = machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0)
         _ = machine.handle(.callReceived(CallID(3), .checkPreauthorizedResources(["r"], cache: true)), at: t0)
-        let actions = machine.handle(.callReceived(CallID(4), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0).effects
+        let actions = machine.handle(.callReceived(CallID(4), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0).effects.apartFromDeadlines
         let answered = actions.flatMap { action -> [CallID] in
             if case .emit(_, let answering) = action { return answering }
             return []
         }
         #expect(answered.sorted() == [CallID(2), CallID(3)])
         #expect(machine.authentication == .unknown)
-        #expect(machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([])), at: t0).effects
+        #expect(machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([])), at: t0).effects.apartFromDeadlines
             == [.log(.lateResultIgnored(OperationID(2, owner: .authorization)))])
     }
 
@@ -532,7 +532,7 @@ struct MachineTests {
     @Test func givenPreauthorizing_whenAnItemAsksToRetry_onlyThatItemIsAskedAgain() {
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
         var machine = configured(StoredTokens(authentication: token))
-        let sent = machine.handle(.callReceived(CallID(2), .checkPreauthorizedResources(["a", "b"], cache: false)), at: t0).effects
+        let sent = machine.handle(.callReceived(CallID(2), .checkPreauthorizedResources(["a", "b"], cache: false)), at: t0).effects.apartFromDeadlines
         guard case .callBackend(let operation, .preauthorize(let context, _, let asked))? = sent.last else {
             Issue.record("no pre-authorization sent: \(sent)")
             return
@@ -545,13 +545,13 @@ struct MachineTests {
                 .decisions([
                     V2Decision(resource: "a", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd),
                     V2Decision(resource: "b", serviceProvider: "req", mvpd: "acme", authorized: false, source: .mvpd, error: retry),
-                ])), at: t0).effects
+                ])), at: t0).effects.apartFromDeadlines
         #expect(first == [.startTimer(.retry(operation), at: t0.adding(.milliseconds(500)))])
-        let resent = machine.handle(.timerFired(.retry(operation)), at: t0.adding(.milliseconds(500))).effects
+        let resent = machine.handle(.timerFired(.retry(operation)), at: t0.adding(.milliseconds(500))).effects.apartFromDeadlines
         #expect(resent == [.callBackend(operation, .preauthorize(context, mvpd: "acme", resources: ["b"]))])
         let answered = machine.handle(
             .backendAnswered(operation, .decisions([V2Decision(resource: "b", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd)])),
-            at: t0.adding(.milliseconds(600))).effects
+            at: t0.adding(.milliseconds(600))).effects.apartFromDeadlines
         #expect(answered == [.emit(.preauthorizedResources(["a", "b"]), answering: [CallID(2)])])
     }
 }

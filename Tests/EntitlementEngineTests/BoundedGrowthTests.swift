@@ -18,7 +18,7 @@ struct BoundedGrowthTests {
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: login, deviceID: "dev")), at: t0)
         func decide(_ resource: String, call: UInt64, until end: Timestamp) {
-            let actions = machine.handle(.callReceived(CallID(call), .getAuthorization(resource: resource, data: [:])), at: t0).effects
+            let actions = machine.handle(.callReceived(CallID(call), .getAuthorization(resource: resource, data: [:])), at: t0).effects.apartFromDeadlines
             guard case .callBackend(let operation, _)? = actions.last else { return }
             let decision = V2Decision(
                 resource: resource, serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,

@@ -202,24 +202,24 @@ struct PlatformSSOTests {
             V2Session(actionName: .partnerProfile, actionType: .direct, reasonType: .none, sessionID: "s", serviceProvider: "r",
                 authenticationRequest: request))
         // The partner's request first (at setRequestor and before the picker), then the platform, answering it.
-        let asked = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: now).effects
+        let asked = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: now).effects.apartFromDeadlines
         #expect(asked == [.callBackend(OperationID(2, owner: .configuration), partnerSession)])
-        let check = machine.handle(.backendAnswered(OperationID(2, owner: .configuration), answer), at: now).effects
+        let check = machine.handle(.backendAnswered(OperationID(2, owner: .configuration), answer), at: now).effects.apartFromDeadlines
         #expect(check == [.checkPlatformSignIn(OperationID(3, owner: .configuration), requestorID: "r", mvpdIDs: ["acme-cable"], request: request)])
         _ = machine.handle(.platformSignInChecked(OperationID(3, owner: .configuration), nil), at: now)
-        let requested = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: now).effects
+        let requested = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: now).effects.apartFromDeadlines
         #expect(requested == [.callBackend(OperationID(4, owner: .authentication), partnerSession)])
-        let opened = machine.handle(.backendAnswered(OperationID(4, owner: .authentication), answer), at: now).effects
+        let opened = machine.handle(.backendAnswered(OperationID(4, owner: .authentication), answer), at: now).effects.apartFromDeadlines
         let dialog = TvProviderDialog(id: "tv-provider-1", mvpds: [Self.acme])
         #expect(opened == [
             .emit(.presentTvProviderDialog(dialog), answering: []),
             .presentPlatformPicker(FlowID(1), dialog, requestorID: "r", request: request),
         ])
-        let cancelled = machine.handle(.callReceived(CallID(3), .setSelectedProvider(nil)), at: now).effects
+        let cancelled = machine.handle(.callReceived(CallID(3), .setSelectedProvider(nil)), at: now).effects.apartFromDeadlines
         #expect(cancelled.contains(.dismissPlatformPicker(FlowID(1))))
         #expect(cancelled.contains(.emit(.dismissTvProviderDialog(dialog), answering: [])))
         let late = machine.handle(
-            .platformPickerAnswered(FlowID(1), .signedIn(PlatformAssertion(mvpdID: "acme-cable", serialized: "vsa.x.y"))), at: now).effects
+            .platformPickerAnswered(FlowID(1), .signedIn(PlatformAssertion(mvpdID: "acme-cable", serialized: "vsa.x.y"))), at: now).effects.apartFromDeadlines
         #expect(late == [.log(.latePickerAnswerIgnored(FlowID(1)))])
         #expect(machine.authentication == .unauthenticated)
     }

@@ -35,6 +35,32 @@ struct TraceFormatTests {
         }
     }
 
+    /// Every timer a machine starts reads back from a trace as it fired (a trace holding one it cannot
+    /// read is refused whole).
+    @Test func everyTimerReadsBackAsItFired() throws {
+        let operation = OperationID(7, owner: .authorization)
+        let timers: [TimerID] = [
+            .redirectDeadline(FlowID(1)), .registrationPoll(FlowID(2)), .registrationExpiry(FlowID(3)), .profileRead(FlowID(4)),
+            .retry(operation), .providerVerification("magazine"), .stepUp(operation), .renewalElsewhere("magazine"),
+            .requestDeadline(operation),
+        ]
+        let recorder = TraceRecorder()
+        recorder.observe(.started(EngineSettings(), deviceID: "d", at: Timestamp(milliseconds: 0)))
+        for (index, timer) in timers.enumerated() {
+            recorder.observe(.inputHandled(HandledInput(.timerFired(timer)), at: Timestamp(milliseconds: Int64(index))))
+        }
+        let trace = try Trace.parse(recorder.trace.text)
+        let fired = trace.records.compactMap { record -> String? in
+            guard record["in"]?.string == "timerFired" else { return nil }
+            return [record["timer"]?.string, record["flow"].map(\.canonicalText), record["op"].map(\.canonicalText), record["provider"]?.string]
+                .compactMap { $0 }.joined(separator: " ")
+        }
+        #expect(fired == [
+            "redirectDeadline 1", "registrationPoll 2", "registrationExpiry 3", "profileRead 4", "retry 7", "providerVerification magazine",
+            "stepUp 7", "renewalElsewhere magazine", "requestDeadline 7",
+        ])
+    }
+
     @Test func surrogatePairsAndUnicodeRoundTrip() throws {
         #expect(try JSONReader.read(#""\ud83d\ude00 \u00e9""#) == .string("😀 é"))
         #expect(JSONValue.string("😀").canonicalText == "\"😀\"")

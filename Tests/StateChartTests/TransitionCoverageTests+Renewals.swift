@@ -62,7 +62,9 @@ extension TransitionCoverageTests {
                 continue
             }
             let waited = other.handle(.providerAnswered(operation, .verified(.failure(.invalidToken))), at: start.adding(.seconds(60))).effects
-            #expect(waited == [.startTimer(.renewalElsewhere("magazine"), at: start.adding(.seconds(300)))], "\(waited)")
+            #expect(
+                waited == [.cancelTimer(.requestDeadline(operation)), .startTimer(.renewalElsewhere("magazine"), at: start.adding(.seconds(300)))],
+                "\(waited)")
             rows.formUnion(other.lastTransitions)
         }
 

@@ -1,4 +1,6 @@
-/// What to do: the machine's only way to affect the world. A `MachineStep` lists them as its effects
+/// What to do: the machine's only way to affect the world. Every request (`loadConfiguration`,
+/// `callBackend`, `askProvider`) goes out with its deadline, a timer of the machine's own
+/// (`TimerID.requestDeadline(_:)`) that its answer cancels. A `MachineStep` lists them as its effects
 /// (beside its save, the secrets to draw and the calls to resubmit), and the actor runs them in order.
 /// The cases with a large payload (requests, provider questions, the platform's) are `indirect`: an
 /// action is a few words, moved without copying its request.
@@ -23,6 +25,9 @@ package enum Action: Sendable, Hashable {
     /// Ask the platform, without UI, whether it is signed in to one of `mvpdIDs` (its assertion answering
     /// the partner's `request`); answer with `Input.platformSignInChecked(_:_:)`.
     indirect case checkPlatformSignIn(OperationID, requestorID: String, mvpdIDs: [String], request: V2PartnerRequest)
+    /// Stop a request still running (its deadline passed: the machine has taken it as timed out, and a
+    /// late answer is ignored). No effect if it already ended.
+    case cancelRequest(OperationID)
     /// Start a timer.
     case startTimer(TimerID, at: Timestamp)
     /// Cancel a timer (no effect if it already fired).

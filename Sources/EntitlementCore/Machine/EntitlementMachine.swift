@@ -345,10 +345,12 @@ package struct EntitlementMachine: Sendable {
         } else {
             step.effects = transition(input)
         }
+        if let answered = input.answeredOperation { step.effects.insert(.cancelTimer(.requestDeadline(answered)), at: 0) }
         if !stepUpCalls.isEmpty { publishStepUpOutcomes(step.effects) }
         if !echoable.isEmpty { step.effects = Self.concealing(echoable + secretsHeld, in: step.effects) }
         if hasProviderChain, let changed = announceEntitlements() { step.effects.append(changed) }
         noteRequestsSent(&step.effects)
+        if step.effects.contains(where: \.isRequest) { step.effects = withRequestDeadlines(step.effects) }
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
@@ -376,7 +378,7 @@ package struct EntitlementMachine: Sendable {
     /// The regions' transitions for one input other than `setRequestor`: the step's effects
     /// (``handle(_:at:)`` adds the save, the secrets to draw and the calls to resubmit, which follow
     /// from the states the regions moved to).
-    private mutating func transition(_ input: Input) -> [Action] {
+    mutating func transition(_ input: Input) -> [Action] {
         if let retry = retryAsked(by: input) { return retry }
         switch input {
         case .callReceived(_, .setRequestor):
@@ -405,6 +407,8 @@ package struct EntitlementMachine: Sendable {
             return verificationDue(provider)
         case .timerFired(.stepUp(let answered)):
             return stepUpTimedOut(answered)
+        case .timerFired(.requestDeadline(let operation)):
+            return requestDeadlinePassed(operation)
         case .timerFired(.renewalElsewhere(let provider)):
             guard case .configured(let configuration) = configuration else { return [] }
             return renewalElsewhereEnded(provider, configuration)

@@ -71,6 +71,9 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
     /// The end of another instance's renewal of a provider's user token (by provider id), which
     /// requests here wait for.
     case renewalElsewhere(String)
+    /// The end of the wait for a request's answer (``EngineSettings/requestTimeout`` after it went out):
+    /// the request fails as timed out and the shell stops it.
+    case requestDeadline(OperationID)
 
     /// The timer's name.
     public var name: String {
@@ -83,6 +86,7 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
         case .providerVerification: "providerVerification"
         case .stepUp: "stepUp"
         case .renewalElsewhere: "renewalElsewhere"
+        case .requestDeadline: "requestDeadline"
         }
     }
 
@@ -91,14 +95,14 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .redirectDeadline(let flow), .registrationPoll(let flow), .registrationExpiry(let flow), .profileRead(let flow):
             flow
-        case .retry, .providerVerification, .stepUp, .renewalElsewhere: nil
+        case .retry, .providerVerification, .stepUp, .renewalElsewhere, .requestDeadline: nil
         }
     }
 
     /// `redirectDeadline(flow#n)`, `retry(op#n)`.
     public var description: String {
         switch self {
-        case .retry(let operation), .stepUp(let operation): "\(name)(\(operation))"
+        case .retry(let operation), .stepUp(let operation), .requestDeadline(let operation): "\(name)(\(operation))"
         case .providerVerification(let provider), .renewalElsewhere(let provider): "\(name)(\(provider))"
         default: "\(name)(\(flow.map(\.description) ?? ""))"
         }

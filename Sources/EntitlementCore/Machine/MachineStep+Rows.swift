@@ -29,6 +29,9 @@ extension MachineStep {
         case .presentPlatformPicker: [.presentTvProviderDialog]
         case .dismissPlatformPicker: [.dismissTvProviderDialog]
         case .checkPlatformSignIn: [.checkPlatformSignIn]
+        // A request's deadline is part of the request (started beside it, cancelled by its answer, and
+        // stopping it when it passes): no row draws it.
+        case .startTimer(.requestDeadline, _), .cancelTimer(.requestDeadline), .cancelRequest: nil
         case .startTimer: [.startTimer]
         case .cancelTimer: [.cancelTimer]
         case .log: nil

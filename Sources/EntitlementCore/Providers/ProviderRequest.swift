@@ -41,4 +41,16 @@ public enum ProviderAnswer: Sendable, Hashable {
     case renewed(Result<String, ProviderFailure>)
     /// To ``ProviderRequest/signOut``.
     case signedOut
+
+    /// The answer a request that got none counts as: `failure` (its deadline passed, the network failed,
+    /// no such provider), in the shape of an answer to `request`.
+    public static func failed(_ request: ProviderRequest, _ failure: ProviderFailure) -> ProviderAnswer {
+        switch request {
+        case .credentials: .credentials(.failure(failure))
+        case .verify: .verified(.failure(failure))
+        case .signIn: .signedIn(.failure(failure))
+        case .renew: .renewed(.failure(failure))
+        case .signOut: .signedOut
+        }
+    }
 }

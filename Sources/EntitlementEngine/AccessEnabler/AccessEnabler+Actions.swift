@@ -16,6 +16,8 @@ extension AccessEnabler {
             startBackendTask(operation, request)
         case .askProvider(let operation, let provider, let request, let session):
             startProviderTask(operation, provider: provider, request, session)
+        case .cancelRequest(let operation):
+            cancelRequest(operation)
         case .startTimer(let timer, let deadline):
             timers.removeValue(forKey: timer)?.cancel()
             timers[timer] = environment.clock.schedule(at: deadline) { [weak self] in await self?.deliverTimer(timer) }

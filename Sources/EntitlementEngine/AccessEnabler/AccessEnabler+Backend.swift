@@ -1,7 +1,8 @@
-/// Backend requests with their deadlines, and timers.
+/// Backend requests as tasks whose answers come back as inputs. Their deadlines are the machine's timers
+/// (`TimerID.requestDeadline(_:)`): when one passes first, the machine takes the request as timed out and
+/// says to stop it (`Action.cancelRequest(_:)`), and an answer after that is dropped.
 extension AccessEnabler {
-    /// Sends `request` with a deadline (``EngineSettings/requestTimeout``): whichever comes first,
-    /// the answer or the deadline, is the request's one result; the other is dropped.
+    /// Sends `request` as a task; its answer goes to the machine unless the request was stopped first.
     func startBackendTask(_ operation: OperationID, _ request: BackendRequest) {
         monitor?.observe(.backendRequested(operation, request))
         operationsInFlight.insert(operation)
@@ -23,22 +24,23 @@ extension AccessEnabler {
             }
             await self.requestEnded(operation, request, result)
         }
-        let deadline = environment.clock.now().adding(machine.settings.requestTimeout)
-        let timer = environment.clock.schedule(at: deadline) { [weak self] in
-            await self?.requestEnded(operation, request, .failure(.timeout), cancellingRequest: true)
-        }
-        backendRequests[operation] = (task, timer)
+        backendRequests[operation] = task
     }
 
-    /// The first result of a request (its answer, or its deadline) goes to the machine; a second is dropped.
-    private func requestEnded(
-        _ operation: OperationID, _ request: BackendRequest, _ result: Result<BackendResponse, BackendError>,
-        cancellingRequest: Bool = false
-    ) async {
-        guard let running = backendRequests.removeValue(forKey: operation) else { return }
-        running.deadline.cancel()
-        if cancellingRequest { running.task.cancel() }
+    /// A request's answer goes to the machine, unless the request was stopped at its deadline.
+    private func requestEnded(_ operation: OperationID, _ request: BackendRequest, _ result: Result<BackendResponse, BackendError>) async {
+        guard backendRequests.removeValue(forKey: operation) != nil else { return }
         await deliverAnswer(operation, request, result)
+    }
+
+    /// Stops a request the machine took as timed out (`Action.cancelRequest(_:)`): its task is cancelled and
+    /// whatever it answers is dropped. The monitor sees a backend request end as timed out, as it would
+    /// have ended had the service said so.
+    func cancelRequest(_ operation: OperationID) {
+        guard let task = backendRequests.removeValue(forKey: operation) else { return }
+        task.cancel()
+        if !providerOperations.contains(operation) { monitor?.observe(.backendFinished(operation, .failure(.timeout))) }
+        operationFinished(operation)
     }
 
     private func deliverAnswer(
@@ -58,8 +60,17 @@ extension AccessEnabler {
         await enqueueAndWait(work)
     }
 
+    /// A machine timer is due: its input runs, the clock that fired it waiting for it (a manual clock's
+    /// timers thus run one after another, each to its end).
     func deliverTimer(_ timer: TimerID) async {
         timers[timer] = nil
+        if case .requestDeadline = timer, draining {
+            // The engine is inside a step that may itself wait for this clock (a configuration's answer
+            // waits for the providers' verifications, each within its own deadline): the deadline waits
+            // in the mailbox behind that step instead of holding up the clock that would end it.
+            mailbox.append((.input(.timerFired(timer)), nil, monitor == nil ? nil : ContinuousClock.now))
+            return
+        }
         await enqueueAndWait(.input(.timerFired(timer)))
     }
 

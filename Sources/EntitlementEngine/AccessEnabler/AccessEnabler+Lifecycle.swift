@@ -19,10 +19,7 @@ extension AccessEnabler {
         timers.removeAll()
         for task in platformWork.values { task.cancel() }
         platformWork.removeAll()
-        for request in backendRequests.values {
-            request.task.cancel()
-            request.deadline.cancel()
-        }
+        for task in backendRequests.values { task.cancel() }
         backendRequests.removeAll()
         operationsInFlight.removeAll()
         providerOperations.removeAll()

@@ -40,7 +40,7 @@ extension AccessEnabler {
         return value
     }
 
-    /// Asks a provider as a task whose answer (or deadline) comes back as an input.
+    /// Asks a provider as a task whose answer comes back as an input (its deadline is the machine's timer).
     func startProviderTask(_ operation: OperationID, provider id: String, _ request: ProviderRequest, _ session: ProviderSession) {
         monitor?.observe(.providerAsked(operation, provider: id, request))
         operationsInFlight.insert(operation)
@@ -51,15 +51,11 @@ extension AccessEnabler {
             if let provider {
                 answer = await Self.ask(provider, request, session)
             } else {
-                answer = Self.timedOut(request, .unknown("no provider '\(id)' in the chain"))
+                answer = .failed(request, .unknown("no provider '\(id)' in the chain"))
             }
             await self.providerFinished(operation, answer)
         }
-        let deadline = environment.clock.now().adding(machine.settings.requestTimeout)
-        let timer = environment.clock.schedule(at: deadline) { [weak self] in
-            await self?.providerFinished(operation, Self.timedOut(request, .networkFailure), cancellingRequest: true)
-        }
-        backendRequests[operation] = (task, timer)
+        backendRequests[operation] = task
     }
 
     static func ask(_ provider: any EntitlementProvider, _ request: ProviderRequest, _ session: ProviderSession) async
@@ -76,22 +72,9 @@ extension AccessEnabler {
         }
     }
 
-    /// The answer a provider request that got none (its deadline passed, or the network failed) counts as.
-    package static func timedOut(_ request: ProviderRequest, _ failure: ProviderFailure) -> ProviderAnswer {
-        switch request {
-        case .credentials: .credentials(.failure(failure))
-        case .verify: .verified(.failure(failure))
-        case .signIn: .signedIn(.failure(failure))
-        case .renew: .renewed(.failure(failure))
-        case .signOut: .signedOut
-        }
-    }
-
-    /// The first result of a provider request (its answer, or its deadline) goes to the machine.
-    private func providerFinished(_ operation: OperationID, _ result: ProviderAnswer, cancellingRequest: Bool = false) async {
-        guard let running = backendRequests.removeValue(forKey: operation) else { return }
-        running.deadline.cancel()
-        if cancellingRequest { running.task.cancel() }
+    /// A provider's answer goes to the machine, unless the request was stopped at its deadline.
+    private func providerFinished(_ operation: OperationID, _ result: ProviderAnswer) async {
+        guard backendRequests.removeValue(forKey: operation) != nil else { return }
         defer { operationFinished(operation) }
         await enqueueAndWait(.input(.providerAnswered(operation, result)))
     }

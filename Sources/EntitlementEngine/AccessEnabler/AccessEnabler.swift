@@ -89,8 +89,8 @@ public actor AccessEnabler {
     @exclusivity(unchecked) var operationsInFlight: Set<OperationID> = []
     /// The operations in flight that ask a provider of the chain (not the backend).
     @exclusivity(unchecked) var providerOperations: Set<OperationID> = []
-    /// Each request in flight: its task and its deadline.
-    @exclusivity(unchecked) var backendRequests: [OperationID: (task: Task<Void, Never>, deadline: ScheduledTimer)] = [:]
+    /// Each request in flight (backend or provider), by operation: its task.
+    @exclusivity(unchecked) var backendRequests: [OperationID: Task<Void, Never>] = [:]
     /// Everyone suspended until a condition of the engine holds.
     @exclusivity(unchecked) var waiters = EngineWaiters()
     @exclusivity(unchecked) var streams: [UInt64: StreamSink] = [:]
@@ -196,10 +196,7 @@ public actor AccessEnabler {
         for stream in streams.values { stream.finish() }
         for timer in timers.values { timer.cancel() }
         for task in platformWork.values { task.cancel() }
-        for request in backendRequests.values {
-            request.task.cancel()
-            request.deadline.cancel()
-        }
+        for task in backendRequests.values { task.cancel() }
     }
 
     // MARK: - Public API (cookbook calls)

@@ -70,7 +70,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     case answer(node: Int, OperationID)
     /// `node`'s request `operation` fails (the network: a fault).
     case fail(node: Int, OperationID)
-    /// `node`'s request `operation` passed its deadline unanswered: the shell ends it (no fault: the clock).
+    /// `node`'s request `operation` passed its deadline unanswered: the machine's deadline timer for it fires (no fault: the clock).
     case timeout(node: Int, OperationID)
     /// `node`'s due timer fires.
     case timer(node: Int, TimerID)

@@ -87,9 +87,9 @@ extension FleetModel {
                 let operation = asked.operation
                 if case .fail = event {
                     faultsLeft -= 1
-                    deliver(.providerAnswered(operation, AccessEnabler.timedOut(asked.request, .networkFailure)), to: node)
+                    deliver(.providerAnswered(operation, .failed(asked.request, .networkFailure)), to: node)
                 } else if case .timeout = event {
-                    deliver(.providerAnswered(operation, AccessEnabler.timedOut(asked.request, .networkFailure)), to: node)
+                    deliver(.timerFired(.requestDeadline(operation)), to: node)
                 } else if constants.subscription {
                     deliver(.providerAnswered(operation, subscriptionAnswer(asked.request, token: asked.userToken, on: node)), to: node)
                 } else {
@@ -105,7 +105,7 @@ extension FleetModel {
                 faultsLeft -= 1
                 deliver(.backendFailed(operation, .network("the connection was reset")), to: node)
             } else if case .timeout = event {
-                deliver(.backendFailed(operation, .timeout), to: node)
+                deliver(.timerFired(.requestDeadline(operation)), to: node)
             } else {
                 switch answer(request) {
                 case .success(let response): deliver(.backendAnswered(operation, response), to: node)

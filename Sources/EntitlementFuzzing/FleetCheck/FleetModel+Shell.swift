@@ -205,6 +205,18 @@ extension FleetModel {
             observe(callback, answering: answering, on: node)
         case .callBackend(let operation, let request), .loadConfiguration(let operation, let request):
             nodes[node].requests.append((operation, request, now.adding(settings.requestTimeout)))
+        case .startTimer(.requestDeadline(let operation), let at):
+            // A request's deadline is kept with the request: its answer is offered before it, its timeout at it.
+            if let index = nodes[node].requests.firstIndex(where: { $0.operation == operation }) {
+                nodes[node].requests[index].deadline = at
+            } else if let index = nodes[node].askedProvider.firstIndex(where: { $0.operation == operation }) {
+                nodes[node].askedProvider[index].deadline = at
+            }
+        case .cancelTimer(.requestDeadline):
+            break  // the answer that cancels it took the request out already
+        case .cancelRequest(let operation):
+            nodes[node].requests.removeAll { $0.operation == operation }
+            nodes[node].askedProvider.removeAll { $0.operation == operation }
         case .startTimer(let id, let at):
             nodes[node].timers.removeAll { $0.id == id }
             nodes[node].timers.append((id, at))
