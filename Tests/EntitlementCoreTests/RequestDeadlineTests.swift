@@ -57,6 +57,20 @@ struct RequestDeadlineTests {
         expectDeadlineActsAs(.backendFailed(OperationID(2, owner: .authentication), .timeout), OperationID(2, owner: .authentication), on: loggingIn)
     }
 
+    @Test func aProbesDeadlineFailsItAsTimedOut() {
+        // A login found in the store (another instance sent the device to its page): the call reads its profile first.
+        let pending = PendingLogin(
+            mvpdID: "acme", state: "STATE", code: "C0DE", deadline: t0.adding(.seconds(600)), url: "https://sp/authenticate/req/C0DE")
+        var probing = machine(stored: StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: pending))
+        let asked = probing.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: t0).effects
+        guard let operation = asked.lazy.compactMap({ if case .callBackend(let operation, .profileByCode) = $0 { operation } else { nil } }).first
+        else {
+            Issue.record("no probe: \(asked)")
+            return
+        }
+        expectDeadlineActsAs(.backendFailed(operation, .timeout), operation, on: probing)
+    }
+
     @Test func aConfigurationsDeadlineFailsItAsTimedOut() {
         var configuring = EntitlementMachine(deviceID: "dev")
         configuring.recordsTransitions = true

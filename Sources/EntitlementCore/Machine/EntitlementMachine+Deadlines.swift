@@ -37,7 +37,11 @@ extension EntitlementMachine {
             case .signingIn(_, operation, _): .backendFailed(operation, .timeout)
             default: nil
             }
-        case .authentication, .preauthorization:
+        case .authentication:
+            // A login's probe (a read of a login another instance started) is waited for too, though never retried.
+            if case .login(let flow, .awaitingRedirect) = authentication, flow.probe == operation { .backendFailed(operation, .timeout) }
+            else { isAwaited(operation) ? .backendFailed(operation, .timeout) : nil }
+        case .preauthorization:
             isAwaited(operation) ? .backendFailed(operation, .timeout) : nil
         case .authorization:
             switch authorizations.first(where: { $0.operation == operation })?.phase {
