@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementSimulator
 import EntitlementSupport
 import Testing
 

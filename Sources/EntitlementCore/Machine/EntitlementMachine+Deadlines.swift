@@ -1,6 +1,6 @@
 /// Request deadlines: the machine's timers like any other. Each request goes out with a
 /// `TimerID.requestDeadline(_:)` (``EngineSettings/requestTimeout`` later) that its answer cancels; when
-/// it fires first, the request fails as the shell's timeout once made it fail — a backend request with
+/// it fires first, the request fails as a timed-out request does — a backend request with
 /// `BackendError.timeout`, a configuration with the same, a provider's with
 /// ``ProviderFailure/networkFailure`` — through the rows of that failure, and the shell is told to stop it.
 extension EntitlementMachine {
@@ -71,9 +71,6 @@ extension Action {
         default: nil
         }
     }
-
-    /// Whether the action is such a request.
-    var isRequest: Bool { request != nil }
 }
 
 extension Input {

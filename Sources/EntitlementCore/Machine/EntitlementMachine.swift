@@ -350,7 +350,7 @@ package struct EntitlementMachine: Sendable {
         if !echoable.isEmpty { step.effects = Self.concealing(echoable + secretsHeld, in: step.effects) }
         if hasProviderChain, let changed = announceEntitlements() { step.effects.append(changed) }
         noteRequestsSent(&step.effects)
-        if step.effects.contains(where: \.isRequest) { step.effects = withRequestDeadlines(step.effects) }
+        if step.effects.contains(where: { $0.request != nil }) { step.effects = withRequestDeadlines(step.effects) }
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).

@@ -1,9 +1,9 @@
-import EntitlementCore
+import EntitlementEngine
 
 extension Array where Element == Action {
     /// The actions but the request deadlines the machine starts beside every request and cancels with
-    /// every answer (`RequestDeadlineTests` holds those), for tests about the rest of a step.
-    var apartFromDeadlines: [Action] {
+    /// every answer (the Core tests' `RequestDeadlineTests` hold those), for tests about the rest of a step.
+    package var apartFromDeadlines: [Action] {
         filter {
             switch $0 {
             case .startTimer(.requestDeadline, _), .cancelTimer(.requestDeadline): false
@@ -14,8 +14,8 @@ extension Array where Element == Action {
 }
 
 extension MachineStep {
-    /// The step but its request deadlines (``Swift/Array/apartFromDeadlines``).
-    var apartFromDeadlines: MachineStep {
+    /// The step but its request deadlines (`Array.apartFromDeadlines`).
+    package var apartFromDeadlines: MachineStep {
         var step = self
         step.effects = effects.apartFromDeadlines
         return step
