@@ -10,6 +10,10 @@
 /// a server that trickles bytes cannot hold an exchange past its deadline, and a huge answer costs at
 /// most the limit in memory. Redirects are never followed (one could carry credentials elsewhere; it is
 /// read as its status). Cancelling the calling task cancels the exchange.
+///
+/// The deadline, cancellation and the body limit end the exchange here, at once, and then cancel the
+/// data task: the caller's wait never depends on `URLSession` calling back (a stalled or crashed
+/// session's delegate queue holds no caller), and a call back that comes later finds nothing to answer.
 package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// How one exchange ended.
     package enum Outcome: Sendable {
@@ -26,8 +30,6 @@ package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @uncheck
     private struct Exchange {
         let answer: CheckedContinuation<Outcome, Never>
         var data = Data()
-        var tooLarge = false
-        var timedOut = false
     }
 
     private let lock = NSLock()
@@ -62,7 +64,7 @@ package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @uncheck
         let box = TaskBox()
         let deadline = Task {
             try? await Task.sleep(for: timeout)
-            if !Task.isCancelled { box.timeOut(self) }
+            if !Task.isCancelled { box.timeOut() }
         }
         defer { deadline.cancel() }
         return await withTaskCancellationHandler {
@@ -77,15 +79,11 @@ package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @uncheck
         }
     }
 
-    fileprivate func markTimedOut(_ task: URLSessionTask) { update(task) { $0.timedOut = true } }
-
-    private func update(_ task: URLSessionTask, _ change: (inout Exchange) -> Void) {
-        lock.withLock {
-            if var exchange = running[task.taskIdentifier] {
-                change(&exchange)
-                running[task.taskIdentifier] = exchange
-            }
-        }
+    /// Answers `task`'s caller with `outcome` unless it was answered already, then cancels the task.
+    fileprivate func end(_ task: URLSessionTask, _ outcome: Outcome) {
+        let exchange = lock.withLock { running.removeValue(forKey: task.taskIdentifier) }
+        exchange?.answer.resume(returning: outcome)
+        task.cancel()
     }
 
     package func urlSession(
@@ -97,34 +95,28 @@ package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @uncheck
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        let tooLarge = response.expectedContentLength > Int64(bodyLimit)
-        if tooLarge { update(dataTask) { $0.tooLarge = true } }
-        completionHandler(tooLarge ? .cancel : .allow)
+        guard response.expectedContentLength > Int64(bodyLimit) else { return completionHandler(.allow) }
+        completionHandler(.cancel)
+        end(dataTask, (response as? HTTPURLResponse).map(Outcome.tooLarge) ?? .failed(nil))
     }
 
     package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        var overflow = false
-        update(dataTask) { exchange in
-            if exchange.data.count + data.count > bodyLimit {
-                exchange.tooLarge = true
-                exchange.data = Data()
-                overflow = true
-            } else {
-                exchange.data.append(data)
-            }
+        let overflow = lock.withLock { () -> Bool in
+            guard var exchange = running[dataTask.taskIdentifier] else { return false }
+            guard exchange.data.count + data.count <= bodyLimit else { return true }
+            running[dataTask.taskIdentifier] = nil  // appended without a copy of the bytes so far
+            exchange.data.append(data)
+            running[dataTask.taskIdentifier] = exchange
+            return false
         }
-        if overflow { dataTask.cancel() }
+        if overflow { end(dataTask, (dataTask.response as? HTTPURLResponse).map(Outcome.tooLarge) ?? .failed(nil)) }
     }
 
     package func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let finished = lock.withLock { running.removeValue(forKey: task.taskIdentifier) }
         guard let finished else { return }
         let response = task.response as? HTTPURLResponse
-        if finished.tooLarge, let response {
-            finished.answer.resume(returning: .tooLarge(response))
-        } else if finished.timedOut {
-            finished.answer.resume(returning: .timedOut)
-        } else if let error {
+        if let error {
             finished.answer.resume(returning: (error as? URLError)?.code == .timedOut ? .timedOut : .failed((error as? URLError)?.code))
         } else if let response {
             finished.answer.resume(returning: .answered(response, finished.data))
@@ -138,35 +130,33 @@ package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @uncheck
 private final class TaskBox: @unchecked Sendable {
     private let lock = NSLock()
     private var task: URLSessionDataTask?
-    private var cancelled = false
-    private var timedOut = false
-    private weak var owner: BoundedExchanges?
+    private var owner: BoundedExchanges?
+    /// How the exchange ended before its task was set, if it did.
+    private var endedEarly: BoundedExchanges.Outcome?
 
     func set(_ task: URLSessionDataTask, _ owner: BoundedExchanges) {
-        let (cancelNow, timedOutNow) = lock.withLock {
+        let ended = lock.withLock {
             self.task = task
             self.owner = owner
-            return (cancelled, timedOut)
+            return endedEarly
         }
-        if timedOutNow { owner.markTimedOut(task) }
-        if cancelNow || timedOutNow { task.cancel() }
+        if let ended { owner.end(task, ended) }
     }
 
-    func cancel() {
-        let task = lock.withLock {
-            cancelled = true
-            return self.task
-        }
-        task?.cancel()
-    }
+    /// The calling task was cancelled.
+    func cancel() { end(.failed(.cancelled)) }
 
-    func timeOut(_ owner: BoundedExchanges) {
-        let task = lock.withLock {
-            timedOut = true
-            return self.task
+    /// The deadline passed.
+    func timeOut() { end(.timedOut) }
+
+    private func end(_ outcome: BoundedExchanges.Outcome) {
+        let running = lock.withLock { () -> (URLSessionDataTask, BoundedExchanges)? in
+            guard let task, let owner else {
+                if endedEarly == nil { endedEarly = outcome }
+                return nil
+            }
+            return (task, owner)
         }
-        guard let task else { return }
-        owner.markTimedOut(task)
-        task.cancel()
+        if let (task, owner) = running { owner.end(task, outcome) }
     }
 }

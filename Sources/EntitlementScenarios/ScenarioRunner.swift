@@ -32,9 +32,13 @@ public struct ScenarioRunner: Sendable {
     /// How the engine reaches the simulator.
     public var transport: Transport
 
-    /// How long the HTTP client waits for an answer when `transport` is `.http`: a `timeout` fault
-    /// holds the answer, so this is what one costs.
-    public static let httpTimeout: Duration = .seconds(5)
+    /// When `transport` is `.http`, how long the client waits for an answer to a request the simulator
+    /// times out (a `timeout` fault holds the answer for longer): what one such fault costs.
+    public static let httpTimeout: Duration = .seconds(1)
+
+    /// When `transport` is `.http`, how long the clients wait for every other answer: a deadline that
+    /// only ends a hang (a loaded machine's slow answer on loopback must not fail a scenario).
+    public static let httpPatience: Duration = .seconds(120)
 
     /// A runner; `overV2Wire` routes every backend request through V2's JSON.
     public init(overV2Wire: Bool = false) { self.transport = overV2Wire ? .v2Wire : .inProcess }
@@ -48,10 +52,11 @@ public struct ScenarioRunner: Sendable {
         let clock = ManualClock()
         let simulator = Simulator(world: scenario.world, clock: clock, seed: SimulatedSession.defaultSeed &+ 100)
         var server: SimulatorServer?
+        let service = SimulatedV2Service(simulator: simulator, throttles: false)
         if transport == .http {
             do {
                 server = try SimulatorServer(
-                    listener: try HTTPListener(), service: SimulatedV2Service(simulator: simulator, throttles: false),
+                    listener: try HTTPListener(), service: service,
                     limits: HTTPServerLimits(shutdownGrace: .milliseconds(100)))
             } catch {
                 return ScenarioResult(
@@ -69,7 +74,7 @@ public struct ScenarioRunner: Sendable {
                 // Over HTTP every engine has a client of its own, as every backend instance would.
                 serverURL.map { url in
                     V2Client(
-                        transport: URLSessionV2Transport(baseURL: url, timeout: Self.httpTimeout, pacing: .afterThrottleOnly),
+                        transport: ScenarioV2Transport(baseURL: url, service: service),
                         softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: scenario.world.serviceProvider,
                         clock: clock)
                 }

@@ -160,6 +160,12 @@ public actor Simulator {
     /// Removes the fault on `operation`.
     public func heal(_ operation: BackendOperation) { faults[operation] = nil }
 
+    /// Whether the next request of `operation` times out (an injected timeout fault waits for it).
+    package func timesOut(_ operation: BackendOperation) -> Bool {
+        guard case .fail(let error) = faults[operation]?.fault else { return false }
+        return error.code == .timeout
+    }
+
     // MARK: - Holding answers (deterministic interleavings)
 
     /// Makes requests of `operation` wait until ``release(_:)``: tests use it to let results

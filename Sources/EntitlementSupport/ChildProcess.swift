@@ -53,13 +53,20 @@ package final class ChildProcess: Sendable {
     /// How the child ended, once reaped (then its pid may belong to another process: no more signals).
     private let ended = Mutex<Termination?>(nil)
 
-    private init(pid: pid_t) { self.pid = pid }
+    /// Whether the child was started leading a process group of its own (its id is the child's pid).
+    private let leadsGroup: Bool
+
+    private init(pid: pid_t, leadsGroup: Bool) {
+        self.pid = pid
+        self.leadsGroup = leadsGroup
+    }
 
     /// Starts `program` (looked up in `PATH` unless it holds a `/`) with `arguments`, in `directory`
-    /// (the parent's when nil), its streams as given.
+    /// (the parent's when nil), its streams as given. With `ownGroup` the child leads a process group
+    /// of its own, which ``sendToGroup(_:)`` signals whole (the child and whatever it started).
     package static func spawn(
         _ program: String, _ arguments: [String], input: Stream = .null, output: Stream = .null, errors: Stream = .null,
-        directory: String? = nil
+        directory: String? = nil, ownGroup: Bool = false
     ) throws(ChildProcessError) -> ChildProcess {
         #if canImport(Glibc)
             var actions = posix_spawn_file_actions_t()
@@ -84,12 +91,12 @@ package final class ChildProcess: Sendable {
         let command = directory.map { ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, $0, program] } ?? [program]
         let argv = (command + arguments).map { strdup($0) }
         defer { for pointer in argv { free(pointer) } }
-        var attributes = Self.attributes()
+        var attributes = Self.attributes(ownGroup: ownGroup)
         defer { posix_spawnattr_destroy(&attributes) }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, command[0], &actions, &attributes, argv + [nil], environ)
         guard result == 0 else { throw ChildProcessError(program: program, code: result) }
-        return ChildProcess(pid: pid)
+        return ChildProcess(pid: pid, leadsGroup: ownGroup)
     }
 
     /// Runs `program` to its end and returns how it ended with all it wrote (both streams drained at
@@ -136,6 +143,15 @@ package final class ChildProcess: Sendable {
     package func send(_ signal: Int32) {
         ended.withLock { ended in
             if ended == nil { _ = kill(pid, signal) }
+        }
+    }
+
+    /// Sends `signal` to the child's process group — the child and every process it started that stayed
+    /// in the group — unless the child was already reaped (its group may then be gone or another's).
+    /// The child alone when it was not started with `ownGroup`.
+    package func sendToGroup(_ signal: Int32) {
+        ended.withLock { ended in
+            if ended == nil { _ = kill(leadsGroup ? -pid : pid, signal) }
         }
     }
 
@@ -201,8 +217,9 @@ package final class ChildProcess: Sendable {
     }
 
     /// Spawn attributes: the child starts with every signal at its default disposition and none blocked
-    /// (a test runner's or a server's ignored `SIGPIPE` is not the child's business).
-    private static func attributes() -> posix_spawnattr_t {
+    /// (a test runner's or a server's ignored `SIGPIPE` is not the child's business), in a process group
+    /// of its own when `ownGroup`.
+    private static func attributes(ownGroup: Bool) -> posix_spawnattr_t {
         #if canImport(Glibc)
             var attributes = posix_spawnattr_t()
         #else
@@ -215,7 +232,12 @@ package final class ChildProcess: Sendable {
         sigemptyset(&none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
+        if ownGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         #if canImport(Glibc)
             return attributes
         #else

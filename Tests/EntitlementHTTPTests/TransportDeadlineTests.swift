@@ -1,7 +1,12 @@
 import EntitlementEngine
 import EntitlementHTTP
 import EntitlementProviders
+import Foundation
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Every transport timeout is a total deadline for the exchange, however slowly the server trickles
 /// its answer, and a body is refused as soon as it passes its limit, while it is read.
@@ -39,6 +44,30 @@ struct TransportDeadlineTests {
             V2OutgoingRequest(operation: "authorize", method: "POST", url: server.url + "/authorize", headers: [:], body: Array("r=1".utf8)))
         #expect(answer == .failure(.networkFailure))
         #expect(ContinuousClock.now - started < .seconds(10), "a total deadline, not an idle one (the trickle takes 20 s)")
+    }
+
+    /// The deadline and cancellation end an exchange themselves: a session that never calls its delegate
+    /// back (its queue stalled, as a wedged HTTP stack's is) holds the caller no longer than they do.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func anExchangeEndsThoughItsSessionNeverCallsBack(_ cancelled: Bool) async throws {
+        let server = try Self.trickle()
+        defer { server.stop() }
+        let exchanges = BoundedExchanges(bodyLimit: 1024)
+        let stalled = OperationQueue()
+        stalled.isSuspended = true
+        let session = URLSession(configuration: .ephemeral, delegate: exchanges, delegateQueue: stalled)
+        defer { session.invalidateAndCancel() }
+        let request = URLRequest(url: try #require(URL(string: server.url)))
+        let exchange = Task { await exchanges.exchange(request, on: session, within: cancelled ? .seconds(3600) : .milliseconds(300)) }
+        if cancelled {
+            try await Task.sleep(for: .milliseconds(100))
+            exchange.cancel()
+        }
+        switch await exchange.value {
+        case .timedOut: #expect(!cancelled, "timed out")
+        case .failed(let code): #expect(cancelled && code == .cancelled, "failed: \(String(describing: code))")
+        case let outcome: Issue.record("\(outcome)")
+        }
     }
 
     /// An answer that says nothing of its length and never stops: reading ends at the limit, long

@@ -18,8 +18,9 @@ struct CommandLineTests {
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// How long one command may run before it counts as hung: it is killed, and the outcome carries
-    /// its threads' stacks (from gdb, where installed) so a hang fails loudly with what it was doing.
+    /// How long one command may run before it counts as hung: its process group is killed (the shell
+    /// and whatever it started), and the outcome carries the command's threads' stacks (from gdb, where
+    /// installed) so a hang fails loudly with what it was doing.
     static let timeLimit: Double = 300
 
     /// Runs the built `entitle` with `arguments` from the package root, on threads of its own
@@ -30,9 +31,10 @@ struct CommandLineTests {
                 let program: String
                 let programArguments: [String]
                 if arguments.first == "--shell" {
-                    // A command line as README writes it, globs and all.
+                    // A command line as README writes it, globs and all; the shell becomes the command
+                    // (dash forks a `-c` command otherwise), so the stacks taken at a hang are its own.
                     program = "/bin/sh"
-                    programArguments = ["-c"] + arguments.dropFirst()
+                    programArguments = ["-c", "exec " + arguments.dropFirst().joined(separator: " ")]
                 } else {
                     program = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
                         .appendingPathComponent("entitle").path
@@ -44,7 +46,7 @@ struct CommandLineTests {
                 do {
                     process = try ChildProcess.spawn(
                         program, programArguments, output: .descriptor(output.fileHandleForWriting.fileDescriptor),
-                        errors: .descriptor(errors.fileHandleForWriting.fileDescriptor), directory: root.path)
+                        errors: .descriptor(errors.fileHandleForWriting.fileDescriptor), directory: root.path, ownGroup: true)
                 } catch {
                     done.resume(returning: Outcome(status: -1, output: "", errors: "could not start entitle: \(error)"))
                     return
@@ -56,7 +58,7 @@ struct CommandLineTests {
                 let watchdog = Thread {
                     guard exited.wait(timeout: .now() + timeLimit) == .timedOut else { return }
                     hung = "hung: killed after \(Int(timeLimit)) s\n" + stacks(of: process.pid)
-                    process.send(SIGKILL)
+                    process.sendToGroup(SIGKILL)
                 }
                 watchdog.start()
                 // Standard error is drained on a thread of its own, so neither pipe can fill and stall the child.
@@ -196,20 +198,22 @@ struct CommandLineTests {
     }
 
     /// Every `swift run entitle …` line of README's shell blocks, run in order from the package root
-    /// with the built binary, exits 0 — but those that run until stopped or for minutes, which
-    /// other tests and CI run (`serve`: ServeCommandTests; the release-mode long runs: shorter in CI).
-    @Test func readmesEntitleCommandsExitZero() async throws {
+    /// with the built binary, exits 0 and prints what its comment quotes (`"…"` stands for any text) —
+    /// but those that run until stopped or for minutes, which other tests and CI run (`serve`:
+    /// ServeCommandTests; the release-mode long runs: shorter in CI).
+    @Test func readmesEntitleCommandsExitZeroAndPrintWhatTheyQuote() async throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let blocks = readme.components(separatedBy: "```sh\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
-        let commands = blocks.flatMap { $0.split(separator: "\n") }.map { $0.components(separatedBy: "   #")[0] }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let lines = blocks.flatMap { $0.split(separator: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { $0.hasPrefix("swift run entitle ") || $0.hasPrefix("swift run -c release entitle ") }
         // Long runs, and the fleet harness (it needs redis-server; .ci/run runs it).
         let longRunning = ["entitle serve", "--seeds 100000", "--count 100000", "entitle fleet", "check --depth 10"]
-        let quick = commands.filter { command in !longRunning.contains { command.contains($0) } }
-        #expect(quick.count >= 7, "README's commands: \(commands)")
+        let quick = lines.filter { line in !longRunning.contains { line.contains($0) } }
+        #expect(quick.count >= 7, "README's commands: \(lines)")
+        #expect(quick.filter { Self.quoted(in: $0) != nil }.count >= 5, "README quotes what its commands print")
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("entitle").path
-        for command in quick {
+        for line in quick {
+            let command = line.components(separatedBy: "   #")[0].trimmingCharacters(in: .whitespaces)
             // What README writes in /tmp goes in the test's scratch space (removed when the tests end).
             let arguments = command.replacingOccurrences(of: "swift run -c release entitle ", with: "")
                 .replacingOccurrences(of: "swift run entitle ", with: "")
@@ -219,7 +223,47 @@ struct CommandLineTests {
             #expect(
                 outcome.status == 0,
                 "`\(command)` exited \(outcome.status): \(outcome.errors.prefix(outcome.errors.hasPrefix("hung") ? 20_000 : 300))\n\(failures.suffix(3_000))")
+            if let quoted = Self.quoted(in: line) {
+                #expect(Self.output(outcome.output, matches: quoted), "`\(command)` prints \"\(quoted)\" as README says:\n\(failures.suffix(3_000))")
+            }
         }
+    }
+
+    /// The text a README line's comment quotes as its command's output, if it quotes one.
+    static func quoted(in line: String) -> String? {
+        guard let comment = line.components(separatedBy: "   #").dropFirst().first else { return nil }
+        let parts = comment.split(separator: "\"", omittingEmptySubsequences: false)
+        return parts.count >= 3 ? String(parts[1]) : nil
+    }
+
+    /// Whether a line of `output` reads as `quoted`, where each "…" in it stands for any text.
+    static func output(_ output: String, matches quoted: String) -> Bool {
+        let pieces = quoted.components(separatedBy: "…")
+        return output.split(separator: "\n").contains { line in
+            var rest = Substring(line)
+            for (index, piece) in pieces.enumerated() {
+                if index == 0 {
+                    guard rest.hasPrefix(piece) else { return false }
+                    rest = rest.dropFirst(piece.count)
+                } else if index == pieces.count - 1 {
+                    guard rest.hasSuffix(piece) else { return false }
+                } else {
+                    guard let found = rest.range(of: piece) else { return false }
+                    rest = rest[found.upperBound...]
+                }
+            }
+            return pieces.count > 1 || rest.isEmpty
+        }
+    }
+
+    @Test func aQuoteMatchesOnlyTheLinesItDescribes() {
+        let quote = Self.quoted(in: #"swift run entitle x   # it says: "12 states, …: every promise kept""#)
+        #expect(quote == "12 states, …: every promise kept")
+        #expect(Self.output("start\n12 states, 3 s: every promise kept\n", matches: "12 states, …: every promise kept"))
+        #expect(!Self.output("112 states, 3 s: every promise kept", matches: "12 states, …: every promise kept"))
+        #expect(!Self.output("12 states, 3 s: a promise broken", matches: "12 states, …: every promise kept"))
+        #expect(Self.output("2 passed, 0 failed", matches: "2 passed, 0 failed") && !Self.output("2 passed, 0 failed!", matches: "2 passed, 0 failed"))
+        #expect(Self.quoted(in: "swift run entitle demo   # no quote here") == nil)
     }
 
     /// README says the demo's transcript is the same every run: answers are delivered in operation

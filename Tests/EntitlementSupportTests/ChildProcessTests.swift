@@ -51,6 +51,24 @@ struct ChildProcessTests {
         #expect(String(decoding: child.output, as: UTF8.self) == "closed\n")
     }
 
+    /// A child started leading its own group is signalled with everything it started: a shell's
+    /// background grandchild holding the output pipe dies with it, so the pipe ends (with `send` alone
+    /// the grandchild would keep it open for its 30 seconds).
+    @Test func aGroupSignalReachesTheGrandchildren() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        let child = try ChildProcess.spawn("/bin/sh", ["-c", "sleep 30 & echo started; wait"], output: .descriptor(ends[1]), ownGroup: true)
+        close(ends[1])
+        defer { close(ends[0]) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        #expect(read(ends[0], &buffer, buffer.count) == 8, "the shell started its grandchild")
+        let started = ContinuousClock.now
+        child.sendToGroup(SIGKILL)
+        #expect(child.waitForExit() == .signalled(SIGKILL))
+        #expect(read(ends[0], &buffer, buffer.count) == 0, "the pipe ended: no grandchild holds it")
+        #expect(ContinuousClock.now - started < .seconds(25), "the end came from the signal, not the grandchild's own end")
+    }
+
     @Test func aProgramThatDoesNotExistIsATypedError() {
         #expect(throws: ChildProcessError.self) { try ChildProcess.spawn("/nonexistent/program", []) }
     }

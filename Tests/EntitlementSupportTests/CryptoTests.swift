@@ -117,22 +117,16 @@ struct CryptoTests {
         let script = """
             import hashlib, hmac, sys
             key = bytes.fromhex(sys.argv[1])
-            for line in sys.stdin.read().split("\\n"):
+            for line in open(sys.argv[2]).read().split("\\n"):
                 m = bytes.fromhex(line)
                 print(hashlib.sha256(m).hexdigest(), hmac.new(key, m, hashlib.sha256).hexdigest())
             """
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", script, Hex.encode(key)]
-        let input = Pipe(), output = Pipe()
-        python.standardInput = input
-        python.standardOutput = output
-        try python.run()
-        input.fileHandleForWriting.write(Data(lines.joined(separator: "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        python.waitUntilExit()
-        try #require(python.terminationStatus == 0)
+        let messages = ScratchSpace.path("entitle-crypto-", ending: ".txt")
+        try lines.joined(separator: "\n").write(toFile: messages, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: messages) }
+        let python = try ChildProcess.run("/usr/bin/env", ["python3", "-c", script, Hex.encode(key), messages])
+        try #require(python.termination == .exited(0), "\(String(decoding: python.errors, as: UTF8.self))")
+        let answer = String(decoding: python.output, as: UTF8.self)
         let theirs = answer.split(separator: "\n").map(String.init)
         #expect(theirs.count == ours.count)
         for (index, pair) in zip(ours, theirs).enumerated() where pair.0 != pair.1 {

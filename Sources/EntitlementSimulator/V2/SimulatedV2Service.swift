@@ -52,6 +52,13 @@ public final class SimulatedV2Service: V2Transport {
         }
     }
 
+    /// Whether `request` sent with `context` will time out: an injected timeout fault waits for its
+    /// operation (the service then holds the answer until the client gives up).
+    package func timesOut(_ request: V2Request, context: V2RequestContext) async -> Bool {
+        guard let port = BackendRequest(request, deviceID: context.deviceID ?? "") else { return false }
+        return await simulator.timesOut(port.operation)
+    }
+
     /// The answer to an operation the engine's port does not carry (see ``Simulator``'s session
     /// operations); nil for the others.
     private func beyondThePort(_ request: V2Request, _ context: V2RequestContext) async -> V2Response? {

@@ -1,0 +1,25 @@
+import EntitlementEngine
+import EntitlementHTTP
+import EntitlementSimulator
+import EntitlementV2
+
+/// An engine's REST API V2 client transport in a scenario run over HTTP. A request the simulator will
+/// time out (an injected `timeout` fault) goes with ``ScenarioRunner/httpTimeout``, the deadline such a
+/// fault costs; every other goes with ``ScenarioRunner/httpPatience``, a deadline that only ends a hang.
+/// So a scenario's outcome never depends on how fast a loaded machine answers on loopback.
+struct ScenarioV2Transport: V2Transport {
+    private let timingOut: URLSessionV2Transport
+    private let answered: URLSessionV2Transport
+    private let service: SimulatedV2Service
+
+    init(baseURL: String, service: SimulatedV2Service) {
+        timingOut = URLSessionV2Transport(baseURL: baseURL, timeout: ScenarioRunner.httpTimeout, pacing: .afterThrottleOnly)
+        answered = URLSessionV2Transport(baseURL: baseURL, timeout: ScenarioRunner.httpPatience, pacing: .afterThrottleOnly)
+        self.service = service
+    }
+
+    func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+        let transport = await service.timesOut(request, context: context) ? timingOut : answered
+        return try await transport.send(request, context: context)
+    }
+}
