@@ -80,18 +80,21 @@ public struct Trace: Sendable, Equatable {
 
     /// Checks the record on `line` (its `seq` must be `line - 1`): numbered in order, an input or an
     /// output, and an input this engine can decode.
-    static func checkRecord(_ record: JSONValue, line: Int) throws(TraceError) {
+    /// Checks record `line` (its `seq`, its kind, an input's fields) and returns the input it records,
+    /// decoded, with its time — nil for an output — so a streamed replay decodes each input once.
+    @discardableResult
+    static func checkRecord(_ record: JSONValue, line: Int) throws(TraceError) -> (Input, Timestamp)? {
         guard let seq = record["seq"]?.int else { throw TraceError(line: line, reason: .field("seq")) }
         guard seq == Int64(line - 1) else { throw TraceError(line: line, reason: .sequence(expected: line - 1, found: seq)) }
-        guard record["in"]?.string != nil || record["out"]?.string != nil else {
-            throw TraceError(line: line, reason: .field("in"))
+        guard record["in"] != nil else {
+            guard record["out"]?.string != nil else { throw TraceError(line: line, reason: .field("in")) }
+            return nil
         }
-        if record["in"] != nil {
-            do throws(TraceError.Reason) {
-                _ = try TraceCoding.decodeInput(record)
-            } catch {
-                throw TraceError(line: line, reason: error)
-            }
+        guard record["in"]?.string != nil else { throw TraceError(line: line, reason: .field("in")) }
+        do throws(TraceError.Reason) {
+            return try TraceCoding.decodeInput(record)
+        } catch {
+            throw TraceError(line: line, reason: error)
         }
     }
 
@@ -106,7 +109,8 @@ public struct Trace: Sendable, Equatable {
 
     /// Drops fields whose names start with `_` (extensions other tools may add).
     private static func stripExtensions(_ value: JSONValue) -> JSONValue {
-        guard case .object(let members) = value else { return value }
+        // Most records have none: the record is kept as read, not copied.
+        guard case .object(let members) = value, members.keys.contains(where: { $0.utf8.first == UInt8(ascii: "_") }) else { return value }
         return .object(members.filter { !$0.key.hasPrefix("_") })
     }
 

@@ -57,10 +57,13 @@ public struct TraceReplayer: Sendable {
         var count = 0
         var divergence: TraceDivergence?
         while let line = try lines.next() {
-            let record = try Trace.readLine(line, in: 0..<line.count, line: count + 2)
-            try Trace.checkRecord(record, line: count + 2)
             count += 1
-            divergence = run.take(record, step: count)
+            // The output the machine produced, written as the recorder writes it, is most often the line
+            // byte for byte: then the line is neither parsed nor compared field by field.
+            if run.takeOutput(matching: line, step: count) { continue }
+            let record = try Trace.readLine(line, in: 0..<line.count, line: count + 1)
+            let input = try Trace.checkRecord(record, line: count + 1)
+            divergence = run.take(record, input: input, step: count)
             if divergence != nil { break }
         }
         if divergence == nil { divergence = run.end(records: count) }
@@ -184,27 +187,54 @@ private struct Run {
     }
 
     /// Takes the record numbered `step`: an input is fed to the machine, an output is compared with
-    /// what the machine produced. The divergence, if this record is where it is.
-    mutating func take(_ record: JSONValue, step: Int) -> TraceDivergence? {
+    /// what the machine produced. The divergence, if this record is where it is. An input already
+    /// decoded (while its line was checked) is given as `input`.
+    mutating func take(_ record: JSONValue, input decoded: (Input, Timestamp)? = nil, step: Int) -> TraceDivergence? {
         if record["in"] != nil {
             if let extra = produced.first {
                 return divergence(at: step, expected: record.canonicalText, actual: numbered(extra, step))
             }
-            feed(record)
+            feed(record, decoded ?? (try? TraceCoding.decodeInput(record)))
         } else {
-            if case .recent(var latest) = requests, record["out"]?.string == "request" {
-                latest.append(record)
-                if latest.count > TraceReplayer.recentRequests { latest.removeFirst() }
-                requests = .recent(latest)
-            }
+            noteIfRequest(record)
             guard !produced.isEmpty else { return divergence(at: step, expected: record.canonicalText, actual: "no output") }
             let actual = produced.removeFirst()
             if let mismatch = compare(expected: record, actual: actual, step: step) { return mismatch }
         }
+        matched(record, step: step)
+        return nil
+    }
+
+    /// Takes line `step` if it is, byte for byte, the next output the machine produced as the recorder
+    /// would have written it (numbered `step`); false, changing nothing, otherwise.
+    mutating func takeOutput(matching line: [UInt8], step: Int) -> Bool {
+        guard let next = produced.first, case .object(var members) = next else { return false }
+        members["seq"] = .int(Int64(step))
+        let record = JSONValue.object(members)
+        guard record.canonicalBytes == line else { return false }
+        produced.removeFirst()
+        noteIfRequest(record)
+        if let operation = members["op"]?.int, operation >= 0 {
+            operations[UInt64(operation)] = started.removeValue(forKey: UInt64(operation)) ?? OperationID(UInt64(operation), owner: nil)
+        }
+        matched(record, step: step)
+        return true
+    }
+
+    /// A recorded request is kept among the latest, to name the closest one at a divergence.
+    private mutating func noteIfRequest(_ record: JSONValue) {
+        guard case .recent(var latest) = requests, record["out"]?.string == "request" else { return }
+        requests = .recent([])  // `latest` is then the only copy, changed in place
+        latest.append(record)
+        if latest.count > TraceReplayer.recentRequests { latest.removeFirst() }
+        requests = .recent(latest)
+    }
+
+    /// Record `step` matched: it is the context of a later divergence.
+    private mutating func matched(_ record: JSONValue, step: Int) {
         replayed = step
         recent.append(record)
         if recent.count > TraceReplayer.contextRecords { recent.removeFirst() }
-        return nil
     }
 
     /// The trace ended after `records` records: anything the machine still produced is a divergence.
@@ -213,8 +243,8 @@ private struct Run {
         return divergence(at: records + 1, expected: "the end of the trace", actual: numbered(extra, records + 1))
     }
 
-    private mutating func feed(_ record: JSONValue) {
-        guard case .some(let (input, time)) = try? TraceCoding.decodeInput(record) else { return }
+    private mutating func feed(_ record: JSONValue, _ decoded: (Input, Timestamp)?) {
+        guard let (input, time) = decoded else { return }
         note(record)
         let step = machine.handle(remap(input), at: time)
         if checksRows {
