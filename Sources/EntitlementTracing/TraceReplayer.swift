@@ -194,7 +194,7 @@ private struct Run {
             if let extra = produced.first {
                 return divergence(at: step, expected: record.canonicalText, actual: numbered(extra, step))
             }
-            feed(record, decoded ?? (try? TraceCoding.decodeInput(record)))
+            feed(record, decoded ?? (try? TraceCoding.decodeInput(record)), step: step)
         } else {
             noteIfRequest(record)
             guard !produced.isEmpty else { return divergence(at: step, expected: record.canonicalText, actual: "no output") }
@@ -208,13 +208,10 @@ private struct Run {
     /// Takes line `step` if it is, byte for byte, the next output the machine produced as the recorder
     /// would have written it (numbered `step`); false, changing nothing, otherwise.
     mutating func takeOutput(matching line: [UInt8], step: Int) -> Bool {
-        guard let next = produced.first, case .object(var members) = next else { return false }
-        members["seq"] = .int(Int64(step))
-        let record = JSONValue.object(members)
-        guard record.canonicalBytes == line else { return false }
+        guard let record = produced.first, record["seq"]?.int == Int64(step), record.canonicalBytes == line else { return false }
         produced.removeFirst()
         noteIfRequest(record)
-        if let operation = members["op"]?.int, operation >= 0 {
+        if let operation = record["op"]?.int, operation >= 0 {
             operations[UInt64(operation)] = started.removeValue(forKey: UInt64(operation)) ?? OperationID(UInt64(operation), owner: nil)
         }
         matched(record, step: step)
@@ -243,19 +240,23 @@ private struct Run {
         return divergence(at: records + 1, expected: "the end of the trace", actual: numbered(extra, records + 1))
     }
 
-    private mutating func feed(_ record: JSONValue, _ decoded: (Input, Timestamp)?) {
+    /// Feeds input record `step` to the machine; what it produces is numbered as the records that
+    /// follow it would be (an output is compared apart from its number, or as the bytes the recorder
+    /// writes).
+    private mutating func feed(_ record: JSONValue, _ decoded: (Input, Timestamp)?, step: Int) {
         guard let (input, time) = decoded else { return }
         note(record)
-        let step = machine.handle(remap(input), at: time)
+        let machineStep = machine.handle(remap(input), at: time)
         if checksRows {
-            let unnamed = step.effectsNotInRows(machine.lastTransitions)
+            let unnamed = machineStep.effectsNotInRows(machine.lastTransitions)
             if !unnamed.isEmpty {
                 effectsNotInRows.append(
                     "\(input.name): \(unnamed.joined(separator: ", ")) not in the rows [\(machine.lastTransitions.map(\.description).joined(separator: "; "))]")
             }
         }
-        for action in step.effects {
-            let seq = 0
+        // Nothing waits in `produced` when an input is fed: the outputs are the records that follow it.
+        for action in machineStep.effects {
+            let seq = step + produced.count + 1
             switch action {
             case .emit(let callback, let answering):
                 produced.append(TraceCoding.encode(callback, answering: answering, seq: seq, book: &book))
