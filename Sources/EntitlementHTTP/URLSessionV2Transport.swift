@@ -49,7 +49,7 @@ public final class URLSessionV2Transport: V2Transport {
     private let session: URLSession
     private let exchanges: BoundedExchanges
     private let pacer: V2Pacer
-    private let gate: ConnectionGate
+    private let gate: TurnGate
 
     /// A transport to `baseURL`; `connectionsPerHost` is clamped to 1…1,024.
     /// `log` comes before `decorate`, so a trailing closure is the log (`{ exchange in … }`); the hook
@@ -67,7 +67,7 @@ public final class URLSessionV2Transport: V2Transport {
         self.pacer = V2Pacer(pacing: pacing)
         self.bodyLimit = max(bodyLimit, 1)
         self.connectionsPerHost = min(max(connectionsPerHost, 1), 1024)
-        self.gate = ConnectionGate(limit: self.connectionsPerHost)
+        self.gate = TurnGate(limit: self.connectionsPerHost)
         self.exchanges = BoundedExchanges(bodyLimit: max(bodyLimit, 1))
         self.session = exchanges.session(timeout: timeout, connectionsPerHost: self.connectionsPerHost)
         metrics?.record(gauge: "entitle.transport.connections_per_host", dimensions: [], value: Int64(self.connectionsPerHost))

@@ -31,11 +31,11 @@ public final class ServerAuthorizationProvider: EntitlementProvider {
     /// The resources the service decides.
     public let resources: Set<String>
     /// At most this many requests at once (default 5, as libPusher).
-    public var concurrentLimit: Int { limiter.limit }
+    public var concurrentLimit: Int { turns.limit }
     /// Sees every request last; may add or change headers.
     public let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
     private let transport: any ProviderTransport
-    private let limiter: RequestLimiter
+    private let turns: TurnGate
 
     /// A provider posting to `url` for `resources`.
     public init(
@@ -48,7 +48,7 @@ public final class ServerAuthorizationProvider: EntitlementProvider {
         self.resources = resources
         self.transport = transport
         self.decorate = decorate
-        self.limiter = RequestLimiter(limit: concurrentLimit)
+        self.turns = TurnGate(limit: concurrentLimit)
     }
 
     /// The configured resources: the service answers for them, request by request.
@@ -66,7 +66,9 @@ public final class ServerAuthorizationProvider: EntitlementProvider {
             body: Array(FormCoding.encode(fields).utf8))
         if let decorate { await decorate(&request) }
         let outgoing = request
-        let answer = await limiter.run { await transport.send(outgoing) }
+        // A request the engine gave up on while it waited for a place is never sent: it ends as a cancelled
+        // exchange would.
+        let answer = await turns.run({ await transport.send(outgoing) }, cancelled: .failure(.networkFailure))
         return answer.flatMap { Self.read($0, resource: resource) }
     }
 

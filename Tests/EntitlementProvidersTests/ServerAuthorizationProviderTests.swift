@@ -117,6 +117,33 @@ struct ServerAuthorizationProviderTests {
         #expect(service.requests.withLock { $0.count } == 8)
     }
 
+    /// A request waiting for a place whose task is cancelled (the engine's deadline passed) ends at once
+    /// and is never sent; the others go on.
+    @Test func aCancelledWaitingRequestIsNeverSent() async throws {
+        let service = Service { _ in Self.json(200, "{}") }
+        service.holds.withLock { $0 = true }
+        let server = try HTTPServer { await service.respond($0) }
+        defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
+        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: URLSessionProviderTransport.patient)
+        let running = (0..<5).map { _ in Task { await provider.credentials(for: "r", Self.session) } }
+        while service.held < 5 { try await Task.sleep(for: .milliseconds(5)) }
+        let waiting = Task { await provider.credentials(for: "r", Self.session) }
+        try await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        #expect(await waiting.value == .failure(.networkFailure), "ended while the five still run")
+        service.release()
+        for ask in running { #expect(await ask.value == .success(ProviderCredentials(token: "{}"))) }
+        #expect(service.requests.withLock { $0.count } == 5, "the cancelled request never reached the service")
+        // It took no place for good: five more run at once (with a place lost, the fifth would wait).
+        service.holds.withLock { $0 = true }
+        let next = (0..<5).map { _ in Task { await provider.credentials(for: "r", Self.session) } }
+        let started = ContinuousClock.now
+        while service.held < 5, ContinuousClock.now - started < .seconds(30) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(service.held == 5)
+        service.release()
+        for ask in next { #expect(await ask.value == .success(ProviderCredentials(token: "{}"))) }
+    }
+
     /// libPusher ignores an answer for a socket id that has since changed: here a new `setRequestor`
     /// ends the request at once, and its late answer changes nothing.
     @Test func anAnswerForASessionThatHasSinceChangedIsIgnored() async throws {

@@ -1,27 +1,36 @@
 import Synchronization
 
-/// At most ``limit`` exchanges with one host at once; the others wait their turn in order, and a
-/// waiter whose task is cancelled leaves the line. The transport measures the wait, so time spent
-/// queueing here is told apart from time the service takes.
-final class ConnectionGate: Sendable {
+/// At most ``limit`` holders of a turn at once — exchanges with one host (the V2 transport, which measures
+/// the wait, so time spent queueing is told apart from time the service takes), requests to one
+/// authorization server (libPusher's operation queue runs five) — the others wait their turn in order,
+/// never blocking a thread; a waiter whose task is cancelled leaves the line at once.
+package final class TurnGate: Sendable {
     private struct State {
         var inUse = 0
         var waiters: [(id: UInt64, turn: CheckedContinuation<Bool, Never>)] = []
         var lastID: UInt64 = 0
     }
 
-    /// How many exchanges may run at once.
-    let limit: Int
+    /// How many may hold a turn at once.
+    package let limit: Int
     private let state = Mutex(State())
 
-    init(limit: Int) { self.limit = max(1, limit) }
+    /// A gate of `limit` turns (at least one).
+    package init(limit: Int) { self.limit = max(1, limit) }
 
-    /// How many exchanges run and how many wait.
-    var counts: (running: Int, waiting: Int) { state.withLock { ($0.inUse, $0.waiters.count) } }
+    /// How many hold a turn and how many wait.
+    package var counts: (running: Int, waiting: Int) { state.withLock { ($0.inUse, $0.waiters.count) } }
+
+    /// Runs `work` in a turn; `cancelled`, without running it, when the calling task is cancelled first.
+    package func run<Value: Sendable>(_ work: () async -> Value, cancelled: Value) async -> Value {
+        guard await enter() else { return cancelled }
+        defer { leave() }
+        return await work()
+    }
 
     /// Waits for a turn: true when it is taken (give it back with ``leave()``), false when the task
     /// was cancelled first.
-    func enter() async -> Bool {
+    package func enter() async -> Bool {
         let id: UInt64? = state.withLock { state in
             if state.inUse < limit {
                 state.inUse += 1
@@ -55,7 +64,7 @@ final class ConnectionGate: Sendable {
     }
 
     /// Gives a turn back: to the first waiter, if any.
-    func leave() {
+    package func leave() {
         let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             guard !state.waiters.isEmpty else {
                 state.inUse -= 1
