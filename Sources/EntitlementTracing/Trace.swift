@@ -79,9 +79,8 @@ public struct Trace: Sendable, Equatable {
     }
 
     /// Checks the record on `line` (its `seq` must be `line - 1`): numbered in order, an input or an
-    /// output, and an input this engine can decode.
-    /// Checks record `line` (its `seq`, its kind, an input's fields) and returns the input it records,
-    /// decoded, with its time — nil for an output — so a streamed replay decodes each input once.
+    /// output, and an input this engine can decode — which it returns, decoded, with its time (nil for
+    /// an output), so a streamed replay decodes each input once.
     @discardableResult
     static func checkRecord(_ record: JSONValue, line: Int) throws(TraceError) -> (Input, Timestamp)? {
         guard let seq = record["seq"]?.int else { throw TraceError(line: line, reason: .field("seq")) }
