@@ -4,13 +4,13 @@ import EntitlementSupport
 extension AccessEnabler {
     /// Runs one of a step's effects (its save, secrets and resubmitted calls are run by ``process(_:onLostSave:)``).
     func run(_ action: Action) {
-        guard !closed else { return }
+        guard !state.closed else { return }
         switch action {
         case .emit(let callback, let answering):
             monitor?.observe(.callbackEmitted(callback, answering: answering))
             emit(callback, answering: answering)
         case .loadConfiguration(let operation, let request):
-            configurationLoading = operation
+            state.configurationLoading = operation
             startBackendTask(operation, request)
         case .callBackend(let operation, let request):
             startBackendTask(operation, request)
@@ -19,14 +19,14 @@ extension AccessEnabler {
         case .cancelRequest(let operation):
             cancelRequest(operation)
         case .startTimer(let timer, let deadline):
-            timers.removeValue(forKey: timer)?.cancel()
-            timers[timer] = environment.clock.schedule(at: deadline) { [weak self] in await self?.deliverTimer(timer) }
+            state.timers.removeValue(forKey: timer)?.cancel()
+            state.timers[timer] = environment.clock.schedule(at: deadline) { [weak self] in await self?.deliverTimer(timer) }
         case .cancelTimer(let timer):
-            timers.removeValue(forKey: timer)?.cancel()
+            state.timers.removeValue(forKey: timer)?.cancel()
         case .presentPlatformPicker(let flow, let dialog, let requestorID, let request):
             startPickerTask(flow, dialog, requestorID: requestorID, request: request)
         case .dismissPlatformPicker(let flow):
-            platformWork.removeValue(forKey: .picker(flow))?.cancel()
+            state.platformWork.removeValue(forKey: .picker(flow))?.cancel()
         case .checkPlatformSignIn(let operation, let requestorID, let mvpdIDs, let request):
             startPlatformTask(.signInCheck(operation)) { platform in
                 .platformSignInChecked(
@@ -40,19 +40,19 @@ extension AccessEnabler {
     /// Hands a callback to whoever waits for it: the callers awaiting the calls it answers, the streams
     /// and the delegate.
     func emit(_ callback: Callback, answering: [CallID], closing: Bool = false) {
-        guard !closed || closing else { return }
-        if !answering.isEmpty { for id in answering { unanswered.remove(id) } }
-        if !awaitedAnswers.isEmpty {
+        guard !state.closed || closing else { return }
+        if !answering.isEmpty { for id in answering { state.unanswered.remove(id) } }
+        if !state.awaitedAnswers.isEmpty {
             for id in answering { deliverAwaited(callback, to: id) }
             // A device need goes to every caller that takes one (a device's requests all wait for it).
-            if !needsAwaited.isEmpty, Interaction(deviceNeed: callback) != nil {
-                for id in needsAwaited { deliverAwaited(callback, to: id) }
+            if !state.needsAwaited.isEmpty, Interaction(deviceNeed: callback) != nil {
+                for id in state.needsAwaited { deliverAwaited(callback, to: id) }
             }
         }
-        for (id, stream) in streams where !stream.yield(callback, answering) {
+        for (id, stream) in state.streams where !stream.yield(callback, answering) {
             // The consumer fell a whole buffer behind: end its stream (documented in `callbacks`).
             stream.finish()
-            streams[id] = nil
+            state.streams[id] = nil
         }
         delegate?.callbackEmitted(callback, answering: answering)
     }
@@ -60,13 +60,13 @@ extension AccessEnabler {
     /// Hands `callback` to the caller awaiting `id` (or keeps it for a caller not waiting yet); the
     /// first callback a caller gets is its own.
     private func deliverAwaited(_ callback: Callback, to id: CallID) {
-        switch awaitedAnswers[id] {
+        switch state.awaitedAnswers[id] {
         case .expected?:
-            awaitedAnswers[id] = .arrived(callback)
-            needsAwaited.remove(id)
+            state.awaitedAnswers[id] = .arrived(callback)
+            state.needsAwaited.remove(id)
         case .waiting(let caller)?:
-            awaitedAnswers[id] = nil
-            needsAwaited.remove(id)
+            state.awaitedAnswers[id] = nil
+            state.needsAwaited.remove(id)
             caller.resume(returning: .success(callback))
         case .arrived?, nil: break
         }
@@ -74,18 +74,18 @@ extension AccessEnabler {
 
     /// Draws `flow`'s `state` and feeds it back before any other input.
     func drawSecrets(_ flow: FlowID) {
-        guard !closed else { return }
-        let state = Base64URL.encode(environment.redirectStateRandom.bytes(32))
-        immediate.append(.flowSecretsDrawn(flow, FlowSecrets(state: state)))
+        guard !state.closed else { return }
+        let drawn = Base64URL.encode(environment.redirectStateRandom.bytes(32))
+        state.immediate.append(.flowSecretsDrawn(flow, FlowSecrets(state: drawn)))
     }
 
     /// Feeds `held` calls back, in order, ahead of all queued work.
     func resubmit(_ held: [EntitlementMachine.QueuedCall]) {
-        guard !held.isEmpty, !closed else { return }
+        guard !held.isEmpty, !state.closed else { return }
         let now: ContinuousClock.Instant? = monitor == nil ? nil : .now
         let resubmitted: [(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)] = held.map {
             (.input(.callReceived($0.id, $0.call)), nil, now)
         }
-        mailbox.prepend(contentsOf: resubmitted)
+        state.mailbox.prepend(contentsOf: resubmitted)
     }
 }

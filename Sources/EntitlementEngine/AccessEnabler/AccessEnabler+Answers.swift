@@ -34,8 +34,8 @@ extension AccessEnabler {
     {
         guard !Task.isCancelled else { throw EntitlementFailure(waitEnded: ErrorCode.callWaitCancelled) }
         let id = await submit(call, awaitingAnswer: true, orDeviceNeed: orDeviceNeed)
-        if case .arrived(let callback)? = awaitedAnswers[id] {
-            awaitedAnswers[id] = nil
+        if case .arrived(let callback)? = state.awaitedAnswers[id] {
+            state.awaitedAnswers[id] = nil
             resumeIdleWaitersIfIdle()
             return callback
         }
@@ -46,7 +46,7 @@ extension AccessEnabler {
         }
         defer { deadline?.cancel() }
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { awaitedAnswers[id] = .waiting($0) }
+            await withCheckedContinuation { state.awaitedAnswers[id] = .waiting($0) }
         } onCancel: {
             Task { await self.endWait(id, ErrorCode.callWaitCancelled) }
         }
@@ -56,9 +56,9 @@ extension AccessEnabler {
     /// Ends the wait for `id`'s answer, if its caller still waits: the call stays accepted and is answered
     /// through the delegate and the streams as usual.
     private func endWait(_ id: CallID, _ code: String) {
-        guard case .waiting(let caller)? = awaitedAnswers[id] else { return }
-        awaitedAnswers[id] = nil
-        needsAwaited.remove(id)
+        guard case .waiting(let caller)? = state.awaitedAnswers[id] else { return }
+        state.awaitedAnswers[id] = nil
+        state.needsAwaited.remove(id)
         caller.resume(returning: .failure(EntitlementFailure(waitEnded: code)))
         resumeIdleWaitersIfIdle()
     }
@@ -108,11 +108,11 @@ extension AccessEnabler {
     func stream<Element: Sendable>(_ bufferLimit: Int, _ make: @escaping @Sendable (Callback, [CallID]) -> Element)
         -> AsyncStream<Element>
     {
-        lastStreamID += 1
-        let id = lastStreamID
+        state.lastStreamID += 1
+        let id = state.lastStreamID
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingOldest(max(1, bufferLimit)))
         continuation.onTermination = { [weak self] _ in Task { await self?.removeStream(id) } }
-        streams[id] = StreamSink(
+        state.streams[id] = StreamSink(
             yield: { callback, answering in
                 if case .dropped = continuation.yield(make(callback, answering)) { return false }
                 return true
@@ -121,5 +121,5 @@ extension AccessEnabler {
         return stream
     }
 
-    private func removeStream(_ id: UInt64) { streams[id] = nil }
+    private func removeStream(_ id: UInt64) { state.streams[id] = nil }
 }

@@ -5,7 +5,7 @@ extension AccessEnabler {
     /// Sends `request` as a task; its answer goes to the machine unless the request was stopped first.
     func startBackendTask(_ operation: OperationID, _ request: BackendRequest) {
         monitor?.observe(.backendRequested(operation, request))
-        operationsInFlight.insert(operation)
+        state.operationsInFlight.insert(operation)
         let backend = self.backend
         let tracer = monitor?.tracer
         let attributes = tracer == nil ? [:] : spanAttributes(request.context.requestorID)
@@ -24,12 +24,12 @@ extension AccessEnabler {
             }
             await self.requestEnded(operation, request, result)
         }
-        backendRequests[operation] = task
+        state.backendRequests[operation] = task
     }
 
     /// A request's answer goes to the machine, unless the request was stopped at its deadline.
     private func requestEnded(_ operation: OperationID, _ request: BackendRequest, _ result: Result<BackendResponse, BackendError>) async {
-        guard backendRequests.removeValue(forKey: operation) != nil else { return }
+        guard state.backendRequests.removeValue(forKey: operation) != nil else { return }
         await deliverAnswer(operation, request, result)
     }
 
@@ -37,9 +37,9 @@ extension AccessEnabler {
     /// whatever it answers is dropped. The monitor sees a backend request end as timed out, as it would
     /// have ended had the service said so.
     func cancelRequest(_ operation: OperationID) {
-        guard let task = backendRequests.removeValue(forKey: operation) else { return }
+        guard let task = state.backendRequests.removeValue(forKey: operation) else { return }
         task.cancel()
-        if !providerOperations.contains(operation) { monitor?.observe(.backendFinished(operation, .failure(.timeout))) }
+        if !state.providerOperations.contains(operation) { monitor?.observe(.backendFinished(operation, .failure(.timeout))) }
         operationFinished(operation)
     }
 
@@ -63,12 +63,12 @@ extension AccessEnabler {
     /// A machine timer is due: its input runs, the clock that fired it waiting for it (a manual clock's
     /// timers thus run one after another, each to its end).
     func deliverTimer(_ timer: TimerID) async {
-        timers[timer] = nil
-        if case .requestDeadline = timer, draining {
+        state.timers[timer] = nil
+        if case .requestDeadline = timer, state.draining {
             // The engine is inside a step that may itself wait for this clock (a configuration's answer
             // waits for the providers' verifications, each within its own deadline): the deadline waits
             // in the mailbox behind that step instead of holding up the clock that would end it.
-            mailbox.append((.input(.timerFired(timer)), nil, monitor == nil ? nil : ContinuousClock.now))
+            state.mailbox.append((.input(.timerFired(timer)), nil, monitor == nil ? nil : ContinuousClock.now))
             return
         }
         await enqueueAndWait(.input(.timerFired(timer)))
@@ -76,9 +76,9 @@ extension AccessEnabler {
 
     /// Marks `operation` done once its answer has been processed, and wakes whoever waits for it.
     func operationFinished(_ operation: OperationID) {
-        operationsInFlight.remove(operation)
-        if providerOperations.remove(operation) != nil, providerOperations.isEmpty { waiters.resume(.providersAnswered) }
-        waiters.resume(.finished(operation))
+        state.operationsInFlight.remove(operation)
+        if state.providerOperations.remove(operation) != nil, state.providerOperations.isEmpty { state.waiters.resume(.providersAnswered) }
+        state.waiters.resume(.finished(operation))
         resumeIdleWaitersIfIdle()
     }
 }

@@ -13,29 +13,29 @@ extension AccessEnabler {
     /// it answered.
     @discardableResult
     public func closeSession() -> Int {
-        guard !closed else { return 0 }
-        closed = true
-        for timer in timers.values { timer.cancel() }
-        timers.removeAll()
-        for task in platformWork.values { task.cancel() }
-        platformWork.removeAll()
-        for task in backendRequests.values { task.cancel() }
-        backendRequests.removeAll()
-        operationsInFlight.removeAll()
-        providerOperations.removeAll()
-        immediate.removeAll()
-        mailbox.removeAll()
-        waiters.resume { if case .ticketRun = $0 { true } else { false } }
-        let calls = unanswered.inOrder
+        guard !state.closed else { return 0 }
+        state.closed = true
+        for timer in state.timers.values { timer.cancel() }
+        state.timers.removeAll()
+        for task in state.platformWork.values { task.cancel() }
+        state.platformWork.removeAll()
+        for task in state.backendRequests.values { task.cancel() }
+        state.backendRequests.removeAll()
+        state.operationsInFlight.removeAll()
+        state.providerOperations.removeAll()
+        state.immediate.removeAll()
+        state.mailbox.removeAll()
+        state.waiters.resume { if case .ticketRun = $0 { true } else { false } }
+        let calls = state.unanswered.inOrder
         monitor?.observe(.log(.sessionClosed(answered: calls.count)))
         if !calls.isEmpty { emit(.status(Self.sessionClosedReport), answering: calls, closing: true) }
-        waiters.resume { if case .finished = $0 { true } else { $0 == .providersAnswered } }
+        state.waiters.resume { if case .finished = $0 { true } else { $0 == .providersAnswered } }
         resumeIdleWaitersIfIdle()
         return calls.count
     }
 
     /// Whether ``closeSession()`` ended this engine.
-    public var isClosed: Bool { closed }
+    public var isClosed: Bool { state.closed }
 
     // MARK: - Rest
 
@@ -46,9 +46,9 @@ extension AccessEnabler {
     /// drops the engine (``AccessEnabler/init(resuming:backend:delegate:storage:monitor:platform:providers:)``
     /// brings it back) must send it nothing in between.
     public func rest() -> EngineRest? {
-        guard isAtRest, streams.isEmpty else { return nil }
+        guard isAtRest, state.streams.isEmpty else { return nil }
         return EngineRest(
-            parts: EngineRest.Parts(machine: machine.resting(), lastCallID: lastCallID, storeVersion: viewHeldBack ? nil : storeVersion, environment: environment))
+            parts: EngineRest.Parts(machine: state.machine.resting(), lastCallID: state.lastCallID, storeVersion: state.viewHeldBack ? nil : state.storeVersion, environment: environment))
     }
 
     /// Returns once the engine is at rest as ``rest()`` means it (streams aside): every call answered,
@@ -60,13 +60,13 @@ extension AccessEnabler {
         await wait(for: .atRest)
     }
 
-    private var isAtRest: Bool { isQuiet && awaitedAnswers.isEmpty }
+    private var isAtRest: Bool { isQuiet && state.awaitedAnswers.isEmpty }
 
     /// At rest but for callers still waiting for answers (``answer(to:within:)``): nothing runs, so what a
     /// waiting call needs is the user's — a provider picker left open.
     private var isQuiet: Bool {
-        !draining && mailbox.isEmpty && immediate.isEmpty && operationsInFlight.isEmpty && backendRequests.isEmpty
-            && platformWork.isEmpty && timers.isEmpty
+        !state.draining && state.mailbox.isEmpty && state.immediate.isEmpty && state.operationsInFlight.isEmpty && state.backendRequests.isEmpty
+            && state.platformWork.isEmpty && state.timers.isEmpty
     }
 
     /// Returns once nothing runs (``whenAtRest()`` but for callers still waiting for an answer): a
@@ -79,41 +79,41 @@ extension AccessEnabler {
     // MARK: - Inspection (for the package's test drivers: the simulator's sessions, the host, the explorer)
 
     /// The machine as it is now.
-    package var machineSnapshot: EntitlementMachine { machine }
+    package var machineSnapshot: EntitlementMachine { state.machine }
 
     /// The login whose provider choice (the engine's picker or the platform's) waits for the user, if any.
-    package var loginChoosingProvider: FlowID? { machine.loginChoosingProvider }
+    package var loginChoosingProvider: FlowID? { state.machine.loginChoosingProvider }
 
     /// Returns once no backend request is in flight, no question to the platform (picker or sign-in
     /// check) is pending and no input is waiting — or when the calling task is cancelled.
     public func whenIdle() async {
-        guard !operationsInFlight.isEmpty || !platformWork.isEmpty || draining else { return }
+        guard !state.operationsInFlight.isEmpty || !state.platformWork.isEmpty || state.draining else { return }
         await wait(for: .idle)
     }
 
     /// Returns once no platform picker is open (answered, or dismissed by the engine), no platform
     /// sign-in check is running, and their answers have been handled.
     package func whenPlatformAnswered() async {
-        guard !platformWork.isEmpty || draining else { return }
+        guard !state.platformWork.isEmpty || state.draining else { return }
         await wait(for: .platformAnswered)
     }
 
     /// The backend requests sent and not yet answered.
-    package var backendOperationsInFlight: Set<OperationID> { operationsInFlight.subtracting(providerOperations) }
+    package var backendOperationsInFlight: Set<OperationID> { state.operationsInFlight.subtracting(state.providerOperations) }
 
     /// The operations in flight that ask a provider of the chain.
-    package var providerOperationsInFlight: Set<OperationID> { providerOperations }
+    package var providerOperationsInFlight: Set<OperationID> { state.providerOperations }
 
     /// Returns once no provider of the chain is asked for anything.
     package func whenProvidersAnswered() async {
-        guard !providerOperations.isEmpty else { return }
+        guard !state.providerOperations.isEmpty else { return }
         await wait(for: .providersAnswered)
     }
 
     /// Returns once the answer to `operation` has been fed to the machine and its actions run
     /// (at once if it is not in flight).
     package func whenFinished(_ operation: OperationID) async {
-        guard operationsInFlight.contains(operation) else { return }
+        guard state.operationsInFlight.contains(operation) else { return }
         await wait(for: .finished(operation))
     }
 
@@ -122,15 +122,15 @@ extension AccessEnabler {
     /// Resumes the waits whose condition now holds: the platform answered, quiet, at rest, idle. A quiet
     /// engine lets go of what its emptied collections keep the first time and every 64th time after.
     func resumeIdleWaitersIfIdle() {
-        if waiters.isWaiting(for: .platformAnswered), platformWork.isEmpty, !draining { waiters.resume(.platformAnswered) }
-        if waiters.isWaiting(for: .quiet), isQuiet { waiters.resume(.quiet) }
-        if waiters.isWaiting(for: .atRest), isAtRest { waiters.resume(.atRest) }
-        if waiters.isWaiting(for: .idle), operationsInFlight.isEmpty, platformWork.isEmpty, !draining { waiters.resume(.idle) }
+        if state.waiters.isWaiting(for: .platformAnswered), state.platformWork.isEmpty, !state.draining { state.waiters.resume(.platformAnswered) }
+        if state.waiters.isWaiting(for: .quiet), isQuiet { state.waiters.resume(.quiet) }
+        if state.waiters.isWaiting(for: .atRest), isAtRest { state.waiters.resume(.atRest) }
+        if state.waiters.isWaiting(for: .idle), state.operationsInFlight.isEmpty, state.platformWork.isEmpty, !state.draining { state.waiters.resume(.idle) }
         if isQuiet {
             // Not at every quiet point: a call answered at once would free and allocate again what its
             // next call uses (a quarter of `checkAuthentication`'s time through the actor).
-            quietPoints &+= 1
-            if quietPoints % Self.quietPointsPerRelease == 1 { releaseEmptiedStorage() }
+            state.quietPoints &+= 1
+            if state.quietPoints % Self.quietPointsPerRelease == 1 { releaseEmptiedStorage() }
         }
     }
 
@@ -141,34 +141,34 @@ extension AccessEnabler {
     /// Lets go of the storage emptied collections keep (a removal keeps a collection's buffer), in the
     /// machine and around it: a resident engine between calls holds none.
     private func releaseEmptiedStorage() {
-        machine.releaseEmptiedStorage()
-        mailbox.releaseEmptiedStorage()
-        waiters.releaseEmptiedStorage()
-        if immediate.isEmpty { immediate = [] }
-        if timers.isEmpty { timers = [:] }
-        if platformWork.isEmpty { platformWork = [:] }
-        if operationsInFlight.isEmpty { operationsInFlight = [] }
-        if providerOperations.isEmpty { providerOperations = [] }
-        if backendRequests.isEmpty { backendRequests = [:] }
-        if streams.isEmpty { streams = [:] }
-        unanswered.releaseEmptiedStorage()
-        if awaitedAnswers.isEmpty { awaitedAnswers = [:] }
-        if needsAwaited.isEmpty { needsAwaited = [] }
+        state.machine.releaseEmptiedStorage()
+        state.mailbox.releaseEmptiedStorage()
+        state.waiters.releaseEmptiedStorage()
+        if state.immediate.isEmpty { state.immediate = [] }
+        if state.timers.isEmpty { state.timers = [:] }
+        if state.platformWork.isEmpty { state.platformWork = [:] }
+        if state.operationsInFlight.isEmpty { state.operationsInFlight = [] }
+        if state.providerOperations.isEmpty { state.providerOperations = [] }
+        if state.backendRequests.isEmpty { state.backendRequests = [:] }
+        if state.streams.isEmpty { state.streams = [:] }
+        state.unanswered.releaseEmptiedStorage()
+        if state.awaitedAnswers.isEmpty { state.awaitedAnswers = [:] }
+        if state.needsAwaited.isEmpty { state.needsAwaited = [] }
     }
 
     /// Suspends until the engine resumes `condition`'s waiters (when it holds, or the engine closes) or
     /// the calling task is cancelled.
     func wait(for condition: EngineCondition) async {
-        let id = waiters.nextID()
+        let id = state.waiters.nextID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                waiters.add(condition, id: id, continuation)
-                if Task.isCancelled { waiters.resume(id: id) }
+                state.waiters.add(condition, id: id, continuation)
+                if Task.isCancelled { state.waiters.resume(id: id) }
             }
         } onCancel: {
             Task { await self.stopWaiting(id) }
         }
     }
 
-    private func stopWaiting(_ id: UInt64) { waiters.resume(id: id) }
+    private func stopWaiting(_ id: UInt64) { state.waiters.resume(id: id) }
 }

@@ -50,15 +50,15 @@ extension AccessEnabler {
     }
 
     func submit(_ call: EntitlementCall, awaitingAnswer: Bool = false, orDeviceNeed: Bool = false) async -> CallID {
-        lastCallID += 1
-        let id = CallID(lastCallID)
-        if awaitingAnswer { awaitedAnswers[id] = .expected }
-        if orDeviceNeed { needsAwaited.insert(id) }
-        guard !closed else {
+        state.lastCallID += 1
+        let id = CallID(state.lastCallID)
+        if awaitingAnswer { state.awaitedAnswers[id] = .expected }
+        if orDeviceNeed { state.needsAwaited.insert(id) }
+        guard !state.closed else {
             emit(.status(Self.sessionClosedReport), answering: [id], closing: true)
             return id
         }
-        unanswered.insert(id)
+        state.unanswered.insert(id)
         monitor?.observe(.callReceived(id, call))
         let input = Input.callReceived(id, call)
         if stepAtOnce(input) {
@@ -72,7 +72,7 @@ extension AccessEnabler {
     /// Runs what a step taken at once left to run — the secrets it drew, the held calls it handed
     /// back — before its call returns, as the mailbox runs them after a step it took.
     private func runWhatTheStepLeft() async {
-        guard immediate.isEmpty, mailbox.isEmpty else {
+        guard state.immediate.isEmpty, state.mailbox.isEmpty else {
             // Queued behind them: returns once they have run (a cancelled caller's task does not carry them).
             await enqueueAndWait(.storageCheck)
             return
@@ -84,17 +84,17 @@ extension AccessEnabler {
     /// call's synchronous callbacks were delivered) — or, for a caller whose task is cancelled, at
     /// once: the work stays queued and runs all the same.
     func enqueueAndWait(_ work: Work) async {
-        guard !closed else { return }
-        lastTicket += 1
-        let ticket = lastTicket
-        mailbox.append((work, ticket, monitor == nil ? nil : ContinuousClock.now))
-        if !draining, Task.isCancelled {
+        guard !state.closed else { return }
+        state.lastTicket += 1
+        let ticket = state.lastTicket
+        state.mailbox.append((work, ticket, monitor == nil ? nil : ContinuousClock.now))
+        if !state.draining, Task.isCancelled {
             // A cancelled caller does not carry the engine's work: a step's storage, provider and
             // platform calls run on a task of the engine's own, which nobody cancels.
-            draining = true
+            state.draining = true
             Task(executorPreference: environment.taskExecutor) { await self.drain() }
         }
-        guard draining else { return await drain() }
+        guard state.draining else { return await drain() }
         await wait(for: .ticketRun(ticket))
     }
 
@@ -102,12 +102,12 @@ extension AccessEnabler {
     /// (a call made from a callback is queued behind the current step, never nested in it).
     /// Storage is awaited inside a step: whatever arrives meanwhile waits in the mailbox.
     private func drain() async {
-        draining = true
-        while !closed {
-            if !immediate.isEmpty {
-                await process(immediate.removeFirst())
-            } else if let (work, ticket, queued) = mailbox.popFirst() {
-                if let queued { monitor?.observe(mailboxWait: ContinuousClock.now - queued, behind: mailbox.count) }
+        state.draining = true
+        while !state.closed {
+            if !state.immediate.isEmpty {
+                await process(state.immediate.removeFirst())
+            } else if let (work, ticket, queued) = state.mailbox.popFirst() {
+                if let queued { monitor?.observe(mailboxWait: ContinuousClock.now - queued, behind: state.mailbox.count) }
                 switch work {
                 case .input(let input):
                     if let failure = await reconcileWithStorage(), let instead = Self.input(insteadOf: input, notRead: failure) {
@@ -121,13 +121,13 @@ extension AccessEnabler {
                 case .storageCheck:
                     await reconcileWithStorage()
                 }
-                while !immediate.isEmpty { await process(immediate.removeFirst()) }
-                if let ticket { waiters.resume(.ticketRun(ticket)) }
+                while !state.immediate.isEmpty { await process(state.immediate.removeFirst()) }
+                if let ticket { state.waiters.resume(.ticketRun(ticket)) }
             } else {
                 break
             }
         }
-        draining = false
+        state.draining = false
         resumeIdleWaitersIfIdle()
     }
 
@@ -143,10 +143,10 @@ extension AccessEnabler {
     @discardableResult
     func process(_ input: Input, onLostSave: OnLostSave = .decideAgain) async -> StepOutcome {
         var conflicts = 0
-        var retry = StorageRetry(window: machine.settings.storageRetryWindow)
+        var retry = StorageRetry(window: state.machine.settings.storageRetryWindow)
         while true {
             let now = environment.clock.now()
-            var next = machine
+            var next = state.machine
             let step = next.handle(input, at: now)
             var failure: TokenStorageError?
             if let save = step.save {
@@ -170,7 +170,7 @@ extension AccessEnabler {
                     failure = error
                 }
             }
-            guard !closed else { return .settled }  // closed while the save ran: nothing more happens here
+            guard !state.closed else { return .settled }  // closed while the save ran: nothing more happens here
             if let failure, let instead = Self.input(insteadOf: input, notSaved: failure) {
                 // The step is not taken: nothing it would tell the device holds anywhere but here.
                 monitor?.observe(.storageFailed(failure.description))
@@ -184,20 +184,20 @@ extension AccessEnabler {
     /// Takes a step the machine decided: `next` becomes the machine and the step's actions run, in
     /// order. A save that failed (`failure`) is told to the machine next, before any other input.
     private func commit(_ next: consuming EntitlementMachine, _ step: MachineStep, of input: Input, at now: Timestamp, notSaved failure: TokenStorageError?) {
-        machine = consume next
+        state.machine = consume next
         if let following = step.storeFollowing {
-            if case .follow(let requestorID) = following { followedRequestorID = requestorID } else { followedRequestorID = nil }
+            if case .follow(let requestorID) = following { state.followedRequestorID = requestorID } else { state.followedRequestorID = nil }
         }
         monitor?.observe(.inputHandled(HandledInput(input), at: now))
         if let monitor {
-            for row in machine.lastTransitions { monitor.observe(.transition(row)) }
+            for row in state.machine.lastTransitions { monitor.observe(.transition(row)) }
         }
         for action in step.effects { run(action) }
         for flow in step.secretsToDraw { drawSecrets(flow) }
         resubmit(step.resubmitted)
         if let failure {
             monitor?.observe(.storageFailed(failure.description))
-            immediate.insert(.storageWriteFailed(failure.description), at: 0)
+            state.immediate.insert(.storageWriteFailed(failure.description), at: 0)
         }
     }
 
@@ -206,15 +206,15 @@ extension AccessEnabler {
     /// as most calls answered from what the machine holds do. Returns false, having changed
     /// nothing, when the input must go through the mailbox (its step is decided again there).
     func stepAtOnce(_ input: Input) -> Bool {
-        guard !draining, mailbox.isEmpty, immediate.isEmpty, !closed, storageUnchangedAtHand() else { return false }
+        guard !state.draining, state.mailbox.isEmpty, state.immediate.isEmpty, !state.closed, storageUnchangedAtHand() else { return false }
         let now = environment.clock.now()
-        var next = machine
+        var next = state.machine
         let step = next.handle(input, at: now)
         guard step.save == nil else { return false }
         monitor?.observe(mailboxWait: .zero, behind: 0)
-        draining = true
+        state.draining = true
         commit(consume next, step, of: input, at: now, notSaved: nil)
-        draining = false
+        state.draining = false
         return true
     }
 

@@ -13,7 +13,7 @@ extension AccessEnabler {
         _ work: PlatformWork, _ ask: @escaping @Sendable ((any PlatformSSO)?) async -> Input
     ) {
         let platform = self.platform
-        platformWork[work] = Task(executorPreference: environment.taskExecutor) {
+        state.platformWork[work] = Task(executorPreference: environment.taskExecutor) {
             let answer = await ask(platform)
             await self.platformAnswered(work, answer)
         }
@@ -21,7 +21,7 @@ extension AccessEnabler {
 
     func platformAnswered(_ work: PlatformWork, _ answer: Input) async {
         // A dismissed picker's answer is dropped here: the machine already ended its flow.
-        guard platformWork.removeValue(forKey: work) != nil else { return }
+        guard state.platformWork.removeValue(forKey: work) != nil else { return }
         await enqueueAndWait(.input(answer))
         resumeIdleWaitersIfIdle()
     }

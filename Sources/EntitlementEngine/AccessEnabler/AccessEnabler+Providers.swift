@@ -6,7 +6,7 @@ extension AccessEnabler {
         -> [String: Result<ProviderView, ProviderFailure>]
     {
         guard let providers else { return [:] }
-        let deadline = machine.settings.requestTimeout
+        let deadline = state.machine.settings.requestTimeout
         let clock = environment.clock
         return await withTaskGroup(of: (String, Result<ProviderView, ProviderFailure>).self) { group in
             for case .provider(let provider) in providers.links {
@@ -43,8 +43,8 @@ extension AccessEnabler {
     /// Asks a provider as a task whose answer comes back as an input (its deadline is the machine's timer).
     func startProviderTask(_ operation: OperationID, provider id: String, _ request: ProviderRequest, _ session: ProviderSession) {
         monitor?.observe(.providerAsked(operation, provider: id, request))
-        operationsInFlight.insert(operation)
-        providerOperations.insert(operation)
+        state.operationsInFlight.insert(operation)
+        state.providerOperations.insert(operation)
         let provider = providers?.provider(id)
         let task = Task(executorPreference: environment.taskExecutor) {
             let answer: ProviderAnswer
@@ -55,7 +55,7 @@ extension AccessEnabler {
             }
             await self.providerFinished(operation, answer)
         }
-        backendRequests[operation] = task
+        state.backendRequests[operation] = task
     }
 
     static func ask(_ provider: any EntitlementProvider, _ request: ProviderRequest, _ session: ProviderSession) async
@@ -74,7 +74,7 @@ extension AccessEnabler {
 
     /// A provider's answer goes to the machine, unless the request was stopped at its deadline.
     private func providerFinished(_ operation: OperationID, _ result: ProviderAnswer) async {
-        guard backendRequests.removeValue(forKey: operation) != nil else { return }
+        guard state.backendRequests.removeValue(forKey: operation) != nil else { return }
         defer { operationFinished(operation) }
         await enqueueAndWait(.input(.providerAnswered(operation, result)))
     }

@@ -3,7 +3,7 @@
 extension AccessEnabler {
     /// Saves with a compare-and-set against the version the machine's view came from.
     func save(_ tokens: StoredTokens, requestorID: String) async throws(TokenStorageError) {
-        guard let known = storeVersion, known.requestorID == requestorID else {
+        guard let known = state.storeVersion, known.requestorID == requestorID else {
             // Never read for this requestor: whatever is stored must be read before it is replaced.
             throw .conflict(current: try await storedVersion(requestorID))
         }
@@ -11,15 +11,15 @@ extension AccessEnabler {
         let version = try await spanned("save", requestorID) { () async throws(TokenStorageError) -> StorageVersion in
             try await storage.save(tokens, deviceID: deviceID, requestorID: requestorID, replacing: known.version)
         }
-        storeVersion = (requestorID, version)
+        state.storeVersion = (requestorID, version)
     }
 
     /// Whether the stored tokens are known, without waiting for the store, to be those the machine
     /// last read: the store answers their version at once and it is the one last read (or the machine
     /// is not configured, and nothing would be read).
     func storageUnchangedAtHand() -> Bool {
-        guard let followed = followedRequestorID else { return true }
-        guard !viewHeldBack, let known = storeVersion, known.requestorID == followed,
+        guard let followed = state.followedRequestorID else { return true }
+        guard !state.viewHeldBack, let known = state.storeVersion, known.requestorID == followed,
             let atHand = storage.knownVersion(deviceID: environment.deviceID, requestorID: known.requestorID)
         else { return false }
         return atHand == known.version
@@ -33,12 +33,12 @@ extension AccessEnabler {
     /// returns the failure when the store could still not be read (the view may be older than the store's).
     @discardableResult
     func reconcileWithStorage(force: Bool = false) async -> TokenStorageError? {
-        guard let requestorID = followedRequestorID else { return nil }
+        guard let requestorID = state.followedRequestorID else { return nil }
         var retry: StorageRetry?  // made at the first failure: reading the clock is no cost of every input
         while true {
             let current: VersionedTokens
             do throws(TokenStorageError) {
-                if !force, !viewHeldBack, let known = storeVersion, known.requestorID == requestorID {
+                if !force, !state.viewHeldBack, let known = state.storeVersion, known.requestorID == requestorID {
                     // A version the store knows at once spares the actor a hop off and back for every input.
                     let version: StorageVersion
                     if let atHand = storage.knownVersion(deviceID: environment.deviceID, requestorID: requestorID) {
@@ -50,7 +50,7 @@ extension AccessEnabler {
                 }
                 current = try await storedTokens(requestorID)
             } catch {
-                var pauses = retry ?? StorageRetry(window: machine.settings.storageRetryWindow)
+                var pauses = retry ?? StorageRetry(window: state.machine.settings.storageRetryWindow)
                 guard error.isTransient, pauses.mayPause else {
                     monitor?.observe(.storageFailed(error.description))
                     return error
@@ -61,15 +61,15 @@ extension AccessEnabler {
                 await Self.pause(for: pause)
                 continue
             }
-            storeVersion = (requestorID, current.version)
-            guard machine.differs(from: current.tokens) else {
-                viewHeldBack = false
+            state.storeVersion = (requestorID, current.version)
+            guard state.machine.differs(from: current.tokens) else {
+                state.viewHeldBack = false
                 return nil
             }
             await process(.storageChanged(current.tokens), onLostSave: .drop)
             // A machine in the middle of a flow of its own keeps its view until the flow ends: follow the
             // store again before the next input, or it would act on a view older than the store's for good.
-            viewHeldBack = machine.differs(from: current.tokens)
+            state.viewHeldBack = state.machine.differs(from: current.tokens)
             return nil
         }
     }
@@ -90,13 +90,13 @@ extension AccessEnabler {
             for attempt in 0...Self.conflictRetries {
                 var stored = StoredTokens.empty
                 var others: [AuthenticationToken] = []
-                if configurationLoading == operation {
+                if state.configurationLoading == operation {
                     do throws(TokenStorageError) {
                         let loaded = try await storedTokens(requestorID)
                         stored = loaded.tokens
-                        storeVersion = (requestorID, loaded.version)
+                        state.storeVersion = (requestorID, loaded.version)
                     } catch {
-                        storeVersion = nil
+                        state.storeVersion = nil
                         monitor?.observe(.storageFailed(error.description))
                     }
                     others = await othersStored(requestorID)
@@ -108,7 +108,7 @@ extension AccessEnabler {
                 let loaded = Input.configurationLoaded(operation, configuration, stored, others: others, verified: verification?.verified ?? [:])
                 let outcome = await process(loaded, onLostSave: attempt < Self.conflictRetries ? .drop : .fail)
                 guard outcome == .lostToAnotherWriter else {
-                    if configurationLoading == operation { configurationLoading = nil }
+                    if state.configurationLoading == operation { state.configurationLoading = nil }
                     return
                 }
             }

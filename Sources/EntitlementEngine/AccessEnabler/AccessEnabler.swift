@@ -31,19 +31,13 @@ public actor AccessEnabler {
         }
     }
 
-    // The actor's state below is `@exclusivity(unchecked)`: only the actor's own synchronous code reaches
-    // it, one job at a time, and none of that code opens a second access to a property while one is open
-    // (an access cannot span an `await`, and the delegate, monitors and streams it calls cannot reach these
-    // internal properties). The run-time checks could find nothing and cost a fifth of a
-    // `checkAuthentication` (*Performance*: the gate's actor figure with and without them); the compiler's
-    // static checks remain.
-    @exclusivity(unchecked) var machine: EntitlementMachine
     let backend: any EntitlementBackend
     /// The providers beside the TV provider, if a chain was given.
     let providers: ProviderChain?
     let storage: any TokenStorage
     let environment: EngineEnvironment
     let monitor: MonitorReference?
+    let platform: (any PlatformSSO)?
     weak var delegate: (any AccessEnablerDelegate)?
 
     /// Work waiting for the machine, in arrival order: inputs, and configuration answers that
@@ -55,28 +49,6 @@ public actor AccessEnabler {
         case storageCheck
     }
 
-    /// Work waiting its turn, with when it was queued (only read by a monitor).
-    @exclusivity(unchecked) var mailbox = WorkQueue<(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)>()
-    @exclusivity(unchecked) var immediate: [Input] = []
-    @exclusivity(unchecked) var draining = false
-    /// How many times the engine went quiet (``resumeIdleWaitersIfIdle()``).
-    @exclusivity(unchecked) var quietPoints: UInt64 = 0
-    @exclusivity(unchecked) var lastTicket: UInt64 = 0
-    @exclusivity(unchecked) var lastCallID: UInt64 = 0
-    /// The configuration request last sent (`Action.loadConfiguration`): its answer reads the store; an
-    /// answer to an earlier one is late and reads nothing.
-    @exclusivity(unchecked) var configurationLoading: OperationID?
-    /// The requestor whose stored tokens the machine's view follows (the steps say when it changes:
-    /// `MachineStep.storeFollowing`); nil while no requestor is configured.
-    @exclusivity(unchecked) var followedRequestorID: String?
-    /// The stored version the machine's view of storage corresponds to, for the requestor it
-    /// was read or written for; nil until read (a save then reads first).
-    @exclusivity(unchecked) var storeVersion: (requestorID: String, version: StorageVersion)?
-    /// Whether the machine kept a view of its own when it last followed the store (in the middle of a flow
-    /// of its own): the store is read and followed again before every input until the view is the store's,
-    /// however its version stands.
-    @exclusivity(unchecked) var viewHeldBack = false
-    @exclusivity(unchecked) var timers: [TimerID: ScheduledTimer] = [:]
     /// What the engine waits for from the platform: an open picker (by flow) or a sign-in check
     /// (by operation). Either keeps the engine busy.
     enum PlatformWork: Hashable {
@@ -84,26 +56,60 @@ public actor AccessEnabler {
         case signInCheck(OperationID)
     }
 
-    @exclusivity(unchecked) var platformWork: [PlatformWork: Task<Void, Never>] = [:]
-    let platform: (any PlatformSSO)?
-    @exclusivity(unchecked) var operationsInFlight: Set<OperationID> = []
-    /// The operations in flight that ask a provider of the chain (not the backend).
-    @exclusivity(unchecked) var providerOperations: Set<OperationID> = []
-    /// Each request in flight (backend or provider), by operation: its task.
-    @exclusivity(unchecked) var backendRequests: [OperationID: Task<Void, Never>] = [:]
-    /// Everyone suspended until a condition of the engine holds.
-    @exclusivity(unchecked) var waiters = EngineWaiters()
-    @exclusivity(unchecked) var streams: [UInt64: StreamSink] = [:]
-    @exclusivity(unchecked) var lastStreamID: UInt64 = 0
-    /// Calls accepted and not yet answered (answered by a callback naming them, or by ``closeSession()``).
-    @exclusivity(unchecked) var unanswered = UnansweredCalls()
-    /// Set by ``closeSession()``: the engine takes no more input and emits nothing more.
-    @exclusivity(unchecked) var closed = false
-    /// Calls whose caller awaits their answer (``answer(to:within:)``): the waiting caller, or the answer
-    /// when it came before the caller started waiting.
-    @exclusivity(unchecked) var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
-    /// Awaited calls whose caller takes the first device need instead (``interact(_:within:)``).
-    @exclusivity(unchecked) var needsAwaited: Set<CallID> = []
+    /// Everything the actor changes: the machine, and what the shell keeps to run its steps.
+    struct State: Sendable {
+        var machine: EntitlementMachine
+        /// Work waiting its turn, with when it was queued (only read by a monitor).
+        var mailbox = WorkQueue<(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)>()
+        /// Inputs that run before any queued work (a flow's secrets, a save's failure).
+        var immediate: [Input] = []
+        /// Whether a drain runs the mailbox now.
+        var draining = false
+        /// How many times the engine went quiet (``resumeIdleWaitersIfIdle()``).
+        var quietPoints: UInt64 = 0
+        var lastTicket: UInt64 = 0
+        var lastCallID: UInt64 = 0
+        /// The configuration request last sent (`Action.loadConfiguration`): its answer reads the store; an
+        /// answer to an earlier one is late and reads nothing.
+        var configurationLoading: OperationID?
+        /// The requestor whose stored tokens the machine's view follows (the steps say when it changes:
+        /// `MachineStep.storeFollowing`); nil while no requestor is configured.
+        var followedRequestorID: String?
+        /// The stored version the machine's view of storage corresponds to, for the requestor it
+        /// was read or written for; nil until read (a save then reads first).
+        var storeVersion: (requestorID: String, version: StorageVersion)?
+        /// Whether the machine kept a view of its own when it last followed the store (in the middle of a
+        /// flow of its own): the store is read and followed again before every input until the view is the
+        /// store's, however its version stands.
+        var viewHeldBack = false
+        var timers: [TimerID: ScheduledTimer] = [:]
+        var platformWork: [PlatformWork: Task<Void, Never>] = [:]
+        var operationsInFlight: Set<OperationID> = []
+        /// The operations in flight that ask a provider of the chain (not the backend).
+        var providerOperations: Set<OperationID> = []
+        /// Each request in flight (backend or provider), by operation: its task.
+        var backendRequests: [OperationID: Task<Void, Never>] = [:]
+        /// Everyone suspended until a condition of the engine holds.
+        var waiters = EngineWaiters()
+        var streams: [UInt64: StreamSink] = [:]
+        var lastStreamID: UInt64 = 0
+        /// Calls accepted and not yet answered (answered by a callback naming them, or by ``closeSession()``).
+        var unanswered = UnansweredCalls()
+        /// Set by ``closeSession()``: the engine takes no more input and emits nothing more.
+        var closed = false
+        /// Calls whose caller awaits their answer (``answer(to:within:)``): the waiting caller, or the answer
+        /// when it came before the caller started waiting.
+        var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
+        /// Awaited calls whose caller takes the first device need instead (``interact(_:within:)``).
+        var needsAwaited: Set<CallID> = []
+    }
+
+    // `@exclusivity(unchecked)`: only the actor's own synchronous code reaches its state, one job at a
+    // time, and none of that code opens a second access to it while one is open (an access cannot span
+    // an `await`, and the delegate, monitors and streams it calls cannot reach it). The run-time checks
+    // could find nothing and cost a fifth of a `checkAuthentication` (*Performance*: the gate's actor
+    // figure with and without them); the compiler's static checks remain.
+    @exclusivity(unchecked) var state: State
 
     /// One consumer's stream: how to hand it a callback (false when its buffer is full) and end it.
     struct StreamSink {
@@ -159,14 +165,14 @@ public actor AccessEnabler {
         self.providers = providers
         self.platform = platform
         let box = sharingSettings?.box(settings) ?? Boxed(settings)
-        self.machine = EntitlementMachine(sharing: box, deviceID: environment.deviceID)
-        self.machine.recordsTransitions = combined != nil
+        self.state = State(machine: EntitlementMachine(sharing: box, deviceID: environment.deviceID))
+        self.state.machine.recordsTransitions = combined != nil
         self.backend = backend
         self.delegate = delegate
         self.storage = storage
         self.environment = environment
         self.monitor = combined.map(MonitorReference.init)
-        combined?.observe(.started(machine.settings, deviceID: environment.deviceID, at: environment.clock.now()))
+        combined?.observe(.started(state.machine.settings, deviceID: environment.deviceID, at: environment.clock.now()))
     }
 
     /// Resumes an engine from ``rest()``: the same machine, call ids and environment, with this
@@ -180,11 +186,11 @@ public actor AccessEnabler {
     ) {
         self.providers = providers
         self.platform = platform
-        self.machine = rest.parts.machine.resumed()
-        self.machine.recordsTransitions = monitor != nil
-        self.followedRequestorID = rest.parts.machine.followedRequestorID
-        self.lastCallID = rest.parts.lastCallID
-        self.storeVersion = rest.parts.storeVersion
+        self.state = State(machine: rest.parts.machine.resumed())
+        self.state.machine.recordsTransitions = monitor != nil
+        self.state.followedRequestorID = rest.parts.machine.followedRequestorID
+        self.state.lastCallID = rest.parts.lastCallID
+        self.state.storeVersion = rest.parts.storeVersion
         self.backend = backend
         self.delegate = delegate
         self.storage = storage
@@ -193,10 +199,10 @@ public actor AccessEnabler {
     }
 
     deinit {
-        for stream in streams.values { stream.finish() }
-        for timer in timers.values { timer.cancel() }
-        for task in platformWork.values { task.cancel() }
-        for task in backendRequests.values { task.cancel() }
+        for stream in state.streams.values { stream.finish() }
+        for timer in state.timers.values { timer.cancel() }
+        for task in state.platformWork.values { task.cancel() }
+        for task in state.backendRequests.values { task.cancel() }
     }
 
     // MARK: - Public API (cookbook calls)

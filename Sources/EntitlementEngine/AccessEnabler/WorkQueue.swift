@@ -41,3 +41,6 @@ struct WorkQueue<Element> {
         back.removeAll()
     }
 }
+
+/// A queue of sendable items is sendable (the actor's state is).
+extension WorkQueue: Sendable where Element: Sendable {}
