@@ -18,14 +18,21 @@ struct CommandLineTests {
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// How long one command may run before it counts as hung: its process group is killed (the shell
-    /// and whatever it started), and the outcome carries the command's threads' stacks (from gdb, where
-    /// installed) so a hang fails loudly with what it was doing.
-    static let timeLimit: Double = 300
+    /// A command counts as hung when it (with the children it runs) has used no CPU for this long (a
+    /// deadlock waits without computing), whatever the machine's load: a slow, busy command is never cut
+    /// short for its speed.
+    static let idleLimit: Double = 120
+
+    /// A command that still computes after this long counts as hung too (a loop that never ends); far
+    /// above any command's time on a loaded two-core machine (the longest, a debug model check of
+    /// README's, takes 47 s alone and 128 s beside the whole suite), and below CI's own 14 minutes.
+    static let timeLimit: Double = 660
 
     /// Runs the built `entitle` with `arguments` from the package root, on threads of its own
-    /// (blocking reads never run on Swift concurrency's threads), for at most ``timeLimit`` seconds.
-    static func run(_ arguments: [String]) async -> Outcome {
+    /// (blocking reads never run on Swift concurrency's threads). A command that hangs (``idleLimit``,
+    /// ``timeLimit``) has its process group killed (the shell and whatever it started), and the outcome
+    /// carries its threads' stacks (from gdb, where installed): a hang fails loudly with what it was doing.
+    static func run(_ arguments: [String], idleLimit: Double = idleLimit, timeLimit: Double = timeLimit) async -> Outcome {
         await withCheckedContinuation { done in
             Thread {
                 let program: String
@@ -56,9 +63,19 @@ struct CommandLineTests {
                 let exited = DispatchSemaphore(value: 0)
                 nonisolated(unsafe) var hung = ""
                 let watchdog = Thread {
-                    guard exited.wait(timeout: .now() + timeLimit) == .timedOut else { return }
-                    hung = "hung: killed after \(Int(timeLimit)) s\n" + stacks(of: process.pid)
-                    process.sendToGroup(SIGKILL)
+                    let started = ContinuousClock.now
+                    var cpu = -1
+                    var progressed = started
+                    while exited.wait(timeout: .now() + 5) == .timedOut {
+                        let now = ContinuousClock.now
+                        if let used = cpuTicks(ofGroup: process.pid), used != cpu { (cpu, progressed) = (used, now) }
+                        let idle = now - progressed, running = now - started
+                        guard idle > .seconds(idleLimit) || running > .seconds(timeLimit) else { continue }
+                        let why = idle > .seconds(idleLimit) ? "no CPU used for \(Int(idleLimit)) s" : "still running after \(Int(timeLimit)) s"
+                        hung = "hung: killed, \(why)\n" + stacks(of: process.pid)
+                        process.sendToGroup(SIGKILL)
+                        return
+                    }
                 }
                 watchdog.start()
                 // Standard error is drained on a thread of its own, so neither pipe can fill and stall the child.
@@ -80,6 +97,24 @@ struct CommandLineTests {
     }
 
     static func entitle(_ arguments: String...) async -> Outcome { await run(arguments) }
+
+    /// The CPU time the processes of group `group` have used (a command and the children it runs, such
+    /// as a bench's measuring child), in clock ticks, from `/proc`; nil where it cannot be read.
+    static func cpuTicks(ofGroup group: Int32) -> Int? {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+        var total: Int?
+        for entry in entries where entry.first?.isNumber == true {
+            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the command's name: state (field 3), then fields 4 on; the group is field 5, the user and
+            // system times fields 14 and 15.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, Int32(fields[2]) == group, let user = Int(fields[11]), let system = Int(fields[12]) else { continue }
+            total = (total ?? 0) + user + system
+        }
+        return total
+    }
 
     /// Every thread's stack of process `pid`, from gdb (empty where gdb is not installed).
     static func stacks(of pid: Int32) -> String {
@@ -264,6 +299,16 @@ struct CommandLineTests {
         #expect(!Self.output("12 states, 3 s: a promise broken", matches: "12 states, …: every promise kept"))
         #expect(Self.output("2 passed, 0 failed", matches: "2 passed, 0 failed") && !Self.output("2 passed, 0 failed!", matches: "2 passed, 0 failed"))
         #expect(Self.quoted(in: "swift run entitle demo   # no quote here") == nil)
+    }
+
+    /// The watchdog tells a hang from a slow command by the CPU the command uses: one that waits without
+    /// computing is killed after the idle limit, one that computes for ever after the time limit — each
+    /// with everything it started, and saying which.
+    @Test func aCommandThatHangsIsKilledAndSaysHow() async {
+        let waiting = await Self.run(["--shell", "sleep 600"], idleLimit: 2)
+        #expect(waiting.status == 128 + SIGKILL && waiting.errors.hasPrefix("hung: killed, no CPU used for 2 s"), "\(waiting.errors.prefix(200))")
+        let spinning = await Self.run(["--shell", "sh -c 'while :; do :; done'"], idleLimit: 600, timeLimit: 3)
+        #expect(spinning.status == 128 + SIGKILL && spinning.errors.hasPrefix("hung: killed, still running after 3 s"), "\(spinning.errors.prefix(200))")
     }
 
     /// README says the demo's transcript is the same every run: answers are delivered in operation
