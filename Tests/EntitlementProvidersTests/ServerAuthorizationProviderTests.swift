@@ -100,12 +100,19 @@ struct ServerAuthorizationProviderTests {
         #expect(answer == .failure(.networkFailure))
     }
 
-    @Test func atMostFiveRequestsRunAtOnce() async throws {
+    /// A service that answers 200 with `{}` but holds every request until released, and a provider
+    /// posting to it (stop the server when done).
+    static func heldService() throws -> (Service, HTTPServer, ServerAuthorizationProvider) {
         let service = Service { _ in Self.json(200, "{}") }
         service.holds.withLock { $0 = true }
         let server = try HTTPServer { await service.respond($0) }
-        defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
         let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: URLSessionProviderTransport.patient)
+        return (service, server, provider)
+    }
+
+    @Test func atMostFiveRequestsRunAtOnce() async throws {
+        let (service, server, provider) = try Self.heldService()
+        defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
         #expect(provider.concurrentLimit == 5)
         let asks = (0..<8).map { _ in Task { await provider.credentials(for: "r", Self.session) } }
         while service.held < 5 { try await Task.sleep(for: .milliseconds(5)) }
@@ -120,11 +127,8 @@ struct ServerAuthorizationProviderTests {
     /// A request waiting for a place whose task is cancelled (the engine's deadline passed) ends at once
     /// and is never sent; the others go on.
     @Test func aCancelledWaitingRequestIsNeverSent() async throws {
-        let service = Service { _ in Self.json(200, "{}") }
-        service.holds.withLock { $0 = true }
-        let server = try HTTPServer { await service.respond($0) }
+        let (service, server, provider) = try Self.heldService()
         defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
-        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: URLSessionProviderTransport.patient)
         let running = (0..<5).map { _ in Task { await provider.credentials(for: "r", Self.session) } }
         while service.held < 5 { try await Task.sleep(for: .milliseconds(5)) }
         let waiting = Task { await provider.credentials(for: "r", Self.session) }
