@@ -14,19 +14,13 @@ enum TraceCoding {
         case .optionsChanged(let options):
             record["in"] = "options"
             record["options"] = .object(options.mapValues(JSONValue.string))
-        case .configurationLoaded(let operation, let configuration, let stored, let others, let verified):
+        case .configurationLoaded(let operation, let configuration, let stored, let others):
             record["in"] = "configurationLoaded"
             record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
             record["configuration"] = encode(configuration)
             record["stored"] = encode(stored, book: &book)
             // Written only when another requestor stored something, so single-app traces read as before.
             if !others.isEmpty { record["others"] = .array(others.map { encode($0, book: &book) }) }
-            // Likewise only with a provider chain.
-            if !verified.isEmpty {
-                var views: [String: JSONValue] = [:]
-                for (provider, verification) in verified.sorted(by: { $0.key < $1.key }) { views[provider] = encode(verification, book: &book) }
-                record["verified"] = .object(views)
-            }
         case .providerAnswered(let operation, let answer):
             record["in"] = "providerAnswered"
             record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
@@ -106,14 +100,13 @@ enum TraceCoding {
         case "options":
             input = .optionsChanged(try stringMap(record, "options"))
         case "configurationLoaded":
+            // A trace written before 0.15.0 may carry `verified` (the providers' answers at `setRequestor`, which
+            // the machine now asks for itself): it is not read, and the replay diverges at the first such request.
             guard let others = (record["others"] ?? .array([])).array else { throw .field("others") }
-            guard let verified = (record["verified"] ?? .object([:])).object else { throw .field("verified") }
-            var views: [String: Result<ProviderView, ProviderFailure>] = [:]
-            for (provider, value) in verified { views[provider] = try decodeVerification(value) }
             input = .configurationLoaded(
                 try operation(record), try decodeConfiguration(try member(record, "configuration")),
                 try decodeStored(try member(record, "stored")),
-                others: try others.map { item throws(TraceError.Reason) in try decodeAuthentication(item) }, verified: views)
+                others: try others.map { item throws(TraceError.Reason) in try decodeAuthentication(item) })
         case "providerAnswered":
             input = .providerAnswered(try operation(record), try decodeProviderAnswer(record))
         case "configurationFailed":

@@ -290,8 +290,8 @@ private struct Run {
     private func remap(_ input: Input) -> Input {
         func mine(_ op: OperationID) -> OperationID { operations[op.rawValue] ?? started[op.rawValue] ?? op }
         return switch input {
-        case .configurationLoaded(let op, let configuration, let stored, let others, let verified):
-            .configurationLoaded(mine(op), configuration, stored, others: others, verified: verified)
+        case .configurationLoaded(let op, let configuration, let stored, let others):
+            .configurationLoaded(mine(op), configuration, stored, others: others)
         case .providerAnswered(let op, let result): .providerAnswered(mine(op), result)
         case .configurationFailed(let op, let error): .configurationFailed(mine(op), error)
         case .backendAnswered(let op, let response): .backendAnswered(mine(op), response)

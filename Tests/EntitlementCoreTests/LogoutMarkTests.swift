@@ -15,7 +15,11 @@ struct LogoutMarkTests {
         if chain { settings.providers = [ProviderLink(id: "live")] }
         var machine = EntitlementMachine(settings: settings, deviceID: "d")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
-        _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: start)
+        let loaded = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: start)
+        // The chain's provider is asked what the user may access before `setRequestor` is answered.
+        for case .askProvider(let operation, _, .verify, _) in loaded.effects {
+            _ = machine.handle(.providerAnswered(operation, .verified(.success(.nothing))), at: start)
+        }
         return machine
     }
 

@@ -63,19 +63,19 @@ struct FleetCheckerTests {
     /// now keeps every promise once everything settles.
     @Test(arguments: [
         // A logout through b at the step-up's deadline, before main's timer fired; then main's late report.
-        [FleetEvent.call(node: 0, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .advanceClock, .call(node: 1, .logout), .call(node: 0, .completeStepUp)],
+        [FleetEvent.call(node: 0, .authorize), .answer(node: 0, OperationID(3, owner: nil)), .advanceClock, .call(node: 1, .logout), .call(node: 0, .completeStepUp)],
         // b completes main's step-up and asks for a new one before main looks: main must not present its used transaction.
-        [.call(node: 0, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 1, .completeStepUp), .answer(node: 1, OperationID(3, owner: nil)),
-         .call(node: 1, .authorize), .answer(node: 1, OperationID(4, owner: nil)), .call(node: 0, .completeStepUp)],
+        [.call(node: 0, .authorize), .answer(node: 0, OperationID(3, owner: nil)), .call(node: 1, .completeStepUp), .answer(node: 1, OperationID(4, owner: nil)),
+         .call(node: 1, .authorize), .answer(node: 1, OperationID(5, owner: nil)), .call(node: 0, .completeStepUp)],
         // A logout through b, then b's new step-up replaces the ended one, past main's deadline.
-        [.call(node: 0, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 1, .logout), .advanceClock, .call(node: 1, .authorize),
+        [.call(node: 0, .authorize), .answer(node: 0, OperationID(3, owner: nil)), .call(node: 1, .logout), .advanceClock, .call(node: 1, .authorize),
          .advanceClock, .call(node: 0, .completeStepUp)],
         // b takes main's step-up over while its own request is out, and main logs out.
-        [.call(node: 0, .authorize), .call(node: 1, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 1, .completeStepUp),
-         .answer(node: 1, OperationID(2, owner: nil)), .call(node: 0, .logout)],
+        [.call(node: 0, .authorize), .call(node: 1, .authorize), .answer(node: 0, OperationID(3, owner: nil)), .call(node: 1, .completeStepUp),
+         .answer(node: 1, OperationID(3, owner: nil)), .call(node: 0, .logout)],
         // Both nodes ask; main completes its step-up; b's advice comes while main's retry is out.
-        [.call(node: 0, .authorize), .call(node: 1, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 0, .completeStepUp),
-         .answer(node: 1, OperationID(2, owner: nil)), .call(node: 1, .completeStepUp)],
+        [.call(node: 0, .authorize), .call(node: 1, .authorize), .answer(node: 0, OperationID(3, owner: nil)), .call(node: 0, .completeStepUp),
+         .answer(node: 1, OperationID(3, owner: nil)), .call(node: 1, .completeStepUp)],
     ])
     func theStepUpInterleavingsFoundKeepEveryPromise(events: [FleetEvent]) {
         let played = FleetChecker(bounds: .init(nodes: 2, depth: 8, calls: 4, faults: 2, stepUp: true)).replay(events)
@@ -89,7 +89,7 @@ struct FleetCheckerTests {
     @Test(arguments: [false, true])
     func aGrantAskedBeforeALogoutElsewhereIsNotHandedOut(storeDown: Bool) {
         let events: [FleetEvent] =
-            [.call(node: 0, .authorizeOpen), .call(node: 1, .logout)] + (storeDown ? [.storeDown] : []) + [.answer(node: 0, OperationID(2, owner: nil))]
+            [.call(node: 0, .authorizeOpen), .call(node: 1, .logout)] + (storeDown ? [.storeDown] : []) + [.answer(node: 0, OperationID(3, owner: nil))]
         let played = FleetChecker(bounds: .init(nodes: 2, depth: 8, calls: 4, faults: 2, stepUp: true)).replay(events)
         #expect(played.problems.isEmpty, "\(played.problems)\n\(played.script.joined(separator: "\n"))")
         let ended = storeDown ? "STORAGE_UNAVAILABLE" : "USER_NOT_AUTHENTICATED_ERROR"
@@ -105,8 +105,8 @@ struct FleetCheckerTests {
         let report = await Self.run(FleetChecker(bounds: .init(nodes: 2, depth: 5, lostWrites: true)))
         #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
         let found: [FleetEvent] = [
-            .call(node: 0, .authorize), .answer(node: 0, OperationID(2, owner: nil)), .call(node: 0, .completeStepUp), .advanceClock,
-            .storeLosesLastWrite, .call(node: 1, .completeStepUp), .answer(node: 1, OperationID(3, owner: nil)),
+            .call(node: 0, .authorize), .answer(node: 0, OperationID(3, owner: nil)), .call(node: 0, .completeStepUp), .advanceClock,
+            .storeLosesLastWrite, .call(node: 1, .completeStepUp), .answer(node: 1, OperationID(4, owner: nil)),
         ]
         let played = FleetChecker(bounds: .init(nodes: 2, depth: 8, stepUp: true, lostWrites: true)).replay(found)
         #expect(played.problems.isEmpty, "\(played.problems)\n\(played.script.joined(separator: "\n"))")

@@ -179,6 +179,7 @@ struct ServerAuthorizationProviderTests {
         // The late answer reached no one: a fresh request is a new session's.
         #expect(try await enabler.answer(to: .getAuthorization(resource: "r", data: [:])) == .setToken(token: #"{"auth":"late"}"#, resource: "r"))
         let sessions = service.requests.withLock { $0.map { String(decoding: $0.body, as: UTF8.self) } }
-        #expect(sessions.last?.contains("session_id=device-1%233") == true, "\(sessions)")
+        // The new session is named by the second configuration's operation: 4 (the first verified, 2, and asked for r, 3).
+        #expect(sessions.last?.contains("session_id=device-1%234") == true, "\(sessions)")
     }
 }

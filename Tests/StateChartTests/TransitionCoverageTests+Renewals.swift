@@ -26,17 +26,17 @@ extension TransitionCoverageTests {
         handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
         handle(
             .configurationLoaded(
-                OperationID(1, owner: .configuration), configuration, StoredTokens(deviceID: "d", providerAccounts: ["magazine": ProviderAccount(userToken: "T1")]),
-                verified: ["magazine": .success(ProviderView(resources: ["issue-1"]))]))
+                OperationID(1, owner: .configuration), configuration, StoredTokens(deviceID: "d", providerAccounts: ["magazine": ProviderAccount(userToken: "T1")])))
+        handle(.providerAnswered(asked[0], .verified(.success(ProviderView(resources: ["issue-1"])))))
         // Renewed here: T1 → T2.
         handle(.callReceived(CallID(2), .getAuthorization(resource: "issue-1", data: [:])))
-        handle(.providerAnswered(asked[0], .credentials(.failure(.invalidToken))))
-        handle(.providerAnswered(asked[1], .renewed(.success("T2"))))
+        handle(.providerAnswered(asked[1], .credentials(.failure(.invalidToken))))
+        handle(.providerAnswered(asked[2], .renewed(.success("T2"))))
         // Its verification cannot say (the renewal counts as recent); T2 is invalid too while another
         // instance marks its renewal: this one waits, past a newer mark.
-        handle(.providerAnswered(asked[2], .verified(.failure(.networkFailure))))
+        handle(.providerAnswered(asked[3], .verified(.failure(.networkFailure))))
         handle(.storageChanged(Self.marked("T2", until: start.adding(.seconds(60)))))
-        handle(.providerAnswered(asked[3], .credentials(.failure(.invalidToken))))
+        handle(.providerAnswered(asked[4], .credentials(.failure(.invalidToken))))
         handle(.storageChanged(Self.marked("T2", until: start.adding(.seconds(120)))))
         handle(.timerFired(.renewalElsewhere("magazine")), at: start.adding(.seconds(60)))
         // That renewal stops standing: T2 was renewed here a moment ago, so the user is signed out.
@@ -53,7 +53,13 @@ extension TransitionCoverageTests {
             other.recordsTransitions = true
             _ = other.handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])), at: start)
             let verified: Result<ProviderView, ProviderFailure> = invalidAtConfiguration ? .failure(.invalidToken) : .success(ProviderView(resources: ["issue-1"]))
-            _ = other.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, Self.marked("T1", until: start.adding(.seconds(300))), verified: ["magazine": verified]), at: start)
+            let loaded = other.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, Self.marked("T1", until: start.adding(.seconds(300)))), at: start).effects
+            rows.formUnion(other.lastTransitions)
+            guard case .askProvider(let verification, _, .verify, _)? = loaded.first(where: { if case .askProvider = $0 { true } else { false } }) else {
+                Issue.record("no verification at setRequestor: \(loaded)")
+                continue
+            }
+            _ = other.handle(.providerAnswered(verification, .verified(verified)), at: start)
             rows.formUnion(other.lastTransitions)
             guard !invalidAtConfiguration else { continue }
             let due = other.handle(.timerFired(.providerVerification("magazine")), at: start.adding(.seconds(60))).effects

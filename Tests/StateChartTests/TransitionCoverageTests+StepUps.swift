@@ -96,6 +96,7 @@ extension TransitionCoverageTests {
         }
         _ = handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
         _ = handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty))
+        _ = handle(.providerAnswered(asked.removeFirst(), .verified(.success(.nothing))))  // its verification at setRequestor
         _ = handle(.callReceived(CallID(2), .getAuthorization(resource: "horror", data: [:])))
         _ = handle(.providerAnswered(asked[0], .credentials(.failure(.stepUpRequired(advice)))))
         _ = handle(.callReceived(CallID(3), .completeStepUp(resource: "horror", succeeded: true)))

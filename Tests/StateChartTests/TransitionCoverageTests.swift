@@ -19,7 +19,7 @@ struct TransitionCoverageTests {
     static func machineOnlyRows() -> Set<TransitionRow> {
         lateRedirectRows().union(providerOverlapRows()).union(accountOverlapRows()).union(restartedLogoutRows())
             .union(completingLoginEndedElsewhereRows()).union(stepUpRows())
-            .union(renewalElsewhereRows()).union(logoutMarkRows()).union(providerStepUpRows())
+            .union(renewalElsewhereRows()).union(logoutMarkRows()).union(providerStepUpRows()).union(verificationAtSetRequestorRows())
     }
 
     /// An instance that accepted a login's redirect and reads its profile — its read in flight, or waiting
@@ -89,9 +89,10 @@ struct TransitionCoverageTests {
         }
         func configure() {
             handle(.callReceived(CallID(operation + 100), .setRequestor(requestorID: "r", serviceProviders: [])))
-            handle(.configurationLoaded(
-                OperationID(operation + 1, owner: .configuration), configuration, machine.storedTokens,
-                verified: ["sub": .success(ProviderView(resources: ["a"]))]))
+            let asked = operation
+            handle(.configurationLoaded(OperationID(operation + 1, owner: .configuration), configuration, machine.storedTokens))
+            // A token here: the provider verifies it before `setRequestor` is answered.
+            if operation != asked { handle(.providerAnswered(OperationID(operation, owner: .account), .verified(.success(ProviderView(resources: ["a"]))))) }
         }
         handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
         handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty))
@@ -132,13 +133,13 @@ struct TransitionCoverageTests {
                 rows.formUnion(machine.lastTransitions)
             }
             handle(.callReceived(CallID(1), .setRequestor(requestorID: "r", serviceProviders: [])))
-            handle(.configurationLoaded(
-                OperationID(1, owner: .configuration), configuration, .empty, verified: ["store": .success(ProviderView(resources: ["a", "b", "c"]))]))
-            handle(.callReceived(CallID(2), .getAuthorization(resource: "a", data: [:])))  // asks the store (operation 2)
+            handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty))  // verifies (operation 2)
+            handle(.providerAnswered(OperationID(2, owner: .account), .verified(.success(ProviderView(resources: ["a", "b", "c"])))))
+            handle(.callReceived(CallID(2), .getAuthorization(resource: "a", data: [:])))  // asks the store (operation 3)
             handle(.callReceived(CallID(3), .getAuthorization(resource: "b", data: [:])))  // held: the store is busy
             handle(.callReceived(CallID(4), .getAuthorization(resource: "a", data: [:])))  // joins the running one
             handle(.callReceived(CallID(5), .getAuthorization(resource: "b", data: [:])))  // joins the held one
-            handle(.providerAnswered(OperationID(2, owner: .authorization), .credentials(.success(ProviderCredentials(token: "t")))))  // b asks now (operation 3)
+            handle(.providerAnswered(OperationID(3, owner: .authorization), .credentials(.success(ProviderCredentials(token: "t")))))  // b asks now (operation 4)
             handle(.callReceived(CallID(6), .getAuthorization(resource: "c", data: [:])))  // held behind b
             handle(.callReceived(CallID(7), ending))  // ends b (asking) and c (held)
         }
@@ -204,11 +205,13 @@ struct TransitionCoverageTests {
         let stepUps = Self.stepUpRows().union(Self.providerStepUpRows()).subtracting(byScenarios)
         #expect(stepUps.count == 4, "the step-up drives are needed for four rows: \(stepUps.sorted().map(\.description))")
         let renewals = Self.renewalElsewhereRows().subtracting(byScenarios)
-        #expect(renewals.count == 14, "the renewal drives are needed for fourteen rows: \(renewals.sorted().map(\.description))")
+        #expect(renewals.count == 12, "the renewal drives are needed for twelve rows: \(renewals.sorted().map(\.description))")
         let logoutMarks = Self.logoutMarkRows().subtracting(byScenarios)
         #expect(logoutMarks.count == 3, "the logout-mark drives are needed for three rows: \(logoutMarks.sorted().map(\.description))")
+        let verifications = Self.verificationAtSetRequestorRows().subtracting(byScenarios)
+        #expect(verifications.count == 7, "the drives verifying at setRequestor are needed for seven rows: \(verifications.sorted().map(\.description))")
         let overlap = needed.subtracting(late).subtracting(restartedLogout).subtracting(completing).subtracting(stepUps)
-            .subtracting(renewals).subtracting(logoutMarks).filter {
+            .subtracting(renewals).subtracting(logoutMarks).subtracting(verifications).filter {
             $0.region != .accounts && ($0.region != .authorization || !["askingProvider", "waitingForProvider"].contains($0.from) && $0.to != "waitingForProvider")
         }
         #expect(overlap.isEmpty, "the provider drives are needed only for requests still asking a provider:\n\(overlap.sorted().map(\.description).joined(separator: "\n"))")

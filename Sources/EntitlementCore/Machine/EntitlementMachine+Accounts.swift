@@ -295,6 +295,24 @@ extension EntitlementMachine {
         }
     }
 
+    /// A configuration arrived: every provider of the chain is asked what the user may access — one the
+    /// user signs in to only with a token here — and `setRequestor` waits for their answers
+    /// (``setRequestorWait``). A provider the user signs in to with no account here has no view.
+    mutating func verifyAtSetRequestor(_ configuration: RequestorConfiguration) -> [Action] {
+        var actions: [Action] = []
+        var verifications: Set<OperationID> = []
+        for link in settings.providers where !link.isTVProvider {
+            if link.signsIn, providerAccounts[link.id]?.userToken == nil {
+                if providerAccounts[link.id] == nil { providerViews[link.id] = nil }
+                continue
+            }
+            actions += verify(link.id, calls: [], .verifyingProviders, configuration)
+            if let operation = accountWork[link.id]?.operation { verifications.insert(operation) }
+        }
+        if !verifications.isEmpty { setRequestorWait = SetRequestorWait(verifications: verifications) }
+        return actions
+    }
+
     /// Asks `provider` what the user may access now.
     private mutating func verify(
         _ provider: String, calls: [CallID], _ condition: TransitionGuard?, _ configuration: RequestorConfiguration,
@@ -421,6 +439,14 @@ extension EntitlementMachine {
         }
         return actions
     }
+}
+
+/// A `setRequestor` whose answer waits for what the chain's providers verify at configuration.
+package struct SetRequestorWait: Sendable, Hashable {
+    /// The verifications asked (one per provider); one that ends, however it ends, is waited for no more.
+    var verifications: Set<OperationID>
+    /// The `setRequestor` calls to answer (set once the configuration is otherwise complete).
+    var calls: [CallID] = []
 }
 
 extension EntitlementCall {

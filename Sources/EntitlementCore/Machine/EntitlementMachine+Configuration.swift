@@ -16,15 +16,18 @@ extension EntitlementMachine {
         switch configuration {
         case .configuring(_, _, let earlier), .signingIn(_, _, let earlier):
             answering = earlier + [id]
-            // A renewal the loaded configuration started (its verification said the token is invalid) ends too.
+            // A verification or renewal the loaded configuration started ends too.
             actions += abandonAccountWork()
         case .configured(let current):
+            // A `setRequestor` still waiting for the providers' verifications is answered with this one.
+            answering = (setRequestorWait?.calls ?? []) + [id]
             let abandoned = abandonEverything(because: "The requestor was reconfigured.", saving: current)
             actions += abandoned.effects
             save = abandoned.save
         case .unconfigured, .failed:
             break
         }
+        if setRequestorWait != nil { setRequestorWait = nil }
         let operation = nextOperation(.configuration)
         configurationOperation = operation
         moveConfiguration(
@@ -36,20 +39,26 @@ extension EntitlementMachine {
         return (actions, save)
     }
 
+    /// The configuration arrived with what the store holds: the stored tokens are restored (or a silent
+    /// sign-in starts) and each provider of the chain is asked what the user may access; `setRequestor` is
+    /// answered once they all answered (``SetRequestorWait``).
     mutating func configurationLoaded(
-        _ operation: OperationID, _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken],
-        verified: [String: Result<ProviderView, ProviderFailure>]
+        _ operation: OperationID, _ loaded: RequestorConfiguration, _ stored: StoredTokens, others: [AuthenticationToken]
     ) -> [Action] {
         guard case .configuring(_, let expected, let calls) = configuration, expected == operation else {
             return [.log(.lateResultIgnored(operation))]
         }
         configurationFailures = 0
         if stored.deviceID ?? deviceID == deviceID { providerAccounts = stored.providerAccounts }
-        let notices = takeVerifications(verified, loaded)
+        let verifications = verifyAtSetRequestor(loaded)
         let silent = signInSilently(loaded, stored, others: others, calls: calls)
-        guard silent.isEmpty else { return notices + silent }
-        moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
-        var actions = notices
+        guard silent.isEmpty else { return verifications + silent }
+        if !verifyingAtSetRequestor {
+            moveConfiguration(to: .configured(loaded), .current, .setRequestorComplete, .restoreTokens, .runQueue)
+        } else {
+            moveConfiguration(to: .configured(loaded), .verifyingProviders, .restoreTokens)
+        }
+        var actions = verifications
         persisted = stored
         var stored = stored
         if let owner = stored.deviceID, owner != deviceID {
@@ -77,8 +86,32 @@ extension EntitlementMachine {
         }
         authorizationExpiries = [:]
         selectedProviderID = stored.selectedProvider.flatMap { loaded.mvpd($0) == nil ? nil : $0 }
-        actions.append(.emit(.setRequestorComplete(success: true), answering: calls))
-        return actions
+        return actions + answerSetRequestor(calls)
+    }
+
+    /// `setRequestorComplete` for `calls` — now, or once the providers asked at configuration answered.
+    private mutating func answerSetRequestor(_ calls: [CallID]) -> [Action] {
+        guard !verifyingAtSetRequestor else {
+            setRequestorWait?.calls = calls
+            return []
+        }
+        if setRequestorWait != nil { setRequestorWait = nil }
+        return [.emit(.setRequestorComplete(success: true), answering: calls)]
+    }
+
+    /// Whether a verification the configuration asked for still runs.
+    private var verifyingAtSetRequestor: Bool {
+        guard let wait = setRequestorWait else { return false }
+        return accountWork.values.contains { $0.operation.map(wait.verifications.contains) ?? false }
+    }
+
+    /// After each input: answers the `setRequestor` that waited for the providers' verifications once
+    /// none of them runs any more (answered, past its deadline, or ended by a sign-out elsewhere).
+    mutating func answerSetRequestorIfVerified() -> Action? {
+        guard let wait = setRequestorWait, case .configured = configuration, !verifyingAtSetRequestor else { return nil }
+        setRequestorWait = nil
+        stayConfiguration(.providersVerified, input: .anyInput, .setRequestorComplete, .runQueue)
+        return .emit(.setRequestorComplete(success: true), answering: wait.calls)
     }
 
     // MARK: - Silent sign-in at setRequestor
@@ -178,7 +211,11 @@ extension EntitlementMachine {
     private mutating func finishSigningIn(
         _ loaded: RequestorConfiguration, calls: [CallID], token: AuthenticationToken?, _ condition: TransitionGuard
     ) -> [Action] {
-        moveConfiguration(to: .configured(loaded), condition, .setRequestorComplete, .runQueue)
+        if !verifyingAtSetRequestor {
+            moveConfiguration(to: .configured(loaded), condition, .setRequestorComplete, .runQueue)
+        } else {
+            moveConfiguration(to: .configured(loaded), .verifyingProviders)
+        }
         if let token {
             moveAuthentication(
                 to: .authenticated(token), token.source == .platformSSO ? .platformSignedIn : .singleSignOn)
@@ -186,7 +223,7 @@ extension EntitlementMachine {
         } else {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
         }
-        return [.emit(.setRequestorComplete(success: true), answering: calls)]
+        return answerSetRequestor(calls)
     }
 
     /// The authentication to adopt from a profiles answer: a valid profile of one of the

@@ -77,7 +77,7 @@ extension Input {
     /// The request this input answers (a backend's, a configuration's, a provider's), if any.
     var answeredOperation: OperationID? {
         switch self {
-        case .backendAnswered(let operation, _), .backendFailed(let operation, _), .configurationLoaded(let operation, _, _, _, _),
+        case .backendAnswered(let operation, _), .backendFailed(let operation, _), .configurationLoaded(let operation, _, _, _),
             .configurationFailed(let operation, _), .providerAnswered(let operation, _):
             operation
         default: nil

@@ -47,6 +47,7 @@ extension EntitlementMachine {
         hasher.combine(held.chainBox?.value.accounts)
         hasher.combine(held.chainBox?.value.work)
         hasher.combine(held.chainBox?.value.renewedRecently)
+        hasher.combine(held.chainBox?.value.setRequestorWait)
         hasher.combine(held.preauthorizations)
         hasher.combine(held.requestsSent.count)
         for operation in held.requestsSent.keys.sorted() {

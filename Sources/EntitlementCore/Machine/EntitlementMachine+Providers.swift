@@ -159,46 +159,6 @@ extension EntitlementMachine {
         return actions
     }
 
-    // MARK: - Views
-
-    /// Takes what each provider verified; a provider whose verification failed keeps its last view,
-    /// and the app is told with a `status` warning; an invalid user token is renewed or signed out;
-    /// a provider the user signs in to, with no account in what was loaded, has no view.
-    mutating func takeVerifications(
-        _ verified: [String: Result<ProviderView, ProviderFailure>], _ configuration: RequestorConfiguration
-    ) -> [Action] {
-        var actions: [Action] = []
-        for link in settings.providers where !link.isTVProvider {
-            switch verified[link.id] {
-            case .success(let view)?:
-                providerViews[link.id] = view
-                let next = scheduleVerification(link.id)
-                if !next.isEmpty {
-                    record(
-                        .entitlements, from: EntitlementsWatch.watching.rawValue, to: EntitlementsWatch.watching.rawValue,
-                        .verified, [.startTimer])
-                }
-                actions += next
-            case .failure(.invalidToken)? where link.signsIn:
-                actions += renewOrSignOut(link.id, calls: [], configuration)
-            case .failure(let failure)?:
-                let next = scheduleVerification(link.id)
-                record(
-                    .entitlements, from: EntitlementsWatch.watching.rawValue, to: EntitlementsWatch.watching.rawValue,
-                    .verificationFailed, next.isEmpty ? [.status] : [.status, .startTimer])
-                let notice = Notice.providerVerificationFailed.report("The provider '\(link.id)' could not verify what the user may access (\(failure.description)); its last answer stands.")
-                actions.append(.emit(.status(notice), answering: []))
-                actions += next
-            case nil where link.signsIn && providerAccounts[link.id] == nil:
-                // Not signed in here (another requestor's store, or signed out elsewhere): nothing verified stands.
-                providerViews[link.id] = nil
-            case nil:
-                break
-            }
-        }
-        return actions
-    }
-
     // MARK: - Entitlements region
 
     /// What the user may access, as far as the chain can say without a request: who is signed in
@@ -221,7 +181,7 @@ extension EntitlementMachine {
     /// was last told, or nothing when none does. Judged only while configured: a reconfiguration
     /// forgets the sign-in until the configuration reloads, which is no change to announce.
     mutating func announceEntitlements() -> Action? {
-        guard case .configured = configuration else { return nil }
+        guard case .configured = configuration, setRequestorWait == nil else { return nil }
         let current = entitlements
         let before = announcedEntitlements
         guard current != before else { return nil }

@@ -51,7 +51,7 @@ extension EntitlementMachine {
         let operation: OperationID
         let retry: [Action]?
         switch input {
-        case .configurationLoaded(let answered, _, _, _, _):
+        case .configurationLoaded(let answered, _, _, _):
             operation = answered
             retry = nil
         case .configurationFailed(let answered, let error), .backendFailed(let answered, let error):

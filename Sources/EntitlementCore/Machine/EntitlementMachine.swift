@@ -169,6 +169,12 @@ package struct EntitlementMachine: Sendable {
         get { chainState.announced }
         set { chainState.announced = newValue }
     }
+    /// The verifications a configuration asked the chain's providers for, while `setRequestor` waits for
+    /// them (``SetRequestorWait``); nil once it is answered.
+    package internal(set) var setRequestorWait: SetRequestorWait? {
+        get { chainState.setRequestorWait }
+        set { chainState.setRequestorWait = newValue }
+    }
 
     /// The step-ups of the device as the store holds them (``PendingStepUp``; saved with the tokens).
     var stepUps: [PendingStepUp] {
@@ -202,6 +208,7 @@ package struct EntitlementMachine: Sendable {
         var work: [String: AccountWork] = [:]
         var renewedRecently: Set<String> = []
         var announced = Entitlements.none
+        var setRequestorWait: SetRequestorWait?
 
         static let empty = ChainState()
     }
@@ -346,6 +353,8 @@ package struct EntitlementMachine: Sendable {
             step.effects = transition(input)
         }
         if let answered = input.answeredOperation { step.effects.insert(.cancelTimer(.requestDeadline(answered)), at: 0) }
+        let answeredSetRequestor = setRequestorWait == nil ? nil : answerSetRequestorIfVerified()
+        if let answeredSetRequestor { step.effects.append(answeredSetRequestor) }
         if !stepUpCalls.isEmpty { publishStepUpOutcomes(step.effects) }
         if !echoable.isEmpty { step.effects = Self.concealing(echoable + secretsHeld, in: step.effects) }
         if hasProviderChain, let changed = announceEntitlements() { step.effects.append(changed) }
@@ -365,8 +374,8 @@ package struct EntitlementMachine: Sendable {
         if let drawing = regions.authentication.flowDrawingSecrets, drawing != drawingBefore { step.secretsToDraw = [drawing] }
         // Calls wait in the queue only until a requestor is configured (and, configured, while an account
         // finds out what its token grants): then they run, in order.
-        if case .configured = configuration, !queue.isEmpty, !findingOutWhatATokenGrants {
-            if callsParked { stayConfiguration(.accountVerified, input: .anyInput, .runQueue) }
+        if case .configured = configuration, !queue.isEmpty, setRequestorWait == nil, !findingOutWhatATokenGrants {
+            if callsParked, answeredSetRequestor == nil { stayConfiguration(.accountVerified, input: .anyInput, .runQueue) }
             step.resubmitted = queue
             queue.removeAll()
         }
@@ -389,8 +398,8 @@ package struct EntitlementMachine: Sendable {
             recordCall()
             self.options = options
             return []
-        case .configurationLoaded(let operation, let configuration, let stored, let others, let verified):
-            return configurationLoaded(operation, configuration, stored, others: others, verified: verified)
+        case .configurationLoaded(let operation, let configuration, let stored, let others):
+            return configurationLoaded(operation, configuration, stored, others: others)
         case .configurationFailed(let operation, let error):
             return configurationFailed(operation, error)
         case .flowSecretsDrawn(let flow, let secrets):
@@ -437,22 +446,31 @@ package struct EntitlementMachine: Sendable {
 
     // MARK: - Calls
 
+    /// Holds `call` in the queue until `setRequestor` is answered (`condition` says why it waits), or
+    /// refuses it when the queue is full.
+    private mutating func holdUntilSetRequestorAnswered(_ id: CallID, _ call: EntitlementCall, _ condition: TransitionGuard) -> [Action] {
+        guard queue.count < settings.queueLimit else {
+            stayConfiguration(.queueFull, .status)
+            return refuse(id, .queueFull(limit: settings.queueLimit))
+        }
+        stayConfiguration(condition, .enqueue)
+        queue.append(QueuedCall(id: id, call: call))
+        return []
+    }
+
     private mutating func callReceived(_ id: CallID, _ call: EntitlementCall) -> [Action] {
         switch configuration {
         case .unconfigured, .configuring, .signingIn:
-            guard queue.count < settings.queueLimit else {
-                stayConfiguration(.queueFull, .status)
-                return refuse(id, .queueFull(limit: settings.queueLimit))
-            }
-            stayConfiguration(.queueHasRoom, .enqueue)
-            queue.append(QueuedCall(id: id, call: call))
-            return []
+            return holdUntilSetRequestorAnswered(id, call, .queueHasRoom)
         case .failed(let requestorID, _, let retryAt):
             guard now >= retryAt else {
                 stayConfiguration(.retryNotDue, .failCall)
                 return failWithoutConfiguration(id, call)
             }
             return configureAgain(requestorID, for: QueuedCall(id: id, call: call))
+        case .configured where setRequestorWait != nil:
+            // Configured, but `setRequestor` is not answered before the providers said what they verify.
+            return holdUntilSetRequestorAnswered(id, call, .verifyingProviders)
         case .configured where call.dependsOnProviderViews && findingOutWhatATokenGrants && queue.count < settings.queueLimit:
             // An account here holds a token it has not verified yet (adopted from another instance, signed in
             // or renewed here) and is finding out what it grants: the call waits for that answer, as calls
@@ -525,45 +543,6 @@ package struct EntitlementMachine: Sendable {
         case .completeStepUp(let resource, _): return refuse(id, .noStepUpPending(resource: resource))
         case .signIn(let provider, _), .signOut(let provider):
             return [.emit(.providerSignInStatus(provider: provider, signedIn: false, errorCode: ErrorCode.providerUnknownError, message: why), answering: [id])]
-        }
-    }
-
-    // MARK: - Backend answers
-
-    /// A backend answer goes to the region that sent the request; it is late unless that region
-    /// still waits for this very operation.
-    private mutating func backendFinished(_ operation: OperationID, _ result: Result<BackendResponse, BackendError>)
-        -> [Action]
-    {
-        let late: [Action] = [.log(.lateResultIgnored(operation))]
-        switch (operation.owner, configuration) {
-        case (.configuration, .signingIn(let loaded, operation, let calls)):
-            return silentExchangeFinished(loaded, calls: calls, result)
-        case (.authentication, .configured(let configuration)):
-            return authenticationAnswered(operation, result, configuration) ?? late
-        case (.authorization, .configured(let configuration)):
-            guard let index = authorizations.firstIndex(where: { $0.operation == operation }) else { return late }
-            return authorizationStepFinished(index, result, configuration)
-        case (.preauthorization, .configured):
-            guard let index = preauthorizations.firstIndex(where: { $0.operation == operation }) else { return late }
-            return preauthorizationFinished(preauthorizations.remove(at: index), result)
-        default:
-            return late
-        }
-    }
-
-    /// A backend answer for the login or logout flow, if the flow still waits for `operation`.
-    private mutating func authenticationAnswered(
-        _ operation: OperationID, _ result: Result<BackendResponse, BackendError>, _ configuration: RequestorConfiguration
-    ) -> [Action]? {
-        switch authentication {
-        case .login(let flow, .creatingSession(operation)): sessionAnswered(flow, result, configuration)
-        case .login(let flow, .requestingPartnerSession(operation)): partnerSessionAnswered(flow, result, configuration)
-        case .login(let flow, .readingProfile(operation?, let attempt)): profileAnswered(flow, attempt: attempt, result, configuration)
-        case .login(let flow, .awaitingRedirect) where flow.probe == operation: probeAnswered(flow, result, configuration)
-        case .login(let flow, .awaitingSecondScreen(let code, operation?)): pollAnswered(flow, code, result, configuration)
-        case .logout(let flow, .requestingLogout(operation)): logoutAnswered(flow, result)
-        default: nil
         }
     }
 

@@ -8,12 +8,9 @@ package enum Input: Sendable, Hashable {
     case callReceived(CallID, EntitlementCall)
     /// `setOptions` replaced the options sent with every backend request.
     case optionsChanged([String: String])
-    /// The configuration for `operation` arrived, with the tokens stored for the device and requestor,
-    /// the authentications other requestors stored on this device (for single sign-on), and what each
-    /// provider of the chain verified (by provider id; none without a chain).
-    indirect case configurationLoaded(
-        OperationID, RequestorConfiguration, StoredTokens, others: [AuthenticationToken] = [],
-        verified: [String: Result<ProviderView, ProviderFailure>] = [:])
+    /// The configuration for `operation` arrived, with the tokens stored for the device and requestor
+    /// and the authentications other requestors stored on this device (for single sign-on).
+    indirect case configurationLoaded(OperationID, RequestorConfiguration, StoredTokens, others: [AuthenticationToken] = [])
     /// The configuration for `operation` could not be loaded.
     indirect case configurationFailed(OperationID, BackendError)
     /// The shell drew the secrets the machine asked for.

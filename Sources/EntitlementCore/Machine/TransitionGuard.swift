@@ -88,6 +88,10 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     case accountUnverified
     /// What every account's token grants is known here again (or no longer asked).
     case accountVerified
+    /// The chain's providers are asked what the user may access before `setRequestor` is answered.
+    case verifyingProviders
+    /// Every provider asked at `setRequestor` answered (or was stopped at its deadline or by a sign-out).
+    case providersVerified
     /// The user signed out of the provider (or was signed out: the token could not be renewed).
     case signedOut
     /// Another instance renews the provider's user token (its mark in the store stands): this one waits.

@@ -65,6 +65,15 @@ public enum TransitionTable {
         configuration(.unconfigured, .setRequestor, to: .configuring, .loadConfiguration),
         configuration(.configured, .entitlementCall, .accountUnverified, to: .configured, .enqueue),
         configuration(.configured, .anyInput, .accountVerified, to: .configured, .runQueue),
+        // The chain's providers verify what the user may access before `setRequestor` is answered.
+        configuration(.configuring, .configurationLoaded, .verifyingProviders, to: .configured, .restoreTokens),
+        configuration(.configured, .entitlementCall, .verifyingProviders, to: .configured, .enqueue),
+        configuration(.configured, .entitlementCall, .queueFull, to: .configured, .status),
+        configuration(.configured, .anyInput, .providersVerified, to: .configured, .setRequestorComplete, .runQueue),
+        // The silent sign-in ended (whichever way) before the providers answered: `setRequestor` still waits.
+        configuration(.signingIn, .backendAnswered, .verifyingProviders, to: .configured),
+        configuration(.signingIn, .backendFailed, .verifyingProviders, to: .configured),
+        configuration(.signingIn, .platformSignInChecked, .verifyingProviders, to: .configured),
     ] }
 
     // MARK: - Authentication
@@ -449,8 +458,14 @@ public enum TransitionTable {
         account(.signedIn, .signOut, to: .signedOut, .providerSignInStatus, .askProvider),
         account(.signedOut, .signOut, to: .signedOut, .providerSignInStatus),
         account(.signedIn, .timerFired, .verificationDue, to: .verifying, .askProvider),
-        account(.signedIn, .configurationLoaded, .invalidToken, to: .renewing, .askProvider),
-        account(.signedIn, .configurationLoaded, .invalidToken, to: .signedOut, .providerSignInStatus),
+        account(.signedIn, .configurationLoaded, .verifyingProviders, to: .verifying, .askProvider),
+        account(.signedOut, .configurationLoaded, .verifyingProviders, to: .verifying, .askProvider),
+        // A provider the user does not sign in to holds no token: verified, it is where it was.
+        account(.verifying, .providerAnswered, .verified, to: .signedOut, .providerSignInStatus),
+        account(.verifying, .providerAnswered, .verified, to: .signedOut, .providerSignInStatus, .startTimer),
+        account(.verifying, .providerAnswered, .verificationFailed, to: .signedOut, .status, .providerSignInStatus),
+        account(.verifying, .providerAnswered, .verificationFailed, to: .signedOut, .status, .providerSignInStatus, .startTimer),
+        account(.verifying, .setRequestor, to: .signedOut, .providerSignInStatus),
         account(.signedIn, .providerAnswered, .invalidToken, to: .renewing, .askProvider),
         account(.signedIn, .providerAnswered, .invalidToken, to: .signedOut, .providerSignInStatus),
         account(.signingIn, .signOut, to: .signedOut, .providerSignInStatus),
@@ -480,7 +495,6 @@ public enum TransitionTable {
         account(.awaitingRenewal, .signOut, to: .signedOut, .providerSignInStatus, .askProvider),
         account(.awaitingRenewal, .setRequestor, to: .signedIn, .providerSignInStatus),
         account(.awaitingRenewal, .renewalNotMarked, .notSaved, to: .signedIn, .providerSignInStatus),
-        account(.signedIn, .configurationLoaded, .renewingElsewhere, to: .signedIn, .startTimer),
         account(.signedIn, .timerFired, .invalidToken, to: .renewing, .askProvider),
         account(.signedIn, .timerFired, .invalidToken, to: .signedOut, .providerSignInStatus),
     ] }
@@ -491,9 +505,6 @@ public enum TransitionTable {
 
     @_optimize(none) private static func entitlementsTable() -> [TransitionRow] { [
         entitlements(.anyInput, .changed, .entitlementsChanged),
-        entitlements(.configurationLoaded, .verificationFailed, .status),
-        entitlements(.configurationLoaded, .verificationFailed, .status, .startTimer),
-        entitlements(.configurationLoaded, .verified, .startTimer),
     ] }
 
     // MARK: - Typed row builders

@@ -64,13 +64,6 @@ extension AccessEnabler {
     /// timers thus run one after another, each to its end).
     func deliverTimer(_ timer: TimerID) async {
         state.timers[timer] = nil
-        if case .requestDeadline = timer, state.draining {
-            // The engine is inside a step that may itself wait for this clock (a configuration's answer
-            // waits for the providers' verifications, each within its own deadline): the deadline waits
-            // in the mailbox behind that step instead of holding up the clock that would end it.
-            state.mailbox.append((.input(.timerFired(timer)), nil, monitor == nil ? nil : ContinuousClock.now))
-            return
-        }
         await enqueueAndWait(.input(.timerFired(timer)))
     }
 

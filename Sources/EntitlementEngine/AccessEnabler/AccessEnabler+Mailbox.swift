@@ -242,7 +242,7 @@ extension AccessEnabler {
     /// (`Input.callNotSaved(_:_:reason:)`), a backend answer counts as a failed request
     /// (``BackendError/storageUnavailable(_:)``), and so does a provider's sign-in, renewal or credentials to keep
     /// (``ProviderFailure/notSaved(_:)``), and so do a provider's step-up advice and a token it calls
-    /// invalid in answer to a request or a verification, also at `setRequestor`, and another instance's renewal
+    /// invalid in answer to a request or a verification (also the one at `setRequestor`), and another instance's renewal
     /// stopping standing (`Input.renewalNotMarked(provider:reason:)`: the renewal would start), so no instance tells the
     /// device what the store does not hold, nor renews a token no other instance knows is being renewed. Nil for `setRequestor` (it always completes) and every other input: those steps are taken
     /// in memory and saved again after the next input.
@@ -266,11 +266,6 @@ extension AccessEnabler {
         case .providerAnswered(let operation, .verified(.failure(.invalidToken))):
             // So with a verification: the account stands as it was, and the next use renews.
             return .providerAnswered(operation, .verified(.failure(.notSaved(reason))))
-        case .configurationLoaded(let operation, let configuration, let stored, let others, let verified)
-        where verified.values.contains(.failure(.invalidToken)):
-            // And with the verifications at `setRequestor`: the configuration goes on without renewing.
-            let notRenewed = verified.mapValues { $0 == .failure(.invalidToken) ? .failure(.notSaved(reason)) : $0 }
-            return .configurationLoaded(operation, configuration, stored, others: others, verified: notRenewed)
         case .timerFired(.renewalElsewhere(let provider)):
             // And when another instance's renewal stopped standing: this one renews nothing it cannot mark.
             return .renewalNotMarked(provider: provider, reason: reason)

@@ -1,45 +1,5 @@
-/// The provider chain: verifications at configuration, and questions to a provider within their deadline.
+/// The provider chain: questions to a provider, each answered as an input (its deadline is the machine's timer).
 extension AccessEnabler {
-    /// Every provider of the chain verifies what the user may access, side by side, each within the
-    /// request deadline (past it: ``ProviderFailure/networkFailure``).
-    func verifyProviders(_ session: ProviderSession, accounts: [String: ProviderAccount]) async
-        -> [String: Result<ProviderView, ProviderFailure>]
-    {
-        guard let providers else { return [:] }
-        let deadline = state.machine.settings.requestTimeout
-        let clock = environment.clock
-        return await withTaskGroup(of: (String, Result<ProviderView, ProviderFailure>).self) { group in
-            for case .provider(let provider) in providers.links {
-                var session = session
-                session.userToken = accounts[provider.id]?.userToken
-                // A provider the user signs in to says nothing without a token.
-                if provider.signsIn, session.userToken == nil { continue }
-                group.addTask { [session] in
-                    (provider.id, await Self.withinDeadline(deadline, on: clock, timedOut: .failure(.networkFailure)) {
-                        await provider.verify(session)
-                    })
-                }
-            }
-            var verified: [String: Result<ProviderView, ProviderFailure>] = [:]
-            for await (id, result) in group { verified[id] = result }
-            return verified
-        }
-    }
-
-    /// `work`'s result, or `timedOut` when the engine's clock passes `limit` first or the calling task is
-    /// cancelled (the work is then cancelled).
-    private static func withinDeadline<Value: Sendable>(
-        _ limit: Duration, on clock: any EngineClock, timedOut: Value, _ work: @escaping @Sendable () async -> Value
-    ) async -> Value {
-        let first = FirstResult<Value>()
-        let task = Task { first.offer(await work()) }
-        let timer = clock.schedule(at: clock.now().adding(limit)) { first.offer(timedOut) }
-        let value = await first.value(orIfCancelled: timedOut)
-        task.cancel()
-        timer.cancel()
-        return value
-    }
-
     /// Asks a provider as a task whose answer comes back as an input (its deadline is the machine's timer).
     func startProviderTask(_ operation: OperationID, provider id: String, _ request: ProviderRequest, _ session: ProviderSession) {
         monitor?.observe(.providerAsked(operation, provider: id, request))

@@ -76,17 +76,15 @@ extension AccessEnabler {
 
     /// A configuration answer: reads the stored tokens (and other requestors' logins on this
     /// device) for the machine, unless the answer is late. A configuration whose save loses to another
-    /// writer (another node saved between the read and the save) is read, verified and decided again,
-    /// up to ``conflictRetries`` times; the last attempt's lost save counts as failed (the step is taken in
-    /// memory and the next input reads the store).
+    /// writer (another node saved between the read and the save) is read and decided again, up to
+    /// ``conflictRetries`` times; the last attempt's lost save counts as failed (the step is taken in
+    /// memory and the next input reads the store). The chain's providers are the machine's to ask.
     func configurationAnswered(
         _ operation: OperationID, requestorID: String, _ result: Result<BackendResponse, BackendError>
     ) async {
         switch result {
         case .success(.configuration(let answer)) where answer.requestorID == requestorID:
             let configuration = SharedConfigurations.share(RequestorConfiguration(answer))
-            let session = ProviderSession.of(deviceID: environment.deviceID, requestorID: requestorID, configuration: operation)
-            var verification: (accounts: [String: ProviderAccount], verified: [String: Result<ProviderView, ProviderFailure>])?
             for attempt in 0...Self.conflictRetries {
                 var stored = StoredTokens.empty
                 var others: [AuthenticationToken] = []
@@ -101,11 +99,7 @@ extension AccessEnabler {
                     }
                     others = await othersStored(requestorID)
                 }
-                // The providers are asked again only about accounts other than those they last answered for.
-                if verification?.accounts != stored.providerAccounts {
-                    verification = (stored.providerAccounts, await verifyProviders(session, accounts: stored.providerAccounts))
-                }
-                let loaded = Input.configurationLoaded(operation, configuration, stored, others: others, verified: verification?.verified ?? [:])
+                let loaded = Input.configurationLoaded(operation, configuration, stored, others: others)
                 let outcome = await process(loaded, onLostSave: attempt < Self.conflictRetries ? .drop : .fail)
                 guard outcome == .lostToAnotherWriter else {
                     if state.configurationLoading == operation { state.configurationLoading = nil }

@@ -38,8 +38,7 @@ extension FleetModel {
             stored = store.tokens
             nodes[index].knownVersion = store.version
         }
-        // The shell verifies each provider the user is signed in to before the configuration goes in.
-        deliver(.configurationLoaded(sent.operation, Self.configuration, stored, verified: verifiedAtStart(stored)), to: index, reconciling: false)
+        deliver(.configurationLoaded(sent.operation, Self.configuration, stored), to: index, reconciling: false)
     }
 
     /// The settings of every node: the simulated app's (its redirect URL and domain); on a device with a
@@ -224,6 +223,11 @@ extension FleetModel {
             nodes[node].timers.removeAll { $0.id == id }
         case .log:
             break
+        case .askProvider(let operation, provider: Self.stepUpProvider, .verify, _) where constants.stepUp:
+            // The step-up provider answers for resources request by request and claims nothing ahead: its
+            // verification at `setRequestor` says so, taken with the event that asked (it decides nothing the
+            // step-up promises rest on, and answered as events it would only multiply the states).
+            nodes[node].mailbox.append(.providerAnswered(operation, .verified(.success(.nothing))))
         case .askProvider(let operation, provider: Self.stepUpProvider, .credentials(let resource), let session) where constants.stepUp:
             var number: Int?
             if resource == Self.openResource {

@@ -43,13 +43,4 @@ extension FleetModel {
             return .signedOut
         }
     }
-
-    /// What the shell's verification at `setRequestor` says for `stored`'s subscription account (nothing
-    /// without a token, as `AccessEnabler` asks nothing then).
-    func verifiedAtStart(_ stored: StoredTokens) -> [String: Result<ProviderView, ProviderFailure>] {
-        guard constants.subscription, let token = stored.providerAccounts[Self.subscriptionProvider]?.userToken else { return [:] }
-        let view: Result<ProviderView, ProviderFailure> =
-            service.subscriptionValid.contains(token) ? .success(ProviderView(resources: [Self.issue])) : .failure(.invalidToken)
-        return [Self.subscriptionProvider: view]
-    }
 }
