@@ -31,7 +31,7 @@ final class RawConnection: @unchecked Sendable {
             close(fd)
             return nil
         }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)  // only a failure waits this long; a loaded 2-core machine needs the room
+        var timeout = timeval(tv_sec: 600, tv_usec: 0)  // only a failure waits this long; a loaded 2-core machine needs the room
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

@@ -133,11 +133,12 @@ struct HTTPFaultTests {
         let started = ContinuousClock.now
         // 5 s: the harness's setup requests share the timeout, and a loaded 2-core CI machine can take seconds.
         let callbacks = try await authorization(timeout: .seconds(5)) {
-            try? await Task.sleep(for: .seconds(120))
+            try? await Task.sleep(for: .seconds(600))
             return .text(200, "too late")
         }
         #expect(callbacks == [failure("the backend timed out")])
-        #expect(ContinuousClock.now - started < .seconds(60), "the client's 5 s timeout, not the server's 120 s hold")
+        // Far from both: 77 s was seen on a slow machine under the whole suite.
+        #expect(ContinuousClock.now - started < .seconds(300), "the client's 5 s timeout, not the server's 600 s hold")
     }
 
     @Test func aConnectionResetMidBodyIsANetworkError() async throws {

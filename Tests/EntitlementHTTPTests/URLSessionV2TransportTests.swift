@@ -9,6 +9,10 @@ import Testing
 /// The transport itself: the decoration hook, cancellation, and logs without secrets.
 @Suite("URLSession transport")
 struct URLSessionV2TransportTests {
+    /// A loopback exchange's timeout where only a hang fails a test: the transport's default 30 s was
+    /// outlasted by a slow machine under the whole suite.
+    static let patience = Duration.seconds(600)
+
     /// Every request a server received.
     final class Captured: Sendable {
         private let requests = Mutex<[HTTPRequest]>([])
@@ -23,7 +27,7 @@ struct URLSessionV2TransportTests {
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
         }
         let seen = Mutex<[String]>([])
-        let transport = URLSessionV2Transport(baseURL: server.url, decorate: { request in
+        let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience, decorate: { request in
             seen.withLock { $0.append(request.operation) }
             request.headers["X-Gateway-Key"] = "gateway-1"
             request.headers["Accept"] = "application/json;charset=utf-8"
@@ -49,7 +53,7 @@ struct URLSessionV2TransportTests {
             HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
         }
         let logged = Mutex<[String]>([])
-        let transport = URLSessionV2Transport(baseURL: server.url) { exchange in logged.withLock { $0.append(exchange.operation) } }
+        let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience) { exchange in logged.withLock { $0.append(exchange.operation) } }
         _ = try await transport.send(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(deviceID: "tv"))
         #expect(logged.withLock { $0 } == ["configuration"])
         await server.shutdown()
@@ -62,7 +66,7 @@ struct URLSessionV2TransportTests {
                 : [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
         }
-        let transport = URLSessionV2Transport(baseURL: server.url)
+        let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience)
         let answer = try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext(bearer: "b"))
         #expect(answer.body?["weight"]?.double == 0.5 && answer.body?["scale"]?.double == 1000)
         #expect(answer.body?["big"] == .number(try #require(JSONNumber("123456789012345678901234567890"))))
@@ -85,7 +89,7 @@ struct URLSessionV2TransportTests {
             }
             return .redirect(other.url + "/steal")
         }
-        let transport = URLSessionV2Transport(baseURL: server.url)
+        let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience)
         let big = try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext(bearer: "b"))
         #expect(big.status == 200)
         #expect(big.body == nil)

@@ -147,7 +147,7 @@ struct RedisClientTests {
 
     /// A server restarted with data answers `LOADING` while it reads it: the client sends the command
     /// again until the data is there, within the command's timeout (a client that does not retry sees
-    /// the refusal, so the server was loading). The load is slowed to ten seconds (20,000 keys, 500 µs each):
+    /// the refusal, so the server was loading). The load is slowed to thirty seconds (20,000 keys, 1,500 µs each):
     /// a loaded machine's delays stay well inside it.
     @Test func aServerLoadingItsDataIsWaitedFor() async throws {
         let folder = ScratchSpace.path("entitle-loading-")
@@ -162,13 +162,13 @@ struct RedisClientTests {
         await server.stop()
         let loading = try ChildProcess.spawn(
             RedisServer.path,
-            RedisServer.arguments(server.port) + storage + ["--key-load-delay", "500", "--loading-process-events-interval-bytes", "1024"])
+            RedisServer.arguments(server.port) + storage + ["--key-load-delay", "1500", "--loading-process-events-interval-bytes", "1024"])
         defer { Task { await RedisServer.kill(loading) } }
         let configuration = server.configuration(connectTimeout: .seconds(2), commandTimeout: .seconds(60), connections: 1)
         let plain = RedisClient(configuration, metrics: nil, retryingPassingRefusals: false, timingCommands: true)
         defer { plain.close() }
         var refused: RESPValue?
-        for _ in 0..<500 where refused == nil {  // the server starts, then loads for about ten seconds
+        for _ in 0..<500 where refused == nil {  // the server starts, then loads for about thirty seconds
             if let answer = try? await plain.pipeline([["GET", "key:1"]]).first, answer.isPassingRefusal { refused = answer }
             try await Task.sleep(for: .milliseconds(20))
         }
