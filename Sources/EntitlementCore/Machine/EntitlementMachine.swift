@@ -172,7 +172,7 @@ package struct EntitlementMachine: Sendable {
     /// The verifications a configuration asked the chain's providers for, while `setRequestor` waits for
     /// them (``SetRequestorWait``); nil once it is answered.
     package internal(set) var setRequestorWait: SetRequestorWait? {
-        get { chainState.setRequestorWait }
+        get { held.value.chainBox?.value.setRequestorWait }  // read after every input: no copy of the chain's state
         set { chainState.setRequestorWait = newValue }
     }
 
