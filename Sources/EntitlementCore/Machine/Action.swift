@@ -8,9 +8,9 @@ package enum Action: Sendable, Hashable {
     /// Call the delegate (and the callback stream); `answering` names the calls this callback ends.
     case emit(Callback, answering: [CallID])
     /// Fetch the configuration, then load the stored tokens (this requestor's, and the
-    /// authentications other requestors stored on the device) and have every provider of the chain
-    /// verify what the user may access; answer with
-    /// `Input.configurationLoaded(_:_:_:others:verified:)` or `Input.configurationFailed(_:_:)`.
+    /// authentications other requestors stored on the device); answer with
+    /// `Input.configurationLoaded(_:_:_:others:)` or `Input.configurationFailed(_:_:)`. (The chain's
+    /// providers are asked next, by the machine: `askProvider`.)
     indirect case loadConfiguration(OperationID, BackendRequest)
     /// Ask a provider of the chain (credentials, a verification, a sign-in, a renewal, a sign-out),
     /// within the request deadline; answer with `Input.providerAnswered(_:_:)`.
