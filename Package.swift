@@ -75,29 +75,31 @@ let package = Package(
                 "EntitlementHTTPServer", "EntitlementSimulatorServer", "EntitlementRedis", "EntitlementHost", "EntitlementProviders",
                 "EntitlementBenchmarks", "EntitlementCommandLine", "EntitlementFleet",
             ]),
+        // For this package's test targets only: the `.backgroundThread` trait.
+        .target(name: "EntitlementTestSupport", dependencies: ["EntitlementEngine"], path: "Tests/EntitlementTestSupport"),
         .testTarget(
-            name: "EntitlementEngineTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementFuzzing"]),
+            name: "EntitlementEngineTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementFuzzing", "EntitlementTestSupport"]),
         .testTarget(name: "EntitlementSupportTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(name: "EntitlementV2Tests", dependencies: ["EntitlementSupport", "EntitlementV2"]),
-        .testTarget(name: "EntitlementCoreTests", dependencies: ["EntitlementSupport", "EntitlementCore", "EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing"]),
+        .testTarget(name: "EntitlementCoreTests", dependencies: ["EntitlementSupport", "EntitlementCore", "EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing", "EntitlementTestSupport"]),
         .testTarget(
             name: "EntitlementTracingTests",
             dependencies: ["EntitlementSupport", "EntitlementCore", "EntitlementV2", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator"]),
         .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator"]),
         .testTarget(
-            name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios"]),
+            name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementTestSupport"]),
         .testTarget(
             name: "EntitlementFuzzingTests",
-            dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing"]),
+            dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementTestSupport"]),
         .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementSupport", "EntitlementHTTPServer"]),
         .testTarget(
             name: "EntitlementProvidersTests",
             dependencies: [
                 "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementProviders", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator",
-                "EntitlementSimulatorServer", "EntitlementScenarios",
+                "EntitlementSimulatorServer", "EntitlementScenarios", "EntitlementTestSupport",
             ]),
         .testTarget(
-            name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementHost", "EntitlementSimulator", "EntitlementFuzzing"]),
+            name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementHost", "EntitlementSimulator", "EntitlementFuzzing", "EntitlementTestSupport"]),
         .testTarget(
             name: "EntitlementRedisTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementRedis", "EntitlementSimulator", "EntitlementHost"]),
         .testTarget(
@@ -108,7 +110,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "EntitlementScenariosTests",
-            dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios"]),
+            dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementTestSupport"]),
         .testTarget(name: "EntitlementBenchmarksTests", dependencies: ["EntitlementBenchmarks"]),
     ],
     swiftLanguageModes: [.v6]

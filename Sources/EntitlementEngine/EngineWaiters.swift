@@ -6,6 +6,8 @@ enum EngineCondition: Hashable, Sendable {
     case idle
     /// No platform picker or sign-in check is pending and their answers were handled.
     case platformAnswered
+    /// No platform sign-in check is pending and their answers were handled (a picker may be open).
+    case platformChecked
     /// No provider of the chain is being asked.
     case providersAnswered
     /// The answer to this operation was fed to the machine and its actions ran.

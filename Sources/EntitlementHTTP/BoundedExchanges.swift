@@ -14,6 +14,9 @@
 /// The deadline, cancellation and the body limit end the exchange here, at once, and then cancel the
 /// data task: the caller's wait never depends on `URLSession` calling back (a stalled or crashed
 /// session's delegate queue holds no caller), and a call back that comes later finds nothing to answer.
+/// Nor does a caller's thread ever wait on the session: `URLSession` makes, starts and cancels a task by
+/// waiting for its own queue (busy while it sets up TLS, say, or wedged), so those happen on `tasks`, a
+/// queue of this delegate's, never on a thread of Swift's shared pool.
 package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// How one exchange ended.
     package enum Outcome: Sendable {
@@ -28,17 +31,23 @@ package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @uncheck
     }
 
     private struct Exchange {
-        let answer: CheckedContinuation<Outcome, Never>
+        let answer: OneAnswer
         var data = Data()
     }
 
     private let lock = NSLock()
     private var running: [Int: Exchange] = [:]
+    /// Where data tasks are made, started and cancelled (in that order for each).
+    private let tasks: DispatchQueue
     /// The largest body read.
     package let bodyLimit: Int
 
-    /// A delegate that reads bodies of at most `bodyLimit` bytes.
-    package init(bodyLimit: Int) { self.bodyLimit = max(bodyLimit, 1) }
+    /// A delegate that reads bodies of at most `bodyLimit` bytes, making and cancelling its tasks on
+    /// `tasks` (a serial queue of its own unless given).
+    package init(bodyLimit: Int, tasks: DispatchQueue = DispatchQueue(label: "entitle.http.tasks")) {
+        self.bodyLimit = max(bodyLimit, 1)
+        self.tasks = tasks
+    }
 
     /// The session the package's clients run their exchanges on, with this as its delegate: ephemeral,
     /// no cookies and no cache (every answer is the service's own, and nothing of one device's leaks into
@@ -64,25 +73,39 @@ package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @uncheck
         let box = TaskBox()
         let deadline = Task {
             try? await Task.sleep(for: timeout)
-            if !Task.isCancelled { box.timeOut() }
+            if !Task.isCancelled { box.end(.timedOut, cancelling: cancel) }
         }
         defer { deadline.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let task = session.dataTask(with: request)
-                lock.withLock { running[task.taskIdentifier] = Exchange(answer: continuation) }
-                box.set(task, self)
-                task.resume()
+                let answer = OneAnswer(continuation)
+                box.wait(answer)
+                tasks.async { [self] in
+                    guard !answer.isGiven else { return }  // ended before it started
+                    let task = session.dataTask(with: request)
+                    lock.withLock { running[task.taskIdentifier] = Exchange(answer: answer) }
+                    if box.started(task) { task.resume() } else { forget(task) }
+                }
             }
         } onCancel: {
-            box.cancel()
+            box.end(.failed(.cancelled), cancelling: cancel)
         }
     }
 
     /// Answers `task`'s caller with `outcome` unless it was answered already, then cancels the task.
-    fileprivate func end(_ task: URLSessionTask, _ outcome: Outcome) {
-        let exchange = lock.withLock { running.removeValue(forKey: task.taskIdentifier) }
-        exchange?.answer.resume(returning: outcome)
+    private func end(_ task: URLSessionTask, _ outcome: Outcome) {
+        lock.withLock { running.removeValue(forKey: task.taskIdentifier) }?.answer.give(outcome)
+        cancel(task)
+    }
+
+    /// Cancels `task` on the tasks' queue, after its start.
+    private func cancel(_ task: URLSessionTask) {
+        tasks.async { [self] in forget(task) }
+    }
+
+    /// Forgets `task` and cancels it; called on the tasks' queue.
+    private func forget(_ task: URLSessionTask) {
+        lock.withLock { _ = running.removeValue(forKey: task.taskIdentifier) }
         task.cancel()
     }
 
@@ -117,46 +140,70 @@ package final class BoundedExchanges: NSObject, URLSessionDataDelegate, @uncheck
         guard let finished else { return }
         let response = task.response as? HTTPURLResponse
         if let error {
-            finished.answer.resume(returning: (error as? URLError)?.code == .timedOut ? .timedOut : .failed((error as? URLError)?.code))
+            finished.answer.give((error as? URLError)?.code == .timedOut ? .timedOut : .failed((error as? URLError)?.code))
         } else if let response {
-            finished.answer.resume(returning: .answered(response, finished.data))
+            finished.answer.give(.answered(response, finished.data))
         } else {
-            finished.answer.resume(returning: .failed(nil))
+            finished.answer.give(.failed(nil))
         }
     }
 }
 
-/// The running data task, so cancellation and the deadline can reach it from another thread.
+/// One exchange's caller, answered once: by the session's call back, the deadline or cancellation,
+/// whichever comes first.
+private final class OneAnswer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var waiting: CheckedContinuation<BoundedExchanges.Outcome, Never>?
+
+    init(_ waiting: CheckedContinuation<BoundedExchanges.Outcome, Never>) { self.waiting = waiting }
+
+    /// Whether the caller has its answer.
+    var isGiven: Bool { lock.withLock { waiting == nil } }
+
+    /// Answers the caller with `outcome`, unless it has its answer.
+    func give(_ outcome: BoundedExchanges.Outcome) {
+        lock.withLock { () -> CheckedContinuation<BoundedExchanges.Outcome, Never>? in
+            defer { waiting = nil }
+            return waiting
+        }?.resume(returning: outcome)
+    }
+}
+
+/// One exchange's caller and data task, so the deadline and cancellation can end it from any thread,
+/// also before it has a task, or a caller (a task cancelled before it waits).
 private final class TaskBox: @unchecked Sendable {
     private let lock = NSLock()
+    private var answer: OneAnswer?
     private var task: URLSessionDataTask?
-    private var owner: BoundedExchanges?
-    /// How the exchange ended before its task was set, if it did.
-    private var endedEarly: BoundedExchanges.Outcome?
+    /// How the exchange ended, once it has.
+    private var ended: BoundedExchanges.Outcome?
 
-    func set(_ task: URLSessionDataTask, _ owner: BoundedExchanges) {
+    /// The caller waits for `answer`; answered at once if the exchange has ended.
+    func wait(_ answer: OneAnswer) {
         let ended = lock.withLock {
-            self.task = task
-            self.owner = owner
-            return endedEarly
+            self.answer = answer
+            return self.ended
         }
-        if let ended { owner.end(task, ended) }
+        if let ended { answer.give(ended) }
     }
 
-    /// The calling task was cancelled.
-    func cancel() { end(.failed(.cancelled)) }
-
-    /// The deadline passed.
-    func timeOut() { end(.timedOut) }
-
-    private func end(_ outcome: BoundedExchanges.Outcome) {
-        let running = lock.withLock { () -> (URLSessionDataTask, BoundedExchanges)? in
-            guard let task, let owner else {
-                if endedEarly == nil { endedEarly = outcome }
-                return nil
-            }
-            return (task, owner)
+    /// The exchange's task was made: false if the exchange has ended (the task is not to start).
+    func started(_ task: URLSessionDataTask) -> Bool {
+        lock.withLock {
+            guard ended == nil else { return false }
+            self.task = task
+            return true
         }
-        if let (task, owner) = running { owner.end(task, outcome) }
+    }
+
+    /// Ends the exchange with `outcome` unless it has ended: answers the caller, and has its task cancelled.
+    func end(_ outcome: BoundedExchanges.Outcome, cancelling cancel: (URLSessionTask) -> Void) {
+        let (answer, task) = lock.withLock { () -> (OneAnswer?, URLSessionDataTask?) in
+            guard ended == nil else { return (nil, nil) }
+            ended = outcome
+            return (self.answer, self.task)
+        }
+        answer?.give(outcome)
+        if let task { cancel(task) }
     }
 }

@@ -3,8 +3,8 @@ import Synchronization
 
 /// A Redis Cluster client: the slot map read from the cluster (`CLUSTER SLOTS`), each command sent to
 /// the master of its key's slot (`RedisKeySlot`) over that node's own ``RedisClient``, and the
-/// cluster's redirections followed within the command timeout — `MOVED` (the slot moved: the map is
-/// read again), `ASK` (the slot is moving: `ASKING` first, once), and a passing refusal
+/// cluster's redirections followed within the command timeout — `MOVED` (the slot moved: its new owner
+/// is noted, and the map read again), `ASK` (the slot is moving: `ASKING` first, once), and a passing refusal
 /// (``RESPValue/isPassingRefusal``: `TRYAGAIN`, `CLUSTERDOWN`, `LOADING`, …) or a lost node (a
 /// failover under way: the map is read again after a short pause). Replicas are never written to: commands go to the masters the map names.
 /// A storm of `MOVED` (a misbehaving node or proxy) costs a map read at most every
@@ -101,8 +101,13 @@ public final class RedisClusterClient: RedisCommandSender {
                 // Followed to a master the map names, a node met before, or a new one while fewer than
                 // ``extraNodes`` beyond the masters are known; else the slot's owner is asked again after
                 // a pause: a node or proxy naming address after address gets no client for each.
+                // A followed one is the slot's owner from now on (a map read skipped by the interval, or
+                // answered by a node that has not heard of the move yet, would leave the old one).
                 let followed = state.withLock { state in
-                    state.masters.contains(address) || state.nodes[address] != nil || state.nodes.count < state.masters.count + Self.extraNodes
+                    let followed =
+                        state.masters.contains(address) || state.nodes[address] != nil || state.nodes.count < state.masters.count + Self.extraNodes
+                    if followed, let slot, slot < state.owners.count { state.owners[slot] = address }
+                    return followed
                 }
                 if followed {
                     target = address

@@ -127,8 +127,11 @@ public final class SimulatedPlatform: PlatformSSO {
                 }
             }
         } onCancel: {
+            // Dismissed by the engine: held no longer, from the moment it is cancelled (waiting for the task to
+            // resume left a settle, on a busy machine, skipping the engine's platform work that followed).
             state.withLock { state in
                 state.pickerCancelled = true
+                state.holding = false
                 state.openPicker?.resume(returning: nil)
                 state.openPicker = nil
             }

@@ -75,8 +75,9 @@ public struct SimulatedSession: Sendable {
     public func settle() async {
         guard let stepped else { return await enabler.whenIdle() }
         while true {
-            // A picker the user holds open is the script's to end: the engine waits for it, settling does not.
-            if !(platform?.holdsPicker ?? false) { await enabler.whenPlatformAnswered() }
+            // A picker the user holds open is the script's to end: the engine waits for it, settling does not
+            // (a sign-in check it asks meanwhile is waited for).
+            if platform?.holdsPicker ?? false { await enabler.whenPlatformChecked() } else { await enabler.whenPlatformAnswered() }
             await stepped.whenParked(await enabler.backendOperationsInFlight)
             let asking = await enabler.providerOperationsInFlight
             if let gate = steppedProviders { await gate.whenParked(Set(asking.map(\.rawValue))) }

@@ -1,4 +1,5 @@
 import EntitlementFuzzing
+import EntitlementTestSupport
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 struct PackedMetadataTests {
     /// Random attributes — empty, unicode, texts long enough for two- and three-byte lengths, lists of
     /// every size — pack and unpack to the dictionary they came from, and each value reads alone.
-    @Test func randomAttributesUnpackToTheDictionaryTheyCameFrom() {
+    @Test(.backgroundThread) func randomAttributesUnpackToTheDictionaryTheyCameFrom() {
         var random = FuzzRandom(seed: 7)
         let alphabet = Array("az09-_ é漢🎬\u{301}")
         func text(_ random: inout FuzzRandom) -> String {

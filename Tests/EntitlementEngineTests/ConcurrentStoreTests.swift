@@ -87,14 +87,19 @@ struct ConcurrentStoreTests {
     }
 
     /// The same on the wall clock, with the system's randomness and real request deadlines: 50
-    /// engines log in and out at once through the simulator's pages on one file store.
+    /// engines log in and out at once through the simulator's pages on one file store. The deadlines are
+    /// the longest an engine allows (600 s), far from anything the simulator takes: at the default 30 s, a
+    /// run whose threads were held for 40 s (as a loaded CI machine's were) ended most logins at their
+    /// deadline before they saved, and the verdict was the machine's speed.
     @Test func fiftyEnginesOnTheWallClock() async throws {
         let storage = ScriptedTokenStorage(try FileTokenStorage(folder: ScratchSpace.path("entitle-wall-")))
         let simulator = Simulator(clock: SystemClock())
+        var settings = EngineSettings.simulated
+        settings.requestTimeout = .seconds(600)
         let engines = (0..<50).map { _ in
             let ledger = CallLedger()
             return (AccessEnabler(
-                backend: simulator.backend, storage: storage, environment: .live(deviceID: "device-1"), settings: .simulated, monitor: ledger), ledger)
+                backend: simulator.backend, storage: storage, environment: .live(deviceID: "device-1"), settings: settings, monitor: ledger), ledger)
         }
         await withTaskGroup(of: Void.self) { group in
             for (index, (enabler, ledger)) in engines.enumerated() {
@@ -128,8 +133,7 @@ struct ConcurrentStoreTests {
         for (previous, next) in zip(history, history.dropFirst()) {
             #expect(next.expected == previous.written, "a save skipped a version")
         }
-        // Real deadlines on a loaded machine end some logins before they save (41 of the usual 50 and
-        // more were seen beside a release build): the chain above is the verdict; this only says they wrote.
+        // The chain above is the verdict; this only says the engines wrote (each login that completes saves).
         #expect(history.count >= 10, "the engines wrote (\(history.count) saves; \(unanswered) calls wait for a redirect)")
     }
 }

@@ -2,6 +2,7 @@
 @testable import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
+import EntitlementTestSupport
 import Testing
 
 /// An engine at rest as a value: as small as it can be, and whole again when it resumes.
@@ -89,7 +90,7 @@ extension EngineRestTests {
 
 /// The mailbox's queue against an array doing the same operations.
 struct WorkQueueTests {
-    @Test func itKeepsTheOrderAnArrayKeeps() {
+    @Test(.backgroundThread) func itKeepsTheOrderAnArrayKeeps() {
         var generator = SplitMix64(seed: 3)
         var queue = WorkQueue<Int>()
         var model: [Int] = []
@@ -127,7 +128,7 @@ struct WorkQueueTests {
 
 /// The engine's list of unanswered calls against a set doing the same operations.
 struct UnansweredCallsTests {
-    @Test func itHoldsWhatASetHoldsInOrder() {
+    @Test(.backgroundThread) func itHoldsWhatASetHoldsInOrder() {
         var generator = SplitMix64(seed: 5)
         var calls = UnansweredCalls()
         var model: Set<CallID> = []
@@ -160,7 +161,7 @@ struct UnansweredCallsTests {
         #expect(calls.isEmpty && calls.inOrder.isEmpty)
     }
 
-    @Test func callsAnsweredOldestFirstLeaveTheRestInOrder() {
+    @Test(.backgroundThread) func callsAnsweredOldestFirstLeaveTheRestInOrder() {
         var calls = UnansweredCalls()
         var next: UInt64 = 0
         var oldest: UInt64 = 1

@@ -1,14 +1,15 @@
 import EntitlementEngine
+import EntitlementTestSupport
 @testable import EntitlementFuzzing
 import Testing
 
 /// The fleet model check (`entitle check`) at small bounds in every `swift test`; `.ci/run` runs it
 /// deeper, and its long mode is by hand (the DocC article *Running a fleet* gives its command and figures).
 /// One search at a time (each takes a core for seconds): the suite's other tests keep the rest of the machine.
-@Suite("Fleet model check", .serialized)
+@Suite("Fleet model check", .serialized, .backgroundThread)
 struct FleetCheckerTests {
-    /// Runs a check where the test runs: with the suite serialized, one search at a time holds one of the
-    /// pool's threads (on threads of their own, the searches took the cores from the suite's HTTP tests).
+    /// Runs a check where the test runs: on a thread of its own at the lowest priority (`.backgroundThread`),
+    /// one search at a time.
     static func run(_ checker: FleetChecker) async -> FleetChecker.Report {
         checker.run()
     }

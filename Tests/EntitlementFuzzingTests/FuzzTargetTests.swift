@@ -1,11 +1,12 @@
 import EntitlementEngine
 import EntitlementFuzzing
+import EntitlementTestSupport
 import Foundation
 import Testing
 
 /// Every fuzz target's bounded, seeded budget in every `swift test` (the long mode is
 /// `entitle fuzz TARGET --count N`). A trap fails the run loudly; a rejected case prints its seed.
-@Suite("Fuzz targets")
+@Suite("Fuzz targets", .backgroundThread)
 struct FuzzTargetTests {
     static let budgets: [String: Int] = ["url": 3_000, "trace": 1_000, "scenario": 1_000, "token-file": 400, "http-request": 3_000, "resp": 3_000, "json": 5_000]
 

@@ -1,13 +1,14 @@
 import EntitlementEngine
 import EntitlementFuzzing
 import EntitlementSimulator
+import EntitlementTestSupport
 import EntitlementTracing
 import Foundation
 import Testing
 
 /// The random explorer's bounded, seeded budget in every `swift test` (the long mode is
 /// `entitle explore --seeds N`).
-@Suite("Random explorer")
+@Suite("Random explorer", .backgroundThread)
 struct RandomExplorerTests {
     static let seeds = UInt64(ProcessInfo.processInfo.environment["ENTITLE_EXPLORE_SEEDS"].flatMap(Int.init) ?? 400)
 

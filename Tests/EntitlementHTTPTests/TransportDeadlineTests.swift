@@ -50,12 +50,29 @@ struct TransportDeadlineTests {
     /// back (its queue stalled, as a wedged HTTP stack's is) holds the caller no longer than they do.
     @Test(.timeLimit(.minutes(3)), arguments: [false, true])
     func anExchangeEndsThoughItsSessionNeverCallsBack(_ cancelled: Bool) async throws {
-        let server = try Self.trickle()
-        defer { server.stop() }
         let exchanges = BoundedExchanges(bodyLimit: 1024)
         let stalled = OperationQueue()
         stalled.isSuspended = true
-        let session = URLSession(configuration: .ephemeral, delegate: exchanges, delegateQueue: stalled)
+        try await Self.expectEnded(cancelled: cancelled, on: exchanges, delegateQueue: stalled)
+    }
+
+    /// Nor does a caller wait on the session's own queue: a task is made and started on the exchanges'
+    /// queue (here held, as a session busy or wedged holds its queue), and the deadline and cancellation
+    /// answer the caller all the same.
+    @Test(.timeLimit(.minutes(3)), arguments: [false, true])
+    func anExchangeEndsThoughItsTaskIsNeverMade(_ cancelled: Bool) async throws {
+        let held = DispatchQueue(label: "held")
+        held.suspend()
+        defer { held.resume() }  // the late start finds the exchange ended
+        try await Self.expectEnded(cancelled: cancelled, on: BoundedExchanges(bodyLimit: 1024, tasks: held))
+    }
+
+    /// Runs an exchange with the trickling server on `exchanges`, cancelled after 100 ms or with a 300 ms
+    /// deadline, and expects it ended so.
+    static func expectEnded(cancelled: Bool, on exchanges: BoundedExchanges, delegateQueue: OperationQueue? = nil) async throws {
+        let server = try Self.trickle()
+        defer { server.stop() }
+        let session = URLSession(configuration: .ephemeral, delegate: exchanges, delegateQueue: delegateQueue)
         defer { session.invalidateAndCancel() }
         let request = URLRequest(url: try #require(URL(string: server.url)))
         let exchange = Task { await exchanges.exchange(request, on: session, within: cancelled ? .seconds(3600) : .milliseconds(300)) }

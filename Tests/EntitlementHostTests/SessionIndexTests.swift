@@ -1,4 +1,5 @@
 import EntitlementFuzzing
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementHost
@@ -8,7 +9,7 @@ import Testing
 @Suite("Session index")
 struct SessionIndexTests {
     /// Random inserts and removals (slots reused as the registry reuses them), checked after every step.
-    @Test func randomInsertsAndRemovalsFindWhatADictionaryFinds() {
+    @Test(.backgroundThread) func randomInsertsAndRemovalsFindWhatADictionaryFinds() {
         var random = FuzzRandom(seed: 11)
         var index = SessionIndex()
         var entries: [SessionKey?] = []

@@ -1,5 +1,6 @@
 import EntitlementProviders
 import EntitlementSupport
+import EntitlementTestSupport
 import Testing
 
 /// The Security API's XML: the specification's answers read, anything else refused with a typed
@@ -43,7 +44,7 @@ struct SecurityAPIXMLTests {
     }
 
     /// Seeded random bytes and mutations of valid answers: every one parses or fails with a reason.
-    @Test func noInputTraps() {
+    @Test(.backgroundThread) func noInputTraps() {
         var random = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
         func next() -> UInt64 { random.next() }
         let seeds = [

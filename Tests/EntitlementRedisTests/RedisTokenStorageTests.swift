@@ -245,7 +245,9 @@ struct RedisTokenStorageTests {
 
     @Test func whenRedisIsGoneEveryOperationIsATypedStorageErrorAndItRecovers() async throws {
         let server = try await RedisServer()
-        let client = RedisClient(server.configuration(connectTimeout: .milliseconds(300), commandTimeout: .seconds(2)))
+        // A stopped server refuses at once; the command timeout is only for a loaded machine's room (2 s once
+        // failed the first save under the whole suite).
+        let client = RedisClient(server.configuration(connectTimeout: .milliseconds(300), commandTimeout: .seconds(60)))
         let store = RedisTokenStorage(client: client)
         let v1 = try await store.save(StoredTokens(deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
         await server.stop()

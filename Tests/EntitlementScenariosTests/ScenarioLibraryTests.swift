@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementScenarios
+import EntitlementTestSupport
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ struct ScenarioLibraryTests {
 
     static var files: [String] { (try? ScenarioLibrary.files(at: [folder])) ?? [] }
 
-    @Test(arguments: files)
+    @Test(.backgroundThread, arguments: files)
     func scenarioPasses(file: String) async throws {
         let scenario = try ScenarioLibrary.load(file)
         let result = await ScenarioRunner().run(scenario)
@@ -21,7 +22,7 @@ struct ScenarioLibraryTests {
     /// The same library with every backend request and answer going through REST API V2's JSON:
     /// the engine's ``V2Client`` (registration, access token, strict decoding, errors by action) on
     /// the simulator's ``SimulatedV2Service``. The results are the in-process ones.
-    @Test(arguments: files)
+    @Test(.backgroundThread, arguments: files)
     func scenarioPassesOverV2sJSON(file: String) async throws {
         let scenario = try ScenarioLibrary.load(file)
         let result = await ScenarioRunner(overV2Wire: true).run(scenario)

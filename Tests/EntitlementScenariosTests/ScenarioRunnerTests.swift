@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementScenarios
+import EntitlementTestSupport
 import Foundation
 import Testing
 
@@ -155,7 +156,7 @@ struct ScenarioRunnerTests {
         #expect(result.passed, "\(result.failure?.description ?? "")")
     }
 
-    @Test func runsAreDeterministic() async throws {
+    @Test(.backgroundThread) func runsAreDeterministic() async throws {
         let text = Self.header + """
             > setSelectedProvider acme-cable
             < navigateToUrl $url=*
@@ -241,7 +242,7 @@ struct ScenarioMutationTests {
         }
     }
 
-    @Test(arguments: ScenarioLibraryTests.files)
+    @Test(.backgroundThread, arguments: ScenarioLibraryTests.files)
     func everyExpectedValueIsChecked(file: String) async throws {
         let scenario = try ScenarioLibrary.load(file)
         var mutations = 0

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementScenarios
 import EntitlementSimulator
+import EntitlementTestSupport
 import EntitlementTracing
 import Foundation
 import Testing
@@ -14,7 +15,7 @@ struct TraceRoundTripTests {
         return (result, recorder.trace)
     }
 
-    @Test(arguments: ScenarioLibraryTests.files)
+    @Test(.backgroundThread, arguments: ScenarioLibraryTests.files)
     func everyScenarioReplaysWithZeroDivergence(file: String) async throws {
         let (result, trace) = try await Self.record(file)
         #expect(result.passed)
@@ -86,7 +87,7 @@ struct TraceRoundTripTests {
     /// Every `status` the library's scenarios make the engine report is in the one list of what `status`
     /// can say — a ``Notice`` (with its level) or a refusal (``CallRefusal``, ``RedirectRefusal``) — so
     /// the list in the code, and the table in the REST API V2 article built from it, cannot drift.
-    @Test func everyStatusTheLibraryReportsIsANoticeOrARefusal() async throws {
+    @Test(.backgroundThread) func everyStatusTheLibraryReportsIsANoticeOrARefusal() async throws {
         let notices = Set(Notice.all.map { "\($0.code) \($0.level.rawValue)" })
         let refusals: Set<String> = [
             "UNKNOWN_PROVIDER", "INVALID_ARGUMENT", "QUEUE_FULL", "LOGOUT_IN_PROGRESS", "ALREADY_AUTHENTICATED",
@@ -109,7 +110,7 @@ struct TraceRoundTripTests {
         #expect(seen.count >= 20, "the library reports the notices: \(seen.sorted())")
     }
 
-    @Test(arguments: ScenarioLibraryTests.files)
+    @Test(.backgroundThread, arguments: ScenarioLibraryTests.files)
     func recordingTwiceGivesByteIdenticalTraces(file: String) async throws {
         let first = try await Self.record(file).1.text
         let second = try await Self.record(file).1.text

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementScenarios
+import EntitlementTestSupport
 import Foundation
 import Testing
 
@@ -182,7 +183,7 @@ struct TransitionCoverageTests {
         return rows
     }
 
-    @Test func everyRowIsTakenByAScenarioOrAMachineDrive() async throws {
+    @Test(.backgroundThread) func everyRowIsTakenByAScenarioOrAMachineDrive() async throws {
         let folder = ChartConformanceTests.root.appendingPathComponent("Tests/Scenarios").path
         var exercised: Set<TransitionRow> = []
         for file in try ScenarioLibrary.files(at: [folder]) {

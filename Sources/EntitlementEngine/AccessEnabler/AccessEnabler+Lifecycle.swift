@@ -98,6 +98,17 @@ extension AccessEnabler {
         await wait(for: .platformAnswered)
     }
 
+    /// Returns once no platform sign-in check is running and their answers have been handled; a picker
+    /// may still be open (one the user holds open is the user's to end, not something to wait for).
+    package func whenPlatformChecked() async {
+        guard isCheckingPlatform else { return }
+        await wait(for: .platformChecked)
+    }
+
+    private var isCheckingPlatform: Bool {
+        state.draining || state.platformWork.keys.contains { if case .signInCheck = $0 { true } else { false } }
+    }
+
     /// The backend requests sent and not yet answered.
     package var backendOperationsInFlight: Set<OperationID> { state.operationsInFlight.subtracting(state.providerOperations) }
 
@@ -123,6 +134,7 @@ extension AccessEnabler {
     /// engine lets go of what its emptied collections keep the first time and every 64th time after.
     func resumeIdleWaitersIfIdle() {
         if state.waiters.isWaiting(for: .platformAnswered), state.platformWork.isEmpty, !state.draining { state.waiters.resume(.platformAnswered) }
+        if state.waiters.isWaiting(for: .platformChecked), !isCheckingPlatform { state.waiters.resume(.platformChecked) }
         if state.waiters.isWaiting(for: .quiet), isQuiet { state.waiters.resume(.quiet) }
         if state.waiters.isWaiting(for: .atRest), isAtRest { state.waiters.resume(.atRest) }
         if state.waiters.isWaiting(for: .idle), state.operationsInFlight.isEmpty, state.platformWork.isEmpty, !state.draining { state.waiters.resume(.idle) }
