@@ -99,10 +99,10 @@ public final class RedisClusterClient: RedisCommandSender {
                 retried("moved")
                 await refreshAfterMoved(until: deadline)
                 // Followed to a master the map names, a node met before, or a new one while fewer than
-                // ``extraNodes`` beyond the masters are known; else the slot's owner is asked again after
-                // a pause: a node or proxy naming address after address gets no client for each.
-                // A followed one is the slot's owner from now on (a map read skipped by the interval, or
-                // answered by a node that has not heard of the move yet, would leave the old one).
+                // ``extraNodes`` beyond the masters are known, and noted as the slot's owner (a map read
+                // skipped by the interval, or answered by a node that has not heard of the move, would leave
+                // the old one); else the slot's owner is asked again after a pause: a node or proxy naming
+                // address after address gets no client for each.
                 let followed = state.withLock { state in
                     let followed =
                         state.masters.contains(address) || state.nodes[address] != nil || state.nodes.count < state.masters.count + Self.extraNodes
