@@ -45,13 +45,15 @@ final class SlowServer: Sendable {
         thread.start()
     }
 
+    /// Stops accepting; the accept thread closes the listener as it leaves (closed here, its number could be
+    /// another test's listener by the time the thread calls `accept` on it, and take that test's connection).
     func stop() {
         stopped.withLock { $0 = true }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func serve(head: [UInt8], chunk: [UInt8], interval: Duration, count: Int) {
+        defer { close(listener) }
         while !stopped.withLock({ $0 }) {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }

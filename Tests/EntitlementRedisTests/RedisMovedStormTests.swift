@@ -72,15 +72,15 @@ final class FakeMovedNodes: @unchecked Sendable {
         for listener in listeners { Thread.detachNewThread { [self] in acceptLoop(listener) } }
     }
 
+    /// Stops accepting; each accept thread closes its listener as it leaves (closed here, its number could be
+    /// another test's listener by the time the thread calls `accept` on it, and take that test's connection).
     func stop() {
         stopped.store(true, ordering: .relaxed)
-        for listener in listeners {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
+        for listener in listeners { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop(_ listener: Int32) {
+        defer { close(listener) }
         while !stopped.load(ordering: .relaxed) {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
