@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementHostTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementHost", "EntitlementSimulator", "EntitlementFuzzing", "EntitlementTestSupport"]),
         .testTarget(
-            name: "EntitlementRedisTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementRedis", "EntitlementSimulator", "EntitlementHost"]),
+            name: "EntitlementRedisTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementRedis", "EntitlementSimulator", "EntitlementHost", "EntitlementTestSupport"]),
         .testTarget(
             name: "EntitlementHTTPTests",
             dependencies: [

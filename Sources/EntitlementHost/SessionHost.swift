@@ -274,6 +274,12 @@ public final class SessionHost: Sendable {
     /// The host's counts now.
     public var statistics: SessionHostStatistics { registry.withLock { $0.statistics } }
 
+    /// How many calls the session `key` has admitted and not yet returned (nil: no such session), and
+    /// whether it is closing: what a test waits for instead of a pause.
+    package func admission(of key: SessionKey) -> (calls: Int, closing: Bool)? {
+        registry.withLock { registry in registry.slot(of: key).map { (Int(registry[$0].inFlight), registry[$0].closing) } }
+    }
+
     /// Whether ``shutdown(gracePeriod:)`` has begun.
     var isShuttingDown: Bool { registry.withLock { $0.shuttingDown } }
 
@@ -427,9 +433,11 @@ public final class SessionHost: Sendable {
     private func timeProviderChoice(_ key: SessionKey, _ limit: Duration) {
         let opened = registry.withLock { registry in registry.slot(of: key).flatMap { registry[$0].enabler } }
         guard let opened else { return }
+        // Timed from the picker's opening, not from when the task below runs (later on a busy machine).
+        let deadline = clock.now().adding(limit)
         Task {
             guard let flow = await opened.loginChoosingProvider else { return }
-            _ = clock.schedule(at: clock.now().adding(limit)) { [weak self] in
+            _ = clock.schedule(at: deadline) { [weak self] in
                 guard let self else { return }
                 _ = try? await self.withSession(key) { enabler in
                     guard await enabler.loginChoosingProvider == flow else { return false }

@@ -2,6 +2,7 @@ import Synchronization
 import EntitlementEngine
 import EntitlementSimulator
 import Testing
+import EntitlementTestSupport
 
 /// Awaiting a call's result beside the delegate: `authorize` returns the media token or throws the
 /// failure its callback reported, `authenticate` returns once the login succeeded, and `answer(to:)`
@@ -39,7 +40,7 @@ struct AsyncResultsTests {
         let enabler = session.enabler
         // The backend awaits the login while the device's user goes through picker and MVPD page.
         let login = Task { try await enabler.authenticate() }
-        #expect(await Self.eventually { session.ledger.callbacks.contains { $0.name == "displayProviderDialog" } })
+        #expect(await eventually { session.ledger.callbacks.contains { $0.name == "displayProviderDialog" } })
         await enabler.setSelectedProvider("acme-cable")
         _ = await session.logIn(as: "alice", password: "wonderland")
         try await login.value
@@ -53,21 +54,13 @@ struct AsyncResultsTests {
             }
         }
         let navigations = session.ledger.callbacks.filter { $0.name == "navigateToUrl" }.count
-        #expect(await Self.eventually { session.ledger.callbacks.filter { $0.name == "navigateToUrl" }.count > navigations })
+        #expect(await eventually { session.ledger.callbacks.filter { $0.name == "navigateToUrl" }.count > navigations })
         await enabler.setSelectedProvider(nil)
         #expect(await second.value?.code == ErrorCode.providerNotSelected, "a cancelled login fails with its code")
         _ = await session.collect()
         await session.expectClean()
     }
 
-    /// Whether `condition` becomes true within a few seconds (a task the test started has to run first).
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<500 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
 
     @Test func theAnsweredStreamSaysWhichCallsEachCallbackAnswers() async throws {
         let session = SimulatedSession()
@@ -105,7 +98,7 @@ struct AsyncResultsTests {
 
     /// A login the user never finishes: the caller's time limit ends its wait with a typed failure,
     /// while the call stays accepted — the picker is still open — and is answered once when it ends.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func aWaitPastItsTimeLimitEndsTypedAndTheCallIsStillAnsweredOnce() async throws {
         let session = SimulatedSession()
         await session.configure()
@@ -118,7 +111,7 @@ struct AsyncResultsTests {
                 return error
             }
         }
-        #expect(await Self.eventually { session.ledger.callbacks.contains { $0.name == "displayProviderDialog" } })
+        #expect(await eventually { session.ledger.callbacks.contains { $0.name == "displayProviderDialog" } })
         await session.clock.advance(by: .seconds(19))
         #expect(await Self.stillWaiting(waiting), "before its time limit the wait goes on")
         await session.clock.advance(by: .seconds(1))
@@ -137,7 +130,7 @@ struct AsyncResultsTests {
 
     /// A request handler whose task is cancelled (its client went away, the server is stopping) stops
     /// waiting at once, for each awaiting entry point.
-    @Test(.timeLimit(.minutes(1)), arguments: ["answer", "authorize", "authenticate"])
+    @Test(.timeLimit(.minutes(10)), arguments: ["answer", "authorize", "authenticate"])
     func aCancelledWaitEndsAtOnceWithItsCode(_ entryPoint: String) async throws {
         let session = SimulatedSession()
         await session.configure()
@@ -154,7 +147,7 @@ struct AsyncResultsTests {
                 return error
             }
         }
-        #expect(await Self.eventually { session.ledger.callbacks.contains { $0.name == "displayProviderDialog" } })
+        #expect(await eventually { session.ledger.callbacks.contains { $0.name == "displayProviderDialog" } })
         waiting.cancel()
         #expect(await waiting.value?.code == ErrorCode.callWaitCancelled)
         // The engine is as it was: the picker open, its call answered when the user closes it.

@@ -15,7 +15,7 @@ struct CloseSessionTests {
         var all: [AnsweredCallback] { log.withLock { $0 } }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func closingAnswersEveryWaitingCallOnceAndLeavesTheLoginInTheStore() async throws {
         let clock = ManualClock()
         let simulator = Simulator(world: .default, clock: clock, seed: 5)

@@ -10,7 +10,7 @@ struct SharedConfigurationBackendTests {
     static let requestor = "sim-requestor"
 
     /// Two engines (two devices) configure the same requestor: the service is asked once.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func twoEnginesShareOneConfigurationRequest() async throws {
         let clock = ManualClock()
         let simulator = Simulator(world: .default, clock: clock, seed: 7)
@@ -40,7 +40,7 @@ struct SharedConfigurationBackendTests {
     }
 
     /// A failure is handed to the callers of that fetch and never kept: the next caller fetches again.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func aFailureIsNeverKept() async throws {
         let clock = ManualClock()
         let simulator = Simulator(world: .default, clock: clock, seed: 7)
@@ -60,7 +60,7 @@ struct SharedConfigurationBackendTests {
 
     /// Callers that ask while a fetch is in flight wait for it (one request); one whose task is cancelled
     /// stops waiting at once, and the fetch goes on for the others.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func callersJoinTheFetchInFlightAndACancelledOneLeavesAtOnce() async throws {
         let clock = ManualClock()
         let simulator = Simulator(world: .default, clock: clock, seed: 7)
@@ -86,7 +86,7 @@ struct SharedConfigurationBackendTests {
 
     /// A service that never answers holds no caller past the fetch timeout: the next caller abandons the
     /// hung fetch and fetches again.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func aHungFetchIsAbandonedAfterItsTimeout() async throws {
         let clock = ManualClock()
         let simulator = Simulator(world: .default, clock: clock, seed: 7)

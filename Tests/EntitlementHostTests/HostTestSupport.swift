@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementHost
 import EntitlementSimulator
+import EntitlementTestSupport
 import EntitlementTracing
 import Foundation
 import Synchronization
@@ -157,15 +158,6 @@ final class Finished: Sendable {
     func set() { flag.withLock { $0 = true } }
 }
 
-/// Whether `condition` becomes true within a few seconds.
-func eventually(_ condition: () async -> Bool) async -> Bool {
-    for _ in 0..<500 {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
-}
-
 /// The production checklist's Swift block that starts with `opening`, and the code of `file` between
 /// `// MARKER-BEGIN` and `// MARKER-END` (one indentation level of a test taken off): a test holds the
 /// two equal, so the checklist's example is code that compiles and runs.
@@ -186,4 +178,17 @@ struct ChecklistBlock {
         let end = try #require(lines.firstIndex { $0.hasSuffix("// \(marker)-END") })
         tested = lines[(begin + 1)..<end].map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : $0 }.joined(separator: "\n")
     }
+}
+
+/// Counts the calls an engine received, by name (`EngineEvent.callReceived`): a test waits for a call
+/// to reach the engine rather than pause for it.
+final class CallsReceived: EngineMonitor {
+    private let names = Mutex<[String]>([])
+
+    func observe(_ event: EngineEvent) {
+        if case .callReceived(_, let call) = event { names.withLock { $0.append(call.name) } }
+    }
+
+    /// How many calls named `name` were received.
+    func count(of name: String) -> Int { names.withLock { $0.filter { $0 == name }.count } }
 }

@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementHost
 import EntitlementSimulator
 import Testing
+import EntitlementTestSupport
 
 /// Sessions that hold nothing, forgotten: drive-by devices leave nothing behind, the host's tables
 /// shrink, and what holds something stays.

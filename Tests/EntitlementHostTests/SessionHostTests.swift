@@ -4,6 +4,7 @@ import EntitlementSimulator
 import EntitlementTracing
 import Synchronization
 import Testing
+import EntitlementTestSupport
 
 /// The session host: sessions created on first use and configured, callbacks tagged with their session
 /// and calls, idle and least-recently-used sessions put to rest and brought back with nothing to tell
@@ -187,8 +188,8 @@ struct SessionHostTests {
         try await host.call(.checkAuthentication, on: key)  // configured; the configuration request is held
         let first = Task { try await host.answer(to: .checkAuthentication, on: key) }
         let second = Task { try await host.answer(to: .getSelectedProvider, on: key) }
-        #expect(await eventually { rig.delegate.entries(of: key).isEmpty && gate.held >= 1 })
-        try await Task.sleep(for: .milliseconds(50))  // both answers are awaited (held until configured)
+        // Both answers are awaited (held until configured).
+        #expect(await eventually { rig.delegate.entries(of: key).isEmpty && gate.held >= 1 && host.admission(of: key)?.calls == 2 })
         await #expect(throws: SessionHostError.mailboxFull(key, limit: 2)) {
             try await host.call(.checkAuthentication, on: key)
         }
@@ -211,8 +212,7 @@ struct SessionHostTests {
         let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
         try await host.call(.checkAuthentication, on: key)
         let closing = Task { await host.close(key) }
-        #expect(await eventually { gate.held >= 1 })
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await eventually { gate.held >= 1 && host.admission(of: key)?.closing == true })
         await #expect(throws: SessionHostError.sessionClosing(key)) { try await host.call(.checkAuthentication, on: key) }
         gate.release()
         #expect(await closing.value)
@@ -225,15 +225,19 @@ struct SessionHostTests {
 
     /// A caller awaiting a getAuthentication that joined an open picker: close cancels the picker and
     /// answers both (it used to wait for a rest that only the picker's answer could bring).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func closeCancelsAPickerACallerIsWaitingOn() async throws {
         let rig = Rig()
-        let host = rig.host()
+        let received = CallsReceived()
+        let host = rig.host(monitor: { _ in received })
         let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
         try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)
         await host.whenSettled(key)
         let waiting = Task { try await host.answer(to: .getAuthentication(forceAuthn: false, data: [:]), on: key) }
-        try await Task.sleep(for: .milliseconds(20))  // the second getAuthentication joins the open picker
+        // The second getAuthentication reaches the engine and joins the open picker (closed before it
+        // arrives, the session would open again for it, and its picker would wait for a user).
+        #expect(await eventually { received.count(of: "getAuthentication") == 2 })
+        await host.whenSettled(key)
         #expect(await host.close(key))
         #expect(try await waiting.value == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected))
         #expect(host.statistics.closed == 1 && host.residency(of: key) == nil)
@@ -348,7 +352,7 @@ struct SessionHostTests {
 extension SessionHostTests {
     /// A server's request handler bounds its wait for a login: `authorize` ends at the time limit with a
     /// typed failure; the call stays the session's, and closing the session answers it (once).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func aHostedWaitEndsAtItsTimeLimitAndCloseStillAnswersTheCall() async throws {
         let rig = Rig()
         let host = rig.host()
@@ -371,7 +375,7 @@ extension SessionHostTests {
 
     /// A session that rested with its picker open still has calls waiting for the user: close and
     /// shutdown bring it back and cancel the picker, so they are answered (they used to be dropped).
-    @Test(.timeLimit(.minutes(1)), arguments: ["close", "shutdown"])
+    @Test(.timeLimit(.minutes(10)), arguments: ["close", "shutdown"])
     func aSessionRestingWithItsPickerOpenIsAnsweredBeforeItLeaves(_ ending: String) async throws {
         let rig = Rig()
         let host = rig.host(idleTimeout: .zero)
@@ -392,7 +396,7 @@ extension SessionHostTests {
 
     /// A picker nobody answers is cancelled after the host's provider-choice time limit, resident or
     /// resting, so no hosted call waits on a user for ever.
-    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    @Test(.timeLimit(.minutes(10)), arguments: [false, true])
     func aProviderChoiceNobodyMakesIsCancelledAfterTheHostsLimit(_ rests: Bool) async throws {
         let rig = Rig()
         let clock = rig.clock
@@ -402,8 +406,8 @@ extension SessionHostTests {
             environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })
         let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
         try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)
+        // The host times the picker from its opening (the dialog), whenever its timer is scheduled.
         #expect(await eventually { rig.delegate.callbacks(of: key).contains { $0.callback.name == "displayProviderDialog" } })
-        try await Task.sleep(for: .milliseconds(20))  // the host reads the picker's login and times it
         if rests {
             await host.whenSettled(key)
             await clock.advance(by: .seconds(60))  // the host's idle sweeps put it to rest
@@ -414,8 +418,12 @@ extension SessionHostTests {
         }
         #expect(rig.delegate.answers(of: key).count == 1, "only setRequestorComplete before the limit")
         await clock.advance(by: .seconds(1))
+        // A timer the host schedules only now (a busy machine) is already due: the clock fires it.
         #expect(
-            await eventually { rig.delegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected) })
+            await eventually {
+                await clock.advance(by: .zero)
+                return rig.delegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
+            })
         #expect(rig.delegate.answers(of: key).last?.answering == [CallID(2), CallID(3)], "the getAuthentication and the host's own setSelectedProvider(nil)")
     }
 

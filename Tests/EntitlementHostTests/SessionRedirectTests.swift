@@ -3,6 +3,7 @@ import EntitlementHost
 import EntitlementSimulator
 import Foundation
 import Testing
+import EntitlementTestSupport
 
 /// Per-session redirect URLs: the return page finds its session from the URL alone, on any node.
 @Suite("Session redirect URLs")

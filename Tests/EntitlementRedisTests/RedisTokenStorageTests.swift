@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import EntitlementRedis
+import EntitlementTestSupport
 
 /// The storage contract on a real redis-server: versioned compare-and-set across store objects
 /// (nodes), no version ever reused, keys that expire with their tokens, typed failures when Redis
@@ -130,9 +131,9 @@ struct RedisTokenStorageTests {
         #expect(await Self.subscribed(to: nodeB.savesChannel, via: nodeA.client), "node B subscribed")
         let v1 = try await nodeA.save(StoredTokens(selectedProvider: "a", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
         _ = try await nodeA.save(StoredTokens(deviceID: "x"), deviceID: "x", requestorID: "r", replacing: .absent)  // ids B never used
-        #expect(await Self.eventually { heard.all == ["d/r"] }, "heard: \(heard.all)")
+        #expect(await eventually { heard.all == ["d/r"] }, "heard: \(heard.all)")
         _ = try await nodeA.save(StoredTokens(selectedProvider: "b", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: v1)
-        #expect(await Self.eventually { heard.all == ["d/r", "d/r"] }, "heard: \(heard.all)")
+        #expect(await eventually { heard.all == ["d/r", "d/r"] }, "heard: \(heard.all)")
         observation.cancel()
         try await Task.sleep(for: .milliseconds(400))  // the subscriber stops within one read slice
         _ = try await nodeA.save(.empty, deviceID: "d", requestorID: "r", replacing: try await nodeA.version(deviceID: "d", requestorID: "r"))
@@ -164,13 +165,6 @@ struct RedisTokenStorageTests {
         return false
     }
 
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<300 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
 
     @Test func ofManyNodesSavingOverOneVersionExactlyOneWins() async throws {
         let server = try await RedisServer()

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import EntitlementRedis
+import EntitlementTestSupport
 
 /// Nodes of a fleet on one redis-server: a node killed in the middle of a login and another that
 /// finishes it; Redis restarted under a running engine, every call still answered exactly once.
@@ -60,7 +61,7 @@ struct RedisTwoNodeTests {
         let finished = try await nodeB.answer(to: .handleExternalURL(try #require(visit.appURL)), on: key)
         #expect(finished == .setAuthenticationStatus(status: 1, errorCode: ""), "node B finished the login")
         #expect(
-            await Self.eventually { delegateA.last(answering: CallID(2)) == .setAuthenticationStatus(status: 1, errorCode: "") },
+            await eventually { delegateA.last(answering: CallID(2)) == .setAuthenticationStatus(status: 1, errorCode: "") },
             "node A's getAuthentication was answered when node B saved")
         withExtendedLifetime((nodeA, nodeB)) {}
         storeA.client.close()
@@ -85,13 +86,6 @@ struct RedisTwoNodeTests {
         func last(answering call: CallID) -> Callback? { log.withLock { $0.last { $0.1.contains(call) }?.0 } }
     }
 
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<300 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
 
     @Test func aNodeKilledInTheMiddleOfALoginIsFinishedByAnother() async throws {
         let server = try await RedisServer()
