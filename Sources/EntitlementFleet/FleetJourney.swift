@@ -150,7 +150,16 @@ struct Journey {
         let reader = (Int(device.split(separator: "-").last ?? "") ?? 0) % Fleet.readers
         let password = Fleet.readerPassword(reader)
         stats.secret(password)
-        let signedIn = await sendRetrying("signIn \(Fleet.subscription.id) username=\(Fleet.reader(reader)) password=\(password)")
+        let signIn = "signIn \(Fleet.subscription.id) username=\(Fleet.reader(reader)) password=\(password)"
+        var signedIn = await sendRetrying(signIn)
+        // A node whose account is still answering the provider (a verification or renewal it started
+        // itself, each within the engine's 8 s request deadline) refuses PROVIDER_BUSY and asks for the
+        // call again once it has answered: the device does so, a second apart, for up to 12 s — a node
+        // that stays busy longer still fails the journey.
+        for _ in 0..<12 where signedIn.failure == "PROVIDER_BUSY" {
+            try? await Task.sleep(for: .seconds(1))
+            signedIn = await sendRetrying(signIn)
+        }
         guard signedIn.value(of: "providerSignInStatus") == "1" else { return "sign-in: \(signedIn.failure ?? "no answer")" }
         for round in 0..<2 {
             if round == 1 { await fleet.simulator.invalidateSubscriptionTokens(Fleet.subscription.id, of: Fleet.reader(reader)) }

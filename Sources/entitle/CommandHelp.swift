@@ -250,10 +250,11 @@ struct CommandHelp {
                 through the programmer's service, steps up (the PIN entered at the service's page) and
                 reports it, and every eighth signs in to a direct subscription and reads two issues at once
                 on two nodes, twice, the service forgetting its token between (one renewal for the
-                fleet), then signs out — each request to a random node, while F faults of every kind
-                (default 6) come on a schedule seeded by S: a node killed (SIGKILL) and restarted, Redis
-                hung (SIGSTOP 5 s), Redis restarted empty and with its data, the simulator refusing or
-                hanging for 5 s. Then, faults healed, every device logs in afresh, and the run checks:
+                fleet), then signs out (a sign-in refused PROVIDER_BUSY, its node still verifying a
+                token made elsewhere, is made again a second later, for up to 12 s) — each request to
+                a random node, while F faults of every kind (default 6) come on a schedule seeded by
+                S: a node killed (SIGKILL) and restarted, Redis hung (SIGSTOP 5 s), Redis restarted
+                empty and with its data, the simulator refusing or hanging for 5 s. Then, faults healed, every device logs in afresh, and the run checks:
                 no request hung; no journey failed without a fault during it or in the 7 s before; every
                 call a node accepted answered exactly once (calls lost with a killed node are counted
                 apart); every node exits within 30 s of SIGTERM; every node answers each device alike; no

@@ -1,8 +1,8 @@
-import Synchronization
 import EntitlementEngine
 import EntitlementSimulator
-import Testing
 import EntitlementTestSupport
+import Synchronization
+import Testing
 
 /// Awaiting a call's result beside the delegate: `authorize` returns the media token or throws the
 /// failure its callback reported, `authenticate` returns once the login succeeded, and `answer(to:)`

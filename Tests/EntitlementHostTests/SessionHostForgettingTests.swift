@@ -1,8 +1,8 @@
 import EntitlementEngine
 import EntitlementHost
 import EntitlementSimulator
-import Testing
 import EntitlementTestSupport
+import Testing
 
 /// Sessions that hold nothing, forgotten: drive-by devices leave nothing behind, the host's tables
 /// shrink, and what holds something stays.

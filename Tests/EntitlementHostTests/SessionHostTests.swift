@@ -1,10 +1,10 @@
 import EntitlementEngine
 import EntitlementHost
 import EntitlementSimulator
+import EntitlementTestSupport
 import EntitlementTracing
 import Synchronization
 import Testing
-import EntitlementTestSupport
 
 /// The session host: sessions created on first use and configured, callbacks tagged with their session
 /// and calls, idle and least-recently-used sessions put to rest and brought back with nothing to tell

@@ -1,9 +1,9 @@
 import EntitlementEngine
 import EntitlementHost
 import EntitlementSimulator
+import EntitlementTestSupport
 import Foundation
 import Testing
-import EntitlementTestSupport
 
 /// Per-session redirect URLs: the return page finds its session from the URL alone, on any node.
 @Suite("Session redirect URLs")

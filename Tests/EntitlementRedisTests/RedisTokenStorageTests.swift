@@ -1,11 +1,11 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 @testable import EntitlementRedis
-import EntitlementTestSupport
 
 /// The storage contract on a real redis-server: versioned compare-and-set across store objects
 /// (nodes), no version ever reused, keys that expire with their tokens, typed failures when Redis

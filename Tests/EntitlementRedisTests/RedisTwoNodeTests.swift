@@ -2,12 +2,12 @@ import EntitlementEngine
 import EntitlementHost
 import EntitlementSimulator
 import EntitlementSupport
+import EntitlementTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 @testable import EntitlementRedis
-import EntitlementTestSupport
 
 /// Nodes of a fleet on one redis-server: a node killed in the middle of a login and another that
 /// finishes it; Redis restarted under a running engine, every call still answered exactly once.

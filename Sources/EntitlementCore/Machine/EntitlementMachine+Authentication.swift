@@ -78,11 +78,12 @@ extension EntitlementMachine {
             return probeLogin(flow, configuration, joining: id)
         case .login(var flow, .awaitingRedirect) where flow.completingElsewhere == nil && !(flow.url ?? "").isEmpty:
             // The device asks again, on the node that sent it to the login page: its page may be lost (the
-            // app restarted, the web view closed). The call joins the login and the page is sent again, as
-            // any other node does from the stored login.
+            // app restarted, the web view closed), its code may have died at the service (a session request
+            // this device sent earlier, given up on here, that arrived after this login's), or the user
+            // signed in and only the redirect was lost. The call joins the login, and the profile is read
+            // before the page is sent again — as any other node does from the stored login.
             flow.waiters.append(id)
-            moveAuthentication(to: .login(flow, .awaitingRedirect), nil, .join, .navigateToUrl)
-            return [.log(.joined(id, flow: "the running login")), .emit(.navigateToUrl(flow.url ?? ""), answering: [])]
+            return probeLogin(flow, configuration, joining: id, condition: .pageAskedAgain)
         case .login:
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
@@ -96,16 +97,18 @@ extension EntitlementMachine {
 
     /// Reads the profile of a login taken from storage (by its session code), unless a read is in flight:
     /// its answer signs the user in, or sends the device to the login's page again (``probeAnswered(_:_:_:)``).
-    mutating func probeLogin(_ flow: LoginFlow, _ configuration: RequestorConfiguration, joining id: CallID?) -> [Action] {
+    mutating func probeLogin(
+        _ flow: LoginFlow, _ configuration: RequestorConfiguration, joining id: CallID?, condition: TransitionGuard = .startedElsewhere
+    ) -> [Action] {
         var probing = flow
         var actions: [Action] = id.map { [.log(.joined($0, flow: "the running login"))] } ?? []
         guard probing.probe == nil, let code = probing.profileCode else {
-            moveAuthentication(to: .login(probing, .awaitingRedirect), .startedElsewhere, id == nil ? [] : [.join])
+            moveAuthentication(to: .login(probing, .awaitingRedirect), condition, id == nil ? [] : [.join])
             return actions
         }
         let operation = nextOperation(.authentication)
         probing.probe = operation
-        moveAuthentication(to: .login(probing, .awaitingRedirect), .startedElsewhere, (id == nil ? [] : [.join]) + [.readProfile])
+        moveAuthentication(to: .login(probing, .awaitingRedirect), condition, (id == nil ? [] : [.join]) + [.readProfile])
         actions.append(.callBackend(operation, .profileByCode(context(configuration), code: code)))
         return actions
     }

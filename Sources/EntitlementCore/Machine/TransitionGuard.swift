@@ -174,6 +174,10 @@ public enum TransitionGuard: String, Sendable, CaseIterable {
     /// The login waiting for its redirect was taken from storage (another instance, or this one before
     /// a restart, started it) and its page is known: the device may never have received it.
     case startedElsewhere
+    /// The device asked again for the login this instance sent it to: the session's code may have died
+    /// at the service meanwhile (a session request that arrived late replaced it), or the user signed in
+    /// and only the redirect was lost — the login's profile is read before its page goes out again.
+    case pageAskedAgain
     /// The service says the login's code is unknown or expired (a newer session for the device
     /// replaced it, or it ran out): before the redirect its page is dead, so the login starts a new
     /// session; after it, the profile the sign-in saved is read with the MVPD instead.
