@@ -138,6 +138,17 @@ package struct EngineBenchmark {
         print(
             "trace recorder alone: \(reported.count) events per session, \(Self.micros(recorderTime / Double(recorded))) per session"
         )
+        // The same, its lines written to a sink (as a service records to a file): every byte of the trace made.
+        let sink = CountingSink()
+        var streamed = 0
+        let streamingTime = Self.timeSync(for: seconds / 2) {
+            let recorder = TraceRecorder(streamingTo: sink)
+            for event in reported { recorder.observe(event) }
+            streamed += 1
+        }
+        print(
+            "trace recorder alone, streaming its lines: \(Self.micros(streamingTime / Double(streamed))) per session (\(sink.bytes / max(streamed, 1)) bytes)"
+        )
         rows.insert(
             Row(figure: "bare machine, a cookbook session's inputs", measured: Self.millions(rate, "events/s"),
                 target: "≥ 5 M events/s", met: rate >= 5_000_000),
@@ -417,4 +428,11 @@ package struct EngineBenchmark {
 /// recorder's work.
 private final class IgnoringMonitor: EngineMonitor {
     func observe(_ event: EngineEvent) {}
+}
+
+/// A trace sink that counts what it is given and keeps nothing.
+private final class CountingSink: TraceSink {
+    private let count = Mutex(0)
+    var bytes: Int { count.withLock { $0 } }
+    func write(line: String) { count.withLock { $0 += line.utf8.count } }
 }
