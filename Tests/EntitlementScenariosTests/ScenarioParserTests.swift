@@ -14,7 +14,8 @@ struct ScenarioParserTests {
         }
     }
 
-    @Test(arguments: [
+    /// Each refused line: its text, and where and why it is refused (typed, so the literal type-checks at once).
+    static let refusals: [(line: String, lineNumber: Int, column: Int, message: String)] = [
         ("> getAuthorization \"news", 2, 20, "unterminated string"),
         ("> fetchToken", 2, 3, "unknown API call 'fetchToken'"),
         ("< setToken *", 2, 3, "setToken takes 2 arguments (token resource), got 1; end with '...' to skip the rest"),
@@ -64,7 +65,9 @@ struct ScenarioParserTests {
         ("}", 2, 1, "'}' closes nothing"),
         ("repeat 10000 {\nrepeat 10000 {\n> checkAuthentication\n}\n}", 6, 1, "the repeat block makes more than 100000 steps"),
         ("mvpd x \"X\" turbo", 2, 12, "unknown MVPD option 'turbo' (sso, temppass, per-requestor, degraded, authn-ttl, authz-ttl, login-hops, no-logout-page)"),
-    ])
+    ]
+
+    @Test(arguments: refusals)
     func refusesWithLineAndColumn(line: String, lineNumber: Int, column: Int, message: String) throws {
         let failure = try #require(error("ignore sendTrackingData\n" + line))
         #expect(failure.file == "t.scenario")
