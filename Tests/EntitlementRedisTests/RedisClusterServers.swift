@@ -5,8 +5,9 @@ import Foundation
 @testable import EntitlementRedis
 
 /// A real Redis Cluster on loopback: six `redis-server --cluster-enabled yes` (three masters, three
-/// replicas, a password, a 1 s node timeout so a failover takes seconds) formed by `redis-cli --cluster
-/// create`; a test ends with `await cluster.stop()`.
+/// replicas, a password) formed by `redis-cli --cluster create`; a test ends with `await cluster.stop()`.
+/// A test that kills a master asks for a 1 s node timeout, so its failover takes seconds; any other gets
+/// 15 s, so a node a loaded machine leaves unscheduled for a second is not failed over under it.
 final class RedisClusterServers: @unchecked Sendable {
     static let password = "clu5ter-Pa55"
     static var toolsInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-cli") && RedisServer.installed }
@@ -15,7 +16,8 @@ final class RedisClusterServers: @unchecked Sendable {
     private let processes: [ChildProcess]
     private let folder: String
 
-    init() async throws {
+    /// Forms a cluster whose nodes count one silent for `nodeTimeout` as failing.
+    init(nodeTimeout: Duration = .seconds(15)) async throws {
         folder = ScratchSpace.path("entitle-cluster-")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var ports: [UInt16] = []
@@ -25,7 +27,7 @@ final class RedisClusterServers: @unchecked Sendable {
             let process = try ChildProcess.spawn(
                 RedisServer.path,
                 RedisServer.arguments(port) + [
-                    "--cluster-enabled", "yes", "--cluster-config-file", "\(folder)/nodes-\(number).conf", "--cluster-node-timeout", "1000",
+                    "--cluster-enabled", "yes", "--cluster-config-file", "\(folder)/nodes-\(number).conf", "--cluster-node-timeout", String(nodeTimeout.milliseconds),
                     "--dir", folder, "--requirepass", Self.password, "--masterauth", Self.password, "--repl-diskless-sync-delay", "0",
                 ])
             ports.append(port)
@@ -53,8 +55,8 @@ final class RedisClusterServers: @unchecked Sendable {
 
     /// Runs `body` with a fresh cluster and stops it afterwards, whatever happens (awaited: no server
     /// outlives the test).
-    static func with(_ body: (RedisClusterServers) async throws -> Void) async throws {
-        let cluster = try await RedisClusterServers()
+    static func with(nodeTimeout: Duration = .seconds(15), _ body: (RedisClusterServers) async throws -> Void) async throws {
+        let cluster = try await RedisClusterServers(nodeTimeout: nodeTimeout)
         do {
             try await body(cluster)
         } catch {
