@@ -127,28 +127,24 @@ package struct EngineBenchmark {
         }
         let rate = Double(events) / machineTime
         print("bare machine: \(captured.count) inputs per session, \(events) inputs in \(String(format: "%.2f", machineTime)) s")
-        // The trace recorder alone, fed the session's events (what it costs, apart from the engine).
+        // The trace recorder alone, fed the session's events (what it costs, apart from the engine): keeping
+        // the records in memory, and writing its lines to a sink (as a service records to a file: every byte made).
         let reported = inputs.events.withLock { $0 }
-        var recorded = 0
-        let recorderTime = Self.timeSync(for: seconds / 2) {
-            let recorder = TraceRecorder()
-            for event in reported { recorder.observe(event) }
-            recorded += 1
+        func recorded(_ makeRecorder: () -> TraceRecorder) -> (seconds: Double, sessions: Int) {
+            var sessions = 0
+            let elapsed = Self.timeSync(for: seconds / 2) {
+                let recorder = makeRecorder()
+                for event in reported { recorder.observe(event) }
+                sessions += 1
+            }
+            return (elapsed / Double(max(sessions, 1)), max(sessions, 1))
         }
-        print(
-            "trace recorder alone: \(reported.count) events per session, \(Self.micros(recorderTime / Double(recorded))) per session"
-        )
-        // The same, its lines written to a sink (as a service records to a file): every byte of the trace made.
+        let inMemory = recorded { TraceRecorder() }
+        print("trace recorder alone: \(reported.count) events per session, \(Self.micros(inMemory.seconds)) per session")
         let sink = CountingSink()
-        var streamed = 0
-        let streamingTime = Self.timeSync(for: seconds / 2) {
-            let recorder = TraceRecorder(streamingTo: sink)
-            for event in reported { recorder.observe(event) }
-            streamed += 1
-        }
+        let streaming = recorded { TraceRecorder(streamingTo: sink) }
         print(
-            "trace recorder alone, streaming its lines: \(Self.micros(streamingTime / Double(streamed))) per session (\(sink.bytes / max(streamed, 1)) bytes)"
-        )
+            "trace recorder alone, streaming its lines: \(Self.micros(streaming.seconds)) per session (\(sink.bytes / streaming.sessions) bytes)")
         rows.insert(
             Row(figure: "bare machine, a cookbook session's inputs", measured: Self.millions(rate, "events/s"),
                 target: "≥ 5 M events/s", met: rate >= 5_000_000),
