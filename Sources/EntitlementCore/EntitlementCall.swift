@@ -35,7 +35,7 @@ public enum EntitlementCall: Sendable, Hashable {
     public var name: String { transitionInput.rawValue }
 
     /// The names of all calls.
-    public static let names: Set<String> = Set(TransitionInput.allCases.filter(\.isCall).map(\.rawValue))
+    package static let names: Set<String> = Set(TransitionInput.allCases.filter(\.isCall).map(\.rawValue))
 
     /// The call in cookbook notation with secrets shortened (safe for logs and transcripts).
     public var redactedDescription: String {

@@ -20,7 +20,7 @@ public struct StatusReport: Sendable, Hashable, Codable {
     public var message: String
 
     /// Creates a status report; the message is redacted and bounded here.
-    public init(code: String, level: Level, message: String) {
+    package init(code: String, level: Level, message: String) {
         self.code = code
         self.level = level
         self.message = Redactor.redact(message)

@@ -7,7 +7,7 @@ public struct TvProviderDialog: Sendable, Hashable, Codable {
     public var mvpds: [MVPD]
 
     /// Creates a picker description.
-    public init(id: String, mvpds: [MVPD]) {
+    package init(id: String, mvpds: [MVPD]) {
         self.id = id
         self.mvpds = mvpds
     }

@@ -7,7 +7,7 @@ public struct AnsweredCallback: Sendable, Hashable {
     public var answering: [CallID]
 
     /// Creates one.
-    public init(callback: Callback, answering: [CallID]) {
+    package init(callback: Callback, answering: [CallID]) {
         self.callback = callback
         self.answering = answering
     }

@@ -35,9 +35,9 @@ public enum EngineEvent: Sendable {
     /// A callback was emitted; `answering` lists the calls it ends (empty for non-terminal callbacks).
     case callbackEmitted(Callback, answering: [CallID])
     /// A backend request was sent.
-    case backendRequested(OperationID, BackendRequest)
+    case backendRequested(OperationID, SentRequest)
     /// A backend request finished.
-    case backendFinished(OperationID, Result<BackendResponse, BackendError>)
+    case backendFinished(OperationID, RequestOutcome)
     /// A provider of the chain was asked something (credentials for a resource, a verification, …).
     case providerAsked(OperationID, provider: String, ProviderRequest)
     /// The machine took a transition (reported only when a monitor is attached).
@@ -56,8 +56,8 @@ public enum EngineEvent: Sendable {
         case .callbackEmitted(let callback, let answering):
             "< \(callback.redactedDescription)" + (answering.isEmpty ? "" : "  answers \(answering.map(\.description).joined(separator: ","))")
         case .backendRequested(let operation, let request): "\(operation) → backend \(request.operation.rawValue)"
-        case .backendFinished(let operation, .success): "\(operation) ← backend answered"
-        case .backendFinished(let operation, .failure(let error)): "\(operation) ← backend failed: \(Redactor.redact(error.summary))"
+        case .backendFinished(let operation, let outcome):
+            if let error = outcome.error { "\(operation) ← backend failed: \(Redactor.redact(error.summary))" } else { "\(operation) ← backend answered" }
         case .providerAsked(let operation, let provider, let request): "\(operation) → provider \(provider): \(request.redactedDescription)"
         case .transition(let row): "  ↳ \(row)"
         case .log(let log): "· \(Redactor.redact(log.description))"
@@ -79,6 +79,35 @@ public struct HandledInput: Sendable, CustomStringConvertible {
 
     /// The input's name.
     public var description: String { input.name }
+}
+
+/// A request the engine sent to the entitlement service: its operation by name. What it carries stays
+/// inside the package (traces record it, concealed).
+public struct SentRequest: Sendable, CustomStringConvertible {
+    /// The request itself.
+    package let request: BackendRequest
+
+    package init(_ request: BackendRequest) { self.request = request }
+
+    /// The REST API V2 operation asked for.
+    public var operation: BackendOperation { request.operation }
+
+    /// The operation's name.
+    public var description: String { request.operation.rawValue }
+}
+
+/// How a request to the entitlement service ended: its error, or an answer whose content stays inside
+/// the package (traces record it, concealed).
+public struct RequestOutcome: Sendable {
+    /// The answer or the error.
+    package let result: Result<BackendResponse, BackendError>
+
+    package init(_ result: Result<BackendResponse, BackendError>) { self.result = result }
+
+    /// Why the request failed; nil when the service answered.
+    public var error: BackendError? {
+        if case .failure(let error) = result { error } else { nil }
+    }
 }
 
 /// An engine's monitor behind one reference: asking whether there is one is a pointer test, and

@@ -27,17 +27,17 @@ public struct EngineRest: Sendable {
     let parts: Parts
 
     /// The device the engine runs for.
-    public var deviceID: String { parts.environment.deviceID }
+    package var deviceID: String { parts.environment.deviceID }
     /// Whether the engine rested with a provider picker open: calls (the login's, and authorizations
     /// waiting for it) wait for the user's choice. An owner that drops such a rest must bring the engine
     /// back and cancel the choice (`setSelectedProvider(nil)`) first, or those calls are never answered.
-    public var isChoosingProvider: Bool { parts.machine.loginChoosingProvider != nil }
+    package var isChoosingProvider: Bool { parts.machine.loginChoosingProvider != nil }
 
     /// Whether the engine holds nothing worth keeping: nothing it would store (no login, pending login or
     /// logout, chosen provider or provider account; a logout mark the store keeps does not count) and no
     /// call waiting. Forgetting such a rest loses only its call-id counter and what providers verified
     /// (asked again at the next `setRequestor`).
-    public var holdsNothing: Bool {
+    package var holdsNothing: Bool {
         !isChoosingProvider && parts.machine.holdsNothingButALogoutMark
     }
 

@@ -13,7 +13,7 @@ public struct EntitlementFailure: Error, Sendable, Hashable, CustomStringConvert
     public var callback: Callback?
 
     /// The failure a callback reports.
-    public init(_ callback: Callback) {
+    package init(_ callback: Callback) {
         self.callback = callback
         switch callback {
         case .tokenRequestFailed(_, let code, let description):
@@ -33,7 +33,7 @@ public struct EntitlementFailure: Error, Sendable, Hashable, CustomStringConvert
 
     /// The wait for an answer ended first (`code` is ``ErrorCode/callWaitCancelled`` or
     /// ``ErrorCode/callWaitTimedOut``): no callback answered the call yet.
-    public init(waitEnded code: String) {
+    package init(waitEnded code: String) {
         self.code = code
         callback = nil
         message =

@@ -19,9 +19,9 @@ import EntitlementEngine
 /// clients (the last one written is kept).
 public final class FileV2CredentialStore: V2CredentialStore {
     /// The file's path.
-    public let path: String
+    package let path: String
     /// What seals the file (the client secret is a secret); nil: plain JSON.
-    public let sealing: (any TokenSealing)?
+    package let sealing: (any TokenSealing)?
 
     /// A store at `path` (its directory must exist); with `sealing`, the file is sealed
     /// (`sealed:1:`…), and a plain one written before is still read.

@@ -14,37 +14,37 @@ import EntitlementSupport
 /// Each request carries exactly the documented headers (Adobe's REST API V2 header pages): `Authorization: Bearer`,
 /// `AP-Device-Identifier: fingerprint <base64>`, `X-Device-Info` (base64 JSON), `X-Forwarded-For`,
 /// `AP-Visitor-Identifier`, `AP-TempPass-Identity` — each only where the request's context has it —
-/// plus `Accept: application/json` and the body's `Content-Type`. The ``decorate`` hook sees every
+/// plus `Accept: application/json` and the body's `Content-Type`. The `decorate` hook sees every
 /// request last and may change its headers.
 ///
 /// Answers: every HTTP status is a `V2Response`; a body is JSON only when its `Content-Type` says
-/// so and it parses (else `bodyProblem` says why); a body over ``bodyLimit`` is refused as soon as it
+/// so and it parses (else `bodyProblem` says why); a body over `bodyLimit` is refused as soon as it
 /// passes the limit, while it is read; a redirect is not followed (V2 sends none; following one could
 /// carry the bearer token elsewhere) and is read as its status. No HTTP answer at all is a thrown
-/// `BackendError`: `.timeout` once ``timeout`` has passed since the request was sent — a total
+/// `BackendError`: `.timeout` once `timeout` has passed since the request was sent — a total
 /// deadline, however slowly the server trickles its answer — `.network` for a refused, reset or failed
 /// connection — described without the URL, which may hold a session code. A cancelled task
 /// cancels its request. Its ``V2Pacing`` keeps each device under V2's throttle.
 ///
-/// At most ``connectionsPerHost`` exchanges run at once; the others wait in order (a cancelled one
-/// leaves the line). Each exchange is reported as a ``V2Exchange`` — to ``log`` and, with `metrics`, as
+/// At most `connectionsPerHost` exchanges run at once; the others wait in order (a cancelled one
+/// leaves the line). Each exchange is reported as a ``V2Exchange`` — to `log` and, with `metrics`, as
 /// the timers `entitle.transport.pacing`, `entitle.transport.connection_wait` and
 /// `entitle.transport.service` (`operation`, `outcome`: the status or the failure's kind) and the
 /// gauges `entitle.transport.running` and `entitle.transport.waiting`; the limit itself is the gauge
 /// `entitle.transport.connections_per_host`, recorded once.
 public final class URLSessionV2Transport: V2Transport {
     /// The service's base URL (one of `AdobePassHost`'s, or `entitle serve`'s URL).
-    public let baseURL: String
+    package let baseURL: String
     /// How long one exchange may take in all, from sending the request to the last byte of its answer.
-    public let timeout: Duration
+    package let timeout: Duration
     /// Called before every request; may add or change headers.
-    public let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
+    package let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
     /// Every exchange, as it ends (its `description` is a log line; its `level` says how loud).
-    public let log: (@Sendable (V2Exchange) -> Void)?
+    package let log: (@Sendable (V2Exchange) -> Void)?
     /// The largest answer body read (a bigger one is an unreadable answer, not a memory hazard).
-    public let bodyLimit: Int
+    package let bodyLimit: Int
     /// How many exchanges with the service may run at once (1…1,024; the rest wait for one to end).
-    public let connectionsPerHost: Int
+    package let connectionsPerHost: Int
     private let metrics: (any EngineMetricsHandler)?
     private let session: URLSession
     private let exchanges: BoundedExchanges
@@ -76,7 +76,7 @@ public final class URLSessionV2Transport: V2Transport {
     deinit { session.finishTasksAndInvalidate() }
 
     /// Sends `request` with the headers `context` describes.
-    public func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+    package func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
         let paceKey = context.forwardedFor ?? context.deviceID ?? ""
         let arrived = ContinuousClock.now
         do {
@@ -193,5 +193,21 @@ public final class URLSessionV2Transport: V2Transport {
         } catch {
             return V2Response(status: status, body: nil, bodyProblem: "the body is not JSON (\(error))")
         }
+    }
+}
+
+extension V2Client {
+    /// A client of Adobe Pass REST API V2 on `transport`, registering `softwareStatement` once (its
+    /// credentials kept in `credentials`) and sending every request with an access token that is
+    /// refreshed `refreshMargin` before it expires; `devices` says, for a device id, what the device
+    /// says of itself (`X-Device-Info`, its public address, visitor id and TempPass identity).
+    public init(
+        transport: URLSessionV2Transport, softwareStatement: String, credentials: any V2CredentialStore = InMemoryV2CredentialStore(),
+        baseURL: String, clock: any EngineClock, refreshMargin: Duration = .seconds(60),
+        devices: @escaping @Sendable (String) -> V2Device = { _ in V2Device() }, tokenFetchTimeout: Duration = .seconds(30)
+    ) {
+        self.init(
+            transport: transport as any V2Transport, softwareStatement: softwareStatement, credentials: credentials, baseURL: baseURL,
+            clock: clock, refreshMargin: refreshMargin, devices: devices, tokenFetchTimeout: tokenFetchTimeout)
     }
 }

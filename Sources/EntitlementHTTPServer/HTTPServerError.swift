@@ -34,9 +34,9 @@ public struct HTTPServerError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// A socket call failed with this `errno`.
-    public static func socket(_ errno: Int32) -> HTTPServerError { HTTPServerError(.socket, errno: errno) }
+    package static func socket(_ errno: Int32) -> HTTPServerError { HTTPServerError(.socket, errno: errno) }
     /// The port could not be bound (`EADDRINUSE` when another process has it).
-    public static func bind(port: UInt16, errno: Int32) -> HTTPServerError { HTTPServerError(.bind, errno: errno, port: port) }
+    package static func bind(port: UInt16, errno: Int32) -> HTTPServerError { HTTPServerError(.bind, errno: errno, port: port) }
 
     /// A sentence for the command line.
     public var description: String {

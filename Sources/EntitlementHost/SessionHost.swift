@@ -47,8 +47,9 @@ public final class SessionHost: Sendable {
     /// Creates a host.
     /// - Parameters:
     ///   - settings: idle time, resident limit, mailbox bound, engine settings.
-    ///   - backend: the entitlement service every session talks to (behind a `SharedConfigurationBackend`
-    ///     unless ``SessionHostSettings/configurationValidity`` is nil).
+    ///   - backend: the entitlement service every session talks to, a `V2Client` (in tests, one on the
+    ///     simulator: `V2Client.simulated(_:)` from EntitlementTesting); its configuration answers are
+    ///     shared by the host's sessions unless ``SessionHostSettings/configurationValidity`` is nil.
     ///   - storage: the token storage every session shares (a fleet shares it across nodes).
     ///   - clock: times idleness and runs the idle sweeps; give the clock your environments use.
     ///   - delegate: receives every session's callbacks (held strongly).
@@ -62,7 +63,7 @@ public final class SessionHost: Sendable {
     ///   - providers: the provider chain every session's authorizations go through (`ProviderChain`
     ///     in the engine's docs); its providers serve every device (each request names its session).
     public init(
-        settings: SessionHostSettings = SessionHostSettings(), backend: any EntitlementBackend,
+        settings: SessionHostSettings = SessionHostSettings(), backend: any EntitlementService,
         storage: any TokenStorage = InMemoryTokenStorage(), clock: any EngineClock = SystemClock(),
         delegate: (any SessionHostDelegate)? = nil, metrics: (any EngineMetricsHandler)? = nil,
         environment: @escaping @Sendable (SessionKey) -> EngineEnvironment = { .live(deviceID: $0.deviceID) },
@@ -74,7 +75,7 @@ public final class SessionHost: Sendable {
         self.backend =
             settings.configurationValidity.map {
                 SharedConfigurationBackend(backend, validity: $0, fetchTimeout: settings.engine.requestTimeout, clock: clock)
-            } ?? backend
+            } ?? backend.port.backend
         self.storage = storage
         self.clock = clock
         self.delegate = delegate

@@ -37,13 +37,13 @@ public struct SessionHostError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     /// The session already has `limit` calls waiting or running (``SessionHostSettings/mailboxLimit``).
-    public static func mailboxFull(_ key: SessionKey, limit: Int) -> SessionHostError {
+    package static func mailboxFull(_ key: SessionKey, limit: Int) -> SessionHostError {
         SessionHostError(.mailboxFull, session: key, limit: limit)
     }
     /// The session is being closed (``SessionHost/close(_:)``); call again once it is.
-    public static func sessionClosing(_ key: SessionKey) -> SessionHostError { SessionHostError(.sessionClosing, session: key) }
+    package static func sessionClosing(_ key: SessionKey) -> SessionHostError { SessionHostError(.sessionClosing, session: key) }
     /// The host is shutting down (``SessionHost/shutdown(gracePeriod:)``) and takes no more calls.
-    public static let shuttingDown = SessionHostError(.shuttingDown)
+    package static let shuttingDown = SessionHostError(.shuttingDown)
 
     /// What happened, in words.
     public var description: String {

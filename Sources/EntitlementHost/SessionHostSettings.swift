@@ -10,7 +10,7 @@ public struct SessionHostSettings: Sendable {
     /// flight) stay resident until it ends, so the count can pass the limit for a while.
     public var residentLimit: Int
     /// The most calls one session may have waiting or running at once; a call beyond it is refused
-    /// with ``SessionHostError/mailboxFull(_:limit:)`` and never reaches the engine.
+    /// with `SessionHostError/mailboxFull(_:limit:)` and never reaches the engine.
     public var mailboxLimit: Int
     /// Whether a session created on first use is configured at once with `setRequestor(key.requestorID)`
     /// (its `setRequestorComplete` reaches the delegate like any callback). Calls made before the

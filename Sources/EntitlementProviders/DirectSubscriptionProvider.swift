@@ -14,7 +14,7 @@ import EntitlementSupport
 /// Answers are XML in the specification's shape: `<token>…</token>`, `<error status="…" message="…"/>`,
 /// `<subscription state="active|lapsed" message="…"><issue id="…"/>…</subscription>`,
 /// `<credentials><userid>…</userid><password>…</password></credentials>`. Requests are POSTs with a form
-/// (Pugpig recommends POST: credentials must not land in server logs) unless ``usesPOST`` is off.
+/// (Pugpig recommends POST: credentials must not land in server logs) unless `usesPOST` is off.
 public final class DirectSubscriptionProvider: EntitlementProvider {
     /// The service's five endpoints; `renewToken` and `signOut` are optional.
     public struct Endpoints: Sendable, Hashable {
@@ -52,13 +52,13 @@ public final class DirectSubscriptionProvider: EntitlementProvider {
     /// The provider's id in the chain.
     public let id: String
     /// Where the service answers.
-    public let endpoints: Endpoints
+    package let endpoints: Endpoints
     /// Whether requests are POSTs (default) or GETs with a query.
-    public let usesPOST: Bool
+    package let usesPOST: Bool
     /// How often the engine verifies the subscription again while configured (nil: only at `setRequestor`).
     public let verificationInterval: Duration?
     /// Sees every request last; may add or change headers.
-    public let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
+    package let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
     private let transport: any ProviderTransport
 
     /// A provider on `endpoints`.

@@ -2,35 +2,35 @@
 /// `<error status="notrecognised" message="…"/>`, `<subscription state="active"><issue id="…"/></subscription>`),
 /// read into elements. Total: any bytes give an element or a typed ``Failure`` — bounded in size and
 /// depth, no DTDs, no external anything; the five predefined entities and numeric character references.
-public enum SecurityAPIXML {
+package enum SecurityAPIXML {
     /// One element: its name, attributes, child elements and text.
-    public struct Element: Sendable, Hashable {
+    package struct Element: Sendable, Hashable {
         /// The name.
-        public var name: String
+        package var name: String
         /// The attributes, by name (the first of a repeated name wins).
-        public var attributes: [String: String]
+        package var attributes: [String: String]
         /// The child elements, in order.
-        public var children: [Element]
+        package var children: [Element]
         /// The text directly inside it, entities decoded, trimmed.
-        public var text: String
+        package var text: String
 
         /// The first child called `name`.
-        public func child(_ name: String) -> Element? { children.first { $0.name == name } }
+        package func child(_ name: String) -> Element? { children.first { $0.name == name } }
     }
 
     /// Why an answer is not XML this reader takes.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// What is wrong, and where.
-        public var description: String
+        package var description: String
     }
 
     /// The largest answer read.
-    public static let sizeLimit = 256 * 1024
+    package static let sizeLimit = 256 * 1024
     /// The deepest nesting read.
-    public static let depthLimit = 16
+    package static let depthLimit = 16
 
     /// The document's root element.
-    public static func parse(_ bytes: [UInt8]) throws(Failure) -> Element {
+    package static func parse(_ bytes: [UInt8]) throws(Failure) -> Element {
         guard bytes.count <= sizeLimit else { throw Failure(description: "the answer is larger than \(sizeLimit) bytes") }
         var reader = Reader(bytes: bytes)
         reader.skipProlog()

@@ -7,9 +7,9 @@ import EntitlementSupport
 /// when the service answers 200 or 201 with a JSON object, whose text is handed to the app by
 /// `setToken`.
 ///
-/// - It claims the resources it was configured with (``resources``): the programmer's service decides
+/// - It claims the resources it was configured with (`resources`): the programmer's service decides
 ///   each request.
-/// - Requests go through the request-decoration hook (``decorate``), the same type the REST API V2
+/// - Requests go through the request-decoration hook (`decorate`), the same type the REST API V2
 ///   transport takes: add the credentials your service wants (a bearer token, an API key); no cookies.
 /// - At most ``concurrentLimit`` requests run at once; the others wait (off the engine's actor).
 /// - An answer for a session that has since changed (the app set the requestor again, logged out) is
@@ -27,13 +27,13 @@ public final class ServerAuthorizationProvider: EntitlementProvider {
     /// The provider's id in the chain.
     public let id: String
     /// The service's URL.
-    public let url: String
+    package let url: String
     /// The resources the service decides.
-    public let resources: Set<String>
+    package let resources: Set<String>
     /// At most this many requests at once (default 5, as libPusher).
     public var concurrentLimit: Int { turns.limit }
     /// Sees every request last; may add or change headers.
-    public let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
+    package let decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)?
     private let transport: any ProviderTransport
     private let turns: TurnGate
 

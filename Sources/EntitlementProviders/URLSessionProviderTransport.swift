@@ -15,9 +15,9 @@ import EntitlementHTTP
 /// cancels the request.
 public final class URLSessionProviderTransport: ProviderTransport {
     /// How long one exchange may take in all.
-    public let timeout: Duration
+    package let timeout: Duration
     /// The largest answer body accepted (a bigger one is an unreadable answer).
-    public let bodyLimit: Int
+    package let bodyLimit: Int
     private let session: URLSession
     private let exchanges: BoundedExchanges
 

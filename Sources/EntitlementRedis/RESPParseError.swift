@@ -1,17 +1,17 @@
 /// Why bytes from a server are not RESP: where, and what is wrong. A connection that reads one is
 /// closed: nothing after it can be trusted to start where the parser thinks.
-public struct RESPParseError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct RESPParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The offset of the offending byte in the stream the parser read.
-    public var offset: Int
+    package var offset: Int
     /// What is wrong.
-    public var reason: String
+    package var reason: String
 
     /// Creates a parse error.
-    public init(offset: Int, reason: String) {
+    package init(offset: Int, reason: String) {
         self.offset = offset
         self.reason = reason
     }
 
     /// `RESP: reason at byte N`.
-    public var description: String { "RESP: \(reason) at byte \(offset)" }
+    package var description: String { "RESP: \(reason) at byte \(offset)" }
 }

@@ -3,20 +3,20 @@
 /// length that is not a decimal number, a missing CRLF, a bulk string longer than
 /// ``Limits/bulkLength``, an array with more than ``Limits/arrayCount`` elements or nested deeper than
 /// ``Limits/depth`` is a ``RESPParseError`` — never a trap, never an unbounded allocation.
-public struct RESPParser: Sendable {
+package struct RESPParser: Sendable {
     /// The bounds of what one value may be.
-    public struct Limits: Sendable, Hashable {
+    package struct Limits: Sendable, Hashable {
         /// The longest bulk string, in bytes (Redis's own default `proto-max-bulk-len` is 512 MB).
-        public var bulkLength: Int
+        package var bulkLength: Int
         /// The most elements in one array.
-        public var arrayCount: Int
+        package var arrayCount: Int
         /// How deeply arrays may nest.
-        public var depth: Int
+        package var depth: Int
         /// The longest simple string, error or number line, in bytes.
-        public var lineLength: Int
+        package var lineLength: Int
 
         /// Creates limits.
-        public init(bulkLength: Int = 16 << 20, arrayCount: Int = 1 << 20, depth: Int = 32, lineLength: Int = 64 << 10) {
+        package init(bulkLength: Int = 16 << 20, arrayCount: Int = 1 << 20, depth: Int = 32, lineLength: Int = 64 << 10) {
             self.bulkLength = bulkLength
             self.arrayCount = arrayCount
             self.depth = depth
@@ -25,20 +25,20 @@ public struct RESPParser: Sendable {
     }
 
     /// The bounds in force.
-    public let limits: Limits
+    package let limits: Limits
     private var buffer: [UInt8] = []
     private var start = 0
     /// Bytes consumed before `buffer[0]`, for error offsets.
     private var consumed = 0
 
     /// A parser with `limits`.
-    public init(limits: Limits = Limits()) { self.limits = limits }
+    package init(limits: Limits = Limits()) { self.limits = limits }
 
     /// Bytes read but not yet part of a whole value.
-    public var buffered: Int { buffer.count - start }
+    package var buffered: Int { buffer.count - start }
 
     /// Adds bytes read from the connection.
-    public mutating func append(_ bytes: some Collection<UInt8>) {
+    package mutating func append(_ bytes: some Collection<UInt8>) {
         if start > 4096, start > buffer.count / 2 {
             buffer.removeFirst(start)
             consumed += start
@@ -48,7 +48,7 @@ public struct RESPParser: Sendable {
     }
 
     /// The next whole value, or nil when more bytes are needed.
-    public mutating func next() throws(RESPParseError) -> RESPValue? {
+    package mutating func next() throws(RESPParseError) -> RESPValue? {
         var index = start
         guard let value = try parse(at: &index, depth: 0) else { return nil }
         start = index

@@ -13,7 +13,7 @@ public indirect enum RESPValue: Sendable, Hashable {
     case array([RESPValue]?)
 
     /// A bulk string of `text`'s UTF-8 bytes.
-    public static func bulk(_ text: String) -> RESPValue { .bulkString(Array(text.utf8)) }
+    package static func bulk(_ text: String) -> RESPValue { .bulkString(Array(text.utf8)) }
 
     /// The value's text, for simple and bulk strings that are UTF-8.
     public var text: String? {
@@ -25,14 +25,14 @@ public indirect enum RESPValue: Sendable, Hashable {
     }
 
     /// The wire form of this value.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var out: [UInt8] = []
         encode(into: &out)
         return out
     }
 
     /// Appends the wire form of this value to `out`.
-    public func encode(into out: inout [UInt8]) {
+    package func encode(into out: inout [UInt8]) {
         func line(_ prefix: UInt8, _ text: String) {
             out.append(prefix)
             out += Array(text.utf8)
@@ -55,7 +55,7 @@ public indirect enum RESPValue: Sendable, Hashable {
     }
 
     /// A command as clients send it: an array of bulk strings.
-    public static func command(_ parts: [String]) -> [UInt8] { RESPValue.array(parts.map(RESPValue.bulk)).encoded }
+    package static func command(_ parts: [String]) -> [UInt8] { RESPValue.array(parts.map(RESPValue.bulk)).encoded }
 
     /// Simple strings and errors cannot hold a line break: it is replaced by a space.
     private static func oneLine(_ text: String) -> String {
@@ -73,7 +73,7 @@ extension RESPValue {
     /// `LOADING` (a restarted server reading its data), `BUSY` (a script running too long), `MASTERDOWN`
     /// (a replica cut off from its master), and on a cluster `TRYAGAIN` (a slot moving) and
     /// `CLUSTERDOWN` (a failover under way). The same command may succeed shortly.
-    public var isPassingRefusal: Bool {
+    package var isPassingRefusal: Bool {
         guard case .error(let message) = self else { return false }
         let code = message.prefix { $0 != " " }
         return code == "LOADING" || code == "BUSY" || code == "MASTERDOWN" || code == "TRYAGAIN" || code == "CLUSTERDOWN"

@@ -59,7 +59,7 @@ public final class RedisClient: RedisCommandSender {
 
     /// Sends `commands` back to back on one connection and returns their answers in order (error
     /// answers stay `.error` values: in a pipeline one refusal does not undo the others). A server that
-    /// refuses every command for a passing reason (``RESPValue/isPassingRefusal``: `LOADING` after a
+    /// refuses every command for a passing reason (`RESPValue/isPassingRefusal`: `LOADING` after a
     /// restart, `BUSY` with a long script) ran none of them: they are sent again after a short pause,
     /// within the same command timeout.
     public func pipeline(_ commands: [[String]]) async throws(RedisError) -> [RESPValue] {

@@ -5,7 +5,7 @@ import Synchronization
 /// the master of its key's slot (`RedisKeySlot`) over that node's own ``RedisClient``, and the
 /// cluster's redirections followed within the command timeout — `MOVED` (the slot moved: its new owner
 /// is noted, and the map read again), `ASK` (the slot is moving: `ASKING` first, once), and a passing refusal
-/// (``RESPValue/isPassingRefusal``: `TRYAGAIN`, `CLUSTERDOWN`, `LOADING`, …) or a lost node (a
+/// (`RESPValue/isPassingRefusal`: `TRYAGAIN`, `CLUSTERDOWN`, `LOADING`, …) or a lost node (a
 /// failover under way: the map is read again after a short pause). Replicas are never written to: commands go to the masters the map names.
 /// A storm of `MOVED` (a misbehaving node or proxy) costs a map read at most every
 /// 100 ms, and a `MOVED` makes it meet at most 8 nodes beyond the masters the
@@ -139,7 +139,7 @@ public final class RedisClusterClient: RedisCommandSender {
     }
 
     /// The slot map as last read: the master (`host:port`) of every slot.
-    public var slotOwners: [String] { state.withLock { $0.owners } }
+    package var slotOwners: [String] { state.withLock { $0.owners } }
 
     /// Whether the master of `key`'s slot had a healthy replica when the map was last read (`CLUSTER
     /// SLOTS` leaves failed nodes out), and how long ago that read was; nil before the first read.

@@ -42,10 +42,12 @@ public enum RedisConnector {
     public static func connect(
         _ configuration: RedisConfiguration, metrics: (any EngineMetricsHandler)? = nil
     ) async throws(RedisError) -> any RedisCommandSender {
-        let probe = RedisClient(RedisConfiguration(
+        var probing = RedisConfiguration(
             host: configuration.host, port: configuration.port, credentials: configuration.credentials,
             clientName: configuration.clientName, connectTimeout: configuration.connectTimeout,
-            commandTimeout: configuration.commandTimeout, connections: 1, limits: configuration.limits))
+            commandTimeout: configuration.commandTimeout, connections: 1)
+        probing.limits = configuration.limits
+        let probe = RedisClient(probing)
         defer { probe.close() }
         let answer = try await probe.pipeline([["CLUSTER", "SLOTS"]])[0]
         if case .array = answer { return RedisClusterClient(configuration, metrics: metrics) }

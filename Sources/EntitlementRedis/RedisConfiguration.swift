@@ -20,13 +20,13 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// How many connections the client keeps, each on a thread of its own.
     public var connections: Int
     /// The bounds on what one answer may be.
-    public var limits: RESPParser.Limits
+    package var limits: RESPParser.Limits
 
     /// A configuration; `connections` is clamped to 1…64, `database` to 0….
     public init(
         host: String = "127.0.0.1", port: UInt16 = 6379, credentials: RedisCredentials? = nil, database: Int = 0,
         clientName: String? = nil, connectTimeout: Duration = .seconds(2), commandTimeout: Duration = .seconds(2),
-        connections: Int = 4, limits: RESPParser.Limits = RESPParser.Limits()
+        connections: Int = 4
     ) {
         self.host = host
         self.port = port
@@ -36,7 +36,7 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
         self.connections = min(max(connections, 1), 64)
-        self.limits = limits
+        self.limits = RESPParser.Limits()
     }
 
     /// A configuration from a `redis://[[user]:password@]host[:port][/database]` URL (user and password

@@ -3,7 +3,7 @@
 ///
 /// A struct with an opaque ``Code`` (as valkey-swift's errors are): a new kind of failure does not break
 /// a caller's `switch`. Make one with the static members (`.timeout`, `.server("…")`, …) and read it by
-/// ``code``, ``message`` and, for a protocol violation, ``parseError``.
+/// ``code``, ``message`` and, for a protocol violation, `parseError`.
 public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure it is.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
@@ -39,7 +39,7 @@ public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The system's or the server's words (never a command, never a password); empty when there are none.
     public var message: String
     /// What was wrong with the bytes, for ``Code/protocolViolation``.
-    public var parseError: RESPParseError?
+    package var parseError: RESPParseError?
 
     private init(_ code: Code, _ message: String = "", parseError: RESPParseError? = nil) {
         self.code = code
@@ -54,7 +54,7 @@ public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The connection broke while the command was under way.
     public static func connectionLost(_ why: String) -> RedisError { RedisError(.connectionLost, why) }
     /// The server sent bytes that are not RESP.
-    public static func protocolViolation(_ error: RESPParseError) -> RedisError { RedisError(.protocolViolation, parseError: error) }
+    package static func protocolViolation(_ error: RESPParseError) -> RedisError { RedisError(.protocolViolation, parseError: error) }
     /// The server refused the command, in its words.
     public static func server(_ message: String) -> RedisError { RedisError(.server, message) }
     /// The server refused the client's credentials, in its words (never the password).

@@ -69,7 +69,7 @@ extension RedisTokenStorage {
     /// KEYS: the legacy tokens key, the current tokens key, the device set, the device's counter, the
     /// legacy counter; ARGV: the requestor. Answers 1 (moved) or 0 (the current layout held it first).
     /// As the save script does, it checks what it reads before its first write, and hands Redis times it
-    /// read back as whole numbers no longer than ``longestLifetime`` (Lua's numbers hold no more exactly).
+    /// read back as whole numbers no longer than `longestLifetime` (Lua's numbers hold no more exactly).
     static let migrationScript = """
         if redis.call('EXISTS', KEYS[2]) == 1 then
             redis.call('DEL', KEYS[1])

@@ -9,13 +9,13 @@ import Synchronization
 /// (Redis runs a script atomically), and a failure of Redis is a typed `TokenStorageError`, never a
 /// lost call.
 ///
-/// Key layout, under ``keyPrefix`` (`entitle` by default); ids are hashed, so no device or
+/// Key layout, under `keyPrefix` (`entitle` by default); ids are hashed, so no device or
 /// requestor id appears in a key name. Every key of a device carries the device's hash as its hash tag
 /// (`{…}`), so a save touches one Redis Cluster slot, and no key is shared by all devices:
 ///
 /// | key | type | holds |
 /// |---|---|---|
-/// | `PREFIX:{HASH(device)}:tokens:HASH(device, requestor)` | hash | `v`: the version, `t`: the tokens as JSON (with ``sealing``, sealed: `sealed:1:` and base64), `s`: the schema of the JSON (``schema``) |
+/// | `PREFIX:{HASH(device)}:tokens:HASH(device, requestor)` | hash | `v`: the version, `t`: the tokens as JSON (with `sealing`, sealed: `sealed:1:` and base64), `s`: the schema of the JSON (`schema`) |
 /// | `PREFIX:{HASH(device)}:device` | set | the requestor ids with tokens on the device (single sign-on) |
 /// | `PREFIX:{HASH(device)}:versions` | string | the device's counter every save increments: versions are never reused, even after a key expired |
 ///
@@ -23,27 +23,27 @@ import Synchronization
 /// moved to this layout by ``migrateLegacyKeys()``, once, on a standalone server.
 ///
 /// A tokens key expires with what it holds: at the latest of the authentication's expiry and the
-/// pending login's deadline (at least a minute after the save), or ``rememberFor`` after the save when
+/// pending login's deadline (at least a minute after the save), or `rememberFor` after the save when
 /// it holds only the chosen provider (or nothing). Lifetimes are sent relative (`PEXPIRE`), measured
 /// on the engine's clock, so a node's clock and Redis's need not agree, and never longer than
-/// ``longestLifetime`` (an expiry read from the wire may be any number). The device set lives as long
+/// `longestLifetime` (an expiry read from the wire may be any number). The device set lives as long
 /// as its longest tokens key.
 ///
 /// Every save also publishes its tokens key (in the same script) — on `PREFIX:saves` on a standalone
 /// server; on a cluster with sharded pub/sub (`SPUBLISH`, Redis 7) on its slot's channel
-/// `PREFIX:saves:{TAG}` (``savesChannel(slot:)``), which only the master holding the key serves, and
+/// `PREFIX:saves:{TAG}` (`savesChannel(slot:)`), which only the master holding the key serves, and
 /// which a node subscribes to on every master (its cluster subscriber follows failovers and
 /// moved slots) — so the nodes of a fleet learn of each other's saves at once (`TokenSaveNotifying`: a session host subscribes for its
 /// engines). A node maps a published key back to the device and requestor only for ids it has used
-/// itself (the last ``knownKeysLimit``); a message it cannot map, or misses while Redis is away, costs
+/// itself (the last `knownKeysLimit`); a message it cannot map, or misses while Redis is away, costs
 /// nothing: engines still check the stored version before every input.
 public final class RedisTokenStorage: TokenSaveNotifying {
     /// The client the store talks through.
-    public let client: any RedisCommandSender
+    package let client: any RedisCommandSender
     /// The prefix of every key.
-    public let keyPrefix: String
+    package let keyPrefix: String
     /// How long tokens with nothing that expires (only a remembered provider) are kept.
-    public let rememberFor: Duration
+    package let rememberFor: Duration
     /// How long a save waits for a replica to acknowledge it (`WAIT 1`), or nil for not at all. It costs a
     /// replication round trip per save; without it a failover may lose saves acknowledged just before. A
     /// save no connected replica acknowledged in time fails (`TokenStorageError.unavailable`): it may be
@@ -53,27 +53,27 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// rejoins as its replica) is not waited on: a wait there would acknowledge nothing and hold the
     /// connection; its saves are held by that master alone. A `WAIT` that finds no replica, and a map
     /// older than ``replicaRecheckInterval`` that shows none, make the client read the map again.
-    public let replicaAcknowledgement: Duration?
+    package let replicaAcknowledgement: Duration?
     private let now: @Sendable () -> Timestamp
     /// What seals the tokens before they reach Redis and opens them after (nil: they are stored as plain
     /// JSON). Every node that shares the store needs the same.
-    public let sealing: (any TokenSealing)?
+    package let sealing: (any TokenSealing)?
     /// The schema of the tokens' JSON this version writes (field `s` beside them) and reads up to. A key
     /// without `s` was written by 0.4.0, in schema 1. A change to `StoredTokens`' JSON that an older
     /// node could misread raises it.
-    public static let schema = 1
+    package static let schema = 1
     /// The most tokens keys mapped back to their ids for save notifications (the map starts over past it).
-    public static let knownKeysLimit = 200_000
+    package static let knownKeysLimit = 200_000
     private let knownKeys = Mutex<[String: (deviceID: String, requestorID: String)]>([:])
     /// How old the cluster's slot map may be when it says a master has no replica (saves there skip
     /// `WAIT`); an older map is read again.
-    public static let replicaRecheckInterval = Duration.seconds(5)
+    package static let replicaRecheckInterval = Duration.seconds(5)
     /// The save script's digest once the server has loaded it (`SCRIPT LOAD`).
     private let saveScriptDigest = Mutex<String?>(nil)
     private let observers = Mutex<(next: UInt64, handlers: [UInt64: @Sendable (String, String) -> Void], stopSubscribing: (@Sendable () -> Void)?)>(
         (0, [:], nil))
 
-    /// A store on `client`; `now` is the clock that dates ``rememberFor`` (the system clock by default).
+    /// A store on `client`; `now` is the clock that dates `rememberFor` (the system clock by default).
     /// `replicaAcknowledgement`: nil (the default) waits 500 ms on a cluster (``RedisClusterClient``,
     /// whose masters have replicas) and not at all on a standalone server; `.zero` never waits.
     /// `sealing` seals the tokens at rest (`TokenSealing`).
@@ -95,7 +95,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     }
 
     /// `PREFIX:{HASH(device)}:tokens:…` for `deviceID` and `requestorID`.
-    public func tokensKey(deviceID: String, requestorID: String) -> String {
+    package func tokensKey(deviceID: String, requestorID: String) -> String {
         Self.tokensKey(devicePrefix(deviceID), deviceID: deviceID, requestorID: requestorID)
     }
 
@@ -116,16 +116,16 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     }
 
     /// `PREFIX:{HASH(device)}:versions`: the device's version counter.
-    public func versionsKey(deviceID: String) -> String { Self.versionsKey(devicePrefix(deviceID)) }
+    package func versionsKey(deviceID: String) -> String { Self.versionsKey(devicePrefix(deviceID)) }
 
     static func versionsKey(_ devicePrefix: String) -> String { devicePrefix + ":versions" }
 
     /// The channel every save is published on (`PUBLISH`), on a standalone server.
-    public var savesChannel: String { keyPrefix + ":saves" }
+    package var savesChannel: String { keyPrefix + ":saves" }
 
     /// The sharded channel a save in `slot` is published on (`SPUBLISH`), on a cluster:
     /// `PREFIX:saves:{TAG}`, where the tag puts the channel in that slot, beside the keys it announces.
-    public func savesChannel(slot: Int) -> String { Self.savesChannel(prefix: keyPrefix, slot: slot) }
+    package func savesChannel(slot: Int) -> String { Self.savesChannel(prefix: keyPrefix, slot: slot) }
 
     static func savesChannel(prefix: String, slot: Int) -> String { prefix + ":saves:{" + RedisKeySlot.tag(for: slot) + "}" }
 
@@ -176,7 +176,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     deinit { observers.withLock { $0.stopSubscribing?() } }
 
     /// Subscribes to every save's notification: ``savesChannel`` on a standalone server; on a cluster,
-    /// each slot's channel (``savesChannel(slot:)``) on the master serving it. Returns how to stop.
+    /// each slot's channel (`savesChannel(slot:)`) on the master serving it. Returns how to stop.
     private func subscribeToSaves() -> @Sendable () -> Void {
         let onMessage: @Sendable (String) -> Void = { [weak self] key in self?.saved(key) }
         if let cluster = client as? RedisClusterClient {
@@ -196,7 +196,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     }
 
     /// `PREFIX:{HASH(device)}:device` for `deviceID`.
-    public func deviceKey(deviceID: String) -> String { Self.deviceKey(devicePrefix(deviceID)) }
+    package func deviceKey(deviceID: String) -> String { Self.deviceKey(devicePrefix(deviceID)) }
 
     static func deviceKey(_ devicePrefix: String) -> String { devicePrefix + ":device" }
 
@@ -306,12 +306,12 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// server restarted empty (or from an older snapshot, or a replica that had not caught up) starts its
     /// counter again, and a number an engine still holds must never come back — it would let that engine
     /// skip reading data it never saw and save over it (found by `entitle fleet`). Versions stay below
-    /// 2^53, so Lua's numbers hold them exactly, and so do lifetimes (``longestLifetime``). Every
+    /// 2^53, so Lua's numbers hold them exactly, and so do lifetimes (`longestLifetime`). Every
     /// argument and every key's type is checked before the first write, so a save happens whole or not at
     /// all: a lifetime that is not a whole number of milliseconds from 1 to 2^53 − 1, an announcement other
     /// than `PUBLISH` or `SPUBLISH`, a version counter at 2^53 or not a number, a key of another type —
     /// each is refused with an error and nothing written.
-    public static let saveScript = """
+    package static let saveScript = """
         local life = ARGV[3]
         if #life > 16 or not string.match(life, '^[1-9][0-9]*$') or tonumber(life) > 9007199254740991 then
             return redis.error_reply('ERR the lifetime is not a whole number of milliseconds from 1 to 2^53 - 1')
@@ -353,7 +353,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// How long (ms) a save of `tokens` is kept: until the latest thing in it expires (the authentication,
     /// a pending login — one another node is completing stands past its deadline while its profile is read,
     /// so it is kept ``completingLoginKept`` longer — a logout or second-screen code), at least a
-    /// minute; ``rememberFor`` when nothing in it expires — and at least that long when it holds a
+    /// minute; `rememberFor` when nothing in it expires — and at least that long when it holds a
     /// provider account (a user token and credentials kept for good do not expire with a login).
     /// How long past its deadline a login marked `completing` is kept: longer than
     /// `EntitlementMachine.completingGrace` (5 minutes with the default request timeout).
@@ -374,7 +374,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     /// The longest a key is kept (ms): 2^53 − 1, about 285,000 years, the most the save script's numbers
     /// hold exactly. Something that expires later (an expiry read from the wire may be any number) is kept
     /// that long.
-    public static let longestLifetime: Int64 = (1 << 53) - 1
+    package static let longestLifetime: Int64 = (1 << 53) - 1
 
     /// Runs ``saveScript`` by its digest (`EVALSHA`; the digest from one `SCRIPT LOAD`), and whole
     /// (`EVAL`, which also teaches it to that server) where the server does not know it (`NOSCRIPT`:
@@ -484,7 +484,7 @@ public final class RedisTokenStorage: TokenSaveNotifying {
     }
 
     /// `HMGET v t [s]` as versioned tokens; a key that is gone is absent. Tokens in a schema newer than
-    /// ``schema`` (written by a newer version of the package) are not guessed at: a typed error says so.
+    /// `schema` (written by a newer version of the package) are not guessed at: a typed error says so.
     static func versioned(_ answer: RESPValue, sealing: (any TokenSealing)?) throws(TokenStorageError) -> VersionedTokens {
         guard case .array(let fields?) = answer, fields.count == 2 || fields.count == 3 else { throw unexpected(answer) }
         if case .bulkString(nil) = fields[0] { return .absent }

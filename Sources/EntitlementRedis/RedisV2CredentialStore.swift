@@ -4,10 +4,10 @@ import EntitlementSupport
 /// Client credentials on Redis, shared by every node of a fleet: the software statement is registered
 /// once for all of them. A node that finds no credentials (or finds the ones the service just rejected
 /// with `invalid_client`) takes a lock (`SET … NX PX`) before it registers; the others wait, reading
-/// the store, and use what it saved. A lock whose holder died expires after ``lockTime`` and the next
+/// the store, and use what it saved. A lock whose holder died expires after `lockTime` and the next
 /// node takes it.
 ///
-/// Keys, under ``keyPrefix`` (`entitle` by default), named by a hash of the software statement (which
+/// Keys, under `keyPrefix` (`entitle` by default), named by a hash of the software statement (which
 /// never appears in a key): `PREFIX:v2-client:{HASH}` holds the credentials as the JSON V2 answered
 /// registration with (the client secret in it is a secret: give the store a Redis only your fleet
 /// reaches), `PREFIX:v2-client:{HASH}:registering` the lock. Neither expires: credentials are kept for
@@ -17,17 +17,17 @@ import EntitlementSupport
 /// never a registration: a node that cannot read the store does not know that none is there.
 public final class RedisV2CredentialStore: V2CredentialStore {
     /// The client the store talks through (a standalone server's or a cluster's).
-    public let client: any RedisCommandSender
+    package let client: any RedisCommandSender
     /// The prefix of the store's keys.
-    public let keyPrefix: String
+    package let keyPrefix: String
     /// How long a registration may hold the lock before another node may take it (default 30 s).
-    public let lockTime: Duration
+    package let lockTime: Duration
     /// How long a node waits for another node's registration before it gives up (default 60 s).
-    public let waitLimit: Duration
+    package let waitLimit: Duration
     /// The credentials key.
-    public let key: String
+    package let key: String
     /// What seals the stored credentials (the client secret is a secret); nil: plain JSON.
-    public let sealing: (any TokenSealing)?
+    package let sealing: (any TokenSealing)?
 
     /// A store for `softwareStatement`'s credentials on `client`; with `sealing`, the value is sealed
     /// (`sealed:1:`…) and a plain one written before is still read.

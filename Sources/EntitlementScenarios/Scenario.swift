@@ -4,7 +4,7 @@ import EntitlementSimulator
 /// A parsed scenario script: the world it runs in, its settings and directives, and its steps.
 public struct Scenario: Sendable {
     /// The file the script came from (for reports).
-    public var file: String
+    package var file: String
     /// The world: a built-in one plus the script's declarations.
     package var world: SimulatedWorld
     /// Engine settings changed with `set`.

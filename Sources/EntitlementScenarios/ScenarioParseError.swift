@@ -1,5 +1,5 @@
 /// A script the parser refuses: file, line and column, and why — the first problem, with every
-/// later one in ``following`` (a script is reported whole, not one error per run).
+/// later one in `following` (a script is reported whole, not one error per run).
 public struct ScenarioParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A reason with the column it points at.
     enum Reason: Error, Sendable, Hashable {
@@ -7,23 +7,23 @@ public struct ScenarioParseError: Error, Sendable, Hashable, CustomStringConvert
     }
 
     /// The file.
-    public var file: String
+    package var file: String
     /// 1-based line.
-    public var line: Int
+    package var line: Int
     /// 1-based column.
-    public var column: Int
+    package var column: Int
     /// What is wrong.
-    public var message: String
+    package var message: String
     /// The problems on later lines, in order (at most ``ScenarioParseError/reportLimit`` in all).
-    public var following: [ScenarioParseError] = []
+    package var following: [ScenarioParseError] = []
     /// Problems beyond the report limit, counted but not kept.
-    public var omitted = 0
+    package var omitted = 0
 
     /// How many problems one error keeps (a binary file is not worth a million lines).
-    public static let reportLimit = 50
+    package static let reportLimit = 50
 
     /// Creates a parse error.
-    public init(file: String, line: Int, column: Int, message: String) {
+    package init(file: String, line: Int, column: Int, message: String) {
         self.file = file
         self.line = line
         self.column = column
@@ -38,5 +38,5 @@ public struct ScenarioParseError: Error, Sendable, Hashable, CustomStringConvert
     }
 
     /// How many problems the script has.
-    public var count: Int { 1 + following.count + omitted }
+    package var count: Int { 1 + following.count + omitted }
 }

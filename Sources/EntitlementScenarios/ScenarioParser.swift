@@ -6,7 +6,7 @@ import EntitlementSimulator
 /// `file:line:column`, and every such line of a script is reported, not only the first.
 public enum ScenarioParser {
     /// How many steps a script may have once its `repeat` blocks are unrolled.
-    public static let stepLimit = 100_000
+    package static let stepLimit = 100_000
 
     /// Parses `text`, naming `file` in errors and reports.
     public static func parse(_ text: String, file: String) throws(ScenarioParseError) -> Scenario {

@@ -3,17 +3,17 @@ import EntitlementEngine
 /// Why a scenario failed: the script line, what it expected, what happened, and what came just before.
 public struct ScenarioFailure: Sendable, Hashable, CustomStringConvertible {
     /// The file.
-    public var file: String
+    package var file: String
     /// The failing line (the last line for failures at the end of the script).
-    public var line: Int
+    package var line: Int
     /// The step as written, or "end of script".
-    public var step: String
+    package var step: String
     /// What the step expected.
-    public var expected: String
+    package var expected: String
     /// What happened instead.
-    public var actual: String
+    package var actual: String
     /// The callbacks (and steps) just before the failure, oldest first.
-    public var context: [String]
+    package var context: [String]
 
     /// The report printed by `entitle run` and test failures.
     public var description: String {
@@ -34,15 +34,15 @@ public struct ScenarioResult: Sendable {
     /// The scenario's name.
     public var name: String
     /// Its file.
-    public var file: String
+    package var file: String
     /// The failure, or nil when every step passed.
     public var failure: ScenarioFailure?
     /// Wall-clock time the run took, in milliseconds (the engine itself ran on a manual clock).
-    public var milliseconds: Int
+    package var milliseconds: Int
     /// The machine's transitions the run went through (for the charts' coverage check).
-    public var transitionsExercised: Set<TransitionRow>
+    package var transitionsExercised: Set<TransitionRow>
     /// Every secret the simulator minted during the run, so tests can prove none reached a trace or report.
-    public var secretsMinted: [String]
+    package var secretsMinted: [String]
 
     /// True when the scenario passed.
     public var passed: Bool { failure == nil }

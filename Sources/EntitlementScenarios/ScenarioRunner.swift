@@ -14,10 +14,10 @@ import EntitlementSimulatorServer
 /// says `allow pending calls`) was never answered.
 public struct ScenarioRunner: Sendable {
     /// How many earlier lines a failure report shows.
-    public static let contextLines = 5
+    package static let contextLines = 5
 
     /// How the engine reaches the simulator.
-    public enum Transport: Sendable, Hashable {
+    package enum Transport: Sendable, Hashable {
         /// The simulator's in-process port.
         case inProcess
         /// REST API V2's JSON in process: a `V2Client` on the simulator's `SimulatedV2Service`.
@@ -30,21 +30,21 @@ public struct ScenarioRunner: Sendable {
     }
 
     /// How the engine reaches the simulator.
-    public var transport: Transport
+    package var transport: Transport
 
     /// When `transport` is `.http`, how long the client waits for an answer to a request the simulator
     /// times out (a `timeout` fault holds the answer for longer): what one such fault costs.
-    public static let httpTimeout: Duration = .seconds(1)
+    package static let httpTimeout: Duration = .seconds(1)
 
     /// When `transport` is `.http`, how long the clients wait for every other answer: a deadline that
     /// only ends a hang (a loaded machine's slow answer on loopback must not fail a scenario).
-    public static let httpPatience: Duration = .seconds(120)
+    package static let httpPatience: Duration = .seconds(120)
 
     /// A runner; `overV2Wire` routes every backend request through V2's JSON.
     public init(overV2Wire: Bool = false) { self.transport = overV2Wire ? .v2Wire : .inProcess }
 
     /// A runner on `transport`.
-    public init(transport: Transport) { self.transport = transport }
+    package init(transport: Transport) { self.transport = transport }
 
     /// Runs `scenario`, recording it into `recorder` when one is given (the `main` engine's first life).
     public func run(_ scenario: Scenario, recorder: (any EngineMonitor)? = nil) async -> ScenarioResult {

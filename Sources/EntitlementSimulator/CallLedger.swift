@@ -6,12 +6,12 @@ import Synchronization
 /// refusal), and no callback answers a call twice or a call that does not exist.
 ///
 /// It is the engine's `EngineMonitor`; tests read what arrived with ``take()`` (or, with the
-/// backend requests between the callbacks, ``takeEntries()``) and end with
+/// backend requests between the callbacks, `takeEntries()`) and end with
 /// ``violations(pending:)`` (leftovers fail, as in TCA's TestStore).
 public final class CallLedger: EngineMonitor {
     /// What the engine showed the outside world, in order: a callback, a request to the backend, or a
     /// question to a provider of the chain.
-    public enum Entry: Sendable, Hashable {
+    package enum Entry: Sendable, Hashable {
         /// A delegate callback.
         case callback(Callback)
         /// A request the engine sent to its backend.
@@ -20,9 +20,9 @@ public final class CallLedger: EngineMonitor {
         case providerRequest(provider: String, ProviderRequest)
 
         /// The callback, if this is one.
-        public var callback: Callback? { if case .callback(let callback) = self { callback } else { nil } }
+        package var callback: Callback? { if case .callback(let callback) = self { callback } else { nil } }
         /// The request, if this is one.
-        public var backendRequest: BackendRequest? { if case .backendRequest(let request) = self { request } else { nil } }
+        package var backendRequest: BackendRequest? { if case .backendRequest(let request) = self { request } else { nil } }
     }
 
     private struct State {
@@ -64,8 +64,8 @@ public final class CallLedger: EngineMonitor {
                 }
             case .log(let log):
                 state.logs.append(log)
-            case .backendRequested(_, let request):
-                state.entries.append(.backendRequest(request))
+            case .backendRequested(_, let sent):
+                state.entries.append(.backendRequest(sent.request))
             case .providerAsked(_, let provider, let request):
                 state.entries.append(.providerRequest(provider: provider, request))
             case .transition(let row):
@@ -81,7 +81,7 @@ public final class CallLedger: EngineMonitor {
     }
 
     /// Which terminal callbacks may answer which call (the call-semantics table).
-    public static func mayAnswer(_ callback: Callback, _ call: EntitlementCall) -> Bool {
+    package static func mayAnswer(_ callback: Callback, _ call: EntitlementCall) -> Bool {
         if case .status = callback { return true }
         switch (call, callback) {
         case (.setRequestor, .setRequestorComplete): return true
@@ -118,7 +118,7 @@ public final class CallLedger: EngineMonitor {
     }
 
     /// The callbacks, backend requests and provider requests since the last `take` or `takeEntries`, in order.
-    public func takeEntries() -> [Entry] {
+    package func takeEntries() -> [Entry] {
         state.withLock { state in
             defer { state.taken = state.entries.count }
             return Array(state.entries[state.taken...])
@@ -131,16 +131,16 @@ public final class CallLedger: EngineMonitor {
     }
 
     /// The distinct transitions the machine took so far.
-    public var transitions: Set<TransitionRow> { state.withLock { $0.transitions } }
+    package var transitions: Set<TransitionRow> { state.withLock { $0.transitions } }
 
     /// The debug-log events so far.
-    public var logs: [EngineLog] { state.withLock { $0.logs } }
+    package var logs: [EngineLog] { state.withLock { $0.logs } }
 
     /// The backend operations requested so far, in order.
-    public var backendRequests: [BackendOperation] { state.withLock { $0.entries.compactMap { $0.backendRequest?.operation } } }
+    package var backendRequests: [BackendOperation] { state.withLock { $0.entries.compactMap { $0.backendRequest?.operation } } }
 
     /// Whether ``violations(pending:)`` has been asked at least once.
-    public var wasChecked: Bool { state.withLock { $0.checked } }
+    package var wasChecked: Bool { state.withLock { $0.checked } }
 
     /// The callbacks that answered `id`.
     public func answers(to id: CallID) -> [Callback] { state.withLock { $0.answers[id] ?? [] } }

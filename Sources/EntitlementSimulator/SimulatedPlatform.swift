@@ -19,7 +19,7 @@ public final class SimulatedPlatform: PlatformSSO {
         case cancel
         /// Hands this assertion over as the platform's (forged or expired ones, for tests).
         case present(PlatformAssertion)
-        /// Leaves the picker open until ``answerOpenPicker(_:)`` answers it or the engine stops
+        /// Leaves the picker open until `answerOpenPicker(_:)` answers it or the engine stops
         /// waiting for it (its task is cancelled). The engine counts an open picker as work in
         /// flight: `whenIdle()` waits for it; ``SimulatedSession/settle()`` does not (the script
         /// acts while it is open).
@@ -53,13 +53,13 @@ public final class SimulatedPlatform: PlatformSSO {
     public func script(_ choices: Choice...) { state.withLock { $0.script += choices } }
 
     /// Forgets the choices scripted and not used yet.
-    public func clearScript() { state.withLock { $0.script.removeAll() } }
+    package func clearScript() { state.withLock { $0.script.removeAll() } }
 
     /// The user signed in to the platform account, if any.
-    public var signedInUser: String? { state.withLock { $0.signedIn } }
+    package var signedInUser: String? { state.withLock { $0.signedIn } }
 
     /// The pickers presented so far.
-    public var presentedDialogs: [TvProviderDialog] { state.withLock { $0.presented } }
+    package var presentedDialogs: [TvProviderDialog] { state.withLock { $0.presented } }
 
     /// Signs the platform account in as `username` (the user did it in the device settings).
     public func signIn(_ username: String) { state.withLock { $0.signedIn = username } }
@@ -68,7 +68,7 @@ public final class SimulatedPlatform: PlatformSSO {
     public func signOut() { state.withLock { $0.signedIn = nil } }
 
     /// The partner requests the engine handed over, in order.
-    public var requests: [V2PartnerRequest] { state.withLock { $0.requests } }
+    package var requests: [V2PartnerRequest] { state.withLock { $0.requests } }
 
     /// The signed-in account's assertion answering `request`, when its MVPD is one of `mvpdIDs`.
     public func signedInAssertion(requestorID: String, mvpdIDs: [String], request: V2PartnerRequest) async -> PlatformAssertion? {
@@ -82,14 +82,14 @@ public final class SimulatedPlatform: PlatformSSO {
 
     /// Whether a picker is held open (``Choice/wait``), or the next one will be: the engine's
     /// platform work is then the user's to end, not something to wait for.
-    public var holdsPicker: Bool {
+    package var holdsPicker: Bool {
         state.withLock { $0.holding || $0.script.first == .wait }
     }
 
     /// Answers the picker held open with `choice` (the user acts while it is open); false when no
     /// picker is held.
     @discardableResult
-    public func answerOpenPicker(_ choice: Choice) -> Bool {
+    package func answerOpenPicker(_ choice: Choice) -> Bool {
         state.withLock { state in
             guard choice != .wait else { return false }
             if !state.holding, state.script.first == .wait {

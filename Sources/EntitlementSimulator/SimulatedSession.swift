@@ -14,7 +14,7 @@ public struct SimulatedSession: Sendable {
     /// The engine's token storage.
     public let storage: any TokenStorage
     /// When set, backend answers are delivered one at a time in operation order by ``settle()``.
-    public let stepped: SteppedBackend?
+    package let stepped: SteppedBackend?
     /// The device's platform TV-provider account, when the session has one (cookbook D).
     public let platform: SimulatedPlatform?
     /// The gate the chain's providers answer through when the session delivers in order.
@@ -24,9 +24,9 @@ public struct SimulatedSession: Sendable {
     public static let defaultSeed: UInt64 = 1
 
     /// Creates a session. With `overV2Wire`, the engine's backend is a `V2Client` talking to the
-    /// simulator as a REST API V2 service (``SimulatedV2Service``, unthrottled): every request and
-    /// answer goes through V2's JSON, registration and access tokens included. A `backend` given
-    /// replaces both (for example a `V2Client` over HTTP to a server of this session's simulator).
+    /// simulator as a REST API V2 service (`V2Client.simulated(_:)`): every request and answer goes
+    /// through V2's JSON, registration and access tokens included. A `backend` given replaces both (for
+    /// example a `V2Client` over HTTP to a server of this session's simulator).
     /// A `platform` given is the device's account as it already is (a restarted app's device). With
     /// `taskExecutor`, the engine's own tasks prefer it (`EngineEnvironment.taskExecutor`). A `recorder`
     /// (EntitlementTracing's `TraceRecorder`, or any monitor) watches the engine beside the session's ledger.
@@ -35,7 +35,7 @@ public struct SimulatedSession: Sendable {
         settings: EngineSettings = .simulated, storage: any TokenStorage = InMemoryTokenStorage(),
         clock: ManualClock = ManualClock(), simulator: Simulator? = nil, delegate: (any AccessEnablerDelegate)? = nil,
         deliversInOrder: Bool = false, recorder: (any EngineMonitor)? = nil, echo: (@Sendable (EngineEvent) -> Void)? = nil,
-        platformSSO: Bool = false, overV2Wire: Bool = false, backend: (any EntitlementBackend)? = nil,
+        platformSSO: Bool = false, overV2Wire: Bool = false, backend: (any EntitlementService)? = nil,
         platform: SimulatedPlatform? = nil, providers: ProviderChain? = nil, taskExecutor: (any TaskExecutor)? = nil
     ) {
         self.clock = clock
@@ -44,13 +44,7 @@ public struct SimulatedSession: Sendable {
         self.ledger = CallLedger(echo: echo)
         self.storage = storage
         let port: any EntitlementBackend =
-            backend
-            ?? (overV2Wire
-            ? V2Client(
-                transport: SimulatedV2Service(simulator: simulator, throttles: false),
-                softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: simulator.world.serviceProvider,
-                clock: clock)
-                : simulator.backend)
+            if let backend { backend.port.backend } else if overV2Wire { V2Client.simulated(simulator) } else { simulator.backend }
         self.stepped = deliversInOrder ? SteppedBackend(port) : nil
         let chain = providers ?? simulator.providerChain()
         let gate = deliversInOrder && chain != nil ? SteppedProviders() : nil
@@ -67,7 +61,7 @@ public struct SimulatedSession: Sendable {
     }
 
     /// Lets the engine run until nothing more can happen without the outside world: with
-    /// ``stepped`` set, waits for platform pickers (answered from the script, unless one is held
+    /// `stepped` set, waits for platform pickers (answered from the script, unless one is held
     /// open for the script to answer later) and delivers every
     /// parked answer (except held ones, the backend's and the providers') in operation order, each
     /// fully processed before the next;

@@ -30,10 +30,10 @@ public struct SimulatedUserAgent: Sendable {
     }
 
     /// The simulator whose pages are loaded.
-    public let simulator: Simulator
+    package let simulator: Simulator
 
     /// The most redirects followed before giving up.
-    public static let redirectLimit = 20
+    package static let redirectLimit = 20
 
     /// Opens `url` and signs in with `username` and `password` when the login form appears.
     public func logIn(at url: String, username: String, password: String) async -> Visit {

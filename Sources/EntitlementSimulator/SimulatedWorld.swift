@@ -123,27 +123,27 @@ public struct SimulatedWorld: Sendable {
     /// The users.
     public var users: [User]
     /// Providers of a chain beside the TV provider (scenario `provider` declarations), in declaration order.
-    public var chainProviders: [ChainProvider] = []
+    package var chainProviders: [ChainProvider] = []
     /// The subscribers of the world's direct subscriptions (`subscriber` declarations).
-    public var subscribers: [Subscriber] = []
+    package var subscribers: [Subscriber] = []
 
     /// A user of a direct subscription (Pugpig's Security API).
-    public struct Subscriber: Sendable, Hashable {
+    package struct Subscriber: Sendable, Hashable {
         /// The name the user signs in with.
-        public var username: String
+        package var username: String
         /// The password.
-        public var password: String
+        package var password: String
         /// The subscription provider's id.
-        public var providerID: String
+        package var providerID: String
         /// The issues the subscription gives access to.
-        public var issues: Set<String>
+        package var issues: Set<String>
         /// Whether the subscription has lapsed (sign-in still works, the same as for an active one).
-        public var lapsed = false
+        package var lapsed = false
         /// The message Verify Subscription shows.
-        public var message: String?
+        package var message: String?
 
         /// Creates a subscriber.
-        public init(username: String, password: String, providerID: String, issues: Set<String>, lapsed: Bool = false, message: String? = nil) {
+        package init(username: String, password: String, providerID: String, issues: Set<String>, lapsed: Bool = false, message: String? = nil) {
             self.username = username
             self.password = password
             self.providerID = providerID
@@ -154,12 +154,12 @@ public struct SimulatedWorld: Sendable {
     }
 
     /// The chain's order by id (`tv-provider` for the TV provider); nil: the declared providers, then the TV provider.
-    public var chainOrder: [String]?
+    package var chainOrder: [String]?
 
     /// A provider of the chain as the world describes it: what it grants and how it answers.
-    public struct ChainProvider: Sendable, Hashable {
+    package struct ChainProvider: Sendable, Hashable {
         /// What kind of provider it is.
-        public enum Kind: String, Sendable, Hashable {
+        package enum Kind: String, Sendable, Hashable {
             /// A `SimulatedEntitlementProvider`: it answers in process.
             case simulated
             /// The programmer's own authorization service (`Simulator.programmerAuthorization(serverID:form:)`),
@@ -171,28 +171,28 @@ public struct SimulatedWorld: Sendable {
         }
 
         /// Its id.
-        public var id: String
+        package var id: String
         /// Its kind.
-        public var kind = Kind.simulated
+        package var kind = Kind.simulated
         /// For a server: the resources it refuses, with its message (it claims these and ``grants``).
-        public var denials: [String: String] = [:]
+        package var denials: [String: String] = [:]
         /// For a server: the PIN that approves a step-up for ``pinProtected`` resources (a parental control).
-        public var pin: String?
+        package var pin: String?
         /// For a server: the resources that need a step-up (an approved transaction) before they are granted.
-        public var pinProtected: Set<String> = []
+        package var pinProtected: Set<String> = []
         /// For a subscription: whether its service renews invalid tokens.
-        public var renews = false
+        package var renews = false
         /// For a subscription: how often the engine verifies again (nil: at `setRequestor` only).
-        public var verificationInterval: Duration?
+        package var verificationInterval: Duration?
         /// Whether it takes one credentials request at a time.
-        public var requestsOneAtATime = false
+        package var requestsOneAtATime = false
         /// The resources it claims for every user.
-        public var grants: Set<String> = []
+        package var grants: Set<String> = []
         /// What it tells the user.
-        public var message: String?
+        package var message: String?
 
         /// Creates a provider.
-        public init(id: String, requestsOneAtATime: Bool = false, grants: Set<String> = [], message: String? = nil) {
+        package init(id: String, requestsOneAtATime: Bool = false, grants: Set<String> = [], message: String? = nil) {
             self.id = id
             self.requestsOneAtATime = requestsOneAtATime
             self.grants = grants
@@ -247,11 +247,11 @@ public struct SimulatedWorld: Sendable {
     }
 
     /// The requestor with `id`.
-    public func requestor(_ id: String) -> Requestor? { requestors.first { $0.id == id } }
+    package func requestor(_ id: String) -> Requestor? { requestors.first { $0.id == id } }
     /// The MVPD with `id`.
-    public func provider(_ id: String) -> Provider? { providers.first { $0.id == id } }
+    package func provider(_ id: String) -> Provider? { providers.first { $0.id == id } }
     /// The user with `username`.
-    public func user(_ username: String) -> User? { users.first { $0.username == username } }
+    package func user(_ username: String) -> User? { users.first { $0.username == username } }
 
     /// The default world: 2 requestors, 4 MVPDs (Acme Cable and BlueSky TV support platform SSO),
     /// 6 users; `frank`'s MVPD denies `sports-live` with a message.

@@ -118,7 +118,7 @@ extension Simulator {
     }
 
     /// Lets `deviceID` use its TempPasses again (Adobe's reset-TempPass management call).
-    public func resetTempPass(deviceID: String) {
+    package func resetTempPass(deviceID: String) {
         tempPasses = tempPasses.filter { !$0.key.hasSuffix("|" + deviceID) }
     }
 
@@ -127,7 +127,7 @@ extension Simulator {
     /// The platform's signed statement that `username` signed in on `deviceID` (what a device's
     /// TV-provider account hands over), answering the partner's `request` (an assertion that answers
     /// none is refused, as one replayed from elsewhere); valid for ``SimulatedWorld/assertionTTL``.
-    public func platformAssertion(username: String, deviceID: String, answering request: V2PartnerRequest?) -> PlatformAssertion? {
+    package func platformAssertion(username: String, deviceID: String, answering request: V2PartnerRequest?) -> PlatformAssertion? {
         guard let user = world.user(username) else { return nil }
         var payload: [String: JSONValue] = [
             "mvpd": .string(user.mvpdID), "user": .string(username), "device": .string(deviceID),
@@ -179,7 +179,7 @@ extension Simulator {
     /// The sessions, profiles and partner requests this service holds, as JSON: two simulators of one world act as
     /// one service when the state of one is handed to the other (two processes sharing a device's
     /// storage must also share the service, as two nodes share Adobe's).
-    public func exportedState() -> String {
+    package func exportedState() -> String {
         var sessionsJSON: [String: JSONValue] = [:]
         for (code, session) in sessions {
             var members: [String: JSONValue] = [
@@ -211,7 +211,7 @@ extension Simulator {
     /// Adds the sessions, profiles and partner requests of ``exportedState()`` to this service; false (nothing added)
     /// when `text` is not such a state.
     @discardableResult
-    public func importState(_ text: String) -> Bool {
+    package func importState(_ text: String) -> Bool {
         guard let state = try? JSONReader.read(text), let sessionsJSON = state["sessions"]?.object,
             let profilesJSON = state["profiles"]?.object
         else { return false }

@@ -81,7 +81,7 @@ extension Simulator {
 
     /// The step-up a programmer's server asked for last that is neither approved nor used: its server and
     /// transaction id (what the app shows the user a PIN page for).
-    public var pendingTransaction: (server: String, id: String)? { pendingTransaction(preferring: nil) }
+    package var pendingTransaction: (server: String, id: String)? { pendingTransaction(preferring: nil) }
 
     /// The pending step-up whose transaction is `shown` (the one an app showed), else the one asked last.
     package func pendingTransaction(preferring shown: String?) -> (server: String, id: String)? {
@@ -117,10 +117,10 @@ extension Simulator {
     }
 
     /// Server `serverID` answers normally again.
-    public func healProgrammer(_ serverID: String) { programmerFaults[serverID] = nil }
+    package func healProgrammer(_ serverID: String) { programmerFaults[serverID] = nil }
 
     /// Every request the programmer's servers received: server, session and resource, in order.
-    public var programmerLog: [(server: String, session: String, resource: String)] { programmerRequests }
+    package var programmerLog: [(server: String, session: String, resource: String)] { programmerRequests }
 
     private func takeProgrammerFault(_ serverID: String) -> ProgrammerFault? {
         guard let fault = programmerFaults[serverID] else { return nil }

@@ -57,7 +57,7 @@ extension Simulator {
     }
 
     /// Every token the subscription `providerID` issued stops being valid (`! server ID invalidates tokens`).
-    public func invalidateSubscriptionTokens(_ providerID: String) {
+    package func invalidateSubscriptionTokens(_ providerID: String) {
         for (token, issued) in subscriptionTokens where issued.provider == providerID {
             subscriptionTokens[token] = (issued.provider, issued.subscriber, false)
         }
@@ -71,7 +71,7 @@ extension Simulator {
     }
 
     /// The subscriber's subscription lapses (`lapsed: true`) or is renewed.
-    public func setSubscription(of username: String, lapsed: Bool) {
+    package func setSubscription(of username: String, lapsed: Bool) {
         for index in subscribers.indices where subscribers[index].username == username { subscribers[index].lapsed = lapsed }
     }
 

@@ -13,7 +13,7 @@ extension Simulator {
 
     /// `POST sessions` without some of its parameters (nil or empty: not given): `resume`, direct, with the
     /// code and what is missing; the login starts when the session is resumed with it.
-    public func createIncompleteSession(_ context: RequestContext, mvpd: String?, domainName: String?, redirectURL: String?)
+    package func createIncompleteSession(_ context: RequestContext, mvpd: String?, domainName: String?, redirectURL: String?)
         throws(V2EnhancedError) -> V2Session
     {
         _ = try requestor(context)
@@ -67,7 +67,7 @@ extension Simulator {
 
     /// `GET sessions/{code}`: what the session holds and lacks, and its validity (the second screen
     /// checks a typed code with it before opening the login).
-    public func sessionStatus(requestorID: String, code: String) throws(V2EnhancedError) -> V2SessionStatus {
+    package func sessionStatus(requestorID: String, code: String) throws(V2EnhancedError) -> V2SessionStatus {
         let session = try session(code, requestorID: requestorID)
         var existing: [String: JSONValue] = ["serviceProvider": .string(session.requestorID)]
         if !session.mvpdID.isEmpty { existing["mvpd"] = .string(session.mvpdID) }
@@ -82,7 +82,7 @@ extension Simulator {
     /// `POST sessions/{code}`: the session resumed with the parameters it lacked (given ones replace
     /// none already there): `authenticate` with the same code when nothing is missing any more, `retry`
     /// with what still is, `authorize` for an MVPD that needs no login.
-    public func resumeSession(requestorID: String, code: String, mvpd: String?, domainName: String?, redirectURL: String?)
+    package func resumeSession(requestorID: String, code: String, mvpd: String?, domainName: String?, redirectURL: String?)
         throws(V2EnhancedError) -> V2Session
     {
         var session = try session(code, requestorID: requestorID)
@@ -123,14 +123,14 @@ extension Simulator {
 
     /// `POST decisions/authorize/{mvpd}` for several resources at once (the contract takes an array; the
     /// engine asks for one at a time): a decision per resource, in order.
-    public func authorize(_ context: RequestContext, mvpd: String, resourcesAtOnce resources: [String]) throws(V2EnhancedError) -> [V2Decision] {
+    package func authorize(_ context: RequestContext, mvpd: String, resourcesAtOnce resources: [String]) throws(V2EnhancedError) -> [V2Decision] {
         try authorize(context, mvpd: mvpd, resources: resources)
     }
 
     /// `POST sessions/sso/{partner}` (Apple's single sign-on, REST API V2 §8): `partner_profile`, direct,
     /// with the SAML request the partner framework is handed (`authenticationRequest`) and where to
     /// post its answer (`profiles/sso/{partner}`). Only the `Apple` partner is known (its name in any case).
-    public func partnerSession(_ context: RequestContext, partner: String, domainName: String, redirectURL: String)
+    package func partnerSession(_ context: RequestContext, partner: String, domainName: String, redirectURL: String)
         throws(V2EnhancedError) -> V2Session
     {
         _ = try requestor(context)

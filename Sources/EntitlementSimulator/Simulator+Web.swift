@@ -5,7 +5,7 @@ import EntitlementSupport
 /// pages, the return to the session's `redirectUrl`, and the second screen's activation page.
 extension Simulator {
     /// The second-screen page where a code is entered (`GET …/activate?code=…`).
-    public nonisolated var activationURL: String { "\(world.serviceProvider)/activate" }
+    package nonisolated var activationURL: String { "\(world.serviceProvider)/activate" }
 
     /// Answers one page load or form post.
     package func load(_ request: WebRequest) -> WebResponse {

@@ -2,7 +2,7 @@ import EntitlementEngine
 import EntitlementSupport
 
 /// An in-process Adobe Pass REST API V2 service plus the MVPDs behind it: it answers the engine's
-/// backend port (``backend``) with V2's value types, and the web pages a user agent loads
+/// backend port (`backend`) with V2's value types, and the web pages a user agent loads
 /// (`load(_:)`).
 ///
 /// Login: `POST sessions` issues a code (valid ``SimulatedWorld/sessionTTL``) and the URL
@@ -99,10 +99,10 @@ public actor Simulator {
     var watchers: [(operation: BackendOperation, count: Int, resume: CheckedContinuation<Void, Never>)] = []
 
     /// How many requests of each operation the backend has received.
-    public internal(set) var requestCounts: [BackendOperation: Int] = [:]
+    package internal(set) var requestCounts: [BackendOperation: Int] = [:]
     /// Every secret the simulator minted (codes, media tokens, assertions), so tests can prove none leaks:
     /// the newest 100,000 (up to half as many again before the oldest are let go).
-    public internal(set) var issuedSecrets: [String] = []
+    package internal(set) var issuedSecrets: [String] = []
     /// The same secrets, the newest ``MintedSecrets/limit`` of them, for what prints requests (the
     /// simulator server's access log) to shorten by value.
     package nonisolated let mintedSecrets = MintedSecrets()
@@ -133,7 +133,7 @@ public actor Simulator {
 
     /// The world's provider chain for an engine, or nil when the world declares no provider beside the TV
     /// provider. `others` supplies the providers this module cannot build (a server-based one, by id).
-    public nonisolated func providerChain(others: [String: any EntitlementProvider] = [:]) -> ProviderChain? {
+    package nonisolated func providerChain(others: [String: any EntitlementProvider] = [:]) -> ProviderChain? {
         guard !world.chainProviders.isEmpty else { return nil }
         let order = world.chainOrder ?? world.chainProviders.map(\.id) + [ProviderLink.tvProviderID]
         let links: [ProviderChain.Link] = order.compactMap { id in
@@ -145,7 +145,7 @@ public actor Simulator {
     }
 
     /// The backend port the engine talks to.
-    public nonisolated var backend: SimulatedBackend { SimulatedBackend(simulator: self) }
+    package nonisolated var backend: SimulatedBackend { SimulatedBackend(simulator: self) }
 
     /// A browser that loads this simulator's pages.
     public nonisolated var userAgent: SimulatedUserAgent { SimulatedUserAgent(simulator: self) }
@@ -170,27 +170,27 @@ public actor Simulator {
 
     /// Makes requests of `operation` wait until ``release(_:)``: tests use it to let results
     /// arrive late (after a cancel, logout or reconfiguration) or to overlap requests.
-    public func hold(_ operation: BackendOperation) { held.insert(operation) }
+    package func hold(_ operation: BackendOperation) { held.insert(operation) }
 
     /// Returns once `count` requests of `operation` are waiting (they were sent and are held).
-    public func whenWaiting(_ operation: BackendOperation, count: Int = 1) async {
+    package func whenWaiting(_ operation: BackendOperation, count: Int = 1) async {
         guard waitingCount(operation) < count else { return }
         await withCheckedContinuation { watchers.append((operation, count, $0)) }
     }
 
     /// How many requests of `operation` are waiting.
-    public func waitingCount(_ operation: BackendOperation) -> Int { waiting.filter { $0.operation == operation }.count }
+    package func waitingCount(_ operation: BackendOperation) -> Int { waiting.filter { $0.operation == operation }.count }
 
     /// Lets the oldest waiting request of `operation` proceed; false when none waits.
     @discardableResult
-    public func release(_ operation: BackendOperation) -> Bool {
+    package func release(_ operation: BackendOperation) -> Bool {
         guard let index = waiting.firstIndex(where: { $0.operation == operation }) else { return false }
         waiting.remove(at: index).resume.resume()
         return true
     }
 
     /// Stops holding `operation` and lets every waiting request of it proceed, oldest first.
-    public func releaseAll(_ operation: BackendOperation) {
+    package func releaseAll(_ operation: BackendOperation) {
         held.remove(operation)
         while release(operation) {}
     }
@@ -231,7 +231,7 @@ public actor Simulator {
     }
 
     /// Answers one backend request (after any hold and any injected fault).
-    public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+    package func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
         switch await respond(request) {
         case .success(let response): return response
         case .failure(.service(let error)): throw BackendError(v2: error, httpStatus: Int(clamping: error.status))
@@ -392,7 +392,7 @@ public actor Simulator {
     }
 
     /// How many authentication sessions the simulator holds (expired ones are dropped when a session is created).
-    public var sessionCount: Int { sessions.count }
+    package var sessionCount: Int { sessions.count }
 
     /// Drops the device's earlier sessions for the requestor (a new code replaces them) and every
     /// session that has expired, so a long-running server holds only live sessions — looking at those
@@ -454,12 +454,12 @@ public actor Simulator {
 }
 
 /// The simulator as the engine's backend port.
-public struct SimulatedBackend: EntitlementBackend {
+package struct SimulatedBackend: EntitlementBackend {
     /// The simulator answering.
-    public let simulator: Simulator
+    package let simulator: Simulator
 
     /// Forwards `request` to the simulator.
-    public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+    package func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
         try await simulator.perform(request)
     }
 }

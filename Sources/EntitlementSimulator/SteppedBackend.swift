@@ -12,7 +12,7 @@ import EntitlementEngine
 /// late request reaches the real one — scenarios rely on that (a session request served late replaces
 /// a login's code) — and the engine drops its answer. Every parked request ends when it is delivered
 /// or the backend is severed (``sever()``); nothing in the engine waits for one it gave up on.
-public actor SteppedBackend: EntitlementBackend {
+package actor SteppedBackend: EntitlementBackend {
     private struct Parked {
         let request: BackendRequest
         let resume: CheckedContinuation<Result<BackendResponse, BackendError>, Never>
@@ -25,15 +25,15 @@ public actor SteppedBackend: EntitlementBackend {
     private var severed = false
 
     /// Wraps `inner`.
-    public init(_ inner: any EntitlementBackend) { self.inner = inner }
+    package init(_ inner: any EntitlementBackend) { self.inner = inner }
 
     /// Requests without an operation id are not parked.
-    public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+    package func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
         try await inner.perform(request)
     }
 
     /// Parks the request until it is delivered.
-    public func perform(_ request: BackendRequest, operation: OperationID) async throws(BackendError)
+    package func perform(_ request: BackendRequest, operation: OperationID) async throws(BackendError)
         -> BackendResponse
     {
         if severed { throw Self.processEnded }
@@ -48,19 +48,19 @@ public actor SteppedBackend: EntitlementBackend {
 
     /// Returns once every operation in `operations` is parked, or at once when severed (a severed
     /// backend parks nothing: its requests fail at once).
-    public func whenParked(_ operations: Set<OperationID>) async {
+    package func whenParked(_ operations: Set<OperationID>) async {
         guard !severed, !operations.isSubset(of: parked.keys) else { return }
         await withCheckedContinuation { watchers.append((operations, $0)) }
     }
 
     /// The oldest parked operation that is not held, if any.
-    public func nextDeliverable() -> OperationID? {
+    package func nextDeliverable() -> OperationID? {
         parked.filter { !held.contains($0.value.request.operation) }.keys.min()
     }
 
     /// Answers `operation` from the inner backend; false when it is not parked.
     @discardableResult
-    public func deliver(_ operation: OperationID) async -> Bool {
+    package func deliver(_ operation: OperationID) async -> Bool {
         guard let entry = parked.removeValue(forKey: operation) else { return false }
         let result: Result<BackendResponse, BackendError>
         do throws(BackendError) {
@@ -77,7 +77,7 @@ public actor SteppedBackend: EntitlementBackend {
 
     /// Cuts the engine off, as when its process dies: every parked request and every later one
     /// fails at once, and nothing reaches the inner backend any more.
-    public func sever() {
+    package func sever() {
         severed = true
         let waiting = parked.values
         parked.removeAll()
@@ -88,19 +88,19 @@ public actor SteppedBackend: EntitlementBackend {
     }
 
     /// Keeps requests of `operation` parked until ``release(_:)``.
-    public func hold(_ operation: BackendOperation) { held.insert(operation) }
+    package func hold(_ operation: BackendOperation) { held.insert(operation) }
 
     /// Lets requests of `operation` be delivered again.
-    public func release(_ operation: BackendOperation) { held.remove(operation) }
+    package func release(_ operation: BackendOperation) { held.remove(operation) }
 
     /// The operations whose requests are parked and held (a script that ends with one has a
     /// result it never let arrive), in operation order.
-    public func heldRequests() -> [BackendOperation] {
+    package func heldRequests() -> [BackendOperation] {
         parked.filter { held.contains($0.value.request.operation) }.sorted { $0.key < $1.key }.map(\.value.request.operation)
     }
 
     /// How many requests of `operation` are parked.
-    public func parkedCount(_ operation: BackendOperation) -> Int {
+    package func parkedCount(_ operation: BackendOperation) -> Int {
         parked.values.filter { $0.request.operation == operation }.count
     }
 }

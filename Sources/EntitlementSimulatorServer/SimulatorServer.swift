@@ -7,7 +7,7 @@ public final class SimulatorServer: Sendable {
     /// The HTTP server.
     package let http: HTTPServer
     /// The V2 service (registration, bearer check, throttling) in front of the simulator.
-    public let service: SimulatedV2Service
+    package let service: SimulatedV2Service
     /// The simulator answering.
     public var simulator: Simulator { service.simulator }
     /// `http://127.0.0.1:PORT`.

@@ -14,19 +14,19 @@ import EntitlementSupport
 /// machine's own timer — where earlier traces hold the timeout as the request's failure (both replay).
 public struct Trace: Sendable, Equatable {
     /// The major version this engine reads and writes; a trace with another major is refused.
-    public static let formatMajor = 2
+    package static let formatMajor = 2
     /// The minor version this engine writes.
-    public static let formatMinor = 2
+    package static let formatMinor = 2
     /// `major.minor`.
-    public static var format: String { "\(formatMajor).\(formatMinor)" }
+    package static var format: String { "\(formatMajor).\(formatMinor)" }
 
     /// The header: format, engine version, recorder, machine hash, start time, device and settings.
-    public var header: JSONValue
+    package var header: JSONValue
     /// The records after the header, in order.
-    public var records: [JSONValue]
+    package var records: [JSONValue]
 
     /// Creates a trace from its parts.
-    public init(header: JSONValue, records: [JSONValue]) {
+    package init(header: JSONValue, records: [JSONValue]) {
         self.header = header
         self.records = records
     }
@@ -36,7 +36,7 @@ public struct Trace: Sendable, Equatable {
 
     /// A hash of the machine's transition table: a trace records which machine wrote it. Computed once
     /// per process (the table is fixed), not each time a recorder or replayer asks.
-    public static let machineHash: String =
+    package static let machineHash: String =
         Hex.encode(Array(SHA256.hash(TransitionTable.rows.map(\.description).joined(separator: "\n")).prefix(12)))
 
     // MARK: - Reading

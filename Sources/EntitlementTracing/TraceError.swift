@@ -8,27 +8,27 @@ public struct TraceError: Error, Sendable, Equatable, CustomStringConvertible {
         public let description: String
 
         /// The line is not JSON (or holds a non-integer number).
-        public static func notJSON(_ why: String) -> Reason { Reason(description: "not a JSON record (\(why))") }
+        package static func notJSON(_ why: String) -> Reason { Reason(description: "not a JSON record (\(why))") }
         /// A required field is missing or has the wrong type.
-        public static func field(_ name: String) -> Reason {
+        package static func field(_ name: String) -> Reason {
             Reason(description: "the field '\(name)' is missing or of the wrong type")
         }
         /// The header is missing or not a header.
-        public static let noHeader = Reason(description: "the first line must be the trace header")
+        package static let noHeader = Reason(description: "the first line must be the trace header")
         /// The format's major version is one this engine cannot read.
-        public static func unsupportedFormat(_ format: String) -> Reason {
+        package static func unsupportedFormat(_ format: String) -> Reason {
             Reason(
                 description:
                     "trace format \(format) is not supported: this engine reads format \(Trace.formatMajor).x; re-record the session with this version")
         }
         /// Records are not numbered 1, 2, 3, …
-        public static func sequence(expected: Int, found: Int64) -> Reason {
+        package static func sequence(expected: Int, found: Int64) -> Reason {
             Reason(description: "expected seq \(expected), found \(found)")
         }
         /// The file ends in the middle of a line.
-        public static let truncated = Reason(description: "the file ends in the middle of a record (truncated?)")
+        package static let truncated = Reason(description: "the file ends in the middle of a record (truncated?)")
         /// The file could not be read (streaming replay): the system's reason.
-        public static func unreadable(_ why: String) -> Reason { Reason(description: "the file cannot be read: \(why)") }
+        package static func unreadable(_ why: String) -> Reason { Reason(description: "the file cannot be read: \(why)") }
     }
 
     /// The 1-based line.

@@ -61,7 +61,7 @@ public final class TraceRecorder: EngineMonitor {
             case .callbackEmitted(let callback, let answering):
                 record = TraceCoding.encode(callback, answering: answering, seq: seq, book: &state.book)
             case .backendRequested(let operation, let request):
-                record = TraceCoding.encode(operation, request, seq: seq, book: &state.book)
+                record = TraceCoding.encode(operation, request.request, seq: seq, book: &state.book)
             case .providerAsked(let operation, let provider, let request):
                 record = TraceCoding.encodeProviderRequest(operation, provider: provider, request, seq: seq)
             case .callReceived, .backendFinished, .transition, .log, .storageFailed:

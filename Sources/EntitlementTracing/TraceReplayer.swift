@@ -9,11 +9,11 @@ import EntitlementEngine
 /// ``replayOrThrow(_:)`` to throw a ``TraceDivergence``.
 public struct TraceReplayer: Sendable {
     /// How many records before a divergence its report shows.
-    public static let contextRecords = 4
+    package static let contextRecords = 4
 
     /// Whether the replay also holds each step's effects against the rows it took
     /// (``TraceReplayResult/effectsNotInRows``).
-    public var checksRows: Bool
+    package var checksRows: Bool
 
     /// Creates a replayer; with `checkingRows`, every step's effects must be named by its rows.
     public init(checkingRows: Bool = false) { checksRows = checkingRows }
@@ -23,7 +23,7 @@ public struct TraceReplayer: Sendable {
 
     /// Replays `trace`, showing `observe` where the machine stands after each record that matched (its
     /// regions' states, and the rows an input took): what a page of the trace draws beside it.
-    public func replay(_ trace: Trace, observing observe: (TraceReplayStep) -> Void) -> TraceReplayResult {
+    package func replay(_ trace: Trace, observing observe: (TraceReplayStep) -> Void) -> TraceReplayResult {
         replay(trace, observes: true, observe)
     }
 
@@ -45,7 +45,7 @@ public struct TraceReplayer: Sendable {
 
     /// Replays the trace in the file at `path` as it reads it, one line at a time: memory stays flat
     /// however long the trace (a divergence's closest recorded request is looked for among the last
-    /// ``recentRequests`` requests read). A malformed line throws the same ``TraceError`` as
+    /// `recentRequests` requests read). A malformed line throws the same ``TraceError`` as
     /// ``Trace/parse(_:)``, with its line number — possibly after earlier records were replayed.
     public func replay(contentsOfFile path: String) throws(TraceError) -> TraceReplayResult {
         var lines = try TraceLineReader(path: path)
@@ -73,7 +73,7 @@ public struct TraceReplayer: Sendable {
     }
 
     /// How many of the latest recorded requests a streaming replay keeps to name the closest one.
-    public static let recentRequests = 256
+    package static let recentRequests = 256
 
     /// Replays `trace`, throwing the first divergence.
     public func replayOrThrow(_ trace: Trace) throws(TraceDivergence) {
@@ -82,25 +82,25 @@ public struct TraceReplayer: Sendable {
 }
 
 /// Where the machine stands after one record of a replay.
-public struct TraceReplayStep: Sendable, Hashable {
+package struct TraceReplayStep: Sendable, Hashable {
     /// One authorization under way: its resource and the state it is in.
-    public struct Authorization: Sendable, Hashable {
+    package struct Authorization: Sendable, Hashable {
         /// The resource being authorized.
-        public var resource: String
+        package var resource: String
         /// Its state in the authorization region (`AuthorizationRequest.Kind`).
-        public var state: String
+        package var state: String
     }
 
     /// The record's `seq`: its place among the trace's records, from 1 (the header is not one).
-    public var seq: Int
+    package var seq: Int
     /// The configuration region's state.
-    public var configuration: String
+    package var configuration: String
     /// The authentication region's state.
-    public var authentication: String
+    package var authentication: String
     /// Each authorization under way (the region is `idle` when there is none).
-    public var authorizations: [Authorization]
+    package var authorizations: [Authorization]
     /// The rows the record took, when it was an input (`region: from --> to : input …`); empty for outputs.
-    public var rows: [String]
+    package var rows: [String]
 
     init(seq: Int, machine: EntitlementMachine, isInput: Bool) {
         self.seq = seq
@@ -120,7 +120,7 @@ public struct TraceReplayResult: Sendable {
     /// Whether the trace was recorded by a machine with today's transition table (informational:
     /// a changed table may still replay, and behaviour is what is compared).
     public var machineMatches: Bool
-    /// With ``TraceReplayer/checksRows``: each step whose effects its rows do not all name — the input,
+    /// With `TraceReplayer/checksRows`: each step whose effects its rows do not all name — the input,
     /// the unnamed effects (`MachineStep.effectsNotInRows(_:)`) and the rows taken. Empty otherwise.
     public var effectsNotInRows: [String] = []
 }

@@ -14,5 +14,5 @@ public enum AdobePassHost {
     public static let staging = "https://sp.auth-staging.adobe.com"
 
     /// Every host, production first (the order of Adobe's files).
-    public static let all = [production, prequalification, prequalificationStaging, staging]
+    package static let all = [production, prequalification, prequalificationStaging, staging]
 }

@@ -1,6 +1,6 @@
 import EntitlementSupport
 
-/// Reads one JSON text (RFC 8259) into a ``JSONValue``: a small recursive-descent parser over UTF-8.
+/// Reads one JSON text (RFC 8259) into a `JSONValue`: a small recursive-descent parser over UTF-8.
 /// Reads every number (fractions, exponents and integers beyond 64 bits kept exactly, as their text);
 /// refuses what RFC 8259 does not allow (leading zeros, lone surrogates, control characters in
 /// strings, bytes that are not UTF-8, trailing text), a key given twice, and nesting beyond 64.
@@ -156,8 +156,8 @@ package struct JSONReader {
     }
 
     /// A number, by RFC 8259's grammar (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`): an
-    /// integer that fits 64 bits is ``JSONValue/int(_:)``; a fraction, an exponent or a larger integer is
-    /// ``JSONValue/number(_:)``, kept as its exact text.
+    /// integer that fits 64 bits is `JSONValue/int(_:)`; a fraction, an exponent or a larger integer is
+    /// `JSONValue/number(_:)`, kept as its exact text.
     private mutating func number() throws(Failure) -> JSONValue {
         let first = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }

@@ -2,7 +2,7 @@
 /// insignificant whitespace, numbers as read (times are integer milliseconds), strings escaped
 /// minimally (`"`, `\`, control characters). Hand-written so traces need no encoder and so the
 /// same record always gives the same bytes.
-public enum JSONValue: Sendable, Hashable {
+package enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -21,7 +21,7 @@ public enum JSONValue: Sendable, Hashable {
     // MARK: - Canonical writer
 
     /// The canonical UTF-8 bytes.
-    public var canonicalBytes: [UInt8] {
+    package var canonicalBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         write(into: &out)
@@ -29,10 +29,10 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// The canonical text.
-    public var canonicalText: String { String(decoding: canonicalBytes, as: UTF8.self) }
+    package var canonicalText: String { String(decoding: canonicalBytes, as: UTF8.self) }
 
     /// Appends the canonical bytes to `out`.
-    public func write(into out: inout [UInt8]) {
+    package func write(into out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: value ? "true".utf8 : "false".utf8)
@@ -124,17 +124,17 @@ public enum JSONValue: Sendable, Hashable {
     // MARK: - Accessors
 
     /// The member `key` of an object.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
     /// The string, if this is one.
-    public var string: String? { if case .string(let value) = self { value } else { nil } }
+    package var string: String? { if case .string(let value) = self { value } else { nil } }
     /// The integer, if this is one that fits 64 bits.
-    public var int: Int64? { if case .int(let value) = self { value } else { nil } }
+    package var int: Int64? { if case .int(let value) = self { value } else { nil } }
     /// The number as the nearest `Double`, if this is a number (nil beyond `Double`'s range).
-    public var double: Double? {
+    package var double: Double? {
         switch self {
         case .int(let value): Double(value)
         case .number(let value): value.double
@@ -142,30 +142,30 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
     /// The boolean, if this is one.
-    public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
+    package var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
     /// The elements, if this is an array.
-    public var array: [JSONValue]? { if case .array(let items) = self { items } else { nil } }
+    package var array: [JSONValue]? { if case .array(let items) = self { items } else { nil } }
     /// The members, if this is an object.
-    public var object: [String: JSONValue]? { if case .object(let members) = self { members } else { nil } }
+    package var object: [String: JSONValue]? { if case .object(let members) = self { members } else { nil } }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
     /// A string.
-    public init(stringLiteral value: String) { self = .string(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
     /// An integer.
-    public init(integerLiteral value: Int64) { self = .int(value) }
+    package init(integerLiteral value: Int64) { self = .int(value) }
     /// A boolean.
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension JSONValue: ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
     /// An object.
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
     }
 
     /// An array.
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    package init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }
 
 extension JSONValue: Encodable {
@@ -178,7 +178,7 @@ extension JSONValue: Encodable {
 
     /// Encodes the same tree through any `Encoder` (the benchmark compares the canonical writer
     /// with `JSONEncoder` on identical records this way).
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
             var container = encoder.singleValueContainer()
@@ -207,12 +207,12 @@ extension JSONValue: Encodable {
 
 /// A JSON number that is not a 64-bit integer, kept exactly as written: nothing is rounded until a
 /// reader asks for a `Double`.
-public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+package struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// The number's text, valid by RFC 8259's grammar.
-    public let literal: String
+    package let literal: String
 
     /// `literal` if it is a JSON number (nothing around it); nil otherwise.
-    public init?(_ literal: String) {
+    package init?(_ literal: String) {
         guard literal.utf8.allSatisfy({ $0 > 0x20 }) else { return nil }
         switch try? JSONReader.read(literal) {
         case .number(let number)?: self = number
@@ -225,8 +225,8 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     init(validated literal: String) { self.literal = literal }
 
     /// The nearest `Double`; nil beyond its range (`1e400`).
-    public var double: Double? { Double(literal).flatMap { $0.isFinite ? $0 : nil } }
+    package var double: Double? { Double(literal).flatMap { $0.isFinite ? $0 : nil } }
 
     /// The literal.
-    public var description: String { literal }
+    package var description: String { literal }
 }

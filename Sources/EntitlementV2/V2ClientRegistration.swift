@@ -28,7 +28,7 @@ public struct V2ClientCredentials: Sendable, Hashable {
     }
 
     /// Reads a registration answer.
-    public init(json: JSONValue) throws(V2DecodingError) {
+    package init(json: JSONValue) throws(V2DecodingError) {
         let object = try V2Object(json)
         self.init(
             clientID: try object.string("client_id"), clientSecret: try object.string("client_secret"),
@@ -37,7 +37,7 @@ public struct V2ClientCredentials: Sendable, Hashable {
     }
 
     /// The answer as V2 writes it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "client_id": .string(clientID), "client_secret": .string(clientSecret), "client_id_issued_at": .int(issuedAtSeconds),
             "redirect_uris": .array(redirectURIs.map(JSONValue.string)), "grant_types": .array(grantTypes.map(JSONValue.string)),

@@ -1,26 +1,26 @@
 /// `GET /api/v2/{serviceProvider}/configuration`: the requestor and its MVPDs.
-public struct V2Configuration: Sendable, Hashable {
+package struct V2Configuration: Sendable, Hashable {
     /// One MVPD of the requestor.
-    public struct MVPD: Sendable, Hashable {
+    package struct MVPD: Sendable, Hashable {
         /// The MVPD id (`mvpd` in other paths).
-        public var id: String
+        package var id: String
         /// The name shown in the picker.
-        public var displayName: String
+        package var displayName: String
         /// The logo, if any.
-        public var logoURL: String?
+        package var logoURL: String?
         /// A TempPass pseudo-MVPD.
-        public var isTempPass: Bool
+        package var isTempPass: Bool
         /// Signs in one requestor at a time (no single sign-on).
-        public var authPerAggregator: Bool
+        package var authPerAggregator: Bool
         /// Passive authentication is enabled.
-        public var passiveAuthnEnabled: Bool
+        package var passiveAuthnEnabled: Bool
         /// The MVPD can be picked in the platform's TV-provider picker.
-        public var enablePlatformServices: Bool
+        package var enablePlatformServices: Bool
         /// The MVPD is shown in the platform picker.
-        public var displayInPlatformPicker: Bool
+        package var displayInPlatformPicker: Bool
 
         /// Creates an MVPD entry.
-        public init(
+        package init(
             id: String, displayName: String, logoURL: String? = nil, isTempPass: Bool = false, authPerAggregator: Bool = false,
             passiveAuthnEnabled: Bool = false, enablePlatformServices: Bool = false, displayInPlatformPicker: Bool = false
         ) {
@@ -36,34 +36,34 @@ public struct V2Configuration: Sendable, Hashable {
     }
 
     /// One domain of the requestor.
-    public struct Domain: Sendable, Hashable {
+    package struct Domain: Sendable, Hashable {
         /// The domain name.
-        public var name: String
+        package var name: String
         /// Whether MVPD-initiated logins are allowed from it.
-        public var mvpdInitiated: Bool
+        package var mvpdInitiated: Bool
 
         /// Creates a domain.
-        public init(name: String, mvpdInitiated: Bool) {
+        package init(name: String, mvpdInitiated: Bool) {
             self.name = name
             self.mvpdInitiated = mvpdInitiated
         }
     }
 
     /// The requestor's id.
-    public var requestorID: String
+    package var requestorID: String
     /// The requestor's name.
-    public var requestorName: String
+    package var requestorName: String
     /// Its domains.
-    public var domains: [Domain]
+    package var domains: [Domain]
     /// Its MVPDs, in the order to show them.
-    public var mvpds: [MVPD]
+    package var mvpds: [MVPD]
     /// The device type Adobe classified the caller as, if given.
-    public var device: String?
+    package var device: String?
     /// The client type, if given.
-    public var clientType: String?
+    package var clientType: String?
 
     /// Creates a configuration.
-    public init(
+    package init(
         requestorID: String, requestorName: String, domains: [Domain] = [], mvpds: [MVPD], device: String? = nil,
         clientType: String? = nil
     ) {
@@ -76,7 +76,7 @@ public struct V2Configuration: Sendable, Hashable {
     }
 
     /// Reads a configuration answer.
-    public init(json: JSONValue) throws(V2DecodingError) {
+    package init(json: JSONValue) throws(V2DecodingError) {
         let top = try V2Object(json)
         let requestor = try top.object("requestor")
         var mvpds: [MVPD] = []
@@ -102,7 +102,7 @@ public struct V2Configuration: Sendable, Hashable {
     }
 
     /// The configuration as V2 writes it (the fields the engine reads).
-    public var json: JSONValue {
+    package var json: JSONValue {
         let mvpds: [JSONValue] = mvpds.map { mvpd in
             var members: [String: JSONValue] = ["id": .string(mvpd.id), "displayName": .string(mvpd.displayName)]
             members.set("logoUrl", mvpd.logoURL.map(JSONValue.string))

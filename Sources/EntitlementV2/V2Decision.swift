@@ -1,8 +1,8 @@
 /// One decision of `POST /api/v2/{sp}/decisions/authorize/{mvpd}` or `…/preauthorize/{mvpd}`.
 /// A denial is a decision with `authorized` false and an ``V2EnhancedError`` (HTTP 200).
-public struct V2Decision: Sendable, Hashable {
+package struct V2Decision: Sendable, Hashable {
     /// Who decided.
-    public enum Source: V2OpenValue {
+    package enum Source: V2OpenValue {
         /// The MVPD.
         case mvpd
         /// A degradation rule.
@@ -16,10 +16,10 @@ public struct V2Decision: Sendable, Hashable {
         case other(String)
 
         /// The values this engine knows.
-        public static let known: [Self] = [.mvpd, .degradation, .temppass, .dummy]
+        package static let known: [Self] = [.mvpd, .degradation, .temppass, .dummy]
 
         /// The wire spelling.
-        public var rawValue: String {
+        package var rawValue: String {
             switch self {
             case .mvpd: "mvpd"
             case .degradation: "degradation"
@@ -31,16 +31,16 @@ public struct V2Decision: Sendable, Hashable {
     }
 
     /// The media token an authorize decision carries (never cached, one use).
-    public struct Token: Sendable, Hashable {
+    package struct Token: Sendable, Hashable {
         /// When it becomes valid.
-        public var notBefore: Timestamp
+        package var notBefore: Timestamp
         /// When it expires (7 minutes by default).
-        public var notAfter: Timestamp
+        package var notAfter: Timestamp
         /// The serialized media token handed to `setToken` (a secret).
-        public var serialized: String
+        package var serialized: String
 
         /// Creates a token.
-        public init(notBefore: Timestamp, notAfter: Timestamp, serialized: String) {
+        package init(notBefore: Timestamp, notAfter: Timestamp, serialized: String) {
             self.notBefore = notBefore
             self.notAfter = notAfter
             self.serialized = serialized
@@ -48,26 +48,26 @@ public struct V2Decision: Sendable, Hashable {
     }
 
     /// The resource decided on.
-    public var resource: String
+    package var resource: String
     /// The requestor.
-    public var serviceProvider: String
+    package var serviceProvider: String
     /// The MVPD.
-    public var mvpd: String
+    package var mvpd: String
     /// Whether the user may watch it.
-    public var authorized: Bool
+    package var authorized: Bool
     /// Who decided.
-    public var source: Source
+    package var source: Source
     /// The media token (authorize permits only).
-    public var token: Token?
+    package var token: Token?
     /// When the decision was made, if given.
-    public var notBefore: Timestamp?
+    package var notBefore: Timestamp?
     /// Until when Adobe reuses it (the authorization TTL), if given.
-    public var notAfter: Timestamp?
+    package var notAfter: Timestamp?
     /// Why it was denied (or could not be decided).
-    public var error: V2EnhancedError?
+    package var error: V2EnhancedError?
 
     /// Creates a decision.
-    public init(
+    package init(
         resource: String, serviceProvider: String, mvpd: String, authorized: Bool, source: Source, token: Token? = nil,
         notBefore: Timestamp? = nil, notAfter: Timestamp? = nil, error: V2EnhancedError? = nil
     ) {
@@ -83,14 +83,14 @@ public struct V2Decision: Sendable, Hashable {
     }
 
     /// Reads the `{"decisions": […]}` answer.
-    public static func decisions(json: JSONValue) throws(V2DecodingError) -> [V2Decision] {
+    package static func decisions(json: JSONValue) throws(V2DecodingError) -> [V2Decision] {
         var decisions: [V2Decision] = []
         for object in try V2Object(json).objects("decisions") { decisions.append(try V2Decision(object)) }
         return decisions
     }
 
     /// Writes a decisions answer.
-    public static func json(decisions: [V2Decision]) -> JSONValue { ["decisions": .array(decisions.map(\.json))] }
+    package static func json(decisions: [V2Decision]) -> JSONValue { ["decisions": .array(decisions.map(\.json))] }
 
     init(_ object: V2Object) throws(V2DecodingError) {
         var token: Token?
@@ -106,7 +106,7 @@ public struct V2Decision: Sendable, Hashable {
     }
 
     /// The decision as V2 writes it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [String: JSONValue] = [
             "resource": .string(resource), "serviceProvider": .string(serviceProvider), "mvpd": .string(mvpd),
             "authorized": .bool(authorized), "source": .string(source.rawValue),

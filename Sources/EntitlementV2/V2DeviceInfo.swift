@@ -54,7 +54,7 @@ public struct V2DeviceInfo: Sendable, Hashable {
     }
 
     /// The JSON V2 reads (keys as the reference names them).
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [String: JSONValue] = [
             "model": .string(model), "version": .string(version), "osName": .string(osName), "osVersion": .string(osVersion),
             "connectionType": .string(connectionType),
@@ -67,7 +67,7 @@ public struct V2DeviceInfo: Sendable, Hashable {
         return .object(members)
     }
 
-    /// The header's value: base64 of ``json``.
+    /// The header's value: base64 of `json`.
     public var headerValue: String { Base64.encode(json.canonicalBytes) }
 
     /// Reads a header's value (what the simulator's server does with what a client sent).

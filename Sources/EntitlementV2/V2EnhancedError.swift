@@ -66,7 +66,7 @@ public struct V2EnhancedError: Error, Sendable, Hashable {
     }
 
     /// Reads an error object.
-    public init(json: JSONValue) throws(V2DecodingError) { try self.init(V2Object(json)) }
+    package init(json: JSONValue) throws(V2DecodingError) { try self.init(V2Object(json)) }
 
     init(_ object: V2Object) throws(V2DecodingError) {
         self.init(
@@ -76,7 +76,7 @@ public struct V2EnhancedError: Error, Sendable, Hashable {
     }
 
     /// The error as V2 writes it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [String: JSONValue] = ["status": .int(status), "code": .string(code), "message": .string(message)]
         members.set("details", details.map(JSONValue.string))
         members.set("helpUrl", helpURL.map(JSONValue.string))

@@ -3,7 +3,7 @@
 /// looks like.
 public enum V2ErrorCatalogue {
     /// Every code, with its status and action.
-    public static let entries: [String: (status: Int64, action: V2EnhancedError.Action)] = {
+    package static let entries: [String: (status: Int64, action: V2EnhancedError.Action)] = {
         var entries: [String: (Int64, V2EnhancedError.Action)] = [:]
         for code in [
             "invalid_parameter_service_provider", "invalid_parameter_mvpd", "invalid_parameter_code",

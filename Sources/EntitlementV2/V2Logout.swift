@@ -1,8 +1,8 @@
 /// One MVPD's answer in `GET /api/v2/{sp}/logout/{mvpd}`: `{"logouts": {mvpd: action}}`.
 /// Adobe has already deleted the profile when it answers.
-public struct V2Logout: Sendable, Hashable {
+package struct V2Logout: Sendable, Hashable {
     /// What is left to do.
-    public enum ActionName: V2OpenValue {
+    package enum ActionName: V2OpenValue {
         /// Open `url` (the MVPD's logout page); it ends at the redirect URL.
         case logout
         /// Tell the user to sign out of the platform (Apple SSO).
@@ -16,10 +16,10 @@ public struct V2Logout: Sendable, Hashable {
         case other(String)
 
         /// The values this engine knows.
-        public static let known: [Self] = [.logout, .partnerLogout, .complete, .invalid]
+        package static let known: [Self] = [.logout, .partnerLogout, .complete, .invalid]
 
         /// The wire spelling.
-        public var rawValue: String {
+        package var rawValue: String {
             switch self {
             case .logout: "logout"
             case .partnerLogout: "partner_logout"
@@ -31,7 +31,7 @@ public struct V2Logout: Sendable, Hashable {
     }
 
     /// How `url` is used.
-    public enum ActionType: V2OpenValue {
+    package enum ActionType: V2OpenValue {
         /// Open it in a user agent.
         case interactive
         /// Tell the user (partner SSO).
@@ -42,10 +42,10 @@ public struct V2Logout: Sendable, Hashable {
         case other(String)
 
         /// The values this engine knows.
-        public static let known: [Self] = [.interactive, .partnerInteractive, .none]
+        package static let known: [Self] = [.interactive, .partnerInteractive, .none]
 
         /// The wire spelling.
-        public var rawValue: String {
+        package var rawValue: String {
             switch self {
             case .interactive: "interactive"
             case .partnerInteractive: "partner_interactive"
@@ -56,16 +56,16 @@ public struct V2Logout: Sendable, Hashable {
     }
 
     /// What is left to do.
-    public var actionName: ActionName
+    package var actionName: ActionName
     /// How.
-    public var actionType: ActionType
+    package var actionType: ActionType
     /// The MVPD.
-    public var mvpd: String
+    package var mvpd: String
     /// The logout page, for ``ActionName/logout``.
-    public var url: String?
+    package var url: String?
 
     /// Creates a logout answer.
-    public init(actionName: ActionName, actionType: ActionType, mvpd: String, url: String? = nil) {
+    package init(actionName: ActionName, actionType: ActionType, mvpd: String, url: String? = nil) {
         self.actionName = actionName
         self.actionType = actionType
         self.mvpd = mvpd
@@ -73,7 +73,7 @@ public struct V2Logout: Sendable, Hashable {
     }
 
     /// Reads the `{"logouts": {…}}` answer, by MVPD.
-    public static func logouts(json: JSONValue) throws(V2DecodingError) -> [String: V2Logout] {
+    package static func logouts(json: JSONValue) throws(V2DecodingError) -> [String: V2Logout] {
         var logouts: [String: V2Logout] = [:]
         for (mvpd, object) in try V2Object(json).objectMap("logouts") {
             logouts[mvpd] = V2Logout(
@@ -84,10 +84,10 @@ public struct V2Logout: Sendable, Hashable {
     }
 
     /// Writes a logouts answer.
-    public static func json(logouts: [String: V2Logout]) -> JSONValue { ["logouts": .object(logouts.mapValues(\.json))] }
+    package static func json(logouts: [String: V2Logout]) -> JSONValue { ["logouts": .object(logouts.mapValues(\.json))] }
 
     /// The action as V2 writes it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [String: JSONValue] = [
             "actionName": .string(actionName.rawValue), "actionType": .string(actionType.rawValue), "mvpd": .string(mvpd),
         ]

@@ -4,7 +4,7 @@
 /// instead of failing the answer that carries it.
 ///
 /// Make values from the wire with `init(rawValue:)`: it returns the known case for a known spelling,
-/// so `.other("authenticate")` never stands for ``V2Session/ActionName/authenticate``.
+/// so `.other("authenticate")` never stands for `V2Session/ActionName/authenticate`.
 public protocol V2OpenValue: RawRepresentable, Hashable, Sendable, CustomStringConvertible where RawValue == String {
     /// Every value this engine knows, in the order the documentation lists them.
     static var known: [Self] { get }

@@ -16,7 +16,7 @@ public struct V2OutgoingRequest: Sendable, Hashable {
     public let body: [UInt8]
 
     /// Creates a request.
-    public init(operation: String, method: String, url: String, headers: [String: String], body: [UInt8]) {
+    package init(operation: String, method: String, url: String, headers: [String: String], body: [UInt8]) {
         self.operation = operation
         self.method = method
         self.url = url
@@ -28,7 +28,7 @@ public struct V2OutgoingRequest: Sendable, Hashable {
     /// `context` has for it (Adobe's REST API V2 header pages: `Authorization: Bearer`,
     /// `AP-Device-Identifier: fingerprint <base64>`, `X-Device-Info`, `X-Forwarded-For`,
     /// `AP-Visitor-Identifier`, `AP-TempPass-Identity` — each only where the operation takes it), and its body.
-    public init(_ request: V2Request, context: V2RequestContext, baseURL: String) {
+    package init(_ request: V2Request, context: V2RequestContext, baseURL: String) {
         var headers = ["Accept": "application/json"]
         if let bearer = context.bearer, request.needsAccessToken { headers["Authorization"] = "Bearer \(bearer)" }
         if let id = context.deviceID, request.deviceIdentifier != .notSent {

@@ -25,7 +25,7 @@ public struct V2PartnerRequest: Sendable, Hashable {
     }
 
     /// The request as V2 writes it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         ["type": .string(type), "request": .string(request), "attributesNames": .array(attributeNames.map(JSONValue.string))]
     }
 }

@@ -1,9 +1,9 @@
 /// One profile of `GET /api/v2/{sp}/profiles[/{mvpd}|/code/{code}]`: an authentication, its
 /// validity, who issued it and the user's attributes. The answer is a map of them by MVPD id
 /// (``V2Profile/profiles(json:)``), possibly empty.
-public struct V2Profile: Sendable, Hashable {
+package struct V2Profile: Sendable, Hashable {
     /// How the profile came to be.
-    public enum Kind: V2OpenValue {
+    package enum Kind: V2OpenValue {
         /// A login at the MVPD.
         case regular
         /// Degraded access (issuer `Adobe`).
@@ -21,10 +21,10 @@ public struct V2Profile: Sendable, Hashable {
         case other(String)
 
         /// The values this engine knows.
-        public static let known: [Self] = [.regular, .degraded, .temporary, .appleSSO, .platformSSO, .serviceTokenSSO]
+        package static let known: [Self] = [.regular, .degraded, .temporary, .appleSSO, .platformSSO, .serviceTokenSSO]
 
         /// The wire spelling.
-        public var rawValue: String {
+        package var rawValue: String {
             switch self {
             case .regular: "regular"
             case .degraded: "degraded"
@@ -38,35 +38,35 @@ public struct V2Profile: Sendable, Hashable {
     }
 
     /// One user attribute: its value and whether it is encrypted with the programmer's certificate.
-    public struct Attribute: Sendable, Hashable {
+    package struct Attribute: Sendable, Hashable {
         /// The value (a string, a number, a list or a map).
-        public var value: JSONValue
+        package var value: JSONValue
         /// Whether `value` is encrypted (`enc`) or plain; a `state` this engine does not know is read as
         /// encrypted, so a value of unknown form is never shown as plain text.
-        public var encrypted: Bool
+        package var encrypted: Bool
 
         /// Creates an attribute.
-        public init(value: JSONValue, encrypted: Bool = false) {
+        package init(value: JSONValue, encrypted: Bool = false) {
             self.value = value
             self.encrypted = encrypted
         }
     }
 
     /// When the authentication started.
-    public var notBefore: Timestamp
+    package var notBefore: Timestamp
     /// When it ends (the authentication TTL).
-    public var notAfter: Timestamp
+    package var notAfter: Timestamp
     /// Who issued it: the MVPD id, or `Adobe` (degraded, temporary), or `Apple`.
-    public var issuer: String
+    package var issuer: String
     /// How it came to be.
-    public var kind: Kind
+    package var kind: Kind
     /// The user's attributes (`userID` always; `zip`, `householdID`, … by MVPD).
-    public var attributes: [String: Attribute]
+    package var attributes: [String: Attribute]
     /// The session that made it, if given.
-    public var sessionID: String?
+    package var sessionID: String?
 
     /// Creates a profile.
-    public init(
+    package init(
         notBefore: Timestamp, notAfter: Timestamp, issuer: String, kind: Kind, attributes: [String: Attribute],
         sessionID: String? = nil
     ) {
@@ -79,14 +79,14 @@ public struct V2Profile: Sendable, Hashable {
     }
 
     /// Reads the `{"profiles": {mvpd: profile, …}}` answer (the map may be empty).
-    public static func profiles(json: JSONValue) throws(V2DecodingError) -> [String: V2Profile] {
+    package static func profiles(json: JSONValue) throws(V2DecodingError) -> [String: V2Profile] {
         var profiles: [String: V2Profile] = [:]
         for (mvpd, object) in try V2Object(json).objectMap("profiles") { profiles[mvpd] = try V2Profile(object) }
         return profiles
     }
 
     /// Writes a profiles answer.
-    public static func json(profiles: [String: V2Profile]) -> JSONValue { ["profiles": .object(profiles.mapValues(\.json))] }
+    package static func json(profiles: [String: V2Profile]) -> JSONValue { ["profiles": .object(profiles.mapValues(\.json))] }
 
     init(_ object: V2Object) throws(V2DecodingError) {
         var attributes: [String: Attribute] = [:]
@@ -100,7 +100,7 @@ public struct V2Profile: Sendable, Hashable {
     }
 
     /// The profile as V2 writes it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [String: JSONValue] = [
             "notBefore": .int(notBefore.milliseconds), "notAfter": .int(notAfter.milliseconds), "issuer": .string(issuer),
             "type": .string(kind.rawValue),

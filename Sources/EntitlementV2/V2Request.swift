@@ -3,7 +3,7 @@ import EntitlementSupport
 /// A request to Adobe Pass REST API V2, described independently of any transport: the method, the
 /// path, the query, the body and which device headers it carries (Adobe's REST API V2 APIs and header pages). The
 /// HTTP client sends exactly this; the simulator answers it.
-public enum V2Request: Sendable, Hashable {
+package enum V2Request: Sendable, Hashable {
     /// `POST /o/client/register`: client credentials for a software statement.
     case registerClient(softwareStatement: String, redirectURI: String?)
     /// `POST /o/client/token`: an access token for stored client credentials.
@@ -34,7 +34,7 @@ public enum V2Request: Sendable, Hashable {
     case partnerProfile(serviceProvider: String, partner: String, samlResponse: String)
 
     /// The HTTP method.
-    public enum Method: String, Sendable, Hashable {
+    package enum Method: String, Sendable, Hashable {
         /// `GET`.
         case get = "GET"
         /// `POST`.
@@ -42,14 +42,14 @@ public enum V2Request: Sendable, Hashable {
     }
 
     /// A request body.
-    public enum Body: Sendable, Hashable {
+    package enum Body: Sendable, Hashable {
         /// `application/x-www-form-urlencoded` fields, in order.
         case form([Field])
         /// `application/json`.
         case json(JSONValue)
 
         /// The `Content-Type` header for it.
-        public var contentType: String {
+        package var contentType: String {
             switch self {
             case .form: "application/x-www-form-urlencoded"
             case .json: "application/json"
@@ -57,7 +57,7 @@ public enum V2Request: Sendable, Hashable {
         }
 
         /// The bytes sent.
-        public var bytes: [UInt8] {
+        package var bytes: [UInt8] {
             switch self {
             case .form(let fields): Array(FormCoding.encode(fields.map { ($0.name, $0.value) }).utf8)
             case .json(let value): value.canonicalBytes
@@ -66,21 +66,21 @@ public enum V2Request: Sendable, Hashable {
     }
 
     /// One form or query field.
-    public struct Field: Sendable, Hashable {
+    package struct Field: Sendable, Hashable {
         /// The name.
-        public var name: String
+        package var name: String
         /// The value.
-        public var value: String
+        package var value: String
 
         /// Creates a field.
-        public init(_ name: String, _ value: String) {
+        package init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
         }
     }
 
     /// Whether a device header is sent.
-    public enum Presence: Sendable, Hashable {
+    package enum Presence: Sendable, Hashable {
         /// The endpoint requires it.
         case required
         /// Documented as optional: sent when the engine has it.
@@ -90,7 +90,7 @@ public enum V2Request: Sendable, Hashable {
     }
 
     /// The operation's name, for logs and metrics (`createSession`, `authorize`, …).
-    public var operation: String {
+    package var operation: String {
         switch self {
         case .registerClient: "registerClient"
         case .accessToken: "accessToken"
@@ -110,7 +110,7 @@ public enum V2Request: Sendable, Hashable {
     }
 
     /// The method.
-    public var method: Method {
+    package var method: Method {
         switch self {
         case .configuration, .session, .profiles, .profile, .profileByCode, .logout: .get
         default: .post
@@ -118,7 +118,7 @@ public enum V2Request: Sendable, Hashable {
     }
 
     /// The path, each segment percent-encoded.
-    public var path: String {
+    package var path: String {
         func api(_ serviceProvider: String, _ rest: String...) -> String {
             "/api/v2/" + ([serviceProvider] + rest).map(PercentEncoding.encode).joined(separator: "/")
         }
@@ -140,18 +140,18 @@ public enum V2Request: Sendable, Hashable {
     }
 
     /// The query fields.
-    public var query: [Field] {
+    package var query: [Field] {
         if case .logout(_, _, let redirectURL) = self { return [Field("redirectUrl", redirectURL)] }
         return []
     }
 
     /// The path and its query, as sent.
-    public var target: String {
+    package var target: String {
         query.isEmpty ? path : path + "?" + FormCoding.encode(query.map { ($0.name, $0.value) })
     }
 
     /// The body, if any.
-    public var body: Body? {
+    package var body: Body? {
         func session(_ mvpd: String?, _ domainName: String?, _ redirectURL: String?) -> Body {
             .form([("mvpd", mvpd), ("domainName", domainName), ("redirectUrl", redirectURL)].compactMap { name, value in value.map { Field(name, $0) } })
         }
@@ -176,7 +176,7 @@ public enum V2Request: Sendable, Hashable {
     }
 
     /// Whether `Authorization: Bearer <access token>` is sent (every `/api/v2` request).
-    public var needsAccessToken: Bool {
+    package var needsAccessToken: Bool {
         switch self {
         case .registerClient, .accessToken: false
         default: true
@@ -184,7 +184,7 @@ public enum V2Request: Sendable, Hashable {
     }
 
     /// Whether `AP-Device-Identifier` is sent (each endpoint's page in Adobe's REST API V2 APIs).
-    public var deviceIdentifier: Presence {
+    package var deviceIdentifier: Presence {
         switch self {
         case .createSession, .profiles, .profile, .authorize, .preauthorize, .logout, .partnerSession, .partnerProfile: .required
         case .configuration: .optional
@@ -193,7 +193,7 @@ public enum V2Request: Sendable, Hashable {
     }
 
     /// Whether `X-Device-Info` is sent.
-    public var deviceInfo: Presence {
+    package var deviceInfo: Presence {
         switch self {
         case .createSession, .profiles, .profile, .authorize, .preauthorize, .logout, .partnerSession, .partnerProfile,
             .registerClient, .accessToken:
@@ -205,7 +205,7 @@ public enum V2Request: Sendable, Hashable {
 
     /// Whether `AP-TempPass-Identity` is documented for this endpoint (profiles by MVPD and by code,
     /// decisions).
-    public var acceptsTempPassIdentity: Bool {
+    package var acceptsTempPassIdentity: Bool {
         switch self {
         case .profile, .profileByCode, .authorize, .preauthorize: true
         default: false

@@ -1,29 +1,29 @@
 /// An answer of REST API V2, independent of transport: the HTTP status and the JSON body (or, for
 /// the throttler's `text/html` 429, none).
-public struct V2Response: Sendable, Hashable {
+package struct V2Response: Sendable, Hashable {
     /// The HTTP status.
-    public var status: Int
+    package var status: Int
     /// The JSON body, if the answer has one.
-    public var body: JSONValue?
+    package var body: JSONValue?
     /// Why a body that arrived is not ``body`` (`not JSON`, `Content-Type text/html`), for the
     /// malformed-answer error; nil when there was none or it was read.
-    public var bodyProblem: String?
+    package var bodyProblem: String?
 
     /// Creates an answer.
-    public init(status: Int, body: JSONValue?, bodyProblem: String? = nil) {
+    package init(status: Int, body: JSONValue?, bodyProblem: String? = nil) {
         self.status = status
         self.body = body
         self.bodyProblem = bodyProblem
     }
 
     /// A top-level enhanced error, sent with its own status.
-    public static func error(_ error: V2EnhancedError) -> V2Response {
+    package static func error(_ error: V2EnhancedError) -> V2Response {
         V2Response(status: Int(clamping: error.status), body: error.json)
     }
 
     /// An OAuth-style client-registration error (`{"error": "…"}`, HTTP 400).
-    public static func oauthError(_ code: String) -> V2Response { V2Response(status: 400, body: ["error": .string(code)]) }
+    package static func oauthError(_ code: String) -> V2Response { V2Response(status: 400, body: ["error": .string(code)]) }
 
     /// Throttled: HTTP 429 with no JSON body.
-    public static let throttled = V2Response(status: 429, body: nil)
+    package static let throttled = V2Response(status: 429, body: nil)
 }

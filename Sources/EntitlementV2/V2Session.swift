@@ -1,8 +1,8 @@
 /// The answer of `POST /api/v2/{sp}/sessions` (create), `…/sessions/{code}` (resume) and
 /// `…/sessions/sso/{partner}`: what to do next, and the session's code and validity.
-public struct V2Session: Sendable, Hashable {
+package struct V2Session: Sendable, Hashable {
     /// What the caller does next.
-    public enum ActionName: V2OpenValue {
+    package enum ActionName: V2OpenValue {
         /// Open `url` so the user logs in at the MVPD.
         case authenticate
         /// Parameters are missing: resume the session with them.
@@ -18,10 +18,10 @@ public struct V2Session: Sendable, Hashable {
         case other(String)
 
         /// The values this engine knows.
-        public static let known: [Self] = [.authenticate, .resume, .retry, .authorize, .partnerProfile]
+        package static let known: [Self] = [.authenticate, .resume, .retry, .authorize, .partnerProfile]
 
         /// The wire spelling.
-        public var rawValue: String {
+        package var rawValue: String {
             switch self {
             case .authenticate: "authenticate"
             case .resume: "resume"
@@ -34,7 +34,7 @@ public struct V2Session: Sendable, Hashable {
     }
 
     /// How `url` is used.
-    public enum ActionType: V2OpenValue {
+    package enum ActionType: V2OpenValue {
         /// Open it in a user agent (web view or second-screen browser).
         case interactive
         /// Call it with an HTTP client.
@@ -44,10 +44,10 @@ public struct V2Session: Sendable, Hashable {
         case other(String)
 
         /// The values this engine knows.
-        public static let known: [Self] = [.interactive, .direct]
+        package static let known: [Self] = [.interactive, .direct]
 
         /// The wire spelling.
-        public var rawValue: String {
+        package var rawValue: String {
             switch self {
             case .interactive: "interactive"
             case .direct: "direct"
@@ -57,7 +57,7 @@ public struct V2Session: Sendable, Hashable {
     }
 
     /// Why the action is what it is.
-    public enum ReasonType: V2OpenValue {
+    package enum ReasonType: V2OpenValue {
         /// A new login.
         case none
         /// A regular profile exists.
@@ -79,10 +79,10 @@ public struct V2Session: Sendable, Hashable {
         case other(String)
 
         /// The values this engine knows.
-        public static let known: [Self] = [.none, .authenticated, .temporary, .degraded, .authenticatedSSO, .pfsFallback, .configurationFallback, .missingParametersFallback]
+        package static let known: [Self] = [.none, .authenticated, .temporary, .degraded, .authenticatedSSO, .pfsFallback, .configurationFallback, .missingParametersFallback]
 
         /// The wire spelling.
-        public var rawValue: String {
+        package var rawValue: String {
             switch self {
             case .none: "none"
             case .authenticated: "authenticated"
@@ -98,32 +98,32 @@ public struct V2Session: Sendable, Hashable {
     }
 
     /// What to do next.
-    public var actionName: ActionName
+    package var actionName: ActionName
     /// How to use `url`.
-    public var actionType: ActionType
+    package var actionType: ActionType
     /// Why.
-    public var reasonType: ReasonType
+    package var reasonType: ReasonType
     /// Parameters the session still needs (`mvpd`, `domainName`, `redirectUrl`).
-    public var missingParameters: [String]?
+    package var missingParameters: [String]?
     /// Where to go next (host-relative `/api/v2/…`), if anywhere.
-    public var url: String?
+    package var url: String?
     /// The session's code (also the second-screen registration code), if one was issued (a secret).
-    public var code: String?
+    package var code: String?
     /// Adobe's tracking id for the session.
-    public var sessionID: String
+    package var sessionID: String
     /// The MVPD, if known.
-    public var mvpd: String?
+    package var mvpd: String?
     /// The requestor.
-    public var serviceProvider: String
+    package var serviceProvider: String
     /// When the code becomes valid (sent as a string of epoch milliseconds).
-    public var notBefore: Timestamp?
+    package var notBefore: Timestamp?
     /// When the code stops being valid.
-    public var notAfter: Timestamp?
+    package var notAfter: Timestamp?
     /// What to hand the partner framework (`partner_profile` answers of `sessions/sso/{partner}`).
-    public var authenticationRequest: V2PartnerRequest?
+    package var authenticationRequest: V2PartnerRequest?
 
     /// Creates a session answer.
-    public init(
+    package init(
         actionName: ActionName, actionType: ActionType, reasonType: ReasonType, missingParameters: [String]? = nil,
         url: String? = nil, code: String? = nil, sessionID: String, mvpd: String? = nil, serviceProvider: String,
         notBefore: Timestamp? = nil, notAfter: Timestamp? = nil, authenticationRequest: V2PartnerRequest? = nil
@@ -143,7 +143,7 @@ public struct V2Session: Sendable, Hashable {
     }
 
     /// Reads a session answer.
-    public init(json: JSONValue) throws(V2DecodingError) {
+    package init(json: JSONValue) throws(V2DecodingError) {
         let object = try V2Object(json)
         self.init(
             actionName: try object.openValue("actionName"), actionType: try object.openValue("actionType"),
@@ -157,7 +157,7 @@ public struct V2Session: Sendable, Hashable {
     }
 
     /// The answer as V2 writes it (times as strings, as V2 sends them).
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [String: JSONValue] = [
             "actionName": .string(actionName.rawValue), "actionType": .string(actionType.rawValue),
             "reasonType": .string(reasonType.rawValue), "sessionId": .string(sessionID), "serviceProvider": .string(serviceProvider),

@@ -1,18 +1,18 @@
 /// What `GET sessions/{code}` says of a session (REST API V2 §4.3): the parameters it holds and lacks,
 /// and how long its code is valid. A second screen checks a typed code with it; the engine asks it
 /// when a poll of its code is refused, to tell an expired code from a pending one.
-public struct V2SessionStatus: Sendable, Hashable {
+package struct V2SessionStatus: Sendable, Hashable {
     /// The parameters the session holds (`mvpd`, `domainName`, `redirectUrl`, `serviceProvider`).
-    public var existingParameters: [String: String]
+    package var existingParameters: [String: String]
     /// The parameters it still lacks.
-    public var missingParameters: [String]
+    package var missingParameters: [String]
     /// When the code becomes valid (sent as a string of epoch milliseconds).
-    public var notBefore: Timestamp?
+    package var notBefore: Timestamp?
     /// When the code stops being valid.
-    public var notAfter: Timestamp?
+    package var notAfter: Timestamp?
 
     /// Creates a session status.
-    public init(
+    package init(
         existingParameters: [String: String], missingParameters: [String] = [], notBefore: Timestamp? = nil,
         notAfter: Timestamp? = nil
     ) {
@@ -24,7 +24,7 @@ public struct V2SessionStatus: Sendable, Hashable {
 
     /// Reads a session status (the `device` description is not read: it describes the streaming
     /// device, which the engine is talking for).
-    public init(json: JSONValue) throws(V2DecodingError) {
+    package init(json: JSONValue) throws(V2DecodingError) {
         let object = try V2Object(json)
         var existing: [String: String] = [:]
         if let parameters = try object.optionalObject("existingParameters") {
@@ -41,7 +41,7 @@ public struct V2SessionStatus: Sendable, Hashable {
     }
 
     /// The status as V2 writes it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [String: JSONValue] = [
             "existingParameters": .object(existingParameters.mapValues(JSONValue.string)),
             "missingParameters": .array(missingParameters.map(JSONValue.string)),

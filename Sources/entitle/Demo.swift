@@ -14,12 +14,13 @@ struct Demo {
             print("  " + event.redactedDescription)
         case .providerAsked(_, let provider, let request):
             print("      ⇢ provider \(provider): \(request.redactedDescription)")
-        case .backendRequested(_, let request):
-            print("      ⇢ \(request.v2.method.rawValue) \(Redactor.redact(request.v2.target))")
-        case .backendFinished(_, .success(let response)):
-            print("      ⇠ \(Redactor.redact(summary(response)))")
-        case .backendFinished(_, .failure(let error)):
-            print("      ⇠ failed: \(error.summary)")
+        case .backendRequested(_, let sent):
+            print("      ⇢ \(sent.request.v2.method.rawValue) \(Redactor.redact(sent.request.v2.target))")
+        case .backendFinished(_, let outcome):
+            switch outcome.result {
+            case .success(let response): print("      ⇠ \(Redactor.redact(summary(response)))")
+            case .failure(let error): print("      ⇠ failed: \(error.summary)")
+            }
         case .storageFailed, .transition, .started, .inputHandled:
             break
         }

@@ -50,7 +50,7 @@ struct ReadmeTests {
 
     @Test func theEmbeddingExampleRuns() async throws {
         let simulator = Simulator(clock: ManualClock())
-        let myBackendPort = simulator.backend
+        let v2Client = V2Client.simulated(simulator)
         let deviceID = "readme-device"
         let finalURL = "adobepass://ios.app?code=c&state=s&mvpd=acme-cable"
         // README-EMBEDDING-BEGIN
@@ -65,7 +65,7 @@ struct ReadmeTests {
 
         let delegate = Session()
         let enabler = AccessEnabler(
-            backend: myBackendPort,                       // your EntitlementBackend (the simulator in tests)
+            backend: v2Client,                            // a V2Client on Adobe Pass (V2Client.simulated(simulator) in tests)
             delegate: delegate,                           // held weakly
             storage: InMemoryTokenStorage(),              // or try FileTokenStorage(folder:), or your own
             environment: .live(deviceID: deviceID),       // wall clock + system CSPRNG

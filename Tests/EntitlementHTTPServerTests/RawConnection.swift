@@ -53,7 +53,8 @@ final class RawConnection: @unchecked Sendable {
         var all: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = receive(into: &chunk)
+            if count < 0 { return String(decoding: all, as: UTF8.self) + "<recv failed: errno \(-count)>" }
             guard count > 0 else { break }
             all += chunk[0..<count]
         }
@@ -64,11 +65,21 @@ final class RawConnection: @unchecked Sendable {
         var all: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while Self.answers(in: all).count < count {
-            let read = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let read = receive(into: &chunk)
             guard read > 0 else { break }
             all += chunk[0..<read]
         }
         return Self.answers(in: all)
+    }
+
+    /// One `recv`, again when a signal interrupted it: the count read, 0 at the end, or minus `errno`
+    /// (a failure the caller shows, so a failing test says why it read nothing).
+    private func receive(into chunk: inout [UInt8]) -> Int {
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count >= 0 { return count }
+            if errno != EINTR { return -Int(errno) }
+        }
     }
 
     private static func answers(in bytes: [UInt8]) -> [String] {

@@ -60,7 +60,7 @@ struct ReadmeHostTests {
         let browser = Browser()
         let host = SessionHost(
             settings: SessionHostSettings(engine: .simulated),  // the simulated app's domain (yours when on Adobe)
-            backend: simulator.backend, clock: clock, delegate: browser,
+            backend: V2Client.simulated(simulator), clock: clock, delegate: browser,
             environment: { .deterministic(clock: clock, deviceID: $0.deviceID) })   // or .live(deviceID:) on SystemClock
         let key = SessionKey(deviceID: "tv-1", requestorID: "sim-requestor")
         try await host.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)  // displayProviderDialog
@@ -81,7 +81,7 @@ struct ReadmeHostTests {
 
     @Test func theExampleRuns() async throws {
         let simulator = Simulator(clock: ManualClock())
-        let myBackendPort = simulator.backend
+        let v2Client = V2Client.simulated(simulator)
         let sharedStorage = InMemoryTokenStorage()
         let deviceID = "readme-device"
         // README-HOST-BEGIN
@@ -96,7 +96,7 @@ struct ReadmeHostTests {
         let host = SessionHost(
             settings: SessionHostSettings(idleTimeout: .seconds(300), residentLimit: 100_000, mailboxLimit: 32,
                 engine: EngineSettings(domainName: "myservice.example")),  // your domain, sent when a login starts
-            backend: myBackendPort,                       // one backend for every device
+            backend: v2Client,                            // one client for every device
             storage: sharedStorage,                       // RedisTokenStorage when a fleet shares state
             delegate: devices)                            // held strongly; every callback with its session and calls
         let key = SessionKey(deviceID: deviceID, requestorID: "sim-requestor")

@@ -137,23 +137,30 @@ struct SessionHostInteractionTests {
     static func checklistRoute(host: SessionHost, requestorID: String) -> (String, EntitlementCall) async -> (status: Int, body: String) {
         // CHECKLIST-ROUTE-BEGIN
         // POST /devices/{device}/calls — your HTTP framework's route, on any node:
+        struct Reply: Encodable {
+            struct Provider: Encodable { var id: String, name: String }
+            var open: String?, choose: [Provider]?, code: String?, token: String?, resource: String?, answer: String?
+        }
+
         func deviceRequest(device: String, call: EntitlementCall) async -> (status: Int, body: String) {
             let key = SessionKey(deviceID: device, requestorID: requestorID)
-            let reply: JSONValue
+            var reply = Reply()
             do {
                 switch try await host.interact(call, on: key, within: .seconds(25)) {
-                case .openPage(let url): reply = ["open": .string(url)]
-                case .chooseProvider(let mvpds): reply = ["choose": .array(mvpds.map { ["id": .string($0.id), "name": .string($0.displayName)] })]
-                case .showRegistrationCode(let code): reply = ["code": .string(code)]
-                case .answered(.setToken(let token, let resource)): reply = ["token": .string(token), "resource": .string(resource)]
-                case .answered(let callback): reply = ["answer": .string(callback.redactedDescription)]
+                case .openPage(let url): reply.open = url
+                case .chooseProvider(let mvpds): reply.choose = mvpds.map { Reply.Provider(id: $0.id, name: $0.displayName) }
+                case .showRegistrationCode(let code): reply.code = code
+                case .answered(.setToken(let token, let resource)): (reply.token, reply.resource) = (token, resource)
+                case .answered(let callback): reply.answer = callback.redactedDescription
                 }
             } catch is SessionHostError {
                 return (503, #"{"retry":true}"#)  // the host refused: shutting down, or the device's mailbox is full
             } catch {
                 return (504, #"{"retry":true}"#)  // the wait ended; the call goes on — ask again
             }
-            return (200, reply.canonicalText)
+            let json = JSONEncoder()
+            json.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return (200, String(decoding: (try? json.encode(reply)) ?? Data("{}".utf8), as: UTF8.self))
         }
         // CHECKLIST-ROUTE-END
         return deviceRequest

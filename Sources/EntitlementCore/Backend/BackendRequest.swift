@@ -1,14 +1,14 @@
 /// What every backend request carries: who asks, from which device, with which options.
-public struct RequestContext: Sendable, Hashable, Codable {
+package struct RequestContext: Sendable, Hashable, Codable {
     /// The requestor id: REST API V2's `serviceProvider`.
-    public var requestorID: String
+    package var requestorID: String
     /// The streaming device's id (`AP-Device-Identifier`).
-    public var deviceID: String
+    package var deviceID: String
     /// The options set with `setOptions` (sent on every call, as AccessEnabler does).
-    public var options: [String: String]
+    package var options: [String: String]
 
     /// Creates a request context.
-    public init(requestorID: String, deviceID: String, options: [String: String] = [:]) {
+    package init(requestorID: String, deviceID: String, options: [String: String] = [:]) {
         self.requestorID = requestorID
         self.deviceID = deviceID
         self.options = options
@@ -18,7 +18,7 @@ public struct RequestContext: Sendable, Hashable, Codable {
 /// One request to the backend port: a REST API V2 operation, made on behalf of one device
 /// (Adobe's REST API V2 APIs: configuration, sessions, profiles, decisions, logout). ``v2`` is the
 /// transport-independent request a V2 client sends.
-public enum BackendRequest: Sendable, Hashable {
+package enum BackendRequest: Sendable, Hashable {
     /// `GET /api/v2/{sp}/configuration`: the requestor's MVPDs.
     case configuration(RequestContext)
     /// `POST /api/v2/{sp}/sessions`: start a login. Parameters the device cannot supply are left
@@ -52,7 +52,7 @@ public enum BackendRequest: Sendable, Hashable {
     case logout(RequestContext, mvpd: String, redirectURL: String)
 
     /// The request's operation name (for logs, faults and transcripts).
-    public var operation: BackendOperation {
+    package var operation: BackendOperation {
         switch self {
         case .configuration: .configuration
         case .createSession: .createSession
@@ -70,7 +70,7 @@ public enum BackendRequest: Sendable, Hashable {
     }
 
     /// Who asks.
-    public var context: RequestContext {
+    package var context: RequestContext {
         switch self {
         case .configuration(let context), .createSession(let context, _, _, _), .resumeSession(let context, _, _, _, _),
             .session(let context, _), .partnerSession(let context, _, _, _), .profiles(let context),
@@ -81,7 +81,7 @@ public enum BackendRequest: Sendable, Hashable {
     }
 
     /// The REST API V2 request this operation is on the wire.
-    public var v2: V2Request {
+    package var v2: V2Request {
         let sp = context.requestorID
         switch self {
         case .configuration: return .configuration(serviceProvider: sp)
@@ -134,7 +134,7 @@ public enum BackendOperation: String, Sendable, Hashable, Codable, CaseIterable 
 }
 
 /// A backend answer, as REST API V2's value types.
-public enum BackendResponse: Sendable, Hashable {
+package enum BackendResponse: Sendable, Hashable {
     /// The requestor's configuration.
     case configuration(V2Configuration)
     /// A session: what to do next to log in.
@@ -150,20 +150,20 @@ public enum BackendResponse: Sendable, Hashable {
 }
 
 /// A requestor's configuration, as the engine keeps it: its MVPDs in picker order.
-public struct RequestorConfiguration: Sendable, Hashable, Codable {
+package struct RequestorConfiguration: Sendable, Hashable, Codable {
     /// The requestor id.
-    public var requestorID: String
+    package var requestorID: String
     /// The MVPDs this requestor works with, in picker order.
-    public var mvpds: [MVPD]
+    package var mvpds: [MVPD]
 
     /// Creates a configuration.
-    public init(requestorID: String, mvpds: [MVPD]) {
+    package init(requestorID: String, mvpds: [MVPD]) {
         self.requestorID = requestorID
         self.mvpds = mvpds
     }
 
     /// The configuration REST API V2 answered.
-    public init(_ v2: V2Configuration) {
+    package init(_ v2: V2Configuration) {
         self.init(
             requestorID: v2.requestorID,
             mvpds: v2.mvpds.map { mvpd in

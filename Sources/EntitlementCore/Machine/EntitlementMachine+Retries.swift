@@ -1,7 +1,7 @@
 /// Retries the service asks for — the one place that decides them. Every backend request sent is
 /// noted with its attempt (`EntitlementMachine.handle(_:at:)` notes a step's requests); an answer that
 /// says `retry` — a failed request, one decision item, or some items of a pre-authorization — for a
-/// request still waited for, with attempts left (``V2RetryPolicy``: at most twice, 0.5 s then 1 s later),
+/// request still waited for, with attempts left (`V2RetryPolicy`: at most twice, 0.5 s then 1 s later),
 /// starts a timer instead of reaching its region, and the timer sends the request again as it was,
 /// under the same operation. Any other answer ends the request.
 ///

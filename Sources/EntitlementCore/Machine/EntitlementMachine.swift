@@ -11,7 +11,7 @@ import EntitlementSupport
 /// runs the returned `MachineStep` (its save first, then its actions in order); tests drive this struct directly.
 ///
 /// Every state change goes through a recording helper, so with ``recordsTransitions`` on, each
-/// input reports the ``TransitionRow``s it took (``lastTransitions``); ``TransitionTable`` lists them
+/// input reports the ``TransitionRow``s it took (``lastTransitions``); `TransitionTable` lists them
 /// all and `StateCharts/` draws them.
 ///
 /// Invariant: every accepted call ends in exactly one terminal callback, whose

@@ -2,9 +2,9 @@
 /// belong to it, so results for an older flow are recognised as late.
 public struct FlowID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The flow's sequence number within one machine.
-    public var rawValue: UInt64
+    package var rawValue: UInt64
     /// Wraps a sequence number.
-    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    package init(_ rawValue: UInt64) { self.rawValue = rawValue }
     /// Orders flows by creation.
     public static func < (lhs: FlowID, rhs: FlowID) -> Bool { lhs.rawValue < rhs.rawValue }
     /// `flow#n`.
@@ -16,7 +16,7 @@ public struct FlowID: Sendable, Hashable, Comparable, CustomStringConvertible {
 /// still pending there.
 public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The part of the machine that sent a request and takes its answer.
-    public enum Owner: UInt8, Sendable, Hashable {
+    package enum Owner: UInt8, Sendable, Hashable {
         /// The requestor's configuration (and the silent sign-in that ends it).
         case configuration
         /// A login or logout flow.
@@ -38,12 +38,12 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
     public var rawValue: UInt64 { bits & Self.numberMask }
     /// The region that sent the request; nil for a number read back from a trace, which names no
     /// owner until a replay matches it with the request the machine sent.
-    public var owner: Owner? {
+    package var owner: Owner? {
         let tag = UInt8(truncatingIfNeeded: bits >> 56)
         return tag == 0 ? nil : Owner(rawValue: tag - 1)
     }
     /// Wraps a sequence number (its low 56 bits) and the region that owns it.
-    public init(_ rawValue: UInt64, owner: Owner?) {
+    package init(_ rawValue: UInt64, owner: Owner?) {
         bits = (rawValue & Self.numberMask) | (UInt64(owner.map { $0.rawValue + 1 } ?? 0) << 56)
     }
     /// Orders operations by creation.
@@ -76,7 +76,7 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
     case requestDeadline(OperationID)
 
     /// The timer's name.
-    public var name: String {
+    package var name: String {
         switch self {
         case .redirectDeadline: "redirectDeadline"
         case .registrationPoll: "registrationPoll"
@@ -91,7 +91,7 @@ public enum TimerID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The flow the timer belongs to (nil for a request's retry).
-    public var flow: FlowID? {
+    package var flow: FlowID? {
         switch self {
         case .redirectDeadline(let flow), .registrationPoll(let flow), .registrationExpiry(let flow), .profileRead(let flow):
             flow

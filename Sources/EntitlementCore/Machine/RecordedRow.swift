@@ -1,6 +1,6 @@
 /// A row as the machine records it while it steps: its parts as the machine's own values, which
 /// ``TransitionRow`` spells out as text only when someone reads it (`EntitlementMachine.lastTransitions`).
-/// A model checker that checks every step against the table compares these (``TransitionTable/lists(_:)``).
+/// A model checker that checks every step against the table compares these (`TransitionTable/lists(_:)`).
 package struct RecordedRow: Sendable, Hashable {
     package var region: TransitionRow.Region
     package var from: String

@@ -6,7 +6,7 @@ public struct RegistrationCode: Sendable, Hashable, Codable {
     public var expires: Timestamp
 
     /// Creates a registration code.
-    public init(code: String, expires: Timestamp) {
+    package init(code: String, expires: Timestamp) {
         self.code = code
         self.expires = expires
     }

@@ -1,5 +1,5 @@
 /// What a row does, named for the callback it emits or the effect it asks for.
-public enum TransitionAction: String, Sendable, CaseIterable {
+package enum TransitionAction: String, Sendable, CaseIterable {
     /// Hold the call until `setRequestor` completes.
     case enqueue
     /// Fetch the configuration, then the stored tokens.

@@ -1,5 +1,5 @@
 /// The conditions that select between rows of the same state and input.
-public enum TransitionGuard: String, Sendable, CaseIterable {
+package enum TransitionGuard: String, Sendable, CaseIterable {
     /// The queue of held calls has room.
     case queueHasRoom
     /// The queue of held calls is full.

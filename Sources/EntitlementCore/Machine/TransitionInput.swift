@@ -1,5 +1,5 @@
 /// Every input a row can name: the calls, the other inputs, and two the regions name specially.
-public enum TransitionInput: String, Sendable, CaseIterable {
+package enum TransitionInput: String, Sendable, CaseIterable {
     /// `setRequestor`.
     case setRequestor
     /// Any call but `setRequestor`, as the configuration region sees it.
@@ -118,7 +118,7 @@ extension EntitlementCall {
 
 extension TransitionInput {
     /// Whether the input is an app's call (``EntitlementCall``), not an answer, a timer or a change.
-    public var isCall: Bool {
+    package var isCall: Bool {
         switch self {
         case .setRequestor, .checkAuthentication, .getAuthentication, .setSelectedProvider, .handleExternalURL, .getSelectedProvider,
             .checkAuthorization, .getAuthorization, .checkPreauthorizedResources, .getMetadata, .logout, .signIn, .signOut,

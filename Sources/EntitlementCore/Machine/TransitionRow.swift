@@ -3,7 +3,7 @@
 /// these rows (`from --> to : input [condition] / action, action`).
 public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The machine's orthogonal regions.
-    public enum Region: String, Sendable, Hashable, CaseIterable, Comparable {
+    package enum Region: String, Sendable, Hashable, CaseIterable, Comparable {
         /// Configuration and the queue of held calls.
         case configuration
         /// Login flows and logout.
@@ -19,12 +19,12 @@ public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvert
         case accounts
 
         /// Orders regions as listed.
-        public static func < (lhs: Region, rhs: Region) -> Bool {
+        package static func < (lhs: Region, rhs: Region) -> Bool {
             allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
         }
 
         /// The region's states, in chart order.
-        public var states: [String] {
+        package var states: [String] {
             switch self {
             case .configuration: ConfigurationState.Kind.allCases.map(\.rawValue)
             case .authentication: AuthenticationState.Kind.allCases.map(\.rawValue)
@@ -36,25 +36,25 @@ public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvert
         }
 
         /// The state the region starts in.
-        public var initialState: String { states[0] }
+        package var initialState: String { states[0] }
     }
 
     /// The region.
-    public var region: Region
+    package var region: Region
     /// The state before.
-    public var from: String
+    package var from: String
     /// The input: a call's name, another `Input` case, `entitlementCall` (any call but
     /// `setRequestor`, as the configuration region sees it) or `authenticationExpired`.
-    public var input: String
+    package var input: String
     /// The condition that selects this row, if the input has several.
-    public var condition: String?
+    package var condition: String?
     /// The state after.
-    public var to: String
+    package var to: String
     /// What the machine does, in order.
-    public var actions: [String]
+    package var actions: [String]
 
     /// Creates a row.
-    public init(
+    package init(
         region: Region, from: String, input: String, condition: String? = nil, to: String, actions: [String] = []
     ) {
         self.region = region
@@ -72,7 +72,7 @@ public struct TransitionRow: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// The row as a chart line: `from --> to : input [condition] / action, action`.
-    public var chartLine: String {
+    package var chartLine: String {
         var label = input
         if let condition { label += " [\(condition)]" }
         if !actions.isEmpty { label += " / " + actions.joined(separator: ", ") }

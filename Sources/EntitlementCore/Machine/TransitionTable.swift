@@ -9,10 +9,10 @@
 /// Each region's rows come from a function the optimizer skips (`@_optimize(none)`): they are built
 /// once, and optimizing the literals cost a cold release build 5–6 s on the package's critical path
 /// (`-Xllvm -sil-print-pass-time`: 5.4 s of `EntitlementCore`'s 15.6 s of SIL optimization).
-public enum TransitionTable {
+package enum TransitionTable {
     /// Every row, in chart order: by region, then by the source state's place in the region,
     /// then by input, condition and target.
-    public static let rows: [TransitionRow] = (
+    package static let rows: [TransitionRow] = (
         configurationRows + authenticationRows + authorizationRows + providerRows + callRows + entitlementsRows + accountRows)
         .sorted { lhs, rhs in
             func key(_ row: TransitionRow) -> (Int, Int, String, String, String) {
@@ -24,10 +24,10 @@ public enum TransitionTable {
         }
 
     /// The rows as a set, for membership checks.
-    public static let rowSet = Set(rows)
+    package static let rowSet = Set(rows)
 
     /// The rows of one region, in chart order.
-    public static func rows(of region: TransitionRow.Region) -> [TransitionRow] { rows.filter { $0.region == region } }
+    package static func rows(of region: TransitionRow.Region) -> [TransitionRow] { rows.filter { $0.region == region } }
 
 
     // MARK: - Configuration

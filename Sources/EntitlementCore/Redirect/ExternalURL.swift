@@ -12,19 +12,19 @@ import EntitlementSupport
 /// encoded space is the only whitespace a decoded value may hold),
 /// Unicode line and paragraph separators, bidirectional controls or a byte-order mark make the
 /// whole URL a refusal (items 7 and 8 of the redirect checklist in the article *Redirect security*).
-public struct ExternalURL: Sendable, Equatable {
+package struct ExternalURL: Sendable, Equatable {
     /// The longest external URL accepted, in bytes.
-    public static let maximumLength = 8192
+    package static let maximumLength = 8192
 
     /// Everything before the first `?`, unmodified.
-    public let base: String
+    package let base: String
     /// The query as received (after the first `?`), unmodified; empty when there is none.
-    public let query: String
+    package let query: String
     /// The decoded query parameters, each name at most once.
-    public let parameters: [String: String]
+    package let parameters: [String: String]
 
     /// Parses `raw`, refusing anything ambiguous.
-    public static func parse(_ raw: String) throws(RedirectRefusal) -> ExternalURL {
+    package static func parse(_ raw: String) throws(RedirectRefusal) -> ExternalURL {
         let bytes = Array(raw.utf8)
         guard !bytes.isEmpty, bytes.count <= maximumLength else { throw .malformedURL("empty or longer than \(maximumLength) bytes") }
         guard !UnicodeHazards.containsHazard(bytes[...]) else {
@@ -59,7 +59,7 @@ public struct ExternalURL: Sendable, Equatable {
     /// Whether this URL returns to `redirectURL`: the same base, byte for byte, and — when the
     /// configured redirect URL has a query of its own — that query first, byte for byte, then the
     /// flow's parameters after an `&`.
-    public func returns(to redirectURL: String) -> Bool {
+    package func returns(to redirectURL: String) -> Bool {
         guard let mark = redirectURL.utf8.firstIndex(of: UInt8(ascii: "?")) else { return base == redirectURL }
         let configuredBase = String(redirectURL[..<mark])
         let configuredQuery = String(redirectURL[redirectURL.utf8.index(after: mark)...])

@@ -3,23 +3,23 @@ import EntitlementSupport
 /// Shortens secrets for logs, transcripts, status messages and reports: never prints one in clear.
 ///
 /// ``redact(_:)`` is the one redaction every text shown to people goes through — URLs and free
-/// text alike. It bounds the cost first (only the first ``maximumLength`` bytes are looked at and
+/// text alike. It bounds the cost first (only the first `maximumLength` bytes are looked at and
 /// kept), then shortens the value of every secret parameter however it is written (see
-/// ``secretParameters``), then escapes control, separator and invisible formatting characters so a
+/// `secretParameters`), then escapes control, separator and invisible formatting characters so a
 /// log line stays one honest line.
 public enum Redactor {
     /// Parameter names whose values are secrets (matched in any letter case and any percent-encoding).
-    public static let secretParameters: Set<String> = Set(SecretSpans.names)
+    package static let secretParameters: Set<String> = Set(SecretSpans.names)
 
     /// The most bytes of one text that are looked at and kept; the rest is counted, not shown.
-    public static let maximumLength = 2048
+    package static let maximumLength = 2048
 
     /// Values shorter than this are shown as a bare ellipsis: four characters of an 8-character
     /// session code would be half of it.
-    public static let shortestShown = 16
+    package static let shortestShown = 16
 
     /// The first four characters and an ellipsis (enough to tell long values apart in a
-    /// transcript), or only the ellipsis for a value shorter than ``shortestShown``.
+    /// transcript), or only the ellipsis for a value shorter than `shortestShown`.
     public static func shorten(_ secret: String) -> String {
         secret.count < shortestShown ? "…" : String(secret.prefix(4)) + "…"
     }

@@ -3,11 +3,11 @@
 /// Each reason maps to one `status` code, so an app (or a scenario) can tell them apart. A struct
 /// with an opaque ``code`` rather than an enum: a reason added later breaks no caller's `switch`;
 /// compare ``code`` (or the whole value) instead.
-public struct RedirectRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+package struct RedirectRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `status` code reported for this refusal.
-    public let code: String
+    package let code: String
     /// A sentence for logs and the `status` message; it never contains a secret.
-    public let message: String
+    package let message: String
 
     private init(code: String, message: String) {
         self.code = code
@@ -15,44 +15,44 @@ public struct RedirectRefusal: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The URL could not be parsed (bad escape, fragment, whitespace, no scheme, too long).
-    public static func malformedURL(_ why: String) -> RedirectRefusal {
+    package static func malformedURL(_ why: String) -> RedirectRefusal {
         RedirectRefusal(code: "REDIRECT_MALFORMED", message: "The external URL is malformed: \(why).")
     }
 
     /// Scheme, host, port or path differ from the configured redirect URL.
-    public static func urlMismatch(expected: String, received: String) -> RedirectRefusal {
+    package static func urlMismatch(expected: String, received: String) -> RedirectRefusal {
         RedirectRefusal(
             code: "REDIRECT_URL_MISMATCH",
             message: "The external URL \(Redactor.redact(received)) does not match the redirect URL \(expected).")
     }
 
     /// A query parameter appears more than once.
-    public static func duplicateParameter(_ name: String) -> RedirectRefusal {
+    package static func duplicateParameter(_ name: String) -> RedirectRefusal {
         RedirectRefusal(code: "REDIRECT_DUPLICATE_PARAMETER", message: "The external URL repeats the parameter '\(name)'.")
     }
 
     /// No login or logout flow is waiting for a redirect (finished, cancelled, already used, never started).
-    public static let noPendingFlow = RedirectRefusal(
+    package static let noPendingFlow = RedirectRefusal(
         code: "REDIRECT_NO_PENDING_FLOW", message: "No login or logout is waiting for an external URL.")
 
     /// The URL carries no `state`.
-    public static let missingState = RedirectRefusal(code: "REDIRECT_STATE_MISSING", message: "The external URL carries no state.")
+    package static let missingState = RedirectRefusal(code: "REDIRECT_STATE_MISSING", message: "The external URL carries no state.")
 
     /// The `state` differs from the one bound to the pending flow.
-    public static let stateMismatch = RedirectRefusal(
+    package static let stateMismatch = RedirectRefusal(
         code: "REDIRECT_STATE_MISMATCH", message: "The external URL's state does not belong to the pending flow.")
 
     /// The callback names another MVPD than the one chosen for this flow (mix-up defence).
-    public static func providerMismatch(expected: String, received: String?) -> RedirectRefusal {
+    package static func providerMismatch(expected: String, received: String?) -> RedirectRefusal {
         RedirectRefusal(
             code: "REDIRECT_PROVIDER_MISMATCH",
             message: "The external URL comes from MVPD '\(received ?? "none")', but this flow chose '\(expected)'.")
     }
 
     /// The pending flow passed its deadline before the URL arrived.
-    public static let expired = RedirectRefusal(
+    package static let expired = RedirectRefusal(
         code: "REDIRECT_EXPIRED", message: "The pending login expired before the external URL arrived.")
 
     /// The code and the message.
-    public var description: String { "\(code): \(message)" }
+    package var description: String { "\(code): \(message)" }
 }

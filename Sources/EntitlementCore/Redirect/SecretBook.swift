@@ -96,7 +96,7 @@ package struct SecretBook: Sendable {
     }
 
     /// `url` (or any text) with the value of every secret parameter concealed, however it is
-    /// written (``Redactor/secretParameters``: raw or percent-encoded names and delimiters, nested
+    /// written (`Redactor/secretParameters`: raw or percent-encoded names and delimiters, nested
     /// URLs, the query or the fragment, any letter case). Lenient: duplicated or malformed
     /// parameters are kept as they are, only secrets change, so a refused URL is still refused for
     /// the same reason on replay.

@@ -72,7 +72,7 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
     }
 
     /// The authentication a V2 profile describes, for `requestorID` (nil when it has no `userID`).
-    public init?(profile: V2Profile, mvpdID: String, requestorID: String) {
+    package init?(profile: V2Profile, mvpdID: String, requestorID: String) {
         guard let userID = profile.attributes["userID"].flatMap({ Self.metadataValue($0.value) }), case .text(let id) = userID
         else { return nil }
         var metadata: [String: MetadataValue] = [:]
@@ -297,7 +297,7 @@ public struct StoredTokens: Sendable, Hashable, Codable {
     }
 
     /// True when nothing but (at most) the device is stored.
-    public var holdsNothing: Bool {
+    package var holdsNothing: Bool {
         authentication == nil && selectedProvider == nil && pendingLogin == nil && pendingLogout == nil && providerAccounts.isEmpty
             && pendingRegistration == nil && pendingStepUps.isEmpty && loggedOut == nil
     }

@@ -4,7 +4,7 @@
 extension AccessEnabler {
     /// Sends `request` as a task; its answer goes to the machine unless the request was stopped first.
     func startBackendTask(_ operation: OperationID, _ request: BackendRequest) {
-        monitor?.observe(.backendRequested(operation, request))
+        monitor?.observe(.backendRequested(operation, SentRequest(request)))
         state.operationsInFlight.insert(operation)
         let backend = self.backend
         let tracer = monitor?.tracer
@@ -39,7 +39,7 @@ extension AccessEnabler {
     func cancelRequest(_ operation: OperationID) {
         guard let task = state.backendRequests.removeValue(forKey: operation) else { return }
         task.cancel()
-        if !state.providerOperations.contains(operation) { monitor?.observe(.backendFinished(operation, .failure(.timeout))) }
+        if !state.providerOperations.contains(operation) { monitor?.observe(.backendFinished(operation, RequestOutcome(.failure(.timeout)))) }
         operationFinished(operation)
     }
 
@@ -47,7 +47,7 @@ extension AccessEnabler {
         _ operation: OperationID, _ request: BackendRequest, _ result: Result<BackendResponse, BackendError>
     ) async {
         defer { operationFinished(operation) }
-        monitor?.observe(.backendFinished(operation, result))
+        monitor?.observe(.backendFinished(operation, RequestOutcome(result)))
         let work: Work
         if case .configuration(let context) = request {
             work = .configurationAnswered(operation, requestorID: context.requestorID, result)

@@ -14,7 +14,7 @@
 /// ```
 public actor AccessEnabler {
     /// Options `setOptions` accepts (Adobe's iOS/tvOS SDK API reference).
-    public static let knownOptions: Set<String> = ["applicationProfile", "visitorID", "handleSVC", "device_info"]
+    package static let knownOptions: Set<String> = ["applicationProfile", "visitorID", "handleSVC", "device_info"]
 
     /// Why `setOptions` refused its argument. A struct, not an enum: a check added later breaks no
     /// caller's `switch`.
@@ -23,7 +23,7 @@ public actor AccessEnabler {
         public let unknownKeys: [String]
 
         /// These keys are not options AccessEnabler knows.
-        public static func unknownKeys(_ keys: [String]) -> OptionsError { OptionsError(unknownKeys: keys) }
+        package static func unknownKeys(_ keys: [String]) -> OptionsError { OptionsError(unknownKeys: keys) }
 
         /// Names the keys refused.
         public var description: String {
@@ -126,7 +126,8 @@ public actor AccessEnabler {
 
     /// Creates an engine.
     /// - Parameters:
-    ///   - backend: the entitlement service port.
+    ///   - backend: the entitlement service: a ``V2Client`` (in tests, one on the simulator,
+    ///     `V2Client.simulated(_:)` from EntitlementTesting), or a ``SharedConfigurationBackend`` in front of one.
     ///   - delegate: receives callbacks (held weakly, as AccessEnabler does).
     ///   - storage: where tokens live between sessions.
     ///   - environment: clock, device id and random sources.
@@ -138,7 +139,7 @@ public actor AccessEnabler {
     ///   - providers: the provider chain that answers authorization (``ProviderChain``); nil (the
     ///     default) is the TV provider alone, as in Adobe's SDK.
     public init(
-        backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
+        backend: any EntitlementService, delegate: (any AccessEnablerDelegate)? = nil,
         storage: any TokenStorage = InMemoryTokenStorage(), environment: EngineEnvironment,
         settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil,
         recorder: (any EngineMonitor)? = nil, platform: (any PlatformSSO)? = nil, providers: ProviderChain? = nil
@@ -151,7 +152,7 @@ public actor AccessEnabler {
     /// Creates an engine whose machine shares its settings, when equal, with the other engines created
     /// with the same `sharingSettings` (a host's: one copy of the settings for all its sessions).
     package init(
-        backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
+        backend: any EntitlementService, delegate: (any AccessEnablerDelegate)? = nil,
         storage: any TokenStorage = InMemoryTokenStorage(), environment: EngineEnvironment,
         settings: EngineSettings = EngineSettings(), monitor: (any EngineMonitor)? = nil,
         recorder: (any EngineMonitor)? = nil, platform: (any PlatformSSO)? = nil, providers: ProviderChain? = nil,
@@ -167,7 +168,7 @@ public actor AccessEnabler {
         let box = sharingSettings?.box(settings) ?? Boxed(settings)
         self.state = State(machine: EntitlementMachine(sharing: box, deviceID: environment.deviceID))
         self.state.machine.recordsTransitions = combined != nil
-        self.backend = backend
+        self.backend = backend.port.backend
         self.delegate = delegate
         self.storage = storage
         self.environment = environment
@@ -180,7 +181,7 @@ public actor AccessEnabler {
     /// `started` event: a monitor or trace recorder that watched the engine before it rested sees one
     /// continuous session).
     public init(
-        resuming rest: EngineRest, backend: any EntitlementBackend, delegate: (any AccessEnablerDelegate)? = nil,
+        resuming rest: EngineRest, backend: any EntitlementService, delegate: (any AccessEnablerDelegate)? = nil,
         storage: any TokenStorage = InMemoryTokenStorage(), monitor: (any EngineMonitor)? = nil,
         platform: (any PlatformSSO)? = nil, providers: ProviderChain? = nil
     ) {
@@ -191,7 +192,7 @@ public actor AccessEnabler {
         self.state.followedRequestorID = rest.parts.machine.followedRequestorID
         self.state.lastCallID = rest.parts.lastCallID
         self.state.storeVersion = rest.parts.storeVersion
-        self.backend = backend
+        self.backend = backend.port.backend
         self.delegate = delegate
         self.storage = storage
         self.environment = rest.parts.environment

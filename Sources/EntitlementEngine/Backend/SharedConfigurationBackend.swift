@@ -5,8 +5,8 @@ import Synchronization
 ///
 /// A configuration is the same for every device of a requestor (REST API V2 keys it by service
 /// provider and platform type, not by user), and Adobe asks server-to-server integrations to cache it
-/// in memory for about two minutes rather than fetch it per device. Wrap the backend every engine of a
-/// process shares (`EntitlementHost`'s `SessionHost` does so by default):
+/// in memory for about two minutes rather than fetch it per device. Wrap the ``V2Client`` every engine of
+/// a process shares (`EntitlementHost`'s `SessionHost` does so by default):
 ///
 /// ```swift
 /// let shared = SharedConfigurationBackend(v2Client, validity: .seconds(120), clock: SystemClock())
@@ -52,35 +52,38 @@ public final class SharedConfigurationBackend: EntitlementBackend {
 
     private let lastID = Atomic<UInt64>(0)
 
-    /// Wraps `backend`.
+    /// Wraps `service`.
     /// - Parameters:
-    ///   - backend: the backend every request other than a configuration goes to, and the configurations too when none is kept.
+    ///   - service: the service every request other than a configuration goes to, and the configurations too when none is kept.
     ///   - validity: how long a configuration answer is kept (at least 1 s, at most 1 hour).
     ///   - fetchTimeout: how long one fetch may take before the next caller abandons it (at least 1 s).
     ///   - clock: times validity and fetches; give the clock your engines use.
     public init(
-        _ backend: any EntitlementBackend, validity: Duration = .seconds(120), fetchTimeout: Duration = .seconds(30),
+        _ service: any EntitlementService, validity: Duration = .seconds(120), fetchTimeout: Duration = .seconds(30),
         clock: any EngineClock
     ) {
-        self.backend = backend
+        self.backend = service.port.backend
         self.validity = min(max(validity, .seconds(1)), .seconds(3600))
         self.fetchTimeout = max(fetchTimeout, .seconds(1))
         self.clock = clock
     }
 
     /// How many configuration requests reached the wrapped backend so far.
-    public var configurationFetches: Int { fetchCount.load(ordering: .relaxed) }
+    package var configurationFetches: Int { fetchCount.load(ordering: .relaxed) }
 
     /// Forgets every kept configuration (the next engine of each requestor fetches again).
-    public func forgetConfigurations() { table.withLock { $0 = $0.filter { if case .fetching = $0.value { true } else { false } } } }
+    package func forgetConfigurations() { table.withLock { $0 = $0.filter { if case .fetching = $0.value { true } else { false } } } }
+
+    /// This backend itself.
+    public var port: BackendPort { BackendPort(self) }
 
     /// Performs `request`, answering a requestor's configuration from memory while it is valid.
-    public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+    package func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
         try await perform(request, operation: OperationID(0, owner: nil))
     }
 
     /// Performs `request`, answering a requestor's configuration from memory while it is valid.
-    public func perform(_ request: BackendRequest, operation: OperationID) async throws(BackendError) -> BackendResponse {
+    package func perform(_ request: BackendRequest, operation: OperationID) async throws(BackendError) -> BackendResponse {
         guard case .configuration(let context) = request else { return try await backend.perform(request, operation: operation) }
         return try await configuration(context.requestorID, request, operation).get()
     }

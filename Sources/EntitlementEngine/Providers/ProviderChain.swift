@@ -31,15 +31,15 @@ public struct ProviderChain: Sendable {
         public let message: String
 
         /// A chain needs at least one link.
-        public static let empty = Refusal(message: "A provider chain needs at least one link.")
+        package static let empty = Refusal(message: "A provider chain needs at least one link.")
 
         /// Two links share this id (the TV provider's is `tv-provider`).
-        public static func duplicateID(_ id: String) -> Refusal {
+        package static func duplicateID(_ id: String) -> Refusal {
             Refusal(message: "Two links of the provider chain share the id '\(id)'.")
         }
 
         /// A provider's id is empty or longer than 64 characters (the first 64 are given).
-        public static func invalidID(_ id: String) -> Refusal {
+        package static func invalidID(_ id: String) -> Refusal {
             Refusal(message: "A provider's id must have 1 to 64 characters: '\(id)' has \(id.count).")
         }
 

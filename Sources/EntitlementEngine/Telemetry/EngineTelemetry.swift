@@ -15,7 +15,7 @@ import Synchronization
 public final class EngineTelemetry: EngineMonitor {
     /// The session every line and measurement is tagged with: name the device by its pseudonym
     /// (``DevicePseudonym/of(_:)``, or a `SessionKey`'s description), never by its id.
-    public let session: String
+    package let session: String
     private let logger: (any EngineLogHandler)?
     private let metrics: (any EngineMetricsHandler)?
     /// What starts the engine's spans (``EngineTracer``), if any.
@@ -63,11 +63,11 @@ public final class EngineTelemetry: EngineMonitor {
             log(.debug, "→ provider \(provider): \(request.redactedDescription)", ["operation": operation.description])
         case .backendFinished(let operation, let result):
             guard let begun = started.withLock({ $0.removeValue(forKey: operation) }) else { return }
-            let outcome = Self.outcome(result)
+            let outcome = Self.outcome(result.error)
             let dimensions = [("operation", begun.operation), ("outcome", outcome)]
             metrics?.increment(counter: "entitle.backend.responses", dimensions: dimensions, by: 1)
             metrics?.record(timer: "entitle.backend.latency", dimensions: dimensions, nanoseconds: (ContinuousClock.now - begun.at).nanoseconds)
-            if case .failure(let error) = result {
+            if let error = result.error {
                 log(.warning, "← \(begun.operation) failed: \(Redactor.redact(error.summary))", ["operation": operation.description])
             } else {
                 log(.debug, "← \(begun.operation)", ["operation": operation.description])
@@ -115,8 +115,8 @@ public final class EngineTelemetry: EngineMonitor {
     }
 
     /// The `outcome` dimension of a finished request.
-    static func outcome(_ result: Result<BackendResponse, BackendError>) -> String {
-        guard case .failure(let error) = result else { return "success" }
+    static func outcome(_ error: BackendError?) -> String {
+        guard let error else { return "success" }
         return switch error.code {
         case .network: "network"
         case .timeout: "timeout"

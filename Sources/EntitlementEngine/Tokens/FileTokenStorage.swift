@@ -19,7 +19,7 @@ import Synchronization
 /// - **Private and contained**: the folder is `0700` and files are `0600`; a path that is not a
 ///   folder, or is a symbolic link, is refused (never `chmod`ed); files inside are opened with
 ///   `O_NOFOLLOW`, so a symbolic link planted in the folder is never followed out of it.
-/// - **Bounded**: a file larger than ``maximumFileSize`` is refused unread.
+/// - **Bounded**: a file larger than `maximumFileSize` is refused unread.
 /// - **Cheap to watch**: ``version(deviceID:requestorID:)`` answers from the file's identity
 ///   (device, inode, size, modification time — every save renames a new inode in) and reads
 ///   the file only when that changed.
@@ -32,14 +32,14 @@ import Synchronization
 /// ends — and is not cancellable.
 public final class FileTokenStorage: TokenStorage {
     /// The folder holding the files.
-    public let folder: String
+    package let folder: String
     /// The largest token file read, in bytes (8 MiB: some 50,000 cached authorizations).
-    public let maximumFileSize: Int
+    package let maximumFileSize: Int
     private let counter = Mutex(0)
     /// What each file's identity meant last time it was read or written here.
     private let known = Mutex<[String: (identity: FileIdentity, version: StorageVersion)]>([:])
     /// What seals each file before it is written and opens it after (nil: files are plain JSON).
-    public let sealing: (any TokenSealing)?
+    package let sealing: (any TokenSealing)?
 
     /// The format of the files this version writes and reads.
     static let format = 1
@@ -92,7 +92,7 @@ public final class FileTokenStorage: TokenStorage {
     }
 
     /// The file for `deviceID` and `requestorID` (names are hashed: ids never appear in file names).
-    public func path(deviceID: String, requestorID: String) -> String {
+    package func path(deviceID: String, requestorID: String) -> String {
         folder + "/" + Hex.encode(Array(SHA256.hash(deviceID + "\u{1F}" + requestorID).prefix(16))) + ".tokens"
     }
 
@@ -211,7 +211,7 @@ public final class FileTokenStorage: TokenStorage {
     }
 
     /// The bytes of `file` and its identity, nil when there is none; never follows a symbolic link
-    /// and never reads more than ``maximumFileSize``.
+    /// and never reads more than `maximumFileSize`.
     private func contentsAndIdentity(_ file: String) throws(TokenStorageError) -> ([UInt8], FileIdentity)? {
         let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {

@@ -42,7 +42,7 @@ public struct MediaTokenVerifier: Sendable {
         public var mvpdID: String
 
         /// Creates claims.
-        public init(
+        package init(
             tokenID: String, sessionGUID: String, requestorID: String, resourceID: String, issued: Timestamp,
             timeToLive: Int64, mvpdID: String
         ) {
@@ -136,7 +136,7 @@ public struct MediaTokenVerifier: Sendable {
     }
 
     /// Signs a token (what an issuer — the simulator, or a test — does).
-    public static func sign(_ claims: Claims, key: [UInt8]) -> String {
+    package static func sign(_ claims: Claims, key: [UInt8]) -> String {
         let payload: JSONValue = [
             "id": .string(claims.tokenID), "guid": .string(claims.sessionGUID), "requestor": .string(claims.requestorID),
             "resource": .string(claims.resourceID), "issued": .int(claims.issued.milliseconds),

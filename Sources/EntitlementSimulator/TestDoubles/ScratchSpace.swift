@@ -10,12 +10,12 @@ import Foundation
 /// the process exits: a test run leaves nothing behind in the temporary folder, however its tests end.
 /// A folder left by a process that did not exit (it crashed or was killed) is removed by the next
 /// process that makes one.
-public enum ScratchSpace {
+package enum ScratchSpace {
     /// The prefix of every process's folder in the temporary folder, before the process id.
     static let prefix = "entitle-scratch-"
 
     /// This process's folder (owner-only), made on first use.
-    public static let folder: String = {
+    package static let folder: String = {
         let temporary = NSTemporaryDirectory()
         removeFoldersOfEndedProcesses(in: temporary)
         let folder = temporary + prefix + String(getpid())
@@ -26,7 +26,7 @@ public enum ScratchSpace {
 
     /// A new path in this process's folder, `name` followed by a unique suffix and `ending`; nothing is
     /// made there.
-    public static func path(_ name: String, ending: String = "") -> String {
+    package static func path(_ name: String, ending: String = "") -> String {
         folder + "/" + name + UUID().uuidString + ending
     }
 

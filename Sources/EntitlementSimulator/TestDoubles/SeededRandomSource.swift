@@ -3,14 +3,14 @@ import EntitlementSupport
 import Synchronization
 
 /// A deterministic source (SplitMix64) for tests, scenarios, the demo and replay. Not for production.
-public final class SeededRandomSource: RandomSource {
+package final class SeededRandomSource: RandomSource {
     private let generator: Mutex<SplitMix64>
 
     /// Creates a source whose sequence is fixed by `seed`.
-    public init(seed: UInt64) { generator = Mutex(SplitMix64(seed: seed)) }
+    package init(seed: UInt64) { generator = Mutex(SplitMix64(seed: seed)) }
 
     /// The next `count` bytes of the sequence.
-    public func bytes(_ count: Int) -> [UInt8] {
+    package func bytes(_ count: Int) -> [UInt8] {
         generator.withLock { generator in
             var out: [UInt8] = []
             out.reserveCapacity(count)

@@ -4,21 +4,21 @@ import Synchronization
 
 /// A backend that notes which thread ran each request, then asks another: a test checks with it where
 /// an engine's requests run (on a `ThreadExecutor`'s thread, say).
-public final class ThreadNotingBackend: EntitlementBackend {
+package final class ThreadNotingBackend: EntitlementBackend {
     private let inner: any EntitlementBackend
     private let noted = Mutex<[(operation: BackendOperation, thread: UInt)]>([])
 
     /// Notes each request's thread, then forwards it to `inner`.
-    public init(_ inner: any EntitlementBackend) { self.inner = inner }
+    package init(_ inner: any EntitlementBackend) { self.inner = inner }
 
     /// Every request so far: its operation and the thread it ran on, in order.
-    public var requests: [(operation: BackendOperation, thread: UInt)] { noted.withLock { $0 } }
+    package var requests: [(operation: BackendOperation, thread: UInt)] { noted.withLock { $0 } }
 
     /// The calling thread, as a number to compare with ``requests``' threads.
-    public static var currentThread: UInt { OwnThread.currentID }
+    package static var currentThread: UInt { OwnThread.currentID }
 
     /// Notes the thread, then asks the inner backend.
-    public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+    package func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
         noted.withLock { $0.append((request.operation, OwnThread.currentID)) }
         return try await inner.perform(request)
     }

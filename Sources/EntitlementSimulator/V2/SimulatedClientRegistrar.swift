@@ -6,11 +6,11 @@ import Synchronization
 /// *Retrieve access token*): software statements it accepts,
 /// client credentials it issued (they never expire), access tokens with their expiry, and the
 /// bearer check every `/api/v2` request goes through.
-public final class SimulatedClientRegistrar: Sendable {
+package final class SimulatedClientRegistrar: Sendable {
     /// The software statement a test world registers with.
-    public static let softwareStatement = "sim.software-statement.v2"
+    package static let softwareStatement = "sim.software-statement.v2"
     /// How long an access token lives (the reference's sample: 6 hours).
-    public let accessTokenLifetime: Duration
+    package let accessTokenLifetime: Duration
 
     private struct State {
         var credentials: [String: String] = [:]  // client id → secret
@@ -24,7 +24,7 @@ public final class SimulatedClientRegistrar: Sendable {
     private let random: any RandomSource
 
     /// A registrar on `clock`, minting ids and secrets from `random`.
-    public init(clock: any EngineClock, random: any RandomSource, accessTokenLifetime: Duration = .seconds(21_600)) {
+    package init(clock: any EngineClock, random: any RandomSource, accessTokenLifetime: Duration = .seconds(21_600)) {
         self.clock = clock
         self.random = random
         self.accessTokenLifetime = accessTokenLifetime
@@ -32,14 +32,14 @@ public final class SimulatedClientRegistrar: Sendable {
 
     /// Forgets every access token issued so far (as the service does when client credentials
     /// change): the next request with one is refused with 401.
-    public func invalidateAccessTokens() { state.withLock { $0.tokens.removeAll() } }
+    package func invalidateAccessTokens() { state.withLock { $0.tokens.removeAll() } }
 
     /// While on, every access token is refused with 401, new ones too (a service that keeps refusing).
-    public func refusesEveryAccessToken(_ refuses: Bool) { state.withLock { $0.refusesEveryToken = refuses } }
+    package func refusesEveryAccessToken(_ refuses: Bool) { state.withLock { $0.refusesEveryToken = refuses } }
 
     /// Deletes every client registered so far, as a service does whose client was deleted: their
     /// access tokens die with them, and asking for a token with their credentials is `invalid_client`.
-    public func deleteClients() {
+    package func deleteClients() {
         state.withLock { state in
             state.credentials.removeAll()
             state.tokens.removeAll()
@@ -47,13 +47,13 @@ public final class SimulatedClientRegistrar: Sendable {
     }
 
     /// How many clients were registered and not deleted.
-    public var clientCount: Int { state.withLock { $0.credentials.count } }
+    package var clientCount: Int { state.withLock { $0.credentials.count } }
 
     /// Revokes a software statement: registering with it fails from now on.
-    public func revoke(softwareStatement: String) { state.withLock { _ = $0.revokedStatements.insert(softwareStatement) } }
+    package func revoke(softwareStatement: String) { state.withLock { _ = $0.revokedStatements.insert(softwareStatement) } }
 
     /// Answers `registerClient` and `accessToken`; nil for any other request.
-    public func answer(_ request: V2Request) -> V2Response? {
+    package func answer(_ request: V2Request) -> V2Response? {
         switch request {
         case .registerClient(let statement, let redirectURI):
             let revoked = state.withLock { $0.revokedStatements.contains(statement) }
@@ -78,7 +78,7 @@ public final class SimulatedClientRegistrar: Sendable {
     }
 
     /// The 401 for a request whose bearer token is missing, unknown or expired; nil when it may go on.
-    public func refusal(bearer: String?) -> V2Response? {
+    package func refusal(bearer: String?) -> V2Response? {
         let (expires, refusesAll) = state.withLock { state in (bearer.flatMap { state.tokens[$0] }, state.refusesEveryToken) }
         guard let expires, clock.now() < expires, !refusesAll else {
             return .error(

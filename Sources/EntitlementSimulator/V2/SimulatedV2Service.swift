@@ -13,18 +13,18 @@ import Synchronization
 /// a refusal is the enhanced error's JSON with its status; an injected bare HTTP status or
 /// throttling is that status with no JSON; an injected network failure or timeout is thrown, as a
 /// transport would (no HTTP answer at all).
-public final class SimulatedV2Service: V2Transport {
+package final class SimulatedV2Service: V2Transport {
     /// The simulator answering.
-    public let simulator: Simulator
+    package let simulator: Simulator
     /// Client registration and access tokens.
-    public let registrar: SimulatedClientRegistrar
+    package let registrar: SimulatedClientRegistrar
     /// Whether requests are throttled per device.
-    public let throttles: Bool
+    package let throttles: Bool
     private let clock: any EngineClock
     private let buckets = Mutex<[String: V2ThrottleBucket]>([:])
 
     /// The service of `simulator` (its world and clock), minting credentials from `seed`.
-    public init(simulator: Simulator, seed: UInt64 = 11, throttles: Bool = true) {
+    package init(simulator: Simulator, seed: UInt64 = 11, throttles: Bool = true) {
         self.simulator = simulator
         self.clock = simulator.clock
         self.throttles = throttles
@@ -32,7 +32,7 @@ public final class SimulatedV2Service: V2Transport {
     }
 
     /// The answer to `request` sent with `context`.
-    public func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
+    package func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
         guard !throttles || takeToken(context) else { return .throttled }
         if let registration = registrar.answer(request) { return registration }
         if let refusal = registrar.refusal(bearer: context.bearer) { return refusal }
@@ -131,5 +131,16 @@ extension BackendResponse {
         case .decisions(let decisions): V2Decision.json(decisions: decisions)
         case .logouts(let logouts): V2Logout.json(logouts: logouts)
         }
+    }
+}
+
+extension V2Client {
+    /// A REST API V2 client of `simulator`, in process: every request and answer goes through V2's
+    /// JSON, client registration and access tokens included, with no socket (``SimulatedV2Service``,
+    /// unthrottled). What a test gives `AccessEnabler(backend:)` or `SessionHost(backend:)`.
+    public static func simulated(_ simulator: Simulator) -> V2Client {
+        V2Client(
+            transport: SimulatedV2Service(simulator: simulator, throttles: false), softwareStatement: SimulatedClientRegistrar.softwareStatement,
+            baseURL: simulator.world.serviceProvider, clock: simulator.clock)
     }
 }

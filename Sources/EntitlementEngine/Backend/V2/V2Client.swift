@@ -3,7 +3,7 @@ import Synchronization
 /// The transport REST API V2 travels on: one request with its headers in, the HTTP status and the
 /// JSON body out. A network failure or a deadline is a thrown ``BackendError``; every HTTP answer,
 /// error statuses included, is a ``V2Response``.
-public protocol V2Transport: Sendable {
+package protocol V2Transport: Sendable {
     /// Sends `request` with the headers `context` describes.
     func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response
 }
@@ -50,49 +50,49 @@ public final class InMemoryV2CredentialStore: V2CredentialStore {
     public func save(_ credentials: V2ClientCredentials) async { stored.withLock { $0 = credentials } }
 }
 
-/// The engine's backend port over REST API V2: each ``BackendRequest`` is sent as its
-/// ``BackendRequest/v2`` request on a ``V2Transport`` and its answer decoded strictly into V2's
+/// The engine's backend port over REST API V2: each `BackendRequest` is sent as its
+/// `BackendRequest/v2` request on a `V2Transport` and its answer decoded strictly into V2's
 /// value types.
 ///
 /// - **Registration and access tokens** (Adobe's *Retrieve client credentials* and *Retrieve access
 ///   token*): the software statement is registered once
 ///   and the credentials kept in the ``V2CredentialStore``; the access token is cached until
-///   ``refreshMargin`` before it expires, fetched by one request however many arrive at once, and
+///   `refreshMargin` before it expires, fetched by one request however many arrive at once, and
 ///   fetched again once when the service answers 401 — a second 401 is the request's failure, never a
 ///   storm of registrations. When the token endpoint answers `invalid_client` (the client was deleted,
 ///   or its secret no longer holds), the stored credentials are replaced once through the store (a
 ///   store a fleet shares registers once for all its nodes) and the token asked for again.
 /// - **Headers**: `Authorization: Bearer` on every `/api/v2` request; the device's id, description
 ///   (`X-Device-Info`), public address (`X-Forwarded-For`: throttling is per address), visitor id and
-///   TempPass identity from ``devices``, each only on the endpoints that document it
-///   (``V2Request/deviceIdentifier``, ``V2Request/deviceInfo``, ``V2Request/acceptsTempPassIdentity``).
-/// - **Answers**: 200/201 bodies decode into ``BackendResponse`` (a body that does not decode is
+///   TempPass identity from `devices`, each only on the endpoints that document it
+///   (`V2Request/deviceIdentifier`, `V2Request/deviceInfo`, `V2Request/acceptsTempPassIdentity`).
+/// - **Answers**: 200/201 bodies decode into `BackendResponse` (a body that does not decode is
 ///   ``BackendError/malformedResponse(_:)``); an error body is read by its `action`
-///   (``BackendError/init(v2:httpStatus:)``); HTTP 429 is ``BackendError/throttled(retryAfterSeconds:)``.
-///   Relative URLs in answers (`/api/v2/authenticate/…`) are resolved against ``baseURL``.
+///   (`BackendError/init(v2:httpStatus:)`); HTTP 429 is ``BackendError/throttled(retryAfterSeconds:)``.
+///   Relative URLs in answers (`/api/v2/authenticate/…`) are resolved against `baseURL`.
 public actor V2Client: EntitlementBackend {
     /// The transport.
-    public let transport: any V2Transport
+    package let transport: any V2Transport
     /// The software statement registered when no credentials are stored.
-    public let softwareStatement: String
+    package let softwareStatement: String
     /// Where client credentials are kept.
-    public let credentials: any V2CredentialStore
+    package let credentials: any V2CredentialStore
     /// The service's base URL, for relative URLs in answers (Adobe's: ``AdobePassHost``).
-    public let baseURL: String
+    package let baseURL: String
     /// How long before its expiry an access token is replaced.
-    public let refreshMargin: Duration
+    package let refreshMargin: Duration
     /// What the embedding backend knows of each device, by device id (its headers).
-    public let devices: @Sendable (String) -> V2Device
+    package let devices: @Sendable (String) -> V2Device
     private let clock: any EngineClock
     /// How long the one access-token fetch every caller shares may take before the next caller
     /// abandons it and fetches again (a token endpoint that hangs wedges nobody for longer).
-    public let tokenFetchTimeout: Duration
+    package let tokenFetchTimeout: Duration
     private var accessToken: V2AccessToken?
     private var tokenRequest: (task: Task<Result<V2AccessToken, BackendError>, Never>, started: Timestamp, number: UInt64)?
     private var tokenRequests: UInt64 = 0
 
     /// A client on `transport` registering `softwareStatement`.
-    public init(
+    package init(
         transport: any V2Transport, softwareStatement: String, credentials: any V2CredentialStore = InMemoryV2CredentialStore(),
         baseURL: String, clock: any EngineClock, refreshMargin: Duration = .seconds(60),
         devices: @escaping @Sendable (String) -> V2Device = { _ in V2Device() }, tokenFetchTimeout: Duration = .seconds(30)
@@ -109,8 +109,11 @@ public actor V2Client: EntitlementBackend {
 
     // MARK: - The port
 
+    /// This client itself.
+    public nonisolated var port: BackendPort { BackendPort(self) }
+
     /// Sends `request` (with a fresh access token once if the service refuses the cached one).
-    public func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
+    package func perform(_ request: BackendRequest) async throws(BackendError) -> BackendResponse {
         var bearer = try await validAccessToken()
         var answer = try await send(request, bearer: bearer)
         if answer.status == 401 {
@@ -228,7 +231,7 @@ public actor V2Client: EntitlementBackend {
     }
 
     /// Registers `softwareStatement` on `transport` (Adobe's *Retrieve client credentials*).
-    public static func register(_ softwareStatement: String, on transport: any V2Transport) async throws(BackendError)
+    package static func register(_ softwareStatement: String, on transport: any V2Transport) async throws(BackendError)
         -> V2ClientCredentials
     {
         let answer = try await transport.send(
@@ -285,6 +288,6 @@ public actor V2Client: EntitlementBackend {
         }
     }
 
-    /// `url` resolved against ``baseURL`` when it is a path.
+    /// `url` resolved against `baseURL` when it is a path.
     private func absolute(_ url: String) -> String { url.hasPrefix("/") ? baseURL + url : url }
 }
