@@ -7,7 +7,7 @@
 /// Production time: the wall clock as read when the process started, advanced by the monotonic clock
 /// (`ContinuousClock`). Every deadline and timer is therefore a monotonic wait — an NTP step, a manual
 /// `date -s` or a VM's clock jump moves none of them — and the times the engine compares with Adobe's
-/// timestamps are the wall clock's as long as nobody steps it. `wallClockStep` says how far the wall
+/// timestamps are the wall clock's as long as nobody steps it. ``wallClockStep`` says how far the wall
 /// clock has been stepped since (a node whose clock was stepped by more than a few seconds should be
 /// restarted at a quiet moment to follow it; start nodes after their clock is synchronized). Timers
 /// are deadlines one thread of the process fires (`TimerThread`), not parked tasks or a Dispatch
@@ -15,7 +15,7 @@
 public struct SystemClock: EngineClock {
     /// The wall clock and the monotonic clock, read together: the engine's time is `wall` plus the
     /// monotonic time elapsed since `instant`; `readWallClock` reads the wall clock again (for
-    /// `wallClockStep`). Shared by reference: a clock is one word in every engine's environment.
+    /// ``wallClockStep``). Shared by reference: a clock is one word in every engine's environment.
     final class Anchor: Sendable {
         let wall: Timestamp
         let instant: ContinuousClock.Instant
@@ -57,7 +57,7 @@ public struct SystemClock: EngineClock {
 
     /// How far the wall clock is from the engine's time now (positive: the wall clock was stepped
     /// forward since the process started). Near zero unless someone stepped it.
-    package var wallClockStep: Duration { .milliseconds(Saturating.subtract(anchor.readWallClock().milliseconds, now().milliseconds)) }
+    public var wallClockStep: Duration { .milliseconds(Saturating.subtract(anchor.readWallClock().milliseconds, now().milliseconds)) }
 
     /// The monotonic instant of an engine time (a far one is bounded by ``longestDelay``).
     func instant(of deadline: Timestamp) -> ContinuousClock.Instant {
