@@ -1,4 +1,4 @@
-/// A `status(_:)` the engine reports on its own (its refusals of calls are `CallRefusal`s): the code,
+/// A `status(_:)` the engine reports on its own (its refusals of calls, with their codes, are listed in *Call semantics*): the code,
 /// its level and the condition that emits it. ``all`` is the one list of what `status` can say beside
 /// refusals; every report the engine makes comes from one of these.
 public struct Notice: Sendable, Hashable, CustomStringConvertible {

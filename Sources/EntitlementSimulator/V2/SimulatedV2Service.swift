@@ -136,7 +136,7 @@ extension BackendResponse {
 
 extension V2Client {
     /// A REST API V2 client of `simulator`, in process: every request and answer goes through V2's
-    /// JSON, client registration and access tokens included, with no socket (``SimulatedV2Service``,
+    /// JSON, client registration and access tokens included, with no socket (`SimulatedV2Service`,
     /// unthrottled). What a test gives `AccessEnabler(backend:)` or `SessionHost(backend:)`.
     public static func simulated(_ simulator: Simulator) -> V2Client {
         V2Client(

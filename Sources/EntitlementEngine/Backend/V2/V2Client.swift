@@ -50,9 +50,10 @@ public final class InMemoryV2CredentialStore: V2CredentialStore {
     public func save(_ credentials: V2ClientCredentials) async { stored.withLock { $0 = credentials } }
 }
 
-/// The engine's backend port over REST API V2: each `BackendRequest` is sent as its
-/// `BackendRequest/v2` request on a `V2Transport` and its answer decoded strictly into V2's
-/// value types.
+/// Adobe Pass REST API V2 for every engine of a process: the ``EntitlementService`` an `AccessEnabler` or
+/// `SessionHost` is given. Each of the engine's requests goes out as its V2 request on the client's
+/// transport (`URLSessionV2Transport`, EntitlementHTTP; in tests the simulator's, `V2Client.simulated(_:)`)
+/// and its answer is decoded strictly.
 ///
 /// - **Registration and access tokens** (Adobe's *Retrieve client credentials* and *Retrieve access
 ///   token*): the software statement is registered once
@@ -65,10 +66,9 @@ public final class InMemoryV2CredentialStore: V2CredentialStore {
 /// - **Headers**: `Authorization: Bearer` on every `/api/v2` request; the device's id, description
 ///   (`X-Device-Info`), public address (`X-Forwarded-For`: throttling is per address), visitor id and
 ///   TempPass identity from `devices`, each only on the endpoints that document it
-///   (`V2Request/deviceIdentifier`, `V2Request/deviceInfo`, `V2Request/acceptsTempPassIdentity`).
-/// - **Answers**: 200/201 bodies decode into `BackendResponse` (a body that does not decode is
-///   ``BackendError/malformedResponse(_:)``); an error body is read by its `action`
-///   (`BackendError/init(v2:httpStatus:)`); HTTP 429 is ``BackendError/throttled(retryAfterSeconds:)``.
+///   (the *REST API V2* article lists which).
+/// - **Answers**: 200/201 bodies decode strictly (a body that does not decode is
+///   ``BackendError/malformedResponse(_:)``); an error body is read by its `action`; HTTP 429 is ``BackendError/throttled(retryAfterSeconds:)``.
 ///   Relative URLs in answers (`/api/v2/authenticate/…`) are resolved against `baseURL`.
 public actor V2Client: EntitlementBackend {
     /// The transport.
