@@ -60,8 +60,8 @@ public final class TraceRecorder: EngineMonitor {
                 record = TraceCoding.encode(handled.input, at: now, seq: seq, book: &state.book)
             case .callbackEmitted(let callback, let answering):
                 record = TraceCoding.encode(callback, answering: answering, seq: seq, book: &state.book)
-            case .backendRequested(let operation, let request):
-                record = TraceCoding.encode(operation, request.request, seq: seq, book: &state.book)
+            case .backendRequested(let operation, let sent):
+                record = TraceCoding.encode(operation, sent.request, seq: seq, book: &state.book)
             case .providerAsked(let operation, let provider, let request):
                 record = TraceCoding.encodeProviderRequest(operation, provider: provider, request, seq: seq)
             case .callReceived, .backendFinished, .transition, .log, .storageFailed:

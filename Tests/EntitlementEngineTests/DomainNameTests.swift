@@ -15,7 +15,7 @@ struct DomainNameTests {
     final class Requests: EngineMonitor {
         let sent = Mutex<[BackendRequest]>([])
         func observe(_ event: EngineEvent) {
-            if case .backendRequested(_, let request) = event { sent.withLock { $0.append(request.request) } }
+            if case .backendRequested(_, let outgoing) = event { sent.withLock { $0.append(outgoing.request) } }
         }
     }
 
