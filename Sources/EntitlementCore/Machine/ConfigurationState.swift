@@ -4,19 +4,19 @@ package enum ConfigurationState: Sendable, Hashable {
     case unconfigured
     /// `setRequestor` sent: waits for the backend's configuration; entitlement calls are queued.
     /// `calls` are the `setRequestor` calls the coming `setRequestorComplete` answers.
-    case configuring(requestorID: String, operation: OperationID, calls: [CallID])
+    indirect case configuring(requestorID: String, operation: OperationID, calls: [CallID])
     /// Configuration loaded with nothing valid stored: signs in silently before
     /// `setRequestorComplete` — by reading the device's profiles when another requestor on the
     /// device holds an authentication (single sign-on), or by asking the platform's account and
     /// exchanging its assertion for a partner profile (`operation` is the step waited for);
     /// entitlement calls are queued.
-    case signingIn(RequestorConfiguration, operation: OperationID, calls: [CallID])
+    indirect case signingIn(RequestorConfiguration, operation: OperationID, calls: [CallID])
     /// Configured: entitlement calls run; waits for a new `setRequestor` (reconfiguration).
     case configured(RequestorConfiguration)
     /// The last `setRequestor` failed: calls fail at once until `retryAt`; the first call after it
     /// configures again (the call is held, as while configuring), as does a new `setRequestor`. The pause
     /// doubles with each failure in a row, from 1 s up to `ConfigurationState.longestRetryPause`.
-    case failed(requestorID: String, BackendError, retryAt: Timestamp)
+    indirect case failed(requestorID: String, BackendError, retryAt: Timestamp)
 
     /// The configured requestor (nil unless ``configured(_:)``).
     var configuredRequestorID: String? {

@@ -16,7 +16,7 @@ extension EntitlementMachine {
     package static let fingerprintedHeldFields: Set<String> = [
         "regions", "authorizations", "queue", "authorizationExpiries", "preauthorizationCache", "selectedProviderID", "options",
         "chainBox", "preauthorizations", "requestsSent", "persistedBox", "persistedBeforeSave", "persistedLeftOut", "nextCacheSweep",
-        "expiredFlowState", "foreignStoreBox", "configurationOperation", "configurationFailures", "backendPausedUntil", "lastFlow",
+        "expiredFlowStateBox", "foreignStoreBox", "configurationOperation", "configurationFailures", "backendPausedUntil", "lastFlow",
         "lastOperation", "stepUps", "stepUpCalls", "logoutMark",
     ]
     /// The fields of ``Held`` the fingerprint leaves out: fixed when the machine is made, alike on every
@@ -60,7 +60,7 @@ extension EntitlementMachine {
         combine(held.persistedBeforeSave, into: &hasher)
         hasher.combine(held.persistedLeftOut)
         hasher.combine(held.nextCacheSweep)
-        hasher.combine(held.expiredFlowState)
+        hasher.combine(held.expiredFlowStateBox?.value)
         combine(held.foreignStoreBox, into: &hasher)
         hasher.combine(held.configurationOperation)
         hasher.combine(held.configurationFailures)

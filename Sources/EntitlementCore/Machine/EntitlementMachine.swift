@@ -72,18 +72,20 @@ package struct EntitlementMachine: Sendable {
         var requestsSent: [OperationID: (request: BackendRequest, attempt: Int)] = [:]
         var persistedBox: Boxed<StoredTokens>?
         var persistedBeforeSave: Boxed<StoredTokens>?
-        var persistedLeftOut = false
         var nextCacheSweep = Timestamp(milliseconds: .min)
-        var expiredFlowState: String?
+        var expiredFlowStateBox: Boxed<String>?
         var foreignStoreBox: Boxed<StoredTokens>?
         var configurationOperation = OperationID(0, owner: .configuration)
-        var configurationFailures: UInt16 = 0
         var backendPausedUntil = Timestamp(milliseconds: .min)
         var lastFlow: UInt64 = 0
         var lastOperation: UInt64 = 0
         var stepUps: [PendingStepUp] = []
         var stepUpCalls: [StepUpCall] = []
         var logoutMark: Timestamp?
+        // The small fields last, packed behind the optional's tag byte: inline between word-sized ones each
+        // would take a word, and the box would be a size class larger (the bench's resting sessions).
+        var persistedLeftOut = false
+        var configurationFailures: UInt16 = 0
     }
 
     /// The fields an input seldom writes (``Held``).
@@ -288,8 +290,8 @@ package struct EntitlementMachine: Sendable {
     static let cacheSweepInterval = Duration.seconds(60)
     /// The `state` of the last login that expired, so a late redirect is refused as `expired`.
     var expiredFlowState: String? {
-        get { held.value.expiredFlowState }
-        set { held.value.expiredFlowState = newValue }
+        get { held.value.expiredFlowStateBox?.value }
+        set { held.value.expiredFlowStateBox = newValue.map(Boxed.init) }
     }
     var now = Timestamp(milliseconds: 0)
     /// The tracking GUID of the last user id hashed (``trackingGUID(_:)``), boxed: inline it would be

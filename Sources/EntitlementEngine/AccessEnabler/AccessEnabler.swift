@@ -63,8 +63,6 @@ public actor AccessEnabler {
         var mailbox = WorkQueue<(work: Work, ticket: UInt64?, queued: ContinuousClock.Instant?)>()
         /// Inputs that run before any queued work (a flow's secrets, a save's failure).
         var immediate: [Input] = []
-        /// Whether a drain runs the mailbox now.
-        var draining = false
         /// How many times the engine went quiet (``resumeIdleWaitersIfIdle()``).
         var quietPoints: UInt64 = 0
         var lastTicket: UInt64 = 0
@@ -72,16 +70,21 @@ public actor AccessEnabler {
         /// The configuration request last sent (`Action.loadConfiguration`): its answer reads the store; an
         /// answer to an earlier one is late and reads nothing.
         var configurationLoading: OperationID?
+        // The flags sit behind the optional's tag byte (each between word-sized fields would take a word).
+        /// Whether a drain runs the mailbox now.
+        var draining = false
+        /// Whether the machine kept a view of its own when it last followed the store (in the middle of a
+        /// flow of its own): the store is read and followed again before every input until the view is the
+        /// store's, however its version stands.
+        var viewHeldBack = false
+        /// Set by ``closeSession()``: the engine takes no more input and emits nothing more.
+        var closed = false
         /// The requestor whose stored tokens the machine's view follows (the steps say when it changes:
         /// `MachineStep.storeFollowing`); nil while no requestor is configured.
         var followedRequestorID: String?
         /// The stored version the machine's view of storage corresponds to, for the requestor it
         /// was read or written for; nil until read (a save then reads first).
         var storeVersion: (requestorID: String, version: StorageVersion)?
-        /// Whether the machine kept a view of its own when it last followed the store (in the middle of a
-        /// flow of its own): the store is read and followed again before every input until the view is the
-        /// store's, however its version stands.
-        var viewHeldBack = false
         var timers: [TimerID: ScheduledTimer] = [:]
         var platformWork: [PlatformWork: Task<Void, Never>] = [:]
         var operationsInFlight: Set<OperationID> = []
@@ -95,8 +98,6 @@ public actor AccessEnabler {
         var lastStreamID: UInt64 = 0
         /// Calls accepted and not yet answered (answered by a callback naming them, or by ``closeSession()``).
         var unanswered = UnansweredCalls()
-        /// Set by ``closeSession()``: the engine takes no more input and emits nothing more.
-        var closed = false
         /// Calls whose caller awaits their answer (``answer(to:within:)``): the waiting caller, or the answer
         /// when it came before the caller started waiting.
         var awaitedAnswers: [CallID: AwaitedAnswer] = [:]
