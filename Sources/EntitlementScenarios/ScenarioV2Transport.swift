@@ -6,7 +6,10 @@ import EntitlementV2
 /// An engine's REST API V2 client transport in a scenario run over HTTP. A request the simulator will
 /// time out (an injected `timeout` fault) goes with ``ScenarioRunner/httpTimeout``, the deadline such a
 /// fault costs; every other goes with ``ScenarioRunner/httpPatience``, a deadline that only ends a hang.
-/// So a scenario's outcome never depends on how fast a loaded machine answers on loopback.
+/// A client that gave up on a timed-out request returns only once the simulator took the fault (the request
+/// reached it): on a loaded machine the request can arrive after the client's deadline, and would otherwise
+/// take a fault the scenario injects next. So a scenario's outcome never depends on how fast a loaded
+/// machine answers on loopback.
 struct ScenarioV2Transport: V2Transport {
     private let timingOut: URLSessionV2Transport
     private let answered: URLSessionV2Transport
@@ -19,7 +22,17 @@ struct ScenarioV2Transport: V2Transport {
     }
 
     func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
-        let transport = await service.timesOut(request, context: context) ? timingOut : answered
-        return try await transport.send(request, context: context)
+        guard await service.timesOut(request, context: context), let taken = await service.faultsTaken(request, context: context) else {
+            return try await answered.send(request, context: context)
+        }
+        do throws(BackendError) {
+            return try await timingOut.send(request, context: context)
+        } catch {
+            let patience = ContinuousClock.now + ScenarioRunner.httpPatience
+            while let now = await service.faultsTaken(request, context: context), now == taken, ContinuousClock.now < patience {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            throw error
+        }
     }
 }

@@ -94,6 +94,8 @@ public actor Simulator {
     /// the MVPD's page and closed by its logout page: what passive authentication relies on.
     var mvpdSessions: [String: (username: String, ends: Timestamp)] = [:]
     var faults: [BackendOperation: (fault: SimulatedFault, remaining: Int?)] = [:]
+    /// How many injected faults the requests of each operation took (``faultsTaken(_:)``).
+    var takenFaults: [BackendOperation: Int] = [:]
     var held: Set<BackendOperation> = []
     var waiting: [(operation: BackendOperation, resume: CheckedContinuation<Void, Never>)] = []
     var watchers: [(operation: BackendOperation, count: Int, resume: CheckedContinuation<Void, Never>)] = []
@@ -166,6 +168,10 @@ public actor Simulator {
         return error.code == .timeout
     }
 
+    /// How many injected faults requests of `operation` have taken so far: a request that reached the
+    /// simulator took the fault waiting for it, so a client that gave up on its own can wait for that.
+    package func faultsTaken(_ operation: BackendOperation) -> Int { takenFaults[operation, default: 0] }
+
     // MARK: - Holding answers (deterministic interleavings)
 
     /// Makes requests of `operation` wait until ``release(_:)``: tests use it to let results
@@ -200,6 +206,7 @@ public actor Simulator {
         if let remaining {
             faults[operation] = remaining > 1 ? (fault, remaining - 1) : nil
         }
+        takenFaults[operation, default: 0] += 1
         return fault
     }
 

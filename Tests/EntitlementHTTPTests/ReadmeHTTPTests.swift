@@ -60,6 +60,29 @@ struct ReadmeHTTPTests {
         let appReturnURL = "https://myservice.example/adobe-return"
         let tokensFolder = ScratchSpace.path("entitle-readme-tokens-")
         defer { try? FileManager.default.removeItem(atPath: tokensFolder) }
+        // README's code with one change the region does not show: its three 30 s wall-clock deadlines (the
+        // transport's, the access token's fetch, the engine's requests) are ten minutes. The suite runs all at
+        // once on two cores, and a request has waited tens of seconds for a thread there; a bound far from the
+        // behaviour, as everywhere in the suite. The region below is README's, word for word.
+        func URLSessionV2Transport(baseURL: String) -> EntitlementHTTP.URLSessionV2Transport {
+            EntitlementHTTP.URLSessionV2Transport(baseURL: baseURL, timeout: .seconds(600))
+        }
+        func V2Client(
+            transport: EntitlementHTTP.URLSessionV2Transport, softwareStatement: String, credentials: FileV2CredentialStore, baseURL: String,
+            clock: SystemClock, devices: @escaping @Sendable (String) -> V2Device
+        ) -> EntitlementEngine.V2Client {
+            EntitlementEngine.V2Client(
+                transport: transport, softwareStatement: softwareStatement, credentials: credentials, baseURL: baseURL, clock: clock,
+                devices: devices, tokenFetchTimeout: .seconds(600))
+        }
+        func AccessEnabler(
+            backend: EntitlementEngine.V2Client, delegate: Recorder, storage: FileTokenStorage, environment: EngineEnvironment,
+            settings: EngineSettings
+        ) -> EntitlementEngine.AccessEnabler {
+            var patient = settings
+            patient.requestTimeout = .seconds(600)
+            return EntitlementEngine.AccessEnabler(backend: backend, delegate: delegate, storage: storage, environment: environment, settings: patient)
+        }
         // README-ADOBE-BEGIN
         @Sendable func describe(_ deviceID: String) -> V2DeviceInfo {   // what your service knows of each device
             let device = deviceRecord(deviceID)

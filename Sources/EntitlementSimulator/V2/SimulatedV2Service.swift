@@ -59,6 +59,13 @@ package final class SimulatedV2Service: V2Transport {
         return await simulator.timesOut(port.operation)
     }
 
+    /// How many injected faults requests of `request`'s operation have taken (``Simulator/faultsTaken(_:)``);
+    /// nil for a request the simulator's port does not carry.
+    package func faultsTaken(_ request: V2Request, context: V2RequestContext) async -> Int? {
+        guard let port = BackendRequest(request, deviceID: context.deviceID ?? "") else { return nil }
+        return await simulator.faultsTaken(port.operation)
+    }
+
     /// The answer to an operation the engine's port does not carry (see ``Simulator``'s session
     /// operations); nil for the others.
     private func beyondThePort(_ request: V2Request, _ context: V2RequestContext) async -> V2Response? {
