@@ -124,7 +124,8 @@ struct SessionRedirectTests {
 @Suite("The production checklist's return page")
 struct ChecklistReturnPageTests {
     static func checklistExample(rig: Rig, redirectKey: [UInt8]) throws -> (SessionHost, (String) async -> (status: Int, body: String)) {
-        let engine = EngineSettings.simulated
+        var engine = EngineSettings.simulated
+        engine.requestTimeout = .seconds(600)  // on the system clock in a suite run all at once: a bound far from the behaviour
         let v2Client = rig.simulator.backend
         let sharedStorage = rig.storage
         let devices = rig.delegate

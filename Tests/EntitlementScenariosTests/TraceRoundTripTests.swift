@@ -39,10 +39,14 @@ struct TraceRoundTripTests {
     @Test func aSessionOnTheLiveEnvironmentRecordsAndReplays() async throws {
         // Wall clock and the system CSPRNG, as in production: the trace still replays, because the
         // replay feeds the recorded inputs (times, drawn secrets as placeholders) to the machine.
+        // Requests may take ten minutes, not the default 30 s: in the whole suite on two cores this test has
+        // taken 24–44 s, its requests waiting for threads; a bound far from the behaviour.
         let simulator = Simulator(clock: SystemClock())
         let recorder = TraceRecorder(recordedWith: "production test")
+        var settings = EngineSettings.simulated
+        settings.requestTimeout = .seconds(600)
         let enabler = AccessEnabler(
-            backend: simulator.backend, environment: .live(deviceID: "tv-42"), settings: .simulated, recorder: recorder)
+            backend: simulator.backend, environment: .live(deviceID: "tv-42"), settings: settings, recorder: recorder)
         await enabler.setRequestor("sim-requestor")
         await enabler.whenIdle()
         await enabler.setSelectedProvider("bluesky-tv")
