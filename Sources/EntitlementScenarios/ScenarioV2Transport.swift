@@ -28,9 +28,10 @@ struct ScenarioV2Transport: V2Transport {
         do throws(BackendError) {
             return try await timingOut.send(request, context: context)
         } catch {
+            // Until the fault is taken, the run's patience ends, or the run is cancelled (a sleep then throws at once).
             let patience = ContinuousClock.now + ScenarioRunner.httpPatience
             while let now = await service.faultsTaken(request, context: context), now == taken, ContinuousClock.now < patience {
-                try? await Task.sleep(for: .milliseconds(5))
+                do { try await Task.sleep(for: .milliseconds(5)) } catch { break }
             }
             throw error
         }
