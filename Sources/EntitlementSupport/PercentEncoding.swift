@@ -111,7 +111,10 @@ package enum PercentEncoding {
     /// Builds `base?k1=v1&k2=v2` with every key and value percent-encoded, in the given order.
     package static func url(_ base: String, query: [(String, String)]) -> String {
         guard !query.isEmpty else { return base }
-        var out = Array(base.utf8)
+        // Sized for the longest encoding (every byte escaped), so the URL is built in one allocation.
+        var out: [UInt8] = []
+        out.reserveCapacity(query.reduce(base.utf8.count + 1) { $0 + 3 * ($1.0.utf8.count + $1.1.utf8.count) + 2 })
+        out.append(contentsOf: base.utf8)
         out.append(out.contains(UInt8(ascii: "?")) ? UInt8(ascii: "&") : UInt8(ascii: "?"))
         FormCoding.append(query, to: &out)
         return String(decoding: out, as: UTF8.self)

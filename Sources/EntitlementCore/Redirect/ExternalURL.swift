@@ -37,7 +37,7 @@ package struct ExternalURL: Sendable, Equatable {
         let mark = bytes.firstIndex(of: UInt8(ascii: "?"))
         let base = bytes[..<(mark ?? bytes.endIndex)]
         let query = mark.map { bytes[($0 + 1)...] } ?? []
-        guard let schemeEnd = firstRange(of: Array("://".utf8), in: base), schemeEnd > base.startIndex else {
+        guard let schemeEnd = firstRange(of: schemeSeparator, in: base), schemeEnd > base.startIndex else {
             throw .malformedURL("no scheme")
         }
         var parameters: [String: String] = [:]
@@ -67,6 +67,8 @@ package struct ExternalURL: Sendable, Equatable {
         let rest = query.utf8.dropFirst(configuredQuery.utf8.count)
         return rest.isEmpty || rest.first == UInt8(ascii: "&")
     }
+
+    private static let schemeSeparator = Array("://".utf8)
 
     /// A percent-decoded name or value; decoded control characters are refused like raw ones.
     private static func decode(_ bytes: ArraySlice<UInt8>) throws(RedirectRefusal) -> String {

@@ -17,12 +17,27 @@ struct PackedMetadata: Sendable {
 
     /// Packs `metadata`.
     init(_ metadata: [String: MetadataValue]) {
-        guard !metadata.isEmpty else {
+        self.init(entries: Array(metadata))
+    }
+
+    /// Packs `entries`, whose keys are distinct (a dictionary's, or a profile's attribute names), in one
+    /// buffer sized for them.
+    init(entries: [(key: String, value: MetadataValue)]) {
+        guard !entries.isEmpty else {
             self = .empty
             return
         }
+        var size = 0
+        for (key, value) in entries {
+            size += key.utf8.count + 3
+            switch value {
+            case .text(let text): size += text.utf8.count + 2
+            case .list(let texts): size += texts.reduce(2) { $0 + $1.utf8.count + 2 }
+            }
+        }
         var bytes: [UInt8] = []
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+        bytes.reserveCapacity(size)
+        for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
             Self.append(key, to: &bytes)
             switch value {
             case .text(let text):

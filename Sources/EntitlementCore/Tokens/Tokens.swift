@@ -2,43 +2,98 @@
 /// MVPD (Adobe's REST API V2 profiles APIs). The profile lives on the service; this is the engine's local copy, so
 /// `checkAuthentication` and metadata need no request. It holds no bearer secret of its own.
 public struct AuthenticationToken: Sendable, Hashable, Codable {
+    /// The token's fields, in one box: a token is copied wherever the machine reads its state (a step, a
+    /// save, a snapshot), and a copy is then one reference, not one per string; the saved copy and the
+    /// state's share their storage, and two tokens from one box compare equal without reading it.
+    private var fields: CopyOnWrite<Fields>
+
+    /// What a token holds (hashed in this order).
+    private struct Fields: Sendable, Hashable {
+        var mvpdID: String
+        var requestorID: String
+        var userID: String
+        var expires: Timestamp
+        var source: AuthenticationSource
+        var packedMetadata: PackedMetadata
+        var encryptedMetadata: Set<String>
+        var sessionID: String?
+    }
+
     /// The MVPD that authenticated the user.
-    public var mvpdID: String
+    public var mvpdID: String {
+        get { fields.value.mvpdID }
+        set { fields.value.mvpdID = newValue }
+    }
     /// The requestor the profile is for.
-    public var requestorID: String
+    public var requestorID: String {
+        get { fields.value.requestorID }
+        set { fields.value.requestorID = newValue }
+    }
     /// The MVPD's (anonymised) user id (the profile's `userID`); only its hash reaches tracking data.
-    public var userID: String
+    public var userID: String {
+        get { fields.value.userID }
+        set { fields.value.userID = newValue }
+    }
     /// When the profile stops being valid (its `notAfter`).
-    public var expires: Timestamp
+    public var expires: Timestamp {
+        get { fields.value.expires }
+        set { fields.value.expires = newValue }
+    }
     /// How the user signed in (the profile's `type`): a logout of a platform sign-in must also tell
     /// the user to sign out of the platform (VSA203).
-    public var source: AuthenticationSource
+    public var source: AuthenticationSource {
+        get { fields.value.source }
+        set { fields.value.source = newValue }
+    }
     /// The profile's attributes (`userID` too), as `getMetadata` answers them.
     public var metadata: [String: MetadataValue] {
         get { packedMetadata.dictionary }
         set { packedMetadata = PackedMetadata(newValue) }
     }
     /// ``metadata``, as the token keeps it: packed in one byte array (a session host keeps very many).
-    var packedMetadata: PackedMetadata
+    var packedMetadata: PackedMetadata {
+        get { fields.value.packedMetadata }
+        set { fields.value.packedMetadata = newValue }
+    }
     /// The names of the attributes whose value is encrypted (`state: enc`).
-    public var encryptedMetadata: Set<String>
+    public var encryptedMetadata: Set<String> {
+        get { fields.value.encryptedMetadata }
+        set { fields.value.encryptedMetadata = newValue }
+    }
     /// The service's id of the login that made the profile (its `sessionId`), when it gives one.
-    public var sessionID: String?
+    public var sessionID: String? {
+        get { fields.value.sessionID }
+        set { fields.value.sessionID = newValue }
+    }
 
     /// Creates an authentication.
     public init(
         mvpdID: String, requestorID: String, userID: String, expires: Timestamp, source: AuthenticationSource = .mvpdLogin,
         metadata: [String: MetadataValue] = [:], encryptedMetadata: Set<String> = [], sessionID: String? = nil
     ) {
-        self.sessionID = sessionID
-        self.mvpdID = mvpdID
-        self.requestorID = requestorID
-        self.userID = userID
-        self.expires = expires
-        self.source = source
-        self.packedMetadata = PackedMetadata(metadata)
-        self.encryptedMetadata = encryptedMetadata
+        self.init(
+            mvpdID: mvpdID, requestorID: requestorID, userID: userID, expires: expires, source: source,
+            packedMetadata: PackedMetadata(metadata), encryptedMetadata: encryptedMetadata, sessionID: sessionID)
     }
+
+    /// Creates an authentication whose attributes are packed already.
+    private init(
+        mvpdID: String, requestorID: String, userID: String, expires: Timestamp, source: AuthenticationSource,
+        packedMetadata: PackedMetadata, encryptedMetadata: Set<String>, sessionID: String?
+    ) {
+        fields = CopyOnWrite(
+            Fields(
+                mvpdID: mvpdID, requestorID: requestorID, userID: userID, expires: expires, source: source,
+                packedMetadata: packedMetadata, encryptedMetadata: encryptedMetadata, sessionID: sessionID))
+    }
+
+    /// Equal tokens: one box, or equal fields.
+    public static func == (lhs: AuthenticationToken, rhs: AuthenticationToken) -> Bool {
+        lhs.fields.sharesStorage(with: rhs.fields) || lhs.fields.value == rhs.fields.value
+    }
+
+    /// Hashes the fields (as the token hashed them when they were its own).
+    public func hash(into hasher: inout Hasher) { fields.value.hash(into: &hasher) }
 
     private enum CodingKeys: String, CodingKey {
         case mvpdID, requestorID, userID, expires, source, metadata, encryptedMetadata, sessionID
@@ -48,14 +103,15 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
     /// reads as an MVPD login without metadata (their opaque `value` is ignored).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        mvpdID = try container.decode(String.self, forKey: .mvpdID)
-        requestorID = try container.decode(String.self, forKey: .requestorID)
-        userID = try container.decode(String.self, forKey: .userID)
-        expires = try container.decode(Timestamp.self, forKey: .expires)
-        source = try container.decodeIfPresent(AuthenticationSource.self, forKey: .source) ?? .mvpdLogin
-        packedMetadata = PackedMetadata(try container.decodeIfPresent([String: MetadataValue].self, forKey: .metadata) ?? [:])
-        encryptedMetadata = try container.decodeIfPresent(Set<String>.self, forKey: .encryptedMetadata) ?? []
-        sessionID = try container.decodeIfPresent(String.self, forKey: .sessionID)
+        self.init(
+            mvpdID: try container.decode(String.self, forKey: .mvpdID),
+            requestorID: try container.decode(String.self, forKey: .requestorID),
+            userID: try container.decode(String.self, forKey: .userID),
+            expires: try container.decode(Timestamp.self, forKey: .expires),
+            source: try container.decodeIfPresent(AuthenticationSource.self, forKey: .source) ?? .mvpdLogin,
+            packedMetadata: PackedMetadata(try container.decodeIfPresent([String: MetadataValue].self, forKey: .metadata) ?? [:]),
+            encryptedMetadata: try container.decodeIfPresent(Set<String>.self, forKey: .encryptedMetadata) ?? [],
+            sessionID: try container.decodeIfPresent(String.self, forKey: .sessionID))
     }
 
     /// Encodes an authentication: every field under its name, the attributes as an object.
@@ -75,9 +131,13 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
     package init?(profile: V2Profile, mvpdID: String, requestorID: String) {
         guard let userID = profile.attributes["userID"].flatMap({ Self.metadataValue($0.value) }), case .text(let id) = userID
         else { return nil }
-        var metadata: [String: MetadataValue] = [:]
+        // The attributes packed straight from the profile's, with no dictionary between.
+        var entries: [(key: String, value: MetadataValue)] = []
+        entries.reserveCapacity(profile.attributes.count)
+        var encrypted: Set<String> = []
         for (name, attribute) in profile.attributes {
-            metadata[name] = Self.metadataValue(attribute.value)
+            if let value = Self.metadataValue(attribute.value) { entries.append((name, value)) }
+            if attribute.encrypted { encrypted.insert(name) }
         }
         let source: AuthenticationSource =
             switch profile.kind {
@@ -90,8 +150,7 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
             }
         self.init(
             mvpdID: mvpdID, requestorID: requestorID, userID: id, expires: profile.notAfter, source: source,
-            metadata: metadata, encryptedMetadata: Set(profile.attributes.filter { $0.value.encrypted }.keys),
-            sessionID: profile.sessionID)
+            packedMetadata: PackedMetadata(entries: entries), encryptedMetadata: encrypted, sessionID: profile.sessionID)
     }
 
     /// An attribute value as metadata: text, a list of texts, or (numbers, maps) its JSON text.
