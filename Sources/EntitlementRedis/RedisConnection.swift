@@ -12,6 +12,8 @@ import Synchronization
 final class RedisConnection {
     private let fd: Int32
     private var parser: RESPParser
+    /// Where answers are read into: one buffer for the connection's life, not one per command.
+    private var readBuffer = [UInt8](repeating: 0, count: 16 << 10)
 
     private init(fd: Int32, limits: RESPParser.Limits) {
         self.fd = fd
@@ -205,11 +207,12 @@ final class RedisConnection {
         return try readAnswers(count, until: deadline)
     }
 
-    /// Writes `commands` (encoded) whole, by `deadline`.
+    /// Writes `commands` (encoded) whole, by `deadline`. The socket is written at once (it almost always
+    /// has room), and waited for only when it is full.
     func write(_ commands: [UInt8], until deadline: ContinuousClock.Instant) throws(RedisError) {
         var sent = 0
         while sent < commands.count {
-            guard wait(for: Int16(POLLOUT), until: deadline) else { throw .timeout }
+            guard ContinuousClock.now < deadline else { throw .timeout }
             let written = commands.withUnsafeBytes { bytes in
                 #if canImport(Glibc)
                     send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
@@ -218,7 +221,11 @@ final class RedisConnection {
                 #endif
             }
             if written < 0 {
-                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    guard wait(for: Int16(POLLOUT), until: deadline) else { throw .timeout }
+                    continue
+                }
                 throw .connectionLost(Self.describe(errno))
             }
             sent += written
@@ -228,7 +235,7 @@ final class RedisConnection {
     /// Reads the next `count` answers, by `deadline`.
     func readAnswers(_ count: Int, until deadline: ContinuousClock.Instant) throws(RedisError) -> [RESPValue] {
         var answers: [RESPValue] = []
-        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        answers.reserveCapacity(count)
         while answers.count < count {
             do throws(RESPParseError) {
                 while answers.count < count, let value = try parser.next() { answers.append(value) }
@@ -237,13 +244,13 @@ final class RedisConnection {
             }
             guard answers.count < count else { break }
             guard wait(for: Int16(POLLIN), until: deadline) else { throw .timeout }
-            let read = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let read = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if read < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
                 throw .connectionLost(Self.describe(errno))
             }
             guard read > 0 else { throw .connectionLost("the server closed the connection") }
-            parser.append(chunk[0..<read])
+            parser.append(readBuffer[0..<read])
         }
         return answers
     }

@@ -2,8 +2,11 @@
 /// asks whether it must save.
 extension EntitlementMachine {
     /// What should be in token storage now (``StoredTokens/empty`` when there is nothing to keep).
-    package var storedTokens: StoredTokens {
-        let stored = StoredAuthentication(authentication)
+    package var storedTokens: StoredTokens { storedTokens(StoredAuthentication(authentication)) }
+
+    /// ``storedTokens``, made of `stored` (the stored part of the authentication state, built once by a
+    /// step that compares and then saves).
+    func storedTokens(_ stored: StoredAuthentication) -> StoredTokens {
         guard !holdsNothing(stored) else { return .empty }
         return StoredTokens(
             authentication: stored.authentication, selectedProvider: selectedProviderID,
@@ -21,9 +24,8 @@ extension EntitlementMachine {
     }
 
     /// Whether ``storedTokens`` differs from `tokens`, compared part by part without building it (every
-    /// step that writes a stored field asks).
-    func storedTokensDiffer(from tokens: StoredTokens) -> Bool {
-        let stored = StoredAuthentication(authentication)
+    /// step that writes a stored field asks); `stored` is the stored part of the authentication state.
+    func storedTokensDiffer(from tokens: StoredTokens, _ stored: StoredAuthentication) -> Bool {
         if holdsNothing(stored) { return !(tokens.holdsNothing && tokens.deviceID == nil) }  // ``StoredTokens/empty``
         return tokens.deviceID != deviceID || tokens.selectedProvider != selectedProviderID || tokens.authentication != stored.authentication
             || tokens.pendingLogin != stored.pendingLogin || tokens.pendingLogout != stored.pendingLogout

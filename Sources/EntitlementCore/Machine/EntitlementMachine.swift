@@ -366,9 +366,10 @@ package struct EntitlementMachine: Sendable {
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
         if !saveFailed, case .configured(let configuration) = configuration, savedFieldsWritten {
-            if storedTokensDiffer(from: persisted) {
+            let stored = StoredAuthentication(authentication)
+            if storedTokensDiffer(from: persisted, stored) {
                 dropLapsedLogoutMark()
-                step.save = persist(storedTokens, configuration)
+                step.save = persist(storedTokens(stored), configuration)
             }
             savedFieldsWritten = false
         }
