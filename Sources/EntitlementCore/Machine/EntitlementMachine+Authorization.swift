@@ -121,11 +121,14 @@ extension EntitlementMachine {
                 recordAuthorization(from: request.kind, to: .idle, nil, .setToken)
                 notice = nil
             }
-            return (notice.map { [Action.emit(.status($0), answering: [])] } ?? [])
-                + [authorizationTracking(success: true, token: token, cached: false, error: "", details: "")]
-                + request.waiters.map {
-                    .emit(.setToken(token: media.serialized, resource: request.resource), answering: [$0])
-                }
+            var actions: [Action] = []
+            actions.reserveCapacity(request.waiters.count + 2)
+            if let notice { actions.append(.emit(.status(notice), answering: [])) }
+            actions.append(authorizationTracking(success: true, token: token, cached: false, error: "", details: ""))
+            for waiter in request.waiters {
+                actions.append(.emit(.setToken(token: media.serialized, resource: request.resource), answering: [waiter]))
+            }
+            return actions
         }
         let error =
             decision.error.map { BackendError(v2: $0, httpStatus: 200) }
@@ -224,7 +227,9 @@ extension EntitlementMachine {
                 if let decision = preauthorizationCache[resource], decision.expires > now { known[resource] = decision.authorized }
             }
         }
-        let missing = resources.filter { known[$0] == nil }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        var missing: [String] = []
+        missing.reserveCapacity(resources.count)
+        for resource in resources where known[resource] == nil && !missing.contains(resource) { missing.append(resource) }
         guard !missing.isEmpty else {
             recordCall(.cachedDecisions, .preauthorizedResources)
             return [.emit(.preauthorizedResources(resources.filter { known[$0] == true }), answering: [id])]

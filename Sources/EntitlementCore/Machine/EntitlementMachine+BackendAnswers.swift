@@ -5,7 +5,7 @@ extension EntitlementMachine {
     mutating func backendFinished(_ operation: OperationID, _ result: Result<BackendResponse, BackendError>)
         -> [Action]
     {
-        let late: [Action] = [.log(.lateResultIgnored(operation))]
+        var late: [Action] { [.log(.lateResultIgnored(operation))] }  // made only when the answer is late
         switch (operation.owner, configuration) {
         case (.configuration, .signingIn(let loaded, operation, let calls)):
             return silentExchangeFinished(loaded, calls: calls, result)

@@ -4,10 +4,12 @@
 /// `BackendError.timeout`, a configuration with the same, a provider's with
 /// ``ProviderFailure/networkFailure`` — through the rows of that failure, and the shell is told to stop it.
 extension EntitlementMachine {
-    /// `effects` with each request's deadline started right after it.
-    func withRequestDeadlines(_ effects: [Action]) -> [Action] {
+    /// `effects` with the deadline of the request `answered` (if any) cancelled first, and each request's
+    /// deadline started right after it: one list, built once.
+    func withRequestDeadlines(_ effects: [Action], cancelling answered: OperationID?) -> [Action] {
         var timed: [Action] = []
-        timed.reserveCapacity(effects.count + 2)
+        timed.reserveCapacity(effects.count + 3)
+        if let answered { timed.append(.cancelTimer(.requestDeadline(answered))) }
         let deadline = now.adding(settings.requestTimeout)
         for effect in effects {
             timed.append(effect)

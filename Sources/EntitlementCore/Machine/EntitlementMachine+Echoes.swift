@@ -20,15 +20,21 @@ extension EntitlementMachine {
     /// The secrets of the flows under way, long enough to look for.
     var secretsHeld: [String] {
         var held: [String] = []
+        func hold(_ secret: String?) {
+            guard let secret, secret.utf8.count >= Self.shortestEchoedSecret else { return }
+            if held.isEmpty { held.reserveCapacity(3) }
+            held.append(secret)
+        }
         switch authentication {
         case .login(let flow, let step):
-            held += [flow.secrets?.state, flow.code].compactMap { $0 }
-            if case .awaitingSecondScreen(let registration, _) = step { held.append(registration.code) }
+            hold(flow.secrets?.state)
+            hold(flow.code)
+            if case .awaitingSecondScreen(let registration, _) = step { hold(registration.code) }
         case .logout(let flow, _):
-            if let state = flow.secrets?.state { held.append(state) }
+            hold(flow.secrets?.state)
         default: break
         }
-        return held.filter { $0.utf8.count >= Self.shortestEchoedSecret }
+        return held
     }
 
     /// `effects` with `secrets` replaced by `…` in every text made from outside text. The

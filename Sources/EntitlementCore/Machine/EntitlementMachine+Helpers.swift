@@ -49,12 +49,15 @@ extension EntitlementMachine {
         return [.emit(.status(notice), answering: [])]
     }
 
+    /// The undo of a save over nothing: one box for every machine (it is never written).
+    static let nothingSaved = Boxed(StoredTokens.empty)
+
     /// Counts `tokens` (the current ``storedTokens``) as stored for `configuration`'s requestor and
     /// returns the save that stores them (a step's `MachineStep.save`); `Input.storageWriteFailed(_:)`
     /// takes that back.
     mutating func persist(_ tokens: StoredTokens, _ configuration: RequestorConfiguration) -> MachineStep.Save {
         if foreignStore != nil { foreignStore = nil }  // this save goes over whatever storage held
-        persistedBeforeSave = persistedBox ?? Boxed(.empty)
+        persistedBeforeSave = persistedBox ?? Self.nothingSaved
         persisted = tokens
         return MachineStep.Save(tokens: tokens, requestorID: configuration.requestorID)
     }

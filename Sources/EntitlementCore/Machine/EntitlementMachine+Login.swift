@@ -252,8 +252,9 @@ extension EntitlementMachine {
         } else {
             moveAuthentication(to: .authenticated(token), .profileMatchesFlow, deadline + [.setAuthenticationStatus])
         }
-        return notice + flowStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, takenFromStore: flow.startedElsewhere, token: token)
-            + resumeAuthorizationsAfterLogin(token, configuration)
+        notice += flowStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, takenFromStore: flow.startedElsewhere, token: token)
+        notice += resumeAuthorizationsAfterLogin(token, configuration)
+        return notice
     }
 
     /// The profile could not be read: LOGIN_FAILED, named for how the login went.

@@ -354,20 +354,27 @@ package struct EntitlementMachine: Sendable {
         } else {
             step.effects = transition(input)
         }
-        if let answered = input.answeredOperation { step.effects.insert(.cancelTimer(.requestDeadline(answered)), at: 0) }
+        let answered = input.answeredOperation
         let answeredSetRequestor = setRequestorWait == nil ? nil : answerSetRequestorIfVerified()
         if let answeredSetRequestor { step.effects.append(answeredSetRequestor) }
         if !stepUpCalls.isEmpty { publishStepUpOutcomes(step.effects) }
         if !echoable.isEmpty { step.effects = Self.concealing(echoable + secretsHeld, in: step.effects) }
         if hasProviderChain, let changed = announceEntitlements() { step.effects.append(changed) }
         noteRequestsSent(&step.effects)
-        if step.effects.contains(where: { $0.request != nil }) { step.effects = withRequestDeadlines(step.effects) }
+        // The answered request's deadline cancelled first, each request sent followed by its own.
+        if step.effects.contains(where: { $0.request != nil }) {
+            step.effects = withRequestDeadlines(step.effects, cancelling: answered)
+        } else if let answered {
+            step.effects.insert(.cancelTimer(.requestDeadline(answered)), at: 0)
+        }
         // Persistence is automatic: whatever the input changed is saved once, before any callback,
         // so a call the delegate makes to another instance already sees it.
         // After a failed save the next save waits for the next input (no retry loop).
         if !saveFailed, case .configured(let configuration) = configuration, savedFieldsWritten {
             let stored = StoredAuthentication(authentication)
-            if storedTokensDiffer(from: persisted, stored) {
+            // The saved snapshot read through its box (``persisted``'s accessor is a coroutine, which allocates its frame).
+            let differs = if let saved = persistedBox { storedTokensDiffer(from: saved.value, stored) } else { storedTokensDiffer(from: .empty, stored) }
+            if differs {
                 dropLapsedLogoutMark()
                 step.save = persist(storedTokens(stored), configuration)
             }

@@ -42,7 +42,12 @@ package struct ExternalURL: Sendable, Equatable {
         }
         var parameters: [String: String] = [:]
         if !query.isEmpty {
-            for pair in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+            parameters.reserveCapacity(min(16, query.reduce(1) { $1 == UInt8(ascii: "&") ? $0 + 1 : $0 }))
+            var pairStart = query.startIndex
+            while pairStart <= query.endIndex {
+                let pairEnd = query[pairStart...].firstIndex(of: UInt8(ascii: "&")) ?? query.endIndex
+                let pair = query[pairStart..<pairEnd]
+                pairStart = pairEnd + 1
                 guard !pair.isEmpty else { throw .malformedURL("empty query parameter") }
                 let equals = pair.firstIndex(of: UInt8(ascii: "="))
                 let name = try decode(pair[..<(equals ?? pair.endIndex)])
