@@ -2,13 +2,14 @@ import EntitlementSupport
 
 /// The machine's actions run, and callbacks handed out.
 extension AccessEnabler {
-    /// Runs one of a step's effects (its save, secrets and resubmitted calls are run by ``process(_:onLostSave:)``).
-    func run(_ action: Action) {
+    /// Runs one of a step's effects (its save, secrets and resubmitted calls are run by ``process(_:onLostSave:)``);
+    /// `delegate` is the delegate as the step began.
+    func run(_ action: Action, delegate: (any AccessEnablerDelegate)?) {
         guard !state.closed else { return }
         switch action {
         case .emit(let callback, let answering):
             monitor?.observe(.callbackEmitted(callback, answering: answering))
-            emit(callback, answering: answering)
+            emit(callback, answering: answering, delegate: delegate)
         case .loadConfiguration(let operation, let request):
             state.configurationLoading = operation
             startBackendTask(operation, request)
@@ -38,8 +39,8 @@ extension AccessEnabler {
     }
 
     /// Hands a callback to whoever waits for it: the callers awaiting the calls it answers, the streams
-    /// and the delegate.
-    func emit(_ callback: Callback, answering: [CallID], closing: Bool = false) {
+    /// and `delegate` (the engine's, read by the caller).
+    func emit(_ callback: Callback, answering: [CallID], closing: Bool = false, delegate: (any AccessEnablerDelegate)?) {
         guard !state.closed || closing else { return }
         if !answering.isEmpty { for id in answering { state.unanswered.remove(id) } }
         if !state.awaitedAnswers.isEmpty {

@@ -28,7 +28,7 @@ extension AccessEnabler {
         state.waiters.resume { if case .ticketRun = $0 { true } else { false } }
         let calls = state.unanswered.inOrder
         monitor?.observe(.log(.sessionClosed(answered: calls.count)))
-        if !calls.isEmpty { emit(.status(Self.sessionClosedReport), answering: calls, closing: true) }
+        if !calls.isEmpty { emit(.status(Self.sessionClosedReport), answering: calls, closing: true, delegate: delegate) }
         state.waiters.resume { if case .finished = $0 { true } else { $0 == .providersAnswered } }
         resumeIdleWaitersIfIdle()
         return calls.count

@@ -55,7 +55,7 @@ extension AccessEnabler {
         if awaitingAnswer { state.awaitedAnswers[id] = .expected }
         if orDeviceNeed { state.needsAwaited.insert(id) }
         guard !state.closed else {
-            emit(.status(Self.sessionClosedReport), answering: [id], closing: true)
+            emit(.status(Self.sessionClosedReport), answering: [id], closing: true, delegate: delegate)
             return id
         }
         state.unanswered.insert(id)
@@ -192,7 +192,10 @@ extension AccessEnabler {
         if let monitor {
             for row in state.machine.lastTransitions { monitor.observe(.transition(row)) }
         }
-        for action in step.effects { run(action) }
+        // The delegate read once a step (a weak reference's load is an atomic operation on its side table):
+        // it cannot change within one — `setDelegate(_:)` is a call of its own on this actor.
+        let delegate = self.delegate
+        for action in step.effects { run(action, delegate: delegate) }
         for flow in step.secretsToDraw { drawSecrets(flow) }
         resubmit(step.resubmitted)
         if let failure {
