@@ -58,8 +58,10 @@ extension EntitlementMachine {
     mutating func persist(_ tokens: StoredTokens, _ configuration: RequestorConfiguration) -> MachineStep.Save {
         if foreignStore != nil { foreignStore = nil }  // this save goes over whatever storage held
         persistedBeforeSave = persistedBox ?? Self.nothingSaved
-        persisted = tokens
-        return MachineStep.Save(tokens: tokens, requestorID: configuration.requestorID)
+        // One box for the snapshot and the save (``persisted`` keeps no box for empty tokens).
+        let saved = Boxed(tokens)
+        persistedBox = tokens == .empty ? nil : saved
+        return MachineStep.Save(box: saved, requestorID: configuration.requestorID)
     }
 
     /// `text` ending with exactly one period (a backend's message may bring its own).

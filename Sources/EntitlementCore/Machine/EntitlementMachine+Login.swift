@@ -7,7 +7,11 @@ extension EntitlementMachine {
     /// The redirect URL sent in a session or logout request: the app's, with the flow's `state`
     /// (and the MVPD) added, so the redirect is bound to this flow.
     func redirectURL(state: String, mvpdID: String?) -> String {
-        PercentEncoding.url(settings.redirectURL, query: [("state", state)] + (mvpdID.map { [("mvpd", $0)] } ?? []))
+        if let mvpdID {
+            PercentEncoding.url(settings.redirectURL, query: [("state", state), ("mvpd", mvpdID)])
+        } else {
+            PercentEncoding.url(settings.redirectURL, query: [("state", state)])
+        }
     }
 
     mutating func flowSecretsDrawn(_ flowID: FlowID, _ secrets: FlowSecrets) -> [Action] {
@@ -238,19 +242,24 @@ extension EntitlementMachine {
     ) -> [Action] {
         selectedProviderID = token.mvpdID
         var notice: [Action] = endingDeadline ? [.cancelTimer(.redirectDeadline(flow.id))] : []
-        let deadline: [TransitionAction] = endingDeadline ? [.cancelTimer] : []
+        // Each row's actions a literal (a constant list, not one made per login).
         if token.source == .tempPass {
-            moveAuthentication(to: .authenticated(token), .tempPass, deadline + [.status, .setAuthenticationStatus])
+            moveAuthentication(
+                to: .authenticated(token), .tempPass,
+                endingDeadline ? [.cancelTimer, .status, .setAuthenticationStatus] : [.status, .setAuthenticationStatus])
             let minutes = token.expires.milliseconds(since: now) / 60_000
             let left = "Signed in with TempPass: \(minutes) minutes left."
             notice.append(.emit(.status(Notice.tempPassLogin.report(left)), answering: []))
         } else if token.source == .degraded {
             // Adobe's SDK: N010 when a degradation rule (AuthNAll) signed the user in without the MVPD.
-            moveAuthentication(to: .authenticated(token), .degraded, deadline + [.status, .setAuthenticationStatus])
+            moveAuthentication(
+                to: .authenticated(token), .degraded,
+                endingDeadline ? [.cancelTimer, .status, .setAuthenticationStatus] : [.status, .setAuthenticationStatus])
             let words = "Signed in under a degradation rule: the TV provider was not asked."
             notice.append(.emit(.status(Notice.degradedLogin.report(words)), answering: []))
         } else {
-            moveAuthentication(to: .authenticated(token), .profileMatchesFlow, deadline + [.setAuthenticationStatus])
+            moveAuthentication(
+                to: .authenticated(token), .profileMatchesFlow, endingDeadline ? [.cancelTimer, .setAuthenticationStatus] : [.setAuthenticationStatus])
         }
         notice += flowStatus(1, ErrorCode.userAuthenticated, answering: flow.waiters, takenFromStore: flow.startedElsewhere, token: token)
         notice += resumeAuthorizationsAfterLogin(token, configuration)

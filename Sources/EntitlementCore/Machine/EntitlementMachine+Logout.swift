@@ -97,7 +97,9 @@ extension EntitlementMachine {
         _ flow: LogoutFlow, alsoAnswering: [CallID], notice: StatusReport? = nil, condition: TransitionGuard? = nil
     ) -> [Action] {
         var actions: [Action] = []
+        actions.reserveCapacity(4)
         var rowActions: [TransitionAction] = []
+        rowActions.reserveCapacity(3)
         if case .logout(_, .loggingOut) = authentication {
             actions.append(.cancelTimer(.redirectDeadline(flow.id)))
             rowActions.append(.cancelTimer)
@@ -109,6 +111,8 @@ extension EntitlementMachine {
         rowActions.append(.setAuthenticationStatus)
         moveAuthentication(to: .unauthenticated, condition, rowActions)
         // A logout this instance started has its `logout` call waiting; one with none was taken from the store.
-        return actions + flowStatus(0, ErrorCode.userNotAuthenticated, answering: flow.waiters + alsoAnswering, takenFromStore: true)
+        let waiters = alsoAnswering.isEmpty ? flow.waiters : flow.waiters + alsoAnswering
+        actions += flowStatus(0, ErrorCode.userNotAuthenticated, answering: waiters, takenFromStore: true)
+        return actions
     }
 }

@@ -32,7 +32,12 @@ package struct MachineStep: Sendable, Hashable {
 
         /// Creates a save.
         package init(tokens: StoredTokens, requestorID: String) {
-            self.box = Boxed(tokens)
+            self.init(box: Boxed(tokens), requestorID: requestorID)
+        }
+
+        /// Creates a save of the tokens in `box` (shared with the machine's saved snapshot: neither writes it).
+        init(box: Boxed<StoredTokens>, requestorID: String) {
+            self.box = box
             self.requestorID = requestorID
         }
 
