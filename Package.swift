@@ -79,19 +79,19 @@ let package = Package(
         .target(name: "EntitlementTestSupport", dependencies: ["EntitlementEngine"], path: "Tests/EntitlementTestSupport"),
         .testTarget(
             name: "EntitlementEngineTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementFuzzing", "EntitlementTestSupport"]),
-        .testTarget(name: "EntitlementSupportTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator"]),
-        .testTarget(name: "EntitlementV2Tests", dependencies: ["EntitlementSupport", "EntitlementV2"]),
+        .testTarget(name: "EntitlementSupportTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementTestSupport"]),
+        .testTarget(name: "EntitlementV2Tests", dependencies: ["EntitlementSupport", "EntitlementV2", "EntitlementTestSupport"]),
         .testTarget(name: "EntitlementCoreTests", dependencies: ["EntitlementSupport", "EntitlementCore", "EntitlementEngine", "EntitlementSimulator", "EntitlementFuzzing", "EntitlementTestSupport"]),
         .testTarget(
             name: "EntitlementTracingTests",
-            dependencies: ["EntitlementSupport", "EntitlementCore", "EntitlementV2", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator"]),
-        .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator"]),
+            dependencies: ["EntitlementSupport", "EntitlementCore", "EntitlementV2", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementTestSupport"]),
+        .testTarget(name: "EntitlementSimulatorTests", dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementSimulator", "EntitlementTestSupport"]),
         .testTarget(
             name: "StateChartTests", dependencies: ["EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementTestSupport"]),
         .testTarget(
             name: "EntitlementFuzzingTests",
             dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementFuzzing", "EntitlementTestSupport"]),
-        .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementSupport", "EntitlementHTTPServer"]),
+        .testTarget(name: "EntitlementHTTPServerTests", dependencies: ["EntitlementSupport", "EntitlementHTTPServer", "EntitlementTestSupport"]),
         .testTarget(
             name: "EntitlementProvidersTests",
             dependencies: [
@@ -106,12 +106,12 @@ let package = Package(
             name: "EntitlementHTTPTests",
             dependencies: [
                 "EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementHTTP", "EntitlementHTTPServer", "EntitlementSimulator", "EntitlementSimulatorServer",
-                "EntitlementScenarios", "EntitlementProviders",
+                "EntitlementScenarios", "EntitlementProviders", "EntitlementTestSupport",
             ]),
         .testTarget(
             name: "EntitlementScenariosTests",
             dependencies: ["EntitlementSupport", "EntitlementEngine", "EntitlementTracing", "EntitlementSimulator", "EntitlementScenarios", "EntitlementTestSupport"]),
-        .testTarget(name: "EntitlementBenchmarksTests", dependencies: ["EntitlementBenchmarks"]),
+        .testTarget(name: "EntitlementBenchmarksTests", dependencies: ["EntitlementBenchmarks", "EntitlementTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

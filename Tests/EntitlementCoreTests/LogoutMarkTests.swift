@@ -1,5 +1,6 @@
 import EntitlementCore
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// The logout mark a logout leaves with a provider chain (``StoredTokens/loggedOut``): written only with
@@ -25,7 +26,7 @@ struct LogoutMarkTests {
 
     @Test func aMarkReadsBackAsWrittenAndOtherTokensAreWrittenAsBefore() throws {
         let marked = StoredTokens(loggedOut: Self.start)
-        #expect(try JSONDecoder().decode(StoredTokens.self, from: JSONEncoder().encode(marked)) == marked)
+        try expectEqual(JSONDecoder().decode(StoredTokens.self, from: JSONEncoder().encode(marked)), marked)
         #expect(!marked.holdsNothing, "a mark alone is something the store keeps")
         let plain = String(decoding: try JSONEncoder().encode(StoredTokens(selectedProvider: "m")), as: UTF8.self)
         #expect(!plain.contains("loggedOut"))
@@ -34,9 +35,9 @@ struct LogoutMarkTests {
     @Test func aLogoutWithAChainSavesAMarkEachLaterThanTheLast() {
         var machine = Self.configured(chain: true)
         let first = machine.handle(.callReceived(CallID(2), .logout), at: Self.start)
-        #expect(first.save?.tokens == StoredTokens(deviceID: "d", loggedOut: Self.start))
+        expectEqual(first.save?.tokens, StoredTokens(deviceID: "d", loggedOut: Self.start))
         let second = machine.handle(.callReceived(CallID(3), .logout), at: Self.start)
-        #expect(second.save?.tokens.loggedOut == Self.start.adding(.milliseconds(1)), "a second logout in the same millisecond is told apart")
+        expectEqual(second.save?.tokens.loggedOut, Self.start.adding(.milliseconds(1)), "a second logout in the same millisecond is told apart")
         #expect(machine.holdsNothingButALogoutMark, "a host may forget the session: the store keeps the mark")
     }
 
@@ -44,7 +45,7 @@ struct LogoutMarkTests {
         var machine = Self.configured(chain: false)
         let step = machine.handle(.callReceived(CallID(2), .logout), at: Self.start)
         #expect(step.save == nil)
-        #expect(machine.storedTokens == .empty)
+        expectEqual(machine.storedTokens, .empty)
     }
 
     @Test func theFirstSaveAfterTheMarksLifetimeLeavesItOut() {
@@ -53,9 +54,9 @@ struct LogoutMarkTests {
         let lifetime = EngineSettings().requestTimeout * 2
         // A save within the lifetime keeps the mark; one after it leaves the mark out.
         let within = machine.handle(.callReceived(CallID(3), .setSelectedProvider("m")), at: Self.start.adding(lifetime - .seconds(1)))
-        #expect(within.save?.tokens.loggedOut == Self.start)
+        expectEqual(within.save?.tokens.loggedOut, Self.start)
         let after = machine.handle(.callReceived(CallID(4), .setSelectedProvider(nil)), at: Self.start.adding(lifetime))
-        #expect(after.save?.tokens == .empty, "\(String(describing: after.save?.tokens))")
+        expectEqual(after.save?.tokens, .empty, "\(String(describing: after.save?.tokens))")
     }
 }
 
@@ -66,6 +67,6 @@ struct MachineFingerprintTests {
     @Test func everyHeldFieldIsFingerprintedOrNamedAsFixed() {
         let fields = EntitlementMachine(deviceID: "d").heldFieldNames
         let named = EntitlementMachine.fingerprintedHeldFields.union(EntitlementMachine.heldFieldsNotFingerprinted)
-        #expect(fields == named, "not named: \(fields.subtracting(named).sorted()); no longer fields: \(named.subtracting(fields).sorted())")
+        expectEqual(fields, named, "not named: \(fields.subtracting(named).sorted()); no longer fields: \(named.subtracting(fields).sorted())")
     }
 }

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
+import EntitlementTestSupport
 import Testing
 
 /// The pure machine, driven without an actor, backend or clock: one input, the whole action list.
@@ -53,8 +54,8 @@ struct MachineTests {
 
     @Test func givenUnconfigured_whenACallArrives_itIsQueuedWithNoAction() {
         var machine = EntitlementMachine(deviceID: "dev")
-        #expect(machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0).effects.apartFromDeadlines == [])
-        #expect(machine.queue == [EntitlementMachine.QueuedCall(id: CallID(1), call: .checkAuthentication)])
+        expectEqual(machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0).effects.apartFromDeadlines, [])
+        expectEqual(machine.queue, [EntitlementMachine.QueuedCall(id: CallID(1), call: .checkAuthentication)])
     }
 
     @Test func givenUnconfigured_whenSetRequestor_loadsTheConfiguration() {
@@ -62,7 +63,7 @@ struct MachineTests {
         #expect(
             machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: ["https://sp"])), at: t0).effects.apartFromDeadlines
                 == [.loadConfiguration(OperationID(1, owner: .configuration), .configuration(RequestContext(requestorID: "req", deviceID: "dev")))])
-        #expect(machine.configuration == .configuring(requestorID: "req", operation: OperationID(1, owner: .configuration), calls: [CallID(1)]))
+        expectEqual(machine.configuration, .configuring(requestorID: "req", operation: OperationID(1, owner: .configuration), calls: [CallID(1)]))
     }
 
     @Test func givenConfiguring_whenLoaded_completesThenResubmitsTheQueueInOrder() {
@@ -74,10 +75,10 @@ struct MachineTests {
         let step = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0)
         var expected = MachineStep(effects: [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])], resubmitted: held)
         expected.storeFollowing = .follow(requestorID: "req")
-        #expect(step.apartFromDeadlines == expected)
-        #expect(held.map(\.id) == [CallID(1), CallID(3)])
+        expectEqual(step.apartFromDeadlines, expected)
+        expectEqual(held.map(\.id), [CallID(1), CallID(3)])
         #expect(machine.queue.isEmpty)
-        #expect(machine.authentication == .unauthenticated)
+        expectEqual(machine.authentication, .unauthenticated)
         // Each held call then runs as its own input, in order.
         #expect(
             machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0).effects.apartFromDeadlines == [
@@ -92,7 +93,7 @@ struct MachineTests {
         var machine = configured()
         let chosen = machine.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
         #expect(chosen.save?.tokens.selectedProvider == "acme" && chosen.save?.requestorID == "req")
-        #expect(chosen.effects == [.emit(.sendTrackingData(.mvpdSelection, ["acme", "unknown", "unknown", "unknown"]), answering: [])])
+        expectEqual(chosen.effects, [.emit(.sendTrackingData(.mvpdSelection, ["acme", "unknown", "unknown", "unknown"]), answering: [])])
         #expect(chosen.secretsToDraw == [FlowID(1)] && chosen.resubmitted.isEmpty)
 
         var starting = EntitlementMachine(deviceID: "dev")
@@ -101,15 +102,15 @@ struct MachineTests {
         let held = starting.queue
         let loaded = starting.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0)
         #expect(loaded.save == nil && loaded.secretsToDraw.isEmpty)
-        #expect(loaded.effects.apartFromDeadlines == [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])])
-        #expect(loaded.resubmitted == held)
+        expectEqual(loaded.effects.apartFromDeadlines, [.emit(.setRequestorComplete(success: true), answering: [CallID(2)])])
+        expectEqual(loaded.resubmitted, held)
     }
 
     @Test func recordedRowsNameTheRegionStatesConditionAndActions() {
         var machine = EntitlementMachine(deviceID: "dev")
         machine.recordsTransitions = true
         _ = machine.handle(.callReceived(CallID(1), .checkAuthentication), at: t0)
-        #expect(machine.lastTransitions.map(\.description) == ["configuration: unconfigured --> unconfigured : entitlementCall [queueHasRoom] / enqueue"])
+        expectEqual(machine.lastTransitions.map(\.description), ["configuration: unconfigured --> unconfigured : entitlementCall [queueHasRoom] / enqueue"])
         _ = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0)
         #expect(
@@ -126,7 +127,7 @@ struct MachineTests {
         var machine = EntitlementMachine(deviceID: "dev")
         _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
-        #expect(machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0).effects.apartFromDeadlines == [.log(.lateResultIgnored(OperationID(1, owner: .configuration)))])
+        expectEqual(machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: t0).effects.apartFromDeadlines, [.log(.lateResultIgnored(OperationID(1, owner: .configuration)))])
         #expect(machine.handle(.configurationLoaded(OperationID(2, owner: .configuration), configuration, .empty), at: t0).effects.apartFromDeadlines.first
             == .emit(.setRequestorComplete(success: true), answering: [CallID(1), CallID(2)]))
     }
@@ -134,7 +135,7 @@ struct MachineTests {
     @Test func givenStoredTokens_whenLoaded_onlyValidOnesForThisRequestorAndItsMVPDsCount() {
         let valid = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(600)))
         let machine = configured(StoredTokens(authentication: valid, selectedProvider: "acme"))
-        #expect(machine.authentication == .authenticated(valid))
+        expectEqual(machine.authentication, .authenticated(valid))
         for stale in [
             AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0),  // expired
             AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(60))),  // inside the leeway
@@ -144,8 +145,8 @@ struct MachineTests {
             var machine = EntitlementMachine(deviceID: "dev")
             _ = machine.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
             let step = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: stale)), at: t0)
-            #expect(machine.authentication == .unauthenticated)
-            #expect(step.save == MachineStep.Save(tokens: .empty, requestorID: "req"), "the store is sanitized")
+            expectEqual(machine.authentication, .unauthenticated)
+            expectEqual(step.save, MachineStep.Save(tokens: .empty, requestorID: "req"), "the store is sanitized")
         }
     }
 
@@ -155,7 +156,7 @@ struct MachineTests {
         var machine = configured()
         #expect(machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: t0).effects.apartFromDeadlines
             == [.emit(.displayProviderDialog([acme, sky]), answering: [])])
-        #expect(machine.authentication == .login(LoginFlow(id: FlowID(1), mvpd: nil, secrets: nil, deadline: nil, waiters: [CallID(2)], data: [:]), .selectingProvider))
+        expectEqual(machine.authentication, .login(LoginFlow(id: FlowID(1), mvpd: nil, secrets: nil, deadline: nil, waiters: [CallID(2)], data: [:]), .selectingProvider))
     }
 
     @Test func givenSelectingProvider_whenAProviderIsChosen_tracksPersistsAndDrawsSecrets() {
@@ -179,7 +180,7 @@ struct MachineTests {
                     .createSession(
                         context, mvpd: "acme", domainName: nil, redirectURL: "adobepass://ios.app?state=STATE&mvpd=acme"))
             ])
-        #expect(machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0).effects.apartFromDeadlines == [.log(.lateSecretsIgnored(FlowID(1)))])
+        expectEqual(machine.handle(.flowSecretsDrawn(FlowID(1), secrets), at: t0).effects.apartFromDeadlines, [.log(.lateSecretsIgnored(FlowID(1)))])
     }
 
     @Test func givenCreatingSession_whenTheSessionAnswers_savesThePendingLoginStartsTheDeadlineAndNavigates() {
@@ -261,10 +262,10 @@ struct MachineTests {
         }
         let step = machine.handle(.backendAnswered(operation, .profiles([:])), at: now)
         let actions = step.effects.apartFromDeadlines
-        #expect(step.save == MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"), "the login leaves storage")
-        #expect(actions.first == .emit(.status(StatusReport(code: "LOGIN_FAILED", level: .error, message: "Reading the login's profile failed: the service saved no profile for this login in time.")), answering: []))
-        #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2), CallID(3)]))
-        #expect(machine.authentication == .unauthenticated)
+        expectEqual(step.save, MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"), "the login leaves storage")
+        expectEqual(actions.first, .emit(.status(StatusReport(code: "LOGIN_FAILED", level: .error, message: "Reading the login's profile failed: the service saved no profile for this login in time.")), answering: []))
+        expectEqual(actions.last, .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2), CallID(3)]))
+        expectEqual(machine.authentication, .unauthenticated)
     }
 
     /// The service stamps its answers with its own clock: a device clock minutes off must neither
@@ -277,14 +278,14 @@ struct MachineTests {
             notBefore: serverNow, notAfter: serverNow.adding(.seconds(86_400)), issuer: "acme", kind: .regular,
             attributes: ["userID": .init(value: .string("u1"))])
         _ = machine.handle(.backendAnswered(OperationID(3, owner: .authentication), .profiles(["acme": profile])), at: t0)
-        #expect(machine.authentication.kind == .authenticated)
+        expectEqual(machine.authentication.kind, .authenticated)
         _ = machine.handle(.callReceived(CallID(4), .getAuthorization(resource: "r", data: [:])), at: t0)
         let fastService = t0.adding(.seconds(-900))  // a token the service made on a clock 15 minutes behind
         let permit = V2Decision(
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd,
             token: V2Decision.Token(notBefore: fastService, notAfter: fastService.adding(.seconds(420)), serialized: "M"))
         let actions = machine.handle(.backendAnswered(OperationID(4, owner: .authorization), .decisions([permit])), at: t0).effects.apartFromDeadlines
-        #expect(actions.last == .emit(.setToken(token: "M", resource: "r"), answering: [CallID(4)]))
+        expectEqual(actions.last, .emit(.setToken(token: "M", resource: "r"), answering: [CallID(4)]))
         // A session stamped an hour ahead still gives its 30 minutes (here: the 10-minute deadline).
         var late = configured()
         _ = late.handle(.callReceived(CallID(2), .setSelectedProvider("acme")), at: t0)
@@ -317,7 +318,7 @@ struct MachineTests {
         let adopted = machine.handle(.storageChanged(StoredTokens(selectedProvider: "acme", deviceID: "dev", pendingLogin: restarted)), at: deadline)
         #expect(adopted.effects.contains(.startTimer(.redirectDeadline(FlowID(1)), at: restarted.deadline)), "\(adopted.effects)")
         let late = machine.handle(.timerFired(.redirectDeadline(FlowID(1))), at: deadline)
-        #expect(late.effects == [.log(.lateTimerIgnored(.redirectDeadline(FlowID(1))))])
+        expectEqual(late.effects, [.log(.lateTimerIgnored(.redirectDeadline(FlowID(1))))])
         #expect(late.save == nil && machine.authentication.kind == .awaitingRedirect)
     }
 
@@ -325,9 +326,9 @@ struct MachineTests {
         var machine = awaitingRedirect()
         let step = machine.handle(.timerFired(.redirectDeadline(FlowID(1))), at: t0.adding(.seconds(600)))
         let actions = step.effects.apartFromDeadlines
-        #expect(actions.count == 4)
-        #expect(step.save == MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"))
-        #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2)]))
+        expectEqual(actions.count, 4)
+        expectEqual(step.save, MachineStep.Save(tokens: StoredTokens(selectedProvider: "acme", deviceID: "dev"), requestorID: "req"))
+        expectEqual(actions.last, .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2)]))
         #expect(actions.contains(.cancelTimer(.redirectDeadline(FlowID(1)))))
         #expect(machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?code=C&state=STATE&mvpd=acme")), at: t0).effects.apartFromDeadlines
             == [.emit(.status(CallRefusal.redirect(.expired).report), answering: [CallID(3)])])
@@ -346,13 +347,13 @@ struct MachineTests {
         var machine = awaitingRedirect()
         let before = machine.authentication
         let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL(url)), at: t0).effects.apartFromDeadlines
-        #expect(actions.count == 1)
+        expectEqual(actions.count, 1)
         guard case .emit(.status(let report), let answering) = actions.first else {
             Issue.record("expected one status, got \(actions)")
             return
         }
         #expect(report.code == code && answering == [CallID(3)])
-        #expect(machine.authentication == before)
+        expectEqual(machine.authentication, before)
     }
 
     @Test func aCopyThatAnswersFromWhatTheMachineHoldsCopiesNoneOfItsSeldomWrittenFields() {
@@ -391,9 +392,9 @@ struct MachineTests {
                     ]))
         let completed = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=BYE")), at: t0)
         let done = completed.effects
-        #expect(completed.save == MachineStep.Save(tokens: .empty, requestorID: "req"), "the completed logout leaves the store")
-        #expect(done.first == .cancelTimer(.redirectDeadline(FlowID(1))))
-        #expect(done.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2), CallID(3)]))
+        expectEqual(completed.save, MachineStep.Save(tokens: .empty, requestorID: "req"), "the completed logout leaves the store")
+        expectEqual(done.first, .cancelTimer(.redirectDeadline(FlowID(1))))
+        expectEqual(done.last, .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2), CallID(3)]))
     }
 
     @Test(arguments: [
@@ -423,7 +424,7 @@ struct MachineTests {
         _ = machine.handle(.flowSecretsDrawn(FlowID(1), FlowSecrets(state: "BYE")), at: t0)
         let step = V2Logout(actionName: .logout, actionType: .interactive, mvpd: "acme", url: "https://mvpd/logout")
         let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .logouts(["acme": step])), at: t0).effects.apartFromDeadlines
-        #expect(actions.last == .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2)]))
+        expectEqual(actions.last, .emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), answering: [CallID(2)]))
         #expect(!actions.contains { if case .emit(.navigateToUrl, _) = $0 { true } else { false } })
     }
 
@@ -455,22 +456,22 @@ struct MachineTests {
             resource: "r", serviceProvider: "req", mvpd: "acme", authorized: false, source: .mvpd,
             error: V2EnhancedError(status: 403, code: "authorization_denied_by_mvpd", message: "Deny.", details: "Upgrade your package."))
         let actions = machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([deny])), at: t0).effects.apartFromDeadlines
-        #expect(actions.last == .emit(.tokenRequestFailed(resource: "r", errorCode: ErrorCode.userNotAuthorized, errorDescription: "Upgrade your package."), answering: [CallID(2)]))
-        #expect(machine.authentication == .authenticated(token))
+        expectEqual(actions.last, .emit(.tokenRequestFailed(resource: "r", errorCode: ErrorCode.userNotAuthorized, errorDescription: "Upgrade your package."), answering: [CallID(2)]))
+        expectEqual(machine.authentication, .authenticated(token))
     }
 
     @Test func theExpiryLeewayCoversClockSkew() {
         // With the default 60 s leeway a token expiring in 61 s counts and one expiring in 60 s does not.
         for (seconds, counts) in [(61, true), (60, false)] {
             let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(Int64(seconds))))
-            #expect((configured(StoredTokens(authentication: token)).authentication == .authenticated(token)) == counts)
+            expectEqual((configured(StoredTokens(authentication: token)).authentication == .authenticated(token)), counts)
         }
         var noLeeway = EntitlementMachine(settings: EngineSettings(expiryLeeway: .zero), deviceID: "dev")
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(1)))
         _ = noLeeway.handle(.callReceived(CallID(1), .setRequestor(requestorID: "req", serviceProviders: [])), at: t0)
         _ = noLeeway.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, StoredTokens(authentication: token)), at: t0)
-        #expect(noLeeway.authentication == .authenticated(token))
-        #expect(EngineSettings(expiryLeeway: .seconds(3600)).expiryLeeway == .seconds(300), "clamped to 5 minutes")
+        expectEqual(noLeeway.authentication, .authenticated(token))
+        expectEqual(EngineSettings(expiryLeeway: .seconds(3600)).expiryLeeway, .seconds(300), "clamped to 5 minutes")
     }
 
     @Test func anAuthorizationNeverOutlivesItsAuthentication() {
@@ -482,34 +483,34 @@ struct MachineTests {
             token: V2Decision.Token(notBefore: t0, notAfter: t0.adding(.seconds(420)), serialized: "M"), notBefore: t0,
             notAfter: t0.adding(.seconds(86_400)))
         _ = machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([long])), at: t0)
-        #expect(machine.authorizationExpiries["r"] == token.expires)
+        expectEqual(machine.authorizationExpiries["r"], token.expires)
     }
 
     @Test func anAnswerGoesToTheRegionItsOperationNames() {
         let token = AuthenticationToken(mvpdID: "acme", requestorID: "req", userID: "u", expires: t0.adding(.seconds(3600)))
         var machine = configured(StoredTokens(authentication: token))
         let asked = machine.handle(.callReceived(CallID(2), .getAuthorization(resource: "r", data: [:])), at: t0).effects.apartFromDeadlines
-        #expect(asked == [.callBackend(OperationID(2, owner: .authorization), .authorize(context, mvpd: "acme", resource: "r"))])
+        expectEqual(asked, [.callBackend(OperationID(2, owner: .authorization), .authorize(context, mvpd: "acme", resource: "r"))])
         // The same number owned by another region (or by none, as read back from a trace) is no answer to it.
         for owner in [OperationID.Owner.configuration, .authentication, .preauthorization, .account, nil] {
             let stranger = OperationID(2, owner: owner)
-            #expect(machine.handle(.backendFailed(stranger, .timeout), at: t0).effects.apartFromDeadlines == [.log(.lateResultIgnored(stranger))])
+            expectEqual(machine.handle(.backendFailed(stranger, .timeout), at: t0).effects.apartFromDeadlines, [.log(.lateResultIgnored(stranger))])
         }
-        #expect(machine.authorizations.count == 1)
+        expectEqual(machine.authorizations.count, 1)
         #expect(OperationID(2, owner: .account).rawValue == 2 && OperationID(2, owner: .account).owner == .account)
-        #expect(OperationID((1 << 56) - 1, owner: nil).rawValue == (1 << 56) - 1)
+        expectEqual(OperationID((1 << 56) - 1, owner: nil).rawValue, (1 << 56) - 1)
     }
 
     @Test func theStepsSayWhoseStoredTokensTheShellFollows() {
         var machine = configured()
         let other = machine.handle(.callReceived(CallID(2), .setRequestor(requestorID: "other", serviceProviders: [])), at: t0)
-        #expect(other.storeFollowing == .stop)
+        expectEqual(other.storeFollowing, .stop)
         let checked = machine.handle(.callReceived(CallID(3), .checkAuthentication), at: t0)
         #expect(checked.storeFollowing == nil, "queued while configuring: nothing changes")
         let loaded = machine.handle(
             .configurationLoaded(OperationID(2, owner: .configuration), RequestorConfiguration(requestorID: "other", mvpds: []), .empty), at: t0)
-        #expect(loaded.storeFollowing == .follow(requestorID: "other"))
-        #expect(machine.followedRequestorID == "other")
+        expectEqual(loaded.storeFollowing, .follow(requestorID: "other"))
+        expectEqual(machine.followedRequestorID, "other")
     }
 
     @Test func givenAnythingRunning_whenReconfigured_everyCallIsAnsweredOnce() {
@@ -522,8 +523,8 @@ struct MachineTests {
             if case .emit(_, let answering) = action { return answering }
             return []
         }
-        #expect(answered.sorted() == [CallID(2), CallID(3)])
-        #expect(machine.authentication == .unknown)
+        expectEqual(answered.sorted(), [CallID(2), CallID(3)])
+        expectEqual(machine.authentication, .unknown)
         #expect(machine.handle(.backendAnswered(OperationID(2, owner: .authorization), .decisions([])), at: t0).effects.apartFromDeadlines
             == [.log(.lateResultIgnored(OperationID(2, owner: .authorization)))])
     }
@@ -538,7 +539,7 @@ struct MachineTests {
             Issue.record("no pre-authorization sent: \(sent)")
             return
         }
-        #expect(asked == ["a", "b"])
+        expectEqual(asked, ["a", "b"])
         let retry = V2EnhancedError(status: 403, code: "network_connection_timeout", message: "m", action: .retry)
         let first = machine.handle(
             .backendAnswered(
@@ -547,13 +548,13 @@ struct MachineTests {
                     V2Decision(resource: "a", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd),
                     V2Decision(resource: "b", serviceProvider: "req", mvpd: "acme", authorized: false, source: .mvpd, error: retry),
                 ])), at: t0).effects.apartFromDeadlines
-        #expect(first == [.startTimer(.retry(operation), at: t0.adding(.milliseconds(500)))])
+        expectEqual(first, [.startTimer(.retry(operation), at: t0.adding(.milliseconds(500)))])
         let resent = machine.handle(.timerFired(.retry(operation)), at: t0.adding(.milliseconds(500))).effects.apartFromDeadlines
-        #expect(resent == [.callBackend(operation, .preauthorize(context, mvpd: "acme", resources: ["b"]))])
+        expectEqual(resent, [.callBackend(operation, .preauthorize(context, mvpd: "acme", resources: ["b"]))])
         let answered = machine.handle(
             .backendAnswered(operation, .decisions([V2Decision(resource: "b", serviceProvider: "req", mvpd: "acme", authorized: true, source: .mvpd)])),
             at: t0.adding(.milliseconds(600))).effects.apartFromDeadlines
-        #expect(answered == [.emit(.preauthorizedResources(["a", "b"]), answering: [CallID(2)])])
+        expectEqual(answered, [.emit(.preauthorizedResources(["a", "b"]), answering: [CallID(2)])])
     }
 }
 
@@ -576,12 +577,12 @@ struct TrackingDeviceTests {
     ])
     func theFieldsComeFromTheDevice(device: V2DeviceInfo, expected: [String]) {
         let settings = EngineSettings(domainName: "myservice.example").describingDevice(device)
-        #expect([settings.deviceType, settings.clientType, settings.operatingSystem] == expected)
-        #expect(settings.domainName == "myservice.example", "nothing else changes")
+        expectEqual([settings.deviceType, settings.clientType, settings.operatingSystem], expected)
+        expectEqual(settings.domainName, "myservice.example", "nothing else changes")
     }
 
     @Test func withoutADeviceTheFieldsSayUnknownNotTheServersPlatform() {
         let settings = EngineSettings()
-        #expect([settings.deviceType, settings.clientType, settings.operatingSystem] == ["unknown", "unknown", "unknown"])
+        expectEqual([settings.deviceType, settings.clientType, settings.operatingSystem], ["unknown", "unknown", "unknown"])
     }
 }

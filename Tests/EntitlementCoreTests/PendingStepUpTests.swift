@@ -1,5 +1,6 @@
 import EntitlementCore
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// A step-up kept in the store: every phase reads back as written, and what this version cannot read
@@ -22,7 +23,7 @@ struct PendingStepUpTests {
     func everyPhaseReadsBackAsWritten(record: PendingStepUp) throws {
         let tokens = StoredTokens(selectedProvider: "acme", pendingStepUps: [record])
         let reread = try JSONDecoder().decode(StoredTokens.self, from: JSONEncoder().encode(tokens))
-        #expect(reread == tokens)
+        expectEqual(reread, tokens)
         #expect(!reread.holdsNothing, "a step-up alone is something to keep")
     }
 
@@ -37,7 +38,7 @@ struct PendingStepUpTests {
             "adviceValue":"v","expires":{"milliseconds":5},"phase":"delegated"}]}
             """#
         let tokens = try JSONDecoder().decode(StoredTokens.self, from: Data(json.utf8))
-        #expect(tokens.selectedProvider == "acme")
+        expectEqual(tokens.selectedProvider, "acme")
         #expect(tokens.pendingStepUps.isEmpty)
     }
 }

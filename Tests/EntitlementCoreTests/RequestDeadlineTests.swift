@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementTestSupport
 import Testing
 
 /// Request deadlines are the machine's timers: each request goes out with one, its answer cancels it,
@@ -26,10 +27,10 @@ struct RequestDeadlineTests {
         var timedOut = machine, failed = machine
         let byDeadline = timedOut.handle(.timerFired(.requestDeadline(operation)), at: t0.adding(.seconds(30))).effects
         let byFailure = failed.handle(failure, at: t0.adding(.seconds(30))).effects
-        #expect(byDeadline.first == .cancelRequest(operation), "the shell stops the request: \(byDeadline)")
-        #expect(Array(byDeadline.dropFirst()) == byFailure.filter { $0 != .cancelTimer(.requestDeadline(operation)) })
+        expectEqual(byDeadline.first, .cancelRequest(operation), "the shell stops the request: \(byDeadline)")
+        expectEqual(Array(byDeadline.dropFirst()), byFailure.filter { $0 != .cancelTimer(.requestDeadline(operation)) })
         #expect(timedOut.lastTransitions == failed.lastTransitions && !timedOut.lastTransitions.isEmpty, "\(timedOut.lastTransitions)")
-        #expect(timedOut.storedTokens == failed.storedTokens)
+        expectEqual(timedOut.storedTokens, failed.storedTokens)
     }
 
     @Test func aRequestGoesOutWithItsDeadlineAndItsAnswerCancelsIt() {
@@ -41,7 +42,7 @@ struct RequestDeadlineTests {
             .startTimer(.requestDeadline(operation), at: t0.adding(EngineSettings().requestTimeout)),
         ])
         let answered = machine.handle(.backendFailed(operation, .network("reset")), at: t0).effects
-        #expect(answered.first == .cancelTimer(.requestDeadline(operation)), "\(answered)")
+        expectEqual(answered.first, .cancelTimer(.requestDeadline(operation)), "\(answered)")
         // Once answered, the deadline (had it fired already) stops nothing the machine waits for.
         #expect(machine.handle(.timerFired(.requestDeadline(operation)), at: t0).effects
             == [.cancelRequest(operation), .log(.lateTimerIgnored(.requestDeadline(operation)))])

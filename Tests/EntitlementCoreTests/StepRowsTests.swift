@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementTestSupport
 import Testing
 
 /// `MachineStep.effectsNotInRows(_:)` names what a step did that its rows do not: the check every
@@ -22,9 +23,9 @@ struct StepRowsTests {
         #expect(step.effectsNotInRows([Self.login]).isEmpty, "tracking data and logs are not drawn")
         var forgetful = Self.login
         forgetful.actions = ["startTimer"]
-        #expect(step.effectsNotInRows([forgetful]) == ["navigateToUrl"])
-        #expect(step.effectsNotInRows([]) == ["startTimer", "navigateToUrl"])
+        expectEqual(step.effectsNotInRows([forgetful]), ["navigateToUrl"])
+        expectEqual(step.effectsNotInRows([]), ["startTimer", "navigateToUrl"])
         let drawing = MachineStep(save: nil, effects: [], secretsToDraw: [FlowID(2)], resubmitted: [])
-        #expect(drawing.effectsNotInRows([]) == ["drawSecrets"])
+        expectEqual(drawing.effectsNotInRows([]), ["drawSecrets"])
     }
 }

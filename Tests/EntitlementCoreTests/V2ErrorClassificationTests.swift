@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementTestSupport
 import Testing
 
 /// V2 errors become the engine's typed backend errors by their `action`; only `retry` is retried.
@@ -27,12 +28,12 @@ struct V2ErrorClassificationTests {
 
     @Test func theServicesCodeIsReadBackFromEveryErrorThatCarriesOne() {
         let gone = BackendError(v2: V2ErrorCatalogue.error("invalid_authentication_session")!, httpStatus: 400)
-        #expect(gone.v2ErrorCode == "invalid_authentication_session")
+        expectEqual(gone.v2ErrorCode, "invalid_authentication_session")
         #expect(gone.saysSessionIsGone)
-        #expect(BackendError(v2: Self.error("network_connection_timeout", .retry), httpStatus: 403).v2ErrorCode == "network_connection_timeout")
-        #expect(BackendError(v2: Self.error("authenticated_profile_missing", .authentication), httpStatus: 403).v2ErrorCode == "authenticated_profile_missing")
-        #expect(BackendError.denied(code: "authorization_denied_by_mvpd", message: "No.").v2ErrorCode == "authorization_denied_by_mvpd")
-        #expect(BackendError(v2: Self.error("invalid_parameter_code", .none, status: 400), httpStatus: 400).saysSessionIsGone == false)
+        expectEqual(BackendError(v2: Self.error("network_connection_timeout", .retry), httpStatus: 403).v2ErrorCode, "network_connection_timeout")
+        expectEqual(BackendError(v2: Self.error("authenticated_profile_missing", .authentication), httpStatus: 403).v2ErrorCode, "authenticated_profile_missing")
+        expectEqual(BackendError.denied(code: "authorization_denied_by_mvpd", message: "No.").v2ErrorCode, "authorization_denied_by_mvpd")
+        expectEqual(BackendError(v2: Self.error("invalid_parameter_code", .none, status: 400), httpStatus: 400).saysSessionIsGone, false)
         // Words that are not a code before a colon, and failures without a code, have none.
         #expect(BackendError.httpStatus(502, "Bad Gateway: upstream").v2ErrorCode == nil)
         #expect(BackendError.httpStatus(502, "").v2ErrorCode == nil)
@@ -42,15 +43,15 @@ struct V2ErrorClassificationTests {
     }
 
     @Test func throttlingWaitsAtLeastASecond() {
-        #expect(BackendError(v2HTTPStatus: 429) == .throttled(retryAfterSeconds: 1))
-        #expect(BackendError(v2HTTPStatus: 502) == .httpStatus(502, ""))
-        #expect(BackendError(v2HTTPStatus: 502).summary == "HTTP 502")
+        expectEqual(BackendError(v2HTTPStatus: 429), .throttled(retryAfterSeconds: 1))
+        expectEqual(BackendError(v2HTTPStatus: 502), .httpStatus(502, ""))
+        expectEqual(BackendError(v2HTTPStatus: 502).summary, "HTTP 502")
     }
 
     @Test func retriesAreAtMostTwoWithBackoff() {
         let policy = V2RetryPolicy()
-        #expect(policy.pause(before: 1) == .milliseconds(500))
-        #expect(policy.pause(before: 2) == .seconds(1))
+        expectEqual(policy.pause(before: 1), .milliseconds(500))
+        expectEqual(policy.pause(before: 2), .seconds(1))
         #expect(policy.pause(before: 3) == nil)
         #expect(BackendError(v2: Self.error("authenticated_profile_missing", .authentication), httpStatus: 403) != .retryable("authenticated_profile_missing: The message."), "only retry errors are retryable")
         #expect(V2RetryPolicy(retries: 99).retries == 3 && V2RetryPolicy(retries: -1).retries == 0)

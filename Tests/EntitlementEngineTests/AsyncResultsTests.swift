@@ -14,23 +14,23 @@ struct AsyncResultsTests {
         await session.signIn("frank", password: "furnace", provider: "bluesky-tv")
         let token = try await session.enabler.authorize("news-channel")
         let verifier = MediaTokenVerifier(key: SimulatedWorld.default.mediaTokenKey, clock: session.clock)
-        #expect(verifier.verify(token, resource: "news-channel", requestor: "sim-requestor") == .valid)
+        expectEqual(verifier.verify(token, resource: "news-channel", requestor: "sim-requestor"), .valid)
         do {
             _ = try await session.enabler.authorize("sports-live")
             Issue.record("a denied resource was authorized")
         } catch {
-            #expect(error.code == ErrorCode.userNotAuthorized)
+            expectEqual(error.code, ErrorCode.userNotAuthorized)
             #expect(error.message.hasPrefix("Your BlueSky TV package does not include Sports Live"))
         }
         do {
             _ = try await session.enabler.authorize("")
             Issue.record("an empty resource was authorized")
         } catch {
-            #expect(error.code == "INVALID_ARGUMENT", "a refusal is the failure: \(error)")
+            expectEqual(error.code, "INVALID_ARGUMENT", "a refusal is the failure: \(error)")
         }
         // The delegate's view is the same: every callback still flows, each call answered once.
         let callbacks = await session.collectIgnoringTracking()
-        #expect(callbacks.filter { $0.name == "setToken" }.count == 1)
+        expectEqual(callbacks.filter { $0.name == "setToken" }.count, 1)
         await session.expectClean()
     }
 
@@ -56,7 +56,7 @@ struct AsyncResultsTests {
         let navigations = session.ledger.callbacks.filter { $0.name == "navigateToUrl" }.count
         #expect(await eventually { session.ledger.callbacks.filter { $0.name == "navigateToUrl" }.count > navigations })
         await enabler.setSelectedProvider(nil)
-        #expect(await second.value?.code == ErrorCode.providerNotSelected, "a cancelled login fails with its code")
+        await expectEqual(second.value?.code, ErrorCode.providerNotSelected, "a cancelled login fails with its code")
         _ = await session.collect()
         await session.expectClean()
     }
@@ -79,7 +79,7 @@ struct AsyncResultsTests {
         #expect(seen.first?.callback == .setRequestorComplete(success: true) && seen.first?.answering.count == 1)
         #expect(seen.contains { if case .navigateToUrl = $0.callback { $0.answering.isEmpty } else { false } }, "a step, not an answer")
         let ended = try #require(seen.last)
-        #expect(ended.callback == .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(ended.callback, .setAuthenticationStatus(status: 1, errorCode: ""))
         #expect(Set(ended.answering).isSuperset(of: [first, second, choose]), "one status answers the calls that joined")
         await session.expectClean()
     }
@@ -89,7 +89,7 @@ struct AsyncResultsTests {
         await session.configure()
         #expect(try await session.enabler.answer(to: .checkAuthentication)
             == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
-        #expect(try await session.enabler.answer(to: .getSelectedProvider) == .selectedProvider(nil))
+        try await expectEqual(session.enabler.answer(to: .getSelectedProvider), .selectedProvider(nil))
         _ = await session.collect()
         await session.expectClean()
     }
@@ -124,7 +124,7 @@ struct AsyncResultsTests {
         // The call is still the picker's: the user's choice (here: none) answers it, once.
         await enabler.setSelectedProvider(nil)
         let answers = await session.collectIgnoringTracking().map(\.name)
-        #expect(answers == ["displayProviderDialog", "setAuthenticationStatus", "tokenRequestFailed"], "\(answers)")
+        expectEqual(answers, ["displayProviderDialog", "setAuthenticationStatus", "tokenRequestFailed"], "\(answers)")
         await session.expectClean()
     }
 
@@ -149,7 +149,7 @@ struct AsyncResultsTests {
         }
         #expect(await eventually { session.ledger.callbacks.contains { $0.name == "displayProviderDialog" } })
         waiting.cancel()
-        #expect(await waiting.value?.code == ErrorCode.callWaitCancelled)
+        await expectEqual(waiting.value?.code, ErrorCode.callWaitCancelled)
         // The engine is as it was: the picker open, its call answered when the user closes it.
         await enabler.setSelectedProvider(nil)
         _ = await session.collect()
@@ -176,7 +176,7 @@ struct AsyncResultsTests {
         let page = try #require(await session.collectIgnoringTracking().lastNavigation, "the login was saved and its page handed out")
         let redirect = await session.redirectURL(from: page)
         await fromACancelledTask { await enabler.handleExternalURL(redirect) }
-        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await expectEqual(session.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         #expect(try await session.storage.load(deviceID: "device-1", requestorID: "sim-requestor").tokens.authentication != nil)
         await session.expectClean()
     }
@@ -222,10 +222,10 @@ struct AsyncResultsTests {
                 return error
             }
         }
-        #expect(await attempt.value?.code == ErrorCode.callWaitCancelled)
+        await expectEqual(attempt.value?.code, ErrorCode.callWaitCancelled)
         await session.settle()
-        #expect(await session.collect().count == before, "no callback: the call was never made")
-        #expect(await enabler.machineSnapshot.authentication == .unauthenticated)
+        await expectEqual(session.collect().count, before, "no callback: the call was never made")
+        await expectEqual(enabler.machineSnapshot.authentication, .unauthenticated)
         await session.expectClean()
     }
 

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTestSupport
 import Testing
 
 @Suite("C. getAuthentication: picker, session, MVPD login, redirect, profile", .checksExactlyOnce)
@@ -14,24 +15,24 @@ struct AuthenticationFlowTests {
         let get = await session.enabler.getAuthentication()
         expectCallbacks(session.ledger.take(), [.displayProviderDialog(mvpds)])
         let select = await session.enabler.setSelectedProvider("acme-cable")
-        #expect(session.ledger.take() == [.sendTrackingData(.mvpdSelection, ["acme-cable", "computer", "swift", "Linux"])])
+        expectEqual(session.ledger.take(), [.sendTrackingData(.mvpdSelection, ["acme-cable", "computer", "swift", "Linux"])])
         // The login URL is the session's: it arrives with the answer to `POST sessions`.
         let callbacks = await session.collect()
-        #expect(callbacks.count == 1)
+        expectEqual(callbacks.count, 1)
         let login = try #require(callbacks.lastNavigation)
         #expect(login.firstMatch(of: /^https:\/\/sp\.sim\/api\/v2\/authenticate\/sim-requestor\/[A-Z2-9]{8}$/) != nil, "\(login)")
         let (_, handled) = await session.logIn(as: "alice", password: "wonderland")
         let finished = session.ledger.take()
-        #expect(finished.last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(finished.last, .setAuthenticationStatus(status: 1, errorCode: ""))
         guard case .sendTrackingData(.authenticationDetection, let data) = finished.first else {
             Issue.record("expected authenticationDetection tracking, got \(finished)")
             return
         }
-        #expect(data.count == 7)
+        expectEqual(data.count, 7)
         #expect(data[0] == "true" && data[1] == "acme-cable" && data[2].count == 32 && data[3] == "false")
         #expect(!data.contains("acme-7f3a"), "the user id is hashed, never sent in clear")
         for call in [get, select, try #require(handled)] {
-            #expect(session.ledger.answers(to: call) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+            expectEqual(session.ledger.answers(to: call), [.setAuthenticationStatus(status: 1, errorCode: "")])
         }
         await session.expectClean()
     }
@@ -50,11 +51,11 @@ struct AuthenticationFlowTests {
         await session.clock.advance(by: .seconds(86_400))  // the authentication expires; the choice is remembered
         await session.enabler.getAuthentication()
         let callbacks = await session.collect()
-        #expect(callbacks.count == 1)
+        expectEqual(callbacks.count, 1)
         _ = try #require(callbacks.lastNavigation)
-        #expect(session.ledger.backendRequests.suffix(1) == [.createSession], "no picker: a session at once")
+        expectEqual(session.ledger.backendRequests.suffix(1), [.createSession], "no picker: a session at once")
         await session.logIn(as: "alice", password: "wonderland")
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
     }
 
@@ -68,7 +69,7 @@ struct AuthenticationFlowTests {
             session.ledger.takeIgnoringTracking()
                 == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
         await session.logIn(as: "alice", password: "wonderland")
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
     }
 
@@ -85,9 +86,9 @@ struct AuthenticationFlowTests {
         _ = session.ledger.take()
         let third = await session.enabler.getAuthentication()  // joins while awaiting the redirect
         await session.settle()  // the login's profile is read (not signed in yet): its page goes out again
-        #expect(session.ledger.takeIgnoringTracking().map(\.name) == ["navigateToUrl"])
+        expectEqual(session.ledger.takeIgnoringTracking().map(\.name), ["navigateToUrl"])
         await session.logIn(as: "alice", password: "wonderland")
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         for call in [first, second, third] { #expect(session.ledger.answers(to: call).count == 1) }
         await session.expectClean()
     }
@@ -99,7 +100,7 @@ struct AuthenticationFlowTests {
         #expect(wrong.appURL == nil)
         let right = await session.redirectURL(from: url)
         await session.enabler.handleExternalURL(right)
-        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await expectEqual(session.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
     }
 
@@ -109,8 +110,8 @@ struct AuthenticationFlowTests {
         await session.simulator.inject(.fail(.network("reset")), into: .profileByCode)
         await session.enabler.handleExternalURL(await session.redirectURL(from: url))
         let callbacks = await session.collectIgnoringTracking()
-        #expect(statusCode(callbacks.first) == "LOGIN_FAILED")
-        #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
+        expectEqual(statusCode(callbacks.first), "LOGIN_FAILED")
+        expectEqual(callbacks.last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         await session.expectClean()
     }
 
@@ -120,7 +121,7 @@ struct AuthenticationFlowTests {
         await session.simulator.inject(.answerGarbage, into: .profileByCode)
         await session.enabler.handleExternalURL(await session.redirectURL(from: url))
         let callbacks = await session.collectIgnoringTracking()
-        #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
+        expectEqual(callbacks.last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         await session.expectClean()
     }
 }
@@ -135,11 +136,11 @@ struct SelectedProviderTests {
         let before = await session.enabler.machineSnapshot.authentication
         await session.enabler.setSelectedProvider("no-such-mvpd")
         expectCallbacks(session.ledger.take(), [.status(CallRefusal.unknownProvider("no-such-mvpd").report)])
-        #expect(await session.enabler.machineSnapshot.authentication == before)
+        await expectEqual(session.enabler.machineSnapshot.authentication, before)
         await session.enabler.setSelectedProvider("bluesky-tv")
         #expect(await session.collect().lastNavigation != nil)
         await session.logIn(as: "carol", password: "carolina")
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
     }
 
@@ -149,19 +150,19 @@ struct SelectedProviderTests {
         let cancel = await session.enabler.setSelectedProvider(nil)
         let cancelled = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
         expectCallbacks(session.ledger.takeIgnoringTracking(), [cancelled])
-        #expect(session.ledger.answers(to: cancel) == [cancelled])
+        expectEqual(session.ledger.answers(to: cancel), [cancelled])
         await session.enabler.setSelectedProvider(nil)
         expectCallbacks(session.ledger.takeIgnoringTracking(), [cancelled])
-        #expect(await session.enabler.machineSnapshot.authentication == .unauthenticated)
+        await expectEqual(session.enabler.machineSnapshot.authentication, .unauthenticated)
         // The cancelled flow's redirect is now refused; a new login starts at once and succeeds.
         await session.enabler.handleExternalURL(await session.redirectURL(from: url))
-        #expect(statusCode(session.ledger.take().first) == "REDIRECT_NO_PENDING_FLOW")
+        expectEqual(statusCode(session.ledger.take().first), "REDIRECT_NO_PENDING_FLOW")
         await session.enabler.getAuthentication()
-        #expect(session.ledger.take().first?.name == "displayProviderDialog", "the choice was cleared by the cancel")
+        expectEqual(session.ledger.take().first?.name, "displayProviderDialog", "the choice was cleared by the cancel")
         await session.enabler.setSelectedProvider("acme-cable")
         _ = await session.collect()
         await session.logIn(as: "alice", password: "wonderland")
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
     }
 
@@ -171,7 +172,7 @@ struct SelectedProviderTests {
         let get = await session.enabler.getAuthentication()
         _ = session.ledger.take()
         await session.enabler.setSelectedProvider(nil)
-        #expect(session.ledger.answers(to: get) == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)])
+        expectEqual(session.ledger.answers(to: get), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)])
         _ = session.ledger.take()
         await session.expectClean()
     }
@@ -190,9 +191,9 @@ struct SelectedProviderTests {
         #expect(first != second, "a new session, a new code")
         #expect(await session.userAgent.logIn(at: first, username: "alice", password: "wonderland").appURL == nil, "the service replaced the old session")
         await session.enabler.handleExternalURL("adobepass://ios.app?state=\(old)&mvpd=acme-cable")
-        #expect(statusCode(await session.collect().first) == "REDIRECT_STATE_MISMATCH")
+        expectEqual(statusCode(await session.collect().first), "REDIRECT_STATE_MISMATCH")
         await session.enabler.handleExternalURL(await session.redirectURL(from: second, username: "carol", password: "carolina"))
-        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await expectEqual(session.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
     }
 
@@ -209,7 +210,7 @@ struct SelectedProviderTests {
         #expect(
             session.ledger.takeIgnoringTracking()
                 == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
-        #expect(try await session.storage.tokens(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
+        try await expectEqual(session.storage.tokens(deviceID: "device-1", requestorID: "sim-requestor"), .empty)
         await session.expectClean()
     }
 
@@ -219,7 +220,7 @@ struct SelectedProviderTests {
         let select = await session.enabler.setSelectedProvider("delta-satellite")
         #expect(await session.collect().lastNavigation != nil)
         await session.logIn(as: "erin", password: "evergreen")
-        #expect(session.ledger.answers(to: select) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(session.ledger.answers(to: select), [.setAuthenticationStatus(status: 1, errorCode: "")])
         _ = session.ledger.take()
         await session.expectClean()
     }
@@ -228,12 +229,12 @@ struct SelectedProviderTests {
         let session = SimulatedSession()
         await session.configure()
         await session.enabler.getSelectedProvider()
-        #expect(session.ledger.take() == [.selectedProvider(nil)])
+        expectEqual(session.ledger.take(), [.selectedProvider(nil)])
         await session.enabler.getAuthentication()
         await session.enabler.setSelectedProvider("coastal-fiber")
         _ = await session.collect()
         await session.enabler.getSelectedProvider()
-        #expect(session.ledger.take() == [.selectedProvider(SimulatedWorld.default.provider("coastal-fiber")?.mvpd)])
+        expectEqual(session.ledger.take(), [.selectedProvider(SimulatedWorld.default.provider("coastal-fiber")?.mvpd)])
         await session.expectClean(pending: [CallID(3), CallID(4)])
     }
 }

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTestSupport
 import Testing
 
 @Suite("F and G. check/getAuthorization: authorization, fresh media tokens, classified failures", .checksExactlyOnce)
@@ -21,7 +22,7 @@ struct AuthorizationFlowTests {
                     resource: "news-channel", errorCode: ErrorCode.userNotAuthenticated,
                     errorDescription: "The user is not authenticated.")
             ])
-        #expect(session.ledger.backendRequests == before)
+        expectEqual(session.ledger.backendRequests, before)
         await session.expectClean()
     }
 
@@ -39,10 +40,10 @@ struct AuthorizationFlowTests {
         await session.enabler.getAuthorization("movies-hd")
         let second = await session.collect()
         guard case .sendTrackingData(.authorizationDetection, let secondData) = second.first else { return }
-        #expect(secondData[3] == "false", "a decision is never reused")
+        expectEqual(secondData[3], "false", "a decision is never reused")
         let one = try #require(token(first)), two = try #require(token(second))
         #expect(one != two, "media tokens are never cached")
-        #expect(Array(session.ledger.backendRequests.dropFirst(start)) == [.authorize, .authorize])
+        expectEqual(Array(session.ledger.backendRequests.dropFirst(start)), [.authorize, .authorize])
         await session.expectClean()
     }
 
@@ -53,7 +54,7 @@ struct AuthorizationFlowTests {
         await session.enabler.whenIdle()
         await session.enabler.getAuthorization("movies-hd")
         _ = await session.collect()
-        #expect(session.ledger.backendRequests.filter { $0 == .authorize }.count == 2)
+        expectEqual(session.ledger.backendRequests.filter { $0 == .authorize }.count, 2)
         await session.expectClean()
     }
 
@@ -71,8 +72,8 @@ struct AuthorizationFlowTests {
         _ = await session.collect()
         await session.clock.advance(by: .seconds(3600))
         await session.enabler.getAuthorization("news-channel")
-        #expect(await session.collectIgnoringTracking().first?.name == "setToken")
-        #expect(session.ledger.backendRequests.filter { $0 == .authorize }.count == 2)
+        await expectEqual(session.collectIgnoringTracking().first?.name, "setToken")
+        expectEqual(session.ledger.backendRequests.filter { $0 == .authorize }.count, 2)
         await session.expectClean()
     }
 
@@ -114,7 +115,7 @@ struct AuthorizationFlowTests {
             #expect(await session.collectIgnoringTracking().isEmpty)
             await session.clock.advance(by: .seconds(30))
         }
-        #expect(await session.collectIgnoringTracking().first?.name == "setToken")
+        await expectEqual(session.collectIgnoringTracking().first?.name, "setToken")
         await session.expectClean()
     }
 
@@ -149,15 +150,15 @@ struct AuthorizationFlowTests {
         let session = SimulatedSession()
         await session.configure()
         let get = await session.enabler.getAuthorization("sports-live")
-        #expect(session.ledger.take().first?.name == "displayProviderDialog")
+        expectEqual(session.ledger.take().first?.name, "displayProviderDialog")
         await session.enabler.setSelectedProvider("acme-cable")
         #expect(await session.collect().lastNavigation != nil)
         let (_, handled) = await session.logIn(as: "alice", password: "wonderland")
         let callbacks = session.ledger.takeIgnoringTracking()
-        #expect(callbacks.first == .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(callbacks.first, .setAuthenticationStatus(status: 1, errorCode: ""))
         #expect(callbacks.count == 2 && callbacks.last?.name == "setToken")
-        #expect(session.ledger.answers(to: get).first?.name == "setToken")
-        #expect(session.ledger.answers(to: try #require(handled)) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(session.ledger.answers(to: get).first?.name, "setToken")
+        expectEqual(session.ledger.answers(to: try #require(handled)), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
     }
 
@@ -178,7 +179,7 @@ struct AuthorizationFlowTests {
                     resource: "sports-live", errorCode: ErrorCode.userNotAuthenticated,
                     errorDescription: "The user cancelled the login."),
             ])
-        #expect(session.ledger.answers(to: get).count == 1)
+        expectEqual(session.ledger.answers(to: get).count, 1)
         await session.expectClean()
     }
 
@@ -191,7 +192,7 @@ struct AuthorizationFlowTests {
         await session.simulator.whenWaiting(.authorize, count: 2)  // both are in flight at once
         await session.simulator.releaseAll(.authorize)
         let tokens = await session.collectIgnoringTracking()
-        #expect(Set(tokens.compactMap { if case .setToken(_, let resource) = $0 { resource } else { nil } }) == ["news-channel", "movies-hd"])
+        expectEqual(Set(tokens.compactMap { if case .setToken(_, let resource) = $0 { resource } else { nil } }), ["news-channel", "movies-hd"])
         await session.expectClean()
     }
 
@@ -204,11 +205,11 @@ struct AuthorizationFlowTests {
                 await session.enabler.getAuthorization(resource)
             }
             let callbacks = await session.collectIgnoringTracking()
-            #expect(callbacks.map(\.redactedDescription).count == 4)
+            expectEqual(callbacks.map(\.redactedDescription).count, 4)
             transcripts.insert(callbacks.map { "\($0)" })
             await session.expectClean()
         }
-        #expect(transcripts.count == 1, "ordered delivery must give the same callbacks, tokens included, every run")
+        expectEqual(transcripts.count, 1, "ordered delivery must give the same callbacks, tokens included, every run")
     }
 
     @Test func identicalConcurrentRequestsShareOneBackendCallAndEachGetsItsAnswer() async {
@@ -225,7 +226,7 @@ struct AuthorizationFlowTests {
         let callbacks = await session.collectIgnoringTracking()
         #expect(callbacks.count == 3 && callbacks.allSatisfy { $0.name == "setToken" })
         for call in calls { #expect(session.ledger.answers(to: call).count == 1) }
-        #expect(Array(session.ledger.backendRequests.dropFirst(start)) == [.authorize])
+        expectEqual(Array(session.ledger.backendRequests.dropFirst(start)), [.authorize])
         await session.expectClean()
     }
 
@@ -243,8 +244,8 @@ struct AuthorizationFlowTests {
             await session.enabler.checkAuthorization(resource)
             if await session.collectIgnoringTracking().first?.name == "setToken" { played.append(item.title) }
         }
-        #expect(played == ["Free trailer", "Movies HD"])
-        #expect(session.ledger.backendRequests.filter { $0 == .authorize }.count == 1)
+        expectEqual(played, ["Free trailer", "Movies HD"])
+        expectEqual(session.ledger.backendRequests.filter { $0 == .authorize }.count, 1)
         await session.expectClean()
     }
 
@@ -262,7 +263,7 @@ struct AuthorizationFlowTests {
         }
         let sent = session.ledger.backendRequests.count
         let next = await session.enabler.getAuthorization("sports-live")
-        #expect(await session.collectIgnoringTracking() == [], "nothing before the pause ends")
+        await expectEqual(session.collectIgnoringTracking(), [], "nothing before the pause ends")
         await session.clock.advance(by: .milliseconds(waited * 1000 - 1))
         #expect(await session.collectIgnoringTracking() == [] && session.ledger.backendRequests.count == sent)
         await session.clock.advance(by: .milliseconds(1))
@@ -278,9 +279,9 @@ struct PreauthorizationAndMetadataTests {
         let session = SimulatedSession()
         await session.signIn("bob", password: "builder")
         await session.enabler.checkPreauthorizedResources(["movies-hd", "news-channel", "sports-live"])
-        #expect(await session.collect() == [.preauthorizedResources(["news-channel"])])
+        await expectEqual(session.collect(), [.preauthorizedResources(["news-channel"])])
         await session.enabler.checkPreauthorizedResources(["sports-live"], cache: false)
-        #expect(await session.collect() == [.preauthorizedResources([])])
+        await expectEqual(session.collect(), [.preauthorizedResources([])])
         await session.expectClean()
     }
 
@@ -288,7 +289,7 @@ struct PreauthorizationAndMetadataTests {
         let session = SimulatedSession()
         await session.configure()
         await session.enabler.checkPreauthorizedResources(["news-channel"])
-        #expect(session.ledger.take() == [.preauthorizedResources([])])
+        expectEqual(session.ledger.take(), [.preauthorizedResources([])])
         await session.expectClean()
     }
 
@@ -298,8 +299,8 @@ struct PreauthorizationAndMetadataTests {
         await session.simulator.inject(.fail(.timeout), into: .preauthorize)
         await session.enabler.checkPreauthorizedResources(["news-channel"])
         let callbacks = await session.collect()
-        #expect(statusCode(callbacks.first) == "P100")
-        #expect(callbacks.last == .preauthorizedResources([]))
+        expectEqual(statusCode(callbacks.first), "P100")
+        expectEqual(callbacks.last, .preauthorizedResources([]))
         await session.expectClean()
     }
 
@@ -328,7 +329,7 @@ struct PreauthorizationAndMetadataTests {
         #expect(callbacks.contains(.setMetadataStatus(.text("hh-alice"), encrypted: false, key: .userMetadata("householdID"))))
         #expect(callbacks.contains(.setMetadataStatus(nil, encrypted: false, key: .userMetadata("shoeSize"))))
         #expect(callbacks.contains(.setMetadataStatus(.text(String(expiry)), encrypted: false, key: .authenticationExpiry)))
-        #expect(callbacks.count == 4)
+        expectEqual(callbacks.count, 4)
         await session.expectClean()
     }
 }

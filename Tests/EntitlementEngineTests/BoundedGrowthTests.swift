@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// Nothing the engine holds grows without bound: expired cache entries leave memory and storage.
@@ -28,9 +29,9 @@ struct BoundedGrowthTests {
         }
         for index in 0..<1_000 { decide("resource-\(index)", call: UInt64(index + 2), until: t0.adding(.seconds(3_600))) }
         decide("lasting", call: 5_000, until: day)
-        #expect(machine.authorizationExpiries.count == 1_001)
+        expectEqual(machine.authorizationExpiries.count, 1_001)
         _ = machine.handle(.callReceived(CallID(6_000), .checkAuthentication), at: t0.adding(.seconds(7_200)))
-        #expect(machine.authorizationExpiries.keys.sorted() == ["lasting"])
+        expectEqual(machine.authorizationExpiries.keys.sorted(), ["lasting"])
     }
 
     @Test func expiredPreauthorizationDecisionsAreEvicted() async {
@@ -38,7 +39,7 @@ struct BoundedGrowthTests {
         await session.signIn()
         await session.enabler.checkPreauthorizedResources(["news-channel", "movies-hd"])
         _ = await session.collect()
-        #expect(await session.enabler.machineSnapshot.preauthorizationCache.count == 2)
+        await expectEqual(session.enabler.machineSnapshot.preauthorizationCache.count, 2)
         await session.clock.advance(by: .seconds(600))
         await session.enabler.checkAuthentication()
         _ = await session.collect()
@@ -55,8 +56,8 @@ struct BoundedGrowthTests {
         _ = await session.collect()
         var received: [Callback] = []
         for await callback in stream { received.append(callback) }  // ends: the stream was cut off
-        #expect(received.count == 3, "the buffered callbacks are delivered, then the stream ends")
-        #expect(received.first == .setRequestorComplete(success: true))
+        expectEqual(received.count, 3, "the buffered callbacks are delivered, then the stream ends")
+        expectEqual(received.first, .setRequestorComplete(success: true))
         await session.expectClean()
     }
 }

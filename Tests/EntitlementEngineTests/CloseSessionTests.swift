@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// `closeSession()`: an owner that must let an engine go answers its waiting calls first, and the
@@ -31,20 +32,20 @@ struct CloseSessionTests {
         let waiting = Task { try await enabler.answer(to: .getAuthorization(resource: "news-channel", data: [:])) }
         while await enabler.machineSnapshot.authorizations.isEmpty { await Task.yield() }
 
-        #expect(await enabler.closeSession() == 3, "getAuthentication, setSelectedProvider and getAuthorization")
+        await expectEqual(enabler.closeSession(), 3, "getAuthentication, setSelectedProvider and getAuthorization")
         let closed = try await waiting.value
         guard case .status(let report) = closed else {
             Issue.record("not a status: \(closed)")
             return
         }
-        #expect(report.code == ErrorCode.sessionClosed)
-        #expect(answers.all.last?.answering == [CallID(2), CallID(3), CallID(4)], "one status answers them all")
-        #expect(await enabler.closeSession() == 0, "closing twice answers nothing")
+        expectEqual(report.code, ErrorCode.sessionClosed)
+        expectEqual(answers.all.last?.answering, [CallID(2), CallID(3), CallID(4)], "one status answers them all")
+        await expectEqual(enabler.closeSession(), 0, "closing twice answers nothing")
         // A later call is answered at once; nothing else is emitted, whatever the clock does.
-        #expect(try await enabler.answer(to: .checkAuthentication) == .status(report))
+        try await expectEqual(enabler.answer(to: .checkAuthentication), .status(report))
         let count = answers.all.count
         await clock.advance(by: .seconds(700))
-        #expect(answers.all.count == count, "the login's deadline no longer fires")
+        expectEqual(answers.all.count, count, "the login's deadline no longer fires")
         let stored = try await storage.load(deviceID: "tv-1", requestorID: "sim-requestor")
         #expect(stored.tokens.pendingLogin != nil, "the login waiting for its redirect stays for another instance")
         #expect(await enabler.isClosed)

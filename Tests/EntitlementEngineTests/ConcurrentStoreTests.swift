@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementFuzzing
 import EntitlementSimulator
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// Many engine instances (nodes of a fleet) serving one device session on one store, all at once:
@@ -38,7 +39,7 @@ struct ConcurrentStoreTests {
         // the chain is read in the order of the versions written.)
         let history = storage.history.sorted { $0.written < $1.written }
         for (previous, next) in zip(history, history.dropFirst()) {
-            #expect(next.expected == previous.written, "a save skipped a version: \(previous.written) → \(next.expected)")
+            expectEqual(next.expected, previous.written, "a save skipped a version: \(previous.written) → \(next.expected)")
         }
         // A login that a save removed never comes back in a later save (logins told apart by the
         // id of the session that made them).
@@ -131,7 +132,7 @@ struct ConcurrentStoreTests {
         // One chain of saves, read in the order of the versions written (as above).
         let history = storage.history.sorted { $0.written < $1.written }
         for (previous, next) in zip(history, history.dropFirst()) {
-            #expect(next.expected == previous.written, "a save skipped a version")
+            expectEqual(next.expected, previous.written, "a save skipped a version")
         }
         // The chain above is the verdict; this only says the engines wrote (each login that completes saves).
         #expect(history.count >= 10, "the engines wrote (\(history.count) saves; \(unanswered) calls wait for a redirect)")
@@ -165,7 +166,7 @@ struct StepAtOnceOrderTests {
         let selected = await select.value
         let checked = await check.value
         _ = await session.collect()
-        #expect(session.ledger.answers(to: checked) == [.setAuthenticationStatus(status: 0, errorCode: "USER_NOT_AUTHENTICATED_ERROR")])
+        expectEqual(session.ledger.answers(to: checked), [.setAuthenticationStatus(status: 0, errorCode: "USER_NOT_AUTHENTICATED_ERROR")])
         await session.expectClean(pending: [get, selected])
     }
 }

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// Nothing only the simulator knows is a default of what talks to Adobe: an engine built with default
@@ -35,15 +36,15 @@ struct DomainNameTests {
             if case .createSession(_, _, let domainName, _) = request { return .some(domainName) }
             return nil
         }
-        #expect(sessions == [nil], "one session request, without a domain")
+        expectEqual(sessions, [nil], "one session request, without a domain")
         let callbacks = answers.log.withLock { $0 }
         let failure = try #require(callbacks.compactMap { callback -> StatusReport? in
             if case .status(let report) = callback { return report }
             return nil
         }.first)
-        #expect(failure.code == "LOGIN_FAILED")
+        expectEqual(failure.code, "LOGIN_FAILED")
         #expect(failure.message.contains("set EngineSettings.domainName to the app's domain"), "the report says what to do: \(failure.message)")
-        #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
+        expectEqual(callbacks.last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         #expect(!callbacks.contains { if case .navigateToUrl = $0 { true } else { false } })
 
         // With the app's domain set, the same login reaches its page.

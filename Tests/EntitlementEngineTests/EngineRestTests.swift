@@ -16,16 +16,16 @@ struct EngineRestTests {
         let stored = try await session.storage.load(deviceID: "device-1", requestorID: "sim-requestor")
         let rest = try #require(await session.enabler.rest())
 
-        #expect(rest.parts.machine.persisted == .empty, "the snapshot is left out of the resting value")
-        #expect(rest.machine.persisted == stored.tokens, "and rebuilt exactly")
-        #expect(rest.machine.persisted == rest.machine.storedTokens)
+        expectEqual(rest.parts.machine.persisted, .empty, "the snapshot is left out of the resting value")
+        expectEqual(rest.machine.persisted, stored.tokens, "and rebuilt exactly")
+        expectEqual(rest.machine.persisted, rest.machine.storedTokens)
 
         let resumed = AccessEnabler(resuming: rest, backend: session.simulator.backend, storage: session.storage)
         let answer = try await resumed.answer(to: .checkAuthentication)
-        #expect(answer == .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(answer, .setAuthenticationStatus(status: 1, errorCode: ""))
         let after = try await session.storage.load(deviceID: "device-1", requestorID: "sim-requestor")
-        #expect(after.version == stored.version, "the resumed engine knows its tokens are saved and saves nothing")
-        #expect(await resumed.machineSnapshot.persisted == stored.tokens)
+        expectEqual(after.version, stored.version, "the resumed engine knows its tokens are saved and saves nothing")
+        await expectEqual(resumed.machineSnapshot.persisted, stored.tokens)
     }
 
     /// A machine whose snapshot differs from its state (the tokens were never saved) keeps it at rest.
@@ -33,8 +33,8 @@ struct EngineRestTests {
         var machine = EntitlementMachine(deviceID: "device-1")
         machine.persisted = StoredTokens(selectedProvider: "acme-cable", deviceID: "device-1")
         let resting = machine.resting()
-        #expect(resting.persisted == machine.persisted)
-        #expect(resting.resumed().persisted == machine.persisted)
+        expectEqual(resting.persisted, machine.persisted)
+        expectEqual(resting.resumed().persisted, machine.persisted)
     }
 }
 
@@ -109,7 +109,7 @@ struct WorkQueueTests {
                 queue.prepend(contentsOf: items)
                 model.insert(contentsOf: items, at: 0)
             case 3:
-                #expect(queue.popFirst() == (model.isEmpty ? nil : model.removeFirst()))
+                expectEqual(queue.popFirst(), (model.isEmpty ? nil : model.removeFirst()))
             default:
                 if generator.next() % 50 == 0 {
                     queue.removeAll()
@@ -120,7 +120,7 @@ struct WorkQueueTests {
         }
         while let first = model.first {
             model.removeFirst()
-            #expect(queue.popFirst() == first)
+            expectEqual(queue.popFirst(), first)
         }
         #expect(queue.popFirst() == nil)
     }
@@ -177,7 +177,7 @@ struct UnansweredCallsTests {
             }
             if round % 500 == 0 { #expect(calls.inOrder == (oldest...next).map(CallID.init)) }
         }
-        #expect(calls.inOrder == (oldest...next).map(CallID.init))
+        expectEqual(calls.inOrder, (oldest...next).map(CallID.init))
         while oldest <= next {
             calls.remove(CallID(oldest))
             oldest += 1

@@ -1,13 +1,14 @@
 import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
+import EntitlementTestSupport
 import Testing
 
 @Suite("RFC 3986 percent-encoding and strict external-URL parsing")
 struct ExternalURLTests {
     @Test func unreservedCharactersPassThrough() {
         let unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-        #expect(PercentEncoding.encode(unreserved) == unreserved)
+        expectEqual(PercentEncoding.encode(unreserved), unreserved)
     }
 
     @Test(arguments: [
@@ -15,22 +16,22 @@ struct ExternalURLTests {
         (":", "%3A"), ("#", "%23"), ("é", "%C3%A9"), ("adobepass://ios.app", "adobepass%3A%2F%2Fios.app"),
     ])
     func reservedAndNonASCIIAreEscaped(text: String, encoded: String) throws {
-        #expect(PercentEncoding.encode(text) == encoded)
-        #expect(try PercentEncoding.decode(encoded[...]) == text)
+        expectEqual(PercentEncoding.encode(text), encoded)
+        try expectEqual(PercentEncoding.decode(encoded[...]), text)
     }
 
     @Test func decodingIsStrict() {
         #expect(throws: PercentEncoding.DecodingError.badEscape) { try PercentEncoding.decode("%2"[...]) }
         #expect(throws: PercentEncoding.DecodingError.badEscape) { try PercentEncoding.decode("%zz"[...]) }
         #expect(throws: PercentEncoding.DecodingError.notUTF8) { try PercentEncoding.decode("%FF"[...]) }
-        #expect((try? PercentEncoding.decode("a+b"[...])) == "a+b")
-        #expect((try? PercentEncoding.decode("%c3%a9"[...])) == "é")
+        expectEqual((try? PercentEncoding.decode("a+b"[...])), "a+b")
+        expectEqual((try? PercentEncoding.decode("%c3%a9"[...])), "é")
     }
 
     @Test func parsesBaseAndParameters() throws {
         let url = try ExternalURL.parse("adobepass://ios.app?code=c%2B1&state=s&mvpd=acme-cable&empty=")
-        #expect(url.base == "adobepass://ios.app")
-        #expect(url.parameters == ["code": "c+1", "state": "s", "mvpd": "acme-cable", "empty": ""])
+        expectEqual(url.base, "adobepass://ios.app")
+        expectEqual(url.parameters, ["code": "c+1", "state": "s", "mvpd": "acme-cable", "empty": ""])
     }
 
     @Test(arguments: [
@@ -46,7 +47,7 @@ struct ExternalURLTests {
             Issue.record("accepted \(raw)")
         } catch {
             let expected = kind == "duplicate" ? "REDIRECT_DUPLICATE_PARAMETER" : "REDIRECT_MALFORMED"
-            #expect(error.code == expected, "\(raw): \(error), expected \(kind)")
+            expectEqual(error.code, expected, "\(raw): \(error), expected \(kind)")
         }
     }
 
@@ -58,8 +59,8 @@ struct ExternalURLTests {
     @Test func redactorShortensSecretsOnly() {
         let url = "adobepass://ios.app?code=abcdefgh&state=12345678901234567890&mvpd=acme-cable"
         // A short value (an 8-character session code) shows nothing; a long one its first four characters.
-        #expect(Redactor.redact(url) == "adobepass://ios.app?code=…&state=1234…&mvpd=acme-cable")
-        #expect(Redactor.redact("https://sp.sim/api/v2/authenticate/sim-requestor/ZZEP9LCT") == "https://sp.sim/api/v2/authenticate/sim-requestor/…")
+        expectEqual(Redactor.redact(url), "adobepass://ios.app?code=…&state=1234…&mvpd=acme-cable")
+        expectEqual(Redactor.redact("https://sp.sim/api/v2/authenticate/sim-requestor/ZZEP9LCT"), "https://sp.sim/api/v2/authenticate/sim-requestor/…")
         let nested = "https://mvpd.sim/logout?continue=" + PercentEncoding.encode("https://sp.sim/done?logout=secretvalue")
         #expect(!Redactor.redact(nested).contains("secretvalue"))
     }
@@ -91,7 +92,7 @@ struct ExternalURLBytesTests {
 
     @Test func percentEncodedNamesAreTheNamesTheyEncode() throws {
         let url = try ExternalURL.parse("adobepass://ios.app?c%6Fde=abc&st%61te=xyz")
-        #expect(url.parameters == ["code": "abc", "state": "xyz"])
+        expectEqual(url.parameters, ["code": "abc", "state": "xyz"])
     }
 
     @Test func aRedirectURLWithItsOwnQueryMatches() throws {
@@ -106,7 +107,7 @@ struct ExternalURLBytesTests {
         let session = SimulatedSession(settings: EngineSettings(redirectURL: "adobepass://ios.app?app=news"))
         await session.signIn()
         await session.enabler.handleExternalURL("adobepass://ios.app?app=sports&code=c&state=s")
-        #expect(statusCode(await session.collect().first) == "REDIRECT_URL_MISMATCH")
+        expectEqual(statusCode(await session.collect().first), "REDIRECT_URL_MISMATCH")
         await session.expectClean()
     }
 }

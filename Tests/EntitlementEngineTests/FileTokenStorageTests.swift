@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -22,15 +23,15 @@ struct FileTokenStorageTests {
     @Test func savesAndLoadsWithOwnerOnlyPermissions() async throws {
         let folder = Self.temporaryFolder()
         let store = try FileTokenStorage(folder: folder)
-        #expect(try await store.tokens(deviceID: "d", requestorID: "r") == .empty)
+        try await expectEqual(store.tokens(deviceID: "d", requestorID: "r"), .empty)
         let tokens = StoredTokens(authentication: Self.token, selectedProvider: "acme-cable", deviceID: "d")
         try await store.overwrite(tokens, deviceID: "d", requestorID: "r")
-        #expect(try await store.tokens(deviceID: "d", requestorID: "r") == tokens)
-        #expect(try await store.tokens(deviceID: "d", requestorID: "other") == .empty, "one file per device and requestor")
+        try await expectEqual(store.tokens(deviceID: "d", requestorID: "r"), tokens)
+        try await expectEqual(store.tokens(deviceID: "d", requestorID: "other"), .empty, "one file per device and requestor")
         let attributes = try FileManager.default.attributesOfItem(atPath: store.path(deviceID: "d", requestorID: "r"))
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        expectEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         let folderAttributes = try FileManager.default.attributesOfItem(atPath: folder)
-        #expect((folderAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        expectEqual((folderAttributes[.posixPermissions] as? NSNumber)?.intValue, 0o700)
         #expect(!store.path(deviceID: "d", requestorID: "r").contains("r.tokens"), "ids never appear in file names")
         #expect(try String(contentsOfFile: store.path(deviceID: "d", requestorID: "r"), encoding: .utf8).contains("acme-cable"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".tmp-") }.isEmpty)
@@ -44,7 +45,7 @@ struct FileTokenStorageTests {
             try await store.tokens(deviceID: "d", requestorID: "r")
         }
         #expect(FileManager.default.fileExists(atPath: path + ".corrupt-1"))
-        #expect(try await store.tokens(deviceID: "d", requestorID: "r") == .empty, "the next load starts afresh")
+        try await expectEqual(store.tokens(deviceID: "d", requestorID: "r"), .empty, "the next load starts afresh")
     }
 
     /// A file store knows its version at once while the file is the one it last read or wrote, and
@@ -53,14 +54,14 @@ struct FileTokenStorageTests {
         let folder = Self.temporaryFolder()
         let mine = try FileTokenStorage(folder: folder)
         let theirs = try FileTokenStorage(folder: folder)
-        #expect(mine.knownVersion(deviceID: "d", requestorID: "r") == .absent, "no file: nothing stored")
+        expectEqual(mine.knownVersion(deviceID: "d", requestorID: "r"), .absent, "no file: nothing stored")
         let first = try await mine.save(StoredTokens(selectedProvider: "a", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
-        #expect(mine.knownVersion(deviceID: "d", requestorID: "r") == first)
+        expectEqual(mine.knownVersion(deviceID: "d", requestorID: "r"), first)
         #expect(theirs.knownVersion(deviceID: "d", requestorID: "r") == nil, "never read by this store")
         let second = try await theirs.save(StoredTokens(selectedProvider: "b", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: first)
         #expect(mine.knownVersion(deviceID: "d", requestorID: "r") == nil, "replaced by another writer: ask again")
-        #expect(try await mine.version(deviceID: "d", requestorID: "r") == second)
-        #expect(mine.knownVersion(deviceID: "d", requestorID: "r") == second)
+        try await expectEqual(mine.version(deviceID: "d", requestorID: "r"), second)
+        expectEqual(mine.knownVersion(deviceID: "d", requestorID: "r"), second)
     }
 
     /// A file a newer version wrote is refused where it is, with a typed error — not moved aside as
@@ -77,7 +78,7 @@ struct FileTokenStorageTests {
             #expect(error.code == .newerFormat && !error.isTransient && error.description.contains("format 2"), "\(error)")
         }
         await #expect(throws: TokenStorageError.self) { try await store.save(.empty, deviceID: "d", requestorID: "r", replacing: .absent) }
-        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self) == newer, "left as it was")
+        expectEqual(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self), newer, "left as it was")
         #expect(!FileManager.default.fileExists(atPath: path + ".corrupt-1"))
     }
 
@@ -102,10 +103,10 @@ struct FileTokenStorageTests {
         await session.enabler.setRequestor("sim-requestor")
         await session.enabler.checkAuthentication()
         let callbacks = await session.collectIgnoringTracking()
-        #expect(statusCode(callbacks.first) == "SEC412")
-        #expect(callbacks.dropFirst().first == .setRequestorComplete(success: true))
-        #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
-        #expect(try await store.tokens(deviceID: "device-1", requestorID: "sim-requestor") == .empty, "cleared")
+        expectEqual(statusCode(callbacks.first), "SEC412")
+        expectEqual(callbacks.dropFirst().first, .setRequestorComplete(success: true))
+        expectEqual(callbacks.last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        try await expectEqual(store.tokens(deviceID: "device-1", requestorID: "sim-requestor"), .empty, "cleared")
         await session.expectClean()
     }
 
@@ -117,7 +118,7 @@ struct FileTokenStorageTests {
         let restarted = SimulatedSession(storage: try FileTokenStorage(folder: folder), clock: clock, simulator: first.simulator)
         await restarted.configure()
         await restarted.enabler.checkAuthentication()
-        #expect(restarted.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(restarted.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await first.expectClean()
         await restarted.expectClean()
     }
@@ -157,7 +158,7 @@ struct FileTokenStorageTests {
             let writer = try await Self.launchWriter(folder)
             try? await Task.sleep(for: .milliseconds(Int.random(in: 1...25)))
             writer.send(SIGKILL)
-            #expect(await writer.waitForExit() == .signalled(SIGKILL), "round \(round): the writer was not killed")
+            await expectEqual(writer.waitForExit(), .signalled(SIGKILL), "round \(round): the writer was not killed")
             let tokens = try await store.tokens(deviceID: "stress-device", requestorID: "stress")
             #expect(Self.check(tokens), "round \(round): the store holds a mix")
             seen.insert(tokens.selectedProvider ?? "empty")
@@ -198,7 +199,7 @@ struct FileTokenStorageTests {
         chmod(file, 0o644)
         #expect(throws: TokenStorageError.refusedLocation("\(file) is not a folder")) { try FileTokenStorage(folder: file) }
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o644, "a refused path is never chmod-ed")
+        expectEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o644, "a refused path is never chmod-ed")
     }
 
     @Test func aSymlinkedFolderIsRefusedAndItsTargetLeftAlone() async throws {
@@ -211,7 +212,7 @@ struct FileTokenStorageTests {
             try FileTokenStorage(folder: link)
         }
         let attributes = try FileManager.default.attributesOfItem(atPath: target)
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o755)
+        expectEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o755)
     }
 
     @Test func symlinksPlantedInTheFolderAreNeverFollowedOut() async throws {
@@ -230,7 +231,7 @@ struct FileTokenStorageTests {
         await #expect(throws: TokenStorageError.refusedLocation("\(file) is a symbolic link; it was not followed")) {
             try await store.load(deviceID: "d", requestorID: "r")
         }
-        #expect(try String(contentsOfFile: outside, encoding: .utf8) == "outside")
+        try expectEqual(String(contentsOfFile: outside, encoding: .utf8), "outside")
     }
 
     @Test func aHugeFileIsRefusedUnread() async throws {
@@ -244,7 +245,7 @@ struct FileTokenStorageTests {
         let session = SimulatedSession(storage: store)
         await session.configure()
         await session.enabler.checkAuthentication()
-        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await expectEqual(session.collectIgnoringTracking(), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
         await session.expectClean()
     }
 }

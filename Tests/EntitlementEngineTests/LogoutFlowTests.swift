@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 @Suite("H. logout: local tokens first, then the service's logout, then (interactive) the MVPD's logout page", .checksExactlyOnce)
@@ -11,16 +12,16 @@ struct LogoutFlowTests {
         await session.enabler.getAuthorization("news-channel")
         _ = await session.collect()
         let logout = await session.enabler.logout()
-        #expect(try await session.storage.tokens(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
+        try await expectEqual(session.storage.tokens(deviceID: "device-1", requestorID: "sim-requestor"), .empty)
         let url = try #require(await session.collect().lastNavigation)
         #expect(url.hasPrefix("https://login.acme-cable.sim/logout?"), "the service answered logout/interactive with the MVPD's page")
         await session.enabler.checkAuthentication()  // already logged out locally
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
         let visit = await session.userAgent.follow(url)
         #expect(visit.hops.contains { $0.hasPrefix("https://login.acme-cable.sim/logout") }, "the MVPD's logout page is visited")
         let back = await session.enabler.handleExternalURL(try #require(visit.appURL))
         let done = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)
-        #expect(session.ledger.takeIgnoringTracking() == [done])
+        expectEqual(session.ledger.takeIgnoringTracking(), [done])
         #expect(session.ledger.answers(to: logout) == [done] && session.ledger.answers(to: back) == [done])
         await session.expectClean()
     }
@@ -45,9 +46,9 @@ struct LogoutFlowTests {
         await session.enabler.logout()
         let url = try #require(await session.collect().lastNavigation)
         await session.enabler.handleExternalURL("adobepass://ios.app?state=forged")
-        #expect(statusCode(session.ledger.take().first) == "REDIRECT_STATE_MISMATCH")
+        expectEqual(statusCode(session.ledger.take().first), "REDIRECT_STATE_MISMATCH")
         await session.enabler.handleExternalURL(try #require(await session.userAgent.follow(url).appURL))
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
         await session.expectClean()
     }
 
@@ -61,12 +62,12 @@ struct LogoutFlowTests {
         // The user moved on: the logout ends as done (both its calls answered), and the login starts.
         await session.enabler.getAuthentication()
         let ended = await session.collectIgnoringTracking()
-        #expect(ended.first == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), "\(ended)")
-        #expect(ended.dropFirst().map(\.name) == ["displayProviderDialog"], "\(ended)")
-        #expect(session.ledger.answers(to: first) == session.ledger.answers(to: second))
+        expectEqual(ended.first, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated), "\(ended)")
+        expectEqual(ended.dropFirst().map(\.name), ["displayProviderDialog"], "\(ended)")
+        expectEqual(session.ledger.answers(to: first), session.ledger.answers(to: second))
         // The logout's late redirect finds nothing waiting.
         await session.enabler.handleExternalURL(try #require(await session.userAgent.follow(url).appURL))
-        #expect(statusCode(session.ledger.take().first) == "REDIRECT_NO_PENDING_FLOW")
+        expectEqual(statusCode(session.ledger.take().first), "REDIRECT_NO_PENDING_FLOW")
         await session.enabler.setSelectedProvider(nil)
         _ = session.ledger.take()
         await session.expectClean()
@@ -79,8 +80,8 @@ struct LogoutFlowTests {
         _ = await session.collect()
         await session.clock.advance(by: .seconds(600))
         let callbacks = session.ledger.takeIgnoringTracking()
-        #expect(statusCode(callbacks.first) == "LOGOUT_TIMED_OUT")
-        #expect(session.ledger.answers(to: logout) == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        expectEqual(statusCode(callbacks.first), "LOGOUT_TIMED_OUT")
+        expectEqual(session.ledger.answers(to: logout), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
         await session.expectClean()
     }
 
@@ -91,7 +92,7 @@ struct LogoutFlowTests {
         _ = await session.collect()
         let cancel = await session.enabler.setSelectedProvider(nil)
         let done = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)
-        #expect(session.ledger.takeIgnoringTracking() == [done])
+        expectEqual(session.ledger.takeIgnoringTracking(), [done])
         #expect(session.ledger.answers(to: logout) == [done] && session.ledger.answers(to: cancel) == [done])
         await session.expectClean()
     }
@@ -103,10 +104,10 @@ struct LogoutFlowTests {
         let login = await session.startLogin()
         await session.enabler.logout()
         let done = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)
-        #expect(await session.collectIgnoringTracking() == [done, done])
-        #expect(session.ledger.backendRequests.last == .logout)
+        await expectEqual(session.collectIgnoringTracking(), [done, done])
+        expectEqual(session.ledger.backendRequests.last, .logout)
         await session.enabler.handleExternalURL(await session.redirectURL(from: login))
-        #expect(statusCode(await session.collect().first) == "REDIRECT_NO_PENDING_FLOW", "the login's state died with it")
+        expectEqual(statusCode(await session.collect().first), "REDIRECT_NO_PENDING_FLOW", "the login's state died with it")
         await session.expectClean()
     }
 }
@@ -120,12 +121,12 @@ struct LateAndReentrantEventTests {
         await session.enabler.handleExternalURL(await session.redirectURL(from: login))
         await session.simulator.whenWaiting(.profileByCode)
         await session.enabler.setSelectedProvider(nil)
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)])
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)])
         await session.simulator.releaseAll(.profileByCode)
         #expect(await session.collect().isEmpty)
         #expect(session.ledger.logs.contains { if case .lateResultIgnored = $0 { true } else { false } })
         await session.enabler.checkAuthentication()
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
         await session.expectClean()
     }
 
@@ -137,10 +138,10 @@ struct LateAndReentrantEventTests {
         await session.simulator.whenWaiting(.authorize)
         await session.enabler.logout()
         let callbacks = session.ledger.takeIgnoringTracking()
-        #expect(callbacks.first == .tokenRequestFailed(resource: "news-channel", errorCode: ErrorCode.userNotAuthenticated, errorDescription: "The user logged out."))
+        expectEqual(callbacks.first, .tokenRequestFailed(resource: "news-channel", errorCode: ErrorCode.userNotAuthenticated, errorDescription: "The user logged out."))
         await session.simulator.releaseAll(.authorize)
-        #expect(await session.collect().map(\.name) == ["navigateToUrl"], "the logout's page only: the late decision is ignored")
-        #expect(session.ledger.answers(to: get).count == 1)
+        await expectEqual(session.collect().map(\.name), ["navigateToUrl"], "the logout's page only: the late decision is ignored")
+        expectEqual(session.ledger.answers(to: get).count, 1)
         await session.expectClean(pending: [CallID(6)])
     }
 
@@ -164,8 +165,8 @@ struct LateAndReentrantEventTests {
 
     @Test func aLateTimerIsIgnored() async {
         var machine = EntitlementMachine(deviceID: "d")
-        #expect(machine.handle(.timerFired(.redirectDeadline(FlowID(9))), at: Timestamp(milliseconds: 0)).effects.apartFromDeadlines == [.log(.lateTimerIgnored(.redirectDeadline(FlowID(9))))])
-        #expect(machine.handle(.backendAnswered(OperationID(4, owner: .authorization), .decisions([])), at: Timestamp(milliseconds: 0)).effects.apartFromDeadlines == [.log(.lateResultIgnored(OperationID(4, owner: .authorization)))])
+        expectEqual(machine.handle(.timerFired(.redirectDeadline(FlowID(9))), at: Timestamp(milliseconds: 0)).effects.apartFromDeadlines, [.log(.lateTimerIgnored(.redirectDeadline(FlowID(9))))])
+        expectEqual(machine.handle(.backendAnswered(OperationID(4, owner: .authorization), .decisions([])), at: Timestamp(milliseconds: 0)).effects.apartFromDeadlines, [.log(.lateResultIgnored(OperationID(4, owner: .authorization)))])
     }
 
     /// Calls the engine from inside a callback, while the engine is still running the step that
@@ -193,8 +194,8 @@ struct LateAndReentrantEventTests {
         let callbacks = await session.collectIgnoringTracking()
         // The re-entrant setSelectedProvider runs after the whole step that emitted the dialog:
         // the queued getSelectedProvider still sees no provider.
-        #expect(callbacks.map(\.name) == ["setRequestorComplete", "displayProviderDialog", "selectedProvider", "navigateToUrl"])
-        #expect(callbacks[2] == .selectedProvider(nil))
+        expectEqual(callbacks.map(\.name), ["setRequestorComplete", "displayProviderDialog", "selectedProvider", "navigateToUrl"])
+        expectEqual(callbacks[2], .selectedProvider(nil))
         await session.expectClean(pending: [CallID(2), CallID(4)])
     }
 }
@@ -216,7 +217,7 @@ struct DelegateAndStreamTests {
         let session = SimulatedSession(delegate: recorder)
         await session.configure()
         await session.enabler.checkAuthentication()
-        #expect(recorder.received.withLock { $0 } == ["setRequestorComplete(true)", "setAuthenticationStatus(0, USER_NOT_AUTHENTICATED_ERROR)"])
+        expectEqual(recorder.received.withLock { $0 }, ["setRequestorComplete(true)", "setAuthenticationStatus(0, USER_NOT_AUTHENTICATED_ERROR)"])
         _ = session.ledger.take()
         Silent().deliver(.displayProviderDialog([]))  // default implementations exist for all thirteen
         await session.expectClean()
@@ -231,9 +232,9 @@ struct DelegateAndStreamTests {
         var streamed: [Callback] = []
         var iterator = early.makeAsyncIterator()
         for _ in 0..<3 { if let next = await iterator.next() { streamed.append(next) } }
-        #expect(streamed == session.ledger.callbacks)
+        expectEqual(streamed, session.ledger.callbacks)
         var lateIterator = late.makeAsyncIterator()
-        #expect(await lateIterator.next() == session.ledger.callbacks[1], "a later stream starts from its creation")
+        await expectEqual(lateIterator.next(), session.ledger.callbacks[1], "a later stream starts from its creation")
         _ = session.ledger.take()
         await session.expectClean()
     }
@@ -254,6 +255,6 @@ struct DelegateAndStreamTests {
         }
         #expect(await session.enabler.machineSnapshot.options.isEmpty)
         try await session.enabler.setOptions(["visitorID": "v1"])
-        #expect(await session.enabler.machineSnapshot.options == ["visitorID": "v1"])
+        await expectEqual(session.enabler.machineSnapshot.options, ["visitorID": "v1"])
     }
 }

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
+import EntitlementTestSupport
 import Testing
 
 @Suite("HMAC-SHA-256 (RFC 4231) and the media token verifier")
@@ -28,7 +29,7 @@ struct MediaTokenTests {
     ])
     func rfc4231(key: [UInt8], data: [UInt8], expected: String) {
         let code = HMACSHA256.authenticationCode(for: data, key: key)
-        #expect(Hex.encode(Array(code.prefix(expected.count / 2))) == expected)
+        expectEqual(Hex.encode(Array(code.prefix(expected.count / 2))), expected)
         #expect(HMACSHA256.isValid(code, for: data, key: key))
         var tampered = code
         tampered[31] ^= 1
@@ -39,7 +40,7 @@ struct MediaTokenTests {
     @Test func base64URLDecodesCanonicalTextOnly() {
         for length in 0..<10 {
             let bytes = (0..<length).map { UInt8($0 * 37 & 0xFF) }
-            #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+            expectEqual(Base64URL.decode(Base64URL.encode(bytes)), bytes)
         }
         #expect(Base64URL.decode("Zg==") == nil, "padding is not base64url")
         #expect(Base64URL.decode("Zh") == nil, "non-zero unused bits")
@@ -71,7 +72,7 @@ struct MediaTokenTests {
         let verifier = MediaTokenVerifier(key: key, clock: clock)
         let bytes = Array(payload.utf8)
         let token = Base64URL.encode(bytes) + "." + Base64URL.encode(HMACSHA256.authenticationCode(for: bytes, key: key))
-        #expect(verifier.verify(token, resource: nil, requestor: "req") == .invalidFormat)
+        expectEqual(verifier.verify(token, resource: nil, requestor: "req"), .invalidFormat)
     }
 
     /// Keys are read as JSON: an escaped key is the claim it spells, its bytes or escapes alike.
@@ -90,26 +91,26 @@ struct MediaTokenTests {
     @Test func verdicts() async {
         let verifier = MediaTokenVerifier(key: key, clock: clock)
         let token = MediaTokenVerifier.sign(claims, key: key)
-        #expect(verifier.verify(token, resource: "news", requestor: "req") == .valid)
-        #expect(verifier.verify(token, resource: nil, requestor: "req") == .valid)
-        #expect(verifier.verify(token, resource: "sports", requestor: "req") == .wrongResource)
-        #expect(verifier.verify(token, resource: "news", requestor: "other") == .wrongRequestor)
-        #expect(verifier.verify(MediaTokenVerifier.sign(claims, key: Array("another key".utf8)), resource: "news", requestor: "req") == .invalidSignature)
-        #expect(verifier.verify("not a token", resource: "news", requestor: "req") == .invalidFormat)
-        #expect(verifier.verify(token + ".x", resource: "news", requestor: "req") == .invalidFormat)
+        expectEqual(verifier.verify(token, resource: "news", requestor: "req"), .valid)
+        expectEqual(verifier.verify(token, resource: nil, requestor: "req"), .valid)
+        expectEqual(verifier.verify(token, resource: "sports", requestor: "req"), .wrongResource)
+        expectEqual(verifier.verify(token, resource: "news", requestor: "other"), .wrongRequestor)
+        expectEqual(verifier.verify(MediaTokenVerifier.sign(claims, key: Array("another key".utf8)), resource: "news", requestor: "req"), .invalidSignature)
+        expectEqual(verifier.verify("not a token", resource: "news", requestor: "req"), .invalidFormat)
+        expectEqual(verifier.verify(token + ".x", resource: "news", requestor: "req"), .invalidFormat)
         let parts = token.split(separator: ".")
         var changed = claims
         changed.resourceID = "sports"
         let swappedPayload = MediaTokenVerifier.sign(changed, key: key).split(separator: ".")[0] + "." + parts[1]
-        #expect(verifier.verify(String(swappedPayload), resource: "sports", requestor: "req") == .invalidSignature)
+        expectEqual(verifier.verify(String(swappedPayload), resource: "sports", requestor: "req"), .invalidSignature)
         await clock.advance(by: .milliseconds(420_000 + 29_999))
-        #expect(verifier.verify(token, resource: "news", requestor: "req") == .valid, "within the leeway")
+        expectEqual(verifier.verify(token, resource: "news", requestor: "req"), .valid, "within the leeway")
         await clock.advance(by: .milliseconds(1))
-        #expect(verifier.verify(token, resource: "news", requestor: "req") == .expired)
+        expectEqual(verifier.verify(token, resource: "news", requestor: "req"), .expired)
         let future = MediaTokenVerifier.Claims(
             tokenID: "t2", sessionGUID: "g", requestorID: "req", resourceID: "news", issued: clock.now().adding(.seconds(31)),
             timeToLive: 420_000, mvpdID: "acme")
-        #expect(verifier.verify(MediaTokenVerifier.sign(future, key: key), resource: "news", requestor: "req") == .expired, "issued in the future")
+        expectEqual(verifier.verify(MediaTokenVerifier.sign(future, key: key), resource: "news", requestor: "req"), .expired, "issued in the future")
         if case .success(let read) = verifier.claims(token) { #expect(read.mvpdID == "acme" && read.timeToLive == 420_000) }
     }
 
@@ -123,13 +124,13 @@ struct MediaTokenTests {
             return nil
         }.first)
         let verifier = MediaTokenVerifier(key: SimulatedWorld.default.mediaTokenKey, clock: session.clock)
-        #expect(verifier.verify(token, resource: "movies-hd", requestor: "sim-requestor") == .valid)
-        #expect(verifier.verify(token, resource: "news-channel", requestor: "sim-requestor") == .wrongResource)
-        #expect(verifier.verify(token, resource: "movies-hd", requestor: "sim-news") == .wrongRequestor)
+        expectEqual(verifier.verify(token, resource: "movies-hd", requestor: "sim-requestor"), .valid)
+        expectEqual(verifier.verify(token, resource: "news-channel", requestor: "sim-requestor"), .wrongResource)
+        expectEqual(verifier.verify(token, resource: "movies-hd", requestor: "sim-news"), .wrongRequestor)
         guard case .success(let claims) = verifier.claims(token) else { return }
         #expect(claims.mvpdID == "delta-satellite" && claims.timeToLive == 420_000)
         await session.clock.advance(by: .seconds(451))
-        #expect(verifier.verify(token, resource: "movies-hd", requestor: "sim-requestor") == .expired, "7 minutes plus the leeway")
+        expectEqual(verifier.verify(token, resource: "movies-hd", requestor: "sim-requestor"), .expired, "7 minutes plus the leeway")
         await session.expectClean()
     }
 }

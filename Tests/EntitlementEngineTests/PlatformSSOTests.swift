@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @Suite("D. platform SSO picker, and I. logout of a platform session", .checksExactlyOnce)
@@ -21,10 +22,10 @@ struct PlatformSSOTests {
         platform.script(.signIn(username: "alice"))
         let call = await session.enabler.getAuthentication()
         let callbacks = await session.collectIgnoringTracking()
-        #expect(callbacks == [.presentTvProviderDialog(Self.picker), Self.authenticated])
+        expectEqual(callbacks, [.presentTvProviderDialog(Self.picker), Self.authenticated])
         #expect(callbacks.lastNavigation == nil, "no web view in cookbook D")
-        #expect(session.ledger.answers(to: call) == [Self.authenticated])
-        #expect(platform.presentedDialogs == [Self.picker], "only SSO-capable MVPDs are offered")
+        expectEqual(session.ledger.answers(to: call), [Self.authenticated])
+        expectEqual(platform.presentedDialogs, [Self.picker], "only SSO-capable MVPDs are offered")
         // The platform was asked twice — silently at setRequestor, then with its picker — each time with a
         // partner request of its own, which its signed answer answers.
         #expect(platform.requests.map(\.type) == ["saml", "saml"] && Set(platform.requests).count == 2)
@@ -32,7 +33,7 @@ struct PlatformSSOTests {
         #expect(token.source == .platformSSO && token.mvpdID == "acme-cable")
         // The engine's own token works like any other: authorize and get a media token.
         await session.enabler.getAuthorization("news-channel")
-        #expect(await session.collectIgnoringTracking().map(\.name) == ["setToken"])
+        await expectEqual(session.collectIgnoringTracking().map(\.name), ["setToken"])
         await session.expectClean()
     }
 
@@ -52,9 +53,9 @@ struct PlatformSSOTests {
         await session.enabler.setSelectedProvider("coastal-fiber")
         _ = await session.collect()
         _ = await session.logIn(as: "dave", password: "diving")
-        #expect(await session.collectIgnoringTracking() == [Self.authenticated])
-        #expect(session.ledger.answers(to: call) == [Self.authenticated])
-        #expect(await session.enabler.machineSnapshot.storedTokens.authentication?.source == .mvpdLogin)
+        await expectEqual(session.collectIgnoringTracking(), [Self.authenticated])
+        expectEqual(session.ledger.answers(to: call), [Self.authenticated])
+        await expectEqual(session.enabler.machineSnapshot.storedTokens.authentication?.source, .mvpdLogin)
         await session.expectClean()
     }
 
@@ -64,9 +65,9 @@ struct PlatformSSOTests {
         await session.configure()
         let call = await session.enabler.getAuthentication()
         let callbacks = await session.collectIgnoringTracking()
-        #expect(callbacks.map(\.name) == ["presentTvProviderDialog", "dismissTvProviderDialog", "status", "displayProviderDialog"])
-        #expect(statusCode(callbacks[2]) == "N004")
-        #expect(await session.enabler.machineSnapshot.authentication.kind == .selectingProvider)
+        expectEqual(callbacks.map(\.name), ["presentTvProviderDialog", "dismissTvProviderDialog", "status", "displayProviderDialog"])
+        expectEqual(statusCode(callbacks[2]), "N004")
+        await expectEqual(session.enabler.machineSnapshot.authentication.kind, .selectingProvider)
         await session.expectClean(pending: [call])
     }
 
@@ -81,12 +82,12 @@ struct PlatformSSOTests {
             .presentTvProviderDialog(Self.picker), .dismissTvProviderDialog(Self.picker),
             status("N005", "The user cancelled the platform picker."), ended,
         ])
-        #expect(session.ledger.answers(to: call) == [ended])
+        expectEqual(session.ledger.answers(to: call), [ended])
         platform.script(.signIn(username: "carol"))
         await session.enabler.getAuthentication()
         let again = await session.collectIgnoringTracking()
-        #expect(again.last == Self.authenticated)
-        #expect(again.first?.name == "presentTvProviderDialog")
+        expectEqual(again.last, Self.authenticated)
+        expectEqual(again.first?.name, "presentTvProviderDialog")
         await session.expectClean()
     }
 
@@ -117,8 +118,8 @@ struct PlatformSSOTests {
         await session.configure()
         let call = await session.enabler.getAuthentication()
         let callbacks = await session.collectIgnoringTracking()
-        #expect(callbacks.first == .presentTvProviderDialog(Self.picker))
-        #expect(statusCode(callbacks.dropFirst().first) == "LOGIN_FAILED")
+        expectEqual(callbacks.first, .presentTvProviderDialog(Self.picker))
+        expectEqual(statusCode(callbacks.dropFirst().first), "LOGIN_FAILED")
         if case .status(let report)? = callbacks.dropFirst().first {
             #expect(report.message.hasPrefix("The platform sign-in failed: "), "\(report.message)")
         }
@@ -137,13 +138,13 @@ struct PlatformSSOTests {
         _ = await session.collect()
         let logout = await session.enabler.logout()
         let callbacks = await session.collectIgnoringTracking()
-        #expect(statusCode(callbacks.first) == "VSA203")
+        expectEqual(statusCode(callbacks.first), "VSA203")
         // The service answers `partner_logout`: no page to open, the logout completes at once.
         let done = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)
-        #expect(Array(callbacks.dropFirst()) == [done])
-        #expect(try await session.storage.tokens(deviceID: "device-1", requestorID: "sim-requestor") == .empty)
-        #expect(session.ledger.answers(to: logout) == [done])
-        #expect(platform.signedInUser == "alice", "the platform account stays signed in (cookbook I)")
+        expectEqual(Array(callbacks.dropFirst()), [done])
+        try await expectEqual(session.storage.tokens(deviceID: "device-1", requestorID: "sim-requestor"), .empty)
+        expectEqual(session.ledger.answers(to: logout), [done])
+        expectEqual(platform.signedInUser, "alice", "the platform account stays signed in (cookbook I)")
         await session.expectClean()
     }
 
@@ -161,19 +162,19 @@ struct PlatformSSOTests {
         let close = how == "cancel"
             ? await session.enabler.setSelectedProvider(nil) : await session.enabler.setSelectedProvider("coastal-fiber")
         let callbacks = await session.collectIgnoringTracking()
-        #expect(Array(callbacks.prefix(2)) == [.presentTvProviderDialog(Self.picker), .dismissTvProviderDialog(Self.picker)])
+        expectEqual(Array(callbacks.prefix(2)), [.presentTvProviderDialog(Self.picker), .dismissTvProviderDialog(Self.picker)])
         for _ in 0..<1_000 where platform.holdsPicker { await Task.yield() }
         #expect(!platform.holdsPicker, "the engine's dismissal cancelled the platform's picker")
         if close == call { Issue.record("one call id for two calls") }
         if how == "cancel" {
             let ended = Callback.setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
-            #expect(Array(callbacks.dropFirst(2)) == [ended])
+            expectEqual(Array(callbacks.dropFirst(2)), [ended])
             #expect(session.ledger.answers(to: call) == [ended] && session.ledger.answers(to: close) == [ended])
         } else {
-            #expect(callbacks.last?.name == "navigateToUrl")
+            expectEqual(callbacks.last?.name, "navigateToUrl")
             _ = await session.logIn(as: "dave", password: "diving")
             let done = Callback.setAuthenticationStatus(status: 1, errorCode: "")
-            #expect(await session.collectIgnoringTracking() == [done])
+            await expectEqual(session.collectIgnoringTracking(), [done])
             #expect(session.ledger.answers(to: call) == [done] && session.ledger.answers(to: close) == [done])
         }
         await session.expectClean()
@@ -183,7 +184,7 @@ struct PlatformSSOTests {
         let session = SimulatedSession()
         await session.configure()
         let call = await session.enabler.getAuthentication()
-        #expect(await session.collectIgnoringTracking().map(\.name) == ["displayProviderDialog"])
+        await expectEqual(session.collectIgnoringTracking().map(\.name), ["displayProviderDialog"])
         await session.expectClean(pending: [call])
     }
 
@@ -203,12 +204,12 @@ struct PlatformSSOTests {
                 authenticationRequest: request))
         // The partner's request first (at setRequestor and before the picker), then the platform, answering it.
         let asked = machine.handle(.configurationLoaded(OperationID(1, owner: .configuration), configuration, .empty), at: now).effects.apartFromDeadlines
-        #expect(asked == [.callBackend(OperationID(2, owner: .configuration), partnerSession)])
+        expectEqual(asked, [.callBackend(OperationID(2, owner: .configuration), partnerSession)])
         let check = machine.handle(.backendAnswered(OperationID(2, owner: .configuration), answer), at: now).effects.apartFromDeadlines
-        #expect(check == [.checkPlatformSignIn(OperationID(3, owner: .configuration), requestorID: "r", mvpdIDs: ["acme-cable"], request: request)])
+        expectEqual(check, [.checkPlatformSignIn(OperationID(3, owner: .configuration), requestorID: "r", mvpdIDs: ["acme-cable"], request: request)])
         _ = machine.handle(.platformSignInChecked(OperationID(3, owner: .configuration), nil), at: now)
         let requested = machine.handle(.callReceived(CallID(2), .getAuthentication(forceAuthn: false, data: [:])), at: now).effects.apartFromDeadlines
-        #expect(requested == [.callBackend(OperationID(4, owner: .authentication), partnerSession)])
+        expectEqual(requested, [.callBackend(OperationID(4, owner: .authentication), partnerSession)])
         let opened = machine.handle(.backendAnswered(OperationID(4, owner: .authentication), answer), at: now).effects.apartFromDeadlines
         let dialog = TvProviderDialog(id: "tv-provider-1", mvpds: [Self.acme])
         #expect(opened == [
@@ -220,14 +221,14 @@ struct PlatformSSOTests {
         #expect(cancelled.contains(.emit(.dismissTvProviderDialog(dialog), answering: [])))
         let late = machine.handle(
             .platformPickerAnswered(FlowID(1), .signedIn(PlatformAssertion(mvpdID: "acme-cable", serialized: "vsa.x.y"))), at: now).effects.apartFromDeadlines
-        #expect(late == [.log(.latePickerAnswerIgnored(FlowID(1)))])
-        #expect(machine.authentication == .unauthenticated)
+        expectEqual(late, [.log(.latePickerAnswerIgnored(FlowID(1)))])
+        expectEqual(machine.authentication, .unauthenticated)
     }
 
     @Test func aPendingLoginSavedByAnEarlierVersionIsDroppedAndTheRestKept() throws {
         let json = #"{"selectedProvider":"acme","deviceID":"dev","pendingLogin":{"mvpdID":"acme","state":"S","verifier":"V","deadline":{"milliseconds":5},"data":{}}}"#
         let tokens = try JSONDecoder().decode(StoredTokens.self, from: Data(json.utf8))
-        #expect(tokens == StoredTokens(selectedProvider: "acme", deviceID: "dev"))
+        expectEqual(tokens, StoredTokens(selectedProvider: "acme", deviceID: "dev"))
     }
 
     @Test func aTokenStoredByAnEarlierVersionReadsAsAnMVPDLoginWithoutMetadata() throws {
@@ -238,6 +239,6 @@ struct PlatformSSOTests {
         let platform = AuthenticationToken(
             mvpdID: "m", requestorID: "r", userID: "u", expires: token.expires, source: .platformSSO, metadata: ["zip": .list(["1"])],
             encryptedMetadata: ["zip"], sessionID: "sid")
-        #expect(try JSONDecoder().decode(AuthenticationToken.self, from: JSONEncoder().encode(platform)) == platform)
+        try expectEqual(JSONDecoder().decode(AuthenticationToken.self, from: JSONEncoder().encode(platform)), platform)
     }
 }

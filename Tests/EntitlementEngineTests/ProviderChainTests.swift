@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import EntitlementTracing
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// The provider chain on the real engine: order and fallback, the request deadline, a provider that
@@ -62,19 +63,19 @@ struct ProviderChainTests {
         let first = ScriptedProvider(id: "first", grants: ["a", "b"])
         let second = ScriptedProvider(id: "second", grants: ["b", "c"])
         let (enabler, _, _) = try engine([.provider(first), .provider(second)])
-        #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
-        #expect(try await enabler.answer(to: .getAuthorization(resource: "b", data: [:])) == .setToken(token: "first-b-for-device-1", resource: "b"))
-        #expect(try await enabler.answer(to: .getAuthorization(resource: "c", data: [:])) == .setToken(token: "second-c-for-device-1", resource: "c"))
+        try await expectEqual(enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])), .setRequestorComplete(success: true))
+        try await expectEqual(enabler.answer(to: .getAuthorization(resource: "b", data: [:])), .setToken(token: "first-b-for-device-1", resource: "b"))
+        try await expectEqual(enabler.answer(to: .getAuthorization(resource: "c", data: [:])), .setToken(token: "second-c-for-device-1", resource: "c"))
         // Nobody claims "z": the last link answers (a scripted provider gives what it is asked for).
-        #expect(try await enabler.answer(to: .getAuthorization(resource: "z", data: [:])) == .setToken(token: "second-z-for-device-1", resource: "z"))
+        try await expectEqual(enabler.answer(to: .getAuthorization(resource: "z", data: [:])), .setToken(token: "second-z-for-device-1", resource: "z"))
         #expect(first.asked == 1 && second.asked == 2)
-        #expect(try await enabler.answer(to: .checkPreauthorizedResources(["a", "c", "z"], cache: true)) == .preauthorizedResources(["a", "c"]))
+        try await expectEqual(enabler.answer(to: .checkPreauthorizedResources(["a", "c", "z"], cache: true)), .preauthorizedResources(["a", "c"]))
     }
 
     @Test func aProviderThatNeverAnswersFailsAtTheRequestDeadline() async throws {
         let silent = ScriptedProvider(id: "silent", grants: ["a"])
         let (enabler, clock, _) = try engine([.provider(silent), .tvProvider])
-        #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        try await expectEqual(enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])), .setRequestorComplete(success: true))
         silent.goSilent()
         let pending = Task { try await enabler.answer(to: .getAuthorization(resource: "a", data: [:])) }
         while silent.asked == 0 { await Task.yield() }
@@ -88,23 +89,23 @@ struct ProviderChainTests {
     @Test func aVerificationThatNeverAnswersKeepsTheLastViewAndSetRequestorCompletes() async throws {
         let silent = ScriptedProvider(id: "silent", grants: ["a"])
         let (enabler, clock, _) = try engine([.provider(silent), .tvProvider])
-        #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        try await expectEqual(enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])), .setRequestorComplete(success: true))
         silent.goSilent()
         let stream = await enabler.callbacks()
         let pending = Task { try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) }
         while silent.verified < 2 { await Task.yield() }
         await clock.advance(by: .seconds(31))
-        #expect(try await pending.value == .setRequestorComplete(success: true))
+        try await expectEqual(pending.value, .setRequestorComplete(success: true))
         var seen: [String] = []
         for await callback in stream {
             seen.append(callback.name == "status" ? "status \(callback)" : callback.name)
             if callback.name == "setRequestorComplete" { break }
         }
-        #expect(seen.first?.contains(ErrorCode.providerVerificationFailed) == true, "\(seen)")
+        expectEqual(seen.first?.contains(ErrorCode.providerVerificationFailed), true, "\(seen)")
         #expect(!seen.contains("entitlementsChanged"), "the last view stands: nothing changed")
         // The view verified before still answers.
         silent.speakAgain()
-        #expect(try await enabler.answer(to: .checkPreauthorizedResources(["a"], cache: true)) == .preauthorizedResources(["a"]))
+        try await expectEqual(enabler.answer(to: .checkPreauthorizedResources(["a"], cache: true)), .preauthorizedResources(["a"]))
     }
 
     @Test func chainsAreRefusedWhenEmptyOrWithDuplicateOrBadIDs() {
@@ -124,7 +125,7 @@ struct ProviderChainTests {
         let recorder = TraceRecorder()
         let (enabler, _, _) = try engine([.provider(store), .tvProvider], recorder: recorder)
         _ = try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: []))
-        #expect(try await enabler.answer(to: .getAuthorization(resource: "a", data: [:])) == .setToken(token: "store-a-for-device-1", resource: "a"))
+        try await expectEqual(enabler.answer(to: .getAuthorization(resource: "a", data: [:])), .setToken(token: "store-a-for-device-1", resource: "a"))
         _ = try await enabler.answer(to: .checkPreauthorizedResources(["a", "b"], cache: false))
         await enabler.whenIdle()
         let text = recorder.trace.text

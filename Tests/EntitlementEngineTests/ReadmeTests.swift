@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// README.md's embedding example is compiled and run here, and must stay identical to the README.
@@ -32,7 +33,7 @@ struct ReadmeTests {
         let protocolBody = try #require(source.components(separatedBy: "public protocol AccessEnablerDelegate").dropFirst().first)
             .components(separatedBy: "\n}")[0]
         let required = protocolBody.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("func ") }
-        #expect(listed == required, "README's list: \(listed)\nthe protocol: \(required)")
+        expectEqual(listed, required, "README's list: \(listed)\nthe protocol: \(required)")
     }
 
     /// The first swift block after "## Embedding" in README.md.
@@ -45,7 +46,7 @@ struct ReadmeTests {
     }
 
     @Test func theEmbeddingExampleIsTheCodeThisTestRuns() throws {
-        #expect(try Self.readmeExample() == Self.markedRegion())
+        try expectEqual(Self.readmeExample(), Self.markedRegion())
     }
 
     @Test func theEmbeddingExampleRuns() async throws {
@@ -97,8 +98,8 @@ struct ReadmeTests {
             Issue.record("not failed: \(machine.configuration)")
             return
         }
-        #expect(requestorID == "my-requestor")
-        #expect(error == .httpStatus(400, "invalid_parameter_service_provider: The service provider 'my-requestor' is not known."))
+        expectEqual(requestorID, "my-requestor")
+        expectEqual(error, .httpStatus(400, "invalid_parameter_service_provider: The service provider 'my-requestor' is not known."))
         #expect(machine.queue.isEmpty && machine.authorizations.isEmpty)
     }
 }

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
+import EntitlementTestSupport
 import Testing
 
 /// The redirect security checklist (the DocC article *Redirect security*, items 1–13), one test or more per item.
@@ -47,8 +48,8 @@ struct RedirectSecurityTests {
             let redirect = await session.redirectURL(from: login)
             states.append(try #require(queryValue("state", in: redirect)))
         }
-        #expect(states[0].count == 43, "32 random bytes, base64url")
-        #expect(states[0] == states[1], "recorded random bytes reproduce the same state")
+        expectEqual(states[0].count, 43, "32 random bytes, base64url")
+        expectEqual(states[0], states[1], "recorded random bytes reproduce the same state")
         #expect(states[0] != states[2])
         for session in [one, two, three] { await session.expectClean(pending: [CallID(2), CallID(3)]) }
     }
@@ -90,10 +91,10 @@ struct RedirectSecurityTests {
         await session.enabler.handleExternalURL(genuine)
         let replay = await session.enabler.handleExternalURL(genuine)
         let callbacks = await session.collectIgnoringTracking()
-        #expect(statusCode(callbacks.first) == "REDIRECT_NO_PENDING_FLOW")
-        #expect(callbacks.last == .setAuthenticationStatus(status: 1, errorCode: ""))
-        #expect(session.ledger.answers(to: replay).count == 1)
-        #expect(session.ledger.backendRequests.filter { $0 == .profileByCode }.count == 1)
+        expectEqual(statusCode(callbacks.first), "REDIRECT_NO_PENDING_FLOW")
+        expectEqual(callbacks.last, .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(session.ledger.answers(to: replay).count, 1)
+        expectEqual(session.ledger.backendRequests.filter { $0 == .profileByCode }.count, 1)
         await session.expectClean()
     }
 
@@ -103,8 +104,8 @@ struct RedirectSecurityTests {
         await session.signIn()
         let before = await session.enabler.machineSnapshot.authentication
         await session.enabler.handleExternalURL("adobepass://ios.app?code=abc&state=def&mvpd=acme-cable")
-        #expect(statusCode(session.ledger.take().first) == "REDIRECT_NO_PENDING_FLOW")
-        #expect(await session.enabler.machineSnapshot.authentication == before)
+        expectEqual(statusCode(session.ledger.take().first), "REDIRECT_NO_PENDING_FLOW")
+        await expectEqual(session.enabler.machineSnapshot.authentication, before)
         await session.expectClean()
     }
 
@@ -122,10 +123,10 @@ struct RedirectSecurityTests {
         let denied = await session.userAgent.cancelLogin(at: login).appURL ?? ""
         let call = await session.enabler.handleExternalURL(denied)
         let callbacks = await session.collectIgnoringTracking()
-        #expect(statusCode(callbacks.first) == "REDIRECT_PROVIDER_ERROR")
-        #expect(callbacks.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
-        #expect(session.ledger.answers(to: call) == [callbacks.last!])
-        #expect(await session.enabler.machineSnapshot.authentication == .unauthenticated)
+        expectEqual(statusCode(callbacks.first), "REDIRECT_PROVIDER_ERROR")
+        expectEqual(callbacks.last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
+        expectEqual(session.ledger.answers(to: call), [callbacks.last!])
+        await expectEqual(session.enabler.machineSnapshot.authentication, .unauthenticated)
         await session.expectClean()
     }
 
@@ -166,7 +167,7 @@ struct RedirectSecurityTests {
         await session.enabler.handleExternalURL(genuine + "&redirect_to=" + PercentEncoding.encode("https://evil.example/"))
         let callbacks = await session.collect()
         #expect(!callbacks.contains { if case .navigateToUrl(let url) = $0 { url.contains("evil") } else { false } })
-        #expect(callbacks.last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(callbacks.last, .setAuthenticationStatus(status: 1, errorCode: ""))
         await session.expectClean()
     }
 
@@ -201,8 +202,8 @@ struct RedirectSecurityTests {
         }
         #expect(login.hasSuffix("/" + code))
         await session.enabler.handleExternalURL(genuine + "&code=PLANTED1")
-        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
-        #expect(session.ledger.backendRequests.filter { $0 == .profileByCode }.count == 1)
+        await expectEqual(session.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(session.ledger.backendRequests.filter { $0 == .profileByCode }.count, 1)
         await session.expectClean()
     }
 
@@ -214,21 +215,21 @@ struct RedirectSecurityTests {
         #expect(session.ledger.take().isEmpty)
         await session.clock.advance(by: .seconds(1))
         let expired = session.ledger.takeIgnoringTracking()
-        #expect(statusCode(expired.first) == "LOGIN_EXPIRED")
-        #expect(expired.last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
+        expectEqual(statusCode(expired.first), "LOGIN_EXPIRED")
+        expectEqual(expired.last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         await session.enabler.handleExternalURL(genuine)
-        #expect(statusCode(session.ledger.take().first) == "REDIRECT_EXPIRED")
+        expectEqual(statusCode(session.ledger.take().first), "REDIRECT_EXPIRED")
         #expect(session.ledger.backendRequests.filter { $0 == .profileByCode }.isEmpty)
         await session.expectClean()
     }
 
     @Test func theRedirectTimeoutIsConfigurableWithinOneToTenMinutes() async {
-        #expect(EngineSettings(redirectTimeout: .seconds(5)).redirectTimeout == .seconds(60))
-        #expect(EngineSettings(redirectTimeout: .seconds(3600)).redirectTimeout == .seconds(600))
+        expectEqual(EngineSettings(redirectTimeout: .seconds(5)).redirectTimeout, .seconds(60))
+        expectEqual(EngineSettings(redirectTimeout: .seconds(3600)).redirectTimeout, .seconds(600))
         let session = SimulatedSession(settings: EngineSettings(redirectTimeout: .seconds(90)))
         _ = await pendingLogin(session)
         await session.clock.advance(by: .seconds(90))
-        #expect(session.ledger.takeIgnoringTracking().last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
+        expectEqual(session.ledger.takeIgnoringTracking().last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         await session.expectClean()
     }
 
@@ -247,8 +248,8 @@ struct RedirectSecurityTests {
         _ = machine.handle(.backendAnswered(OperationID(2, owner: .authentication), .session(session)), at: start)
         let late = start.adding(.seconds(600))
         let actions = machine.handle(.callReceived(CallID(3), .handleExternalURL("adobepass://ios.app?state=s&mvpd=m")), at: late).effects
-        #expect(actions.last == .emit(.status(CallRefusal.redirect(.expired).report), answering: [CallID(3)]))
+        expectEqual(actions.last, .emit(.status(CallRefusal.redirect(.expired).report), answering: [CallID(3)]))
         #expect(actions.contains(.emit(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), answering: [CallID(2)])))
-        #expect(machine.authentication == .unauthenticated)
+        expectEqual(machine.authentication, .unauthenticated)
     }
 }

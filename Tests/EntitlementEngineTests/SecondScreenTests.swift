@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTestSupport
 import Testing
 
 @Suite("E. Second screen: registration code and polling on the injected clock", .checksExactlyOnce)
@@ -22,23 +23,23 @@ struct SecondScreenTests {
         await session.configure()
         let call = await session.enabler.setSelectedProvider("acme-cable")
         let code = try #require(registrationCode(await session.collectIgnoringTracking()))
-        #expect(code.count == 8)
+        expectEqual(code.count, 8)
         for _ in 1...4 {
             await session.clock.advance(by: .seconds(3))
             await session.settle()
         }
-        #expect(await session.simulator.requestCounts[.profileByCode] == 4, "one poll per interval, no more")
+        await expectEqual(session.simulator.requestCounts[.profileByCode], 4, "one poll per interval, no more")
         #expect(session.ledger.take().isEmpty)
         let visit = await session.userAgent.activate(code: code, username: "alice", password: "wonderland")
         guard case .stoppedAt(let page) = visit.outcome else { Issue.record("activation did not end on a page: \(visit.outcome)"); return }
         #expect(page.title == "Signed in" && page.url == "https://sp.sim/activate/done")
         await session.clock.advance(by: .seconds(3))
         let done = Callback.setAuthenticationStatus(status: 1, errorCode: "")
-        #expect(await session.collectIgnoringTracking() == [done])
-        #expect(session.ledger.answers(to: call) == [done])
+        await expectEqual(session.collectIgnoringTracking(), [done])
+        expectEqual(session.ledger.answers(to: call), [done])
         await session.clock.advance(by: .seconds(30))
         await session.settle()
-        #expect(await session.simulator.requestCounts[.profileByCode] == 5, "polling stops with the login")
+        await expectEqual(session.simulator.requestCounts[.profileByCode], 5, "polling stops with the login")
         #expect(session.ledger.take().isEmpty)
         await session.expectClean()
     }
@@ -54,9 +55,9 @@ struct SecondScreenTests {
         #expect(await session.userAgent.activate(code: code, username: "bob", password: "builder").outcome
             == .failed(status: 400, message: "Unknown or expired code."), "a code is activated once")
         await session.clock.advance(by: .seconds(5))
-        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await expectEqual(session.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         let token = try #require(await session.enabler.machineSnapshot.storedTokens.authentication)
-        #expect(token.userID == "acme-7f3a", "alice, not bob")
+        expectEqual(token.userID, "acme-7f3a", "alice, not bob")
         await session.expectClean()
     }
 }

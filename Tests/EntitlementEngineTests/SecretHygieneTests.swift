@@ -4,6 +4,7 @@ import EntitlementSupport
 import EntitlementTracing
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 @Suite("Secrets never reach log lines in clear", .checksExactlyOnce)
@@ -94,7 +95,7 @@ struct SecretHygieneTests {
         await debugging.enabler.getMetadata(.userMetadata("householdID"))
         _ = await debugging.collect()
         #expect(keeping.trace.text.contains("hh-alice") && keeping.trace.text.contains(device), "kept for local debugging")
-        #expect(keeping.trace.header["personalData"] == "kept")
+        expectEqual(keeping.trace.header["personalData"], "kept")
         #expect(TraceReplayer().replay(keeping.trace).divergence == nil)
         await session.expectClean()
         await debugging.expectClean()
@@ -175,9 +176,9 @@ struct SecretSweepTests {
         let redacted = Redactor.redact(huge)
         #expect(redacted.utf8.count < Redactor.maximumLength + 64)
         #expect(redacted.hasSuffix("more bytes)"))
-        #expect(Redactor.redact("line\nbreak\u{2028}and\u{202E}bidi") == "line\\u{A}break\\u{2028}and\\u{202E}bidi")
-        #expect(Redactor.redact("https://a.b/c?Code=abcdefgh&x=1") == "https://a.b/c?Code=…&x=1")
-        #expect(Redactor.redact("https://a.b/c?Code=abcdefghijklmnopq&x=1") == "https://a.b/c?Code=abcd…&x=1")
+        expectEqual(Redactor.redact("line\nbreak\u{2028}and\u{202E}bidi"), "line\\u{A}break\\u{2028}and\\u{202E}bidi")
+        expectEqual(Redactor.redact("https://a.b/c?Code=abcdefgh&x=1"), "https://a.b/c?Code=…&x=1")
+        expectEqual(Redactor.redact("https://a.b/c?Code=abcdefghijklmnopq&x=1"), "https://a.b/c?Code=abcd…&x=1")
     }
 }
 
@@ -255,8 +256,8 @@ struct SecretFormsTests {
     }
 
     @Test func theSecondScreensLastPageAndAPartnerAreNoCodes() {
-        #expect(Redactor.redact("/activate/done") == "/activate/done")
-        #expect(Redactor.redact("/api/v2/sessions/sso/apple") == "/api/v2/sessions/sso/apple")
+        expectEqual(Redactor.redact("/activate/done"), "/activate/done")
+        expectEqual(Redactor.redact("/api/v2/sessions/sso/apple"), "/api/v2/sessions/sso/apple")
     }
 
     /// A value found under its name is concealed wherever else the text repeats it, and a trace
@@ -265,7 +266,7 @@ struct SecretFormsTests {
         let url = "adobepass://ios.app?error=x&error_description=state%20ECHOEDSTATE99%20unknown&state=ECHOEDSTATE99"
         #expect(!Redactor.redact(url).contains("ECHOEDSTATE99"), "\(Redactor.redact(url))")
         var book = SecretBook()
-        #expect(book.concealURL(url) == "adobepass://ios.app?error=x&error_description=state%20<state#1>%20unknown&state=<state#1>")
-        #expect(Redactor.redact("code=abc and abc") == "code=… and abc", "a short value is not looked for elsewhere")
+        expectEqual(book.concealURL(url), "adobepass://ios.app?error=x&error_description=state%20<state#1>%20unknown&state=<state#1>")
+        expectEqual(Redactor.redact("code=abc and abc"), "code=… and abc", "a short value is not looked for elsewhere")
     }
 }

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// One configuration request for every engine of a process while it is valid; at most one fetch in
@@ -22,13 +23,13 @@ struct SharedConfigurationBackendTests {
             #expect(try await engine.answer(to: .setRequestor(requestorID: Self.requestor, serviceProviders: []))
                 == .setRequestorComplete(success: true))
         }
-        #expect(shared.configurationFetches == 1, "one request for two engines")
+        expectEqual(shared.configurationFetches, 1, "one request for two engines")
         // Past its validity a configuration is fetched again (a changed one reaches the engines).
         await clock.advance(by: .seconds(120))
         let third = AccessEnabler(backend: shared, environment: .deterministic(clock: clock, deviceID: "tv-3"), settings: .simulated)
         #expect(try await third.answer(to: .setRequestor(requestorID: Self.requestor, serviceProviders: []))
             == .setRequestorComplete(success: true))
-        #expect(shared.configurationFetches == 2)
+        expectEqual(shared.configurationFetches, 2)
         // Other requests pass through: a login creates its session at the service.
         await engines[0].getAuthentication()
         await engines[0].setSelectedProvider("acme-cable")
@@ -53,9 +54,9 @@ struct SharedConfigurationBackendTests {
             Issue.record("not a configuration: \(answer)")
             return
         }
-        #expect(shared.configurationFetches == 2)
+        expectEqual(shared.configurationFetches, 2)
         _ = try await shared.perform(request)
-        #expect(shared.configurationFetches == 2, "the answer is kept")
+        expectEqual(shared.configurationFetches, 2, "the answer is kept")
     }
 
     /// Callers that ask while a fetch is in flight wait for it (one request); one whose task is cancelled
@@ -102,7 +103,7 @@ struct SharedConfigurationBackendTests {
             return
         }
         await #expect(throws: BackendError.timeout, "the abandoned fetch's caller is told") { try await stuck.value }
-        #expect(shared.configurationFetches == 2)
+        expectEqual(shared.configurationFetches, 2)
     }
 }
 

@@ -3,6 +3,7 @@ import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// Sessions that outlive one process and one node: pending logins and tokens live in storage.
@@ -26,19 +27,19 @@ struct SharedSessionTests {
         let redirect = await a.redirectURL(from: login)
         // The web view's redirect reaches node B.
         let handled = await b.enabler.handleExternalURL(redirect)
-        #expect(await b.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
-        #expect(b.ledger.answers(to: handled) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await expectEqual(b.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(b.ledger.answers(to: handled), [.setAuthenticationStatus(status: 1, errorCode: "")])
         // Node A learns it with its next input and answers the calls that waited there.
         await a.enabler.checkAuthentication()
         #expect(
             await a.collectIgnoringTracking() == [
                 .setAuthenticationStatus(status: 1, errorCode: ""), .setAuthenticationStatus(status: 1, errorCode: ""),
             ])
-        #expect(a.ledger.answers(to: get) == [.setAuthenticationStatus(status: 1, errorCode: "")])
-        #expect(a.ledger.answers(to: select) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(a.ledger.answers(to: get), [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(a.ledger.answers(to: select), [.setAuthenticationStatus(status: 1, errorCode: "")])
         // The state was used once: the same redirect is refused everywhere now.
         await a.enabler.handleExternalURL(redirect)
-        #expect(statusCode(await a.collect().first) == "REDIRECT_NO_PENDING_FLOW")
+        expectEqual(statusCode(await a.collect().first), "REDIRECT_NO_PENDING_FLOW")
         await a.expectClean()
         await b.expectClean()
     }
@@ -80,7 +81,7 @@ struct SharedSessionTests {
             #expect(knowsAtOnce ? asked == 0 : asked >= 5, "knows at once: \(knowsAtOnce), asked \(asked) times")
             await b.signIn()
             await a.enabler.checkAuthentication()
-            #expect(await a.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")], "node B's login seen")
+            await expectEqual(a.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")], "node B's login seen")
             _ = b.ledger.take()
             await a.expectClean()
             await b.expectClean()
@@ -99,7 +100,7 @@ struct SharedSessionTests {
         await a.enabler.getSelectedProvider()
         let callbacks = await a.collectIgnoringTracking()
         #expect(callbacks.contains(.setAuthenticationStatus(status: 1, errorCode: "")))
-        #expect(a.ledger.answers(to: authorization).first?.name == "setToken")
+        expectEqual(a.ledger.answers(to: authorization).first?.name, "setToken")
         await a.expectClean()
         await b.expectClean()
     }
@@ -114,13 +115,13 @@ struct SharedSessionTests {
         _ = await a.collect()  // A waits for its redirect
         await b.signIn()
         await b.enabler.getAuthorization("news-channel")
-        #expect(await b.collectIgnoringTracking().first?.name == "setToken")
+        await expectEqual(b.collectIgnoringTracking().first?.name, "setToken")
         await a.enabler.getSelectedProvider()
         let callbacks = await a.collectIgnoringTracking()
         #expect(callbacks.contains(.setAuthenticationStatus(status: 1, errorCode: "")))
-        #expect(a.ledger.answers(to: authorization).first?.name == "setToken")
-        #expect(a.ledger.answers(to: select) == [.setAuthenticationStatus(status: 1, errorCode: "")])
-        #expect(a.ledger.backendRequests.filter { $0 == .authorize }.count == 1, "its own decision")
+        expectEqual(a.ledger.answers(to: authorization).first?.name, "setToken")
+        expectEqual(a.ledger.answers(to: select), [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(a.ledger.backendRequests.filter { $0 == .authorize }.count, 1, "its own decision")
         await a.expectClean()
         await b.expectClean()
     }
@@ -137,9 +138,9 @@ struct SharedSessionTests {
         let after = SimulatedSession(seed: 2, storage: storage, clock: clock, simulator: before.simulator)
         await after.configure()
         await after.enabler.handleExternalURL(redirect)
-        #expect(await after.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await expectEqual(after.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await after.enabler.getAuthorization("movies-hd")
-        #expect(await after.collectIgnoringTracking().first?.name == "setToken")
+        await expectEqual(after.collectIgnoringTracking().first?.name, "setToken")
         await before.expectClean(pending: [CallID(2), CallID(3)])  // the calls of the process that went away
         await after.expectClean()
     }
@@ -160,9 +161,9 @@ struct SharedSessionTests {
         let expired = await after.collectIgnoringTracking()
         // The login expired (status LOGIN_EXPIRED); no call of this engine's took part in it, so no
         // setAuthenticationStatus answers nobody.
-        #expect(expired.map(\.name) == ["status"])
+        expectEqual(expired.map(\.name), ["status"])
         // The first engine is still alive in this test: its own copy of the deadline ends its call too.
-        #expect(before.ledger.takeIgnoringTracking().last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
+        expectEqual(before.ledger.takeIgnoringTracking().last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication))
         await before.expectClean()
         await after.expectClean()
     }
@@ -201,7 +202,7 @@ struct SharedSessionTests {
         await a.signIn()
         await b.configure()
         await b.enabler.checkAuthentication()
-        #expect(b.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")], "logged in on A, seen on B")
+        expectEqual(b.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")], "logged in on A, seen on B")
         await a.enabler.logout()
         _ = await a.collect()
         storage.unreadable.withLock { $0 = true }
@@ -222,7 +223,7 @@ struct SharedSessionTests {
         await a.signIn()
         await b.configure()
         await b.enabler.checkAuthentication()
-        #expect(b.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")], "logged in on A, seen on B")
+        expectEqual(b.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")], "logged in on A, seen on B")
         await a.enabler.logout()
         _ = await a.collect()
         await b.enabler.checkAuthentication()
@@ -235,7 +236,7 @@ struct SharedSessionTests {
     @Test func aLoginStartedInOneProcessCompletesInAnotherSharingAFileStore() async throws {
         let folder = ScratchSpace.path("entitle-shared-")
         let started = try await ChildProcess.run(FileTokenStorageTests.entitle.path, ["session-start", folder])
-        #expect(started.termination == .exited(0))
+        expectEqual(started.termination, .exited(0))
         let lines = String(decoding: started.output, as: UTF8.self)
             .split(separator: "\n").map(String.init)
         let redirect = try #require(lines.first)
@@ -245,12 +246,12 @@ struct SharedSessionTests {
         let session = SimulatedSession(seed: 3, storage: try FileTokenStorage(folder: folder))
         #expect(await session.simulator.importState(try #require(lines.dropFirst().first)))
         await session.configure()
-        #expect(await session.enabler.machineSnapshot.authentication.kind == .awaitingRedirect, "the login was resumed")
+        await expectEqual(session.enabler.machineSnapshot.authentication.kind, .awaitingRedirect, "the login was resumed")
         let handled = await session.enabler.handleExternalURL(redirect)
-        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
-        #expect(session.ledger.answers(to: handled) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await expectEqual(session.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(session.ledger.answers(to: handled), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.enabler.getAuthorization("sports-live")
-        #expect(await session.collectIgnoringTracking().first?.name == "setToken")
+        await expectEqual(session.collectIgnoringTracking().first?.name, "setToken")
         let stored = try await FileTokenStorage(folder: folder).tokens(deviceID: "device-1", requestorID: "sim-requestor")
         #expect(stored.authentication != nil && stored.pendingLogin == nil)
         await session.expectClean()

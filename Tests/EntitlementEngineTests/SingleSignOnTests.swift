@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @Suite("Single sign-on across requestors sharing a device's token storage", .checksExactlyOnce)
@@ -28,7 +29,7 @@ struct SingleSignOnTests {
         let token = try #require(try await storage.tokens(deviceID: "device-1", requestorID: "sim-news").authentication)
         #expect(token.requestorID == "sim-news" && token.mvpdID == "acme-cable")
         await sports.enabler.getAuthorization("weather-now")
-        #expect(await sports.collectIgnoringTracking().map(\.name) == ["setToken"])
+        await expectEqual(sports.collectIgnoringTracking().map(\.name), ["setToken"])
         await news.expectClean()
         await sports.expectClean()
     }
@@ -59,8 +60,8 @@ struct SingleSignOnTests {
         try await store.overwrite(StoredTokens(authentication: b, deviceID: "other"), deviceID: "other", requestorID: "r2")
         try await store.overwrite(StoredTokens(selectedProvider: "m", deviceID: "d"), deviceID: "d", requestorID: "r3")
         try "garbage".write(toFile: store.path(deviceID: "d", requestorID: "r4"), atomically: true, encoding: .utf8)
-        #expect(try await store.authentications(deviceID: "d") == [a])
-        #expect(try await store.authentications(deviceID: "other") == [b])
+        try await expectEqual(store.authentications(deviceID: "d"), [a])
+        try await expectEqual(store.authentications(deviceID: "other"), [b])
     }
 
     /// A storage that cannot list a device's tokens: no single sign-on, nothing else changes.
@@ -81,7 +82,7 @@ struct SingleSignOnTests {
         await news.signIn()
         await sports.enabler.setRequestor("sim-news")
         await sports.enabler.checkAuthentication()
-        #expect(await sports.collectIgnoringTracking().last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        await expectEqual(sports.collectIgnoringTracking().last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
         await news.expectClean()
         await sports.expectClean()
     }

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTestSupport
 import Testing
 
 @Suite("B. Startup: calls are queued until setRequestor completes", .checksExactlyOnce)
@@ -14,8 +15,8 @@ struct StartupFlowTests {
         await session.enabler.checkAuthorization("news-channel")
         await session.enabler.getAuthentication()
         #expect(session.ledger.take().isEmpty, "nothing may run before the configuration arrives")
-        #expect(await session.enabler.machineSnapshot.queue.count == 5)
-        #expect(early == CallID(1))
+        await expectEqual(session.enabler.machineSnapshot.queue.count, 5)
+        expectEqual(early, CallID(1))
 
         await session.simulator.releaseAll(.configuration)
         expectCallbacks(
@@ -52,7 +53,7 @@ struct StartupFlowTests {
             Issue.record("expected a CFG status first, got \(callbacks)")
             return
         }
-        #expect(configurationError.code == "CFG400")
+        expectEqual(configurationError.code, "CFG400")
         #expect(configurationError.message.contains("no-such-requestor"))
         expectCallbacks(
             Array(callbacks.dropFirst()),
@@ -73,7 +74,7 @@ struct StartupFlowTests {
             ])
         // Calls after the failure fail at once the same way; a new setRequestor recovers.
         await session.enabler.checkAuthorization("news-channel")
-        #expect(session.ledger.takeIgnoringTracking().count == 1)
+        expectEqual(session.ledger.takeIgnoringTracking().count, 1)
         await session.configure()
         await session.expectClean()
     }
@@ -87,8 +88,8 @@ struct StartupFlowTests {
         await session.simulator.inject(.fail(error), into: .configuration)
         await session.enabler.setRequestor("sim-requestor")
         let callbacks = await session.collect()
-        #expect(statusCode(callbacks.first) == code)
-        #expect(callbacks.last == .setRequestorComplete(success: false))
+        expectEqual(statusCode(callbacks.first), code)
+        expectEqual(callbacks.last, .setRequestorComplete(success: false))
         await session.expectClean()
     }
 
@@ -97,8 +98,8 @@ struct StartupFlowTests {
         await session.simulator.inject(.answerGarbage, into: .configuration)
         await session.enabler.setRequestor("sim-requestor")
         let callbacks = await session.collect()
-        #expect(statusCode(callbacks.first) == "CFG500")
-        #expect(callbacks.last == .setRequestorComplete(success: false))
+        expectEqual(statusCode(callbacks.first), "CFG500")
+        expectEqual(callbacks.last, .setRequestorComplete(success: false))
         await session.expectClean()
     }
 
@@ -109,10 +110,10 @@ struct StartupFlowTests {
         for _ in 0..<1024 { await session.enabler.getSelectedProvider() }
         let overflow = await session.enabler.checkAuthentication()
         expectCallbacks(session.ledger.take(), [.status(CallRefusal.queueFull(limit: 1024).report)])
-        #expect(session.ledger.answers(to: overflow).count == 1)
+        expectEqual(session.ledger.answers(to: overflow).count, 1)
         await session.simulator.releaseAll(.configuration)
         let callbacks = await session.collect()
-        #expect(callbacks.count == 1025)
+        expectEqual(callbacks.count, 1025)
         #expect(callbacks.dropFirst().allSatisfy { $0 == .selectedProvider(nil) })
         await session.expectClean()
     }
@@ -145,8 +146,8 @@ struct StartupFlowTests {
                 .setRequestorComplete(success: true),
                 .displayProviderDialog(["acme-cable", "bluesky-tv"].compactMap { SimulatedWorld.default.provider($0)?.mvpd }),
             ])
-        #expect(session.ledger.answers(to: first) == [.setRequestorComplete(success: true)])
-        #expect(session.ledger.answers(to: second) == [.setRequestorComplete(success: true)])
+        expectEqual(session.ledger.answers(to: first), [.setRequestorComplete(success: true)])
+        expectEqual(session.ledger.answers(to: second), [.setRequestorComplete(success: true)])
         #expect(session.ledger.logs.contains(.lateResultIgnored(OperationID(1, owner: .configuration))))
         await session.expectClean(pending: [CallID(3)])
     }
@@ -167,13 +168,13 @@ struct StartupFlowTests {
             ])
         await session.simulator.releaseAll(.authorize)
         expectCallbacks(await session.collect(), [.setRequestorComplete(success: true)])
-        #expect(session.ledger.answers(to: authorization).count == 1)
+        expectEqual(session.ledger.answers(to: authorization).count, 1)
         #expect(session.ledger.logs.contains { if case .lateResultIgnored = $0 { true } else { false } })
         // Tokens are stored per requestor; Acme Cable allows single sign-on, so sim-news got its own
         // token for alice's login during setRequestor.
         await session.enabler.checkAuthentication()
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
-        #expect(try await session.storage.tokens(deviceID: "device-1", requestorID: "sim-news").authentication?.requestorID == "sim-news")
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
+        try await expectEqual(session.storage.tokens(deviceID: "device-1", requestorID: "sim-news").authentication?.requestorID, "sim-news")
         await session.expectClean()
     }
 }
@@ -190,7 +191,7 @@ struct CheckAuthenticationTests {
         await session.configure()
         let before = session.ledger.backendRequests
         await session.enabler.checkAuthentication()
-        #expect(session.ledger.backendRequests == before)
+        expectEqual(session.ledger.backendRequests, before)
         expectCallbacks(
             session.ledger.take(),
             [
@@ -205,8 +206,8 @@ struct CheckAuthenticationTests {
         await session.signIn()
         let before = session.ledger.backendRequests
         await session.enabler.checkAuthentication()
-        #expect(session.ledger.backendRequests == before)
-        #expect(session.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(session.ledger.backendRequests, before)
+        expectEqual(session.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await session.expectClean()
     }
 
@@ -229,9 +230,9 @@ struct CheckAuthenticationTests {
         let second = SimulatedSession(storage: storage, clock: clock, simulator: first.simulator)
         await second.configure()
         await second.enabler.checkAuthentication()
-        #expect(second.ledger.takeIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(second.ledger.takeIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await second.enabler.getAuthorization("movies-hd")
-        #expect(await second.collectIgnoringTracking().first.map(\.name) == "setToken")
+        await expectEqual(second.collectIgnoringTracking().first.map(\.name), "setToken")
         await first.expectClean()
         await second.expectClean()
     }

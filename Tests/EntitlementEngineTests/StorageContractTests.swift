@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// The storage contract: versioned compare-and-set in both stores, and an engine that never
@@ -18,20 +19,20 @@ struct StorageContractTests {
         let store = try Self.stores[index]()
         let first = StoredTokens(selectedProvider: "a", deviceID: "d")
         let second = StoredTokens(selectedProvider: "b", deviceID: "d")
-        #expect(try await store.load(deviceID: "d", requestorID: "r") == .absent)
+        try await expectEqual(store.load(deviceID: "d", requestorID: "r"), .absent)
         let v1 = try await store.save(first, deviceID: "d", requestorID: "r", replacing: .absent)
         #expect(v1 > .absent)
         await #expect(throws: TokenStorageError.conflict(current: v1)) {
             try await store.save(second, deviceID: "d", requestorID: "r", replacing: .absent)
         }
-        #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(first, version: v1))
+        try await expectEqual(store.load(deviceID: "d", requestorID: "r"), VersionedTokens(first, version: v1))
         // Clearing keeps a version: an old version can never match again (no ABA).
         let v2 = try await store.save(.empty, deviceID: "d", requestorID: "r", replacing: v1)
-        #expect(try await store.version(deviceID: "d", requestorID: "r") == v2)
+        try await expectEqual(store.version(deviceID: "d", requestorID: "r"), v2)
         await #expect(throws: TokenStorageError.conflict(current: v2)) {
             try await store.save(second, deviceID: "d", requestorID: "r", replacing: .absent)
         }
-        #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(.empty, version: v2))
+        try await expectEqual(store.load(deviceID: "d", requestorID: "r"), VersionedTokens(.empty, version: v2))
     }
 
     @Test func theFileStoreSeesAWriteByAnotherStoreObject() async throws {
@@ -39,9 +40,9 @@ struct StorageContractTests {
         let mine = try FileTokenStorage(folder: folder)
         let theirs = try FileTokenStorage(folder: folder)
         let v1 = try await mine.save(StoredTokens(selectedProvider: "a", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
-        #expect(try await mine.version(deviceID: "d", requestorID: "r") == v1)
+        try await expectEqual(mine.version(deviceID: "d", requestorID: "r"), v1)
         let v2 = try await theirs.save(StoredTokens(selectedProvider: "b", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: v1)
-        #expect(try await mine.version(deviceID: "d", requestorID: "r") == v2, "a cached version must not hide another writer")
+        try await expectEqual(mine.version(deviceID: "d", requestorID: "r"), v2, "a cached version must not hide another writer")
         await #expect(throws: TokenStorageError.conflict(current: v2)) {
             try await mine.save(.empty, deviceID: "d", requestorID: "r", replacing: v1)
         }
@@ -62,12 +63,12 @@ struct StorageContractTests {
         #expect(callbacks.last == .tokenRequestFailed(
             resource: "news-channel", errorCode: ErrorCode.userNotAuthenticated,
             errorDescription: "The user is not authenticated."), "decided again on what storage holds now")
-        #expect(session.ledger.answers(to: call).count == 1)
+        expectEqual(session.ledger.answers(to: call).count, 1)
         let stored = try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor")
         #expect(stored.authentication == nil, "the cleared login came back")
         #expect(storage.history.dropFirst(savesBefore).allSatisfy { $0.tokens.authentication != login })
         await session.enabler.checkAuthentication()
-        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await expectEqual(session.collectIgnoringTracking(), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
         await session.expectClean()
     }
 
@@ -81,8 +82,8 @@ struct StorageContractTests {
         storage.failSaves(true)
         let logout = await session.enabler.logout()
         let callbacks = await session.collectIgnoringTracking()
-        #expect(callbacks.map { statusCode($0) } == [ErrorCode.storageWriteFailed], "\(callbacks)")
-        #expect(session.ledger.answers(to: logout).count == 1, "the refusal answers the logout")
+        expectEqual(callbacks.map { statusCode($0) }, [ErrorCode.storageWriteFailed], "\(callbacks)")
+        expectEqual(session.ledger.answers(to: logout).count, 1, "the refusal answers the logout")
         if case .status(let report)? = callbacks.first {
             #expect(report.message.contains("could not save"))
             #expect(!report.message.contains("authn."), "no token in the message")
@@ -90,11 +91,11 @@ struct StorageContractTests {
         // The store still holds the login, and so does this engine: every instance agrees.
         #expect(try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor").authentication != nil)
         await session.enabler.checkAuthentication()
-        #expect(await session.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await expectEqual(session.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         // The store heals: the same call logs out (and waits for the MVPD's logout page).
         storage.failSaves(false)
         let again = await session.enabler.logout()
-        #expect(await session.collectIgnoringTracking().first?.name == "navigateToUrl")
+        await expectEqual(session.collectIgnoringTracking().first?.name, "navigateToUrl")
         #expect(try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor").authentication == nil)
         await session.expectClean(pending: [again])
     }
@@ -117,9 +118,9 @@ struct StorageContractTests {
         await b.settle()
         let exchanges = a.ledger.backendRequests.filter { $0 == .profileByCode }.count
             + b.ledger.backendRequests.filter { $0 == .profileByCode }.count
-        #expect(exchanges == 2, "the profile was read \(exchanges) times: once for the redirect, once for the retry")
-        #expect(a.ledger.answers(to: onA).last == .setAuthenticationStatus(status: 1, errorCode: ""))
-        #expect(b.ledger.answers(to: onB) == [.setAuthenticationStatus(status: 1, errorCode: "")], "the retry answered with the login's outcome")
+        expectEqual(exchanges, 2, "the profile was read \(exchanges) times: once for the redirect, once for the retry")
+        expectEqual(a.ledger.answers(to: onA).last, .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(b.ledger.answers(to: onB), [.setAuthenticationStatus(status: 1, errorCode: "")], "the retry answered with the login's outcome")
         // The login A completed is the one both see, and it works.
         await b.enabler.getAuthorization("news-channel")
         await b.settle()
@@ -158,7 +159,7 @@ struct StorageContractTests {
             // Whichever took the redirect, A's calls are answered once A reads the outcome.
             await a.enabler.checkAuthentication()
             await a.settle()
-            #expect(a.ledger.answers(to: CallID(2)) == [.setAuthenticationStatus(status: 1, errorCode: "")], "seed \(seed)")
+            expectEqual(a.ledger.answers(to: CallID(2)), [.setAuthenticationStatus(status: 1, errorCode: "")], "seed \(seed)")
             _ = a.ledger.take()
             _ = b.ledger.take()
             await a.expectClean()
@@ -181,10 +182,10 @@ struct StorageContractTests {
         let b = SimulatedSession(seed: 2, storage: storage, clock: clock, simulator: a.simulator)
         let savesBefore = storage.history.count
         await b.configure()
-        #expect(storage.history.count == savesBefore, "nothing to save once the other node's login is read: \(storage.history.dropFirst(savesBefore).map(\.tokens))")
-        #expect(try await storage.tokens(deviceID: "device-1", requestorID: "sim-requestor") == login)
+        expectEqual(storage.history.count, savesBefore, "nothing to save once the other node's login is read: \(storage.history.dropFirst(savesBefore).map(\.tokens))")
+        try await expectEqual(storage.tokens(deviceID: "device-1", requestorID: "sim-requestor"), login)
         await b.enabler.checkAuthentication()
-        #expect(await b.collectIgnoringTracking() == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await expectEqual(b.collectIgnoringTracking(), [.setAuthenticationStatus(status: 1, errorCode: "")])
         _ = a.ledger.take()
         await a.expectClean()
         await b.expectClean()

@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// The production clock's timers: one fires once, a cancelled one never fires and lets go at once of
@@ -34,7 +35,7 @@ struct SystemClockTests {
         for _ in 0..<200 where released != nil || fired.current == 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(released == nil, "a cancelled timer lets go of its work long before its deadline")
         try await Task.sleep(for: .milliseconds(50))
-        #expect(fired.current == 1, "the due timer fired once; the cancelled one never")
+        expectEqual(fired.current, 1, "the due timer fired once; the cancelled one never")
     }
 
     @Test func manyTimersEachFireOnceUnlessCancelledAndASoonerOneIsNotHeldBehindALaterOne() async throws {
@@ -61,8 +62,8 @@ struct SystemClockTests {
         }
         for _ in 0..<60_000 where fired.current < 300 { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(400))
-        #expect(fired.current == 300, "every timer fired once, though one due in an hour was waited for first")
-        #expect(cancelledFired.current == 0)
+        expectEqual(fired.current, 300, "every timer fired once, though one due in an hour was waited for first")
+        expectEqual(cancelledFired.current, 0)
         far.cancel()
     }
 
@@ -108,12 +109,12 @@ struct SystemClockTests {
             environment: EngineEnvironment(clock: clock, deviceID: "device-1", redirectStateRandom: SystemRandomSource()),
             settings: EngineSettings(requestTimeout: .seconds(1)))
         let configured = try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: []), within: .seconds(150))
-        #expect(configured == .setRequestorComplete(success: true))
+        expectEqual(configured, .setRequestorComplete(success: true))
         await enabler.getAuthentication()
         let started = ContinuousClock.now
         let answer = try await enabler.answer(to: .setSelectedProvider("acme-cable"), within: .seconds(150))
         let waited = ContinuousClock.now - started
-        #expect(answer == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), "the login failed: \(answer)")
+        expectEqual(answer, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.genericAuthentication), "the login failed: \(answer)")
         #expect(waited >= .seconds(1), "the deadline did not come early: \(waited)")
         #expect(waited < .seconds(120), "the deadline did not move an hour away: \(waited)")
         let reported = clock.wallClockStep - .milliseconds(step)

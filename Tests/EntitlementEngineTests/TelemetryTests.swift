@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// Logs and metrics from the boundary events: counters by call, callback, operation and outcome, a
@@ -42,7 +43,7 @@ struct TelemetryTests {
         let written = lines.lines.withLock { $0 }.filter { $0.0 == .warning }.map(\.1)
         #expect(written.contains("configuring 'sim-requestor' again for a call (it failed 1 time in a row)"), "\(written)")
         let machine = await session.enabler.machineSnapshot
-        #expect(machine.configuration.kind == .configured, "the call configured the session again")
+        expectEqual(machine.configuration.kind, .configured, "the call configured the session again")
     }
 
     @Test func countersTimersAndTaggedLinesWithoutSecrets() async throws {
@@ -63,15 +64,15 @@ struct TelemetryTests {
         await session.settle()
 
         let counters = measurements.counters.withLock { $0 }
-        #expect(counters["entitle.calls call=getAuthorization"] == 3)
-        #expect(counters["entitle.callbacks callback=setToken"] == 1)
-        #expect(counters["entitle.callbacks callback=tokenRequestFailed"] == 1)
-        #expect(counters["entitle.backend.requests operation=authorize"] == 2)
-        #expect(counters["entitle.backend.responses operation=authorize outcome=success"] == 1)
-        #expect(counters["entitle.backend.responses operation=authorize outcome=network"] == 1)
-        #expect(counters["entitle.backend.responses operation=configuration outcome=success"] == 1)
+        expectEqual(counters["entitle.calls call=getAuthorization"], 3)
+        expectEqual(counters["entitle.callbacks callback=setToken"], 1)
+        expectEqual(counters["entitle.callbacks callback=tokenRequestFailed"], 1)
+        expectEqual(counters["entitle.backend.requests operation=authorize"], 2)
+        expectEqual(counters["entitle.backend.responses operation=authorize outcome=success"], 1)
+        expectEqual(counters["entitle.backend.responses operation=authorize outcome=network"], 1)
+        expectEqual(counters["entitle.backend.responses operation=configuration outcome=success"], 1)
         let timers = measurements.timers.withLock { $0 }
-        #expect(timers["entitle.backend.latency operation=authorize outcome=network"] == 1)
+        expectEqual(timers["entitle.backend.latency operation=authorize outcome=network"], 1)
         let written = lines.lines.withLock { $0 }
         #expect(written.allSatisfy { $0.2["session"] == "device-1|sim-requestor" })
         #expect(written.contains { $0.0 == .warning && $0.1.hasPrefix("← authorize failed: network error") })
@@ -114,11 +115,11 @@ struct TelemetryTests {
         }
         await enabler.whenIdle()
         let timers = measurements.timers.withLock { $0 }
-        #expect(timers["entitle.call.duration call=setRequestor outcome=answered"] == 1, "\(timers.keys.sorted())")
-        #expect(timers["entitle.call.duration call=checkAuthentication outcome=failure"] == 5, "\(timers.keys.sorted())")
-        #expect(timers["entitle.call.duration call=getAuthorization outcome=refused"] == 1, "\(timers.keys.sorted())")
+        expectEqual(timers["entitle.call.duration call=setRequestor outcome=answered"], 1, "\(timers.keys.sorted())")
+        expectEqual(timers["entitle.call.duration call=checkAuthentication outcome=failure"], 5, "\(timers.keys.sorted())")
+        expectEqual(timers["entitle.call.duration call=getAuthorization outcome=refused"], 1, "\(timers.keys.sorted())")
         #expect((timers["entitle.mailbox.wait"] ?? 0) >= 7, "every call left the mailbox: \(timers.keys.sorted())")
-        #expect(handler.depths.withLock { $0 }.count == timers["entitle.mailbox.wait"], "a depth with each wait")
+        expectEqual(handler.depths.withLock { $0 }.count, timers["entitle.mailbox.wait"], "a depth with each wait")
     }
 
     /// A tracer that keeps every span it started.
@@ -161,7 +162,7 @@ struct TelemetryTests {
         await enabler.whenIdle()
         let spans = tracer.spans.withLock { $0 }
         let names = spans.map(\.name)
-        #expect(names.filter { $0 == "entitle.backend.configuration" }.count == 2, "\(names)")
+        expectEqual(names.filter { $0 == "entitle.backend.configuration" }.count, 2, "\(names)")
         // (The version checked before each input is known at once by a store in memory: nothing to wait for, no span.)
         for name in ["entitle.storage.load", "entitle.storage.authentications"] {
             #expect(names.contains(name), "\(name) in \(names)")
@@ -173,9 +174,9 @@ struct TelemetryTests {
             #expect(!attributes.values.contains("device-9"), "the device by its pseudonym only")
         }
         let failed = spans.filter { $0.attributes.withLock { $0["entitle.outcome"] } != "ok" }
-        #expect(failed.map(\.name) == ["entitle.backend.configuration"], "\(failed.map(\.name))")
-        #expect(failed.first?.attributes.withLock { $0["entitle.outcome"] } == "network")
-        #expect(failed.first?.errors.withLock { $0 }.count == 1)
+        expectEqual(failed.map(\.name), ["entitle.backend.configuration"], "\(failed.map(\.name))")
+        expectEqual(failed.first?.attributes.withLock { $0["entitle.outcome"] }, "network")
+        expectEqual(failed.first?.errors.withLock { $0 }.count, 1)
     }
 
     @Test func linesBelowTheMinimumLevelAreNotWritten() async {

@@ -1,6 +1,7 @@
 import Foundation
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTestSupport
 import Testing
 
 /// A session whose caller and engine prefer one ``ThreadExecutor`` runs on that thread alone, answers
@@ -29,9 +30,9 @@ struct ThreadExecutorTests {
             }
             return seen
         }
-        #expect(seen.count == 1, "one thread ran it all: \(seen.count) threads")
+        expectEqual(seen.count, 1, "one thread ran it all: \(seen.count) threads")
         #expect(!seen.contains(Self.currentThread()), "and it was the executor's, not the test's")
-        #expect(await counter.value == 50)
+        await expectEqual(counter.value, 50)
     }
 
     @Test func aSessionOnItAnswersEveryCallAndItsRequestsRunThere() async throws {
@@ -52,13 +53,13 @@ struct ThreadExecutorTests {
                 Issue.record("no media token: \(callbacks.map(\.redactedDescription))")
                 return threads
             }
-            #expect(resource == "sports-live")
+            expectEqual(resource, "sports-live")
             return threads
         }
         await session.expectClean()
         let requestThreads = Set(backend.requests.map(\.thread))
-        #expect(callerThreads.count == 1)
-        #expect(requestThreads == callerThreads, "every backend request ran on the executor's thread")
+        expectEqual(callerThreads.count, 1)
+        expectEqual(requestThreads, callerThreads, "every backend request ran on the executor's thread")
     }
 
     /// Marks the calling thread (a thread's own dictionary: a thread made later never has the mark, even

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// Tokens sealed at rest: the personal data a store writes (device id, user id, household, zip) never
@@ -27,8 +28,8 @@ struct TokenSealingTests {
         let text = String(decoding: raw, as: UTF8.self)
         #expect(text.hasPrefix("sealed:1:"))
         for value in Self.planted { #expect(!text.contains(value), "\(value) is in the file in clear") }
-        #expect(try await store.tokens(deviceID: Self.planted[0], requestorID: "sim-requestor") == Self.tokens())
-        #expect(try await store.authentications(deviceID: Self.planted[0]) == [Self.tokens().authentication!])
+        try await expectEqual(store.tokens(deviceID: Self.planted[0], requestorID: "sim-requestor"), Self.tokens())
+        try await expectEqual(store.authentications(deviceID: Self.planted[0]), [Self.tokens().authentication!])
     }
 
     @Test func aStoreWithoutTheKeyRefusesSealedTokensAndLeavesThemAlone() async throws {
@@ -46,8 +47,8 @@ struct TokenSealingTests {
             }
             await #expect(throws: TokenStorageError.self) { try await other.save(.empty, deviceID: "d", requestorID: "r", replacing: .absent) }
         }
-        #expect(FileManager.default.contents(atPath: file) == before, "neither moved aside nor overwritten")
-        #expect(try await sealed.tokens(deviceID: "d", requestorID: "r") == Self.tokens())
+        expectEqual(FileManager.default.contents(atPath: file), before, "neither moved aside nor overwritten")
+        try await expectEqual(sealed.tokens(deviceID: "d", requestorID: "r"), Self.tokens())
     }
 
     @Test func sealingTurnedOnReadsPlainFilesAndSealsThemAtTheNextSave() async throws {
@@ -56,7 +57,7 @@ struct TokenSealingTests {
         try await plain.overwrite(Self.tokens(), deviceID: "d", requestorID: "r")
         let sealing = try FileTokenStorage(folder: folder, sealing: TestOnlySealing(key: "fleet-key"))
         let loaded = try await sealing.load(deviceID: "d", requestorID: "r")
-        #expect(loaded.tokens == Self.tokens())
+        expectEqual(loaded.tokens, Self.tokens())
         _ = try await sealing.save(loaded.tokens, deviceID: "d", requestorID: "r", replacing: loaded.version)
         let text = String(decoding: try #require(FileManager.default.contents(atPath: sealing.path(deviceID: "d", requestorID: "r"))), as: UTF8.self)
         #expect(text.hasPrefix("sealed:1:") && !text.contains(Self.planted[1]))
@@ -65,7 +66,7 @@ struct TokenSealingTests {
     @Test func anAlteredSealedValueIsRefused() throws {
         let sealing = TestOnlySealing(key: "k")
         var sealed = try sealing.seal(Array("{\"a\":1}".utf8))
-        #expect(try sealing.open(sealed) == Array("{\"a\":1}".utf8))
+        try expectEqual(sealing.open(sealed), Array("{\"a\":1}".utf8))
         sealed[20] ^= 1
         #expect(throws: TokenSealingError.self) { try sealing.open(sealed) }
         #expect(try sealing.seal([1, 2, 3]) != sealing.seal([1, 2, 3]), "a fresh nonce each time")
@@ -86,7 +87,7 @@ struct DevicePseudonymTests {
         #expect(all.contains(DevicePseudonym.of(planted)))
         #expect(DevicePseudonym.of(planted) == DevicePseudonym.of(planted) && DevicePseudonym.of(planted) != DevicePseudonym.of("other"))
         let defaultKey = Array("entitle.device-pseudonym.default".utf8)
-        #expect(DevicePseudonym.of(planted, key: defaultKey) == DevicePseudonym.of(planted), "until a key is set, the package's")
+        expectEqual(DevicePseudonym.of(planted, key: defaultKey), DevicePseudonym.of(planted), "until a key is set, the package's")
         #expect(DevicePseudonym.of(planted, key: Array("the fleet's key".utf8)) != DevicePseudonym.of(planted), "keyed: another key, another pseudonym")
     }
 

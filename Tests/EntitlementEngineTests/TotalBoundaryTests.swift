@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import EntitlementTracing
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// Inputs the review found trapping: each is now a typed refusal or a saturated value.
@@ -10,34 +11,34 @@ struct TotalBoundaryTests {
     @Test func timeArithmeticSaturates() {
         let end = Timestamp(milliseconds: .max)
         let start = Timestamp(milliseconds: .min)
-        #expect(end.adding(.seconds(1)) == end)
-        #expect(start.adding(.seconds(-1)) == start)
-        #expect(Timestamp(milliseconds: 0).adding(.seconds(Int64.max)) == end)
-        #expect(end.milliseconds(since: start) == .max)
-        #expect(start.milliseconds(since: end) == .min)
-        #expect(Duration.seconds(Int64.max).milliseconds == .max)
-        #expect(Duration.seconds(Int64.min).milliseconds == .min)
+        expectEqual(end.adding(.seconds(1)), end)
+        expectEqual(start.adding(.seconds(-1)), start)
+        expectEqual(Timestamp(milliseconds: 0).adding(.seconds(Int64.max)), end)
+        expectEqual(end.milliseconds(since: start), .max)
+        expectEqual(start.milliseconds(since: end), .min)
+        expectEqual(Duration.seconds(Int64.max).milliseconds, .max)
+        expectEqual(Duration.seconds(Int64.min).milliseconds, .min)
     }
 
     @Test func settingsAreClampedWhereverTheyAreSet() {
         var settings = EngineSettings()
         settings.redirectTimeout = .seconds(7_200)
-        #expect(settings.redirectTimeout == .seconds(600))
+        expectEqual(settings.redirectTimeout, .seconds(600))
         settings.queueLimit = -1
-        #expect(settings.queueLimit == 1)
+        expectEqual(settings.queueLimit, 1)
         settings.preauthorizationCacheLifetime = .seconds(Int64.max)
-        #expect(settings.preauthorizationCacheLifetime == .seconds(86_400))
+        expectEqual(settings.preauthorizationCacheLifetime, .seconds(86_400))
         settings.expiryLeeway = .seconds(-5)
-        #expect(settings.expiryLeeway == .zero)
+        expectEqual(settings.expiryLeeway, .zero)
         settings.requestTimeout = .zero
-        #expect(settings.requestTimeout == .seconds(1))
+        expectEqual(settings.requestTimeout, .seconds(1))
         settings.preauthorizationLimit = 0
-        #expect(settings.preauthorizationLimit == 1)
+        expectEqual(settings.preauthorizationLimit, 1)
         var screen = SecondScreen()
         screen.pollInterval = .milliseconds(1)
         screen.codeLifetime = .seconds(Int64.max)
         #expect(screen.pollInterval == .seconds(1) && screen.codeLifetime == .seconds(36_000))
-        #expect(EngineSettings(preauthorizationCacheLifetime: .seconds(Int64.max)).preauthorizationCacheLifetime == .seconds(86_400))
+        expectEqual(EngineSettings(preauthorizationCacheLifetime: .seconds(Int64.max)).preauthorizationCacheLifetime, .seconds(86_400))
     }
 
     /// A queue limit set to -1 after creation refused every call.
@@ -58,7 +59,7 @@ struct TotalBoundaryTests {
         let session = SimulatedSession(settings: EngineSettings(preauthorizationCacheLifetime: .seconds(Int64.max)))
         await session.signIn()
         await session.enabler.checkPreauthorizedResources(["news-channel"])
-        #expect(await session.collectIgnoringTracking() == [.preauthorizedResources(["news-channel"])])
+        await expectEqual(session.collectIgnoringTracking(), [.preauthorizedResources(["news-channel"])])
         await session.expectClean()
     }
 
@@ -76,7 +77,7 @@ struct TotalBoundaryTests {
         await session.enabler.checkAuthentication()
         await session.enabler.getMetadata(.authenticationExpiry)
         let callbacks = await session.collectIgnoringTracking()
-        #expect(callbacks.first == .setAuthenticationStatus(status: expires == .max ? 1 : 0, errorCode: expires == .max ? "" : ErrorCode.userNotAuthenticated))
+        expectEqual(callbacks.first, .setAuthenticationStatus(status: expires == .max ? 1 : 0, errorCode: expires == .max ? "" : ErrorCode.userNotAuthenticated))
         await session.expectClean()
     }
 }

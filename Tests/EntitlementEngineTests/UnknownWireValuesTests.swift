@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTestSupport
 import Testing
 
 /// Adobe adds values to REST API V2's enumerations over time. Every enumerated field the engine reads
@@ -37,9 +38,9 @@ struct UnknownWireValuesTests {
         let read = try V2Session(json: session.json)
         #expect(read.actionName == .other(Self.novel) && read.actionType == .other("x") && read.reasonType == .other("y"))
         #expect(read == session && !read.actionName.isKnown && read.actionName.description == Self.novel)
-        #expect(V2Session.ActionName(rawValue: "authenticate") == .authenticate, "a known spelling is the known case")
+        expectEqual(V2Session.ActionName(rawValue: "authenticate"), .authenticate, "a known spelling is the known case")
         for known in V2Session.ActionName.known + [V2Session.ActionName.other("x")] {
-            #expect(V2Session.ActionName(rawValue: known.rawValue) == known)
+            expectEqual(V2Session.ActionName(rawValue: known.rawValue), known)
         }
         let logout = try V2Logout.logouts(json: V2Logout.json(logouts: ["m": V2Logout(actionName: .other("a"), actionType: .other("b"), mvpd: "m")]))
         #expect(logout["m"]?.actionName == .other("a") && logout["m"]?.actionType == .other("b"))
@@ -63,21 +64,21 @@ struct UnknownWireValuesTests {
             Issue.record("expected status 0, got \(callbacks)")
             return
         }
-        #expect(code == ErrorCode.genericAuthentication)
-        #expect(session.ledger.answers(to: get).count == 1)
+        expectEqual(code, ErrorCode.genericAuthentication)
+        expectEqual(session.ledger.answers(to: get).count, 1)
         await session.expectClean()
     }
 
     @Test(arguments: ["actionType", "reasonType"])
     func aSessionsWayOrReasonUnknownChangesNothing(key: String) async {
         let session = Self.session(rewriting: key, in: ["createSession"])
-        #expect(await Self.logIn(session).last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        await expectEqual(Self.logIn(session).last, .setAuthenticationStatus(status: 1, errorCode: ""))
         await session.expectClean()
     }
 
     @Test func aProfileTypeUnknownIsARegularLogin() async {
         let session = Self.session(rewriting: "type", in: Self.profileReads)
-        #expect(await Self.logIn(session).last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        await expectEqual(Self.logIn(session).last, .setAuthenticationStatus(status: 1, errorCode: ""))
         await session.enabler.getAuthorization("news-channel")
         guard case .setToken(_, "news-channel")? = await session.collectIgnoringTracking().last else {
             Issue.record("a regular login is authorized")
@@ -88,7 +89,7 @@ struct UnknownWireValuesTests {
 
     @Test func anAttributeStateUnknownIsReadAsEncrypted() async {
         let session = Self.session(rewriting: "state", in: Self.profileReads)
-        #expect(await Self.logIn(session).last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        await expectEqual(Self.logIn(session).last, .setAuthenticationStatus(status: 1, errorCode: ""))
         await session.enabler.getMetadata(.userMetadata("zip"))
         let callbacks = await session.collectIgnoringTracking()
         guard case .setMetadataStatus(_, let encrypted, _)? = callbacks.last else {
@@ -101,7 +102,7 @@ struct UnknownWireValuesTests {
 
     @Test func aDecisionSourceUnknownHandsTheTokenOut() async {
         let session = Self.session(rewriting: "source", in: ["authorize"])
-        #expect(await Self.logIn(session).last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        await expectEqual(Self.logIn(session).last, .setAuthenticationStatus(status: 1, errorCode: ""))
         await session.enabler.getAuthorization("news-channel")
         let callbacks = await session.collectIgnoringTracking()
         guard case .setToken(_, "news-channel")? = callbacks.last, callbacks.count == 1 else {
@@ -113,27 +114,27 @@ struct UnknownWireValuesTests {
 
     @Test func anErrorActionUnknownStillReportsADenialAsADenial() async {
         let session = Self.session(rewriting: "action", in: ["authorize"])
-        #expect(await Self.logIn(session, as: ("bob", "builder")).last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        await expectEqual(Self.logIn(session, as: ("bob", "builder")).last, .setAuthenticationStatus(status: 1, errorCode: ""))
         await session.enabler.getAuthorization("sports-live")
         let callbacks = await session.collectIgnoringTracking()
         guard case .tokenRequestFailed("sports-live", let code, _)? = callbacks.last else {
             Issue.record("expected a failed token request, got \(callbacks)")
             return
         }
-        #expect(code == ErrorCode.userNotAuthorized)
+        expectEqual(code, ErrorCode.userNotAuthorized)
         await session.expectClean()
     }
 
     @Test(arguments: ["actionName", "actionType"])
     func aLogoutActionOrWayUnknownLogsOutWithoutAPage(key: String) async {
         let session = Self.session(rewriting: key, in: ["logout"])
-        #expect(await Self.logIn(session).last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        await expectEqual(Self.logIn(session).last, .setAuthenticationStatus(status: 1, errorCode: ""))
         let logout = await session.enabler.logout()
         let callbacks = await session.collectIgnoringTracking()
         #expect(callbacks.lastNavigation == nil, "no logout page for a value the engine does not know")
-        #expect(session.ledger.answers(to: logout) == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        expectEqual(session.ledger.answers(to: logout), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
         await session.enabler.checkAuthentication()
-        #expect(await session.collectIgnoringTracking().last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        await expectEqual(session.collectIgnoringTracking().last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
         await session.expectClean()
     }
 }

@@ -18,9 +18,9 @@ struct FleetCheckerTests {
     @Test func everyInterleavingOfSixEventsKeepsEveryPromise() async {
         let report = await Self.run(FleetChecker(bounds: .init(nodes: 2, depth: 6, calls: 3, userActions: 2, faults: 1)))
         #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
-        #expect(report.depth == 6)
+        expectEqual(report.depth, 6)
         // Every level was reached and grew: the check explored, it did not stop early.
-        #expect(report.statesByDepth.count == 7)
+        expectEqual(report.statesByDepth.count, 7)
         #expect(zip(report.statesByDepth, report.statesByDepth.dropFirst()).allSatisfy { $0.0 < $0.1 }, "\(report.statesByDepth)")
         #expect(report.states == report.statesByDepth.reduce(0, +) && report.states > 40_000, "\(report.states)")
     }
@@ -163,14 +163,14 @@ struct FleetCheckerTests {
 
         var waiting = FleetModel(nodes: 2, bounds: bounds)
         waiting.nodes[1].waiting.append(CallID(9))
-        #expect(waiting.problemsOnceSettled()?.contains { $0.contains("leaves calls [#9] unanswered") } == true)
+        expectEqual(waiting.problemsOnceSettled()?.contains { $0.contains("leaves calls [#9] unanswered") }, true)
 
         var split = FleetModel(nodes: 2, bounds: bounds)
         split.store.tokens = StoredTokens(
             authentication: AuthenticationToken(
                 mvpdID: FleetModel.mvpd.id, requestorID: FleetModel.requestorID, userID: "alice", expires: FleetModel.start.adding(.seconds(3600))),
             deviceID: FleetModel.deviceID)
-        #expect(split.problemsOnceSettled()?.contains { $0.contains("answer checkAuthentication differently") } == true)
+        expectEqual(split.problemsOnceSettled()?.contains { $0.contains("answer checkAuthentication differently") }, true)
 
         let stepUps = FleetChecker.Bounds(nodes: 2, depth: 1, stepUp: true)
         var unheld = FleetModel(nodes: 2, bounds: stepUps)
@@ -205,16 +205,16 @@ struct FleetCheckerTests {
         lost.lastLoginPage = 0
         lost.newestLoginRedirect = 0
         lost.newestLoginDelivered = true
-        #expect(lost.problemsOnceSettled()?.contains { $0.contains("yet once everything settled the device is signed out") } == true)
+        expectEqual(lost.problemsOnceSettled()?.contains { $0.contains("yet once everything settled the device is signed out") }, true)
     }
 
     /// Going on after the first broken promise explores every level and lists each kind of broken promise
     /// once, shortest first; the checker reports the states it reached at each depth.
     @Test func goingOnExploresEveryLevel() async {
         let report = await Self.run(FleetChecker(bounds: .init(nodes: 3, depth: 4, calls: 2, userActions: 1, faults: 1), keepsGoing: true))
-        #expect(report.statesByDepth.count == 5, "\(report.statesByDepth)")
+        expectEqual(report.statesByDepth.count, 5, "\(report.statesByDepth)")
         let lengths = report.counterexamples.map(\.events.count)
-        #expect(lengths == lengths.sorted(), "\(lengths)")
+        expectEqual(lengths, lengths.sorted(), "\(lengths)")
         #expect(report.counterexamples.isEmpty, "\(report.counterexamples.map(\.description))")
     }
 }

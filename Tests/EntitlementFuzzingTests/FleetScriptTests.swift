@@ -1,5 +1,6 @@
 import EntitlementEngine
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementFuzzing
@@ -29,7 +30,7 @@ struct FleetScriptTests {
         #expect(FleetScript.isFleetScript(text))
         let script = try FleetScript(parsing: text)
         #expect(script.bounds.nodes == 2 && script.bounds.calls == 3 && script.bounds.userActions == 2 && script.bounds.faults == 1)
-        #expect(script.events.map(\.text) == Self.events.map(\.description))
+        expectEqual(script.events.map(\.text), Self.events.map(\.description))
         #expect(script.run() == nil, "the engine keeps every promise in this interleaving")
 
         var broken = FleetModel(nodes: 2, bounds: Self.bounds)

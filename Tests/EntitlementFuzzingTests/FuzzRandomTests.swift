@@ -1,4 +1,5 @@
 import EntitlementFuzzing
+import EntitlementTestSupport
 import Testing
 
 @Suite("Fuzzing support")
@@ -8,7 +9,7 @@ struct FuzzRandomTests {
         var second = FuzzRandom(seed: 42)
         var other = FuzzRandom(seed: 43)
         let a = (0..<8).map { _ in first.next() }
-        #expect(a == (0..<8).map { _ in second.next() })
+        expectEqual(a, (0..<8).map { _ in second.next() })
         #expect(a != (0..<8).map { _ in other.next() })
     }
 
@@ -17,6 +18,6 @@ struct FuzzRandomTests {
             seed == 5 ? FuzzFailure(seed: seed, problem: "five", reproduction: "5") : nil
         }
         #expect(await FuzzTargets.run(target, count: 4) == nil)
-        #expect(await FuzzTargets.run(target, count: 10)?.seed == 5)
+        await expectEqual(FuzzTargets.run(target, count: 10)?.seed, 5)
     }
 }

@@ -25,7 +25,7 @@ struct RandomExplorerTests {
 
     @Test func aScriptIsAPureFunctionOfItsSeed() {
         let explorer = RandomExplorer(length: 30)
-        #expect(explorer.steps(seed: 7) == explorer.steps(seed: 7))
+        expectEqual(explorer.steps(seed: 7), explorer.steps(seed: 7))
         #expect(explorer.steps(seed: 7) != explorer.steps(seed: 8))
     }
 
@@ -52,10 +52,10 @@ struct RandomExplorerTests {
             .logIn(rightPassword: true, deliver: true), .call(.checkAuthentication),
         ]
         let trace = await explorer.trace(of: steps, seed: 2)
-        #expect(trace.header["recorded_with"] == "entitle explore")
+        expectEqual(trace.header["recorded_with"], "entitle explore")
         let calls = trace.records.compactMap { $0["in"] == "call" ? $0["call"]?.string : nil }
-        #expect(calls.prefix(5) == ["setRequestor", "getAuthentication", "setSelectedProvider", "handleExternalURL", "checkAuthentication"])
-        #expect(calls.dropFirst(5) == ["setRequestor", "getAuthentication", "setSelectedProvider", "handleExternalURL"], "the fresh login")
+        expectEqual(calls.prefix(5), ["setRequestor", "getAuthentication", "setSelectedProvider", "handleExternalURL", "checkAuthentication"])
+        expectEqual(calls.dropFirst(5), ["setRequestor", "getAuthentication", "setSelectedProvider", "handleExternalURL"], "the fresh login")
         #expect(TraceReplayer().replay(try Trace.parse(trace.text)).divergence == nil)
     }
 }

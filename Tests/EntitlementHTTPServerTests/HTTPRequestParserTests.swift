@@ -1,3 +1,4 @@
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementHTTPServer
@@ -23,10 +24,10 @@ struct HTTPRequestParserTests {
             Issue.record("expected one request, got \(steps)")
             return
         }
-        #expect(request.method == "GET")
-        #expect(request.path == "/api/v2/sp/configuration")
-        #expect(request.query == "x=1")
-        #expect(request.headers["accept"] == "application/json", "names match without case, OWS trimmed")
+        expectEqual(request.method, "GET")
+        expectEqual(request.path, "/api/v2/sp/configuration")
+        expectEqual(request.query, "x=1")
+        expectEqual(request.headers["accept"], "application/json", "names match without case, OWS trimmed")
         #expect(request.keepsAlive)
         #expect(request.body.isEmpty)
     }
@@ -39,9 +40,9 @@ struct HTTPRequestParserTests {
             parser.append([byte])
             while case .request(let request) = try parser.next() { requests.append(request) }
         }
-        #expect(requests.map(\.target) == ["/o/client/token", "/"])
-        #expect(requests.first?.body == Array("hello=world".utf8))
-        #expect(requests.last?.keepsAlive == false, "HTTP/1.0 closes unless keep-alive is asked for")
+        expectEqual(requests.map(\.target), ["/o/client/token", "/"])
+        expectEqual(requests.first?.body, Array("hello=world".utf8))
+        expectEqual(requests.last?.keepsAlive, false, "HTTP/1.0 closes unless keep-alive is asked for")
         #expect(!parser.hasPartialRequest)
     }
 
@@ -60,8 +61,8 @@ struct HTTPRequestParserTests {
                 start += piece
                 while case .request(let request) = try parser.next() { requests.append(request) }
             }
-            #expect(requests.map(\.path) == ["/api/v2/sp/sessions", "/next"], "pieces of \(piece)")
-            #expect(requests.first.map { String(decoding: $0.body, as: UTF8.self) } == "mvpd=acme-cable", "pieces of \(piece)")
+            expectEqual(requests.map(\.path), ["/api/v2/sp/sessions", "/next"], "pieces of \(piece)")
+            expectEqual(requests.first.map { String(decoding: $0.body, as: UTF8.self) }, "mvpd=acme-cable", "pieces of \(piece)")
         }
     }
 
@@ -92,7 +93,7 @@ struct HTTPRequestParserTests {
             }
             largest = max(largest, parser.bufferedBytes)
         }
-        #expect(refused == .chunkFramingTooLarge, "after \(sent) bytes: \(String(describing: refused))")
+        expectEqual(refused, .chunkFramingTooLarge, "after \(sent) bytes: \(String(describing: refused))")
         #expect(sent <= limits.bodyBytes + head.count + 2 * chunk.count, "refused once the framing passed the body limit: \(sent) bytes")
         #expect(largest <= head.count + chunk.count, "the parser kept \(largest) bytes: one chunk at most beside the head")
 
@@ -120,14 +121,14 @@ struct HTTPRequestParserTests {
     @Test func expectContinueIsAnsweredOnceBeforeTheBody() throws {
         var parser = HTTPRequestParser()
         parser.append(Array("POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8))
-        #expect(try parser.next() == .continueExpected)
-        #expect(try parser.next() == .needMore)
+        try expectEqual(parser.next(), .continueExpected)
+        try expectEqual(parser.next(), .needMore)
         parser.append(Array("ok".utf8))
         guard case .request(let request) = try parser.next() else {
             Issue.record("no request")
             return
         }
-        #expect(request.body == Array("ok".utf8))
+        expectEqual(request.body, Array("ok".utf8))
     }
 
     @Test(arguments: [
@@ -173,10 +174,10 @@ struct HTTPRequestParserTests {
             try parse("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: limits)
         }
         #expect(throws: HTTPParseError.bodyTooLarge) { try parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", limits: limits) }
-        #expect(HTTPParseError.headersTooLarge.status == 431)
-        #expect(HTTPParseError.bodyTooLarge.status == 413)
-        #expect(HTTPParseError.timedOut.status == 408)
-        #expect(HTTPParseError.malformedRequestLine.status == 400)
+        expectEqual(HTTPParseError.headersTooLarge.status, 431)
+        expectEqual(HTTPParseError.bodyTooLarge.status, 413)
+        expectEqual(HTTPParseError.timedOut.status, 408)
+        expectEqual(HTTPParseError.malformedRequestLine.status, 400)
     }
 
     @Test func leadingEmptyLinesAreIgnoredAndRepeatedEqualLengthsAccepted() throws {
@@ -185,7 +186,7 @@ struct HTTPRequestParserTests {
             Issue.record("no request: \(steps)")
             return
         }
-        #expect(request.body == Array("hi".utf8))
+        expectEqual(request.body, Array("hi".utf8))
     }
 }
 

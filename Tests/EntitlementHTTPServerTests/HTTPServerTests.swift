@@ -1,6 +1,7 @@
 import EntitlementSupport
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementHTTPServer
@@ -58,8 +59,8 @@ struct HTTPServerTests {
             let connection = try #require(await RawConnection.open(port: server.port))
             connection.send("POST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n1\r\nc\r\n0\r\n\r\n")
             let answers = await connection.readAnswers(1)
-            #expect(answers.first?.hasPrefix("HTTP/1.1 200 OK\r\n") == true)
-            #expect(answers.first?.hasSuffix("POST /b 3") == true, "\(answers)")
+            expectEqual(answers.first?.hasPrefix("HTTP/1.1 200 OK\r\n"), true)
+            expectEqual(answers.first?.hasSuffix("POST /b 3"), true, "\(answers)")
         }
     }
 
@@ -68,11 +69,11 @@ struct HTTPServerTests {
             let connection = try #require(await RawConnection.open(port: server.port))
             connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
             let answers = await connection.readAnswers(2)
-            #expect(answers.count == 2)
-            #expect(answers.first?.hasPrefix("HTTP/1.1 200 OK\r\n") == true)
-            #expect(answers.first?.contains("Connection: keep-alive") == true)
-            #expect(answers.first?.hasSuffix("GET /a 0") == true)
-            #expect(answers.last?.hasSuffix("POST /b 3") == true)
+            expectEqual(answers.count, 2)
+            expectEqual(answers.first?.hasPrefix("HTTP/1.1 200 OK\r\n"), true)
+            expectEqual(answers.first?.contains("Connection: keep-alive"), true)
+            expectEqual(answers.first?.hasSuffix("GET /a 0"), true)
+            expectEqual(answers.last?.hasSuffix("POST /b 3"), true)
         }
     }
 
@@ -104,7 +105,7 @@ struct HTTPServerTests {
     @Test func anIdleConnectionIsClosedQuietly() async throws {
         try await serving(HTTPServerLimits(idleTimeout: .milliseconds(300))) { server in
             let idle = try #require(await RawConnection.open(port: server.port))
-            #expect(await idle.readToEnd() == "", "nothing started, nothing answered")
+            await expectEqual(idle.readToEnd(), "", "nothing started, nothing answered")
         }
     }
 
@@ -125,9 +126,9 @@ struct HTTPServerTests {
             }
             let answered = answers.filter { $0.hasPrefix("HTTP/1.1 200 OK") && $0.contains("Connection: close") }
             let bodies = Set(answers.map { String($0.split(separator: "\r\n").last ?? "") })
-            #expect(answers.count == 100)
-            #expect(answered.count == 100, "every connection answered 200 and closed")
-            #expect(bodies.count == 100, "each answer is its own request's")
+            expectEqual(answers.count, 100)
+            expectEqual(answered.count, 100, "every connection answered 200 and closed")
+            expectEqual(bodies.count, 100, "each answer is its own request's")
         }
     }
 
@@ -149,11 +150,11 @@ struct HTTPServerTests {
             second.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             // A suite that keeps both task threads busy can hold a handler back for minutes: wait for it.
             for _ in 0..<30_000 where running.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(running.withLock { $0 } == 2, "both handlers run")
+            expectEqual(running.withLock { $0 }, 2, "both handlers run")
             let third = try #require(await RawConnection.open(port: server.port))
             #expect(await third.readToEnd().hasPrefix("HTTP/1.1 503 Service Unavailable"))
             released.withLock { $0 = true }
-            #expect(await first.readAnswers(1).first?.hasSuffix("held") == true, "the answers in progress are not cut")
+            await expectEqual(first.readAnswers(1).first?.hasSuffix("held"), true, "the answers in progress are not cut")
         }
     }
 
@@ -202,7 +203,7 @@ struct HTTPServerTests {
         let answer = await busy.readToEnd()
         #expect(answer.hasSuffix("late but whole"), "got: \(answer)")
         #expect(answer.contains("Connection: close"), "no keep-alive once stopping")
-        #expect(await idle.readToEnd() == "")
+        await expectEqual(idle.readToEnd(), "")
         #expect(await RawConnection.open(port: server.port) == nil, "no longer listening")
     }
 
@@ -231,8 +232,8 @@ struct HTTPServerTests {
                 let trace = String(decoding: curl.errors, as: UTF8.self)
                 return (curl.termination.status, body, trace)
             }
-            #expect(status == 0)
-            #expect(body == "POST /one 3POST /two 3")
+            expectEqual(status, 0)
+            expectEqual(body, "POST /one 3POST /two 3")
             #expect(trace.contains("Re-using existing connection") || trace.contains("Reusing existing"), "keep-alive: \(trace)")
         }
     }
@@ -253,7 +254,7 @@ struct HTTPServerTests {
         try #require(fd >= 0)
         Socket.resetOnClose(fd)
         #expect(fcntl(fd, F_GETFD) != -1, "still open: its owner closes it, once")
-        #expect(close(fd) == 0)
+        expectEqual(close(fd), 0)
     }
 }
 

@@ -6,6 +6,7 @@ import EntitlementSimulatorServer
 import EntitlementSupport
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// Headless Chromium, driven by `Tests/Browser/browse.py` (Debian's chromium, chromium-driver and
@@ -128,7 +129,7 @@ struct BrowserLoginTests {
         /// Configured, provider chosen: the login URL the engine navigates to.
         func loginURL() async throws -> String {
             await session.enabler.setRequestor("sim-requestor")
-            #expect(await callbacks() == [.setRequestorComplete(success: true)])
+            await expectEqual(callbacks(), [.setRequestorComplete(success: true)])
             await session.enabler.getAuthentication()
             await session.enabler.setSelectedProvider("acme-cable")
             let navigated = await callbacks().compactMap { callback -> String? in
@@ -152,19 +153,19 @@ struct BrowserLoginTests {
         let signedIn = try await Browser.run(["login", login, "alice", "wonderland", rig.catcher.url])
         #expect(signedIn.url.hasPrefix(rig.catcher.url + "/done?"), "the redirect chain ended at the app: \(signedIn.url)")
         let redirect = try #require(rig.catcher.urls.last, "the app received the redirect")
-        #expect(redirect == signedIn.url)
+        expectEqual(redirect, signedIn.url)
         let handled = await rig.session.enabler.handleExternalURL(redirect)
-        #expect(await rig.callbacks() == [.setAuthenticationStatus(status: 1, errorCode: "")])
-        #expect(rig.session.ledger.answers(to: handled) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        await expectEqual(rig.callbacks(), [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(rig.session.ledger.answers(to: handled), [.setAuthenticationStatus(status: 1, errorCode: "")])
 
         await rig.session.enabler.getAuthorization("sports-live")
         guard case .setToken(let token, let resource) = await rig.callbacks().last else {
             Issue.record("no media token")
             return
         }
-        #expect(resource == "sports-live")
+        expectEqual(resource, "sports-live")
         let verifier = MediaTokenVerifier(key: await rig.server.simulator.world.mediaTokenKey, clock: rig.clock)
-        #expect(verifier.verify(token, resource: "sports-live", requestor: "sim-requestor") == .valid)
+        expectEqual(verifier.verify(token, resource: "sports-live", requestor: "sim-requestor"), .valid)
 
         await rig.session.enabler.logout()
         let logoutURL = try #require(
@@ -174,9 +175,9 @@ struct BrowserLoginTests {
         let signedOut = try await Browser.run(["follow", logoutURL, rig.catcher.url])
         #expect(signedOut.url.hasPrefix(rig.catcher.url + "/done"))
         await rig.session.enabler.handleExternalURL(try #require(rig.catcher.urls.last))
-        #expect(await rig.callbacks().last == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        await expectEqual(rig.callbacks().last, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
         await rig.session.enabler.checkAuthentication()
-        #expect(await rig.callbacks() == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        await expectEqual(rig.callbacks(), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
         #expect(rig.session.ledger.violations().isEmpty, "\(rig.session.ledger.violations())")
         await rig.stop()
     }
@@ -186,18 +187,18 @@ struct BrowserLoginTests {
         let login = try await rig.loginURL()
         let before = String(describing: await rig.session.enabler.machineSnapshot)
         let stopped = try await Browser.run(["login", login, "alice", "not-her-password", rig.catcher.url])
-        #expect(stopped.message == "Invalid username or password.")
+        expectEqual(stopped.message, "Invalid username or password.")
         #expect(stopped.url.hasPrefix(rig.server.url + "/mvpd/acme-cable/login"), "still on the MVPD's page: \(stopped.url)")
         #expect(rig.catcher.urls.isEmpty, "nothing reached the app")
-        #expect(await rig.callbacks() == [], "the engine saw nothing")
-        #expect(String(describing: await rig.session.enabler.machineSnapshot) == before, "and nothing changed in it")
+        await expectEqual(rig.callbacks(), [], "the engine saw nothing")
+        expectEqual(String(describing: await rig.session.enabler.machineSnapshot), before, "and nothing changed in it")
         await rig.stop()
     }
 
     @Test func aTVShowsACodeAndASecondScreenSignsInOnTheActivationPage() async throws {
         let rig = try Rig(secondScreen: true)
         await rig.session.enabler.setRequestor("sim-requestor")
-        #expect(await rig.callbacks() == [.setRequestorComplete(success: true)])
+        await expectEqual(rig.callbacks(), [.setRequestorComplete(success: true)])
         await rig.session.enabler.getAuthentication()
         await rig.session.enabler.setSelectedProvider("acme-cable")
         let shown = await rig.callbacks().compactMap { callback -> String? in
@@ -206,10 +207,10 @@ struct BrowserLoginTests {
         let code = try #require(shown.first, "the TV shows a registration code")
         let activation = rig.server.url + "/activate"
         let signedIn = try await Browser.run(["activate", activation, code, "alice", "wonderland"])
-        #expect(signedIn.message == "Return to your TV.", "the phone's browser ends on the signed-in page: \(signedIn)")
+        expectEqual(signedIn.message, "Return to your TV.", "the phone's browser ends on the signed-in page: \(signedIn)")
         // The TV polls on its (manual) clock; the next poll finds the profile.
         await rig.clock.advance(by: SecondScreen().pollInterval)
-        #expect(await rig.callbacks().last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        await expectEqual(rig.callbacks().last, .setAuthenticationStatus(status: 1, errorCode: ""))
         await rig.stop()
     }
 }

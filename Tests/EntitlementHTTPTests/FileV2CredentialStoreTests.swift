@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementHTTP
@@ -14,9 +15,9 @@ struct FileV2CredentialStoreTests {
         #expect(await store.load() == nil)
         let credentials = V2ClientCredentials(clientID: "id-1", clientSecret: "secret-1", issuedAtSeconds: 1_700_000_000)
         await store.save(credentials)
-        #expect(await FileV2CredentialStore(path: path).load() == credentials, "a new process reads them")
+        await expectEqual(FileV2CredentialStore(path: path).load(), credentials, "a new process reads them")
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
+        expectEqual(mode, 0o600)
         #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))
     }
 
@@ -30,7 +31,7 @@ struct FileV2CredentialStoreTests {
         let written = try JSONReader.read(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         #expect(written["format"] == .int(1) && written["credentials"]?["client_id"] == "id-1")
         try Data(credentials.json.canonicalBytes).write(to: URL(fileURLWithPath: path))
-        #expect(await FileV2CredentialStore(path: path).load() == credentials)
+        await expectEqual(FileV2CredentialStore(path: path).load(), credentials)
     }
 
     /// With sealing the file holds no client secret in clear; a store without the key refuses it
@@ -42,7 +43,7 @@ struct FileV2CredentialStoreTests {
         await FileV2CredentialStore(path: path, sealing: TestOnlySealing(key: "fleet-key")).save(credentials)
         let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
         #expect(text.hasPrefix("sealed:1:") && !text.contains("s3cr3t") && !text.contains("id-7"))
-        #expect(await FileV2CredentialStore(path: path, sealing: TestOnlySealing(key: "fleet-key")).load() == credentials)
+        await expectEqual(FileV2CredentialStore(path: path, sealing: TestOnlySealing(key: "fleet-key")).load(), credentials)
         do {
             _ = try await FileV2CredentialStore(path: path).credentials(replacing: nil) { () async throws(BackendError) -> V2ClientCredentials in
                 Issue.record("registered over sealed credentials")
@@ -91,6 +92,6 @@ struct FileV2CredentialStoreTests {
         } catch {
             #expect(error.code == .clientCredentials && error.message.contains(words) && error.message.contains(path), "\(error)")
         }
-        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self) == text, "left as it was")
+        expectEqual(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self), text, "left as it was")
     }
 }

@@ -4,6 +4,7 @@ import EntitlementHTTPServer
 import EntitlementSimulator
 import EntitlementSimulatorServer
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -73,12 +74,12 @@ struct HTTPFaultTests {
         /// Configured and signed in as alice (the login's web in process, its API over HTTP).
         func signIn() async {
             await session.enabler.setRequestor("sim-requestor")
-            #expect(await callbacks() == [.setRequestorComplete(success: true)])
+            await expectEqual(callbacks(), [.setRequestorComplete(success: true)])
             await session.enabler.getAuthentication()
             await session.enabler.setSelectedProvider("acme-cable")
             let (_, call) = await session.logIn(as: "alice", password: "wonderland")
             #expect(call != nil)
-            #expect(await callbacks().last == .setAuthenticationStatus(status: 1, errorCode: ""))
+            await expectEqual(callbacks().last, .setAuthenticationStatus(status: 1, errorCode: ""))
         }
 
         func finish() async {
@@ -124,8 +125,8 @@ struct HTTPFaultTests {
         let harness = try Harness(port: UInt16(bigEndian: address.sin_port))
         await harness.session.enabler.setRequestor("sim-requestor")
         let callbacks = await harness.callbacks()
-        #expect(statusCode(callbacks.first) == "CFG404", "\(callbacks)")
-        #expect(callbacks.last == .setRequestorComplete(success: false))
+        expectEqual(statusCode(callbacks.first), "CFG404", "\(callbacks)")
+        expectEqual(callbacks.last, .setRequestorComplete(success: false))
         await harness.finish()
     }
 
@@ -137,7 +138,7 @@ struct HTTPFaultTests {
             try? await Task.sleep(for: .seconds(600))
             return .text(200, "too late")
         }
-        #expect(callbacks == [failure("the backend timed out")])
+        expectEqual(callbacks, [failure("the backend timed out")])
         // Far from both: 77 s was seen on a slow machine under the whole suite.
         #expect(ContinuousClock.now - started < .seconds(300), "the client's 20 s timeout, not the server's 600 s hold")
     }
@@ -147,13 +148,13 @@ struct HTTPFaultTests {
         let callbacks = try await authorization {
             HTTPResponse(status: 200, headers: Self.json, body: body, ending: .resetMidBody(bodyBytes: 10))
         }
-        #expect(callbacks == [failure("network error: connection reset")])
+        expectEqual(callbacks, [failure("network error: connection reset")])
     }
 
     @Test(arguments: [500, 503])
     func aServerErrorIsReportedWithItsStatus(status: Int) async throws {
         let callbacks = try await authorization { .text(status, "oops") }
-        #expect(callbacks == [failure("HTTP \(status)")])
+        expectEqual(callbacks, [failure("HTTP \(status)")])
     }
 
     @Test func a503OnConfigurationIsCFG503() async throws {
@@ -161,7 +162,7 @@ struct HTTPFaultTests {
         harness.sabotageNext("/configuration", { .text(503, "down for maintenance") })
         await harness.session.enabler.setRequestor("sim-requestor")
         let callbacks = await harness.callbacks()
-        #expect(statusCode(callbacks.first) == "CFG503", "\(callbacks)")
+        expectEqual(statusCode(callbacks.first), "CFG503", "\(callbacks)")
         await harness.finish()
     }
 
@@ -171,8 +172,8 @@ struct HTTPFaultTests {
         harness.sabotageNext("/decisions/authorize/", { .html(429, "<html>429 Too Many Requests</html>") })
         await harness.session.enabler.getAuthorization("news-channel")
         let callbacks = await harness.callbacks()
-        #expect(statusCode(callbacks.first) == "Z100", "\(callbacks)")
-        #expect(callbacks.last == failure("throttled; retry after 1 s"))
+        expectEqual(statusCode(callbacks.first), "Z100", "\(callbacks)")
+        expectEqual(callbacks.last, failure("throttled; retry after 1 s"))
         let started = ContinuousClock.now
         await harness.session.enabler.getAuthorization("news-channel")
         #expect(await harness.callbacks().isEmpty, "the engine holds the request for the pause")
@@ -181,7 +182,7 @@ struct HTTPFaultTests {
             Issue.record("no token after the pause")
             return
         }
-        #expect(resource == "news-channel")
+        expectEqual(resource, "news-channel")
         #expect(ContinuousClock.now - started >= .milliseconds(900), "the transport's pacer paused the device too")
         await harness.finish()
     }
@@ -192,13 +193,13 @@ struct HTTPFaultTests {
             Issue.record("\(callbacks)")
             return
         }
-        #expect(code == ErrorCode.genericAuthorization)
+        expectEqual(code, ErrorCode.genericAuthorization)
         #expect(description.hasPrefix("malformed backend response: authorize: the body is not JSON"))
     }
 
     @Test func aWrongContentTypeIsAMalformedAnswer() async throws {
         let callbacks = try await authorization { .html(200, #"{"decisions":[]}"#) }
-        #expect(callbacks == [failure("malformed backend response: authorize: Content-Type 'text/html', not JSON")])
+        expectEqual(callbacks, [failure("malformed backend response: authorize: Content-Type 'text/html', not JSON")])
     }
 
     @Test func anExpiredAccessTokenIsReplacedOnceAndTheCallSucceeds() async throws {
@@ -210,8 +211,8 @@ struct HTTPFaultTests {
             Issue.record("no token after the refresh")
             return
         }
-        #expect(resource == "news-channel")
-        #expect(await harness.simulator.requestCounts[.authorize] == 1, "the 401 never reached the simulator's core")
+        expectEqual(resource, "news-channel")
+        await expectEqual(harness.simulator.requestCounts[.authorize], 1, "the 401 never reached the simulator's core")
         await harness.finish()
     }
 }

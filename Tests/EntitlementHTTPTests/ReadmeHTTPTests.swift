@@ -4,6 +4,7 @@ import EntitlementSimulator
 import EntitlementSimulatorServer
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// README.md's "Talk to Adobe Pass" example is compiled and run here against `entitle serve`'s
@@ -31,7 +32,7 @@ struct ReadmeHTTPTests {
     }
 
     @Test func theExampleIsTheCodeThisTestRuns() throws {
-        #expect(try Self.readmeExample() == Self.markedRegion())
+        try expectEqual(Self.readmeExample(), Self.markedRegion())
     }
 
     /// A device record as an embedding service might keep it.
@@ -109,13 +110,13 @@ struct ReadmeHTTPTests {
         // README-ADOBE-END
         await enabler.whenIdle()
         // The simulator knows sim-requestor, not my-requestor: V2 refuses it, over HTTP, typed.
-        #expect(recorder.completed.withLock { $0 } == [false])
+        expectEqual(recorder.completed.withLock { $0 }, [false])
         await enabler.setRequestor("sim-requestor")
         await enabler.whenIdle()
-        #expect(recorder.completed.withLock { $0 } == [false, true])
+        expectEqual(recorder.completed.withLock { $0 }, [false, true])
         // Tracking data describe the device (an Apple TV: its OS, Adobe's `ios` client type), not this server.
         await enabler.checkAuthentication()
-        #expect(recorder.tracking.withLock { $0 } == [["false", "", "", "", "unknown", "ios", "tvOS"]])
+        expectEqual(recorder.tracking.withLock { $0 }, [["false", "", "", "", "unknown", "ios", "tvOS"]])
         #expect(await FileV2CredentialStore(path: credentialsPath).load() != nil, "the credentials were kept")
         await server.shutdown()
     }

@@ -1,6 +1,7 @@
 import EntitlementSimulator
 import EntitlementSupport
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// `entitle serve` as a process: it prints its URL and users, answers README's curl examples,
@@ -47,7 +48,7 @@ struct ServeCommandTests {
         #expect(walkThrough.hasPrefix("URL=http://127.0.0.1:8080\n"))
         let script = "set -e\nURL=\(url)\n" + walkThrough.dropFirst("URL=http://127.0.0.1:8080\n".count)
         let (status, output) = await Self.shell(script)
-        #expect(status == 0)
+        expectEqual(status, 0)
         #expect(output.hasPrefix("{\"requestor\":{"), "configuration: \(output)")
         #expect(output.contains("\"actionName\":\"authenticate\""), "session: \(output)")
 
@@ -55,11 +56,11 @@ struct ServeCommandTests {
         let exited = await withCheckedContinuation { done in
             Thread { done.resume(returning: server.waitForExit()) }.start()
         }
-        #expect(exited == .exited(0), "a clean stop")
+        expectEqual(exited, .exited(0), "a clean stop")
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(text.contains("SIGTERM: stopping") && text.hasSuffix("entitle serve: stopped\n"))
         let access = text.split(separator: "\n").filter { $0.hasPrefix("127.0.0.1 \"") }
-        #expect(access.count == 4, "one access-log line per request: \(access)")
+        expectEqual(access.count, 4, "one access-log line per request: \(access)")
         #expect(access.contains { $0.contains("\"POST /api/v2/sim-requestor/sessions\" 200") })
         #expect(!text.contains("secret."), "no client secret in the log")
     }
@@ -95,7 +96,7 @@ struct ServeCommandTests {
         let signIn: String = "curl -s -X POST \(url)/security-api/mag/sign_in/ -d 'username=bob&password=pw'"
         let authorize: String = "curl -s -X POST \(url)/programmer/kids/authorize -d 'device_id=d&session_id=s&resource=scary-1'"
         let (status, output) = await Self.shell(signIn + " && echo && " + authorize)
-        #expect(status == 0)
+        expectEqual(status, 0)
         #expect(output.contains("<token>") && output.contains("\"TransactionConditionAdvice\""), "\(output)")
     }
 }

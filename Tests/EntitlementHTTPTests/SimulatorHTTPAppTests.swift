@@ -3,6 +3,7 @@ import EntitlementHTTPServer
 import EntitlementSimulator
 import EntitlementSimulatorServer
 import EntitlementSupport
+import EntitlementTestSupport
 import Testing
 
 /// `entitle serve`'s answers as REST API V2's contract describes them: 405 with `Allow` and V2's error
@@ -27,15 +28,15 @@ struct SimulatorHTTPAppTests {
         let id = try #require(client["client_id"]?.string), secret = try #require(client["client_secret"]?.string)
         let token = await respond(
             "POST", PercentEncoding.url("/o/client/token", query: [("client_id", id), ("client_secret", secret), ("grant_type", "client_credentials")]))
-        #expect(token.status == 201, "the token endpoint reads its parameters from the query too")
+        expectEqual(token.status, 201, "the token endpoint reads its parameters from the query too")
         return try #require(try JSONReader.read(token.body)["access_token"]?.string)
     }
 
     @Test func aMethodAnOperationDoesNotTakeIs405WithAllowAndV2sErrorJSON() async throws {
         let answer = await respond("GET", "/api/v2/sim-requestor/sessions")
         #expect(answer.status == 405 && answer.headers["Allow"] == "POST")
-        #expect(answer.headers["Content-Type"]?.hasPrefix("application/json") == true)
-        #expect(try JSONReader.read(answer.body)["status"] == .int(405))
+        expectEqual(answer.headers["Content-Type"]?.hasPrefix("application/json"), true)
+        try expectEqual(JSONReader.read(answer.body)["status"], .int(405))
         let page = await respond("POST", "/api/v2/authenticate/sim-requestor/ABC1234")
         #expect(page.status == 405 && page.headers["Allow"] == "GET, HEAD", "the authenticate URL is opened with GET")
         let put = await respond("PUT", "/")
@@ -45,15 +46,15 @@ struct SimulatorHTTPAppTests {
     @Test func theAccessTokenIsCheckedBeforeTheBodyAndHeaders() async throws {
         let noToken = await respond(
             "POST", "/api/v2/sim-requestor/decisions/authorize/acme-cable", [("Content-Type", "application/json")], body: "{not json")
-        #expect(noToken.status == 401)
-        #expect(try JSONReader.read(noToken.body)["code"] == "invalid_access_token_client_application")
+        expectEqual(noToken.status, 401)
+        try expectEqual(JSONReader.read(noToken.body)["code"], "invalid_access_token_client_application")
         let token = try await accessToken()
         let badBody = await respond(
             "POST", "/api/v2/sim-requestor/decisions/authorize/acme-cable",
             [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)"), ("AP-Device-Identifier", "fingerprint ZA==")],
             body: "{not json")
-        #expect(badBody.status == 400)
-        #expect(try JSONReader.read(badBody.body)["code"] == "invalid_parameter_resources")
+        expectEqual(badBody.status, 400)
+        try expectEqual(JSONReader.read(badBody.body)["code"], "invalid_parameter_resources")
         let jsonForForm = await respond(
             "POST", "/api/v2/sim-requestor/sessions", [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")], body: "{}")
         #expect(jsonForForm.status == 400 && (try? JSONReader.read(jsonForForm.body))?["status"] == .int(400), "a documented 400 with error JSON")
@@ -76,14 +77,14 @@ struct SimulatorHTTPAppTests {
         let auth = [("Authorization", "Bearer \(token)")]
         let device = auth + [("AP-Device-Identifier", "fingerprint ZA=="), ("Content-Type", "application/x-www-form-urlencoded")]
         let created = await respond("POST", "/api/v2/sim-requestor/sessions", device, body: "domainName=tv.example")
-        #expect(created.status == 200)
+        expectEqual(created.status, 200)
         let session = try JSONReader.read(created.body)
         #expect(session["actionName"] == "resume" && session["actionType"] == "direct")
-        #expect(session["missingParameters"] == ["mvpd", "redirectUrl"])
+        expectEqual(session["missingParameters"], ["mvpd", "redirectUrl"])
         let code = try #require(session["code"]?.string)
 
         let status = await respond("GET", "/api/v2/sim-requestor/sessions/\(code)", auth)
-        #expect(status.status == 200)
+        expectEqual(status.status, 200)
         let held = try JSONReader.read(status.body)
         #expect(held["existingParameters"]?["domainName"] == "tv.example" && held["missingParameters"] == ["mvpd", "redirectUrl"])
         #expect(held["notAfter"]?.string != nil && held["notBefore"]?.string != nil)
@@ -98,7 +99,7 @@ struct SimulatorHTTPAppTests {
             body: "redirectUrl=" + PercentEncoding.encode("https://phone.example/done"))
         let login = try JSONReader.read(resumed.body)
         #expect(login["actionName"] == "authenticate" && login["actionType"] == "interactive" && login["code"]?.string == code)
-        #expect(login["url"]?.string?.hasSuffix("/api/v2/authenticate/sim-requestor/\(code)") == true)
+        expectEqual(login["url"]?.string?.hasSuffix("/api/v2/authenticate/sim-requestor/\(code)"), true)
 
         let unknown = await respond("GET", "/api/v2/sim-requestor/sessions/NOSUCH99", auth)
         #expect(try unknown.status == 400 && JSONReader.read(unknown.body)["code"] == "invalid_authentication_session")

@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import EntitlementTracing
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// Each golden trace's page (`entitle trace view --replay`) in headless Chromium: stepped through with
@@ -30,10 +31,10 @@ struct TraceViewBrowserTests {
             try TraceView.html(trace, markingDivergence: true).write(toFile: page, atomically: true, encoding: .utf8)
             traces.append((name, trace, page))
         }
-        #expect(traces.count == 12, "six complete and six divergent golden traces")
+        expectEqual(traces.count, 12, "six complete and six divergent golden traces")
         // One browser for every page (a browser per page would start twelve on a 2-core machine).
         let pages = try #require(try await Browser.answer(["pages", folder] + traces.map(\.page))["pages"]?.array)
-        #expect(pages.count == traces.count)
+        expectEqual(pages.count, traces.count)
         for ((name, trace, _), seen) in zip(traces, pages) { try Self.check(seen, of: trace, name: name) }
     }
 
@@ -42,27 +43,27 @@ struct TraceViewBrowserTests {
         var replayed: [TraceReplayStep] = []
         let result = TraceReplayer().replay(trace) { replayed.append($0) }
         let steps = try #require(seen["steps"]?.array)
-        #expect(steps.count == trace.records.count, "\(name): one step per record")
+        expectEqual(steps.count, trace.records.count, "\(name): one step per record")
         for (index, step) in steps.enumerated() {
             let seq = index + 1
-            #expect(step["focus"]?.int == Int64(seq), "\(name): the keyboard moved the focus to record \(seq)")
+            expectEqual(step["focus"]?.int, Int64(seq), "\(name): the keyboard moved the focus to record \(seq)")
             let states = step["states"]
             guard index < replayed.count else {
-                #expect(states?.object?.isEmpty == true, "\(name): nothing is highlighted past the divergence (record \(seq))")
+                expectEqual(states?.object?.isEmpty, true, "\(name): nothing is highlighted past the divergence (record \(seq))")
                 continue
             }
             let machine = replayed[index]
             let authorizations = machine.authorizations.isEmpty ? ["idle"] : machine.authorizations.map(\.state)
-            #expect(states?["configuration"]?.array?.compactMap(\.string) == [machine.configuration], "\(name), record \(seq)")
-            #expect(states?["authentication"]?.array?.compactMap(\.string) == [machine.authentication], "\(name), record \(seq)")
-            #expect(Set(states?["authorization"]?.array?.compactMap(\.string) ?? []) == Set(authorizations), "\(name), record \(seq)")
+            expectEqual(states?["configuration"]?.array?.compactMap(\.string), [machine.configuration], "\(name), record \(seq)")
+            expectEqual(states?["authentication"]?.array?.compactMap(\.string), [machine.authentication], "\(name), record \(seq)")
+            expectEqual(Set(states?["authorization"]?.array?.compactMap(\.string) ?? []), Set(authorizations), "\(name), record \(seq)")
         }
         let marked = seen["divergence"]?.array?.compactMap(\.int) ?? []
-        #expect(marked == (result.divergence.map { [Int64($0.step)] } ?? []), "\(name): the divergence is marked where the replayer finds it")
-        #expect(seen["clicked"]?["focus"]?.int == Int64(trace.records.count / 2 + 1), "\(name): a click moves the focus")
-        #expect(seen["end"]?["focus"]?.int == Int64(trace.records.count), "\(name): End moves it to the last record")
+        expectEqual(marked, (result.divergence.map { [Int64($0.step)] } ?? []), "\(name): the divergence is marked where the replayer finds it")
+        expectEqual(seen["clicked"]?["focus"]?.int, Int64(trace.records.count / 2 + 1), "\(name): a click moves the focus")
+        expectEqual(seen["end"]?["focus"]?.int, Int64(trace.records.count), "\(name): End moves it to the last record")
         let shots = seen["shots"]?.array?.compactMap(\.string) ?? []
-        #expect(shots.count == 3, "\(name): three screenshots")
+        expectEqual(shots.count, 3, "\(name): three screenshots")
         for shot in shots {
             let bytes = FileManager.default.contents(atPath: shot) ?? Data()
             #expect(bytes.count > 10_000 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(shot) is a PNG of the page")

@@ -5,6 +5,7 @@ import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// `URLSessionV2Transport` — FoundationNetworking's libcurl-backed `URLSession`, whose multi handle is
@@ -118,7 +119,7 @@ struct TransportChaosTests {
     static func expectEveryExchangeEnded(_ tally: Tally, _ run: String) {
         let outcomes = tally.outcomes.withLock { $0 }
         print("transport chaos \(run): \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))")
-        #expect(tally.total == exchanges / workers * workers, "every exchange ended: \(outcomes)")
+        expectEqual(tally.total, exchanges / workers * workers, "every exchange ended: \(outcomes)")
         let known: Set<String> = ["status 200", "status 429", "status 503", "timeout", "network"]
         #expect(Set(outcomes.keys).isSubset(of: known), "only answers and typed failures: \(outcomes)")
     }

@@ -4,6 +4,7 @@ import EntitlementHTTPServer
 import EntitlementSimulator
 import EntitlementSimulatorServer
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// The transport itself: the decoration hook, cancellation, and logs without secrets.
@@ -34,13 +35,13 @@ struct URLSessionV2TransportTests {
         })
         let answer = try await transport.send(
             .configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: "b", deviceID: "tv"))
-        #expect(answer.status == 200)
-        #expect(answer.body == .object([:]))
+        expectEqual(answer.status, 200)
+        expectEqual(answer.body, .object([:]))
         let request = try #require(captured.all.first)
-        #expect(request.headers["X-Gateway-Key"] == "gateway-1")
-        #expect(request.headers["Accept"] == "application/json;charset=utf-8")
-        #expect(request.headers["Authorization"] == "Bearer b", "the documented headers are there before the hook runs")
-        #expect(seen.withLock { $0 } == ["configuration"])
+        expectEqual(request.headers["X-Gateway-Key"], "gateway-1")
+        expectEqual(request.headers["Accept"], "application/json;charset=utf-8")
+        expectEqual(request.headers["Authorization"], "Bearer b", "the documented headers are there before the hook runs")
+        expectEqual(seen.withLock { $0 }, ["configuration"])
         await server.shutdown()
     }
 
@@ -55,7 +56,7 @@ struct URLSessionV2TransportTests {
         let logged = Mutex<[String]>([])
         let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience) { exchange in logged.withLock { $0.append(exchange.operation) } }
         _ = try await transport.send(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(deviceID: "tv"))
-        #expect(logged.withLock { $0 } == ["configuration"])
+        expectEqual(logged.withLock { $0 }, ["configuration"])
         await server.shutdown()
     }
 
@@ -69,8 +70,8 @@ struct URLSessionV2TransportTests {
         let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience)
         let answer = try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext(bearer: "b"))
         #expect(answer.body?["weight"]?.double == 0.5 && answer.body?["scale"]?.double == 1000)
-        #expect(answer.body?["big"] == .number(try #require(JSONNumber("123456789012345678901234567890"))))
-        #expect(answer.body?["requestor"] == "sp")
+        expectEqual(answer.body?["big"], .number(try #require(JSONNumber("123456789012345678901234567890"))))
+        expectEqual(answer.body?["requestor"], "sp")
         let broken = try await transport.send(.profiles(serviceProvider: "sp"), context: V2RequestContext(bearer: "b", deviceID: "tv"))
         #expect(broken.body == nil && broken.bodyProblem != nil)
         await server.shutdown()
@@ -91,11 +92,11 @@ struct URLSessionV2TransportTests {
         }
         let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience)
         let big = try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext(bearer: "b"))
-        #expect(big.status == 200)
+        expectEqual(big.status, 200)
         #expect(big.body == nil)
-        #expect(big.bodyProblem == "the body is larger than 1048576 bytes")
+        expectEqual(big.bodyProblem, "the body is larger than 1048576 bytes")
         let moved = try await transport.send(.profiles(serviceProvider: "sp"), context: V2RequestContext(bearer: "b", deviceID: "tv"))
-        #expect(moved.status == 302)
+        expectEqual(moved.status, 302)
         #expect(elsewhere.all.isEmpty, "the bearer token never went to the redirect's target")
         await server.shutdown()
         await other.shutdown()
@@ -120,7 +121,7 @@ struct URLSessionV2TransportTests {
             Issue.record("the request went on: \(result)")
             return
         }
-        #expect(error as? BackendError == .network("cancelled"))
+        expectEqual(error as? BackendError, .network("cancelled"))
         await server.shutdown()
     }
 
@@ -152,14 +153,14 @@ struct URLSessionV2TransportTests {
         let transport = URLSessionV2Transport(
             baseURL: server.url, pacing: .afterThrottleOnly, connectionsPerHost: 1, metrics: measurements,
             log: { record in records.withLock { $0.append(record) } })
-        #expect(transport.connectionsPerHost == 1)
+        expectEqual(transport.connectionsPerHost, 1)
         await withTaskGroup(of: Void.self) { group in
             for device in ["tv-1", "tv-2", "tv-3"] {
                 group.addTask { _ = try? await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext(deviceID: device)) }
             }
         }
         let ended = records.withLock { $0 }.sorted { $0.connectionWait < $1.connectionWait }
-        #expect(ended.count == 3)
+        expectEqual(ended.count, 3)
         #expect(ended.allSatisfy { $0.outcome == .status(200) && $0.operation == "configuration" && $0.level == .debug })
         #expect(ended.allSatisfy { $0.service >= .milliseconds(250) }, "\(ended)")
         #expect(ended[0].connectionWait * 2 < ended[2].connectionWait, "\(ended)")
@@ -168,12 +169,12 @@ struct URLSessionV2TransportTests {
         #expect(ended[2].description.contains("connection \(ended[2].connectionWait.milliseconds) ms"), "\(ended[2].description)")
         let timers = measurements.timers.withLock { $0 }
         for label in ["entitle.transport.pacing", "entitle.transport.connection_wait", "entitle.transport.service"] {
-            #expect(timers[label + " operation=configuration outcome=200"]?.count == 3, "\(label): \(timers.keys)")
+            expectEqual(timers[label + " operation=configuration outcome=200"]?.count, 3, "\(label): \(timers.keys)")
         }
         let gauges = measurements.gauges.withLock { $0 }
-        #expect(gauges["entitle.transport.connections_per_host"] == [1])
-        #expect(gauges["entitle.transport.waiting"]?.contains { $0 >= 1 } == true, "the line was reported: \(gauges)")
-        #expect(gauges["entitle.transport.running"]?.allSatisfy { $0 <= 1 } == true, "never more than the limit: \(gauges)")
+        expectEqual(gauges["entitle.transport.connections_per_host"], [1])
+        expectEqual(gauges["entitle.transport.waiting"]?.contains { $0 >= 1 }, true, "the line was reported: \(gauges)")
+        expectEqual(gauges["entitle.transport.running"]?.allSatisfy { $0 <= 1 }, true, "never more than the limit: \(gauges)")
         await server.shutdown()
     }
 
@@ -199,11 +200,11 @@ struct URLSessionV2TransportTests {
         let result = await waiting.result  // ends although the connection is still held
         #expect((try? result.get()) == nil)
         release.withLock { $0 }?.resume()
-        #expect(try await first.value.status == 200)
+        try await expectEqual(first.value.status, 200)
         let third = Task { try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext()) }
         await heldRequests.next()
         release.withLock { $0 }?.resume()
-        #expect(try await third.value.status == 200, "the turn was given back")
+        try await expectEqual(third.value.status, 200, "the turn was given back")
         await server.shutdown()
     }
 
@@ -229,7 +230,7 @@ struct URLSessionV2TransportTests {
         let mediaTokens = session.ledger.take().compactMap { callback -> String? in
             if case .setToken(let token, _) = callback { token } else { nil }
         }
-        #expect(mediaTokens.count == 1)
+        expectEqual(mediaTokens.count, 1)
         #expect(logged.contains { $0.hasPrefix("GET /api/v2/sim-requestor/profiles/code/") }, "\(logged)")
         let secrets = await simulator.issuedSecrets + mediaTokens
         #expect(!secrets.isEmpty)

@@ -1,3 +1,4 @@
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementHTTP
@@ -38,6 +39,6 @@ struct V2PacerTests {
     }
 
     @Test func theDefaultIsAdobesThrottle() {
-        #expect(V2Pacing.adobe == V2Pacing(burst: 10, interval: .seconds(1), pauseAfterThrottle: .seconds(1)))
+        expectEqual(V2Pacing.adobe, V2Pacing(burst: 10, interval: .seconds(1), pauseAfterThrottle: .seconds(1)))
     }
 }

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementHTTPServer
 import EntitlementSupport
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementHTTP
@@ -60,7 +61,7 @@ struct V2WireTests {
             Issue.record("the server did not read \(request.operation) as an API request")
             return
         }
-        #expect(read == request)
+        expectEqual(read, request)
         // The server sees exactly the headers this endpoint documents.
         let expected = V2RequestContext(
             bearer: request.needsAccessToken ? context.bearer : nil,
@@ -69,7 +70,7 @@ struct V2WireTests {
             deviceInfo: request.deviceInfo == .notSent ? nil : context.deviceInfo,
             visitorID: request.needsAccessToken ? context.visitorID : nil,
             tempPassIdentity: request.acceptsTempPassIdentity ? context.tempPassIdentity : nil)
-        #expect(readContext == expected)
+        expectEqual(readContext, expected)
     }
 
     @Test(arguments: requests)
@@ -82,18 +83,18 @@ struct V2WireTests {
             "AP-Visitor-Identifier", "AP-TempPass-Identity",
         ]
         #expect(Set(outgoing.headers.keys).isSubset(of: documented))
-        #expect(outgoing.headers["Authorization"] == (request.needsAccessToken ? "Bearer b" : nil))
-        #expect(outgoing.headers["AP-Device-Identifier"] == (request.deviceIdentifier == .notSent ? nil : "fingerprint ZA=="))
-        #expect(outgoing.headers["Content-Type"] == request.body?.contentType)
+        expectEqual(outgoing.headers["Authorization"], (request.needsAccessToken ? "Bearer b" : nil))
+        expectEqual(outgoing.headers["AP-Device-Identifier"], (request.deviceIdentifier == .notSent ? nil : "fingerprint ZA=="))
+        expectEqual(outgoing.headers["Content-Type"], request.body?.contentType)
     }
 
     @Test func deviceInfoIsBase64JSONWithV2sKeys() throws {
         let value = Self.info.headerValue
         let json = try JSONReader.read(String(decoding: try #require(Base64.decode(value)), as: UTF8.self))
-        #expect(json["model"]?.string == "AppleTV")
-        #expect(json["connectionIp"]?.string == "203.0.113.7")
-        #expect(json["connectionPort"] == .int(51_234))
-        #expect(try V2DeviceInfo(headerValue: value) == Self.info)
+        expectEqual(json["model"]?.string, "AppleTV")
+        expectEqual(json["connectionIp"]?.string, "203.0.113.7")
+        expectEqual(json["connectionPort"], .int(51_234))
+        try expectEqual(V2DeviceInfo(headerValue: value), Self.info)
         #expect(throws: V2DecodingError.self) { try V2DeviceInfo(headerValue: "not base64!") }
     }
 
@@ -112,7 +113,7 @@ struct V2WireTests {
             Issue.record("not refused")
             return
         }
-        #expect(answer.status == status)
+        expectEqual(answer.status, status)
     }
 
     /// A method a V2 path does not take is 405 with `Allow` naming the ones it does; POST on the
@@ -128,6 +129,6 @@ struct V2WireTests {
             Issue.record("\(method) \(target) is not 405")
             return
         }
-        #expect(read == allowed)
+        expectEqual(read, allowed)
     }
 }

@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementHost
 import EntitlementSimulator
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// The production checklist's recipe: executors per core, each session's environment naming the one
@@ -44,10 +45,10 @@ struct HostOnThreadExecutorsTests {
             while browser.loginURL.withLock({ $0 }) == nil { await host.whenSettled(key) }
             let visit = await simulator.userAgent.logIn(
                 at: browser.loginURL.withLock { $0 }!, username: "alice", password: "wonderland")
-            #expect(Self.currentThread() == executorThread)
+            expectEqual(Self.currentThread(), executorThread)
             try await host.call(.handleExternalURL(try #require(visit.appURL)), on: key)
             let token = try await host.authorize("news-channel", on: key)
-            #expect(Self.currentThread() == executorThread)
+            expectEqual(Self.currentThread(), executorThread)
             return token
         }
         #expect(!token.isEmpty)
@@ -58,6 +59,6 @@ struct HostOnThreadExecutorsTests {
         #expect(
             sessionRequests.allSatisfy { $0.thread == executorThread },
             "\(requests.map { "\($0.operation) on \($0.thread)" }), executor \(executorThread)")
-        #expect(await host.shutdown(gracePeriod: .seconds(30)) == SessionShutdownReport(settled: 1, stillBusy: 0))
+        await expectEqual(host.shutdown(gracePeriod: .seconds(30)), SessionShutdownReport(settled: 1, stillBusy: 0))
     }
 }

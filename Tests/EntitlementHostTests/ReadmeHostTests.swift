@@ -3,6 +3,7 @@ import EntitlementHost
 import EntitlementSimulator
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// README.md's session-host example and the DocC catalog's login on the simulator are compiled and run
@@ -43,7 +44,7 @@ struct ReadmeHostTests {
     }
 
     @Test func theDocCLoginIsTheCodeThisTestRuns() throws {
-        #expect(try Self.doccLoginExample() == Self.markedRegion("DOCC-LOGIN"))
+        try expectEqual(Self.doccLoginExample(), Self.markedRegion("DOCC-LOGIN"))
     }
 
     @Test func theDocCLoginRuns() async throws {
@@ -72,11 +73,11 @@ struct ReadmeHostTests {
         print(try await signedIn.value)                                 // setAuthenticationStatus(status: 1, …)
         print(try await host.authorize("news-channel", on: key))         // a media token
         // DOCC-LOGIN-END
-        #expect(try await signedIn.value == .setAuthenticationStatus(status: 1, errorCode: ""))
+        try await expectEqual(signedIn.value, .setAuthenticationStatus(status: 1, errorCode: ""))
     }
 
     @Test func theExampleIsTheCodeThisTestRuns() throws {
-        #expect(try Self.readmeExample() == Self.markedRegion())
+        try expectEqual(Self.readmeExample(), Self.markedRegion())
     }
 
     @Test func theExampleRuns() async throws {
@@ -120,7 +121,7 @@ struct ReadmeHostTests {
         }
         let report = await host.shutdown(gracePeriod: .seconds(30))   // answers every accepted call first
         // README-HOST-END
-        #expect(report == SessionShutdownReport(settled: 1, stillBusy: 0))
+        expectEqual(report, SessionShutdownReport(settled: 1, stillBusy: 0))
         let seen = devices.seen.withLock { $0 }
         #expect(
             seen.filter { !$0.contains("sendTrackingData") } == [

@@ -25,12 +25,12 @@ extension SessionHostTests {
         }
         #expect(await eventually { host.statistics.forgotten == 200 }, "\(host.statistics)")
         #expect(host.residency(of: SessionKey(deviceID: "passer-1", requestorID: Self.requestor)) == nil)
-        #expect(host.residency(of: member) == .resting, "a login is kept")
-        #expect(host.residency(of: picking) == .resting, "a picker's waiting call is kept")
-        #expect(host.statistics.resting == 2)
-        #expect(try await host.answer(to: .checkAuthentication, on: member) == .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(host.residency(of: member), .resting, "a login is kept")
+        expectEqual(host.residency(of: picking), .resting, "a picker's waiting call is kept")
+        expectEqual(host.statistics.resting, 2)
+        try await expectEqual(host.answer(to: .checkAuthentication, on: member), .setAuthenticationStatus(status: 1, errorCode: ""))
         #expect(await host.close(picking))
-        #expect(rig.delegate.answers(of: picking).last?.callback == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected))
+        expectEqual(rig.delegate.answers(of: picking).last?.callback, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected))
     }
 
     /// Thousands of drive-by devices forgotten at once shrink the host's tables (renumbering its slots):
@@ -49,18 +49,18 @@ extension SessionHostTests {
         for key in recent { _ = try await host.answer(to: .checkAuthentication, on: key) }
         await clock.advance(by: .seconds(31))
         await host.evictIdleSessions()  // the passers rest and are forgotten; the recent three stay resident, linked
-        #expect(host.statistics.forgotten == 3_000, "\(host.statistics)")
+        expectEqual(host.statistics.forgotten, 3_000, "\(host.statistics)")
         #expect(host.statistics.resident == 3 && host.statistics.resting == 1, "\(host.statistics)")
         #expect(host.residency(of: SessionKey(deviceID: "passer-7", requestorID: Self.requestor)) == nil)
         for key in recent { #expect(host.residency(of: key) == .resident) }
-        #expect(try await host.answer(to: .checkAuthentication, on: member) == .setAuthenticationStatus(status: 1, errorCode: ""))
+        try await expectEqual(host.answer(to: .checkAuthentication, on: member), .setAuthenticationStatus(status: 1, errorCode: ""))
         let newcomer = SessionKey(deviceID: "newcomer", requestorID: Self.requestor)
-        #expect(try await host.answer(to: .checkAuthentication, on: newcomer) == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        try await expectEqual(host.answer(to: .checkAuthentication, on: newcomer), .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
         let evictedBefore = host.statistics.evicted
         await clock.advance(by: .seconds(61))  // the host's own sweep, or this one
         await host.evictIdleSessions()
-        #expect(host.statistics.evicted - evictedBefore == 5, "the recency list reaches every resident engine: \(host.statistics)")
-        #expect(host.statistics.resident == 0)
+        expectEqual(host.statistics.evicted - evictedBefore, 5, "the recency list reaches every resident engine: \(host.statistics)")
+        expectEqual(host.statistics.resident, 0)
     }
 
     /// A host on `rig` sweeping every minute that forgets sessions holding nothing `after` their last call.

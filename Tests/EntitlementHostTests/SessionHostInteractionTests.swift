@@ -3,6 +3,7 @@ import EntitlementHost
 import EntitlementSimulator
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// `SessionHost.interact`: one call per device request, answered with the first thing the device must
@@ -28,15 +29,15 @@ struct SessionHostInteractionTests {
     @Test func aLoginIsAPickerThenAPageThenTheAnswer() async throws {
         let rig = Rig()
         let host = Self.host(rig)
-        #expect(try await host.interact(.checkAuthentication, on: Self.key) == .answered(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)))
-        #expect(try await host.interact(.getAuthentication(forceAuthn: false, data: [:]), on: Self.key) == .chooseProvider(Self.mvpds()))
+        try await expectEqual(host.interact(.checkAuthentication, on: Self.key), .answered(.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)))
+        try await expectEqual(host.interact(.getAuthentication(forceAuthn: false, data: [:]), on: Self.key), .chooseProvider(Self.mvpds()))
         guard case .openPage(let url) = try await host.interact(.setSelectedProvider("acme-cable"), on: Self.key) else {
             Issue.record("the login page")
             return
         }
         let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
         let redirect = try #require(visit.appURL)
-        #expect(try await host.interact(.handleExternalURL(redirect), on: Self.key) == .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
+        try await expectEqual(host.interact(.handleExternalURL(redirect), on: Self.key), .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
         guard case .answered(.setToken(_, "news-channel")) = try await host.interact(.getAuthorization(resource: "news-channel", data: [:]), on: Self.key) else {
             Issue.record("a token once signed in")
             return
@@ -52,7 +53,7 @@ struct SessionHostInteractionTests {
             Issue.record("a registration code")
             return
         }
-        #expect(code.count == 8)
+        expectEqual(code.count, 8)
     }
 
     /// Two requests of one device waiting together both get the need; a request that joins the login
@@ -74,7 +75,7 @@ struct SessionHostInteractionTests {
         await host.whenSettled(Self.key)
         let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
         let redirect = try #require(visit.appURL)
-        #expect(try await host.interact(.handleExternalURL(redirect), on: Self.key) == .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
+        try await expectEqual(host.interact(.handleExternalURL(redirect), on: Self.key), .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
         guard case .answered(.setToken(_, "sports-live")) = try await joined else {
             Issue.record("the joined request gets its own token")
             return
@@ -104,8 +105,8 @@ struct SessionHostInteractionTests {
         }
         await waiting.value
         #expect(answered.withLock { $0 } == nil)
-        #expect((ended.withLock { $0 } as? EntitlementFailure)?.code == ErrorCode.callWaitTimedOut, "\(String(describing: ended.withLock { $0 }))")
-        #expect(host.residency(of: Self.key) == .resident, "the login still waits for its redirect")
+        expectEqual((ended.withLock { $0 } as? EntitlementFailure)?.code, ErrorCode.callWaitTimedOut, "\(String(describing: ended.withLock { $0 }))")
+        expectEqual(host.residency(of: Self.key), .resident, "the login still waits for its redirect")
         // Asked again, the login shows its page again.
         guard case .openPage = try await host.interact(.getAuthentication(forceAuthn: false, data: [:]), on: Self.key) else {
             Issue.record("getAuthentication during the login shows its page again")
@@ -126,7 +127,7 @@ struct SessionHostInteractionTests {
         }
         let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
         let redirect = try #require(visit.appURL)
-        #expect(try await nodeB.interact(.handleExternalURL(redirect), on: Self.key) == .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
+        try await expectEqual(nodeB.interact(.handleExternalURL(redirect), on: Self.key), .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
         guard case .answered(.setToken(_, "news-channel")) = try await nodeB.interact(.getAuthorization(resource: "news-channel", data: [:]), on: Self.key) else {
             Issue.record("node B authorizes the device node A started")
             return
@@ -168,7 +169,7 @@ struct SessionHostInteractionTests {
 
     @Test func theChecklistsRouteIsThisCodeAndServesALogin() async throws {
         let block = try ChecklistBlock(opening: "// POST /devices/{device}/calls", marker: "CHECKLIST-ROUTE", in: #filePath)
-        #expect(block.tested == block.documented)
+        expectEqual(block.tested, block.documented)
 
         let rig = Rig()
         let route = Self.checklistRoute(host: Self.host(rig), requestorID: Self.requestor)
@@ -176,8 +177,8 @@ struct SessionHostInteractionTests {
         let page = await route("device-7", .setSelectedProvider("acme-cable"))
         let url = try #require(try JSONReader.read(Array(page.body.utf8))["open"]?.string, "\(page)")
         let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
-        #expect(await route("device-7", .handleExternalURL(try #require(visit.appURL))).body == #"{"answer":"setAuthenticationStatus(1, \"\")"}"#)
+        await expectEqual(route("device-7", .handleExternalURL(try #require(visit.appURL))).body, #"{"answer":"setAuthenticationStatus(1, \"\")"}"#)
         let token = await route("device-7", .getAuthorization(resource: "news-channel", data: [:]))
-        #expect(try JSONReader.read(Array(token.body.utf8))["resource"]?.string == "news-channel", "\(token)")
+        try expectEqual(JSONReader.read(Array(token.body.utf8))["resource"]?.string, "news-channel", "\(token)")
     }
 }

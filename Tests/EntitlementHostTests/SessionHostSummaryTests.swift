@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementHost
 import EntitlementSimulator
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// The host's periodic summary: one `info` line per interval of its clock, counting what happened
@@ -22,12 +23,12 @@ extension SessionHostTests {
         let logged = lines.all
         try #require(logged.count == 2, "\(logged)")
         #expect(logged.allSatisfy { $0.level == .info })
-        #expect(logged[0].message == "sessions: 3 resident, 0 resting; since the last summary: 3 created, 0 put to rest, 0 resumed, 0 closed, 0 forgotten, 0 calls refused")
+        expectEqual(logged[0].message, "sessions: 3 resident, 0 resting; since the last summary: 3 created, 0 put to rest, 0 resumed, 0 closed, 0 forgotten, 0 calls refused")
         #expect(logged[1].message.contains("since the last summary: 0 created"), "counts are since the last line: \(logged[1].message)")
-        #expect(logged[1].metadata["created"] == "3", "metadata carries the totals")
+        expectEqual(logged[1].metadata["created"], "3", "metadata carries the totals")
         summaries.cancel()
         await rig.clock.advance(by: .seconds(600))
-        #expect(lines.all.count == 2, "no line after the timer is cancelled")
+        expectEqual(lines.all.count, 2, "no line after the timer is cancelled")
     }
 
     @Test func summariesEndWhenTheHostShutsDown() async throws {
@@ -36,10 +37,10 @@ extension SessionHostTests {
         let lines = CollectedLines()
         host.logSummaries(every: .seconds(1), to: lines)
         await rig.clock.advance(by: .seconds(1))
-        #expect(lines.all.count == 1)
+        expectEqual(lines.all.count, 1)
         _ = await host.shutdown(gracePeriod: .seconds(1))
         await rig.clock.advance(by: .seconds(10))
-        #expect(lines.all.count == 1, "\(lines.all)")
+        expectEqual(lines.all.count, 1, "\(lines.all)")
     }
 }
 

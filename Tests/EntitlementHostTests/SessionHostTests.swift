@@ -43,11 +43,11 @@ struct SessionHostTests {
         }
         let statistics = host.statistics
         // Ten of the fourteen steps leave it at rest; the others leave a redirect pending (login, logout page).
-        #expect(rested == 10, "the session rested \(rested) times")
-        #expect(statistics.resumed == rested, "and came back for the next call each time")
-        #expect(statistics.created == 1)
-        #expect(hosted.delegate.callbacks(of: key) == collector.callbacks, "the delegate saw the same callbacks and call ids")
-        #expect(hostRecorder.trace.text == recorder.trace.text, "the trace is the same byte for byte")
+        expectEqual(rested, 10, "the session rested \(rested) times")
+        expectEqual(statistics.resumed, rested, "and came back for the next call each time")
+        expectEqual(statistics.created, 1)
+        expectEqual(hosted.delegate.callbacks(of: key), collector.callbacks, "the delegate saw the same callbacks and call ids")
+        expectEqual(hostRecorder.trace.text, recorder.trace.text, "the trace is the same byte for byte")
     }
 
     /// setRequestor, a login through the picker and the MVPD page, then reads, an authorization and a logout.
@@ -88,11 +88,11 @@ struct SessionHostTests {
         let url = try #require(rig.delegate.lastNavigation)
         let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
         let finished = try await nodeB.answer(to: .handleExternalURL(try #require(visit.appURL)), on: key)
-        #expect(finished == .setAuthenticationStatus(status: 1, errorCode: ""), "node B finished node A's login")
+        expectEqual(finished, .setAuthenticationStatus(status: 1, errorCode: ""), "node B finished node A's login")
         // The store notifies saves: node A's waiting getAuthentication is answered without another call.
         #expect(await eventually { rig.delegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 1, errorCode: "") })
-        #expect(rig.delegate.answers(of: key).last?.answering == [CallID(2), CallID(3)], "node A's getAuthentication and setSelectedProvider")
-        #expect(try await nodeA.answer(to: .checkAuthentication, on: key) == .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(rig.delegate.answers(of: key).last?.answering, [CallID(2), CallID(3)], "node A's getAuthentication and setSelectedProvider")
+        try await expectEqual(nodeA.answer(to: .checkAuthentication, on: key), .setAuthenticationStatus(status: 1, errorCode: ""))
         let token = try await nodeA.authorize("news-channel", on: key)
         #expect(!token.isEmpty)
     }
@@ -108,13 +108,13 @@ struct SessionHostTests {
             == .preauthorizedResources(["issue-1"]))
         #expect(rig.delegate.entries(of: key).map(\.callback).contains(.entitlementsChanged(["kiosk"])))
         await host.whenSettled(key)
-        #expect(await host.evictIdleSessions() == 1)
+        await expectEqual(host.evictIdleSessions(), 1)
         let before = rig.delegate.entries(of: key).count
         let token = try await host.authorize("issue-1", on: key)
         #expect(token.hasPrefix("kiosk-"), "the resumed session still knows the kiosk claims issue-1")
-        #expect(host.statistics.resumed == 1)
+        expectEqual(host.statistics.resumed, 1)
         let after = rig.delegate.entries(of: key).dropFirst(before).map(\.callback.name)
-        #expect(after == ["setToken"], "no new setRequestor or verification on resuming: \(after)")
+        expectEqual(after, ["setToken"], "no new setRequestor or verification on resuming: \(after)")
     }
 
     // MARK: - Lifecycle
@@ -124,12 +124,12 @@ struct SessionHostTests {
         let host = rig.host()
         let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
         let answer = try await host.answer(to: .checkAuthentication, on: key)
-        #expect(answer == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        expectEqual(answer, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
         let seen = rig.delegate.entries(of: key).filter { $0.callback.name != "sendTrackingData" }
-        #expect(seen.map(\.callback.name) == ["setRequestorComplete", "setAuthenticationStatus"])
-        #expect(seen.map(\.calls) == [[CallID(1)], [CallID(2)]], "setRequestor is the session's first call")
+        expectEqual(seen.map(\.callback.name), ["setRequestorComplete", "setAuthenticationStatus"])
+        expectEqual(seen.map(\.calls), [[CallID(1)], [CallID(2)]], "setRequestor is the session's first call")
         #expect(host.statistics.created == 1 && host.statistics.resident == 1)
-        #expect(host.residency(of: key) == .resident)
+        expectEqual(host.residency(of: key), .resident)
     }
 
     @Test func pastTheResidentLimitTheLeastRecentlyUsedSessionRests() async throws {
@@ -144,13 +144,13 @@ struct SessionHostTests {
         await host.whenSettled(keys[0])
         try await host.call(.checkAuthentication, on: keys[2])
         await host.whenSettled(keys[2])
-        #expect(host.residency(of: keys[1]) == .resting, "the least recently used rested")
+        expectEqual(host.residency(of: keys[1]), .resting, "the least recently used rested")
         #expect(host.residency(of: keys[0]) == .resident && host.residency(of: keys[2]) == .resident)
         #expect(host.statistics.resident == 2 && host.statistics.resting == 1 && host.statistics.evicted == 1)
         // It comes back on its next call, answering as before.
         let answer = try await host.answer(to: .checkAuthentication, on: keys[1])
-        #expect(answer == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
-        #expect(host.statistics.resumed == 1)
+        expectEqual(answer, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        expectEqual(host.statistics.resumed, 1)
     }
 
     @Test func idleSessionsRestOnTheHostsClockButALoginWaitingForItsRedirectStays() async throws {
@@ -165,18 +165,18 @@ struct SessionHostTests {
         await host.whenSettled(idle)
         await host.whenSettled(busy)
         await rig.clock.advance(by: .seconds(61))  // the host's sweep runs
-        #expect(host.residency(of: idle) == .resting)
-        #expect(host.residency(of: busy) == .resident, "a login waiting for its redirect is not at rest")
+        expectEqual(host.residency(of: idle), .resting)
+        expectEqual(host.residency(of: busy), .resident, "a login waiting for its redirect is not at rest")
         #expect(metrics.last("entitle.sessions.resting") == 1 && metrics.last("entitle.sessions.resident") == 1)
         // The login finishes on the resident engine; once it is idle again, the sweep takes it too.
         let url = try #require(rig.delegate.lastNavigation)
         let visit = await rig.simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
         try await host.call(.handleExternalURL(try #require(visit.appURL)), on: busy)
         await host.whenSettled(busy)
-        #expect(rig.delegate.callbacks(of: busy).last?.callback == .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(rig.delegate.callbacks(of: busy).last?.callback, .setAuthenticationStatus(status: 1, errorCode: ""))
         await rig.clock.advance(by: .seconds(121))
-        #expect(host.residency(of: busy) == .resting)
-        #expect(try await host.answer(to: .checkAuthentication, on: busy) == .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(host.residency(of: busy), .resting)
+        try await expectEqual(host.answer(to: .checkAuthentication, on: busy), .setAuthenticationStatus(status: 1, errorCode: ""))
         #expect(metrics.total("entitle.sessions.evicted") == 2 && metrics.total("entitle.sessions.resumed") == 1)
     }
 
@@ -193,10 +193,10 @@ struct SessionHostTests {
         await #expect(throws: SessionHostError.mailboxFull(key, limit: 2)) {
             try await host.call(.checkAuthentication, on: key)
         }
-        #expect(host.statistics.refused == 1)
+        expectEqual(host.statistics.refused, 1)
         gate.release()
-        #expect(try await first.value == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
-        #expect(try await second.value == .selectedProvider(nil))
+        try await expectEqual(first.value, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
+        try await expectEqual(second.value, .selectedProvider(nil))
         // The two waiting calls were made from two tasks: they reach the engine in either order.
         let names = rig.delegate.answers(of: key).map(\.callback.name)
         #expect(
@@ -216,11 +216,11 @@ struct SessionHostTests {
         await #expect(throws: SessionHostError.sessionClosing(key)) { try await host.call(.checkAuthentication, on: key) }
         gate.release()
         #expect(await closing.value)
-        #expect(rig.delegate.answers(of: key).map(\.callback.name) == ["setRequestorComplete", "setAuthenticationStatus"])
+        expectEqual(rig.delegate.answers(of: key).map(\.callback.name), ["setRequestorComplete", "setAuthenticationStatus"])
         #expect(host.residency(of: key) == nil && host.statistics.closed == 1)
-        #expect(await host.close(key) == false, "closing twice finds nothing")
+        await expectEqual(host.close(key), false, "closing twice finds nothing")
         _ = try await host.answer(to: .checkAuthentication, on: key)
-        #expect(host.statistics.created == 2, "a call after close opens the session again")
+        expectEqual(host.statistics.created, 2, "a call after close opens the session again")
     }
 
     /// A caller awaiting a getAuthentication that joined an open picker: close cancels the picker and
@@ -239,14 +239,14 @@ struct SessionHostTests {
         #expect(await eventually { received.count(of: "getAuthentication") == 2 })
         await host.whenSettled(key)
         #expect(await host.close(key))
-        #expect(try await waiting.value == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected))
+        try await expectEqual(waiting.value, .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected))
         #expect(host.statistics.closed == 1 && host.residency(of: key) == nil)
     }
 
     /// A key's description, in every host log line and error, names the device by its pseudonym.
     @Test func aKeysDescriptionNamesTheDeviceByItsPseudonym() {
         let key = SessionKey(deviceID: "planted-device-5512", requestorID: "sim-requestor")
-        #expect(key.description == "sim-requestor/" + DevicePseudonym.of("planted-device-5512"))
+        expectEqual(key.description, "sim-requestor/" + DevicePseudonym.of("planted-device-5512"))
         #expect(!"\(SessionHostError.mailboxFull(key, limit: 1))".contains("planted"))
     }
 
@@ -267,8 +267,8 @@ struct SessionHostTests {
         func tracking(_ key: SessionKey) -> [String]? {
             rig.delegate.callbacks(of: key).compactMap { if case .sendTrackingData(_, let data) = $0.callback { data } else { nil } }.last
         }
-        #expect(tracking(phone) == ["false", "", "", "", "mobile", "ios", "iOS"])
-        #expect(tracking(other) == ["false", "", "", "", "computer", "swift", "Linux"], "the host's engine settings: .simulated")
+        expectEqual(tracking(phone), ["false", "", "", "", "mobile", "ios", "iOS"])
+        expectEqual(tracking(other), ["false", "", "", "", "computer", "swift", "Linux"], "the host's engine settings: .simulated")
     }
 
     /// A shutdown whose task is cancelled ends its grace period at once (the host's clock never moves
@@ -283,9 +283,9 @@ struct SessionHostTests {
         let shutdown = Task { await host.shutdown(gracePeriod: .seconds(3600)) }
         #expect(await eventually { await Self.refusal(of: .checkAuthentication, on: login, by: host) == .shuttingDown })
         shutdown.cancel()
-        #expect(await shutdown.value == SessionShutdownReport(settled: 0, stillBusy: 1, callsClosed: 2))
+        await expectEqual(shutdown.value, SessionShutdownReport(settled: 0, stillBusy: 1, callsClosed: 2))
         let closedAnswer = rig.delegate.answers(of: login).last
-        #expect(closedAnswer?.answering == [CallID(2), CallID(3)], "\(String(describing: closedAnswer))")
+        expectEqual(closedAnswer?.answering, [CallID(2), CallID(3)], "\(String(describing: closedAnswer))")
         #expect(host.residency(of: login) == nil)
     }
 
@@ -299,12 +299,12 @@ struct SessionHostTests {
         let running = Task { await host.run(gracePeriod: .seconds(5)) }
         try await host.call(.checkAuthentication, on: quiet)
         await host.whenSettled(quiet)
-        #expect(host.residency(of: quiet) == .resident, "serving while it runs")
+        expectEqual(host.residency(of: quiet), .resident, "serving while it runs")
         running.cancel()
         let report = await running.value
-        #expect(report == SessionShutdownReport(settled: 1, stillBusy: 0, callsClosed: 0), "\(report)")
+        expectEqual(report, SessionShutdownReport(settled: 1, stillBusy: 0, callsClosed: 0), "\(report)")
         #expect(host.residency(of: quiet) == nil)
-        #expect(await Self.refusal(of: .checkAuthentication, on: quiet, by: host) == .shuttingDown)
+        await expectEqual(Self.refusal(of: .checkAuthentication, on: quiet, by: host), .shuttingDown)
     }
 
     @Test func shutdownRefusesNewCallsAndAnswersTheCallsOfSessionsStillWaitingForARedirect() async throws {
@@ -329,7 +329,7 @@ struct SessionHostTests {
             await rig.clock.advance(by: .seconds(6))
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(await shutdown.value == SessionShutdownReport(settled: 1, stillBusy: 1, callsClosed: 2))
+        await expectEqual(shutdown.value, SessionShutdownReport(settled: 1, stillBusy: 1, callsClosed: 2))
         // Both sessions are closed; the busy one's waiting calls were answered before shutdown returned.
         #expect(host.residency(of: quiet) == nil && host.residency(of: login) == nil)
         #expect(host.statistics.closed == 2 && host.statistics.resident == 0)
@@ -367,7 +367,7 @@ extension SessionHostTests {
         }
         #expect(await eventually { rig.delegate.callbacks(of: key).contains { $0.callback.name == "displayProviderDialog" } })
         await rig.clock.advance(by: .seconds(25))
-        #expect(try await waiting.value == ErrorCode.callWaitTimedOut)
+        try await expectEqual(waiting.value, ErrorCode.callWaitTimedOut)
         #expect(await host.close(key))
         let answers = rig.delegate.answers(of: key).map { "\($0.callback.name) \($0.answering)" }
         #expect(answers.contains("tokenRequestFailed [#2]"), "the authorization is answered when close cancels the picker: \(answers)")
@@ -382,12 +382,12 @@ extension SessionHostTests {
         let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
         try await host.call(.getAuthorization(resource: "news-channel", data: [:]), on: key)
         await host.whenSettled(key)
-        #expect(await host.evictIdleSessions() == 1)
-        #expect(host.residency(of: key) == .resting, "an open picker rests")
+        await expectEqual(host.evictIdleSessions(), 1)
+        expectEqual(host.residency(of: key), .resting, "an open picker rests")
         if ending == "close" {
             #expect(await host.close(key))
         } else {
-            #expect(await host.shutdown(gracePeriod: .seconds(5)) == SessionShutdownReport(settled: 1, stillBusy: 0))
+            await expectEqual(host.shutdown(gracePeriod: .seconds(5)), SessionShutdownReport(settled: 1, stillBusy: 0))
         }
         let answers = rig.delegate.answers(of: key).map { "\($0.callback.name) \($0.answering)" }
         #expect(answers.contains("tokenRequestFailed [#2]"), "\(answers)")
@@ -416,7 +416,7 @@ extension SessionHostTests {
         } else {
             await clock.advance(by: .seconds(119))
         }
-        #expect(rig.delegate.answers(of: key).count == 1, "only setRequestorComplete before the limit")
+        expectEqual(rig.delegate.answers(of: key).count, 1, "only setRequestorComplete before the limit")
         await clock.advance(by: .seconds(1))
         // A timer the host schedules only now (a busy machine) is already due: the clock fires it.
         #expect(
@@ -424,7 +424,7 @@ extension SessionHostTests {
                 await clock.advance(by: .zero)
                 return rig.delegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
             })
-        #expect(rig.delegate.answers(of: key).last?.answering == [CallID(2), CallID(3)], "the getAuthentication and the host's own setSelectedProvider(nil)")
+        expectEqual(rig.delegate.answers(of: key).last?.answering, [CallID(2), CallID(3)], "the getAuthentication and the host's own setSelectedProvider(nil)")
     }
 
     /// A host's sessions share their requestor's configuration: one request for many devices, and
@@ -442,7 +442,7 @@ extension SessionHostTests {
             #expect(try await host.answer(to: .checkAuthentication, on: key)
                 == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated))
         }
-        #expect(counting.configurations == (shares ? 1 : 5))
+        expectEqual(counting.configurations, (shares ? 1 : 5))
     }
 
     /// How the host refused `call`, or nil when it took it.

@@ -29,10 +29,10 @@ struct SessionIndexTests {
                 index.insert(slot, in: entries, keyOf: { $0 })
                 model[key] = slot
             }
-            #expect(index.count == model.count, "step \(step)")
+            expectEqual(index.count, model.count, "step \(step)")
             if step % 50 == 0 || step > 5_900 {
                 for key in universe {
-                    #expect(index.slot(of: key, in: entries, keyOf: { $0 }) == model[key], "step \(step): \(key)")
+                    expectEqual(index.slot(of: key, in: entries, keyOf: { $0 }), model[key], "step \(step): \(key)")
                 }
             }
         }
@@ -44,6 +44,6 @@ struct SessionIndexTests {
         let key = SessionKey(deviceID: "d", requestorID: "r")
         #expect(index.slot(of: key, in: [key], keyOf: { $0 }) == nil)
         index.remove(0, in: [key], keyOf: { $0 })
-        #expect(index.count == 0)
+        expectEqual(index.count, 0)
     }
 }

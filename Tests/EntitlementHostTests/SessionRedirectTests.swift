@@ -17,13 +17,13 @@ struct SessionRedirectTests {
         let url = redirect.url(for: tv)
         #expect(url.hasPrefix(Self.page + "?session="))
         #expect(!url.contains("living-room") && !url.contains("7731") && !url.contains("sim-requestor"), "\(url)")
-        #expect(redirect.url(for: tv) == url, "every node and engine makes the same URL")
-        #expect(try SessionRedirect(page: Self.page, key: Self.key).url(for: tv) == url)
-        #expect(redirect.session(returningTo: url) == tv)
-        #expect(redirect.session(returningTo: url + "&state=abc&mvpd=acme-cable") == tv, "with the login's parameters after it")
+        expectEqual(redirect.url(for: tv), url, "every node and engine makes the same URL")
+        try expectEqual(SessionRedirect(page: Self.page, key: Self.key).url(for: tv), url)
+        expectEqual(redirect.session(returningTo: url), tv)
+        expectEqual(redirect.session(returningTo: url + "&state=abc&mvpd=acme-cable"), tv, "with the login's parameters after it")
         let other = SessionKey(deviceID: "living-room-tv-7732", requestorID: "sim-requestor")
         #expect(redirect.url(for: other) != url)
-        #expect(redirect.session(returningTo: redirect.url(for: other)) == other)
+        expectEqual(redirect.session(returningTo: redirect.url(for: other)), other)
     }
 
     /// Ids holding the separator (U+001F) or starting with NUL: every session keeps a URL of its own,
@@ -36,10 +36,10 @@ struct SessionRedirectTests {
             SessionKey(deviceID: "\u{1F}", requestorID: ""), SessionKey(deviceID: "", requestorID: "\u{1F}"),
         ]
         let urls = sessions.map(redirect.url(for:))
-        #expect(Set(urls).count == sessions.count, "\(urls)")
+        expectEqual(Set(urls).count, sessions.count, "\(urls)")
         for (session, url) in zip(sessions, urls) { #expect(redirect.session(returningTo: url) == session) }
         let ordinary = SessionKey(deviceID: "tv-1", requestorID: "sim-requestor")
-        #expect(SessionRedirect.plain(ordinary) == Array("tv-1\u{1F}sim-requestor".utf8), "the form 0.9 sealed")
+        expectEqual(SessionRedirect.plain(ordinary), Array("tv-1\u{1F}sim-requestor".utf8), "the form 0.9 sealed")
         #expect(SessionRedirect.session(in: [0, 0, 0, 0, 9, 65]) == nil, "a length past the end opens to nothing")
     }
 
@@ -111,11 +111,11 @@ struct SessionRedirectTests {
         #expect(returned.hasPrefix(redirect.url(for: tv) + "&"), "\(returned)")
         // The page, on node B: the session from the URL alone.
         let found = try #require(redirect.session(returningTo: returned))
-        #expect(found == tv)
+        expectEqual(found, tv)
         let someoneElse = SessionKey(deviceID: "tv-2", requestorID: SessionHostTests.requestor)
         let refused = try await nodeB.answer(to: .handleExternalURL(returned), on: someoneElse)
         #expect(statusCodeOf(refused) == "REDIRECT_URL_MISMATCH" || statusCodeOf(refused) == "REDIRECT_NO_PENDING_FLOW", "\(refused)")
-        #expect(try await nodeB.answer(to: .handleExternalURL(returned), on: found) == .setAuthenticationStatus(status: 1, errorCode: ""))
+        try await expectEqual(nodeB.answer(to: .handleExternalURL(returned), on: found), .setAuthenticationStatus(status: 1, errorCode: ""))
         #expect(await eventually { rig.delegate.answers(of: tv).last?.callback == .setAuthenticationStatus(status: 1, errorCode: "") })
     }
 }
@@ -147,7 +147,7 @@ struct ChecklistReturnPageTests {
 
     @Test func theChecklistsReturnPageIsThisCodeAndSignsTheDeviceIn() async throws {
         let block = try ChecklistBlock(opening: "let redirect = try SessionRedirect", marker: "CHECKLIST-RETURN", in: #filePath)
-        #expect(block.tested == block.documented)
+        expectEqual(block.tested, block.documented)
 
         let rig = Rig(start: SystemClock().now())  // the example's host runs on the system clock
         let (host, returnPage) = try Self.checklistExample(rig: rig, redirectKey: SessionRedirectTests.key)
@@ -158,7 +158,7 @@ struct ChecklistReturnPageTests {
         let visit = await rig.simulator.userAgent.logIn(at: try #require(rig.delegate.lastNavigation), username: "alice", password: "wonderland")
         let page = await returnPage(try #require(visit.hops.last))
         #expect(page.status == 200 && page.body.hasPrefix("You are signed in"), "\(page)")
-        #expect(await returnPage("https://tv.example.com/adobe/return?session=made-up").status == 404)
+        await expectEqual(returnPage("https://tv.example.com/adobe/return?session=made-up").status, 404)
     }
 }
 

@@ -7,6 +7,7 @@ import EntitlementSimulatorServer
 import EntitlementTracing
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// The direct-subscription provider on the simulator's Security API served over HTTP, and on a real
@@ -45,21 +46,21 @@ struct DirectSubscriptionProviderTests {
         defer { Task { await served.server.shutdown() } }
         let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base), transport: URLSessionProviderTransport.patient)
         var session = ProviderSession(deviceID: "tv-1", requestorID: "sim-requestor", sessionID: "tv-1#1")
-        #expect(await provider.signIn(with: ["username": "ann", "password": "wrong"], session) == .failure(.denied("Credentials not recognised")))
+        await expectEqual(provider.signIn(with: ["username": "ann", "password": "wrong"], session), .failure(.denied("Credentials not recognised")))
         let token = try await provider.signIn(with: ["username": "ann", "password": "open sesame"], session).get()
         session.userToken = token
-        #expect(await provider.verify(session) == .success(ProviderView(resources: ["issue-1"], message: "Your subscription is active.")))
+        await expectEqual(provider.verify(session), .success(ProviderView(resources: ["issue-1"], message: "Your subscription is active.")))
         let credentials = try await provider.credentials(for: "issue-1", session).get()
         #expect(credentials.keep && credentials.token.hasPrefix("Basic "))
         let decoded = String(decoding: Data(base64Encoded: String(credentials.token.dropFirst(6)))!, as: UTF8.self)
         #expect(decoded.hasPrefix("ann:"))
-        #expect(await provider.credentials(for: "issue-9", session) == .failure(.denied("Your subscription does not include issue-9.")))
+        await expectEqual(provider.credentials(for: "issue-9", session), .failure(.denied("Your subscription does not include issue-9.")))
         await served.simulator.invalidateSubscriptionTokens("magazine")
-        #expect(await provider.verify(session) == .failure(.invalidToken))
+        await expectEqual(provider.verify(session), .failure(.invalidToken))
         let renewed = try await provider.renew(session).get()
         #expect(renewed != token)
         session.userToken = renewed
-        #expect(await provider.verify(session) == .success(ProviderView(resources: ["issue-1"], message: "Your subscription is active.")))
+        await expectEqual(provider.verify(session), .success(ProviderView(resources: ["issue-1"], message: "Your subscription is active.")))
     }
 
     @Test func garbageAndSilenceAreTypedFailures() async throws {
@@ -74,11 +75,11 @@ struct DirectSubscriptionProviderTests {
         }
         #expect(why.contains("not its XML"))
         await served.simulator.failProgrammer("magazine", with: .status(503))
-        #expect(await provider.verify(session) == .failure(.unknown("the subscription service answered HTTP 503")))
+        await expectEqual(provider.verify(session), .failure(.unknown("the subscription service answered HTTP 503")))
         await served.simulator.failProgrammer("magazine", with: .noAnswer)
         let impatient = DirectSubscriptionProvider(
             id: "magazine", endpoints: .init(base: served.base), transport: URLSessionProviderTransport(timeout: .seconds(1)))
-        #expect(await impatient.verify(session) == .failure(.networkFailure))
+        await expectEqual(impatient.verify(session), .failure(.networkFailure))
     }
 
     /// The password goes to the provider once; neither it nor the user token nor the kept credentials
@@ -104,7 +105,7 @@ struct DirectSubscriptionProviderTests {
         await enabler.whenIdle()
         let stored = try await storage.load(deviceID: "device-1", requestorID: "sim-requestor").tokens.providerAccounts["magazine"]
         let token = try #require(stored?.userToken)
-        #expect(stored?.kept["issue-1"] == credentials, "kept for good, in storage")
+        expectEqual(stored?.kept["issue-1"], credentials, "kept for good, in storage")
         let text = recorder.trace.text
         for secret in ["open sesame", "open%20sesame", token, credentials, String(credentials.dropFirst(6))] {
             #expect(!text.contains(secret), "a secret in the trace")

@@ -4,6 +4,7 @@ import EntitlementHTTPServer
 import EntitlementProviders
 import EntitlementSimulator
 import EntitlementSimulatorServer
+import EntitlementTestSupport
 import Testing
 
 /// The simulator's programmer service served over HTTP: a PIN-protected resource, its advice, and the
@@ -30,7 +31,7 @@ struct ProgrammerStepUpPageTests {
         guard case .failure(let failure) = await provider.credentials(for: "horror-1", session), failure.kind == .stepUpRequired,
             let transaction = failure.advice?.transactionID
         else { Issue.record("no step-up advice"); return }
-        #expect(await simulator.pendingTransaction?.id == transaction)
+        await expectEqual(simulator.pendingTransaction?.id, transaction)
 
         let page = SimulatorHTTPApp.stepUpURL(baseURL: server.url, serverID: "kids")
         func post(_ form: String, to url: String = page) async throws -> (Int, String) {
@@ -41,11 +42,11 @@ struct ProgrammerStepUpPageTests {
             return (answer.status, String(decoding: answer.body, as: UTF8.self))
         }
         #expect(try await post("transaction=\(transaction)&pin=0000") == (403, #"{"error":"wrong_pin","message":"The PIN is not right."}"#))
-        #expect(try await post("transaction=nope&pin=4321").0 == 404)
-        #expect(try await post("pin=4321").0 == 400)
-        #expect(try await post("transaction=\(transaction)&pin=4321", to: page.replacingOccurrences(of: "/kids/", with: "/nobody/")).0 == 404)
+        try await expectEqual(post("transaction=nope&pin=4321").0, 404)
+        try await expectEqual(post("pin=4321").0, 400)
+        try await expectEqual(post("transaction=\(transaction)&pin=4321", to: page.replacingOccurrences(of: "/kids/", with: "/nobody/")).0, 404)
         #expect(try await post("transaction=\(transaction)&pin=4321") == (200, #"{"approved":true}"#))
-        #expect(try await post("transaction=\(transaction)&pin=4321").0 == 403, "answered once")
+        try await expectEqual(post("transaction=\(transaction)&pin=4321").0, 403, "answered once")
         #expect(await simulator.pendingTransaction == nil)
 
         session.transactionID = transaction
@@ -53,6 +54,6 @@ struct ProgrammerStepUpPageTests {
             Issue.record("the approved retry was refused"); return
         }
         #expect(credentials.token.hasPrefix(#"{"auth":"#))
-        #expect(await provider.credentials(for: "horror-1", session) == .failure(.denied("The transaction was already used.")), "single use")
+        await expectEqual(provider.credentials(for: "horror-1", session), .failure(.denied("The transaction was already used.")), "single use")
     }
 }

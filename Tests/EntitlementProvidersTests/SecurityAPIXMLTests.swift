@@ -12,7 +12,7 @@ struct SecurityAPIXMLTests {
     }
 
     @Test func theSpecificationsAnswersAreRead() throws {
-        #expect(try Self.parse("<token>abc123</token>").text == "abc123")
+        try expectEqual(Self.parse("<token>abc123</token>").text, "abc123")
         let error = try Self.parse(#"<?xml version="1.0"?><error status="notrecognised" message="Credentials not recognised"/>"#)
         #expect(error.name == "error" && error.attributes == ["status": "notrecognised", "message": "Credentials not recognised"])
         let subscription = try Self.parse(
@@ -22,8 +22,8 @@ struct SecurityAPIXMLTests {
               <issue id="issue-1"/><issue id='issue-2'></issue>
             </subscription>
             """)
-        #expect(subscription.attributes["message"] == "Gold & more ☺")
-        #expect(subscription.children.map { $0.attributes["id"] } == ["issue-1", "issue-2"])
+        expectEqual(subscription.attributes["message"], "Gold & more ☺")
+        expectEqual(subscription.children.map { $0.attributes["id"] }, ["issue-1", "issue-2"])
         let credentials = try Self.parse("<credentials><userid> ann </userid><password>p&lt;w</password></credentials>")
         #expect(credentials.child("userid")?.text == "ann" && credentials.child("password")?.text == "p<w")
     }

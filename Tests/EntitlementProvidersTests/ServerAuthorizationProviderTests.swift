@@ -6,6 +6,7 @@ import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// The server-based authorization provider against a real HTTP server on loopback: what it sends,
@@ -55,14 +56,14 @@ struct ServerAuthorizationProviderTests {
             url: server.url + "/pusher/auth", resources: ["private-match"], transport: URLSessionProviderTransport.patient,
             decorate: { $0.headers["X-MyCustom-AuthTokenHeader"] = "some-authentication-token" })
         let answer = await provider.credentials(for: "private-match", Self.session)
-        #expect(answer == .success(ProviderCredentials(token: #"{"auth":"abc:def","channel_data":{"user":1}}"#)))
+        expectEqual(answer, .success(ProviderCredentials(token: #"{"auth":"abc:def","channel_data":{"user":1}}"#)))
         let request = try #require(service.requests.withLock { $0.first })
         #expect(request.method == "POST" && request.path == "/pusher/auth")
-        #expect(request.headers["Content-Type"] == "application/x-www-form-urlencoded")
-        #expect(request.headers["X-MyCustom-AuthTokenHeader"] == "some-authentication-token")
+        expectEqual(request.headers["Content-Type"], "application/x-www-form-urlencoded")
+        expectEqual(request.headers["X-MyCustom-AuthTokenHeader"], "some-authentication-token")
         #expect(request.headers["Cookie"] == nil)
-        #expect(String(decoding: request.body, as: UTF8.self) == "device_id=tv%201&session_id=tv%201%237&resource=private-match")
-        #expect(await provider.verify(Self.session) == .success(ProviderView(resources: ["private-match"])))
+        expectEqual(String(decoding: request.body, as: UTF8.self), "device_id=tv%201&session_id=tv%201%237&resource=private-match")
+        await expectEqual(provider.verify(Self.session), .success(ProviderView(resources: ["private-match"])))
     }
 
     @Test(arguments: [
@@ -97,7 +98,7 @@ struct ServerAuthorizationProviderTests {
         listener = nil  // bound, then closed: nothing listens there
         _ = listener
         let answer = await ServerAuthorizationProvider(url: url, resources: ["r"]).credentials(for: "r", Self.session)
-        #expect(answer == .failure(.networkFailure))
+        expectEqual(answer, .failure(.networkFailure))
     }
 
     /// A service that answers 200 with `{}` but holds every request until released, and a provider
@@ -113,15 +114,15 @@ struct ServerAuthorizationProviderTests {
     @Test func atMostFiveRequestsRunAtOnce() async throws {
         let (service, server, provider) = try Self.heldService()
         defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
-        #expect(provider.concurrentLimit == 5)
+        expectEqual(provider.concurrentLimit, 5)
         let asks = (0..<8).map { _ in Task { await provider.credentials(for: "r", Self.session) } }
         while service.held < 5 { try await Task.sleep(for: .milliseconds(5)) }
         try await Task.sleep(for: .milliseconds(100))
-        #expect(service.held == 5, "the other three wait in the provider")
+        expectEqual(service.held, 5, "the other three wait in the provider")
         service.release()
         for ask in asks { #expect(await ask.value == .success(ProviderCredentials(token: "{}"))) }
-        #expect(service.running.withLock { $0.most } == 5)
-        #expect(service.requests.withLock { $0.count } == 8)
+        expectEqual(service.running.withLock { $0.most }, 5)
+        expectEqual(service.requests.withLock { $0.count }, 8)
     }
 
     /// A request waiting for a place whose task is cancelled (the engine's deadline passed) ends at once
@@ -134,16 +135,16 @@ struct ServerAuthorizationProviderTests {
         let waiting = Task { await provider.credentials(for: "r", Self.session) }
         try await Task.sleep(for: .milliseconds(50))
         waiting.cancel()
-        #expect(await waiting.value == .failure(.networkFailure), "ended while the five still run")
+        await expectEqual(waiting.value, .failure(.networkFailure), "ended while the five still run")
         service.release()
         for ask in running { #expect(await ask.value == .success(ProviderCredentials(token: "{}"))) }
-        #expect(service.requests.withLock { $0.count } == 5, "the cancelled request never reached the service")
+        expectEqual(service.requests.withLock { $0.count }, 5, "the cancelled request never reached the service")
         // It took no place for good: five more run at once (with a place lost, the fifth would wait).
         service.holds.withLock { $0 = true }
         let next = (0..<5).map { _ in Task { await provider.credentials(for: "r", Self.session) } }
         let started = ContinuousClock.now
         while service.held < 5, ContinuousClock.now - started < .seconds(30) { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(service.held == 5)
+        expectEqual(service.held, 5)
         service.release()
         for ask in next { #expect(await ask.value == .success(ProviderCredentials(token: "{}"))) }
     }
@@ -160,14 +161,14 @@ struct ServerAuthorizationProviderTests {
         let enabler = AccessEnabler(
             backend: simulator.backend, environment: .deterministic(clock: clock), settings: .simulated,
             providers: try ProviderChain([.provider(provider), .tvProvider]))
-        #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        try await expectEqual(enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])), .setRequestorComplete(success: true))
         service.holds.withLock { $0 = true }
         let stream = await enabler.answeredCallbacks()
         let asked = await enabler.getAuthorization("r")
         while service.held < 1 { try await Task.sleep(for: .milliseconds(5)) }
         let body = String(decoding: service.requests.withLock { $0.last!.body }, as: UTF8.self)
         #expect(body.contains("session_id=device-1%231"))
-        #expect(try await enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])) == .setRequestorComplete(success: true))
+        try await expectEqual(enabler.answer(to: .setRequestor(requestorID: "sim-requestor", serviceProviders: [])), .setRequestorComplete(success: true))
         service.release()
         await enabler.whenIdle()
         var answers: [Callback] = []
@@ -175,11 +176,11 @@ struct ServerAuthorizationProviderTests {
             answers.append(answered.callback)
             break
         }
-        #expect(answers.first?.name == "tokenRequestFailed", "ended by the new setRequestor: \(answers)")
+        expectEqual(answers.first?.name, "tokenRequestFailed", "ended by the new setRequestor: \(answers)")
         // The late answer reached no one: a fresh request is a new session's.
-        #expect(try await enabler.answer(to: .getAuthorization(resource: "r", data: [:])) == .setToken(token: #"{"auth":"late"}"#, resource: "r"))
+        try await expectEqual(enabler.answer(to: .getAuthorization(resource: "r", data: [:])), .setToken(token: #"{"auth":"late"}"#, resource: "r"))
         let sessions = service.requests.withLock { $0.map { String(decoding: $0.body, as: UTF8.self) } }
         // The new session is named by the second configuration's operation: 4 (the first verified, 2, and asked for r, 3).
-        #expect(sessions.last?.contains("session_id=device-1%234") == true, "\(sessions)")
+        expectEqual(sessions.last?.contains("session_id=device-1%234"), true, "\(sessions)")
     }
 }

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementRedis
@@ -17,7 +18,7 @@ struct RedisURLTests {
         ("redis://h/", RedisURL(host: "h")),
     ])
     func aURLGivesItsParts(text: String, expected: RedisURL) throws {
-        #expect(try RedisURL.parse(text) == expected)
+        try expectEqual(RedisURL.parse(text), expected)
     }
 
     @Test(arguments: [
@@ -82,8 +83,8 @@ struct RedisURLTests {
     @Test func noDescriptionShowsThePassword() throws {
         let configuration = try RedisConfiguration(url: "redis://alice:Tr0ub4dor%263@cache.internal:6380/3")
         let password = "Tr0ub4dor&3"
-        #expect(configuration.credentials?.password == password)
-        #expect(configuration.description == "redis://alice:•••@cache.internal:6380/3")
+        expectEqual(configuration.credentials?.password, password)
+        expectEqual(configuration.description, "redis://alice:•••@cache.internal:6380/3")
         var dumped = ""
         dump(configuration, to: &dumped)
         for text in [configuration.description, String(describing: configuration), String(reflecting: configuration), dumped,
@@ -91,7 +92,7 @@ struct RedisURLTests {
         {
             #expect(!text.contains(password) && !text.contains("Tr0ub4dor"), "\(text)")
         }
-        #expect(RedisConfiguration(host: "::1", port: 7000).description == "redis://[::1]:7000")
+        expectEqual(RedisConfiguration(host: "::1", port: 7000).description, "redis://[::1]:7000")
     }
 }
 
@@ -119,9 +120,9 @@ struct RedisAuthenticationTests {
         let token = AuthenticationToken(mvpdID: "m", requestorID: "r", userID: "u", expires: Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000))
         let tokens = StoredTokens(authentication: token, deviceID: "d")
         let version = try await store.save(tokens, deviceID: "d", requestorID: "r", replacing: .absent)
-        #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(tokens, version: version))
-        #expect(try await store.version(deviceID: "d", requestorID: "r") == version)
-        #expect(try await store.authentications(deviceID: "d") == [token])
+        try await expectEqual(store.load(deviceID: "d", requestorID: "r"), VersionedTokens(tokens, version: version))
+        try await expectEqual(store.version(deviceID: "d", requestorID: "r"), version)
+        try await expectEqual(store.authentications(deviceID: "d"), [token])
         // Wrong credentials are still refused as such.
         configuration.credentials = RedisCredentials(username: "limited", password: "wrong-Pa55")
         await #expect(throws: RedisError.self) { _ = try await RedisConnector.connect(configuration) }
@@ -160,12 +161,12 @@ struct RedisAuthenticationTests {
         #expect(!error.description.contains("wrong-Pa55") && !error.description.contains(Self.password))
 
         configuration.credentials = RedisCredentials(password: Self.password)
-        #expect(try await ping(configuration).get() == .simpleString("PONG"))
+        try await expectEqual(ping(configuration).get(), .simpleString("PONG"))
 
         configuration.credentials = RedisCredentials(username: "alice", password: Self.alicePassword)
         let client = RedisClient(configuration)
         defer { client.close() }
-        #expect(try await client.send(["ACL", "WHOAMI"]).text == "alice")
+        try await expectEqual(client.send(["ACL", "WHOAMI"]).text, "alice")
     }
 
     /// One `HELLO 2 AUTH … SETNAME …` signs in and names the connection where the server has `HELLO`;
@@ -181,11 +182,11 @@ struct RedisAuthenticationTests {
             configuration.clientName = "entitle-hello"
             let client = RedisClient(configuration)
             defer { client.close() }
-            #expect(try await client.send(["ACL", "WHOAMI"]).text == "alice")
-            #expect(try await client.send(["CLIENT", "GETNAME"]).text == "entitle-hello")
+            try await expectEqual(client.send(["ACL", "WHOAMI"]).text, "alice")
+            try await expectEqual(client.send(["CLIENT", "GETNAME"]).text, "entitle-hello")
             let stats = try await client.send(["INFO", "commandstats"]).text ?? ""
-            #expect(stats.contains("cmdstat_hello:") == hasHello, "\(stats)")
-            #expect(stats.contains("cmdstat_auth:") == !hasHello, "\(stats)")
+            expectEqual(stats.contains("cmdstat_hello:"), hasHello, "\(stats)")
+            expectEqual(stats.contains("cmdstat_auth:"), !hasHello, "\(stats)")
 
             configuration.credentials = RedisCredentials(username: "alice", password: "wrong-Pa55")
             let refused = await ping(configuration)
@@ -216,7 +217,7 @@ struct RedisAuthenticationTests {
         let lines = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
         let begin = try #require(lines.firstIndex { $0.hasSuffix("// README-FLEET-BEGIN") })
         let end = try #require(lines.firstIndex { $0.hasSuffix("// README-FLEET-END") })
-        #expect(lines[(begin + 1)..<end].map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n") == block)
+        expectEqual(lines[(begin + 1)..<end].map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n"), block)
         do {
             _ = try await Self.readmeFleetExample(password: "n0t-Here")
             Issue.record("redis.internal answered")
@@ -230,15 +231,15 @@ struct RedisAuthenticationTests {
         defer { Task { await server.stop() } }
         var configuration = try RedisConfiguration(url: "redis://alice:\(Self.alicePassword)@localhost:\(server.port)/3")
         configuration.clientName = "entitle-test"
-        #expect(configuration.host == "localhost")
+        expectEqual(configuration.host, "localhost")
         let inThree = RedisClient(configuration)
         defer { inThree.close() }
         _ = try await inThree.send(["SET", "where", "three"])
-        #expect(try await inThree.send(["GET", "where"]).text == "three")
-        #expect(try await inThree.send(["CLIENT", "GETNAME"]).text == "entitle-test")
+        try await expectEqual(inThree.send(["GET", "where"]).text, "three")
+        try await expectEqual(inThree.send(["CLIENT", "GETNAME"]).text, "entitle-test")
         let inZero = RedisClient(RedisConfiguration(port: server.port, credentials: RedisCredentials(password: Self.password)))
         defer { inZero.close() }
-        #expect(try await inZero.send(["GET", "where"]) == .bulkString(nil), "database 0 holds nothing of database 3")
+        try await expectEqual(inZero.send(["GET", "where"]), .bulkString(nil), "database 0 holds nothing of database 3")
     }
 
     @Test func theTokenStoreWorksOnAServerThatAsksForAPassword() async throws {
@@ -258,7 +259,7 @@ struct RedisAuthenticationTests {
         let loaded = try await store.load(deviceID: "device-1", requestorID: "sim-requestor")
         #expect(loaded.version == version && loaded.tokens.selectedProvider == "acme-cable")
         var iterator = heard.stream.makeAsyncIterator()
-        #expect(await iterator.next() == "device-1", "the save notification came through the signed-in subscriber")
+        await expectEqual(iterator.next(), "device-1", "the save notification came through the signed-in subscriber")
     }
 
     @Test func aHostNameAndIPv6ReachTheServer() async throws {
@@ -266,7 +267,7 @@ struct RedisAuthenticationTests {
         defer { Task { await server.stop() } }
         for host in ["localhost", "::1", "127.0.0.1"] {
             let result = await ping(RedisConfiguration(host: host, port: server.port, connectTimeout: .seconds(2)))
-            #expect((try? result.get()) == .simpleString("PONG"), "\(host): \(result)")
+            expectEqual((try? result.get()), .simpleString("PONG"), "\(host): \(result)")
         }
     }
 
@@ -292,7 +293,7 @@ struct RedisLayoutTests {
             let device = String((0..<Int.random(in: 1...40, using: &random)).map { _ in "abcXYZ019-_{}:é".randomElement(using: &random)! })
             let requestor = ["sim-requestor", "other", "{x}", ""].randomElement(using: &random)!
             let keys = [store.tokensKey(deviceID: device, requestorID: requestor), store.deviceKey(deviceID: device), store.versionsKey(deviceID: device)]
-            #expect(Set(keys.map(RedisKeySlot.of)).count == 1, "CROSSSLOT for device \(device)")
+            expectEqual(Set(keys.map(RedisKeySlot.of)).count, 1, "CROSSSLOT for device \(device)")
         }
         store.client.close()
     }
@@ -322,12 +323,12 @@ struct RedisLayoutTests {
         let newer = try await store.save(StoredTokens(selectedProvider: "new", deviceID: "tv-3"), deviceID: "tv-3", requestorID: "sim-requestor", replacing: .absent)
 
         let report = try await store.migrateLegacyKeys()
-        #expect(report == RedisLegacyMigration(moved: 2, superseded: 1, dropped: 1), "tv-2's tokens name no device")
+        expectEqual(report, RedisLegacyMigration(moved: 2, superseded: 1, dropped: 1), "tv-2's tokens name no device")
         let moved = try await store.load(deviceID: "tv-1", requestorID: "sim-requestor")
         #expect(moved.version == StorageVersion(9_000_000_000_000_001) && moved.tokens == alice)
-        #expect(try await store.load(deviceID: "tv-1", requestorID: "other").version == StorageVersion(9_000_000_000_000_002))
-        #expect(try await store.load(deviceID: "tv-3", requestorID: "sim-requestor").tokens.selectedProvider == "new")
-        #expect(try await store.load(deviceID: "tv-3", requestorID: "sim-requestor").version == newer)
+        try await expectEqual(store.load(deviceID: "tv-1", requestorID: "other").version, StorageVersion(9_000_000_000_000_002))
+        try await expectEqual(store.load(deviceID: "tv-3", requestorID: "sim-requestor").tokens.selectedProvider, "new")
+        try await expectEqual(store.load(deviceID: "tv-3", requestorID: "sim-requestor").version, newer)
         guard case .integer(let ttl) = try await client.send(["PTTL", store.tokensKey(deviceID: "tv-1", requestorID: "sim-requestor")]) else {
             Issue.record("no TTL")
             return
@@ -341,6 +342,6 @@ struct RedisLayoutTests {
         guard case .array(let left?) = try await client.send(["KEYS", "entitle:tokens:*"]), case .array(let sets?) = try await client.send(["KEYS", "entitle:device:*"])
         else { Issue.record("no KEYS answer"); return }
         #expect(left.isEmpty && sets.isEmpty)
-        #expect(try await store.migrateLegacyKeys() == RedisLegacyMigration(), "a second run finds nothing")
+        try await expectEqual(store.migrateLegacyKeys(), RedisLegacyMigration(), "a second run finds nothing")
     }
 }

@@ -1,6 +1,7 @@
 import EntitlementSimulator
 import EntitlementSupport
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementRedis
@@ -13,11 +14,11 @@ struct RedisClientTests {
         let server = try await RedisServer()
         let client = RedisClient(server.configuration())
         defer { client.close() }
-        #expect(try await client.send(["PING"]) == .simpleString("PONG"))
+        try await expectEqual(client.send(["PING"]), .simpleString("PONG"))
         let binary = "a\r\nb\u{0}ключ"
-        #expect(try await client.send(["SET", "k", binary]) == .simpleString("OK"))
-        #expect(try await client.send(["GET", "k"]).text == binary)
-        #expect(try await client.send(["GET", "missing"]) == .bulkString(nil))
+        try await expectEqual(client.send(["SET", "k", binary]), .simpleString("OK"))
+        try await expectEqual(client.send(["GET", "k"]).text, binary)
+        try await expectEqual(client.send(["GET", "missing"]), .bulkString(nil))
         let answers = try await client.pipeline([["INCR", "n"], ["INCR", "n"], ["LPUSH", "k", "x"], ["INCRBY", "n", "40"]])
         #expect(answers[0] == .integer(1) && answers[1] == .integer(2) && answers[3] == .integer(42))
         guard case .error(let refusal) = answers[2] else { Issue.record("LPUSH on a string: \(answers[2])"); return }
@@ -36,11 +37,11 @@ struct RedisClientTests {
             for caller in 0..<200 {
                 group.addTask {
                     let value = "value-\(caller)-" + String(repeating: "x", count: caller * 37 % 5000)
-                    #expect(try await client.send(["SET", "k\(caller)", value]) == .simpleString("OK"))
+                    try await expectEqual(client.send(["SET", "k\(caller)", value]), .simpleString("OK"))
                     let answers = try await client.pipeline([["GET", "k\(caller)"], ["STRLEN", "k\(caller)"], ["LPUSH", "k\(caller)", "x"]])
-                    #expect(answers.count == 3)
-                    #expect(answers[0].text == value, "caller \(caller) read another caller's value")
-                    #expect(answers[1] == .integer(Int64(value.utf8.count)))
+                    expectEqual(answers.count, 3)
+                    expectEqual(answers[0].text, value, "caller \(caller) read another caller's value")
+                    expectEqual(answers[1], .integer(Int64(value.utf8.count)))
                     guard case .error(let refusal) = answers[2], refusal.hasPrefix("WRONGTYPE") else {
                         Issue.record("caller \(caller): LPUSH on a string answered \(answers[2])")
                         return
@@ -61,8 +62,8 @@ struct RedisClientTests {
         _ = try await mine.send(["WATCH", "v"])
         _ = try await theirs.send(["SET", "v", "2"])
         let answers = try await mine.pipeline([["MULTI"], ["SET", "v", "3"], ["EXEC"]])
-        #expect(answers == [.simpleString("OK"), .simpleString("QUEUED"), .array(nil)], "EXEC is aborted")
-        #expect(try await mine.send(["GET", "v"]).text == "2")
+        expectEqual(answers, [.simpleString("OK"), .simpleString("QUEUED"), .array(nil)], "EXEC is aborted")
+        try await expectEqual(mine.send(["GET", "v"]).text, "2")
         await server.stop()
     }
 
@@ -120,7 +121,7 @@ struct RedisClientTests {
             answer = try? await client.send(["GET", "k"])
             if answer == nil { try await Task.sleep(for: .milliseconds(100)) }
         }
-        #expect(answer == .bulkString(nil), "a fresh server without persistence: the key is gone, the client reconnected")
+        expectEqual(answer, .bulkString(nil), "a fresh server without persistence: the key is gone, the client reconnected")
         await RedisServer.kill(again)
     }
 
@@ -136,12 +137,12 @@ struct RedisClientTests {
         let again = try await RedisServer.restart(on: server.port)
         try await Task.sleep(for: .milliseconds(100))  // the closes have arrived
         for number in 0..<8 {
-            #expect(try await client.send(["PING"]) == .simpleString("PONG"), "PING \(number) after the restart")
+            try await expectEqual(client.send(["PING"]), .simpleString("PONG"), "PING \(number) after the restart")
         }
         // The metrics tell the restart: four first connections, four reconnections, every PING timed.
-        #expect(measurements.count("entitle.redis.connects again=false") == 4, "\(measurements.keys)")
-        #expect(measurements.count("entitle.redis.connects again=true") == 4, "\(measurements.keys)")
-        #expect(measurements.timings("entitle.redis.commands command=PING outcome=ok") == 16, "\(measurements.keys)")
+        expectEqual(measurements.count("entitle.redis.connects again=false"), 4, "\(measurements.keys)")
+        expectEqual(measurements.count("entitle.redis.connects again=true"), 4, "\(measurements.keys)")
+        expectEqual(measurements.timings("entitle.redis.commands command=PING outcome=ok"), 16, "\(measurements.keys)")
         await RedisServer.kill(again)
     }
 
@@ -176,9 +177,9 @@ struct RedisClientTests {
         let measurements = RedisMeasurements()
         let client = RedisClient(configuration, metrics: measurements)
         defer { client.close() }
-        #expect(try await client.send(["GET", "key:1"]).text == "value:1")
+        try await expectEqual(client.send(["GET", "key:1"]).text, "value:1")
         #expect(measurements.count("entitle.redis.retries reason=refused") > 0, "the refusals were counted: \(measurements.keys)")
-        #expect(measurements.timings("entitle.redis.commands command=GET outcome=ok") == 1, "timed once, retries and all")
+        expectEqual(measurements.timings("entitle.redis.commands command=GET outcome=ok"), 1, "timed once, retries and all")
     }
 
     /// A server that takes the connection and never answers: the command's wait ends when its task is
@@ -200,7 +201,7 @@ struct RedisClientTests {
         try await Task.sleep(for: .milliseconds(300))
         let cancelled = ContinuousClock.now
         waiting.cancel()
-        #expect(await waiting.value == .cancelled)
+        await expectEqual(waiting.value, .cancelled)
         #expect(ContinuousClock.now - cancelled < .seconds(15))
     }
 

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementRedis
@@ -25,7 +26,7 @@ struct RedisClusterTests {
                 versions[device] = try await store.save(Self.tokens("acme-cable", device), deviceID: device, requestorID: "sim-requestor", replacing: .absent)
                 _ = try await store.save(Self.tokens("other", device), deviceID: device, requestorID: "other-requestor", replacing: .absent)
             }
-            #expect(Set(client.slotOwners).count == 3, "three masters serve the slots")
+            expectEqual(Set(client.slotOwners).count, 3, "three masters serve the slots")
             for number in 0..<300 {
                 let device = "device-\(number)"
                 let loaded = try await store.load(deviceID: device, requestorID: "sim-requestor")
@@ -44,10 +45,10 @@ struct RedisClusterTests {
                 // A master that does not own the slot answers MOVED.
                 if (try? await node.send(["EXISTS", store.tokensKey(deviceID: "device-7", requestorID: "other-requestor")])) == .integer(1) {
                     holders += 1
-                    #expect(try await node.send(["EXISTS", store.deviceKey(deviceID: "device-7")]) == .integer(1))
+                    try await expectEqual(node.send(["EXISTS", store.deviceKey(deviceID: "device-7")]), .integer(1))
                 }
             }
-            #expect(holders == 1)
+            expectEqual(holders, 1)
         }
     }
 
@@ -77,9 +78,9 @@ struct RedisClusterTests {
             let asked = try await asking.value
             // The client's map still names the source: MOVED, followed, and the map read again.
             let second = try await store.save(Self.tokens("b", device), deviceID: device, requestorID: "sim-requestor", replacing: first)
-            #expect(try await store.load(deviceID: device, requestorID: "sim-requestor").version == second)
-            #expect(try await store.load(deviceID: moving, requestorID: "sim-requestor").version == asked)
-            #expect(RedisClusterClient.split(client.slotOwners[slot])?.1 == target.port)
+            try await expectEqual(store.load(deviceID: device, requestorID: "sim-requestor").version, second)
+            try await expectEqual(store.load(deviceID: moving, requestorID: "sim-requestor").version, asked)
+            expectEqual(RedisClusterClient.split(client.slotOwners[slot])?.1, target.port)
             // The redirections were counted, and each save timed once however it was redirected.
             // (Which of them the saves met depends on when the map was read again.)
             let redirected = ["moved", "ask", "refused"].map { measurements.count("entitle.redis.retries reason=\($0)") }.reduce(0, +)
@@ -100,7 +101,7 @@ struct RedisClusterTests {
             let ownerPort = try #require(RedisClusterClient.split(client.slotOwners[slot])?.1)
             // The save returned once a replica acknowledged it (WAIT 1 after each save on a cluster), so the
             // replica holds it and the master may die at once.
-            #expect(store.replicaAcknowledgement == .milliseconds(500))
+            expectEqual(store.replicaAcknowledgement, .milliseconds(500))
             #expect(await cluster.replicaHolds(store.tokensKey(deviceID: device, requestorID: "sim-requestor"), masterPort: ownerPort))
             await cluster.kill(port: ownerPort)
             let started = ContinuousClock.now
@@ -115,8 +116,8 @@ struct RedisClusterTests {
             defer { node.close() }
             let waitsBefore = try await Self.waitCalls(on: node)
             for _ in 0..<5 { version = try await store.save(Self.tokens("alone", device), deviceID: device, requestorID: "sim-requestor", replacing: version) }
-            #expect(try await Self.waitCalls(on: node) == waitsBefore)
-            #expect(try await store.load(deviceID: device, requestorID: "sim-requestor").version == version)
+            try await expectEqual(Self.waitCalls(on: node), waitsBefore)
+            try await expectEqual(store.load(deviceID: device, requestorID: "sim-requestor").version, version)
         }
     }
 
@@ -184,7 +185,7 @@ struct RedisClusterTests {
                 let history = stored.split(separator: ",").map(String.init)
                 lost += ledger.acknowledged(on: device).subtracting(history)
                 invented += Set(history).subtracting(ledger.attempted(on: device))
-                #expect(Set(history).count == history.count, "no entry twice on \(device)")
+                expectEqual(Set(history).count, history.count, "no entry twice on \(device)")
             }
             print("50 writers on \(count) device(s): \(ledger.acknowledgedCount) saves acknowledged, \(beforeKill) before the kill, \(atPromotion) by the promotion (\(promotedAfter) after the kill), \(ContinuousClock.now - killed) in all")
             #expect(lost.isEmpty, "acknowledged saves lost: \(lost.prefix(10))")
@@ -234,7 +235,7 @@ struct RedisClusterTests {
             var versions: [String: StorageVersion] = [:]
             for device in devices { versions[device] = try await nodeA.save(Self.tokens("a", device), deviceID: device, requestorID: "r", replacing: .absent) }
             #expect(await cluster.waitUntil({ Set(heard.all) == Set(devices) }, seconds: 10), "heard: \(Set(heard.all).count) of 30")
-            #expect(Set(clientA.slotOwners.filter { !$0.isEmpty }).count == 3, "the devices are spread over the three masters")
+            expectEqual(Set(clientA.slotOwners.filter { !$0.isEmpty }).count, 3, "the devices are spread over the three masters")
 
             // A slot moves: its old master unsubscribes node B (sunsubscribe); node B subscribes at the new one.
             let device = devices[0]
@@ -296,14 +297,14 @@ struct RedisClusterTests {
         let single = try await RedisConnector.connect(server.configuration())
         defer { single.close() }
         #expect(single is RedisClient)
-        #expect(try await single.send(["PING"], key: nil) == .simpleString("PONG"))
+        try await expectEqual(single.send(["PING"], key: nil), .simpleString("PONG"))
         try await RedisClusterServers.with { cluster in
             let client = try await RedisConnector.connect(cluster.configuration())
             defer { client.close() }
             #expect(client is RedisClusterClient)
             let store = RedisTokenStorage(client: client)
             let version = try await store.save(StoredTokens(selectedProvider: "p", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
-            #expect(try await store.load(deviceID: "d", requestorID: "r").version == version)
+            try await expectEqual(store.load(deviceID: "d", requestorID: "r").version, version)
         }
     }
 }

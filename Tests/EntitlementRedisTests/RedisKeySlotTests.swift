@@ -1,3 +1,4 @@
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementRedis
@@ -6,7 +7,7 @@ import Testing
 struct RedisKeySlotTests {
     @Test func crc16MatchesTheClusterSpecificationsVector() {
         // The Redis Cluster specification: CRC16 of "123456789" is 0x31C3.
-        #expect(RedisKeySlot.crc16(Array("123456789".utf8)[...]) == 0x31C3)
+        expectEqual(RedisKeySlot.crc16(Array("123456789".utf8)[...]), 0x31C3)
     }
 
     @Test(arguments: [
@@ -15,7 +16,7 @@ struct RedisKeySlotTests {
     ])
     func slotsAreRedisOwn(key: String, slot: Int) {
         // Figures from `CLUSTER KEYSLOT` on redis-server 7.0.
-        #expect(RedisKeySlot.of(key) == slot)
+        expectEqual(RedisKeySlot.of(key), slot)
     }
 
     @Test func everySlotHasATagThatPutsANameThere() {
@@ -40,7 +41,7 @@ struct RedisKeySlotTests {
         let map = try RedisClusterClient.map(from: answer, askedAt: "127.0.0.1:7001")
         #expect(map.owners[0] == "127.0.0.1:7000" && map.owners[5460] == "127.0.0.1:7000")
         #expect(map.owners[5461] == "127.0.0.1:7001" && map.owners[16383] == "10.0.0.2:7002")
-        #expect(map.replicas == ["127.0.0.1:7000": 1, "127.0.0.1:7001": 0, "10.0.0.2:7002": 2])
+        expectEqual(map.replicas, ["127.0.0.1:7000": 1, "127.0.0.1:7001": 0, "10.0.0.2:7002": 2])
         #expect(throws: RedisError.self) { try RedisClusterClient.map(from: .array([.array([.integer(0)])]), askedAt: "x:1") }
         #expect(throws: RedisError.self) {
             try RedisClusterClient.map(from: .array([.array([.integer(9), .integer(3), node("h", 1)])]), askedAt: "x:1")

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementRedis
@@ -37,11 +38,11 @@ struct RedisLeastPrivilegeTests {
             _ = try await nodeB.version(deviceID: device, requestorID: "r")  // node B serves these devices
             let saved = tokens(device)
             let version = try await nodeA.save(saved, deviceID: device, requestorID: "r", replacing: .absent)
-            #expect(try await nodeB.load(deviceID: device, requestorID: "r") == VersionedTokens(saved, version: version))
+            try await expectEqual(nodeB.load(deviceID: device, requestorID: "r"), VersionedTokens(saved, version: version))
             await #expect(throws: TokenStorageError.self, "a stale version is refused") {
                 try await nodeB.save(.empty, deviceID: device, requestorID: "r", replacing: .absent)
             }
-            #expect(try await nodeB.authentications(deviceID: device).count == 1)
+            try await expectEqual(nodeB.authentications(deviceID: device).count, 1)
         }
         // Subscribers connect on a thread of their own: later saves are heard once they are in.
         for round in 0..<300 where !heard.all.contains("d-1/r") {
@@ -53,8 +54,8 @@ struct RedisLeastPrivilegeTests {
         defer { registry.client.close() }
         let issued = V2ClientCredentials(clientID: "client", clientSecret: "secret", issuedAtSeconds: 1)
         let registered = try await registry.credentials(replacing: nil) { () throws(BackendError) in issued }
-        #expect(registered == issued)
-        #expect(await registry.load() == issued)
+        expectEqual(registered, issued)
+        await expectEqual(registry.load(), issued)
     }
 
     @Test func onAStandaloneServer() async throws {

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSupport
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementRedis
@@ -38,7 +39,7 @@ struct RedisSaveScriptTests {
         #expect(try await calls(client) == (load: 1, eval: 0), "ten saves, the script sent once")
         _ = try await client.send(["SCRIPT", "FLUSH"])
         version = try await store.save(StoredTokens(selectedProvider: "after"), deviceID: "device-1", requestorID: "sim-requestor", replacing: version)
-        #expect(try await store.load(deviceID: "device-1", requestorID: "sim-requestor").tokens.selectedProvider == "after")
+        try await expectEqual(store.load(deviceID: "device-1", requestorID: "sim-requestor").tokens.selectedProvider, "after")
         #expect(try await calls(client) == (load: 1, eval: 1), "NOSCRIPT: sent whole once (EVAL teaches it), and the save went through")
         version = try await store.save(StoredTokens(selectedProvider: "later"), deviceID: "device-1", requestorID: "sim-requestor", replacing: version)
         #expect(try await calls(client) == (load: 1, eval: 1), "known again: by digest")
@@ -62,7 +63,7 @@ struct RedisSaveScriptTests {
             let saved = try await store.save(tokens, deviceID: "d", requestorID: "r", replacing: version)
             #expect(saved > version, "expiry \(expiry)")
             version = saved
-            #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(tokens, version: saved), "expiry \(expiry)")
+            try await expectEqual(store.load(deviceID: "d", requestorID: "r"), VersionedTokens(tokens, version: saved), "expiry \(expiry)")
             for key in [store.tokensKey(deviceID: "d", requestorID: "r"), store.deviceKey(deviceID: "d")] {
                 guard case .integer(let left) = try await client.send(["PTTL", key]) else {
                     Issue.record("no TTL on \(key) for expiry \(expiry)")
@@ -100,13 +101,13 @@ struct RedisSaveScriptTests {
                 continue
             }
             #expect(message.contains("lifetime"), "\(message)")
-            #expect(try await Self.keys(client) == [], "lifetime \(life.prefix(30)) wrote something")
+            try await expectEqual(Self.keys(client), [], "lifetime \(life.prefix(30)) wrote something")
         }
         guard case .error = try await save(life: "60000", announcement: "DEL") else {
             Issue.record("an announcement other than PUBLISH or SPUBLISH was taken")
             return
         }
-        #expect(try await Self.keys(client) == [])
+        try await expectEqual(Self.keys(client), [])
         // A key of the save holding another kind of value: refused before any write.
         _ = try await client.send(["SET", keys[1], "not a set"])
         guard case .error(let wrongType) = try await save(life: "60000") else {
@@ -114,7 +115,7 @@ struct RedisSaveScriptTests {
             return
         }
         #expect(wrongType.hasPrefix("WRONGTYPE"), "\(wrongType)")
-        #expect(try await Self.keys(client) == [keys[1]])
+        try await expectEqual(Self.keys(client), [keys[1]])
         _ = try await client.send(["DEL", keys[1]])
         // A version counter past what the script's numbers hold: refused, nothing written.
         _ = try await client.send(["SET", keys[2], "9007199254740991"])
@@ -122,7 +123,7 @@ struct RedisSaveScriptTests {
             Issue.record("a counter at 2^53 - 1 was taken")
             return
         }
-        #expect(try await Self.keys(client) == [keys[2]])
+        try await expectEqual(Self.keys(client), [keys[2]])
         _ = try await client.send(["DEL", keys[2]])
         // The longest lifetime is taken, and a device set kept longer than it (by an older save) still
         // lets a save happen whole.

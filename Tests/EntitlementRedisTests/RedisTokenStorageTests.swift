@@ -20,14 +20,14 @@ struct RedisTokenStorageTests {
         let store = RedisTokenStorage(client: client)
         let first = StoredTokens(selectedProvider: "a", deviceID: "d")
         let second = StoredTokens(selectedProvider: "b", deviceID: "d")
-        #expect(try await store.load(deviceID: "d", requestorID: "r") == .absent)
-        #expect(try await store.version(deviceID: "d", requestorID: "r") == .absent)
+        try await expectEqual(store.load(deviceID: "d", requestorID: "r"), .absent)
+        try await expectEqual(store.version(deviceID: "d", requestorID: "r"), .absent)
         let v1 = try await store.save(first, deviceID: "d", requestorID: "r", replacing: .absent)
         #expect(v1 > .absent)
         await #expect(throws: TokenStorageError.conflict(current: v1)) {
             try await store.save(second, deviceID: "d", requestorID: "r", replacing: .absent)
         }
-        #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(first, version: v1))
+        try await expectEqual(store.load(deviceID: "d", requestorID: "r"), VersionedTokens(first, version: v1))
         let v2 = try await store.save(.empty, deviceID: "d", requestorID: "r", replacing: v1)
         let current = try await store.version(deviceID: "d", requestorID: "r")
         #expect(v2 > v1 && current == v2)
@@ -71,7 +71,7 @@ struct RedisTokenStorageTests {
             }
             return results
         }.value
-        #expect(results == ["saved true", "loaded true", "version true", "authentications 0"])
+        expectEqual(results, ["saved true", "loaded true", "version true", "authentications 0"])
         await #expect(throws: RedisError.self, "the client itself still gives up a cancelled task's command") {
             try await Task {
                 withUnsafeCurrentTask { $0?.cancel() }
@@ -138,7 +138,7 @@ struct RedisTokenStorageTests {
         try await Task.sleep(for: .milliseconds(400))  // the subscriber stops within one read slice
         _ = try await nodeA.save(.empty, deviceID: "d", requestorID: "r", replacing: try await nodeA.version(deviceID: "d", requestorID: "r"))
         try await Task.sleep(for: .milliseconds(300))
-        #expect(heard.all.count == 2, "nothing after the observation ended")
+        expectEqual(heard.all.count, 2, "nothing after the observation ended")
         nodeA.client.close()
         nodeB.client.close()
         await server.stop()
@@ -179,7 +179,7 @@ struct RedisTokenStorageTests {
             }
             return await group.reduce(into: [Bool]()) { $0.append($1) }
         }
-        #expect(outcomes.filter { $0 }.count == 1)
+        expectEqual(outcomes.filter { $0 }.count, 1)
         let stored = try await nodes[3].load(deviceID: "d", requestorID: "r")
         #expect(stored.version > base && stored.tokens.selectedProvider?.hasPrefix("m") == true)
         for node in nodes { node.client.close() }
@@ -198,9 +198,9 @@ struct RedisTokenStorageTests {
         let store = RedisTokenStorage(client: client)
         let version = try await store.save(StoredTokens(selectedProvider: "acme-cable", deviceID: "d"), deviceID: "d", requestorID: "r", replacing: .absent)
         let key = store.tokensKey(deviceID: "d", requestorID: "r")
-        #expect(try await client.send(["HGET", key, "s"]).text == String(RedisTokenStorage.schema))
+        try await expectEqual(client.send(["HGET", key, "s"]).text, String(RedisTokenStorage.schema))
         _ = try await client.send(["HDEL", key, "s"])  // as 0.4.0 wrote it
-        #expect(try await store.load(deviceID: "d", requestorID: "r") == VersionedTokens(StoredTokens(selectedProvider: "acme-cable", deviceID: "d"), version: version))
+        try await expectEqual(store.load(deviceID: "d", requestorID: "r"), VersionedTokens(StoredTokens(selectedProvider: "acme-cable", deviceID: "d"), version: version))
         _ = try await client.send(["HSET", key, "s", String(RedisTokenStorage.schema + 1)])
         do {
             _ = try await store.load(deviceID: "d", requestorID: "r")
@@ -224,15 +224,15 @@ struct RedisTokenStorageTests {
         else { Issue.record("no TTL"); return }
         #expect((540_000...600_000).contains(authenticated), "the authentication's expiry: \(authenticated) ms")
         #expect((3_540_000...3_600_000).contains(remembered), "a remembered provider: rememberFor, \(remembered) ms")
-        #expect(try await store.authentications(deviceID: "d") == [token])
-        #expect(try await store.authentications(deviceID: "other") == [])
+        try await expectEqual(store.authentications(deviceID: "d"), [token])
+        try await expectEqual(store.authentications(deviceID: "other"), [])
         // No id in a key name.
         guard case .array(let keys?) = try await client.send(["KEYS", "*"]) else { Issue.record("no keys"); return }
         let names = keys.compactMap(\.text)
-        #expect(names.count == 4)
+        expectEqual(names.count, 4)
         #expect(
             names.allSatisfy { $0.wholeMatch(of: /entitle:\{[0-9a-f]{32}\}:(tokens:[0-9a-f]{32}|device|versions)/) != nil }, "\(names)")
-        #expect(Set(names.map(RedisKeySlot.of)).count == 1, "one device's keys: one cluster slot")
+        expectEqual(Set(names.map(RedisKeySlot.of)).count, 1, "one device's keys: one cluster slot")
         client.close()
         await server.stop()
     }
@@ -255,7 +255,7 @@ struct RedisTokenStorageTests {
             #expect(error != .conflict(current: v1))
         }
         let again = try await RedisServer.restart(on: server.port)
-        #expect(try await store.load(deviceID: "d", requestorID: "r") == .absent, "a new server without persistence")
+        try await expectEqual(store.load(deviceID: "d", requestorID: "r"), .absent, "a new server without persistence")
         client.close()
         await RedisServer.kill(again)
     }
@@ -283,7 +283,7 @@ struct RedisTokenStorageTests {
         #expect(b.ledger.take().contains(.setAuthenticationStatus(status: 1, errorCode: "")))
         await a.enabler.checkAuthentication()
         await a.settle()
-        #expect(a.ledger.take().last == .setAuthenticationStatus(status: 1, errorCode: ""), "node A sees the login B finished")
+        expectEqual(a.ledger.take().last, .setAuthenticationStatus(status: 1, errorCode: ""), "node A sees the login B finished")
         nodeA.client.close()
         nodeB.client.close()
         await server.stop()

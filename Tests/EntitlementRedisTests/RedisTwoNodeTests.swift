@@ -59,7 +59,7 @@ struct RedisTwoNodeTests {
             await RedisTokenStorageTests.subscribed(to: storeA.savesChannel, via: storeB.client, atLeast: 2), "both nodes subscribed")
         let visit = await simulator.userAgent.logIn(at: url, username: "alice", password: "wonderland")
         let finished = try await nodeB.answer(to: .handleExternalURL(try #require(visit.appURL)), on: key)
-        #expect(finished == .setAuthenticationStatus(status: 1, errorCode: ""), "node B finished the login")
+        expectEqual(finished, .setAuthenticationStatus(status: 1, errorCode: ""), "node B finished the login")
         #expect(
             await eventually { delegateA.last(answering: CallID(2)) == .setAuthenticationStatus(status: 1, errorCode: "") },
             "node A's getAuthentication was answered when node B saved")
@@ -90,7 +90,7 @@ struct RedisTwoNodeTests {
     @Test func aNodeKilledInTheMiddleOfALoginIsFinishedByAnother() async throws {
         let server = try await RedisServer()
         let (nodeA, lines) = try await Self.startNode(port: server.port)
-        #expect(lines.count == 2, "node A printed \(lines)")
+        expectEqual(lines.count, 2, "node A printed \(lines)")
         let redirect = try #require(lines.first)
         #expect(redirect.hasPrefix("adobepass://ios.app?state="))
         #expect(nodeA.isRunning, "node A is in the middle of its login")
@@ -103,10 +103,10 @@ struct RedisTwoNodeTests {
         #expect(await b.simulator.importState(try #require(lines.last)))
         await b.enabler.setRequestor("sim-requestor")
         await b.settle()
-        #expect(await b.enabler.machineSnapshot.authentication.kind == .awaitingRedirect, "node B took up the login")
+        await expectEqual(b.enabler.machineSnapshot.authentication.kind, .awaitingRedirect, "node B took up the login")
         let handled = await b.enabler.handleExternalURL(redirect)
         await b.settle()
-        #expect(b.ledger.answers(to: handled) == [.setAuthenticationStatus(status: 1, errorCode: "")])
+        expectEqual(b.ledger.answers(to: handled), [.setAuthenticationStatus(status: 1, errorCode: "")])
         await b.enabler.getAuthorization("sports-live")
         await b.settle()
         #expect(b.ledger.take().contains { $0.name == "setToken" })
@@ -140,7 +140,7 @@ struct RedisTwoNodeTests {
         let during = session.ledger.take()
         for call in calls {
             let answers = session.ledger.answers(to: call)
-            #expect(answers.count == 1, "\(call) answered once: \(during)")
+            expectEqual(answers.count, 1, "\(call) answered once: \(during)")
             #expect(answers.allSatisfy { if case .status(let report) = $0 { report.code == ErrorCode.storageUnavailable } else { false } }, "\(answers)")
         }
         // Redis is back (empty: no persistence): the engine goes on.
@@ -149,7 +149,7 @@ struct RedisTwoNodeTests {
         await session.settle()
         let check = await session.enabler.checkAuthentication()
         await session.settle()
-        #expect(session.ledger.answers(to: check) == [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
+        expectEqual(session.ledger.answers(to: check), [.setAuthenticationStatus(status: 0, errorCode: ErrorCode.userNotAuthenticated)])
         _ = session.ledger.take()
         #expect(session.ledger.violations().isEmpty, "\(session.ledger.violations())")
         client.close()

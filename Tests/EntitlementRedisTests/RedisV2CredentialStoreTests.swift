@@ -3,6 +3,7 @@ import EntitlementSimulator
 import EntitlementSupport
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementRedis
@@ -43,9 +44,9 @@ struct RedisV2CredentialStoreTests {
             }
             return try await group.reduce(into: [V2ClientCredentials]()) { $0.append($1) }
         }
-        #expect(registrations.count == 1)
-        #expect(Set(got.map(\.clientID)) == ["client-1"])
-        #expect(await RedisV2CredentialStore(client: clients[0], softwareStatement: Self.statement).load()?.clientID == "client-1")
+        expectEqual(registrations.count, 1)
+        expectEqual(Set(got.map(\.clientID)), ["client-1"])
+        await expectEqual(RedisV2CredentialStore(client: clients[0], softwareStatement: Self.statement).load()?.clientID, "client-1")
         for client in clients { client.close() }
         await server.stop()
     }
@@ -66,8 +67,8 @@ struct RedisV2CredentialStoreTests {
         }
         #expect(registrations.count == 1 && got == ["client-1", "client-1", "client-1"])
         // A node that learns late that `old` was rejected takes the replacement, it does not register again.
-        #expect(try await store.credentials(replacing: old, registering: registrations.register).clientID == "client-1")
-        #expect(registrations.count == 1)
+        try await expectEqual(store.credentials(replacing: old, registering: registrations.register).clientID, "client-1")
+        expectEqual(registrations.count, 1)
         client.close()
         await server.stop()
     }
@@ -83,7 +84,7 @@ struct RedisV2CredentialStoreTests {
         let got = try await store.credentials(replacing: nil, registering: registrations.register)
         #expect(got.clientID == "client-1" && registrations.count == 1)
         #expect(ContinuousClock.now - started >= .milliseconds(600), "it waited for the dead node's lock to expire")
-        #expect(try await client.send(["EXISTS", store.key + ":registering"]) == .integer(0), "the lock is released")
+        try await expectEqual(client.send(["EXISTS", store.key + ":registering"]), .integer(0), "the lock is released")
         client.close()
         await server.stop()
     }
@@ -95,7 +96,7 @@ struct RedisV2CredentialStoreTests {
         let registrations = Registrations()
         let store = RedisV2CredentialStore(client: client, softwareStatement: Self.statement)
         await #expect(throws: BackendError.self) { try await store.credentials(replacing: nil, registering: registrations.register) }
-        #expect(registrations.count == 0)
+        expectEqual(registrations.count, 0)
         #expect(await store.load() == nil)
         client.close()
     }
@@ -118,7 +119,7 @@ struct RedisV2CredentialStoreTests {
             }
             try await group.waitForAll()
         }
-        #expect(service.registrar.clientCount == 1)
+        expectEqual(service.registrar.clientCount, 1)
         for client in redis { client.close() }
         await server.stop()
     }
@@ -152,8 +153,8 @@ struct RedisV2CredentialStoreTests {
         #expect(first.termination == .exited(0) && printed == "registered: client id \(stored.clientID)\n", "\(printed)")
         #expect(!printed.contains(stored.clientSecret) && !String(decoding: first.errors, as: UTF8.self).contains(stored.clientSecret))
         let second = try await RedisServer.onThread { Result { try ChildProcess.run(entitle, arguments) } }.get()
-        #expect(String(decoding: second.output, as: UTF8.self) == "already registered: client id \(stored.clientID)\n")
-        #expect(await RedisV2CredentialStore(client: client, softwareStatement: Self.statement).load() == stored, "kept, not replaced")
+        expectEqual(String(decoding: second.output, as: UTF8.self), "already registered: client id \(stored.clientID)\n")
+        await expectEqual(RedisV2CredentialStore(client: client, softwareStatement: Self.statement).load(), stored, "kept, not replaced")
         client.close()
         await server.stop()
     }
@@ -189,8 +190,8 @@ struct RedisSealedTokensTests {
         for value in ["planted-device-7731", "planted-user-4410", "planted-household-9920", "90210-PLANTED"] {
             #expect(!held.contains(value), "\(value) is in Redis in clear")
         }
-        #expect(try await sealed.load(deviceID: device, requestorID: "sim-requestor").tokens == tokens)
-        #expect(try await sealed.authentications(deviceID: device) == [token])
+        try await expectEqual(sealed.load(deviceID: device, requestorID: "sim-requestor").tokens, tokens)
+        try await expectEqual(sealed.authentications(deviceID: device), [token])
         let keyless = RedisTokenStorage(client: client)
         await #expect(throws: TokenStorageError.unsealable("this store has no sealing; give it the fleet's")) {
             try await keyless.load(deviceID: device, requestorID: "sim-requestor")

@@ -3,6 +3,7 @@ import EntitlementSimulator
 import EntitlementSupport
 import EntitlementTracing
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// `entitle` as a user meets it: help and version, usage errors on standard error with exit 64 and
@@ -132,7 +133,7 @@ struct CommandLineTests {
 
     @Test func versionIsTheEnginesOneVersion() async {
         let outcome = await Self.entitle("--version")
-        #expect(outcome.status == 0)
+        expectEqual(outcome.status, 0)
         #expect(outcome.output.hasPrefix("entitle \(EngineVersion.current) "))
     }
 
@@ -169,7 +170,7 @@ struct CommandLineTests {
     ])
     func usageErrorsNameTheArgumentOnStandardErrorAndExit64(arguments: [String], message: String) async {
         let outcome = await Self.run(arguments)
-        #expect(outcome.status == 64)
+        expectEqual(outcome.status, 64)
         #expect(outcome.output.isEmpty, "nothing on standard output")
         #expect(outcome.errors.hasPrefix(message), "\(outcome.errors)")
         #expect(outcome.errors.contains("Run 'entitle help"), "points at the help")
@@ -191,7 +192,7 @@ struct CommandLineTests {
             (await Self.entitle("run", "--junit", "/no/such/folder/j.xml", scenario), 73, "cannot write /no/such/folder/j.xml"),
         ]
         for (outcome, status, text) in outcomes {
-            #expect(outcome.status == status, "\(outcome.errors)")
+            expectEqual(outcome.status, status, "\(outcome.errors)")
             #expect((outcome.output + outcome.errors).contains(text), "\(outcome.output)\(outcome.errors)")
             #expect(!(outcome.output + outcome.errors).contains("Error Domain"), "no NSError text")
             #expect(!(outcome.output + outcome.errors).contains("NSCocoaErrorDomain"))
@@ -205,12 +206,12 @@ struct CommandLineTests {
         defer { for path in [invalid, failing, junit] { try? FileManager.default.removeItem(atPath: path) } }
 
         let parseFailure = await Self.entitle("run", invalid)
-        #expect(parseFailure.status == 2)
+        expectEqual(parseFailure.status, 2)
         #expect(parseFailure.output.contains("not parsed: 3 errors"))
         for line in [2, 3, 4] { #expect(parseFailure.output.contains("invalid.scenario:\(line):"), "line \(line) reported") }
 
         let runFailure = await Self.entitle("run", "--junit", junit, failing, "Tests/Scenarios/startup-queues-calls-until-configured.scenario")
-        #expect(runFailure.status == 1)
+        expectEqual(runFailure.status, 1)
         #expect(runFailure.output.contains("1 passed, 1 failed"))
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"entitle run\" tests=\"2\" failures=\"1\" errors=\"0\""))
@@ -222,9 +223,9 @@ struct CommandLineTests {
         let pages = ScratchSpace.path("entitle-pages-")  // made by the command
         defer { try? FileManager.default.removeItem(atPath: pages) }
         let withPages = await Self.entitle("run", "--html", pages, failing, "Tests/Scenarios/startup-queues-calls-until-configured.scenario")
-        #expect(withPages.status == 1)
+        expectEqual(withPages.status, 1)
         let name = ((failing as NSString).lastPathComponent as NSString).deletingPathExtension + ".html"
-        #expect(try FileManager.default.contentsOfDirectory(atPath: pages) == [name])
+        try expectEqual(FileManager.default.contentsOfDirectory(atPath: pages), [name])
         #expect(withPages.output.contains("its run as a page: \(pages)/\(name)"))
         let page = try String(contentsOfFile: pages + "/" + name, encoding: .utf8)
         #expect(page.hasPrefix("<!DOCTYPE html>") && page.contains("class=\"headline\""))
@@ -293,7 +294,7 @@ struct CommandLineTests {
 
     @Test func aQuoteMatchesOnlyTheLinesItDescribes() {
         let quote = Self.quoted(in: #"swift run entitle x   # it says: "12 states, …: every promise kept""#)
-        #expect(quote == "12 states, …: every promise kept")
+        expectEqual(quote, "12 states, …: every promise kept")
         #expect(Self.output("start\n12 states, 3 s: every promise kept\n", matches: "12 states, …: every promise kept"))
         #expect(!Self.output("112 states, 3 s: every promise kept", matches: "12 states, …: every promise kept"))
         #expect(!Self.output("12 states, 3 s: a promise broken", matches: "12 states, …: every promise kept"))
@@ -315,10 +316,10 @@ struct CommandLineTests {
     /// order, so a call never races the answer to an earlier request.
     @Test func theDemoPrintsTheSameTranscriptEveryRun() async throws {
         let first = await Self.run(["demo"])
-        #expect(first.status == 0)
+        expectEqual(first.status, 0)
         for _ in 0..<3 {
             let again = await Self.run(["demo"])
-            #expect(again.output == first.output)
+            expectEqual(again.output, first.output)
         }
     }
 
@@ -332,7 +333,7 @@ struct CommandLineTests {
         try "# R\n<!-- chart: overview -->\n```mermaid\n```\n\n## Next\n\n```text\nkeep me\n```\n".write(
             toFile: folder + "/README.md", atomically: true, encoding: .utf8)
         let outcome = await Self.run(["chart", "--write", charts])
-        #expect(outcome.status == 0, "\(outcome.errors)")
+        expectEqual(outcome.status, 0, "\(outcome.errors)")
         let readme = try String(contentsOfFile: folder + "/README.md", encoding: .utf8)
         #expect(readme.contains("```mermaid\nstateDiagram-v2\n    state configuration {"))
         #expect(readme.hasSuffix("```\n\n## Next\n\n```text\nkeep me\n```\n"), "the text after the block stays")
@@ -350,7 +351,7 @@ struct CommandLineTests {
         let clean = await Self.run(["replay"] + complete)
         let expected = await Self.run(["replay", "--expect-divergence"] + divergent)
         let wrong = await Self.run(["replay", "--expect-divergence"] + complete)
-        #expect(clean.status == 0, "\(clean.output)")
+        expectEqual(clean.status, 0, "\(clean.output)")
         #expect(expected.status == 0 && expected.output.contains("\(divergent.count) diverged as expected, 0 did not"), "\(expected.output)")
         #expect(wrong.status == 1 && wrong.output.contains("0 diverged as expected, \(complete.count) did not"))
     }
@@ -366,7 +367,7 @@ struct CommandLineTests {
         let second = await Self.entitle("bench", "engine", "--only", "verify", "--sessions", "10", "--seconds", "1", "--compare", saved)
         let row = try #require(second.output.split(separator: "\n").first { $0.hasPrefix("| media-token") })
         #expect(second.output.contains("| saved "), "\(second.output)")
-        #expect(row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }[1] == figure, "the saved column: \(row)")
+        expectEqual(row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }[1], figure, "the saved column: \(row)")
     }
 
     /// `bench gate BASELINE --write` writes every figure's ratios; the gate then checks against them, and
@@ -382,7 +383,7 @@ struct CommandLineTests {
         let malformed = await Self.entitle("bench", "gate", try Self.scratch("bad.tsv", "machine 1 1\n"))
         #expect(malformed.status == 2 && malformed.errors.contains("line 1 is not `figure<TAB>cpu ratio<TAB>wall ratio`"), "\(malformed.errors)")
         let missing = await Self.entitle("bench", "gate", path + ".missing")
-        #expect(missing.status == 66, "\(missing.errors)")
+        expectEqual(missing.status, 66, "\(missing.errors)")
     }
 
     /// The host gives memory back after drive-by devices: two waves of 20,000 devices that call once,
@@ -392,7 +393,7 @@ struct CommandLineTests {
     /// arenas fall), so the test asks for a bound far from the behaviour it guards against.
     @Test func driveByDevicesGiveTheirMemoryBack() async throws {
         let run = await Self.entitle("bench", "engine", "--only", "sessions", "--sessions", "20000")
-        #expect(run.status == 0, "\(run.output)\(run.errors)")
+        expectEqual(run.status, 0, "\(run.output)\(run.errors)")
         let row = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("| drive-by devices forgotten") }, "\(run.output)")
         // "| figure | 3.1 MB of a 28.2 MB peak | target | met |"
         let measured = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }[1].split(separator: " ")
@@ -407,7 +408,7 @@ struct CommandLineTests {
         let lines = golden.split(separator: "\n").count
         let damaged = try Self.scratch("damaged.jsonl", golden + "{\"seq\":\(lines),\"in\":\n")
         let result = await Self.entitle("replay", damaged)
-        #expect(result.status == 2, "\(result.output)")
+        expectEqual(result.status, 2, "\(result.output)")
         #expect(result.output.contains("REFUSED") && result.output.contains("line \(lines + 1)"), "\(result.output)")
     }
 }

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementScenarios
 import EntitlementSimulator
+import EntitlementTestSupport
 import Testing
 
 @Suite("Scenario parser: strict, with file:line:column errors")
@@ -70,9 +71,9 @@ struct ScenarioParserTests {
     @Test(arguments: refusals)
     func refusesWithLineAndColumn(line: String, lineNumber: Int, column: Int, message: String) throws {
         let failure = try #require(error("ignore sendTrackingData\n" + line))
-        #expect(failure.file == "t.scenario")
-        #expect(failure.line == lineNumber)
-        #expect(failure.column == column)
+        expectEqual(failure.file, "t.scenario")
+        expectEqual(failure.line, lineNumber)
+        expectEqual(failure.column, column)
         #expect(failure.message.hasPrefix(message), "\(failure.message)")
         #expect(failure.description.hasPrefix("t.scenario:\(lineNumber):\(column): error: "))
     }
@@ -80,7 +81,7 @@ struct ScenarioParserTests {
     @Test func everyBadLineIsReportedNotOnlyTheFirst() throws {
         let text = "> setRequestor sim-requestor\n> fetchToken\n< setRequestorComplete success\n< setToken *\nset device d\n"
         let problem = try #require(error(text))
-        #expect(problem.count == 3)
+        expectEqual(problem.count, 3)
         #expect(problem.description == """
             t.scenario:2:3: error: unknown API call 'fetchToken'
             t.scenario:4:3: error: setToken takes 2 arguments (token resource), got 1; end with '...' to skip the rest
@@ -113,7 +114,7 @@ struct ScenarioParserTests {
             allow pending calls
             > setRequestor tv
             """, file: "w.scenario")
-        #expect(scenario.world.requestors == [.init(id: "tv", mvpdIDs: ["cable", "sat"], resources: ["news", "sports"])])
+        expectEqual(scenario.world.requestors, [.init(id: "tv", mvpdIDs: ["cable", "sat"], resources: ["news", "sports"])])
         let cable = try #require(scenario.world.provider("cable"))
         #expect(cable.displayName == "Cable Co" && cable.platformSSO && cable.authenticationTTL == .seconds(7200))
         #expect(cable.authorizationTTL == .seconds(1800) && cable.extraLoginHops == 2 && !cable.hasLogoutPage)
@@ -121,8 +122,8 @@ struct ScenarioParserTests {
         #expect(sat.tempPass && sat.perRequestor && !sat.platformSSO)
         let zoe = try #require(scenario.world.user("zoe"))
         #expect(zoe.password == "s3cret pw" && zoe.mvpdID == "cable" && zoe.entitlements == ["news", "sports"])
-        #expect(zoe.denials == ["movies": "Not in your plan."])
-        #expect(zoe.metadata == ["zip": .list(["12345", "67890"]), "householdID": .text("hh-z")])
+        expectEqual(zoe.denials, ["movies": "Not in your plan."])
+        expectEqual(zoe.metadata, ["zip": .list(["12345", "67890"]), "householdID": .text("hh-z")])
         #expect(scenario.settings.redirectTimeout == .seconds(90) && scenario.settings.queueLimit == 7)
         #expect(scenario.deviceID == "dev-9" && scenario.ignored == ["sendTrackingData"] && scenario.allowsPendingCalls)
         #expect(scenario.steps.count == 1 && scenario.name == "w")
@@ -138,8 +139,8 @@ struct ScenarioParserTests {
             """, file: "p.scenario")
         let kids = try #require(scenario.world.chainProviders.first { $0.id == "kids" })
         #expect(kids.kind == .server && kids.pin == "4321" && kids.pinProtected == ["horror-1"])
-        #expect(kids.grants == ["cartoon-1", "horror-1"], "a PIN-protected resource is granted once approved")
-        #expect(kids.denials == ["gore-1": "Not for kids."])
+        expectEqual(kids.grants, ["cartoon-1", "horror-1"], "a PIN-protected resource is granted once approved")
+        expectEqual(kids.denials, ["gore-1": "Not for kids."])
         let magazine = try #require(scenario.world.chainProviders.first { $0.id == "magazine" })
         #expect(magazine.kind == .subscription && magazine.renews && magazine.verificationInterval == .seconds(7200))
         #expect(scenario.world.subscribers == [
@@ -148,7 +149,7 @@ struct ScenarioParserTests {
         let unknown = #expect(throws: ScenarioParseError.self) {
             try ScenarioParser.parse("provider kids server pins \"1\" protects x\n", file: "p.scenario")
         }
-        #expect(unknown?.description.contains("(one-at-a-time, server, subscription, grants, denies, pin, renews, every, message)") == true)
+        expectEqual(unknown?.description.contains("(one-at-a-time, server, subscription, grants, denies, pin, renews, every, message)"), true)
     }
 
     @Test func patternsParse() throws {
@@ -167,8 +168,8 @@ struct ScenarioParserTests {
             Issue.record("unexpected steps \(scenario.steps)")
             return
         }
-        #expect(first.arguments == [.capture("t", .matches("^media\\.")), .equals(.text("news"))])
-        #expect(third.arguments[1] == .list([.equals(.text("acme")), .any, .equals(.text("a b")), .equals(.reference("t"))]))
+        expectEqual(first.arguments, [.capture("t", .matches("^media\\.")), .equals(.text("news"))])
+        expectEqual(third.arguments[1], .list([.equals(.text("acme")), .any, .equals(.text("a b")), .equals(.reference("t"))]))
         #expect(fourth.acceptsMore && fourth.arguments == [.equals(.text("CODE"))])
     }
 
@@ -182,7 +183,7 @@ struct ScenarioParserTests {
             Issue.record("not a clock advance")
             return
         }
-        #expect(duration == .milliseconds(milliseconds))
+        expectEqual(duration, .milliseconds(milliseconds))
     }
 
     /// The longest duration that fits runs: the clock stops at the end of time instead of trapping.

@@ -15,11 +15,11 @@ struct ScenarioRunnerTests {
     @Test func aDifferentArgumentFailsAtItsLineWithContext() async throws {
         let result = try await run("> checkAuthentication\n< setAuthenticationStatus 1 \"\"\n")
         let failure = try #require(result.failure)
-        #expect(failure.line == 5)
-        #expect(failure.step == "< setAuthenticationStatus 1 \"\"")
-        #expect(failure.expected == "setAuthenticationStatus \"1\" \"\"")
-        #expect(failure.actual == "setAuthenticationStatus \"0\" \"USER_NOT_AUTHENTICATED_ERROR\"")
-        #expect(failure.context == ["2: > setRequestor sim-requestor", "3: < setRequestorComplete \"success\"", "4: > checkAuthentication"])
+        expectEqual(failure.line, 5)
+        expectEqual(failure.step, "< setAuthenticationStatus 1 \"\"")
+        expectEqual(failure.expected, "setAuthenticationStatus \"1\" \"\"")
+        expectEqual(failure.actual, "setAuthenticationStatus \"0\" \"USER_NOT_AUTHENTICATED_ERROR\"")
+        expectEqual(failure.context, ["2: > setRequestor sim-requestor", "3: < setRequestorComplete \"success\"", "4: > checkAuthentication"])
         #expect(failure.description.hasPrefix("r.scenario:5: scenario failed"))
     }
 
@@ -32,8 +32,8 @@ struct ScenarioRunnerTests {
         let failure = try #require(
             try await run(body + "< any order {\n< tokenRequestFailed news-channel * *\n< status Z999 error *\n< }\n").failure)
         #expect(failure.line == 10 && failure.step == "< any order { … }")
-        #expect(failure.expected == "one of, in any order: tokenRequestFailed \"news-channel\" * *; status \"Z999\" \"error\" *")
-        #expect(failure.actual == "status \"Z100\" \"error\" \"No.\"")
+        expectEqual(failure.expected, "one of, in any order: tokenRequestFailed \"news-channel\" * *; status \"Z999\" \"error\" *")
+        expectEqual(failure.actual, "status \"Z100\" \"error\" \"No.\"")
     }
 
     /// `< one of {`: the next callback matches one of the block's expectations, whichever the sources
@@ -47,8 +47,8 @@ struct ScenarioRunnerTests {
         }
         let failure = try #require(try await run(body + "< one of {\n< setAuthenticationStatus 1 \"\"\n< selectedProvider nil\n< }\n").failure)
         #expect(failure.line == 5 && failure.step == "< one of { … }")
-        #expect(failure.expected == "one of: setAuthenticationStatus \"1\" \"\" | selectedProvider nil")
-        #expect(failure.actual == "setAuthenticationStatus \"0\" \"USER_NOT_AUTHENTICATED_ERROR\"")
+        expectEqual(failure.expected, "one of: setAuthenticationStatus \"1\" \"\" | selectedProvider nil")
+        expectEqual(failure.actual, "setAuthenticationStatus \"0\" \"USER_NOT_AUTHENTICATED_ERROR\"")
     }
 
     @Test func backendRequestsAreCheckedOnceAScriptExpectsOne() async throws {
@@ -67,7 +67,7 @@ struct ScenarioRunnerTests {
     @Test func anAnswerStillHeldAtTheEndIsReported() async throws {
         let held = try #require(
             try await run(Self.login + "! backend holds preauthorize\n> checkPreauthorizedResources [news-channel]\n").failure)
-        #expect(held.step == "end of script")
+        expectEqual(held.step, "end of script")
         #expect(held.actual.hasPrefix("a preauthorize answer is still held: `! backend releases preauthorize`"), "\(held.actual)")
         let allowing = "allow pending calls\n" + Self.header + Self.login + "! backend holds preauthorize\n> checkPreauthorizedResources [news-channel]\n"
         #expect(await ScenarioRunner().run(try ScenarioParser.parse(allowing, file: "r.scenario")).passed, "unless the script allows it")
@@ -85,19 +85,19 @@ struct ScenarioRunnerTests {
 
             """
         let held = try #require(await ScenarioRunner().run(try ScenarioParser.parse(script, file: "r.scenario")).failure)
-        #expect(held.step == "end of script")
-        #expect(held.actual == "a request to live is still held: `! provider live releases its answers`, or say `allow pending calls`")
+        expectEqual(held.step, "end of script")
+        expectEqual(held.actual, "a request to live is still held: `! provider live releases its answers`, or say `allow pending calls`")
         let released = script + "! provider live releases its answers\n< setToken * match-1\n"
         #expect(await ScenarioRunner().run(try ScenarioParser.parse(released, file: "r.scenario")).passed, "released, it is answered")
         let unknown = try #require(
             await ScenarioRunner().run(try ScenarioParser.parse(script.replacingOccurrences(of: "provider live holds", with: "provider vod holds"), file: "r.scenario")).failure)
-        #expect(unknown.actual == "no provider 'vod'")
+        expectEqual(unknown.actual, "no provider 'vod'")
     }
 
     @Test func secretsAreShortenedInReportsButCodesAndIdsAreNot() {
-        #expect(ScenarioValue.text("media.Xq3v9Zt0aB7yL2kP4sD8fG1h").redactedDescription == "\"medi…\"")
-        #expect(ScenarioValue.text("USER_NOT_AUTHENTICATED_ERROR").redactedDescription == "\"USER_NOT_AUTHENTICATED_ERROR\"")
-        #expect(ScenarioValue.text("b45a4ae78cf6552fb8f510e7a83497fb").redactedDescription.count == 34, "a hash is not a secret")
+        expectEqual(ScenarioValue.text("media.Xq3v9Zt0aB7yL2kP4sD8fG1h").redactedDescription, "\"medi…\"")
+        expectEqual(ScenarioValue.text("USER_NOT_AUTHENTICATED_ERROR").redactedDescription, "\"USER_NOT_AUTHENTICATED_ERROR\"")
+        expectEqual(ScenarioValue.text("b45a4ae78cf6552fb8f510e7a83497fb").redactedDescription.count, 34, "a hash is not a secret")
     }
 
     @Test func aSignInLineShowsItsFieldsNeverWhatTheUserTyped() async throws {
@@ -113,12 +113,12 @@ struct ScenarioRunnerTests {
             """
         let result = await ScenarioRunner().run(try ScenarioParser.parse(script, file: "s.scenario"))
         let failure = try #require(result.failure)
-        #expect(failure.context.last == "6: > signIn magazine password=… username=…")
+        expectEqual(failure.context.last, "6: > signIn magazine password=… username=…")
         #expect(!failure.description.contains("s3cret"), "\(failure)")
         let failingStep = try #require(try await ScenarioRunner().run(
             ScenarioParser.parse(script.replacingOccurrences(of: "< providerSignInStatus", with: "> @main signIn magazine pin=1234\n< providerSignInStatus"), file: "s.scenario")
         ).failure)
-        #expect(failingStep.step == "> @main signIn magazine pin=…", "\(failingStep)")
+        expectEqual(failingStep.step, "> @main signIn magazine pin=…", "\(failingStep)")
     }
 
     @Test func aMissingCallbackFails() async throws {
@@ -128,7 +128,7 @@ struct ScenarioRunnerTests {
 
     @Test func anUnexpectedCallbackFailsBeforeTheNextStep() async throws {
         let failure = try #require(try await run("> checkAuthentication\n> getSelectedProvider\n< selectedProvider nil\n").failure)
-        #expect(failure.line == 5)
+        expectEqual(failure.line, 5)
         #expect(failure.actual.hasPrefix("unexpected setAuthenticationStatus"))
     }
 
@@ -139,8 +139,8 @@ struct ScenarioRunnerTests {
 
     @Test func anUnansweredCallFailsUnlessAllowed() async throws {
         let failure = try #require(try await run("> getAuthentication\n< displayProviderDialog *\n").failure)
-        #expect(failure.step == "end of script")
-        #expect(failure.actual == "#2 getAuthentication() got no terminal callback")
+        expectEqual(failure.step, "end of script")
+        expectEqual(failure.actual, "#2 getAuthentication() got no terminal callback")
         let allowed = await ScenarioRunner().run(
             try ScenarioParser.parse("allow pending calls\n" + Self.header + "> getAuthentication\n< displayProviderDialog *\n", file: "a"))
         #expect(allowed.passed)
@@ -148,7 +148,7 @@ struct ScenarioRunnerTests {
 
     @Test func anUncapturedReferenceIsAClearFailure() async throws {
         let failure = try #require(try await run("> handleExternalURL $never\n").failure)
-        #expect(failure.expected == "$never to be captured earlier")
+        expectEqual(failure.expected, "$never to be captured earlier")
     }
 
     @Test func aRefusedSetOptionsCanBeExpected() async throws {
@@ -174,8 +174,8 @@ struct ScenarioRunnerTests {
             let result = await ScenarioRunner().run(try ScenarioParser.parse(text, file: "d"))
             reports.insert(result.failure?.description ?? "passed")
         }
-        #expect(reports.count == 1)
-        #expect(reports.first?.contains("scenario failed") == true)
+        expectEqual(reports.count, 1)
+        expectEqual(reports.first?.contains("scenario failed"), true)
     }
 
     @Test func runsReportTheTransitionsTheyExercised() async throws {
@@ -199,7 +199,7 @@ struct ScenarioRunnerTests {
         ] {
             #expect(rows.contains(expected), "\(expected)")
         }
-        #expect(rows.count == 8, "\(rows.sorted())")
+        expectEqual(rows.count, 8, "\(rows.sorted())")
     }
 }
 

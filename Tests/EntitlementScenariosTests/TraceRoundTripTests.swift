@@ -20,11 +20,11 @@ struct TraceRoundTripTests {
         let (result, trace) = try await Self.record(file)
         #expect(result.passed)
         let reread = try Trace.parse(trace.text)
-        #expect(reread == trace, "the canonical text reads back to the same trace")
+        expectEqual(reread, trace, "the canonical text reads back to the same trace")
         let replay = TraceReplayer(checkingRows: true).replay(reread)
         #expect(replay.divergence == nil, "\(replay.divergence?.description ?? "")")
         #expect(replay.effectsNotInRows.isEmpty, "every effect is named by a row of its step:\n\(replay.effectsNotInRows.joined(separator: "\n"))")
-        #expect(replay.recordsReplayed == trace.records.count)
+        expectEqual(replay.recordsReplayed, trace.records.count)
         #expect(replay.machineMatches)
         // No secret in clear: not one the simulator minted, nor any 43-character base64url run
         // (the shape of every state, verifier and challenge the engine draws or derives).
@@ -53,7 +53,7 @@ struct TraceRoundTripTests {
         await enabler.whenIdle()
         let trace = recorder.trace
         let navigate = try #require(trace.records.last { $0["callback"]?.string == "navigateToUrl" }?["url"]?.string)
-        #expect(navigate == "https://sp.sim/api/v2/authenticate/sim-requestor/<code#1>")
+        expectEqual(navigate, "https://sp.sim/api/v2/authenticate/sim-requestor/<code#1>")
         let login = await enabler.machineSnapshot
         guard case .login(let flow, .awaitingRedirect) = login.authentication, let secrets = flow.secrets, let code = flow.code else {
             Issue.record("no login waiting")
@@ -85,7 +85,7 @@ struct TraceRoundTripTests {
         let golden = try String(contentsOf: root.appendingPathComponent("Traces/\(trace).complete.jsonl"), encoding: .utf8)
         let recorder = TraceRecorder(recordedWith: "entitle record \(EngineVersion.current)")
         _ = await ScenarioRunner().run(try ScenarioLibrary.load(ScenarioLibraryTests.folder + "/\(scenario).scenario"), recorder: recorder)
-        #expect(recorder.trace.text == golden, "re-record with: swift run entitle record Tests/Scenarios/\(scenario).scenario -o Tests/Traces/\(trace).complete.jsonl")
+        expectEqual(recorder.trace.text, golden, "re-record with: swift run entitle record Tests/Scenarios/\(scenario).scenario -o Tests/Traces/\(trace).complete.jsonl")
     }
 
     /// Every `status` the library's scenarios make the engine report is in the one list of what `status`
@@ -118,6 +118,6 @@ struct TraceRoundTripTests {
     func recordingTwiceGivesByteIdenticalTraces(file: String) async throws {
         let first = try await Self.record(file).1.text
         let second = try await Self.record(file).1.text
-        #expect(first == second)
+        expectEqual(first, second)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @testable import EntitlementSimulator
@@ -16,7 +17,7 @@ struct ScratchSpaceTests {
         #expect(first.hasPrefix(ScratchSpace.folder + "/entitle-sample-") && first.hasSuffix(".json"))
         #expect(ScratchSpace.folder.hasSuffix("/entitle-scratch-\(getpid())"))
         let attributes = try FileManager.default.attributesOfItem(atPath: ScratchSpace.folder)
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        expectEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o700)
         #expect(!FileManager.default.fileExists(atPath: first), "a path is named, nothing is made there")
     }
 

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTestSupport
 import Testing
 
 /// The simulator's client registration: credentials for a known software statement, access tokens
@@ -10,27 +11,27 @@ struct SimulatedClientRegistrarTests {
         let clock = ManualClock()
         let registrar = SimulatedClientRegistrar(clock: clock, random: SeededRandomSource(seed: 5))
         let registered = try #require(registrar.answer(.registerClient(softwareStatement: SimulatedClientRegistrar.softwareStatement, redirectURI: nil)))
-        #expect(registered.status == 201)
+        expectEqual(registered.status, 201)
         let credentials = try V2ClientCredentials(json: try #require(registered.body))
         let issued = try #require(registrar.answer(.accessToken(clientID: credentials.clientID, clientSecret: credentials.clientSecret)))
-        #expect(issued.status == 201)
+        expectEqual(issued.status, 201)
         let token = try V2AccessToken(json: try #require(issued.body))
         #expect(token.expiresInSeconds == 21_600 && token.tokenType == "bearer")
         #expect(registrar.refusal(bearer: token.accessToken) == nil)
         await clock.advance(by: .seconds(21_600))
         let expired = try #require(registrar.refusal(bearer: token.accessToken))
-        #expect(expired.status == 401)
-        #expect(try V2EnhancedError(json: try #require(expired.body)).action == .applicationRegistration)
-        #expect(registrar.refusal(bearer: nil)?.status == 401)
+        expectEqual(expired.status, 401)
+        try expectEqual(V2EnhancedError(json: try #require(expired.body)).action, .applicationRegistration)
+        expectEqual(registrar.refusal(bearer: nil)?.status, 401)
     }
 
     @Test func oauthErrorsForBadStatementsAndClients() throws {
         let registrar = SimulatedClientRegistrar(clock: ManualClock(), random: SeededRandomSource(seed: 5))
-        #expect(registrar.answer(.registerClient(softwareStatement: "forged", redirectURI: nil)) == .oauthError("invalid_software_statement"))
-        #expect(registrar.answer(.accessToken(clientID: "nobody", clientSecret: "x")) == .oauthError("invalid_client"))
+        expectEqual(registrar.answer(.registerClient(softwareStatement: "forged", redirectURI: nil)), .oauthError("invalid_software_statement"))
+        expectEqual(registrar.answer(.accessToken(clientID: "nobody", clientSecret: "x")), .oauthError("invalid_client"))
         let registered = try #require(registrar.answer(.registerClient(softwareStatement: SimulatedClientRegistrar.softwareStatement, redirectURI: nil)))
         let credentials = try V2ClientCredentials(json: try #require(registered.body))
-        #expect(registrar.answer(.accessToken(clientID: credentials.clientID, clientSecret: "wrong")) == .oauthError("invalid_client"))
+        expectEqual(registrar.answer(.accessToken(clientID: credentials.clientID, clientSecret: "wrong")), .oauthError("invalid_client"))
         registrar.revoke(softwareStatement: SimulatedClientRegistrar.softwareStatement)
         #expect(registrar.answer(.registerClient(softwareStatement: SimulatedClientRegistrar.softwareStatement, redirectURI: nil))
             == .oauthError("invalid_software_statement"))

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import EntitlementSimulator
+import EntitlementTestSupport
 import Testing
 
 /// The simulated platform's picker follows its script in the order pickers reach the user.
@@ -23,8 +24,8 @@ struct SimulatedPlatformTests {
         dismissed.cancel()
         open.yield()
         open.finish()
-        #expect(await dismissed.value == .cancelled)
-        #expect(await platform.pickProvider(Self.dialog, requestorID: "sim-requestor", request: Self.request) == .unsupportedProvider("acme-cable"))
-        #expect(platform.presentedDialogs.count == 2)
+        await expectEqual(dismissed.value, .cancelled)
+        await expectEqual(platform.pickProvider(Self.dialog, requestorID: "sim-requestor", request: Self.request), .unsupportedProvider("acme-cable"))
+        expectEqual(platform.presentedDialogs.count, 2)
     }
 }

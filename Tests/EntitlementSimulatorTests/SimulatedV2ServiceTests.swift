@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementSimulator
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// The simulator as REST API V2 on the wire: registration, the bearer check, throttling per
@@ -22,20 +23,20 @@ struct SimulatedV2ServiceTests {
     @Test func theConfigurationListsTheWorldsMVPDs() async throws {
         let (service, bearer) = try await Self.registered(ManualClock())
         let answer = try await service.send(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: bearer, deviceID: "device-1"))
-        #expect(answer.status == 200)
+        expectEqual(answer.status, 200)
         let configuration = try V2Configuration(json: try #require(answer.body))
-        #expect(configuration.mvpds.map(\.id) == ["acme-cable", "bluesky-tv", "coastal-fiber", "delta-satellite"])
+        expectEqual(configuration.mvpds.map(\.id), ["acme-cable", "bluesky-tv", "coastal-fiber", "delta-satellite"])
         #expect(configuration.mvpds[0].enablePlatformServices && !configuration.mvpds[2].enablePlatformServices)
         let unknown = try await service.send(.configuration(serviceProvider: "nobody"), context: V2RequestContext(bearer: bearer, deviceID: "device-2"))
-        #expect(unknown.status == 400)
-        #expect(try V2EnhancedError(json: try #require(unknown.body)).code == "invalid_parameter_service_provider")
+        expectEqual(unknown.status, 400)
+        try expectEqual(V2EnhancedError(json: try #require(unknown.body)).code, "invalid_parameter_service_provider")
     }
 
     @Test func everyAPIRequestNeedsAValidBearer() async throws {
         let (service, _) = try await Self.registered(ManualClock())
         let answer = try await service.send(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: "forged", deviceID: "d"))
-        #expect(answer.status == 401)
-        #expect(try V2EnhancedError(json: try #require(answer.body)).action == .applicationRegistration)
+        expectEqual(answer.status, 401)
+        try expectEqual(V2EnhancedError(json: try #require(answer.body)).action, .applicationRegistration)
     }
 
     @Test func throttlingIsPerDeviceWithABurstOfTen() async throws {
@@ -44,19 +45,19 @@ struct SimulatedV2ServiceTests {
         let device = V2RequestContext(bearer: bearer, deviceID: "tv", forwardedFor: "203.0.113.9")
         var statuses: [Int] = []
         for _ in 0..<11 { statuses.append(try await service.send(.configuration(serviceProvider: "sim-requestor"), context: device).status) }
-        #expect(statuses == Array(repeating: 200, count: 10) + [429])
+        expectEqual(statuses, Array(repeating: 200, count: 10) + [429])
         let other = V2RequestContext(bearer: bearer, deviceID: "phone", forwardedFor: "203.0.113.10")
-        #expect(try await service.send(.configuration(serviceProvider: "sim-requestor"), context: other).status == 200, "another device has its own bucket")
+        try await expectEqual(service.send(.configuration(serviceProvider: "sim-requestor"), context: other).status, 200, "another device has its own bucket")
         await clock.advance(by: .seconds(1))
-        #expect(try await service.send(.configuration(serviceProvider: "sim-requestor"), context: device).status == 200)
-        #expect(try await service.send(.configuration(serviceProvider: "sim-requestor"), context: device).status == 429)
+        try await expectEqual(service.send(.configuration(serviceProvider: "sim-requestor"), context: device).status, 200)
+        try await expectEqual(service.send(.configuration(serviceProvider: "sim-requestor"), context: device).status, 429)
     }
 
     @Test func aDenialIsAnItemErrorUnderHTTP200AndAMissingProfileA403() async throws {
         let (service, bearer) = try await Self.registered(ManualClock())
         let context = V2RequestContext(bearer: bearer, deviceID: "device-1")
         let missing = try await service.send(.authorize(serviceProvider: "sim-requestor", mvpd: "acme-cable", resources: ["news-channel"]), context: context)
-        #expect(missing.status == 403)
+        expectEqual(missing.status, 403)
         let error = try V2EnhancedError(json: try #require(missing.body))
         #expect(error.code == "authenticated_profile_missing" && error.action == .authentication)
     }
@@ -94,7 +95,7 @@ struct SimulatedV2ServiceTests {
         _ = try? await client.perform(.logout(context, mvpd: "acme-cable", redirectURL: "https://app.example/bye"))
         let sent = seen.withLock { $0 }
         for (operation, info) in sent where V2Request.requiringDeviceInfo.contains(operation) {
-            #expect(info == .unknown(), "\(operation) carries the unknown device's description")
+            expectEqual(info, .unknown(), "\(operation) carries the unknown device's description")
         }
         #expect(Set(sent.map(\.0)).isSuperset(of: V2Request.requiringDeviceInfo), "\(sent.map(\.0))")
         #expect(sent.first { $0.0 == "configuration" }?.1 == nil, "optional and unknown: not sent")
@@ -113,10 +114,10 @@ struct SimulatedV2ServiceTests {
         let (client, _, counter) = Self.client(clock)
         let context = RequestContext(requestorID: "sim-requestor", deviceID: "device-1")
         for _ in 0..<3 { _ = try await client.perform(.configuration(context)) }
-        #expect(counter.counts == ["registerClient": 1, "accessToken": 1, "configuration": 3])
+        expectEqual(counter.counts, ["registerClient": 1, "accessToken": 1, "configuration": 3])
         await clock.advance(by: .seconds(21_600 - 60))  // within the refresh margin of the 6-hour token
         _ = try await client.perform(.configuration(context))
-        #expect(counter.counts == ["registerClient": 1, "accessToken": 2, "configuration": 4], "refreshed before it expired, never registered again")
+        expectEqual(counter.counts, ["registerClient": 1, "accessToken": 2, "configuration": 4], "refreshed before it expired, never registered again")
     }
 
     /// A token endpoint that hangs (and ignores cancellation) wedges nobody: each caller whose task is
@@ -139,13 +140,13 @@ struct SimulatedV2ServiceTests {
             caller.cancel()
             await #expect(throws: BackendError.timeout) { _ = try await caller.value }
         }
-        #expect(counter.counts["accessToken"] == 1, "the second caller joined the one fetch")
+        expectEqual(counter.counts["accessToken"], 1, "the second caller joined the one fetch")
         await clock.advance(by: .seconds(30))
         guard case .configuration = try await client.perform(.configuration(context)) else {
             Issue.record("not a configuration")
             return
         }
-        #expect(counter.counts["accessToken"] == 2, "the hung fetch was abandoned and fetched again")
+        expectEqual(counter.counts["accessToken"], 2, "the hung fetch was abandoned and fetched again")
         hanging.release()
     }
 
@@ -156,13 +157,13 @@ struct SimulatedV2ServiceTests {
         _ = try await client.perform(.configuration(context))
         service.registrar.invalidateAccessTokens()
         _ = try await client.perform(.configuration(context))
-        #expect(counter.counts == ["registerClient": 1, "accessToken": 2, "configuration": 3], "one 401, one new token, the request again")
+        expectEqual(counter.counts, ["registerClient": 1, "accessToken": 2, "configuration": 3], "one 401, one new token, the request again")
         // A service that keeps refusing: one retry, then a typed failure — no storm.
         service.registrar.refusesEveryAccessToken(true)
         await #expect(throws: BackendError.httpStatus(401, "invalid_access_token_client_application: The access token is missing, unknown or expired.")) {
             try await client.perform(.configuration(context))
         }
-        #expect(counter.counts == ["registerClient": 1, "accessToken": 3, "configuration": 5])
+        expectEqual(counter.counts, ["registerClient": 1, "accessToken": 3, "configuration": 5])
     }
 
     @Test func storedCredentialsAreUsedAndNotRegisteredAgain() async throws {
@@ -245,7 +246,7 @@ struct SimulatedV2ServiceTests {
             Issue.record("not a session: \(answer)")
             return
         }
-        #expect(session.url == "https://api.example/api/v2/authenticate/sp/ABC")
+        expectEqual(session.url, "https://api.example/api/v2/authenticate/sp/ABC")
     }
 
     @Test func anAnswerThatDoesNotDecodeIsMalformed() async throws {

@@ -2,6 +2,7 @@ import EntitlementEngine
 @testable import EntitlementSimulator
 import EntitlementSupport
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @Suite("The simulated REST API V2 service, MVPDs and user agent")
@@ -75,10 +76,10 @@ struct SimulatorTests {
             let context = RequestContext(requestorID: "sim-requestor", deviceID: "device-\(device)")
             _ = try await simulator.perform(.createSession(context, mvpd: "acme-cable", domainName: "d", redirectURL: Self.redirect))
         }
-        #expect(await simulator.sessionCount == 50)
+        await expectEqual(simulator.sessionCount, 50)
         await clock.advance(by: .seconds(1801))
         _ = try await session(simulator)
-        #expect(await simulator.sessionCount == 1)
+        await expectEqual(simulator.sessionCount, 1)
     }
 
     /// Making a session looks at the device's older sessions and the expired ones only, not at every live
@@ -90,16 +91,16 @@ struct SimulatorTests {
             let context = RequestContext(requestorID: "sim-requestor", deviceID: "other-\(device)")
             _ = try await simulator.perform(.createSession(context, mvpd: "acme-cable", domainName: "d", redirectURL: Self.redirect))
         }
-        #expect(await simulator.sessionCount == 20_000)
-        #expect(await simulator.sessionsExamined == 0, "no device had a session before, none expired")
+        await expectEqual(simulator.sessionCount, 20_000)
+        await expectEqual(simulator.sessionsExamined, 0, "no device had a session before, none expired")
         _ = try await session(simulator)
         _ = try await session(simulator)  // device-1's new session replaces its older one
-        #expect(await simulator.sessionCount == 20_001)
-        #expect(await simulator.sessionsExamined == 1)
+        await expectEqual(simulator.sessionCount, 20_001)
+        await expectEqual(simulator.sessionsExamined, 1)
         await clock.advance(by: .seconds(1801))
         _ = try await session(simulator)
-        #expect(await simulator.sessionCount == 1, "every expired session went")
-        #expect(await simulator.sessionCodes.count == 1, "and its index entry with it")
+        await expectEqual(simulator.sessionCount, 1, "every expired session went")
+        await expectEqual(simulator.sessionCodes.count, 1, "and its index entry with it")
         let examined = await simulator.sessionsExamined
         #expect(examined <= 2 * 20_003, "each session made is looked at when replaced and when its time ran out, no more: \(examined)")
     }
@@ -108,24 +109,24 @@ struct SimulatorTests {
         let session = try await session(simulator)
         #expect(session.actionName == .authenticate && session.actionType == .interactive && session.reasonType == .none)
         let code = try #require(session.code)
-        #expect(session.url == "https://sp.sim/api/v2/authenticate/sim-requestor/\(code)")
-        #expect(session.notAfter == clock.now().adding(.seconds(1800)))
+        expectEqual(session.url, "https://sp.sim/api/v2/authenticate/sim-requestor/\(code)")
+        expectEqual(session.notAfter, clock.now().adding(.seconds(1800)))
         #expect(session.serviceProvider == "sim-requestor" && session.mvpd == "acme-cable")
     }
 
     @Test func theLoginChainSavesAProfileAndEndsAtTheRedirectURLWithNothingAppended() async throws {
         let simulator = self.simulator
         let (session, visit) = try await logIn(simulator)
-        #expect(visit.appURL == Self.redirect)
+        expectEqual(visit.appURL, Self.redirect)
         #expect(visit.hops.contains { $0.hasPrefix("https://login.acme-cable.sim/login") })
         #expect(visit.hops.contains("POST https://login.acme-cable.sim/login"))
         let profiles = try await profiles(simulator, .profileByCode(context, code: try #require(session.code)))
         let profile = try #require(profiles["acme-cable"])
         #expect(profile.kind == .regular && profile.issuer == "acme-cable")
-        #expect(profile.attributes["userID"]?.value == .string("acme-7f3a"))
-        #expect(profile.attributes["encryptedZip"]?.encrypted == true)
-        #expect(profile.notAfter == clock.now().adding(.seconds(86_400)))
-        #expect(try await self.profiles(simulator, .profile(context, mvpd: "acme-cable"))["acme-cable"] == profile)
+        expectEqual(profile.attributes["userID"]?.value, .string("acme-7f3a"))
+        expectEqual(profile.attributes["encryptedZip"]?.encrypted, true)
+        expectEqual(profile.notAfter, clock.now().adding(.seconds(86_400)))
+        try await expectEqual(self.profiles(simulator, .profile(context, mvpd: "acme-cable"))["acme-cable"], profile)
     }
 
     @Test func beforeTheLoginTheProfileByCodeIsEmptyAndAnExpiredCodeIsRefused() async throws {
@@ -153,10 +154,10 @@ struct SimulatorTests {
         world.providers[0].hasLogoutPage = false
         let simulator = Simulator(world: world, clock: clock)
         let (_, visit) = try await logIn(simulator)
-        #expect(visit.hops.filter { $0.hasPrefix("https://login.acme-cable.sim/relay") }.count == 2)
+        expectEqual(visit.hops.filter { $0.hasPrefix("https://login.acme-cable.sim/relay") }.count, 2)
         #expect(visit.appURL != nil)
         let logout = try await simulator.perform(.logout(context, mvpd: "acme-cable", redirectURL: "adobepass://ios.app?state=s"))
-        #expect(logout == .logouts(["acme-cable": V2Logout(actionName: .complete, actionType: .none, mvpd: "acme-cable")]))
+        expectEqual(logout, .logouts(["acme-cable": V2Logout(actionName: .complete, actionType: .none, mvpd: "acme-cable")]))
     }
 
     @Test func aWrongPasswordStaysOnTheLoginPage() async throws {
@@ -165,7 +166,7 @@ struct SimulatorTests {
             Issue.record("expected the login page, got \(visit.outcome)")
             return
         }
-        #expect(page.message == "Invalid username or password.")
+        expectEqual(page.message, "Invalid username or password.")
     }
 
     @Test func aUserOfAnotherMVPDCannotSignInHere() async throws {
@@ -178,8 +179,8 @@ struct SimulatorTests {
         let session = try await session(simulator)
         let visit = await simulator.userAgent.cancelLogin(at: try #require(session.url))
         let url = try ExternalURL.parse(try #require(visit.appURL))
-        #expect(url.parameters["error"] == "access_denied")
-        #expect(url.parameters["state"] == "s1")
+        expectEqual(url.parameters["error"], "access_denied")
+        expectEqual(url.parameters["state"], "s1")
         #expect(try await profiles(simulator, .profileByCode(context, code: try #require(session.code))).isEmpty)
     }
 
@@ -193,7 +194,7 @@ struct SimulatorTests {
             Issue.record("expected the done page, got \(visit.outcome)")
             return
         }
-        #expect(page.title == "Signed in")
+        expectEqual(page.title, "Signed in")
         #expect(try await profiles(simulator, .profileByCode(context, code: code))["acme-cable"] != nil)
     }
 
@@ -203,15 +204,15 @@ struct SimulatorTests {
         let permit = try #require(try await decisions(simulator, "news-channel", mvpd: "bluesky-tv").first)
         #expect(permit.authorized && permit.source == .mvpd && permit.error == nil)
         let token = try #require(permit.token)
-        #expect(token.notAfter == clock.now().adding(.seconds(420)))
+        expectEqual(token.notAfter, clock.now().adding(.seconds(420)))
         let verifier = MediaTokenVerifier(key: SimulatedWorld.default.mediaTokenKey, clock: clock)
-        #expect(verifier.verify(token.serialized, resource: "news-channel", requestor: "sim-requestor") == .valid)
+        expectEqual(verifier.verify(token.serialized, resource: "news-channel", requestor: "sim-requestor"), .valid)
         let claims = try verifier.claims(token.serialized).get()
-        #expect(claims.mvpdID == "bluesky-tv")
+        expectEqual(claims.mvpdID, "bluesky-tv")
         let deny = try #require(try await decisions(simulator, "sports-live", mvpd: "bluesky-tv").first)
         #expect(!deny.authorized && deny.token == nil)
         #expect(deny.error?.code == "authorization_denied_by_mvpd" && deny.error?.status == 403)
-        #expect(deny.error?.details == "Your BlueSky TV package does not include Sports Live. Call 1-800-555-0100 to upgrade.")
+        expectEqual(deny.error?.details, "Your BlueSky TV package does not include Sports Live. Call 1-800-555-0100 to upgrade.")
     }
 
     @Test func withoutAProfileAnAuthorizationIsSentBackToAuthentication() async throws {
@@ -230,12 +231,12 @@ struct SimulatorTests {
         }
         #expect(step.actionName == .logout && step.actionType == .interactive)
         let visit = await simulator.userAgent.follow(url)
-        #expect(visit.appURL == "adobepass://ios.app?state=bye")
+        expectEqual(visit.appURL, "adobepass://ios.app?state=bye")
         await #expect(throws: BackendError.self) {
             try await simulator.perform(.authorize(context, mvpd: "acme-cable", resource: "news-channel"))
         }
         let again = try await simulator.perform(.logout(context, mvpd: "acme-cable", redirectURL: "adobepass://ios.app?state=bye"))
-        #expect(again == .logouts(["acme-cable": V2Logout(actionName: .invalid, actionType: .none, mvpd: "acme-cable")]))
+        expectEqual(again, .logouts(["acme-cable": V2Logout(actionName: .invalid, actionType: .none, mvpd: "acme-cable")]))
     }
 
     @Test func theMVPDLogoutPageIsNotAnOpenRedirector() async {
@@ -258,10 +259,10 @@ struct SimulatorTests {
         #expect(degraded.actionName == .authorize && degraded.reasonType == .degraded)
         let tempProfile = try #require(try await profiles(simulator, .profile(context, mvpd: "tp"))["tp"])
         #expect(tempProfile.kind == .temporary && tempProfile.issuer == "Adobe")
-        #expect(tempProfile.notAfter == clock.now().adding(.seconds(3600)))
+        expectEqual(tempProfile.notAfter, clock.now().adding(.seconds(3600)))
         let degradedProfile = try #require(try await profiles(simulator, .profile(context, mvpd: "down"))["down"])
         #expect(degradedProfile.kind == .degraded && degradedProfile.issuer == "Adobe")
-        #expect(try await decisions(simulator, "sports-live", mvpd: "down").first?.source == .degradation)
+        try await expectEqual(decisions(simulator, "sports-live", mvpd: "down").first?.source, .degradation)
         await clock.advance(by: .seconds(3600))
         await #expect(throws: BackendError.authenticationRequired("temporary_access_duration_limit_exceeded: The temporary access duration limit has been exceeded.")) {
             try await simulator.perform(.profile(context, mvpd: "tp"))
@@ -278,7 +279,7 @@ struct SimulatorTests {
         for _ in 0..<3 { await #expect(throws: BackendError.self) { try await simulator.perform(request) } }
         await simulator.heal(.configuration)
         _ = try await simulator.perform(request)
-        #expect(await simulator.requestCounts[.configuration] == 6)
+        await expectEqual(simulator.requestCounts[.configuration], 6)
     }
 
     @Test func unknownRequestorsAreRefusedWithTheEnhancedError() async {
@@ -302,7 +303,7 @@ struct SimulatorArticleTests {
         let begin = try #require(lines.firstIndex { $0.hasSuffix("// ARTICLE-BEGIN") })
         let end = try #require(lines.firstIndex { $0.hasSuffix("// ARTICLE-END") })
         let region = lines[(begin + 1)..<end].map { String($0.dropFirst(8)) }.joined(separator: "\n")
-        #expect(region == block)
+        expectEqual(region, block)
         // ARTICLE-BEGIN
         let session = SimulatedSession()                           // default world, device-1, seed 1
         await session.enabler.setRequestor("sim-requestor")
@@ -315,7 +316,7 @@ struct SimulatorArticleTests {
         let problems = session.ledger.violations()                 // exactly once, nothing unchecked
         // ARTICLE-END
         #expect(callbacks.contains(.setAuthenticationStatus(status: 1, errorCode: "")))
-        #expect(callbacks.last?.name == "setToken")
+        expectEqual(callbacks.last?.name, "setToken")
         #expect(problems.isEmpty, "\(problems)")
     }
 }

@@ -1,4 +1,5 @@
 import EntitlementSupport
+import EntitlementTestSupport
 import Testing
 
 /// The byte-level search and replace against the standard library's character-level forms.
@@ -9,8 +10,8 @@ struct ByteSearchTests {
         ("état-é", "é", "…tat-…"), ("no match here", "zz", nil),
     ] as [(String, String, String?)])
     func replacesEveryOccurrence(text: String, target: String, expected: String?) {
-        #expect(ByteSearch.replacing(target, with: "…", in: text) == expected)
-        #expect(ByteSearch.contains(target, in: text) == (expected != nil || (target.isEmpty)))
+        expectEqual(ByteSearch.replacing(target, with: "…", in: text), expected)
+        expectEqual(ByteSearch.contains(target, in: text), (expected != nil || (target.isEmpty)))
     }
 
     /// A secret followed by a combining mark is one character more to `String.contains`, and not found
@@ -18,7 +19,7 @@ struct ByteSearchTests {
     @Test func findsASecretFollowedByACombiningMark() {
         let text = "state=S3CR3Tx\u{301} was refused"
         #expect(!text.contains("S3CR3Tx"))
-        #expect(ByteSearch.replacing("S3CR3Tx", with: "…", in: text) == "state=…\u{301} was refused")
+        expectEqual(ByteSearch.replacing("S3CR3Tx", with: "…", in: text), "state=…\u{301} was refused")
     }
 
     /// On ASCII texts without combining marks, both agree with the standard library.
@@ -28,9 +29,9 @@ struct ByteSearchTests {
         for _ in 0..<2_000 {
             let text = String((0..<Int(generator.next() % 24)).map { _ in alphabet[Int(generator.next() % 4)] })
             let target = String((1...Int(generator.next() % 3 + 1)).map { _ in alphabet[Int(generator.next() % 4)] })
-            #expect(ByteSearch.contains(target, in: text) == text.contains(target), "\(text) / \(target)")
+            expectEqual(ByteSearch.contains(target, in: text), text.contains(target), "\(text) / \(target)")
             let replaced = text.contains(target) ? text.replacing(target, with: "…") : nil
-            #expect(ByteSearch.replacing(target, with: "…", in: text) == replaced, "\(text) / \(target)")
+            expectEqual(ByteSearch.replacing(target, with: "…", in: text), replaced, "\(text) / \(target)")
         }
     }
 }
@@ -42,7 +43,7 @@ struct UTF8ValidationTests {
         [0xEF, 0xBF, 0xBD], [0xFF], [0x61, 0x80, 0x62], [0xF0, 0x9F, 0x98, 0x80],
     ] as [[UInt8]])
     func agreesOnKnownSequences(bytes: [UInt8]) {
-        #expect(UTF8Validation.string(bytes) == String(validating: bytes, as: UTF8.self))
+        expectEqual(UTF8Validation.string(bytes), String(validating: bytes, as: UTF8.self))
     }
 
     @Test func agreesOnRandomBytes() {
@@ -50,7 +51,7 @@ struct UTF8ValidationTests {
         let interesting: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0xA0, 0x9F]
         for _ in 0..<20_000 {
             let bytes = (0..<Int(generator.next() % 7)).map { _ in interesting[Int(generator.next() % UInt64(interesting.count))] }
-            #expect(UTF8Validation.string(bytes) == String(validating: bytes, as: UTF8.self), "\(bytes)")
+            expectEqual(UTF8Validation.string(bytes), String(validating: bytes, as: UTF8.self), "\(bytes)")
         }
     }
 }

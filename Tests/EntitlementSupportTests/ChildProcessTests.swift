@@ -1,6 +1,7 @@
 import EntitlementSimulator
 import EntitlementSupport
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -15,9 +16,9 @@ struct ChildProcessTests {
     @Test func runCapturesBothStreamsAndTheExitStatus() throws {
         // More than a pipe holds on the error stream, written before the output: neither stalls the other.
         let child = try ChildProcess.run("/bin/sh", ["-c", "head -c 200000 /dev/zero | tr '\\0' e >&2; echo out; exit 3"])
-        #expect(child.termination == .exited(3))
-        #expect(child.termination.status == 3)
-        #expect(String(decoding: child.output, as: UTF8.self) == "out\n")
+        expectEqual(child.termination, .exited(3))
+        expectEqual(child.termination.status, 3)
+        expectEqual(String(decoding: child.output, as: UTF8.self), "out\n")
         #expect(child.errors.count == 200_000 && child.errors.allSatisfy { $0 == UInt8(ascii: "e") })
     }
 
@@ -25,8 +26,8 @@ struct ChildProcessTests {
         let child = try ChildProcess.spawn("sleep", ["30"])
         #expect(child.isRunning)
         child.send(SIGKILL)
-        #expect(child.waitForExit() == .signalled(SIGKILL))
-        #expect(child.waitForExit().status == 128 + SIGKILL)
+        expectEqual(child.waitForExit(), .signalled(SIGKILL))
+        expectEqual(child.waitForExit().status, 128 + SIGKILL)
         #expect(!child.isRunning)
         child.send(SIGKILL)  // reaped: nothing is sent to a pid that may be another process's now
     }
@@ -39,7 +40,7 @@ struct ChildProcessTests {
         let lines = String(decoding: child.output, as: UTF8.self).split(separator: "\n")
         #expect(lines.first.map { URL(fileURLWithPath: String($0)).resolvingSymlinksInPath().path }
             == URL(fileURLWithPath: folder).resolvingSymlinksInPath().path)
-        #expect(lines.last == "a b|$HOME|*|")
+        expectEqual(lines.last, "a b|$HOME|*|")
     }
 
     @Test func theChildInheritsNoDescriptorButItsStreams() throws {
@@ -48,7 +49,7 @@ struct ChildProcessTests {
         try #require(inherited > 2)
         defer { close(inherited) }
         let child = try ChildProcess.run("/bin/sh", ["-c", "test -e /proc/self/fd/\(inherited) && echo open || echo closed"])
-        #expect(String(decoding: child.output, as: UTF8.self) == "closed\n")
+        expectEqual(String(decoding: child.output, as: UTF8.self), "closed\n")
     }
 
     /// A child started leading its own group is signalled with everything it started: a shell's
@@ -61,11 +62,11 @@ struct ChildProcessTests {
         close(ends[1])
         defer { close(ends[0]) }
         var buffer = [UInt8](repeating: 0, count: 64)
-        #expect(read(ends[0], &buffer, buffer.count) == 8, "the shell started its grandchild")
+        expectEqual(read(ends[0], &buffer, buffer.count), 8, "the shell started its grandchild")
         let started = ContinuousClock.now
         child.sendToGroup(SIGKILL)
-        #expect(child.waitForExit() == .signalled(SIGKILL))
-        #expect(read(ends[0], &buffer, buffer.count) == 0, "the pipe ended: no grandchild holds it")
+        expectEqual(child.waitForExit(), .signalled(SIGKILL))
+        expectEqual(read(ends[0], &buffer, buffer.count), 0, "the pipe ended: no grandchild holds it")
         #expect(ContinuousClock.now - started < .seconds(25), "the end came from the signal, not the grandchild's own end")
     }
 
@@ -76,8 +77,8 @@ struct ChildProcessTests {
     @Test func aWaitWithALimitEnds() async throws {
         // An hour: the child is still running when the wait ends, however long a loaded machine takes to get there.
         let child = try ChildProcess.spawn("sleep", ["3600"])
-        #expect(await child.waitForExit(upTo: .milliseconds(100)) == false)
+        await expectEqual(child.waitForExit(upTo: .milliseconds(100)), false)
         await child.killAndReap()
-        #expect(child.termination == .signalled(SIGKILL))
+        expectEqual(child.termination, .signalled(SIGKILL))
     }
 }

@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import EntitlementSupport
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @Suite("SHA-256, base64url and constant-time comparison against their standards' vectors")
@@ -20,20 +21,20 @@ struct CryptoTests {
         ),
     ])
     func nistVectors(message: String, digest: String) {
-        #expect(Hex.encode(SHA256.hash(message)) == digest)
+        expectEqual(Hex.encode(SHA256.hash(message)), digest)
     }
 
     @Test func oneMillionTimesA() {
         var hasher = SHA256()
         let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
         for _ in 0..<1000 { hasher.update(chunk) }
-        #expect(Hex.encode(hasher.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        expectEqual(Hex.encode(hasher.finalize()), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     @Test func wholeBlocksSplitsAndNonContiguousInputAgree() {
         // One million 'a' in one contiguous buffer: whole blocks compressed where they lie.
         let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
-        #expect(Hex.encode(SHA256.hash(million)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        expectEqual(Hex.encode(SHA256.hash(million)), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
         // A message fed in random pieces, and as a lazy (non-contiguous) sequence, hashes the same.
         let message = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         let whole = SHA256.hash(message)
@@ -46,10 +47,10 @@ struct CryptoTests {
                 hasher.update(message[offset..<(offset + size)])
                 offset += size
             }
-            #expect(hasher.finalize() == whole)
+            expectEqual(hasher.finalize(), whole)
         }
-        #expect(SHA256.hash(message.lazy.map { $0 }) == whole)
-        #expect(SHA256.hash(String(decoding: message.map { $0 & 0x7F }, as: UTF8.self)) == SHA256.hash(message.map { $0 & 0x7F }))
+        expectEqual(SHA256.hash(message.lazy.map { $0 }), whole)
+        expectEqual(SHA256.hash(String(decoding: message.map { $0 & 0x7F }, as: UTF8.self)), SHA256.hash(message.map { $0 & 0x7F }))
     }
 
     @Test func paddingBoundaries() {
@@ -59,28 +60,28 @@ struct CryptoTests {
             var split = SHA256()
             split.update(bytes.prefix(length / 3))
             split.update(bytes.dropFirst(length / 3))
-            #expect(split.finalize() == SHA256.hash(bytes), "length \(length)")
+            expectEqual(split.finalize(), SHA256.hash(bytes), "length \(length)")
         }
         // NIST SHAVS short message: one byte 0xbd.
-        #expect(Hex.encode(SHA256.hash([0xbd])) == "68325720aabd7c82f30f554b313d0570c95accbb7dc4b5aae11204c08ffe732b")
+        expectEqual(Hex.encode(SHA256.hash([0xbd])), "68325720aabd7c82f30f554b313d0570c95accbb7dc4b5aae11204c08ffe732b")
     }
 
     // RFC 4648 §10 vectors, in the URL-safe alphabet without padding.
     @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
         ("foobar", "Zm9vYmFy")])
     func base64URLVectors(input: String, encoded: String) {
-        #expect(Base64URL.encode(Array(input.utf8)) == encoded)
+        expectEqual(Base64URL.encode(Array(input.utf8)), encoded)
     }
 
     @Test func base64URLRefusesWhatIsNotCanonical() {
-        #expect(Base64URL.decode("Zg") == Array("f".utf8))
+        expectEqual(Base64URL.decode("Zg"), Array("f".utf8))
         #expect(Base64URL.decode("Zh") == nil, "unused low bits set")
-        #expect(Base64URL.decode("Zm8") == Array("fo".utf8))
+        expectEqual(Base64URL.decode("Zm8"), Array("fo".utf8))
         #expect(Base64URL.decode("Zm9") == nil, "unused low bits set")
         #expect(Base64URL.decode("Zm-") == nil, "unused low bits set")
         #expect(Base64URL.decode("Zm9vY") == nil, "a length no encoding has")
         #expect(Base64URL.decode("Zm9v=") == nil && Base64URL.decode("Zm+v") == nil && Base64URL.decode("Zm v") == nil)
-        #expect(Base64URL.decode("") == [])
+        expectEqual(Base64URL.decode(""), [])
     }
 
     /// Against the real counterparts: Python's `hashlib` and `hmac` on 300 random messages of every
@@ -102,8 +103,8 @@ struct CryptoTests {
             #expect(prepared.isValid(HMACSHA256.authenticationCode(for: message, key: key), for: message))
 
             let padded = Data(message).base64EncodedString()
-            #expect(Base64.encode(message) == padded)
-            #expect(Base64.decode(padded) == message)
+            expectEqual(Base64.encode(message), padded)
+            expectEqual(Base64.decode(padded), message)
             if padded.hasSuffix("=") {
                 #expect(Base64.decode(String(padded.dropLast())) == nil, "padding missing")
                 #expect(Base64.decode(padded + "====") == nil, "padding beyond the length's")
@@ -111,8 +112,8 @@ struct CryptoTests {
             let foundation = padded
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
-            #expect(Base64URL.encode(message) == foundation)
-            #expect(Base64URL.decode(foundation) == message)
+            expectEqual(Base64URL.encode(message), foundation)
+            expectEqual(Base64URL.decode(foundation), message)
         }
         let script = """
             import hashlib, hmac, sys
@@ -128,7 +129,7 @@ struct CryptoTests {
         try #require(python.termination == .exited(0), "\(String(decoding: python.errors, as: UTF8.self))")
         let answer = String(decoding: python.output, as: UTF8.self)
         let theirs = answer.split(separator: "\n").map(String.init)
-        #expect(theirs.count == ours.count)
+        expectEqual(theirs.count, ours.count)
         for (index, pair) in zip(ours, theirs).enumerated() where pair.0 != pair.1 {
             Issue.record("length \(index): ours \(pair.0), Python's \(pair.1)")
         }
@@ -141,10 +142,10 @@ struct CryptoTests {
             let standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
                 + String(repeating: "=", count: (4 - length % 4) % 4)
             let decoded = Base64URL.decode(text)
-            #expect(Base64.decode(standard) == decoded, "\(standard): the padded alphabet reads as the URL one")
+            expectEqual(Base64.decode(standard), decoded, "\(standard): the padded alphabet reads as the URL one")
             if let decoded {
-                #expect(Data(base64Encoded: standard).map(Array.init) == decoded, "\(text)")
-                #expect(Base64URL.encode(decoded) == text, "\(text) is canonical")
+                expectEqual(Data(base64Encoded: standard).map(Array.init), decoded, "\(text)")
+                expectEqual(Base64URL.encode(decoded), text, "\(text) is canonical")
             } else if length % 4 != 1 {
                 // Refused only for unused low bits that are not zero: its canonical re-encoding differs.
                 let lenient = Data(base64Encoded: standard).map(Array.init)
@@ -154,7 +155,7 @@ struct CryptoTests {
     }
 
     @Test func base64URLUsesTheURLSafeAlphabet() {
-        #expect(Base64URL.encode([0xfb, 0xff, 0xbf]) == "-_-_")
+        expectEqual(Base64URL.encode([0xfb, 0xff, 0xbf]), "-_-_")
     }
 
     @Test func constantTimeEquality() {
@@ -166,7 +167,7 @@ struct CryptoTests {
     }
 
     @Test func seededSourcesRepeatAndDiffer() {
-        #expect(SeededRandomSource(seed: 3).bytes(32) == SeededRandomSource(seed: 3).bytes(32))
+        expectEqual(SeededRandomSource(seed: 3).bytes(32), SeededRandomSource(seed: 3).bytes(32))
         #expect(SeededRandomSource(seed: 3).bytes(32) != SeededRandomSource(seed: 4).bytes(32))
         #expect(SystemRandomSource().bytes(32) != SystemRandomSource().bytes(32))
     }

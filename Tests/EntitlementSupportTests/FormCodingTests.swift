@@ -1,4 +1,5 @@
 import EntitlementSupport
+import EntitlementTestSupport
 import Testing
 
 /// The form decoder against the WHATWG URL standard's `application/x-www-form-urlencoded` parser.
@@ -19,19 +20,19 @@ struct FormCodingTests {
         ("a=1&\u{301}b=2", ["a": "1", "\u{301}b": "2"]),
     ])
     func formsDecodeAsTheStandardSays(form: String, fields: [String: String]) {
-        #expect(FormCoding.decode(Substring(form)) == fields)
+        expectEqual(FormCoding.decode(Substring(form)), fields)
     }
 
     @Test func aStrictDecodeRefusesABadFieldOrARepeatedName() {
         #expect(throws: FormCoding.StrictDecodingError.undecodable) { try FormCoding.decodeStrictly("a=%zz") }
         #expect(throws: FormCoding.StrictDecodingError.repeated("a")) { try FormCoding.decodeStrictly("a=1&a=2") }
-        #expect((try? FormCoding.decodeStrictly("a=1&b=%20")) == ["a": "1", "b": " "])
+        expectEqual((try? FormCoding.decodeStrictly("a=1&b=%20")), ["a": "1", "b": " "])
     }
 
     @Test func whatIsEncodedDecodesToItself() {
         let fields = [("name", "Zoë & co"), ("note", "100% = a+b"), ("empty", "")]
         let decoded = FormCoding.decode(Substring(FormCoding.encode(fields)))
-        #expect(decoded == Dictionary(uniqueKeysWithValues: fields))
+        expectEqual(decoded, Dictionary(uniqueKeysWithValues: fields))
     }
 
     /// A form of thousands of fields is read for its first ``FormCoding/fieldLimit`` only (each field read
@@ -43,7 +44,7 @@ struct FormCodingTests {
         #expect(fields.count == FormCoding.fieldLimit && fields["field255"] == "value 255!" && fields["field256"] == nil)
         #expect(throws: FormCoding.StrictDecodingError.tooManyFields) { try FormCoding.decodeStrictly(Substring(form)) }
         let atTheLimit = (0..<FormCoding.fieldLimit).map { "f\($0)=\($0)" }.joined(separator: "&")
-        #expect((try? FormCoding.decodeStrictly(Substring(atTheLimit)))?.count == FormCoding.fieldLimit)
+        expectEqual((try? FormCoding.decodeStrictly(Substring(atTheLimit)))?.count, FormCoding.fieldLimit)
         let big = "client_id=" + String(repeating: "a%41+", count: 200_000) + "&grant_type=client_credentials"
         let read = FormCoding.decode(Substring(big))
         #expect(read["client_id"]?.utf8.count == 600_000 && read["grant_type"] == "client_credentials")

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementTracing
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// Checked-in traces: `*.complete.jsonl` must replay; `*.divergent.jsonl` (hand-edited copies) must
@@ -50,11 +51,11 @@ struct GoldenTraceTests {
         let trace = try Self.load(name + ".divergent.jsonl")
         let result = TraceReplayer().replay(trace)
         let divergence = try #require(result.divergence)
-        #expect(divergence.step == step, "\(divergence)")
-        #expect(divergence.differingFields == fields, "\(divergence)")
+        expectEqual(divergence.step, step, "\(divergence)")
+        expectEqual(divergence.differingFields, fields, "\(divergence)")
         #expect(divergence.description.hasPrefix("step \(step): expected "))
         #expect(!divergence.context.isEmpty)
-        #expect(result.recordsReplayed == step - 1)
+        expectEqual(result.recordsReplayed, step - 1)
         #expect(throws: TraceDivergence.self) { try TraceReplayer().replayOrThrow(trace) }
     }
 

@@ -2,6 +2,7 @@
 @testable import EntitlementEngine
 @testable import EntitlementV2
 import EntitlementTracing
+import EntitlementTestSupport
 import Testing
 
 /// The JSON reader's edges: integers to the limits of Int64, every other number kept exactly, strings
@@ -13,7 +14,7 @@ struct JSONReaderTests {
         ("9223372036854775807", Int64.max), ("-9223372036854775808", Int64.min),
     ])
     func integersToTheLimits(text: String, value: Int64) throws {
-        #expect(try JSONReader.read(text) == .int(value))
+        try expectEqual(JSONReader.read(text), .int(value))
     }
 
     /// Every other number RFC 8259 allows is read exactly, as its text: fractions, exponents, and
@@ -25,10 +26,10 @@ struct JSONReaderTests {
     ])
     func everyOtherNumberIsKeptAsItsText(text: String, nearest: Double) throws {
         let value = try JSONReader.read(text)
-        #expect(value == .number(JSONNumber(validated: text)))
+        expectEqual(value, .number(JSONNumber(validated: text)))
         #expect(value.double == nearest && value.int == nil)
-        #expect(value.canonicalText == text)
-        #expect(try JSONReader.read(#"{"weight":\#(text)}"#)["weight"] == value)
+        expectEqual(value.canonicalText, text)
+        try expectEqual(JSONReader.read(#"{"weight":\#(text)}"#)["weight"], value)
     }
 
     @Test func aNumberBeyondDoublesRangeIsReadButHasNoDouble() throws {
@@ -58,11 +59,11 @@ struct JSONReaderTests {
     }
 
     @Test func stringsWithAndWithoutEscapes() throws {
-        #expect(try JSONReader.read(#""plain""#) == .string("plain"))
+        try expectEqual(JSONReader.read(#""plain""#), .string("plain"))
         #expect(try JSONReader.read(#""""#) == .string(""))
-        #expect(try JSONReader.read(#""a\"b\\c\/d\n""#) == .string("a\"b\\c/d\n"))
-        #expect(try JSONReader.read(#""caf\u00e9 \ud83d\ude00""#) == .string("café 😀"))
-        #expect(try JSONReader.read(#"{"k":["x",1,true,false,null]}"#) == .object(["k": .array([.string("x"), .int(1), .bool(true), .bool(false), .null])]))
+        try expectEqual(JSONReader.read(#""a\"b\\c\/d\n""#), .string("a\"b\\c/d\n"))
+        try expectEqual(JSONReader.read(#""caf\u00e9 \ud83d\ude00""#), .string("café 😀"))
+        try expectEqual(JSONReader.read(#"{"k":["x",1,true,false,null]}"#), .object(["k": .array([.string("x"), .int(1), .bool(true), .bool(false), .null])]))
     }
 
     @Test func refusalsSayWhereInTheText() {
@@ -83,7 +84,7 @@ struct JSONReaderTests {
             _ = try Trace.parse(Self.minimalTrace + "not json\n")
             Issue.record("a bad line was read")
         } catch {
-            #expect(error.line == 2)
+            expectEqual(error.line, 2)
         }
         do {
             _ = try Trace.parse(Self.minimalTrace + "x")

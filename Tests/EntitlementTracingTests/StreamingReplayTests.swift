@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSimulator
 import EntitlementTracing
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// Replaying a trace file as it is read gives what replaying the parsed trace gives — for every golden
@@ -20,14 +21,14 @@ struct StreamingReplayTests {
         let path = Self.folder.appendingPathComponent(name).path
         let parsed = TraceReplayer().replay(try Trace.parse(String(contentsOfFile: path, encoding: .utf8)))
         let streamed = try TraceReplayer().replay(contentsOfFile: path)
-        #expect(streamed.recordsReplayed == parsed.recordsReplayed)
-        #expect(streamed.machineMatches == parsed.machineMatches)
-        #expect(streamed.divergence?.step == parsed.divergence?.step)
-        #expect(streamed.divergence?.expected == parsed.divergence?.expected)
-        #expect(streamed.divergence?.actual == parsed.divergence?.actual)
-        #expect(streamed.divergence?.context == parsed.divergence?.context)
-        #expect(streamed.divergence?.differingFields == parsed.divergence?.differingFields)
-        #expect(name.contains("divergent") == (streamed.divergence != nil))
+        expectEqual(streamed.recordsReplayed, parsed.recordsReplayed)
+        expectEqual(streamed.machineMatches, parsed.machineMatches)
+        expectEqual(streamed.divergence?.step, parsed.divergence?.step)
+        expectEqual(streamed.divergence?.expected, parsed.divergence?.expected)
+        expectEqual(streamed.divergence?.actual, parsed.divergence?.actual)
+        expectEqual(streamed.divergence?.context, parsed.divergence?.context)
+        expectEqual(streamed.divergence?.differingFields, parsed.divergence?.differingFields)
+        expectEqual(name.contains("divergent"), (streamed.divergence != nil))
     }
 
     @Test func aBrokenFileIsRefusedWithTheLineAndReasonParsingGives() throws {

@@ -2,6 +2,7 @@ import EntitlementEngine
 import EntitlementSupport
 import EntitlementTracing
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 @Suite("Trace format: canonical JSON, strict reading, placeholders")
@@ -13,12 +14,12 @@ struct TraceFormatTests {
         let value: JSONValue = [
             "b": [1, "two", true, .null, ["z": "é\u{1}\"\\/"]], "a": -42, "ä": "x", "A": [:], "c": "line\nbreak\ttab",
         ]
-        #expect(value.canonicalText == #"{"A":{},"a":-42,"b":[1,"two",true,null,{"z":"é\u0001\"\\/"}],"c":"line\nbreak\ttab","ä":"x"}"#)
+        expectEqual(value.canonicalText, #"{"A":{},"a":-42,"b":[1,"two",true,null,{"z":"é\u0001\"\\/"}],"c":"line\nbreak\ttab","ä":"x"}"#)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let foundation = String(decoding: try encoder.encode(value), as: UTF8.self)
-        #expect(try JSONReader.read(foundation) == value)
-        #expect(try JSONReader.read(value.canonicalText) == value)
+        try expectEqual(JSONReader.read(foundation), value)
+        try expectEqual(JSONReader.read(value.canonicalText), value)
     }
 
     @Test(arguments: [
@@ -62,8 +63,8 @@ struct TraceFormatTests {
     }
 
     @Test func surrogatePairsAndUnicodeRoundTrip() throws {
-        #expect(try JSONReader.read(#""\ud83d\ude00 \u00e9""#) == .string("😀 é"))
-        #expect(JSONValue.string("😀").canonicalText == "\"😀\"")
+        try expectEqual(JSONReader.read(#""\ud83d\ude00 \u00e9""#), .string("😀 é"))
+        expectEqual(JSONValue.string("😀").canonicalText, "\"😀\"")
     }
 
     @Test(arguments: [
@@ -84,7 +85,7 @@ struct TraceFormatTests {
             _ = try Trace.parse(text)
             Issue.record("accepted a damaged trace")
         } catch {
-            #expect(error.line == line, "\(error)")
+            expectEqual(error.line, line, "\(error)")
             #expect(error.description.contains(reason), "\(error)")
         }
     }
@@ -99,38 +100,38 @@ struct TraceFormatTests {
 
     @Test func personalDataAreConcealedUnlessTheBookKeepsThem() {
         var book = SecretBook()
-        #expect(book.concealPersonal("alice-7f3a") == "<personal#1>")
-        #expect(book.concealPersonal("device-9", as: .device) == "<device#1>")
-        #expect(book.concealPersonal("alice-7f3a") == "<personal#1>")
+        expectEqual(book.concealPersonal("alice-7f3a"), "<personal#1>")
+        expectEqual(book.concealPersonal("device-9", as: .device), "<device#1>")
+        expectEqual(book.concealPersonal("alice-7f3a"), "<personal#1>")
         // A replay notes the recorded placeholders, so what the machine derives next is numbered after them.
         book.notePlaceholders(in: "a://b?x=<personal#6>&y=<device#2>&z=<nothing#9>&w=<personal#x>")
-        #expect(book.concealPersonal("derived") == "<personal#7>")
-        #expect(book.concealPersonal("another device", as: .device) == "<device#3>")
+        expectEqual(book.concealPersonal("derived"), "<personal#7>")
+        expectEqual(book.concealPersonal("another device", as: .device), "<device#3>")
         // Found by their bytes: after a stray `<`, before a combining mark; not with no number or one beyond Int.
         book.notePlaceholders(in: "x < <media#4>\u{301} <media#> <media#99999999999999999999> <state#2")
-        #expect(book.conceal("token", as: .media) == "<media#5>")
-        #expect(book.conceal("s", as: .state) == "<state#1>")
+        expectEqual(book.conceal("token", as: .media), "<media#5>")
+        expectEqual(book.conceal("s", as: .state), "<state#1>")
         var keeping = SecretBook(keepingPersonalData: true)
-        #expect(keeping.concealPersonal("alice-7f3a") == "alice-7f3a")
-        #expect(keeping.conceal("s3cr3t", as: .state) == "<state#1>", "secrets are concealed all the same")
+        expectEqual(keeping.concealPersonal("alice-7f3a"), "alice-7f3a")
+        expectEqual(keeping.conceal("s3cr3t", as: .state), "<state#1>", "secrets are concealed all the same")
     }
 
     @Test func placeholdersAreStableAndNumberedPerKind() {
         var book = SecretBook()
-        #expect(book.conceal("s3cr3t", as: .state) == "<state#1>")
-        #expect(book.conceal("other", as: .state) == "<state#2>")
-        #expect(book.conceal("s3cr3t", as: .state) == "<state#1>")
-        #expect(book.conceal("tok", as: .media) == "<media#1>")
-        #expect(book.conceal("<code#7>", as: .code) == "<code#7>", "a placeholder stays itself, and numbering goes on after it")
-        #expect(book.conceal("", as: .code) == "")
+        expectEqual(book.conceal("s3cr3t", as: .state), "<state#1>")
+        expectEqual(book.conceal("other", as: .state), "<state#2>")
+        expectEqual(book.conceal("s3cr3t", as: .state), "<state#1>")
+        expectEqual(book.conceal("tok", as: .media), "<media#1>")
+        expectEqual(book.conceal("<code#7>", as: .code), "<code#7>", "a placeholder stays itself, and numbering goes on after it")
+        expectEqual(book.conceal("", as: .code), "")
         let url = "adobepass://ios.app?code=abc&state=s3cr3t&mvpd=m&state=dup#code=frag"
-        #expect(book.concealURL(url) == "adobepass://ios.app?code=<code#8>&state=<state#1>&mvpd=m&state=<state#3>#code=<code#9>")
+        expectEqual(book.concealURL(url), "adobepass://ios.app?code=<code#8>&state=<state#1>&mvpd=m&state=<state#3>#code=<code#9>")
         // An undecodable value is concealed too, and keeps what makes it refused (a bad escape).
-        #expect(book.concealURL("adobepass://ios.app?code=%zz") == "adobepass://ios.app?code=<code#10>%")
+        expectEqual(book.concealURL("adobepass://ios.app?code=%zz"), "adobepass://ios.app?code=<code#10>%")
         // Names and delimiters in any encoding, nested URLs, any case: every secret is found.
         let hidden = "adobepass://ios.app?c%6Fde=abc&x=" + PercentEncoding.encode("https://a.b/c?STATE=s3cr3t&token=t0k3n")
         let concealed = book.concealURL(hidden)
         #expect(!concealed.contains("abc") && !concealed.contains("s3cr3t") && !concealed.contains("t0k3n"), "\(concealed)")
-        #expect(SecretBook.encodePlaceholders(inURL: "a://b?code=<code#1>&x=<y>") == "a://b?code=%3Ccode%231%3E&x=<y>")
+        expectEqual(SecretBook.encodePlaceholders(inURL: "a://b?code=<code#1>&x=<y>"), "a://b?code=%3Ccode%231%3E&x=<y>")
     }
 }

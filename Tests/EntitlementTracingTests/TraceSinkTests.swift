@@ -3,6 +3,7 @@ import EntitlementSimulator
 import EntitlementTracing
 import Foundation
 import Synchronization
+import EntitlementTestSupport
 import Testing
 
 /// A streaming recorder writes the same lines a recorder in memory keeps, keeps none itself, and its
@@ -22,7 +23,7 @@ struct TraceSinkTests {
         await session.enabler.setSelectedProvider("acme-cable")
         await session.settle()
         await session.logIn(as: "alice", password: "wonderland")
-        #expect(session.ledger.take().last == .setAuthenticationStatus(status: 1, errorCode: ""))
+        expectEqual(session.ledger.take().last, .setAuthenticationStatus(status: 1, errorCode: ""))
         await session.enabler.getAuthorization("news-channel")
         // Answered before the logout starts: two requests in flight at once may reach the simulator in
         // either order, and the two sessions compared must record the same one.
@@ -38,7 +39,7 @@ struct TraceSinkTests {
         let streaming = TraceRecorder(recordedWith: "test", streamingTo: lines)
         await Self.signedInSession(recorder: streaming)
         let written = lines.lines.withLock { $0 }
-        #expect(written.map { $0 + "\n" }.joined() == keeping.trace.text, "the same canonical lines, header first")
+        expectEqual(written.map { $0 + "\n" }.joined(), keeping.trace.text, "the same canonical lines, header first")
         #expect(streaming.trace.records.isEmpty, "a streaming recorder keeps no records")
         #expect(streaming.recordCount == keeping.trace.records.count && streaming.recordCount > 20)
     }
@@ -52,11 +53,11 @@ struct TraceSinkTests {
         #expect(sink.close())
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let trace = try Trace.parse(text)
-        #expect(trace.records.count == recorder.recordCount)
+        expectEqual(trace.records.count, recorder.recordCount)
         #expect(TraceReplayer().replay(trace).divergence == nil, "the written trace replays")
         #expect(!text.contains("wonderland"), "no secret reaches the file")
         sink.write(line: "after close")
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == text, "lines after close are dropped")
+        try expectEqual(String(contentsOfFile: path, encoding: .utf8), text, "lines after close are dropped")
         #expect(throws: FileTraceSink.OpenError.self) { try FileTraceSink(path: "/nonexistent-dir/x.jsonl") }
     }
 }

@@ -1,6 +1,7 @@
 import EntitlementEngine
 @testable import EntitlementTracing
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// The page of a trace (`entitle trace view`), for every golden trace: self-contained, one row per
@@ -29,22 +30,22 @@ struct TraceViewTests {
         }
         #expect(page.hasPrefix("<!DOCTYPE html>") && page.hasSuffix("</html>\n"))
         let rows = page.matches(of: /<tr data-seq="(\d+)"/).map { Int($0.output.1)! }
-        #expect(rows == Array(1...trace.records.count), "\(name): one row per record, in order")
+        expectEqual(rows, Array(1...trace.records.count), "\(name): one row per record, in order")
         // Beside each record, the machine's state after replaying that many records.
         var expected: [TraceReplayStep] = []
         let result = TraceReplayer().replay(trace) { expected.append($0) }
         let steps = try Self.steps(in: page)
-        #expect(steps.count == expected.count)
+        expectEqual(steps.count, expected.count)
         for (step, machine) in zip(steps, expected) {
-            #expect(step["seq"]?.int == Int64(machine.seq))
+            expectEqual(step["seq"]?.int, Int64(machine.seq))
             #expect(step["configuration"]?.string == machine.configuration && step["authentication"]?.string == machine.authentication,
                     "\(name), record \(machine.seq)")
         }
         let marked = page.matches(of: /<tr data-seq="(\d+)" class="[^"]*divergence/).map { Int($0.output.1)! }
         if let divergence = result.divergence {
             #expect(name.contains(".divergent."), "\(name) diverges: \(divergence)")
-            #expect(marked == [divergence.step], "\(name): the marked record is the one the replayer names")
-            #expect(steps.count == divergence.step - 1, "nothing is replayed past the divergence")
+            expectEqual(marked, [divergence.step], "\(name): the marked record is the one the replayer names")
+            expectEqual(steps.count, divergence.step - 1, "nothing is replayed past the divergence")
             #expect(page.contains("Today's code diverges here."))
         } else {
             #expect(name.contains(".complete."))
@@ -70,7 +71,7 @@ struct TraceViewTests {
                 case ("backendAnswered", _, _), ("backendFailed", _, _), ("configurationLoaded", _, _): "answer"
                 default: "input"
                 }
-            #expect(lanes[index + 1] == expected, "record \(index + 1): \(record.canonicalText)")
+            expectEqual(lanes[index + 1], expected, "record \(index + 1): \(record.canonicalText)")
         }
         #expect(Set(lanes.values).isSuperset(of: ["redirect", "call", "callback", "request", "answer", "input"]))
         let provider: JSONValue = ["seq": 1, "out": "provider", "op": 7, "provider": "store", "request": "credentials"]
@@ -88,7 +89,7 @@ struct TraceViewTests {
         ]
         let page = TraceView.html(trace)
         #expect(!page.contains("<script>alert(1)"))
-        #expect(page.matches(of: /<script/).count == 3, "the steps, the rows' next states and the page's own script, no more")
+        expectEqual(page.matches(of: /<script/).count, 3, "the steps, the rows' next states and the page's own script, no more")
         #expect(page.contains("&lt;/script&gt;&lt;script&gt;alert(1)"))
     }
 }

@@ -1,5 +1,6 @@
 import EntitlementV2
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// The named hosts are the ones Adobe's own OpenAPI files list (kept in `Tests/Contract/adobe-openapi`).
@@ -11,7 +12,7 @@ struct AdobePassHostTests {
             .appendingPathComponent("Contract/adobe-openapi/\(file)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let servers = try #require(document["servers"] as? [[String: Any]]).compactMap { $0["url"] as? String }
-        #expect(servers == AdobePassHost.all.map { $0 + prefix })
-        #expect(AdobePassHost.production == "https://sp.auth.adobe.com")
+        expectEqual(servers, AdobePassHost.all.map { $0 + prefix })
+        expectEqual(AdobePassHost.production, "https://sp.auth.adobe.com")
     }
 }

@@ -1,4 +1,5 @@
 import EntitlementV2
+import EntitlementTestSupport
 import Testing
 
 /// Each V2 request renders the method, path, query, body and device headers Adobe's REST API V2 pages document.
@@ -8,21 +9,21 @@ struct V2RequestTests {
         let request = V2Request.createSession(
             serviceProvider: "REF30", mvpd: "Cablevision", domainName: "adobe.com", redirectURL: "https://app.example/done?x=1")
         #expect(request.method == .post && request.path == "/api/v2/REF30/sessions")
-        #expect(request.body?.contentType == "application/x-www-form-urlencoded")
+        expectEqual(request.body?.contentType, "application/x-www-form-urlencoded")
         #expect(String(decoding: request.body?.bytes ?? [], as: UTF8.self)
             == "mvpd=Cablevision&domainName=adobe.com&redirectUrl=https%3A%2F%2Fapp.example%2Fdone%3Fx%3D1")
         #expect(request.needsAccessToken && request.deviceIdentifier == .required && request.deviceInfo == .required)
         // A device that cannot supply the parameters leaves them out (the session answers `resume`).
         let bare = V2Request.createSession(serviceProvider: "REF30", mvpd: nil, domainName: nil, redirectURL: nil)
-        #expect(bare.body == .form([]))
+        expectEqual(bare.body, .form([]))
     }
 
     @Test func decisionsCarryTheResourcesAsJSON() {
         let request = V2Request.authorize(serviceProvider: "REF30", mvpd: "Cablevision", resources: ["sports-live"])
         #expect(request.method == .post && request.path == "/api/v2/REF30/decisions/authorize/Cablevision")
-        #expect(request.body?.contentType == "application/json")
-        #expect(String(decoding: request.body?.bytes ?? [], as: UTF8.self) == #"{"resources":["sports-live"]}"#)
-        #expect(V2Request.preauthorize(serviceProvider: "REF30", mvpd: "m", resources: ["a", "b"]).path == "/api/v2/REF30/decisions/preauthorize/m")
+        expectEqual(request.body?.contentType, "application/json")
+        expectEqual(String(decoding: request.body?.bytes ?? [], as: UTF8.self), #"{"resources":["sports-live"]}"#)
+        expectEqual(V2Request.preauthorize(serviceProvider: "REF30", mvpd: "m", resources: ["a", "b"]).path, "/api/v2/REF30/decisions/preauthorize/m")
     }
 
     @Test func readsAreGetsWithoutABody() {
@@ -51,7 +52,7 @@ struct V2RequestTests {
         ] {
             #expect(request.deviceIdentifier == .notSent && request.deviceInfo == .notSent, "\(request.operation)")
         }
-        #expect(V2Request.configuration(serviceProvider: "s").deviceIdentifier == .optional)
+        expectEqual(V2Request.configuration(serviceProvider: "s").deviceIdentifier, .optional)
     }
 
     @Test func clientRegistrationAndTokenRequests() {
@@ -61,11 +62,11 @@ struct V2RequestTests {
             == #"{"redirect_uri":"adobepass://ios.app","software_statement":"eyJ.statement"}"#)
         let token = V2Request.accessToken(clientID: "id", clientSecret: "s3cret")
         #expect(token.path == "/o/client/token" && token.body?.contentType == "application/x-www-form-urlencoded")
-        #expect(String(decoding: token.body?.bytes ?? [], as: UTF8.self) == "client_id=id&client_secret=s3cret&grant_type=client_credentials")
+        expectEqual(String(decoding: token.body?.bytes ?? [], as: UTF8.self), "client_id=id&client_secret=s3cret&grant_type=client_credentials")
         #expect(register.deviceInfo == .required && register.deviceIdentifier == .notSent)
     }
 
     @Test func pathSegmentsAreEncoded() {
-        #expect(V2Request.profile(serviceProvider: "REF 30", mvpd: "a/b").path == "/api/v2/REF%2030/profiles/a%2Fb")
+        expectEqual(V2Request.profile(serviceProvider: "REF 30", mvpd: "a/b").path, "/api/v2/REF%2030/profiles/a%2Fb")
     }
 }

@@ -1,4 +1,5 @@
 import EntitlementV2
+import EntitlementTestSupport
 import Testing
 
 /// Adobe's *Throttling mechanism*, worked through: a burst of 10, then one request per second.
@@ -13,8 +14,8 @@ struct V2ThrottleBucketTests {
 
     @Test func aBurstOfTenThenOnePerSecond() {
         var bucket = V2ThrottleBucket()
-        #expect(takes(&bucket, at: Array(repeating: 0, count: 10)) == Array(repeating: true, count: 10))
-        #expect(takes(&bucket, at: [0, 999, 1000, 1500, 2000]) == [false, false, true, false, true])
+        expectEqual(takes(&bucket, at: Array(repeating: 0, count: 10)), Array(repeating: true, count: 10))
+        expectEqual(takes(&bucket, at: [0, 999, 1000, 1500, 2000]), [false, false, true, false, true])
     }
 
     @Test func theDocumentedExample() {
@@ -22,7 +23,7 @@ struct V2ThrottleBucketTests {
         // the calls at 2.4–2.8 s are throttled; at 3.0 s a whole token is back.
         var bucket = V2ThrottleBucket()
         let outcomes = takes(&bucket, at: (0..<16).map { Int64($0) * 200 })
-        #expect(outcomes == Array(repeating: true, count: 12) + [false, false, false, true], "\(outcomes)")
+        expectEqual(outcomes, Array(repeating: true, count: 12) + [false, false, false, true], "\(outcomes)")
     }
 
     @Test func aPacerKnowsHowLongToWait() {
@@ -33,12 +34,12 @@ struct V2ThrottleBucketTests {
         let muchLater = bucket.wait(at: start.adding(.seconds(5)))
         #expect(now == .seconds(1) && later == .milliseconds(600) && muchLater == .zero)
         // The bucket never holds more than its burst, however long the pause.
-        #expect(takes(&bucket, at: Array(repeating: 3_600_000, count: 11)) == Array(repeating: true, count: 10) + [false])
+        expectEqual(takes(&bucket, at: Array(repeating: 3_600_000, count: 11)), Array(repeating: true, count: 10) + [false])
     }
 
     @Test func timeGoingBackwardsNeverAddsTokensAndTheEndOfTimeDoesNotTrap() {
         var bucket = V2ThrottleBucket(burst: 1)
-        #expect(takes(&bucket, at: [0, -1_000_000, 500, 1000]) == [true, false, false, true])
+        expectEqual(takes(&bucket, at: [0, -1_000_000, 500, 1000]), [true, false, false, true])
         let atTheEnd = bucket.take(at: Timestamp(milliseconds: .max))
         let again = bucket.take(at: Timestamp(milliseconds: .max))
         #expect(atTheEnd && !again)

@@ -1,6 +1,7 @@
 import EntitlementEngine
 import EntitlementTracing
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 /// The charts in `StateCharts/` against the machine's transition table, both ways.
@@ -35,20 +36,20 @@ struct ChartConformanceTests {
         let (missing, extra) = Self.differences(chart.rows, part.rows)
         #expect(missing.isEmpty, "rows of the table missing from StateCharts/\(part.name).md:\n\(missing.joined(separator: "\n"))")
         #expect(extra.isEmpty, "rows in StateCharts/\(part.name).md that the table does not have there:\n\(extra.joined(separator: "\n"))")
-        #expect(chart.rows.count == Set(chart.rows).count, "a row is drawn twice")
-        #expect(chart.entries == part.entries)
-        #expect(chart.blockText == StateChart.mermaid(part), "the block differs from `entitle chart --chart \(part.name)`")
+        expectEqual(chart.rows.count, Set(chart.rows).count, "a row is drawn twice")
+        expectEqual(chart.entries, part.entries)
+        expectEqual(chart.blockText, StateChart.mermaid(part), "the block differs from `entitle chart --chart \(part.name)`")
     }
 
     @Test(arguments: TransitionRow.Region.allCases)
     func aRegionsChartsDrawEachRowOnceAndEveryStateIsReachable(region: TransitionRow.Region) throws {
         let parts = StateChart.Part.all.filter { $0.region == region }
         let owned = parts.flatMap(\.states)
-        #expect(owned.sorted() == region.states.sorted(), "each state of \(region.rawValue) belongs to exactly one chart: \(owned)")
+        expectEqual(owned.sorted(), region.states.sorted(), "each state of \(region.rawValue) belongs to exactly one chart: \(owned)")
         let rows = try Self.rows(of: region)
         #expect(rows.count == TransitionTable.rows(of: region).count && Set(rows) == Set(TransitionTable.rows(of: region)))
         let drawn = Set(rows.flatMap { [$0.from, $0.to] } + [region.initialState])
-        #expect(drawn == Set(region.states), "states drawn \(drawn.sorted()), states in the code \(region.states)")
+        expectEqual(drawn, Set(region.states), "states drawn \(drawn.sorted()), states in the code \(region.states)")
         var reached: Set<String> = [region.initialState]
         var frontier = [region.initialState]
         while let state = frontier.popLast() {
@@ -99,7 +100,7 @@ struct ChartConformanceTests {
 
     @Test func theChartsUseEveryInputAndOnlyTheCodesNames() throws {
         let rows = try StateChart.Part.all.flatMap { try Self.chart($0).rows }
-        #expect(Set(rows.map(\.input)) == Set(TransitionInput.allCases.map(\.rawValue)))
+        expectEqual(Set(rows.map(\.input)), Set(TransitionInput.allCases.map(\.rawValue)))
         let conditions = Set(TransitionGuard.allCases.map(\.rawValue))
         let actions = Set(TransitionAction.allCases.map(\.rawValue))
         #expect(rows.compactMap(\.condition).allSatisfy(conditions.contains))
@@ -114,12 +115,12 @@ struct ChartConformanceTests {
             .timerFired(.redirectDeadline(FlowID(1))),
         ]
         #expect(sample.allSatisfy { inputs.contains($0.name) })
-        #expect(Set(TransitionTable.rows.compactMap(\.condition)) == conditions, "a condition no row uses")
-        #expect(Set(TransitionTable.rows.flatMap(\.actions)) == actions, "an action no row uses")
+        expectEqual(Set(TransitionTable.rows.compactMap(\.condition)), conditions, "a condition no row uses")
+        expectEqual(Set(TransitionTable.rows.flatMap(\.actions)), actions, "an action no row uses")
     }
 
     @Test func theTableHasNoDuplicateRows() {
-        #expect(TransitionTable.rows.count == TransitionTable.rowSet.count)
+        expectEqual(TransitionTable.rows.count, TransitionTable.rowSet.count)
     }
 
     @Test func removingAddingOrChangingAChartLineIsReportedByName() throws {
@@ -128,9 +129,9 @@ struct ChartConformanceTests {
         let chart = try Self.chart(part)
         var removed = chart.rows
         let gone = removed.remove(at: 3)
-        #expect(Self.differences(removed, table).missing == [gone.chartLine])
+        expectEqual(Self.differences(removed, table).missing, [gone.chartLine])
         let invented = TransitionRow(region: part.region, from: "awaitingRedirect", input: "logout", to: "awaitingRedirect")
-        #expect(Self.differences(chart.rows + [invented], table).extra == [invented.chartLine])
+        expectEqual(Self.differences(chart.rows + [invented], table).extra, [invented.chartLine])
         var changed = chart.rows
         changed[5].to = "loggingOut"
         let difference = Self.differences(changed, table)
@@ -154,7 +155,7 @@ struct ChartConformanceTests {
             _ = try ChartParser.parse(markdown: "# Title\n```mermaid\n\(block)\n```\n", file: "t.md", region: .calls)
             Issue.record("accepted \(block)")
         } catch {
-            #expect(error.line == line, "\(error)")
+            expectEqual(error.line, line, "\(error)")
             #expect(error.message.hasPrefix(message), "\(error)")
             #expect(error.description.hasPrefix("t.md:\(line): "))
         }
@@ -165,7 +166,7 @@ struct ChartConformanceTests {
             markdown: "```mermaid\nstateDiagram-v2\n%% a comment\n\n[*] --> a\na --> b : x\na --> b : x [c]\na --> b : x [c] / d, e\nb --> a : y / f\nb --> [*]\n```\n",
             file: "t.md", region: .calls)
         #expect(chart.entries == ["a"] && chart.finals == ["b"] && chart.rows.count == 4)
-        #expect(chart.rows[2] == TransitionRow(region: .calls, from: "a", input: "x", condition: "c", to: "b", actions: ["d", "e"]))
+        expectEqual(chart.rows[2], TransitionRow(region: .calls, from: "a", input: "x", condition: "c", to: "b", actions: ["d", "e"]))
     }
 
     @Test func aSecondBlockIsRefused() {

@@ -1,5 +1,6 @@
 import EntitlementEngine
 import Foundation
+import EntitlementTestSupport
 import Testing
 
 #if canImport(FoundationXML)
@@ -55,11 +56,11 @@ struct ExportTests {
         let parser = XMLParser(data: Data(StateChart.scxml().utf8))
         parser.delegate = reader
         #expect(parser.parse(), "not well formed: \(parser.parserError.map { "\($0)" } ?? "")")
-        #expect(reader.rootName == "scxml")
-        #expect(Set(reader.rows) == TransitionTable.rowSet)
-        #expect(reader.rows.count == TransitionTable.rows.count)
+        expectEqual(reader.rootName, "scxml")
+        expectEqual(Set(reader.rows), TransitionTable.rowSet)
+        expectEqual(reader.rows.count, TransitionTable.rows.count)
         for region in TransitionRow.Region.allCases {
-            #expect(reader.initials[region.rawValue] == "\(region.rawValue).\(region.initialState)")
+            expectEqual(reader.initials[region.rawValue], "\(region.rawValue).\(region.initialState)")
             for state in region.states { #expect(reader.states.contains("\(region.rawValue).\(state)")) }
         }
     }
@@ -68,7 +69,7 @@ struct ExportTests {
         let dot = StateChart.dot()
         #expect(dot.hasPrefix("digraph EntitlementMachine {") && dot.hasSuffix("}\n"))
         let edges = dot.components(separatedBy: "\n").filter { $0.contains(" -> ") && $0.contains("label=") }
-        #expect(edges.count == TransitionTable.rows.count)
+        expectEqual(edges.count, TransitionTable.rows.count)
         for row in TransitionTable.rows {
             let edge = "\"\(row.region.rawValue).\(row.from)\" -> \"\(row.region.rawValue).\(row.to)\""
             #expect(edges.contains { $0.contains(edge) && $0.contains(row.input) }, "no edge for \(row)")

@@ -1,4 +1,5 @@
 import EntitlementEngine
+import EntitlementTestSupport
 import Testing
 
 extension TransitionCoverageTests {
@@ -30,7 +31,7 @@ extension TransitionCoverageTests {
         let effects = handle(.storageChanged(StoredTokens(authentication: after, deviceID: "d", loggedOut: start)))
         #expect(effects.contains { if case .emit(.tokenRequestFailed(resource: "film", _, _), [CallID(2)]) = $0 { true } else { false } }, "\(effects)")
         #expect(effects.contains { if case .emit(.preauthorizedResources([]), [CallID(3)]) = $0 { true } else { false } }, "\(effects)")
-        #expect(machine.authentication == .authenticated(after), "the sign-in made after the logout stands")
+        expectEqual(machine.authentication, .authenticated(after), "the sign-in made after the logout stands")
 
         var settings = EngineSettings()
         settings.stepUp = StepUpSettings(resources: ["sports"], timeout: .seconds(60))
