@@ -92,7 +92,7 @@ extension AccessEnabler {
             // A cancelled caller does not carry the engine's work: a step's storage, provider and
             // platform calls run on a task of the engine's own, which nobody cancels.
             state.draining = true
-            Task(executorPreference: environment.taskExecutor) { await self.drain() }
+            environment.startTask { await self.drain() }
         }
         guard state.draining else { return await drain() }
         await wait(for: .ticketRun(ticket))

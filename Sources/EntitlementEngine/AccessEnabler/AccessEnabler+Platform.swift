@@ -13,7 +13,7 @@ extension AccessEnabler {
         _ work: PlatformWork, _ ask: @escaping @Sendable ((any PlatformSSO)?) async -> Input
     ) {
         let platform = self.platform
-        state.platformWork[work] = Task(executorPreference: environment.taskExecutor) {
+        state.platformWork[work] = environment.startTask {
             let answer = await ask(platform)
             await self.platformAnswered(work, answer)
         }

@@ -6,7 +6,7 @@ extension AccessEnabler {
         state.operationsInFlight.insert(operation)
         state.providerOperations.insert(operation)
         let provider = providers?.provider(id)
-        let task = Task(executorPreference: environment.taskExecutor) {
+        let task = environment.startTask {
             let answer: ProviderAnswer
             if let provider {
                 answer = await Self.ask(provider, request, session)
