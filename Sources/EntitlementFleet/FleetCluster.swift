@@ -49,20 +49,23 @@ final class RedisClusterProcess: FleetRedis {
         self.processes = Mutex(processes)
     }
 
+    /// Starts six nodes and forms them. A port found free can still be taken before its node binds it
+    /// (another server on the machine): that node never answers, and the cluster is started again on
+    /// other ports, three times at most.
     static func start(folder: String) async throws(FleetError) -> RedisClusterProcess {
-        var ports: [UInt16] = []
-        var processes: [UInt16: ChildProcess] = [:]
-        for _ in 0..<6 {
-            let port = try clusterPort(avoiding: ports)
-            ports.append(port)
-            processes[port] = try launch(port: port, folder: folder)
-        }
-        let cluster = RedisClusterProcess(ports: ports, folder: folder, processes: processes)
-        guard await form(ports) else {
+        for _ in 0..<3 {
+            var ports: [UInt16] = []
+            var processes: [UInt16: ChildProcess] = [:]
+            for _ in 0..<6 {
+                let port = try clusterPort(avoiding: ports)
+                ports.append(port)
+                processes[port] = try launch(port: port, folder: folder)
+            }
+            let cluster = RedisClusterProcess(ports: ports, folder: folder, processes: processes)
+            if await form(ports) { return cluster }
             await cluster.stop()
-            throw FleetError("the Redis Cluster did not form (are redis-server and redis-cli installed?)")
         }
-        return cluster
+        throw FleetError("the Redis Cluster did not form (are redis-server and redis-cli installed?)")
     }
 
     /// Forms the cluster (`redis-cli --cluster create`, a replica per master) and waits until it serves.
@@ -81,11 +84,15 @@ final class RedisClusterProcess: FleetRedis {
         return false
     }
 
-    /// A free port (below the ephemeral range) whose cluster bus port (10000 above) is free too.
+    /// A free port whose cluster bus port (10000 above) is free too, both below Linux's ephemeral range
+    /// (32768 and up), where no outgoing connection takes them.
     private static func clusterPort(avoiding taken: [UInt16]) throws(FleetError) -> UInt16 {
         for _ in 0..<500 {
-            let port = try freePort()
-            if !taken.contains(port), (try? HTTPListener(port: port + 10_000)) != nil { return port }
+            let port = UInt16.random(in: 10_000..<20_000)
+            guard !taken.contains(port), !taken.contains(port + 10_000), (try? HTTPListener(port: port)) != nil,
+                (try? HTTPListener(port: port + 10_000)) != nil
+            else { continue }
+            return port
         }
         throw FleetError("no free port pair for a cluster node")
     }

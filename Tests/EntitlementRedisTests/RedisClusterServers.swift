@@ -19,38 +19,47 @@ final class RedisClusterServers: @unchecked Sendable {
     /// Forms a cluster whose nodes count one silent for `nodeTimeout` as failing.
     init(nodeTimeout: Duration = .seconds(15)) async throws {
         folder = ScratchSpace.path("entitle-cluster-")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var ports: [UInt16] = []
-        var processes: [ChildProcess] = []
-        for number in 0..<6 {
-            let port = try Self.freePortWithBus(avoiding: ports)
-            let process = try ChildProcess.spawn(
-                RedisServer.path,
-                RedisServer.arguments(port) + [
-                    "--cluster-enabled", "yes", "--cluster-config-file", "\(folder)/nodes-\(number).conf", "--cluster-node-timeout", String(nodeTimeout.milliseconds),
-                    "--dir", folder, "--requirepass", Self.password, "--masterauth", Self.password, "--repl-diskless-sync-delay", "0",
-                ])
-            ports.append(port)
-            processes.append(process)
-        }
-        self.ports = ports
-        self.processes = processes
-        let formed = await RedisServer.onThread { [ports, folder] () -> Bool in
-            guard ports.allSatisfy(RedisServer.answersPing) else { return false }
-            let create = try? ChildProcess.spawn(
-                "/usr/bin/redis-cli",
-                ["-a", Self.password, "--no-auth-warning", "--cluster", "create"] + ports.map { "127.0.0.1:\($0)" }
-                    + ["--cluster-replicas", "1", "--cluster-yes"], directory: folder)
-            return create?.waitForExit() == .exited(0)
-        }
-        guard formed else {
-            await stop()
-            throw RedisError.connect("the cluster did not form")
-        }
+        (ports, processes) = try await Self.form(in: folder, nodeTimeout: nodeTimeout)
         guard await waitUntil({ await self.isHealthy() }, seconds: 30) else {
             await stop()
             throw RedisError.connect("the cluster did not become healthy")
         }
+    }
+
+    /// Starts six nodes on fresh ports and forms them into a cluster. A port checked free can still be
+    /// taken before its node binds it (by another test's server): such a node never answers, and the
+    /// whole cluster is started again on other ports, three times at most.
+    private static func form(in folder: String, nodeTimeout: Duration) async throws -> ([UInt16], [ChildProcess]) {
+        for _ in 0..<3 {
+            try? FileManager.default.removeItem(atPath: folder)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            var ports: [UInt16] = []
+            var processes: [ChildProcess] = []
+            for number in 0..<6 {
+                let port = try freePortWithBus(avoiding: ports)
+                let process = try ChildProcess.spawn(
+                    RedisServer.path,
+                    RedisServer.arguments(port) + [
+                        "--cluster-enabled", "yes", "--cluster-config-file", "\(folder)/nodes-\(number).conf",
+                        "--cluster-node-timeout", String(nodeTimeout.milliseconds), "--dir", folder, "--requirepass", password,
+                        "--masterauth", password, "--repl-diskless-sync-delay", "0",
+                    ])
+                ports.append(port)
+                processes.append(process)
+            }
+            let formed = await RedisServer.onThread { [ports, folder] () -> Bool in
+                guard ports.allSatisfy(RedisServer.answersPing) else { return false }
+                let create = try? ChildProcess.spawn(
+                    "/usr/bin/redis-cli",
+                    ["-a", password, "--no-auth-warning", "--cluster", "create"] + ports.map { "127.0.0.1:\($0)" }
+                        + ["--cluster-replicas", "1", "--cluster-yes"], directory: folder)
+                return create?.waitForExit() == .exited(0)
+            }
+            if formed { return (ports, processes) }
+            for process in processes { await RedisServer.kill(process) }
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+        throw RedisError.connect("the cluster did not form (three tries, on fresh ports each)")
     }
 
     /// Runs `body` with a fresh cluster and stops it afterwards, whatever happens (awaited: no server
@@ -175,11 +184,11 @@ final class RedisClusterServers: @unchecked Sendable {
         for process in processes { process.send(SIGKILL) }
     }
 
-    /// A port free now whose cluster bus port (10000 above) is free too: below Linux's ephemeral range,
-    /// where no outgoing connection takes it and the bus port exists.
+    /// A port free now whose cluster bus port (10000 above) is free too, both below Linux's ephemeral
+    /// range (32768 and up), where no outgoing connection takes them.
     static func freePortWithBus(avoiding taken: [UInt16]) throws -> UInt16 {
         for _ in 0..<500 {
-            let port = UInt16.random(in: 20_000..<30_000)
+            let port = UInt16.random(in: 10_000..<22_000)
             guard !taken.contains(port), isFree(port), isFree(port + 10_000) else { continue }
             return port
         }
