@@ -186,6 +186,25 @@ final class Fleet: Sendable {
         redis.resume()
     }
 
+    /// The nodes that ended with nothing of the harness ending them (a crash), each with how it ended and
+    /// the crash report's first lines from its standard error.
+    func nodesThatDied() -> [String] {
+        nodes.withLock { $0 }.enumerated().compactMap { number, node in
+            guard let ending = node.endedOnItsOwn else { return nil }
+            return "node \(number) ended on its own (\(ending)): \(Self.crashSummary(node.errors)) (whole report: \(node.errors))"
+        }
+    }
+
+    /// The line saying what crashed and the first frame of the crashed thread, from a crash report.
+    private static func crashSummary(_ path: String) -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return "no report" }
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let what = lines.first { $0.contains("crashed") || $0.contains("Fatal error") } ?? lines.first ?? "an empty report"
+        let thread = lines.firstIndex { $0.hasPrefix("Thread ") && $0.hasSuffix("crashed:") }
+        let frame = thread.flatMap { $0 + 1 < lines.count ? lines[$0 + 1] : nil }
+        return ([what] + (frame.map { [$0] } ?? [])).map { String($0.prefix(200)) }.joined(separator: " — ")
+    }
+
     /// SIGTERM to every node; the numbers of those that did not exit within 30 s (then killed).
     func stopNodes() async -> [Int] {
         let all = nodes.withLock { $0 }

@@ -145,12 +145,13 @@ package struct FleetCommand {
         let disagreements = await agreement(fleet: fleet, devices: Array(deviceNames.prefix(100)))
 
         // Stop the nodes (SIGTERM: their sessions' calls answered) and read their logs.
+        let died = fleet.nodesThatDied()
         let stuck = await fleet.stopNodes()
         await fleet.stop()
         let ledger = Ledger.read(folder: folder)
         let secrets = secretsInLogs(folder: folder, seen: stats.secrets())
 
-        var violations: [String] = []
+        var violations = died
         let report = stats.snapshot()
         if report.hung > 0 { violations.append("\(report.hung) device requests hung (no answer in 60 s)") }
         if !healed.isEmpty { violations.append("after the faults healed, journeys failed: \(healed.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))") }

@@ -99,22 +99,34 @@ final class NodeProcess: Sendable {
     let port: UInt16
     let url: String
     private let process: ChildProcess
+    /// Where the node's standard error goes (a crash report lands there).
+    let errors: String
+    /// Whether the harness killed it (a fault of the plan), not the node itself.
+    private let killedByHarness = Atomic<Bool>(false)
 
-    private init(port: UInt16, process: ChildProcess) {
+    private init(port: UInt16, process: ChildProcess, errors: String) {
         self.port = port
         self.url = "http://127.0.0.1:\(port)"
         self.process = process
+        self.errors = errors
+    }
+
+    /// How the node ended when nothing of the harness ended it — a crash — or nil while it runs or
+    /// when the harness killed it.
+    var endedOnItsOwn: ChildProcess.Termination? {
+        killedByHarness.load(ordering: .relaxed) ? nil : process.termination
     }
 
     static func start(number: Int, redis: any FleetRedis, adobe: String, folder: String, port: UInt16? = nil) async throws(FleetError) -> NodeProcess {
         let port = if let port { port } else { try freePort() }
         let program = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let errors = "\(folder)/node-\(number).err"
         let process = try ChildProcess.start(
             program,
             ["fleet-node", "--redis-port", "\(redis.port)", "--adobe", adobe, "--port", "\(port)", "--log", "\(folder)/node-\(number).log"]
                 + (redis.isCluster ? ["--cluster"] : []),
-            errors: "\(folder)/node-\(number).err")
-        let node = NodeProcess(port: port, process: process)
+            errors: errors)
+        let node = NodeProcess(port: port, process: process, errors: errors)
         for _ in 0..<100 {
             if case .answered(200, _) = await FleetHTTPClient.post(port: port, path: "/health", body: [], timeout: 2) { return node }
             try? await Task.sleep(for: .milliseconds(100))
@@ -124,7 +136,10 @@ final class NodeProcess: Sendable {
     }
 
     /// SIGKILL: the node dies at once, its sessions' calls unanswered.
-    func kill() async { await process.killAndReap() }
+    func kill() async {
+        killedByHarness.store(true, ordering: .relaxed)
+        await process.killAndReap()
+    }
 
     /// SIGTERM: the node answers its sessions' calls and exits; true when it did within `limit`.
     func terminate(upTo limit: Duration) async -> Bool {
