@@ -188,7 +188,7 @@ final class RedisClusterServers: @unchecked Sendable {
     /// range (32768 and up), where no outgoing connection takes them.
     static func freePortWithBus(avoiding taken: [UInt16]) throws -> UInt16 {
         for _ in 0..<500 {
-            let port = UInt16.random(in: 10_000..<22_000)
+            let port = UInt16.random(in: 10_000..<20_000)  // nodes below 20000, bus ports from 20000 to 30000
             guard !taken.contains(port), isFree(port), isFree(port + 10_000) else { continue }
             return port
         }
