@@ -195,14 +195,10 @@ final class Fleet: Sendable {
         }
     }
 
-    /// The line saying what crashed and the first frame of the crashed thread, from a crash report.
+    /// What a node's crash report says crashed, and where.
     private static func crashSummary(_ path: String) -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return "no report" }
-        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let what = lines.first { $0.contains("crashed") || $0.contains("Fatal error") } ?? lines.first ?? "an empty report"
-        let thread = lines.firstIndex { $0.hasPrefix("Thread ") && $0.hasSuffix("crashed:") }
-        let frame = thread.flatMap { $0 + 1 < lines.count ? lines[$0 + 1] : nil }
-        return ([what] + (frame.map { [$0] } ?? [])).map { String($0.prefix(200)) }.joined(separator: " — ")
+        return CrashReport.summary(text)
     }
 
     /// SIGTERM to every node; the numbers of those that did not exit within 30 s (then killed).

@@ -82,3 +82,37 @@ struct ChildProcessTests {
         expectEqual(child.termination, .signalled(SIGKILL))
     }
 }
+
+/// The gist `entitle fleet` prints for a node that crashed, read from a Swift runtime crash report.
+@Suite("Crash reports")
+struct CrashReportTests {
+    @Test func whatCrashedAndTheCrashedThreadsFirstFrame() {
+        let report = """
+
+            *** Signal 4: Backtracing from 0x7ff41bf56dbc... done ***
+
+            *** Program crashed: Illegal instruction at 0x00007ff41bf56dbc ***
+
+            Thread 0 "entitle":
+
+              0      0x00007ff41a281301 sigsuspend + 65 in libc.so.6
+            ...
+
+            Thread 2 "-qos.overcommit" crashed:
+
+              0      0x00007ff41bf56dbc _dispatch_source_refs_finalize_unregistration + 76 in libdispatch.so
+              1 [ra] 0x00007ff41bf57efb _dispatch_source_merge_evt + 42 in libdispatch.so
+            """
+        expectEqual(
+            CrashReport.summary(report),
+            "*** Program crashed: Illegal instruction at 0x00007ff41bf56dbc *** — "
+                + "0      0x00007ff41bf56dbc _dispatch_source_refs_finalize_unregistration + 76 in libdispatch.so")
+    }
+
+    @Test func aFatalErrorWithoutThreadsAnOtherTextAndNothing() {
+        expectEqual(CrashReport.summary("x\nFatal error: Index out of range\n"), "Fatal error: Index out of range")
+        expectEqual(CrashReport.summary("\n  something else  \n"), "something else")
+        expectEqual(CrashReport.summary(""), "an empty report")
+        expectEqual(CrashReport.summary(String(repeating: "crashed ", count: 100)).count, 200)
+    }
+}
