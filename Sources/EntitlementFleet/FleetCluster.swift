@@ -1,5 +1,4 @@
 import EntitlementSupport
-import EntitlementHTTPServer
 import EntitlementRedis
 import Foundation
 import Synchronization
@@ -57,7 +56,7 @@ final class RedisClusterProcess: FleetRedis {
             var ports: [UInt16] = []
             var processes: [UInt16: ChildProcess] = [:]
             for _ in 0..<6 {
-                let port = try clusterPort(avoiding: ports)
+                guard let port = ClusterNodePort.free(avoiding: ports) else { throw FleetError("no free port pair for a cluster node") }
                 ports.append(port)
                 processes[port] = try launch(port: port, folder: folder)
             }
@@ -82,19 +81,6 @@ final class RedisClusterProcess: FleetRedis {
             try? await Task.sleep(for: .milliseconds(200))
         }
         return false
-    }
-
-    /// A free port whose cluster bus port (10000 above) is free too, both below Linux's ephemeral range
-    /// (32768 and up), where no outgoing connection takes them.
-    private static func clusterPort(avoiding taken: [UInt16]) throws(FleetError) -> UInt16 {
-        for _ in 0..<500 {
-            let port = UInt16.random(in: 10_000..<20_000)
-            guard !taken.contains(port), !taken.contains(port + 10_000), (try? HTTPListener(port: port)) != nil,
-                (try? HTTPListener(port: port + 10_000)) != nil
-            else { continue }
-            return port
-        }
-        throw FleetError("no free port pair for a cluster node")
     }
 
     private static func launch(port: UInt16, folder: String) throws(FleetError) -> ChildProcess {

@@ -36,7 +36,7 @@ final class RedisClusterServers: @unchecked Sendable {
             var ports: [UInt16] = []
             var processes: [ChildProcess] = []
             for number in 0..<6 {
-                let port = try freePortWithBus(avoiding: ports)
+                guard let port = ClusterNodePort.free(avoiding: ports) else { throw RedisError.connect("no free port pair") }
                 let process = try ChildProcess.spawn(
                     RedisServer.path,
                     RedisServer.arguments(port) + [
@@ -182,29 +182,6 @@ final class RedisClusterServers: @unchecked Sendable {
     /// (without waiting), so no server outlives the tests.
     deinit {
         for process in processes { process.send(SIGKILL) }
-    }
-
-    /// A port free now whose cluster bus port (10000 above) is free too, both below Linux's ephemeral
-    /// range (32768 and up), where no outgoing connection takes them.
-    static func freePortWithBus(avoiding taken: [UInt16]) throws -> UInt16 {
-        for _ in 0..<500 {
-            let port = UInt16.random(in: 10_000..<20_000)  // nodes below 20000, bus ports from 20000 to 30000
-            guard !taken.contains(port), isFree(port), isFree(port + 10_000) else { continue }
-            return port
-        }
-        throw RedisError.connect("no free port pair")
-    }
-
-    private static func isFree(_ port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
     }
 
     /// Polls `condition` every 200 ms for up to `seconds`.
