@@ -33,7 +33,9 @@ let package = Package(
         // Tools over a session: traces (record, replay, conceal, transcripts) and the charts of the table.
         .target(name: "EntitlementTracing", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementSimulator", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
-        .target(name: "EntitlementHTTP", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
+        // libcurl's multi interface, opened at run time from the libcurl FoundationNetworking links (no headers, no link flag).
+        .target(name: "CEntitlementCurl"),
+        .target(name: "EntitlementHTTP", dependencies: ["EntitlementSupport", "EntitlementEngine", "CEntitlementCurl"]),
         .target(name: "EntitlementHTTPServer"),
         .target(name: "EntitlementRedis", dependencies: ["EntitlementSupport", "EntitlementEngine"]),
         .target(name: "EntitlementHost", dependencies: ["EntitlementSupport", "EntitlementEngine"]),

@@ -45,19 +45,20 @@ public final class URLSessionV2Transport: V2Transport {
     package let bodyLimit: Int
     /// How many exchanges with the service may run at once (1…1,024; the rest wait for one to end).
     package let connectionsPerHost: Int
+    /// The HTTP stack the exchanges run on (the one asked for, or `URLSession` where libcurl could not be opened).
+    public let stack: HTTPStack
     private let metrics: (any EngineMetricsHandler)?
-    private let session: URLSession
-    private let exchanges: BoundedExchanges
+    private let exchanger: Exchanger
     private let pacer: V2Pacer
     private let gate: TurnGate
 
-    /// A transport to `baseURL`; `connectionsPerHost` is clamped to 1…1,024.
+    /// A transport to `baseURL` on `stack`; `connectionsPerHost` is clamped to 1…1,024.
     /// `log` comes before `decorate`, so a trailing closure is the log (`{ exchange in … }`); the hook
     /// that changes requests is always written `decorate: { request in … }`.
     public init(
         baseURL: String, timeout: Duration = .seconds(30), pacing: V2Pacing = .adobe, bodyLimit: Int = 1024 * 1024,
-        connectionsPerHost: Int = 16, metrics: (any EngineMetricsHandler)? = nil, log: (@Sendable (V2Exchange) -> Void)? = nil,
-        decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)? = nil
+        connectionsPerHost: Int = 16, stack: HTTPStack = .platformDefault, metrics: (any EngineMetricsHandler)? = nil,
+        log: (@Sendable (V2Exchange) -> Void)? = nil, decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)? = nil
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
@@ -68,12 +69,11 @@ public final class URLSessionV2Transport: V2Transport {
         self.bodyLimit = max(bodyLimit, 1)
         self.connectionsPerHost = min(max(connectionsPerHost, 1), 1024)
         self.gate = TurnGate(limit: self.connectionsPerHost)
-        self.exchanges = BoundedExchanges(bodyLimit: max(bodyLimit, 1))
-        self.session = exchanges.session(timeout: timeout, connectionsPerHost: self.connectionsPerHost)
+        (self.exchanger, self.stack) = Exchanger.make(stack, bodyLimit: self.bodyLimit, timeout: timeout, connectionsPerHost: self.connectionsPerHost)
         metrics?.record(gauge: "entitle.transport.connections_per_host", dimensions: [], value: Int64(self.connectionsPerHost))
     }
 
-    deinit { session.finishTasksAndInvalidate() }
+    deinit { exchanger.close() }
 
     /// Sends `request` with the headers `context` describes.
     package func send(_ request: V2Request, context: V2RequestContext) async throws(BackendError) -> V2Response {
@@ -87,11 +87,7 @@ public final class URLSessionV2Transport: V2Transport {
         let paced = ContinuousClock.now
         var outgoing = Self.outgoing(request, context: context, baseURL: baseURL)
         if let decorate { await decorate(&outgoing) }
-        guard let url = URL(string: outgoing.url) else { throw .network("the request's URL is not valid") }
-        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: BoundedExchanges.seconds(timeout))
-        urlRequest.httpMethod = outgoing.method
-        for (name, value) in outgoing.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        if !outgoing.body.isEmpty { urlRequest.httpBody = Data(outgoing.body) }
+        try Self.check(outgoing)
         let queued = ContinuousClock.now
         guard await gate.enter() else { throw .network("cancelled") }
         defer {
@@ -102,7 +98,7 @@ public final class URLSessionV2Transport: V2Transport {
         let started = ContinuousClock.now
         let result: Result<V2Response, BackendError>
         do {
-            let answer = try await exchange(urlRequest)
+            let answer = try await exchanger.exchange(outgoing, within: timeout)
             if answer.status == 429 { await pacer.throttled(paceKey) }
             result = .success(answer)
         } catch {
@@ -150,20 +146,19 @@ public final class URLSessionV2Transport: V2Transport {
         V2OutgoingRequest(request, context: context, baseURL: baseURL)
     }
 
-    // MARK: - Exchanging
-
-    /// One exchange, within the transport's total deadline, cancelled with the calling task.
-    private func exchange(_ request: URLRequest) async throws(BackendError) -> V2Response {
-        switch await exchanges.exchange(request, on: session, within: timeout) {
-        case .answered(let response, let data): return Self.read(data, response)
-        case .tooLarge(let response):
-            return V2Response(status: response.statusCode, body: nil, bodyProblem: "the body is larger than \(bodyLimit) bytes")
-        case .timedOut: throw .timeout
-        case .failed(let code): throw Self.failure(code)
+    /// Refuses a request curl or `URLSession` would send other than as written: a URL that does not
+    /// parse, or a header whose name or value could end the line (CR, LF, NUL) or is not a field name.
+    static func check(_ request: V2OutgoingRequest) throws(BackendError) {
+        guard URL(string: request.url) != nil, !request.url.utf8.contains(0) else { throw .network("the request's URL is not valid") }
+        for (name, value) in request.headers {
+            let nameIsToken = !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }
+            guard nameIsToken, !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw .network("a header field is not valid")
+            }
         }
     }
 
-    /// A transport failure, described without the URL (it may hold a session code).
+    /// A `URLSession` failure, described without the URL (it may hold a session code).
     static func failure(_ code: URLError.Code?) -> BackendError {
         guard let code else { return .network("the request failed") }
         switch code {
@@ -180,16 +175,15 @@ public final class URLSessionV2Transport: V2Transport {
     }
 
     /// An HTTP answer as V2's: JSON only when labelled and parsed.
-    static func read(_ data: Data, _ response: HTTPURLResponse) -> V2Response {
-        let status = response.statusCode
+    static func read(status: Int, contentType: String, body data: [UInt8]) -> V2Response {
         guard !data.isEmpty else { return V2Response(status: status, body: nil) }
-        let type = (response.value(forHTTPHeaderField: "Content-Type") ?? "").lowercased()
+        let type = contentType.lowercased()
         let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard mediaType == "application/json" || mediaType.hasSuffix("+json") else {
             return V2Response(status: status, body: nil, bodyProblem: "Content-Type '\(mediaType.prefix(40))', not JSON")
         }
         do {
-            return V2Response(status: status, body: try JSONReader.read(Array(data)))
+            return V2Response(status: status, body: try JSONReader.read(data))
         } catch {
             return V2Response(status: status, body: nil, bodyProblem: "the body is not JSON (\(error))")
         }

@@ -8,8 +8,10 @@ import Synchronization
 import EntitlementTestSupport
 import Testing
 
-/// `URLSessionV2Transport` — FoundationNetworking's libcurl-backed `URLSession`, whose multi handle is
-/// reported to crash on connection teardown, cancellation and timeouts — under thousands of exchanges
+/// `URLSessionV2Transport` on its libcurl stack — the platform default on Linux, chosen because
+/// FoundationNetworking's `URLSession` is reported to crash in its multi handle's Dispatch sources on
+/// connection teardown, cancellation and timeouts (`ENTITLE_CHAOS_STACK=urlSession` runs the same on
+/// `URLSession`, by hand) — under thousands of exchanges
 /// from 24 tasks against a server that answers, resets mid-body, hangs past the deadline, throttles,
 /// answers slowly or too much, while a fifth of the exchanges are cancelled at a random moment. Over
 /// TLS (stunnel in front, killed and started again during the run, tearing every connection down at
@@ -25,6 +27,8 @@ struct TransportChaosTests {
     static let workers = 24
     /// Exchanges per run (`ENTITLE_CHAOS_EXCHANGES` for a longer one).
     static let exchanges = Int(ProcessInfo.processInfo.environment["ENTITLE_CHAOS_EXCHANGES"] ?? "") ?? 2_048
+    /// The stack under test (`ENTITLE_CHAOS_STACK=urlSession` for `URLSession`).
+    static let stack: HTTPStack = ProcessInfo.processInfo.environment["ENTITLE_CHAOS_STACK"] == "urlSession" ? .urlSession : .libcurl
 
     /// What the exchanges ended with.
     final class Tally: Sendable {
@@ -138,9 +142,10 @@ struct TransportChaosTests {
         let front = try started.get()
         let baseURL = "https://localhost:\(port)"
         let transport = URLSessionV2Transport(
-            baseURL: baseURL, timeout: .seconds(1), pacing: .afterThrottleOnly, bodyLimit: 16 * 1024, connectionsPerHost: 32)
+            baseURL: baseURL, timeout: .seconds(1), pacing: .afterThrottleOnly, bodyLimit: 16 * 1024, connectionsPerHost: 32, stack: Self.stack)
+        try #require(transport.stack == Self.stack, "the transport runs on \(transport.stack), not \(Self.stack)")
         let tally = await Self.chaos(transport, restarting: front)
-        Self.expectEveryExchangeEnded(tally, "over TLS, the front killed 3 times")
+        Self.expectEveryExchangeEnded(tally, "on \(transport.stack) over TLS, the front killed 3 times")
         await Self.expectStillWorks(transport)
         await OwnThread.run { front.stop() }
         await server.shutdown()
@@ -149,9 +154,10 @@ struct TransportChaosTests {
     @Test func overPlainHTTP() async throws {
         let server = try Self.chaoticServer()
         let transport = URLSessionV2Transport(
-            baseURL: server.url, timeout: .seconds(1), pacing: .afterThrottleOnly, bodyLimit: 16 * 1024, connectionsPerHost: 32)
+            baseURL: server.url, timeout: .seconds(1), pacing: .afterThrottleOnly, bodyLimit: 16 * 1024, connectionsPerHost: 32, stack: Self.stack)
+        try #require(transport.stack == Self.stack, "the transport runs on \(transport.stack), not \(Self.stack)")
         let tally = await Self.chaos(transport, restarting: nil)
-        Self.expectEveryExchangeEnded(tally, "over plain HTTP")
+        Self.expectEveryExchangeEnded(tally, "on \(transport.stack) over plain HTTP")
         await Self.expectStillWorks(transport)
         await server.shutdown()
     }
