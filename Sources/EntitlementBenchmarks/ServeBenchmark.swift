@@ -43,7 +43,7 @@ package struct ServeBenchmark {
         }
         // Each device has its own public address, as a backend's devices do: V2 throttles per address.
         let client = V2Client(
-            transport: URLSessionV2Transport(baseURL: server.url), softwareStatement: SimulatedClientRegistrar.softwareStatement,
+            transport: HTTPV2Transport(baseURL: server.url), softwareStatement: SimulatedClientRegistrar.softwareStatement,
             baseURL: server.url, clock: SystemClock(),
             devices: { id in
                 let number = Int(id.split(separator: "-").last ?? "") ?? 0

@@ -38,7 +38,7 @@ package enum FleetNode {
         let configuration = RedisConfiguration(port: redisPort, commandTimeout: .seconds(1))
         let redis: any RedisCommandSender = cluster ? RedisClusterClient(configuration) : RedisClient(configuration)
         let storage = LoggedStorage(RedisTokenStorage(client: redis, keyPrefix: "fleet", sealing: TestOnlySealing(key: "fleet")), events: events)
-        let transport = URLSessionV2Transport(baseURL: adobe, timeout: .seconds(5), pacing: .afterThrottleOnly)
+        let transport = HTTPV2Transport(baseURL: adobe, timeout: .seconds(5), pacing: .afterThrottleOnly)
         let client = V2Client(
             transport: transport, softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock,
             tokenFetchTimeout: .seconds(6))
@@ -61,7 +61,7 @@ package enum FleetNode {
         pinEngine.stepUp = StepUpSettings(resources: [Fleet.protectedResource], timeout: .seconds(10))
         let programmer = ServerAuthorizationProvider(
             id: Fleet.stepUpServer.id, url: SimulatorHTTPApp.programmerURL(baseURL: adobe, serverID: Fleet.stepUpServer.id),
-            resources: [Fleet.protectedResource], transport: URLSessionProviderTransport(timeout: .seconds(5)))
+            resources: [Fleet.protectedResource], transport: HTTPProviderTransport(timeout: .seconds(5)))
         let pinHost = SessionHost(
             settings: SessionHostSettings(idleTimeout: .seconds(30), providerChoiceTimeout: .seconds(60), engine: pinEngine),
             backend: client, storage: storage, clock: clock, delegate: recorder, providers: try? ProviderChain([.provider(programmer)]))
@@ -70,7 +70,7 @@ package enum FleetNode {
         let magazine = DirectSubscriptionProvider(
             id: Fleet.subscription.id,
             endpoints: .init(base: SimulatorHTTPApp.securityAPIBase(baseURL: adobe, providerID: Fleet.subscription.id), renews: true),
-            transport: URLSessionProviderTransport(timeout: .seconds(5)))
+            transport: HTTPProviderTransport(timeout: .seconds(5)))
         let subHost = SessionHost(
             settings: SessionHostSettings(idleTimeout: .seconds(30), providerChoiceTimeout: .seconds(60), engine: engine),
             backend: client, storage: storage, clock: clock, delegate: recorder, providers: try? ProviderChain([.provider(magazine)]))

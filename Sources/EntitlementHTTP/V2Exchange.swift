@@ -1,8 +1,8 @@
 import EntitlementEngine
 
-/// One exchange of a ``URLSessionV2Transport`` with the service, as its log and metrics see it: what
+/// One exchange of a ``HTTPV2Transport`` with the service, as its log and metrics see it: what
 /// was asked, for which session, how it ended, and where its time went — waiting in the pacer (V2's
-/// throttle), waiting for a connection (the transport's `URLSessionV2Transport/connectionsPerHost`
+/// throttle), waiting for a connection (the transport's `HTTPV2Transport/connectionsPerHost`
 /// were all busy), and the service's own time. "Is Adobe slow, or are we queueing?" is the difference
 /// between ``service`` and ``connectionWait``.
 public struct V2Exchange: Sendable, Hashable, CustomStringConvertible {

@@ -64,7 +64,7 @@ public final class DirectSubscriptionProvider: EntitlementProvider {
     /// A provider on `endpoints`.
     public init(
         id: String = "subscription", endpoints: Endpoints, usesPOST: Bool = true, verificationInterval: Duration? = nil,
-        transport: any ProviderTransport = URLSessionProviderTransport(),
+        transport: any ProviderTransport = HTTPProviderTransport(),
         decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)? = nil
     ) {
         self.id = id

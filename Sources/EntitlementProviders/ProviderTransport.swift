@@ -1,7 +1,7 @@
 import EntitlementEngine
 import EntitlementHTTP
 
-/// How a provider reaches its service: one HTTP exchange, already decorated. ``URLSessionProviderTransport``
+/// How a provider reaches its service: one HTTP exchange, already decorated. ``HTTPProviderTransport``
 /// goes over the network; a test or the simulator answers in process.
 public protocol ProviderTransport: Sendable {
     /// Sends `request`; the answer, or why there was none (`ProviderFailure.networkFailure`).

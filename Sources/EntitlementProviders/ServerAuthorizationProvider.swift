@@ -40,7 +40,7 @@ public final class ServerAuthorizationProvider: EntitlementProvider {
     /// A provider posting to `url` for `resources`.
     public init(
         id: String = "server", url: String, resources: Set<String>, concurrentLimit: Int = 5,
-        transport: any ProviderTransport = URLSessionProviderTransport(),
+        transport: any ProviderTransport = HTTPProviderTransport(),
         decorate: (@Sendable (inout V2OutgoingRequest) async -> Void)? = nil
     ) {
         self.id = id

@@ -261,7 +261,7 @@ extension ScenarioRun {
         let request = V2OutgoingRequest(
             operation: "step-up", method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"],
             body: Array(form.utf8))
-        switch await URLSessionProviderTransport(timeout: ScenarioRunner.httpPatience).send(request) {
+        switch await HTTPProviderTransport(timeout: ScenarioRunner.httpPatience).send(request) {
         case .success(let answer) where answer.status == 200 || answer.status == 403:  // approved, or a wrong PIN
             history.append("   step-up page answered \(answer.status)")
         case .success(let answer):

@@ -24,7 +24,7 @@ struct ScenarioRun {
             var servers: [String: any EntitlementProvider] = [:]
             for declared in scenario.world.chainProviders where declared.kind == .server {
                 let transport: any ProviderTransport =
-                    programmerURL(declared.id).map { _ in URLSessionProviderTransport(timeout: ScenarioRunner.httpPatience) }
+                    programmerURL(declared.id).map { _ in HTTPProviderTransport(timeout: ScenarioRunner.httpPatience) }
                     ?? SimulatedProgrammerTransport(simulator: simulator, serverID: declared.id)
                 servers[declared.id] = ServerAuthorizationProvider(
                     id: declared.id, url: programmerURL(declared.id) ?? "sim://programmer/\(declared.id)/authorize",
@@ -34,7 +34,7 @@ struct ScenarioRun {
             for declared in scenario.world.chainProviders where declared.kind == .subscription {
                 let base = securityAPIBase(declared.id)
                 let transport: any ProviderTransport =
-                    base.map { _ in URLSessionProviderTransport(timeout: ScenarioRunner.httpPatience) }
+                    base.map { _ in HTTPProviderTransport(timeout: ScenarioRunner.httpPatience) }
                     ?? SimulatedSecurityAPITransport(simulator: simulator, providerID: declared.id)
                 servers[declared.id] = DirectSubscriptionProvider(
                     id: declared.id,

@@ -22,7 +22,7 @@ public struct ScenarioRunner: Sendable {
         case inProcess
         /// REST API V2's JSON in process: a `V2Client` on the simulator's `SimulatedV2Service`.
         case v2Wire
-        /// REST API V2 over HTTP on loopback: a `V2Client` on `URLSessionV2Transport`, talking to a
+        /// REST API V2 over HTTP on loopback: a `V2Client` on `HTTPV2Transport`, talking to a
         /// `SimulatorServer` (what `entitle serve` runs) of the scenario's simulator on an ephemeral
         /// port. Injected faults happen on the socket: a reset mid-body, an answer held past the
         /// client's timeout.

@@ -11,13 +11,13 @@ import EntitlementV2
 /// take a fault the scenario injects next. So a scenario's outcome never depends on how fast a loaded
 /// machine answers on loopback.
 struct ScenarioV2Transport: V2Transport {
-    private let timingOut: URLSessionV2Transport
-    private let answered: URLSessionV2Transport
+    private let timingOut: HTTPV2Transport
+    private let answered: HTTPV2Transport
     private let service: SimulatedV2Service
 
     init(baseURL: String, service: SimulatedV2Service) {
-        timingOut = URLSessionV2Transport(baseURL: baseURL, timeout: ScenarioRunner.httpTimeout, pacing: .afterThrottleOnly)
-        answered = URLSessionV2Transport(baseURL: baseURL, timeout: ScenarioRunner.httpPatience, pacing: .afterThrottleOnly)
+        timingOut = HTTPV2Transport(baseURL: baseURL, timeout: ScenarioRunner.httpTimeout, pacing: .afterThrottleOnly)
+        answered = HTTPV2Transport(baseURL: baseURL, timeout: ScenarioRunner.httpPatience, pacing: .afterThrottleOnly)
         self.service = service
     }
 

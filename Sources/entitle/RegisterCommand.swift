@@ -43,7 +43,7 @@ struct RegisterCommand {
             credentials = RedisV2CredentialStore(client: redis!, softwareStatement: statement)
         }
         defer { redis?.close() }
-        let transport = URLSessionV2Transport(baseURL: adobe)
+        let transport = HTTPV2Transport(baseURL: adobe)
         let registered = RegisteredFlag()
         do {
             let stored = try await credentials.credentials(replacing: nil) { () async throws(BackendError) -> V2ClientCredentials in

@@ -117,7 +117,7 @@ struct BrowserLoginTests {
             session = SimulatedSession(
                 settings: settings, clock: clock, simulator: server.simulator,
                 backend: V2Client(
-                    transport: URLSessionV2Transport(baseURL: server.url), softwareStatement: SimulatedClientRegistrar.softwareStatement,
+                    transport: HTTPV2Transport(baseURL: server.url), softwareStatement: SimulatedClientRegistrar.softwareStatement,
                     baseURL: server.url, clock: clock))
         }
 

@@ -10,7 +10,7 @@ import Testing
 
 /// What the engine's client sends on the wire, for the contract: a whole journey (registration, a
 /// login whose session is resumed, an authorization, a pre-authorization, a logout; a platform sign-in;
-/// a second screen's refused poll and the session status it asks) through `URLSessionV2Transport` against the
+/// a second screen's refused poll and the session status it asks) through `HTTPV2Transport` against the
 /// simulator's server, every request as it leaves recorded by the transport's hook. With
 /// `ENTITLE_CONTRACT_REQUESTS=FILE` the requests are written there as JSON lines, and `.ci/run`
 /// validates each against Adobe's OpenAPI files (`Tests/Contract/check_contract.py --requests FILE`).
@@ -24,7 +24,7 @@ struct ClientContractRecordingTests {
         let app = SimulatorHTTPApp(service: service, baseURL: listener.url)
         let server = try HTTPServer(listener: listener) { request in await app.respond(request) }
         let sent = Mutex<[V2OutgoingRequest]>([])
-        let transport = URLSessionV2Transport(baseURL: server.url, pacing: .afterThrottleOnly, decorate: { request in
+        let transport = HTTPV2Transport(baseURL: server.url, pacing: .afterThrottleOnly, decorate: { request in
             sent.withLock { $0.append(request) }
         })
         // Built without `devices:`: what a backend that describes no device sends.

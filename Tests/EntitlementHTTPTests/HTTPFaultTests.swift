@@ -43,7 +43,7 @@ struct HTTPFaultTests {
             }
         }
 
-        init(timeout: Duration = .seconds(20), port: UInt16? = nil) throws {
+        init(stack: HTTPStack, timeout: Duration = .seconds(20), port: UInt16? = nil) throws {
             simulator = Simulator(clock: clock, seed: 101)
             service = SimulatedV2Service(simulator: simulator, throttles: false)
             let listener = try HTTPListener()
@@ -57,7 +57,7 @@ struct HTTPFaultTests {
             session = SimulatedSession(
                 clock: clock, simulator: simulator,
                 backend: V2Client(
-                    transport: URLSessionV2Transport(baseURL: url, timeout: timeout, pacing: .afterThrottleOnly),
+                    transport: HTTPV2Transport(baseURL: url, timeout: timeout, pacing: .afterThrottleOnly, stack: stack),
                     softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock))
         }
 
@@ -89,13 +89,16 @@ struct HTTPFaultTests {
         }
     }
 
+    /// Both stacks the transport runs on give the engine the same callbacks.
+    static let stacks: [HTTPStack] = [.libcurl, .urlSession]
+
     private static let json = HTTPHeaders([("Content-Type", "application/json;charset=UTF-8")])
 
     /// `getAuthorization("news-channel")` after the next authorize request is answered by `answer`.
     private func authorization(
-        timeout: Duration = .seconds(20), failingWith answer: @escaping @Sendable () async -> HTTPResponse
+        on stack: HTTPStack, timeout: Duration = .seconds(20), failingWith answer: @escaping @Sendable () async -> HTTPResponse
     ) async throws -> [Callback] {
-        let harness = try Harness(timeout: timeout)
+        let harness = try Harness(stack: stack, timeout: timeout)
         await harness.signIn()
         harness.sabotageNext("/decisions/authorize/", answer)
         await harness.session.enabler.getAuthorization("news-channel")
@@ -108,7 +111,7 @@ struct HTTPFaultTests {
         .tokenRequestFailed(resource: "news-channel", errorCode: ErrorCode.genericAuthorization, errorDescription: description)
     }
 
-    @Test func connectionRefusedFailsConfigurationWithCFG404() async throws {
+    @Test(arguments: Self.stacks) func connectionRefusedFailsConfigurationWithCFG404(stack: HTTPStack) async throws {
         // A port held bound but not listening: connecting is refused, and no other test can take it meanwhile.
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
@@ -122,7 +125,7 @@ struct HTTPFaultTests {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        let harness = try Harness(port: UInt16(bigEndian: address.sin_port))
+        let harness = try Harness(stack: stack, port: UInt16(bigEndian: address.sin_port))
         await harness.session.enabler.setRequestor("sim-requestor")
         let callbacks = await harness.callbacks()
         expectEqual(statusCode(callbacks.first), "CFG404", "\(callbacks)")
@@ -130,11 +133,11 @@ struct HTTPFaultTests {
         await harness.finish()
     }
 
-    @Test func aServerThatNeverAnswersTimesOut() async throws {
+    @Test(arguments: Self.stacks) func aServerThatNeverAnswersTimesOut(stack: HTTPStack) async throws {
         let started = ContinuousClock.now
         // The harness's setup requests share the timeout: 20 s, far from what they take (5 s failed them
         // in a CI run whose threads were all held for most of a minute).
-        let callbacks = try await authorization(timeout: .seconds(20)) {
+        let callbacks = try await authorization(on: stack, timeout: .seconds(20)) {
             try? await Task.sleep(for: .seconds(600))
             return .text(200, "too late")
         }
@@ -143,22 +146,22 @@ struct HTTPFaultTests {
         #expect(ContinuousClock.now - started < .seconds(300), "the client's 20 s timeout, not the server's 600 s hold")
     }
 
-    @Test func aConnectionResetMidBodyIsANetworkError() async throws {
+    @Test(arguments: Self.stacks) func aConnectionResetMidBodyIsANetworkError(stack: HTTPStack) async throws {
         let body = Array(#"{"decisions":[{"resource":"news-channel","authorized":true}]}"#.utf8)
-        let callbacks = try await authorization {
+        let callbacks = try await authorization(on: stack) {
             HTTPResponse(status: 200, headers: Self.json, body: body, ending: .resetMidBody(bodyBytes: 10))
         }
         expectEqual(callbacks, [failure("network error: connection reset")])
     }
 
-    @Test(arguments: [500, 503])
-    func aServerErrorIsReportedWithItsStatus(status: Int) async throws {
-        let callbacks = try await authorization { .text(status, "oops") }
+    @Test(arguments: Self.stacks, [500, 503])
+    func aServerErrorIsReportedWithItsStatus(stack: HTTPStack, status: Int) async throws {
+        let callbacks = try await authorization(on: stack) { .text(status, "oops") }
         expectEqual(callbacks, [failure("HTTP \(status)")])
     }
 
-    @Test func a503OnConfigurationIsCFG503() async throws {
-        let harness = try Harness()
+    @Test(arguments: Self.stacks) func a503OnConfigurationIsCFG503(stack: HTTPStack) async throws {
+        let harness = try Harness(stack: stack)
         harness.sabotageNext("/configuration", { .text(503, "down for maintenance") })
         await harness.session.enabler.setRequestor("sim-requestor")
         let callbacks = await harness.callbacks()
@@ -166,8 +169,8 @@ struct HTTPFaultTests {
         await harness.finish()
     }
 
-    @Test func a429IsThrottlingAndTheNextRequestWaitsASecond() async throws {
-        let harness = try Harness()
+    @Test(arguments: Self.stacks) func a429IsThrottlingAndTheNextRequestWaitsASecond(stack: HTTPStack) async throws {
+        let harness = try Harness(stack: stack)
         await harness.signIn()
         harness.sabotageNext("/decisions/authorize/", { .html(429, "<html>429 Too Many Requests</html>") })
         await harness.session.enabler.getAuthorization("news-channel")
@@ -187,8 +190,8 @@ struct HTTPFaultTests {
         await harness.finish()
     }
 
-    @Test func aBodyThatIsNotJSONIsAMalformedAnswer() async throws {
-        let callbacks = try await authorization { HTTPResponse(status: 200, headers: Self.json, body: Array("<html>hi".utf8)) }
+    @Test(arguments: Self.stacks) func aBodyThatIsNotJSONIsAMalformedAnswer(stack: HTTPStack) async throws {
+        let callbacks = try await authorization(on: stack) { HTTPResponse(status: 200, headers: Self.json, body: Array("<html>hi".utf8)) }
         guard case .tokenRequestFailed(_, let code, let description) = callbacks.last, callbacks.count == 1 else {
             Issue.record("\(callbacks)")
             return
@@ -197,13 +200,13 @@ struct HTTPFaultTests {
         #expect(description.hasPrefix("malformed backend response: authorize: the body is not JSON"))
     }
 
-    @Test func aWrongContentTypeIsAMalformedAnswer() async throws {
-        let callbacks = try await authorization { .html(200, #"{"decisions":[]}"#) }
+    @Test(arguments: Self.stacks) func aWrongContentTypeIsAMalformedAnswer(stack: HTTPStack) async throws {
+        let callbacks = try await authorization(on: stack) { .html(200, #"{"decisions":[]}"#) }
         expectEqual(callbacks, [failure("malformed backend response: authorize: Content-Type 'text/html', not JSON")])
     }
 
-    @Test func anExpiredAccessTokenIsReplacedOnceAndTheCallSucceeds() async throws {
-        let harness = try Harness()
+    @Test(arguments: Self.stacks) func anExpiredAccessTokenIsReplacedOnceAndTheCallSucceeds(stack: HTTPStack) async throws {
+        let harness = try Harness(stack: stack)
         await harness.signIn()
         harness.service.registrar.invalidateAccessTokens()
         await harness.session.enabler.getAuthorization("news-channel")

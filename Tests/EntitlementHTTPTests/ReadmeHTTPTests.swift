@@ -65,11 +65,11 @@ struct ReadmeHTTPTests {
         // transport's, the access token's fetch, the engine's requests) are ten minutes. The suite runs all at
         // once on two cores, and a request has waited tens of seconds for a thread there; a bound far from the
         // behaviour, as everywhere in the suite. The region below is README's, word for word.
-        func URLSessionV2Transport(baseURL: String) -> EntitlementHTTP.URLSessionV2Transport {
-            EntitlementHTTP.URLSessionV2Transport(baseURL: baseURL, timeout: .seconds(600))
+        func HTTPV2Transport(baseURL: String) -> EntitlementHTTP.HTTPV2Transport {
+            EntitlementHTTP.HTTPV2Transport(baseURL: baseURL, timeout: .seconds(600))
         }
         func V2Client(
-            transport: EntitlementHTTP.URLSessionV2Transport, softwareStatement: String, credentials: FileV2CredentialStore, baseURL: String,
+            transport: EntitlementHTTP.HTTPV2Transport, softwareStatement: String, credentials: FileV2CredentialStore, baseURL: String,
             clock: SystemClock, devices: @escaping @Sendable (String) -> V2Device
         ) -> EntitlementEngine.V2Client {
             EntitlementEngine.V2Client(
@@ -92,7 +92,7 @@ struct ReadmeHTTPTests {
                 connectionIP: device.ip, connectionPort: device.port)
         }
         let adobe = V2Client(                                  // once per process, shared by every device
-            transport: URLSessionV2Transport(baseURL: adobePassURL),   // AdobePassHost.production, or entitle serve's URL
+            transport: HTTPV2Transport(baseURL: adobePassURL),   // AdobePassHost.production, or entitle serve's URL
             softwareStatement: softwareStatement,              // from Adobe's TVE Dashboard
             credentials: FileV2CredentialStore(path: credentialsPath), // registered once, kept for ever
             baseURL: adobePassURL, clock: SystemClock(),

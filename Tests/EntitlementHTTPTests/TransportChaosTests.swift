@@ -8,7 +8,7 @@ import Synchronization
 import EntitlementTestSupport
 import Testing
 
-/// `URLSessionV2Transport` on its libcurl stack — the platform default on Linux, chosen because
+/// `HTTPV2Transport` on its libcurl stack — the platform default on Linux, chosen because
 /// FoundationNetworking's `URLSession` is reported to crash in its multi handle's Dispatch sources on
 /// connection teardown, cancellation and timeouts (`ENTITLE_CHAOS_STACK=urlSession` runs the same on
 /// `URLSession`, by hand) — under thousands of exchanges
@@ -67,7 +67,7 @@ struct TransportChaosTests {
     }
 
     /// Runs the exchanges through `transport`, `restarting` the TLS front a few times meanwhile.
-    static func chaos(_ transport: URLSessionV2Transport, restarting front: TLSTerminator?) async -> Tally {
+    static func chaos(_ transport: HTTPV2Transport, restarting front: TLSTerminator?) async -> Tally {
         let tally = Tally()
         let workers = Self.workers
         await withTaskGroup(of: Void.self) { group in
@@ -106,7 +106,7 @@ struct TransportChaosTests {
 
     /// The same transport answers a steady request after the chaos (its pool is not wedged): one of ten
     /// tries, each within the transport's deadline, so a loaded machine still passes.
-    static func expectStillWorks(_ transport: URLSessionV2Transport) async {
+    static func expectStillWorks(_ transport: HTTPV2Transport) async {
         var outcomes: [String] = []
         for _ in 0..<10 {
             do throws(BackendError) {
@@ -141,7 +141,7 @@ struct TransportChaosTests {
         let started = await OwnThread.run { Result { () throws(ChildProcessError) in try TLSTerminator(certificates: certificates, target: server.port, port: port, folder: folder) } }
         let front = try started.get()
         let baseURL = "https://localhost:\(port)"
-        let transport = URLSessionV2Transport(
+        let transport = HTTPV2Transport(
             baseURL: baseURL, timeout: .seconds(1), pacing: .afterThrottleOnly, bodyLimit: 16 * 1024, connectionsPerHost: 32, stack: Self.stack)
         try #require(transport.stack == Self.stack, "the transport runs on \(transport.stack), not \(Self.stack)")
         let tally = await Self.chaos(transport, restarting: front)
@@ -153,7 +153,7 @@ struct TransportChaosTests {
 
     @Test func overPlainHTTP() async throws {
         let server = try Self.chaoticServer()
-        let transport = URLSessionV2Transport(
+        let transport = HTTPV2Transport(
             baseURL: server.url, timeout: .seconds(1), pacing: .afterThrottleOnly, bodyLimit: 16 * 1024, connectionsPerHost: 32, stack: Self.stack)
         try #require(transport.stack == Self.stack, "the transport runs on \(transport.stack), not \(Self.stack)")
         let tally = await Self.chaos(transport, restarting: nil)

@@ -20,11 +20,11 @@ struct TransportDeadlineTests {
             every: .milliseconds(200), count: 600)
     }
 
-    @Test(.timeLimit(.minutes(10)))
-    func aTricklingAdobeAnswerEndsAtTheTransportsDeadline() async throws {
+    @Test(.timeLimit(.minutes(10)), arguments: HTTPFaultTests.stacks)
+    func aTricklingAdobeAnswerEndsAtTheTransportsDeadline(stack: HTTPStack) async throws {
         let server = try Self.trickle()
         defer { server.stop() }
-        let transport = URLSessionV2Transport(baseURL: server.url, timeout: .seconds(1), pacing: .afterThrottleOnly)
+        let transport = HTTPV2Transport(baseURL: server.url, timeout: .seconds(1), pacing: .afterThrottleOnly, stack: stack)
         let started = ContinuousClock.now
         await #expect(throws: BackendError.timeout) {
             _ = try await transport.send(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(bearer: "t"))
@@ -35,11 +35,11 @@ struct TransportDeadlineTests {
         #expect(elapsed < .seconds(60), "a total deadline, not an idle one: \(elapsed)")
     }
 
-    @Test(.timeLimit(.minutes(10)))
-    func aTricklingProviderAnswerEndsAtTheTransportsDeadline() async throws {
+    @Test(.timeLimit(.minutes(10)), arguments: HTTPFaultTests.stacks)
+    func aTricklingProviderAnswerEndsAtTheTransportsDeadline(stack: HTTPStack) async throws {
         let server = try Self.trickle()
         defer { server.stop() }
-        let transport = URLSessionProviderTransport(timeout: .seconds(1))
+        let transport = HTTPProviderTransport(timeout: .seconds(1), stack: stack)
         let started = ContinuousClock.now
         let answer = await transport.send(
             V2OutgoingRequest(operation: "authorize", method: "POST", url: server.url + "/authorize", headers: [:], body: Array("r=1".utf8)))
@@ -90,8 +90,8 @@ struct TransportDeadlineTests {
 
     /// An answer that says nothing of its length and never stops: reading ends at the limit, long
     /// before the server is done (it was buffered whole before), and the client reads no more.
-    @Test(.timeLimit(.minutes(10)), arguments: [false, true])
-    func aHugeAnswerIsRefusedWhileItIsRead(_ announced: Bool) async throws {
+    @Test(.timeLimit(.minutes(10)), arguments: HTTPFaultTests.stacks, [false, true])
+    func aHugeAnswerIsRefusedWhileItIsRead(stack: HTTPStack, _ announced: Bool) async throws {
         let length = announced ? "Content-Length: 1000000000\r\n" : "Connection: close\r\n"
         // 64 KiB a millisecond for as long as the client reads: a minute and more, 6.5 GB in all.
         let chunk = 64 * 1024, count = 100_000
@@ -99,7 +99,7 @@ struct TransportDeadlineTests {
             head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\(length)\r\n",
             chunk: [UInt8](repeating: 0x20, count: chunk), every: .milliseconds(1), count: count)
         defer { server.stop() }
-        let transport = URLSessionProviderTransport(timeout: .seconds(60), bodyLimit: 256 * 1024)
+        let transport = HTTPProviderTransport(timeout: .seconds(60), bodyLimit: 256 * 1024, stack: stack)
         let answer = await transport.send(
             V2OutgoingRequest(operation: "authorize", method: "POST", url: server.url + "/authorize", headers: [:], body: []))
         expectEqual(answer, .failure(.unknown("the answer is larger than 262144 bytes")))

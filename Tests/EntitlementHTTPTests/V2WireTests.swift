@@ -35,7 +35,7 @@ struct V2WireTests {
 
     /// The HTTP request a transport sends for `request`, as the server's parser hands it over.
     static func sent(_ request: V2Request, _ context: V2RequestContext) throws -> HTTPRequest {
-        let outgoing = URLSessionV2Transport.outgoing(request, context: context, baseURL: "http://127.0.0.1:8080")
+        let outgoing = HTTPV2Transport.outgoing(request, context: context, baseURL: "http://127.0.0.1:8080")
         let target = String(outgoing.url.dropFirst("http://127.0.0.1:8080".count))
         var headers = HTTPHeaders([("Host", "127.0.0.1:8080")])
         for (name, value) in outgoing.headers.sorted(by: { $0.key < $1.key }) { headers.add(name, value) }
@@ -77,7 +77,7 @@ struct V2WireTests {
     func onlyDocumentedHeadersAreSent(request: V2Request) {
         let context = V2RequestContext(
             bearer: "b", deviceID: "d", forwardedFor: "203.0.113.7", deviceInfo: Self.info, visitorID: "v", tempPassIdentity: "t")
-        let outgoing = URLSessionV2Transport.outgoing(request, context: context, baseURL: "https://sp.auth.adobe.com")
+        let outgoing = HTTPV2Transport.outgoing(request, context: context, baseURL: "https://sp.auth.adobe.com")
         let documented: Set = [
             "Accept", "Content-Type", "Authorization", "AP-Device-Identifier", "X-Device-Info", "X-Forwarded-For",
             "AP-Visitor-Identifier", "AP-TempPass-Identity",

@@ -44,7 +44,7 @@ struct DirectSubscriptionProviderTests {
     @Test func signInVerifyAndCredentialsOverHTTPWithTheFormInTheBody() async throws {
         let served = try Served(clock: ManualClock())
         defer { Task { await served.server.shutdown() } }
-        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base), transport: URLSessionProviderTransport.patient)
+        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base), transport: HTTPProviderTransport.patient)
         var session = ProviderSession(deviceID: "tv-1", requestorID: "sim-requestor", sessionID: "tv-1#1")
         await expectEqual(provider.signIn(with: ["username": "ann", "password": "wrong"], session), .failure(.denied("Credentials not recognised")))
         let token = try await provider.signIn(with: ["username": "ann", "password": "open sesame"], session).get()
@@ -66,7 +66,7 @@ struct DirectSubscriptionProviderTests {
     @Test func garbageAndSilenceAreTypedFailures() async throws {
         let served = try Served(clock: ManualClock())
         defer { Task { await served.server.shutdown() } }
-        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base), transport: URLSessionProviderTransport.patient)
+        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base), transport: HTTPProviderTransport.patient)
         let session = ProviderSession(deviceID: "tv-1", requestorID: "sim-requestor", sessionID: "tv-1#1", userToken: "t")
         await served.simulator.failProgrammer("magazine", with: .garbage)
         guard case .failure(let failure) = await provider.verify(session), failure.kind == .unknown, let why = failure.detail else {
@@ -78,7 +78,7 @@ struct DirectSubscriptionProviderTests {
         await expectEqual(provider.verify(session), .failure(.unknown("the subscription service answered HTTP 503")))
         await served.simulator.failProgrammer("magazine", with: .noAnswer)
         let impatient = DirectSubscriptionProvider(
-            id: "magazine", endpoints: .init(base: served.base), transport: URLSessionProviderTransport(timeout: .seconds(1)))
+            id: "magazine", endpoints: .init(base: served.base), transport: HTTPProviderTransport(timeout: .seconds(1)))
         await expectEqual(impatient.verify(session), .failure(.networkFailure))
     }
 
@@ -88,7 +88,7 @@ struct DirectSubscriptionProviderTests {
         let served = try Served(clock: ManualClock())
         defer { Task { await served.server.shutdown() } }
         let clock = ManualClock()
-        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base), transport: URLSessionProviderTransport.patient)
+        let provider = DirectSubscriptionProvider(id: "magazine", endpoints: .init(base: served.base), transport: HTTPProviderTransport.patient)
         let recorder = TraceRecorder()
         let storage = InMemoryTokenStorage()
         let enabler = AccessEnabler(

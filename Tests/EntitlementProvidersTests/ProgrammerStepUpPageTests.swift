@@ -26,7 +26,7 @@ struct ProgrammerStepUpPageTests {
         defer { Task { await server.shutdown() } }
         let provider = ServerAuthorizationProvider(
             id: "kids", url: SimulatorHTTPApp.programmerURL(baseURL: server.url, serverID: "kids"), resources: ["horror-1"],
-            transport: URLSessionProviderTransport.patient)
+            transport: HTTPProviderTransport.patient)
         var session = ProviderSession(deviceID: "tv-1", requestorID: "sim-requestor", sessionID: "tv-1#1")
         guard case .failure(let failure) = await provider.credentials(for: "horror-1", session), failure.kind == .stepUpRequired,
             let transaction = failure.advice?.transactionID
@@ -38,7 +38,7 @@ struct ProgrammerStepUpPageTests {
             let request = V2OutgoingRequest(
                 operation: "step-up", method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"],
                 body: Array(form.utf8))
-            let answer = try await URLSessionProviderTransport.patient.send(request).get()
+            let answer = try await HTTPProviderTransport.patient.send(request).get()
             return (answer.status, String(decoding: answer.body, as: UTF8.self))
         }
         #expect(try await post("transaction=\(transaction)&pin=0000") == (403, #"{"error":"wrong_pin","message":"The PIN is not right."}"#))

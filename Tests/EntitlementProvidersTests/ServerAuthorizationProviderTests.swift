@@ -53,7 +53,7 @@ struct ServerAuthorizationProviderTests {
         let server = try HTTPServer { await service.respond($0) }
         defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
         let provider = ServerAuthorizationProvider(
-            url: server.url + "/pusher/auth", resources: ["private-match"], transport: URLSessionProviderTransport.patient,
+            url: server.url + "/pusher/auth", resources: ["private-match"], transport: HTTPProviderTransport.patient,
             decorate: { $0.headers["X-MyCustom-AuthTokenHeader"] = "some-authentication-token" })
         let answer = await provider.credentials(for: "private-match", Self.session)
         expectEqual(answer, .success(ProviderCredentials(token: #"{"auth":"abc:def","channel_data":{"user":1}}"#)))
@@ -82,7 +82,7 @@ struct ServerAuthorizationProviderTests {
             return HTTPResponse(status: status, headers: HTTPHeaders(headers), body: Array(body.utf8))
         }
         defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
-        let answer = await ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: URLSessionProviderTransport.patient).credentials(for: "r", Self.session)
+        let answer = await ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: HTTPProviderTransport.patient).credentials(for: "r", Self.session)
         switch answer {
         case .success(let credentials):
             #expect(authorized && credentials.token == body)
@@ -107,7 +107,7 @@ struct ServerAuthorizationProviderTests {
         let service = Service { _ in Self.json(200, "{}") }
         service.holds.withLock { $0 = true }
         let server = try HTTPServer { await service.respond($0) }
-        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: URLSessionProviderTransport.patient)
+        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: HTTPProviderTransport.patient)
         return (service, server, provider)
     }
 
@@ -157,7 +157,7 @@ struct ServerAuthorizationProviderTests {
         defer { OwnThread.start { server.stop() } }  // a defer cannot await shutdown()
         let clock = ManualClock()
         let simulator = Simulator(clock: clock)
-        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: URLSessionProviderTransport.patient)
+        let provider = ServerAuthorizationProvider(url: server.url + "/auth", resources: ["r"], transport: HTTPProviderTransport.patient)
         let enabler = AccessEnabler(
             backend: simulator.backend, environment: .deterministic(clock: clock), settings: .simulated,
             providers: try ProviderChain([.provider(provider), .tvProvider]))

@@ -29,7 +29,7 @@ struct ScenarioLibraryTests {
         if let failure = result.failure { Issue.record(Comment(rawValue: failure.description)) }
     }
 
-    /// The same library with the engine on the HTTP backend (`URLSessionV2Transport`) against the
+    /// The same library with the engine on the HTTP backend (`HTTPV2Transport`) against the
     /// simulator served on an ephemeral loopback port (`entitle run --over-http`): faults happen on
     /// the socket. The results are the in-process ones.
     @Test(arguments: files)

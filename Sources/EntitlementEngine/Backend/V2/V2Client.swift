@@ -52,7 +52,7 @@ public final class InMemoryV2CredentialStore: V2CredentialStore {
 
 /// Adobe Pass REST API V2 for every engine of a process: the ``EntitlementService`` an `AccessEnabler` or
 /// `SessionHost` is given. Each of the engine's requests goes out as its V2 request on the client's
-/// transport (`URLSessionV2Transport`, EntitlementHTTP; in tests the simulator's, `V2Client.simulated(_:)`)
+/// transport (`HTTPV2Transport`, EntitlementHTTP; in tests the simulator's, `V2Client.simulated(_:)`)
 /// and its answer is decoded strictly.
 ///
 /// - **Registration and access tokens** (Adobe's *Retrieve client credentials* and *Retrieve access

@@ -38,7 +38,7 @@ public final class Devices: SessionHostDelegate {
 /// An engine for one device on Adobe Pass: the client, configurations shared per requestor, tokens in files.
 public func productionEngine(deviceID: String, adobePassURL: String, softwareStatement: String, delegate: any AccessEnablerDelegate) throws -> AccessEnabler {
     let adobe = V2Client(
-        transport: URLSessionV2Transport(baseURL: adobePassURL),
+        transport: HTTPV2Transport(baseURL: adobePassURL),
         softwareStatement: softwareStatement,
         credentials: FileV2CredentialStore(path: NSTemporaryDirectory() + "/entitle-consumer-credentials.json"),
         baseURL: adobePassURL, clock: SystemClock(),

@@ -13,38 +13,35 @@ import EntitlementHTTP
 /// each exchange (however slowly the server trickles its answer), and a body limit enforced while the
 /// body is read (a bigger answer is refused as soon as it passes it). Cancelling the calling task
 /// cancels the request.
-public final class URLSessionProviderTransport: ProviderTransport {
+public final class HTTPProviderTransport: ProviderTransport {
     /// How long one exchange may take in all.
     package let timeout: Duration
     /// The largest answer body accepted (a bigger one is an unreadable answer).
     package let bodyLimit: Int
-    private let session: URLSession
-    private let exchanges: BoundedExchanges
+    /// The HTTP stack the exchanges run on (the one asked for, or `URLSession` where libcurl could not be opened).
+    public let stack: HTTPStack
+    private let exchanger: Exchanger
 
-    /// A transport.
-    public init(timeout: Duration = .seconds(10), bodyLimit: Int = 256 * 1024) {
+    /// A transport on `stack`.
+    public init(timeout: Duration = .seconds(10), bodyLimit: Int = 256 * 1024, stack: HTTPStack = .platformDefault) {
         self.timeout = timeout
         self.bodyLimit = max(bodyLimit, 1)
-        exchanges = BoundedExchanges(bodyLimit: max(bodyLimit, 1))
-        session = exchanges.session(timeout: timeout)
+        (exchanger, self.stack) = Exchanger.make(stack, bodyLimit: self.bodyLimit, timeout: timeout, connectionsPerHost: nil)
     }
 
-    deinit { session.finishTasksAndInvalidate() }
+    deinit { exchanger.close() }
 
     /// One exchange.
     public func send(_ request: V2OutgoingRequest) async -> Result<ProviderHTTPAnswer, ProviderFailure> {
-        guard let url = URL(string: request.url) else { return .failure(.unknown("the provider's URL is not valid")) }
-        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
-        urlRequest.httpMethod = request.method
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        if !request.body.isEmpty { urlRequest.httpBody = Data(request.body) }
-        switch await exchanges.exchange(urlRequest, on: session, within: timeout) {
-        case .answered(let http, let data):
-            return .success(
-                ProviderHTTPAnswer(
-                    status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"), body: [UInt8](data)))
+        switch await exchanger.exchange(request, within: timeout) {
+        case .answered(let status, let contentType, let body):
+            return .success(ProviderHTTPAnswer(status: status, contentType: contentType.isEmpty ? nil : contentType, body: body))
         case .tooLarge: return .failure(.unknown("the answer is larger than \(bodyLimit) bytes"))
         case .timedOut, .failed: return .failure(.networkFailure)
         }
     }
 }
+
+/// The name ``HTTPProviderTransport`` had before it ran on libcurl as well as on `URLSession`.
+@available(*, deprecated, renamed: "HTTPProviderTransport")
+public typealias URLSessionProviderTransport = HTTPProviderTransport

@@ -1,15 +1,16 @@
 import EntitlementEngine
 import EntitlementHTTP
 import EntitlementHTTPServer
+import EntitlementProviders
 import EntitlementSimulator
 import EntitlementSimulatorServer
 import Synchronization
 import EntitlementTestSupport
 import Testing
 
-/// The transport itself: the decoration hook, cancellation, and logs without secrets.
-@Suite("URLSession transport")
-struct URLSessionV2TransportTests {
+/// The transport itself, on each of its stacks: the decoration hook, cancellation, and logs without secrets.
+@Suite("The HTTP transport")
+struct HTTPV2TransportTests {
     /// A loopback exchange's timeout where only a hang fails a test: the transport's default 30 s was
     /// outlasted by a slow machine under the whole suite.
     static let patience = Duration.seconds(600)
@@ -21,14 +22,15 @@ struct URLSessionV2TransportTests {
         var all: [HTTPRequest] { requests.withLock { $0 } }
     }
 
-    @Test func theDecorationHookSeesEveryRequestLastAndMayAddOrChangeHeaders() async throws {
+    @Test(arguments: HTTPFaultTests.stacks)
+    func theDecorationHookSeesEveryRequestLastAndMayAddOrChangeHeaders(stack: HTTPStack) async throws {
         let captured = Captured()
         let server = try HTTPServer { request in
             captured.add(request)
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
         }
         let seen = Mutex<[String]>([])
-        let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience, decorate: { request in
+        let transport = HTTPV2Transport(baseURL: server.url, timeout: Self.patience, stack: stack, decorate: { request in
             seen.withLock { $0.append(request.operation) }
             request.headers["X-Gateway-Key"] = "gateway-1"
             request.headers["Accept"] = "application/json;charset=utf-8"
@@ -45,29 +47,30 @@ struct URLSessionV2TransportTests {
         await server.shutdown()
     }
 
-    /// An answer may hold any JSON number (a field Adobe adds tomorrow with a fraction): it is read, not
-    /// refused; bytes that are not UTF-8 are a body problem, not a repaired guess.
-    /// A trailing closure is the exchange log, as one expects of `URLSessionV2Transport(baseURL:) { … }`;
+    /// A trailing closure is the exchange log, as one expects of `HTTPV2Transport(baseURL:) { … }`;
     /// the request hook is named `decorate:` whenever it is given.
     @Test func aTrailingClosureIsTheLog() async throws {
         let server = try HTTPServer { _ in
             HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
         }
         let logged = Mutex<[String]>([])
-        let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience) { exchange in logged.withLock { $0.append(exchange.operation) } }
+        let transport = HTTPV2Transport(baseURL: server.url, timeout: Self.patience) { exchange in logged.withLock { $0.append(exchange.operation) } }
         _ = try await transport.send(.configuration(serviceProvider: "sim-requestor"), context: V2RequestContext(deviceID: "tv"))
         expectEqual(logged.withLock { $0 }, ["configuration"])
         await server.shutdown()
     }
 
-    @Test func anAnswerWithAFractionIsReadAndOneThatIsNotUTF8IsNot() async throws {
+    /// An answer may hold any JSON number (a field Adobe adds tomorrow with a fraction): it is read, not
+    /// refused; bytes that are not UTF-8 are a body problem, not a repaired guess.
+    @Test(arguments: HTTPFaultTests.stacks)
+    func anAnswerWithAFractionIsReadAndOneThatIsNotUTF8IsNot(stack: HTTPStack) async throws {
         let server = try HTTPServer { request in
             let body: [UInt8] = request.path.hasSuffix("/configuration")
                 ? Array(#"{"weight":0.5,"scale":1e3,"big":123456789012345678901234567890,"requestor":"sp"}"#.utf8)
                 : [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
         }
-        let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience)
+        let transport = HTTPV2Transport(baseURL: server.url, timeout: Self.patience, stack: stack)
         let answer = try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext(bearer: "b"))
         #expect(answer.body?["weight"]?.double == 0.5 && answer.body?["scale"]?.double == 1000)
         expectEqual(answer.body?["big"], .number(try #require(JSONNumber("123456789012345678901234567890"))))
@@ -77,7 +80,8 @@ struct URLSessionV2TransportTests {
         await server.shutdown()
     }
 
-    @Test func aBodyOverTheLimitIsNotReadAndARedirectIsNotFollowed() async throws {
+    @Test(arguments: HTTPFaultTests.stacks)
+    func aBodyOverTheLimitIsNotReadAndARedirectIsNotFollowed(stack: HTTPStack) async throws {
         let elsewhere = Captured()
         let other = try HTTPServer { request in
             elsewhere.add(request)
@@ -90,7 +94,7 @@ struct URLSessionV2TransportTests {
             }
             return .redirect(other.url + "/steal")
         }
-        let transport = URLSessionV2Transport(baseURL: server.url, timeout: Self.patience)
+        let transport = HTTPV2Transport(baseURL: server.url, timeout: Self.patience, stack: stack)
         let big = try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext(bearer: "b"))
         expectEqual(big.status, 200)
         #expect(big.body == nil)
@@ -102,13 +106,14 @@ struct URLSessionV2TransportTests {
         await other.shutdown()
     }
 
-    @Test func cancellingTheCallingTaskCancelsTheRequest() async throws {
+    @Test(arguments: HTTPFaultTests.stacks)
+    func cancellingTheCallingTaskCancelsTheRequest(stack: HTTPStack) async throws {
         let server = try HTTPServer(limits: HTTPServerLimits(shutdownGrace: .milliseconds(100))) { _ in
             try? await Task.sleep(for: .seconds(900))
             return .text(200, "late")
         }
         // The deadline is far from anything a loaded machine takes: the error says the cancel ended it.
-        let transport = URLSessionV2Transport(baseURL: server.url, timeout: .seconds(600))
+        let transport = HTTPV2Transport(baseURL: server.url, timeout: .seconds(600), stack: stack)
         let started = ContinuousClock.now
         let sending = Task { () async throws(BackendError) -> V2Response in
             try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext())
@@ -122,6 +127,46 @@ struct URLSessionV2TransportTests {
             return
         }
         expectEqual(error as? BackendError, .network("cancelled"))
+        await server.shutdown()
+    }
+
+    /// On Linux the transports run on libcurl unless told otherwise (FoundationNetworking's `URLSession`
+    /// crashes in libdispatch under connection faults); on Apple's systems on `URLSession`; and each
+    /// runs on the stack asked for.
+    @Test func eachTransportRunsOnThePlatformsStackOrTheOneAskedFor() {
+        #if canImport(FoundationNetworking)
+            expectEqual(HTTPStack.platformDefault, .libcurl)
+            #expect(CurlExchanges.unavailable == nil, "libcurl could not be opened: \(CurlExchanges.unavailable ?? "")")
+        #else
+            expectEqual(HTTPStack.platformDefault, .urlSession)
+        #endif
+        expectEqual(HTTPV2Transport(baseURL: "http://127.0.0.1:1").stack, .platformDefault)
+        expectEqual(HTTPProviderTransport().stack, .platformDefault)
+        for stack in HTTPFaultTests.stacks {
+            expectEqual(HTTPV2Transport(baseURL: "http://127.0.0.1:1", stack: stack).stack, stack)
+            expectEqual(HTTPProviderTransport(stack: stack).stack, stack)
+        }
+    }
+
+    /// A header the hook made that could end its line (CR, LF, NUL) or is not a field name is refused
+    /// before anything is sent: curl would write such a line as it is, injecting a header or a request.
+    @Test(arguments: HTTPFaultTests.stacks)
+    func aHeaderThatCouldEndItsLineIsRefusedUnsent(stack: HTTPStack) async throws {
+        let captured = Captured()
+        let server = try HTTPServer { request in
+            captured.add(request)
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
+        }
+        let forged: [(String, String)] = [
+            ("X-Note", "a\r\nX-Injected: 1"), ("X-Note", "a\nb"), ("X-Note", "a\u{0}b"), ("X Note", "a"), ("X-Note:", "a"), ("", "a"),
+        ]
+        for (name, value) in forged {
+            let transport = HTTPV2Transport(baseURL: server.url, timeout: Self.patience, stack: stack, decorate: { $0.headers[name] = value })
+            await #expect(throws: BackendError.network("a header field is not valid")) {
+                _ = try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext())
+            }
+        }
+        #expect(captured.all.isEmpty, "nothing was sent: \(captured.all.map(\.path))")
         await server.shutdown()
     }
 
@@ -150,7 +195,7 @@ struct URLSessionV2TransportTests {
         }
         let records = Mutex<[V2Exchange]>([])
         let measurements = Measurements()
-        let transport = URLSessionV2Transport(
+        let transport = HTTPV2Transport(
             baseURL: server.url, pacing: .afterThrottleOnly, connectionsPerHost: 1, metrics: measurements,
             log: { record in records.withLock { $0.append(record) } })
         expectEqual(transport.connectionsPerHost, 1)
@@ -190,7 +235,7 @@ struct URLSessionV2TransportTests {
             }
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
         }
-        let transport = URLSessionV2Transport(baseURL: server.url, pacing: .afterThrottleOnly, connectionsPerHost: 1)
+        let transport = HTTPV2Transport(baseURL: server.url, pacing: .afterThrottleOnly, connectionsPerHost: 1)
         let first = Task { try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext()) }
         var heldRequests = held.stream.makeAsyncIterator()
         await heldRequests.next()  // the first request holds the only connection
@@ -217,7 +262,7 @@ struct URLSessionV2TransportTests {
         let session = SimulatedSession(
             clock: clock, simulator: simulator,
             backend: V2Client(
-                transport: URLSessionV2Transport(baseURL: server.url, log: { line in lines.withLock { $0.append(line.description) } }),
+                transport: HTTPV2Transport(baseURL: server.url, log: { line in lines.withLock { $0.append(line.description) } }),
                 softwareStatement: SimulatedClientRegistrar.softwareStatement, baseURL: "https://sp.sim", clock: clock))
         await session.enabler.setRequestor("sim-requestor")
         await session.enabler.getAuthentication()

@@ -32,7 +32,7 @@ import EntitlementSupport
 /// `entitle.transport.service` (`operation`, `outcome`: the status or the failure's kind) and the
 /// gauges `entitle.transport.running` and `entitle.transport.waiting`; the limit itself is the gauge
 /// `entitle.transport.connections_per_host`, recorded once.
-public final class URLSessionV2Transport: V2Transport {
+public final class HTTPV2Transport: V2Transport {
     /// The service's base URL (one of `AdobePassHost`'s, or `entitle serve`'s URL).
     package let baseURL: String
     /// How long one exchange may take in all, from sending the request to the last byte of its answer.
@@ -69,7 +69,7 @@ public final class URLSessionV2Transport: V2Transport {
         self.bodyLimit = max(bodyLimit, 1)
         self.connectionsPerHost = min(max(connectionsPerHost, 1), 1024)
         self.gate = TurnGate(limit: self.connectionsPerHost)
-        (self.exchanger, self.stack) = Exchanger.make(stack, bodyLimit: self.bodyLimit, timeout: timeout, connectionsPerHost: self.connectionsPerHost)
+        (exchanger, self.stack) = Exchanger.make(stack, bodyLimit: self.bodyLimit, timeout: timeout, connectionsPerHost: self.connectionsPerHost)
         metrics?.record(gauge: "entitle.transport.connections_per_host", dimensions: [], value: Int64(self.connectionsPerHost))
     }
 
@@ -87,7 +87,6 @@ public final class URLSessionV2Transport: V2Transport {
         let paced = ContinuousClock.now
         var outgoing = Self.outgoing(request, context: context, baseURL: baseURL)
         if let decorate { await decorate(&outgoing) }
-        try Self.check(outgoing)
         let queued = ContinuousClock.now
         guard await gate.enter() else { throw .network("cancelled") }
         defer {
@@ -98,7 +97,7 @@ public final class URLSessionV2Transport: V2Transport {
         let started = ContinuousClock.now
         let result: Result<V2Response, BackendError>
         do {
-            let answer = try await exchanger.exchange(outgoing, within: timeout)
+            let answer = try await exchange(outgoing)
             if answer.status == 429 { await pacer.throttled(paceKey) }
             result = .success(answer)
         } catch {
@@ -146,31 +145,13 @@ public final class URLSessionV2Transport: V2Transport {
         V2OutgoingRequest(request, context: context, baseURL: baseURL)
     }
 
-    /// Refuses a request curl or `URLSession` would send other than as written: a URL that does not
-    /// parse, or a header whose name or value could end the line (CR, LF, NUL) or is not a field name.
-    static func check(_ request: V2OutgoingRequest) throws(BackendError) {
-        guard URL(string: request.url) != nil, !request.url.utf8.contains(0) else { throw .network("the request's URL is not valid") }
-        for (name, value) in request.headers {
-            let nameIsToken = !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }
-            guard nameIsToken, !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw .network("a header field is not valid")
-            }
-        }
-    }
-
-    /// A `URLSession` failure, described without the URL (it may hold a session code).
-    static func failure(_ code: URLError.Code?) -> BackendError {
-        guard let code else { return .network("the request failed") }
-        switch code {
-        case .timedOut: return .timeout
-        case .cancelled: return .network("cancelled")
-        case .cannotConnectToHost: return .network("connection refused")
-        case .networkConnectionLost: return .network("connection reset")
-        case .cannotFindHost, .dnsLookupFailed: return .network("unknown host")
-        case .notConnectedToInternet: return .network("not connected")
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid:
-            return .network("TLS failure")
-        default: return .network("connection failed (URLError \(code.rawValue))")
+    /// One exchange: an HTTP answer (a body over the limit is a `bodyProblem`) or a thrown failure.
+    private func exchange(_ request: V2OutgoingRequest) async throws(BackendError) -> V2Response {
+        switch await exchanger.exchange(request, within: timeout) {
+        case .answered(let status, let contentType, let body): return Self.read(status: status, contentType: contentType, body: body)
+        case .tooLarge(let status): return V2Response(status: status, body: nil, bodyProblem: "the body is larger than \(bodyLimit) bytes")
+        case .timedOut: throw .timeout
+        case .failed(let failure): throw failure
         }
     }
 
@@ -196,7 +177,7 @@ extension V2Client {
     /// refreshed `refreshMargin` before it expires; `devices` says, for a device id, what the device
     /// says of itself (`X-Device-Info`, its public address, visitor id and TempPass identity).
     public init(
-        transport: URLSessionV2Transport, softwareStatement: String, credentials: any V2CredentialStore = InMemoryV2CredentialStore(),
+        transport: HTTPV2Transport, softwareStatement: String, credentials: any V2CredentialStore = InMemoryV2CredentialStore(),
         baseURL: String, clock: any EngineClock, refreshMargin: Duration = .seconds(60),
         devices: @escaping @Sendable (String) -> V2Device = { _ in V2Device() }, tokenFetchTimeout: Duration = .seconds(30)
     ) {
@@ -205,3 +186,7 @@ extension V2Client {
             clock: clock, refreshMargin: refreshMargin, devices: devices, tokenFetchTimeout: tokenFetchTimeout)
     }
 }
+
+/// The name ``HTTPV2Transport`` had before it ran on libcurl as well as on `URLSession`.
+@available(*, deprecated, renamed: "HTTPV2Transport")
+public typealias URLSessionV2Transport = HTTPV2Transport
