@@ -8,14 +8,16 @@ import EntitlementSupport
     import Foundation
 #endif
 
-/// REST API V2 over HTTP with `URLSession`: the `V2Transport` a `V2Client` sends through to
-/// Adobe Pass (or to `entitle serve`).
+/// REST API V2 over HTTP: the `V2Transport` a `V2Client` sends through to Adobe Pass (or to
+/// `entitle serve`), on libcurl's multi interface (Linux's default) or on `URLSession` (Apple's) — its
+/// ``HTTPStack``. Both behave as described here, and the package's tests run each on both.
 ///
 /// Each request carries exactly the documented headers (Adobe's REST API V2 header pages): `Authorization: Bearer`,
 /// `AP-Device-Identifier: fingerprint <base64>`, `X-Device-Info` (base64 JSON), `X-Forwarded-For`,
 /// `AP-Visitor-Identifier`, `AP-TempPass-Identity` — each only where the request's context has it —
 /// plus `Accept: application/json` and the body's `Content-Type`. The `decorate` hook sees every
-/// request last and may change its headers.
+/// request last and may change its headers; a header it makes that could end its line (CR, LF, NUL)
+/// or that is not a field name is refused unsent (`.network("a header field is not valid")`).
 ///
 /// Answers: every HTTP status is a `V2Response`; a body is JSON only when its `Content-Type` says
 /// so and it parses (else `bodyProblem` says why); a body over `bodyLimit` is refused as soon as it

@@ -8,7 +8,8 @@ import EntitlementHTTP
     import Foundation
 #endif
 
-/// A provider's HTTP exchanges over `URLSession`: no cookies, no cache, no redirects followed (one
+/// A provider's HTTP exchanges, on libcurl (Linux's default) or `URLSession` (Apple's) — its
+/// `HTTPStack`, as `HTTPV2Transport`'s: no cookies, no cache, no redirects followed (one
 /// could carry the decorated credentials elsewhere; it is read as its status), a total deadline for
 /// each exchange (however slowly the server trickles its answer), and a body limit enforced while the
 /// body is read (a bigger answer is refused as soon as it passes it). Cancelling the calling task

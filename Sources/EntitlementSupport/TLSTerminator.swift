@@ -11,7 +11,7 @@ import Synchronization
 /// loopback `target` port — a real HTTPS front for a plain server, as a TLS-terminating proxy puts one
 /// before a service. ``restart()`` kills it (every connection through it torn down at once) and starts
 /// it again on the same port. `.ci/run` makes the certificates, for `localhost` and 127.0.0.1, signed by
-/// an authority it adds to the system's trust store (`URLSession` on Linux trusts no other), and names
+/// an authority it adds to the system's trust store (the HTTP transports trust no other), and names
 /// their folder in `ENTITLE_TLS_DIR`.
 package final class TLSTerminator: Sendable {
     /// The program.

@@ -23,10 +23,11 @@ struct RedisMovedStormTests {
         configuration.commandTimeout = .seconds(1)
         let client = RedisClusterClient(configuration)
         defer { client.close() }
-        // Commands until the nodes answered MOVED 50 times (on a loaded machine it takes longer, never less).
+        // Commands until the nodes answered MOVED 50 times: 4 s on a quiet machine; 31 in 124 s was seen
+        // under the whole suite beside a build and a fleet run, so only a hang meets the 900 s bound.
         let started = ContinuousClock.now
         var commands = 0
-        while nodes.moved.load(ordering: .relaxed) < 50, ContinuousClock.now - started < .seconds(120) {
+        while nodes.moved.load(ordering: .relaxed) < 50, ContinuousClock.now - started < .seconds(900) {
             _ = try? await client.send(["GET", "key-\(commands)"], key: "key-\(commands)")
             commands += 1
         }
