@@ -20,15 +20,20 @@ struct HTTPV2TransportTests {
         private let requests = Mutex<[HTTPRequest]>([])
         func add(_ request: HTTPRequest) { requests.withLock { $0.append(request) } }
         var all: [HTTPRequest] { requests.withLock { $0 } }
+
+        /// A server on loopback that keeps every request here and answers each `200 {}`.
+        func answeringEmptyJSON() throws -> HTTPServer {
+            try HTTPServer { request in
+                self.add(request)
+                return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
+            }
+        }
     }
 
     @Test(arguments: HTTPFaultTests.stacks)
     func theDecorationHookSeesEveryRequestLastAndMayAddOrChangeHeaders(stack: HTTPStack) async throws {
         let captured = Captured()
-        let server = try HTTPServer { request in
-            captured.add(request)
-            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
-        }
+        let server = try captured.answeringEmptyJSON()
         let seen = Mutex<[String]>([])
         let transport = HTTPV2Transport(baseURL: server.url, timeout: Self.patience, stack: stack, decorate: { request in
             seen.withLock { $0.append(request.operation) }
@@ -153,10 +158,7 @@ struct HTTPV2TransportTests {
     @Test(arguments: HTTPFaultTests.stacks)
     func aHeaderThatCouldEndItsLineIsRefusedUnsent(stack: HTTPStack) async throws {
         let captured = Captured()
-        let server = try HTTPServer { request in
-            captured.add(request)
-            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
-        }
+        let server = try captured.answeringEmptyJSON()
         let forged: [(String, String)] = [
             ("X-Note", "a\r\nX-Injected: 1"), ("X-Note", "a\nb"), ("X-Note", "a\u{0}b"), ("X Note", "a"), ("X-Note:", "a"), ("", "a"),
         ]
