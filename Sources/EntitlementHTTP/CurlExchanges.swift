@@ -155,7 +155,9 @@ package final class CurlExchanges: @unchecked Sendable {
                 }
                 break
             }
-            _ = entitle_curl_multi_poll(multi, Int32(clamping: max((nextDeadline - now).milliseconds, 0) + 1))
+            if entitle_curl_multi_poll(multi, Int32(clamping: max((nextDeadline - now).milliseconds, 0) + 1)) != 0 {
+                usleep(10_000)  // curl could not wait (out of memory, say): try again shortly rather than spin
+            }
         }
         lock.withLock {
             closed = true
