@@ -44,12 +44,10 @@ struct ended_message {
 
 struct curl_functions {
     int (*global_init)(long flags);
-    const char *(*version)(void);
     void *(*easy_init)(void);
     void (*easy_cleanup)(void *easy);
     int (*easy_setopt)(void *easy, int option, ...);
     int (*easy_getinfo)(void *easy, int info, ...);
-    const char *(*easy_strerror)(int code);
     void *(*multi_init)(void);
     int (*multi_cleanup)(void *multi);
     int (*multi_setopt)(void *multi, int option, ...);
@@ -88,12 +86,10 @@ static void load(void) {
         return;
     }
     FIND(global_init, "curl_global_init");
-    FIND(version, "curl_version");
     FIND(easy_init, "curl_easy_init");
     FIND(easy_cleanup, "curl_easy_cleanup");
     FIND(easy_setopt, "curl_easy_setopt");
     FIND(easy_getinfo, "curl_easy_getinfo");
-    FIND(easy_strerror, "curl_easy_strerror");
     FIND(multi_init, "curl_multi_init");
     FIND(multi_cleanup, "curl_multi_cleanup");
     FIND(multi_setopt, "curl_multi_setopt");
@@ -119,8 +115,6 @@ int entitle_curl_load(void) {
 }
 
 const char *entitle_curl_problem(void) { return problem; }
-
-const char *entitle_curl_version(void) { return loaded == 0 ? curl.version() : ""; }
 
 void *entitle_curl_multi_new(long per_host) {
     if (entitle_curl_load() != 0) return NULL;
@@ -220,5 +214,3 @@ long entitle_curl_request_status(void *easy) {
     if (curl.easy_getinfo(easy, INFO_RESPONSE_CODE, &status) != 0) return 0;
     return status;
 }
-
-const char *entitle_curl_result_text(int result) { return loaded == 0 ? curl.easy_strerror(result) : problem; }

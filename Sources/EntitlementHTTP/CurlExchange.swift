@@ -74,6 +74,7 @@ final class CurlExchange: @unchecked Sendable {
         }
         let copies = lines.map { strdup($0) }
         defer { copies.forEach { free($0) } }
+        guard !copies.contains(nil) else { return nil }
         let pointers = copies.map { UnsafePointer($0) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         return request.body.withUnsafeBytes { body in
@@ -92,7 +93,7 @@ final class CurlExchange: @unchecked Sendable {
         case 0 where status > 0: .answered(status: status, contentType: contentType, body: body)
         case Self.writeError where overflowed, Self.fileSizeExceeded: .tooLarge(status: status)
         case Self.timedOut: .timedOut
-        default: .failed(code: result, text: String(cString: entitle_curl_result_text(result)))
+        default: .failed(code: result)
         }
     }
 

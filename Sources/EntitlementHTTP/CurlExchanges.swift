@@ -28,8 +28,8 @@ package final class CurlExchanges: @unchecked Sendable {
         case timedOut
         /// The calling task was cancelled.
         case cancelled
-        /// No HTTP answer: curl's result code (`CURLcode`) and its words for it.
-        case failed(code: Int32, text: String)
+        /// No HTTP answer: curl's result code (`CURLcode`), or ``refusedCode`` when curl would not take the request.
+        case failed(code: Int32)
     }
 
     /// One request as sent.
@@ -58,8 +58,8 @@ package final class CurlExchanges: @unchecked Sendable {
         return entitle_curl_problem().map { String(cString: $0) } ?? "libcurl is not loaded"
     }
 
-    /// libcurl's version line.
-    package static var version: String { String(cString: entitle_curl_version()) }
+    /// The code of a request curl would not take (an option refused, no memory): no `CURLcode` has it.
+    package static let refusedCode: Int32 = -1
 
     /// The largest body read.
     package let bodyLimit: Int
@@ -171,11 +171,11 @@ package final class CurlExchanges: @unchecked Sendable {
     /// Hands `exchange` to curl, or answers it with why curl refused it.
     private func start(_ exchange: CurlExchange) {
         guard let handle = exchange.makeTransfer() else {
-            return exchange.answer(.failed(code: -1, text: "curl refused the request"))
+            return exchange.answer(.failed(code: Self.refusedCode))
         }
         guard entitle_curl_multi_add(multi, handle) == 0 else {
             entitle_curl_request_free(handle)
-            return exchange.answer(.failed(code: -1, text: "curl refused the transfer"))
+            return exchange.answer(.failed(code: Self.refusedCode))
         }
         exchange.handle = handle
         running[handle] = exchange

@@ -66,7 +66,7 @@ package enum Exchanger: Sendable {
             case .tooLarge(let status): return .tooLarge(status: status)
             case .timedOut: return .timedOut
             case .cancelled: return .failed(.network("cancelled"))
-            case .failed(let code, _): return .failed(Self.failure(curl: code))
+            case .failed(let code): return .failed(Self.failure(curl: code))
             }
         case .urlSession(let session, let exchanges):
             guard let url = URL(string: request.url) else { return .failed(.network("the request's URL is not valid")) }
@@ -118,6 +118,7 @@ package enum Exchanger: Sendable {
     /// A curl failure (`CURLcode`), in the words a `URLSession` failure gets (``failure(_:)``).
     static func failure(curl code: Int32) -> BackendError {
         switch code {
+        case CurlExchanges.refusedCode: .network("curl refused the request")
         case 1, 3: .network("the request's URL is not valid")  // unsupported protocol, malformed URL
         case 5, 6: .network("unknown host")  // proxy or host not resolved
         case 7: .network("connection refused")

@@ -16,8 +16,6 @@
 int entitle_curl_load(void);
 /// Why `entitle_curl_load` failed (a static string), or NULL.
 const char *entitle_curl_problem(void);
-/// libcurl's own version line (`libcurl/7.88.1 OpenSSL/3.0.19 …`).
-const char *entitle_curl_version(void);
 
 /// A multi handle that keeps at most `per_host` connections open to one host; NULL when curl could not make one.
 void *entitle_curl_multi_new(long per_host);
@@ -50,7 +48,5 @@ void *entitle_curl_request_new(
 void entitle_curl_request_free(void *easy);
 /// The last HTTP status the transfer received (0 when none).
 long entitle_curl_request_status(void *easy);
-/// curl's words for a result code.
-const char *entitle_curl_result_text(int result);
 
 #endif
