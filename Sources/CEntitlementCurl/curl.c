@@ -15,7 +15,7 @@ enum {
     OPT_NOBODY = 44,
     OPT_POST = 47,
     OPT_FOLLOWLOCATION = 52,
-    OPT_HTTPHEADER_FUNCTION = 20079,
+    OPT_HEADERFUNCTION = 20079,
     OPT_HTTPGET = 80,
     OPT_CAPATH = 10097,
     OPT_NOSIGNAL = 99,
@@ -182,7 +182,7 @@ void *entitle_curl_request_new(
     refused |= curl.easy_setopt(easy, OPT_MAXFILESIZE_LARGE, (long long)body_limit);
     refused |= curl.easy_setopt(easy, OPT_WRITEFUNCTION, on_body);
     refused |= curl.easy_setopt(easy, OPT_WRITEDATA, context);
-    refused |= curl.easy_setopt(easy, OPT_HTTPHEADER_FUNCTION, on_header);
+    refused |= curl.easy_setopt(easy, OPT_HEADERFUNCTION, on_header);
     refused |= curl.easy_setopt(easy, OPT_HEADERDATA, context);
     if (body_length > 0 || strcmp(method, "POST") == 0) {
         refused |= curl.easy_setopt(easy, OPT_POST, 1L);
