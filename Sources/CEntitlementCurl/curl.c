@@ -24,7 +24,10 @@ enum {
     OPT_POSTFIELDSIZE_LARGE = 30120,
     OPT_TIMEOUT_MS = 155,
     OPT_COPYPOSTFIELDS = 10165,
+    OPT_PROTOCOLS = 181,
     OPT_PROTOCOLS_STR = 10318,
+    PROTOCOL_HTTP = 1 << 0,
+    PROTOCOL_HTTPS = 1 << 1,
     INFO_RESPONSE_CODE = 0x200000 + 2,
     INFO_PRIVATE = 0x100000 + 21,
     MULTI_MAX_HOST_CONNECTIONS = 7,
@@ -171,7 +174,10 @@ void *entitle_curl_request_new(
     refused |= curl.easy_setopt(easy, OPT_PRIVATE, list);
     refused |= curl.easy_setopt(easy, OPT_HTTPHEADER, list);
     refused |= curl.easy_setopt(easy, OPT_URL, url);
-    refused |= curl.easy_setopt(easy, OPT_PROTOCOLS_STR, "http,https");
+    // Only http and https: by name since curl 7.85, by the older bit mask before.
+    if (curl.easy_setopt(easy, OPT_PROTOCOLS_STR, "http,https") != 0) {
+        refused |= curl.easy_setopt(easy, OPT_PROTOCOLS, (long)(PROTOCOL_HTTP | PROTOCOL_HTTPS));
+    }
     refused |= curl.easy_setopt(easy, OPT_NOSIGNAL, 1L);
     // Trust the system's bundle alone (update-ca-certificates writes every trusted authority into it):
     // without a certificate folder as well, curl keeps the parsed bundle in the multi handle for every
