@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Zero package dependencies: the engine depends on the Swift toolchain alone
-// (stdlib, Foundation, Dispatch, Synchronization, Swift Testing).
+// (stdlib, Foundation, Dispatch, Synchronization, Swift Testing) and, for HTTP on Linux, on the libcurl
+// FoundationNetworking links, which CEntitlementCurl opens at run time.
 let package = Package(
     name: "EntitlementEngine",
     platforms: [.macOS(.v15)],
