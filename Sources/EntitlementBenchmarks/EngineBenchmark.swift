@@ -14,7 +14,7 @@ package struct EngineBenchmark {
     /// Seconds each rate is measured for.
     let seconds: Double
     /// Only these parts (for profiling one): `cookbook` (session, machine, recording), `machine` (the
-    /// bare machine alone), `actor`, `sessions`, `replay`, `sha256`, `verify`; empty for all.
+    /// bare machine alone), `actor`, `host` (logins through a host), `sessions`, `replay`, `sha256`, `verify`; empty for all.
     var only: Set<String> = []
     /// A saved run's figures by name (its printed output, read back), shown beside today's.
     var saved: [String: String]?
@@ -47,7 +47,7 @@ package struct EngineBenchmark {
     }
 
     /// The parts `--only` names.
-    package static let parts = ["cookbook", "machine", "actor", "sessions", "replay", "sha256", "verify"]
+    package static let parts = ["cookbook", "machine", "actor", "host", "sessions", "replay", "sha256", "verify"]
 
     private func wants(_ part: String) -> Bool { only.isEmpty || only.contains(part) }
 
@@ -68,6 +68,7 @@ package struct EngineBenchmark {
             rows += cookbook
         }
         if wants("actor") { rows.append(await checkAuthenticationRow()) }
+        if wants("host") { rows.append(await hostLoginRow()) }
         if wants("sessions") {
             guard let memory = sessionMemoryRows() else { return 1 }
             rows += memory

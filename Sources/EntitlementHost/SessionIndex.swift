@@ -1,6 +1,6 @@
 /// The registry's index from session key to slot: open addressing with linear probing over 32-bit
-/// slot numbers, the keys themselves read from the registry's entries (`entries[slot]`, through
-/// `keyOf`, nil for a vacant slot).
+/// slot numbers, the keys themselves read from the registry's entries (`keyAt(slot)`, nil for a
+/// vacant slot: it reads the key in place, where passing an entry would copy it whole).
 ///
 /// A `[SessionKey: Int]` keeps every key a second time in 40-byte buckets, about 100 bytes a session
 /// with its spare capacity; this keeps 4-byte buckets, about 10. A removal shifts the entries after
@@ -20,28 +20,28 @@ struct SessionIndex {
     private func home(of key: SessionKey) -> Int { key.hashValue & mask }
 
     /// The slot indexed for `key`, whose entry holds it.
-    func slot<Entry>(of key: SessionKey, in entries: [Entry], keyOf: (Entry) -> SessionKey?) -> Int? {
+    func slot(of key: SessionKey, keyAt: (Int) -> SessionKey?) -> Int? {
         guard !buckets.isEmpty else { return nil }
         var bucket = home(of: key)
         while buckets[bucket] != Self.vacant {
             let slot = Int(buckets[bucket])
-            if keyOf(entries[slot]) == key { return slot }
+            if keyAt(slot) == key { return slot }
             bucket = (bucket + 1) & mask
         }
         return nil
     }
 
     /// Indexes `slot`, whose entry holds a key not indexed yet.
-    mutating func insert<Entry>(_ slot: Int, in entries: [Entry], keyOf: (Entry) -> SessionKey?) {
+    mutating func insert(_ slot: Int, keyAt: (Int) -> SessionKey?) {
         precondition(slot <= Self.maximumSlot, "a session host holds at most \(Self.maximumSlot) sessions")
-        if (count + 1) * 4 > buckets.count * 3 { grow(entries, keyOf) }
-        place(Int32(slot), key: keyOf(entries[slot])!)
+        if (count + 1) * 4 > buckets.count * 3 { grow(keyAt) }
+        place(Int32(slot), key: keyAt(slot)!)
         count += 1
     }
 
-    /// Removes `slot` (indexed, its entry still in `entries`); later entries of its run shift back.
-    mutating func remove<Entry>(_ slot: Int, in entries: [Entry], keyOf: (Entry) -> SessionKey?) {
-        guard !buckets.isEmpty, let key = keyOf(entries[slot]) else { return }
+    /// Removes `slot` (indexed, its entry still found by `keyAt`); later entries of its run shift back.
+    mutating func remove(_ slot: Int, keyAt: (Int) -> SessionKey?) {
+        guard !buckets.isEmpty, let key = keyAt(slot) else { return }
         var hole = home(of: key)
         while buckets[hole] != Int32(slot) {
             guard buckets[hole] != Self.vacant else { return }
@@ -50,7 +50,7 @@ struct SessionIndex {
         var next = (hole + 1) & mask
         while buckets[next] != Self.vacant {
             let moving = buckets[next]
-            let homeOfMoving = home(of: keyOf(entries[Int(moving)])!)
+            let homeOfMoving = home(of: keyAt(Int(moving))!)
             // It may fill the hole when the hole lies on its probe path (from its home up to `next`).
             if (next - homeOfMoving) & mask >= (next - hole) & mask {
                 buckets[hole] = moving
@@ -68,9 +68,9 @@ struct SessionIndex {
         buckets[bucket] = slot
     }
 
-    private mutating func grow<Entry>(_ entries: [Entry], _ keyOf: (Entry) -> SessionKey?) {
+    private mutating func grow(_ keyAt: (Int) -> SessionKey?) {
         let old = buckets
         buckets = Array(repeating: Self.vacant, count: Swift.max(16, old.count * 2))
-        for slot in old where slot != Self.vacant { place(slot, key: keyOf(entries[Int(slot)])!) }
+        for slot in old where slot != Self.vacant { place(slot, key: keyAt(Int(slot))!) }
     }
 }

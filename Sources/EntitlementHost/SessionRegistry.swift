@@ -63,7 +63,7 @@ struct SessionRegistry {
 
     // MARK: - Lookup
 
-    func slot(of key: SessionKey) -> Int? { index.slot(of: key, in: entries, keyOf: \.?.key) }
+    func slot(of key: SessionKey) -> Int? { index.slot(of: key) { entries[$0]?.key } }
 
     subscript(slot: Int) -> Entry {
         get { entries[slot]! }
@@ -106,7 +106,7 @@ struct SessionRegistry {
             slot = entries.count
             entries.append(entry)
         }
-        index.insert(slot, in: entries, keyOf: \.?.key)
+        index.insert(slot) { entries[$0]?.key }
         link(slot)
         statistics.resident += 1
         return slot
@@ -120,7 +120,7 @@ struct SessionRegistry {
         } else {
             statistics.resting -= 1
         }
-        index.remove(slot, in: entries, keyOf: \.?.key)
+        index.remove(slot) { entries[$0]?.key }
         entries[slot] = nil
         vacant.append(slot)
     }
@@ -219,7 +219,7 @@ struct SessionRegistry {
         entries = packed
         vacant = []
         index = SessionIndex()
-        for slot in entries.indices { index.insert(slot, in: entries, keyOf: \.?.key) }
+        for slot in entries.indices { index.insert(slot) { entries[$0]?.key } }
     }
 
     // MARK: - Recency list

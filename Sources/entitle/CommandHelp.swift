@@ -158,13 +158,14 @@ struct CommandHelp {
             details: """
                   engine   the engine's figures in one run, as a table against their targets: a cookbook
                            session against the same simulator calls in straight-line code, the bare
-                           machine, checkAuthentication through the actor, N idle sessions in a host
+                           machine, checkAuthentication through the actor, whole logins through a
+                           host (32 devices at a time), N idle sessions in a host
                            (default 100,000, in a child process; the growth of its resident set per
                            session, with 1 % of them resident, then N/10 more that all stay resident;
                            few sessions give noisy figures), trace recording and replay, SHA-256,
                            media-token verification; S seconds per rate (default 1, each rate also
                            warms up, so a run takes several times S);
-                           --only cookbook|machine|actor|sessions|replay|sha256|verify runs one part (profiling);
+                           --only cookbook|machine|actor|host|sessions|replay|sha256|verify runs one part;
                            --compare SAVED shows a saved run's figures (its output, as printed) beside
                            today's; the machine's load average is printed with the table
                   gate     the speed regression gate (.ci/run runs it on the release build): same-run

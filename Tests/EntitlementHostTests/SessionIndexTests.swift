@@ -19,20 +19,20 @@ struct SessionIndexTests {
         for step in 0..<6_000 {
             let key = random.pick(universe)
             if let slot = model[key], random.chance(1, in: 2) {
-                index.remove(slot, in: entries, keyOf: { $0 })
+                index.remove(slot) { entries[$0] }
                 entries[slot] = nil
                 vacant.append(slot)
                 model[key] = nil
             } else if model[key] == nil {
                 let slot = vacant.popLast() ?? entries.count
                 if slot == entries.count { entries.append(key) } else { entries[slot] = key }
-                index.insert(slot, in: entries, keyOf: { $0 })
+                index.insert(slot) { entries[$0] }
                 model[key] = slot
             }
             expectEqual(index.count, model.count, "step \(step)")
             if step % 50 == 0 || step > 5_900 {
                 for key in universe {
-                    expectEqual(index.slot(of: key, in: entries, keyOf: { $0 }), model[key], "step \(step): \(key)")
+                    expectEqual(index.slot(of: key) { entries[$0] }, model[key], "step \(step): \(key)")
                 }
             }
         }
@@ -42,8 +42,8 @@ struct SessionIndexTests {
     @Test func anEmptyIndexFindsNothing() {
         var index = SessionIndex()
         let key = SessionKey(deviceID: "d", requestorID: "r")
-        #expect(index.slot(of: key, in: [key], keyOf: { $0 }) == nil)
-        index.remove(0, in: [key], keyOf: { $0 })
+        #expect(index.slot(of: key) { [key][$0] } == nil)
+        index.remove(0) { [key][$0] }
         expectEqual(index.count, 0)
     }
 }
