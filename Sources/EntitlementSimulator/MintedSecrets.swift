@@ -17,6 +17,25 @@ package final class MintedSecrets: Sendable {
         var start = 0
         /// How many kept secrets have each length: the windows a text is searched with.
         var lengths: [Int: Int] = [:]
+
+        /// Keeps `secret` if it is long enough and not kept yet, forgetting the oldest past the limit.
+        mutating func keep(_ secret: String) {
+            let length = secret.utf8.count
+            guard length >= MintedSecrets.shortest, secrets.insert(secret).inserted else { return }
+            order.append(secret)
+            lengths[length, default: 0] += 1
+            guard secrets.count > MintedSecrets.limit else { return }
+            let oldest = order[start]
+            start += 1
+            secrets.remove(oldest)
+            let oldestLength = oldest.utf8.count
+            lengths[oldestLength]! -= 1
+            if lengths[oldestLength] == 0 { lengths[oldestLength] = nil }
+            if start >= MintedSecrets.limit {
+                order.removeFirst(start)
+                start = 0
+            }
+        }
     }
 
     private let book = Mutex(Book())
@@ -30,24 +49,11 @@ package final class MintedSecrets: Sendable {
     /// Keeps `secret`, and each part of it between delimiters (a `Basic` credential's token), that is at
     /// least ``shortest`` bytes long.
     package func insert(_ secret: String) {
-        let parts = [secret] + secret.utf8.split(whereSeparator: Self.isDelimiter).map { String(decoding: $0, as: UTF8.self) }
+        let bytes = secret.utf8
+        let parts = bytes.contains(where: Self.isDelimiter) ? bytes.split(whereSeparator: Self.isDelimiter).map { String(decoding: $0, as: UTF8.self) } : []
         book.withLock { book in
-            for part in parts where part.utf8.count >= Self.shortest && !book.secrets.contains(part) {
-                book.secrets.insert(part)
-                book.order.append(part)
-                book.lengths[part.utf8.count, default: 0] += 1
-                if book.secrets.count > Self.limit {
-                    let oldest = book.order[book.start]
-                    book.start += 1
-                    book.secrets.remove(oldest)
-                    book.lengths[oldest.utf8.count]! -= 1
-                    if book.lengths[oldest.utf8.count] == 0 { book.lengths[oldest.utf8.count] = nil }
-                    if book.start >= Self.limit {
-                        book.order.removeFirst(book.start)
-                        book.start = 0
-                    }
-                }
-            }
+            book.keep(secret)
+            for part in parts { book.keep(part) }
         }
     }
 

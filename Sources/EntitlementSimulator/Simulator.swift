@@ -357,7 +357,7 @@ public actor Simulator {
     /// `Location` header cannot carry (white space, control characters — an encoded CR LF would let
     /// the requester write headers of its own into the answer that ends the login).
     static func isRedirectURL(_ text: String) -> Bool {
-        text.contains(":") && text.unicodeScalars.allSatisfy { $0.value > 0x20 && !(0x7F...0x9F).contains($0.value) }
+        text.utf8.contains(UInt8(ascii: ":")) && text.unicodeScalars.allSatisfy { $0.value > 0x20 && !(0x7F...0x9F).contains($0.value) }
     }
 
     /// `POST sessions`: a code and login URL (`authenticate`), or `resume` when the redirect URL is

@@ -198,7 +198,7 @@ struct HTTPV2TransportTests {
         let records = Mutex<[V2Exchange]>([])
         let measurements = Measurements()
         let transport = HTTPV2Transport(
-            baseURL: server.url, pacing: .afterThrottleOnly, connectionsPerHost: 1, metrics: measurements,
+            baseURL: server.url, timeout: Self.patience, pacing: .afterThrottleOnly, connectionsPerHost: 1, metrics: measurements,
             log: { record in records.withLock { $0.append(record) } })
         expectEqual(transport.connectionsPerHost, 1)
         await withTaskGroup(of: Void.self) { group in
@@ -237,7 +237,7 @@ struct HTTPV2TransportTests {
             }
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))
         }
-        let transport = HTTPV2Transport(baseURL: server.url, pacing: .afterThrottleOnly, connectionsPerHost: 1)
+        let transport = HTTPV2Transport(baseURL: server.url, timeout: Self.patience, pacing: .afterThrottleOnly, connectionsPerHost: 1)
         let first = Task { try await transport.send(.configuration(serviceProvider: "sp"), context: V2RequestContext()) }
         var heldRequests = held.stream.makeAsyncIterator()
         await heldRequests.next()  // the first request holds the only connection
