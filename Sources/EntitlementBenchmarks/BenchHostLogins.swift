@@ -38,7 +38,6 @@ extension EngineBenchmark {
         }
         return Row(figure: figure, measured: String(format: "%.1f k logins/s", rate / 1_000), target: target, met: rate >= 13_000)
     }
-
 }
 
 /// The login page the host asked each device's app to open.
