@@ -29,8 +29,8 @@ package final class MintedSecrets: Sendable {
             start += 1
             secrets.remove(oldest)
             let oldestLength = oldest.utf8.count
-            lengths[oldestLength]! -= 1
-            if lengths[oldestLength] == 0 { lengths[oldestLength] = nil }
+            let left = (lengths[oldestLength] ?? 1) - 1
+            lengths[oldestLength] = left > 0 ? left : nil
             if start >= MintedSecrets.limit {
                 order.removeFirst(start)
                 start = 0
