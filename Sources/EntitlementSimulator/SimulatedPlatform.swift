@@ -31,12 +31,16 @@ public final class SimulatedPlatform: PlatformSSO {
         var signedIn: String?
         var presented: [TvProviderDialog] = []
         var requests: [V2PartnerRequest] = []
+        /// The picker that took `.wait` and has not been answered or closed yet, by the number its
+        /// `pickProvider` drew: a late cancellation of an earlier picker never touches a later one's.
+        var held: Int?
+        /// The held picker's continuation, once it waits.
         var openPicker: CheckedContinuation<Choice?, Never>?
-        var pickerCancelled = false
-        /// A picker took `.wait` and has not been answered or closed yet.
-        var holding = false
-        /// An answer that came before the held picker started waiting.
-        var earlyAnswer: Choice?
+        /// An answer that came before the held picker (by its number) started waiting.
+        var earlyAnswer: (picker: Int, choice: Choice)?
+        /// How many pickers were asked (each takes the next number).
+        var pickers = 0
+        var holding: Bool { held != nil }
     }
 
     private let simulator: Simulator
@@ -98,31 +102,30 @@ public final class SimulatedPlatform: PlatformSSO {
                 state.script[0] = choice
                 return true
             }
-            guard state.holding else { return false }
-            state.holding = false  // answered: from now on the engine's platform work is worth waiting for
+            guard let held = state.held else { return false }
+            state.held = nil  // answered: from now on the engine's platform work is worth waiting for
             if let open = state.openPicker {
                 state.openPicker = nil
                 open.resume(returning: choice)
             } else {
-                state.earlyAnswer = choice
+                state.earlyAnswer = (held, choice)
             }
             return true
         }
     }
 
-    /// Suspends until the held picker is answered (the choice) or the calling task is cancelled (nil).
-    private func waitForAnswer() async -> Choice? {
-        state.withLock { $0.pickerCancelled = false }
+    /// Suspends until held picker `number` is answered (the choice) or the calling task is cancelled (nil).
+    private func waitForAnswer(_ number: Int) async -> Choice? {
         let answer: Choice? = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Choice?, Never>) in
                 state.withLock { state in
-                    if let early = state.earlyAnswer {
-                        state.earlyAnswer = nil
-                        continuation.resume(returning: early)
-                    } else if state.pickerCancelled {
-                        continuation.resume(returning: nil)
-                    } else {
+                    if state.held == number {
                         state.openPicker = continuation
+                    } else {
+                        // Answered before it waited, or dismissed (or followed by another held picker).
+                        let early = state.earlyAnswer.flatMap { $0.picker == number ? $0.choice : nil }
+                        if early != nil { state.earlyAnswer = nil }
+                        continuation.resume(returning: early)
                     }
                 }
             }
@@ -130,30 +133,38 @@ public final class SimulatedPlatform: PlatformSSO {
             // Dismissed by the engine: held no longer, from the moment it is cancelled (waiting for the task to
             // resume left a settle, on a busy machine, skipping the engine's platform work that followed).
             state.withLock { state in
-                state.pickerCancelled = true
-                state.holding = false
+                guard state.held == number else { return }
+                state.held = nil
                 state.openPicker?.resume(returning: nil)
                 state.openPicker = nil
             }
         }
-        state.withLock { $0.holding = false }
         return answer
     }
 
     /// Answers the picker with the next scripted choice; a sign-in's assertion answers `request`.
     public func pickProvider(_ dialog: TvProviderDialog, requestorID: String, request: V2PartnerRequest) async -> PlatformPickerAnswer {
         let dismissedAlready = Task.isCancelled
+        var number = 0
         var choice: Choice? = state.withLock { state in
             state.presented.append(dialog)
             state.requests.append(request)
+            state.pickers += 1
+            number = state.pickers
             // A picker the engine dismissed before its task ran never reached the user: the choice
             // scripted for the next picker stays for it (a busy machine once let such a late task take it).
             guard !dismissedAlready else { return nil }
             let next = state.script.isEmpty ? nil : state.script.removeFirst()
-            if next == .wait { state.holding = true }
+            if next == .wait {
+                // An earlier held picker still open was dismissed; its cancellation may not have come yet.
+                state.openPicker?.resume(returning: nil)
+                state.held = number
+                state.openPicker = nil
+                state.earlyAnswer = nil
+            }
             return next
         }
-        if choice == .wait { choice = await waitForAnswer() }
+        if choice == .wait { choice = await waitForAnswer(number) }
         switch choice {
         case .wait?, .none, .cancel?: return .cancelled
         case .otherProviders?: return .otherProviders

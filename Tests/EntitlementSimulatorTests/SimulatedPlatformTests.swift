@@ -28,4 +28,25 @@ struct SimulatedPlatformTests {
         await expectEqual(platform.pickProvider(Self.dialog, requestorID: "sim-requestor", request: Self.request), .unsupportedProvider("acme-cable"))
         expectEqual(platform.presentedDialogs.count, 2)
     }
+
+    /// A held picker the engine dismissed late, after the next picker was held open, leaves that next one
+    /// held: its cancellation once ended the next picker's hold, and a settle then waited for an answer
+    /// the script was never told to give (the scenario suite hung on a busy machine).
+    @Test func aLateDismissalLeavesTheNextHeldPickerHeld() async {
+        let platform = SimulatedPlatform(simulator: Simulator(clock: ManualClock()), deviceID: "device-1")
+        platform.script(.wait, .wait)
+        let first = Task { await platform.pickProvider(Self.dialog, requestorID: "sim-requestor", request: Self.request) }
+        while platform.presentedDialogs.count < 1 { await Task.yield() }
+        let second = Task { await platform.pickProvider(Self.dialog, requestorID: "sim-requestor", request: Self.request) }
+        while platform.presentedDialogs.count < 2 { await Task.yield() }
+        first.cancel()
+        // Failing here leaves both tasks as they are: one of them would wait for an answer nobody gives.
+        guard platform.holdsPicker else {
+            Issue.record("the first picker's dismissal ended the second one's hold")
+            return
+        }
+        #expect(platform.answerOpenPicker(.otherProviders))
+        await expectEqual(second.value, .otherProviders)
+        await expectEqual(first.value, .cancelled)
+    }
 }

@@ -9,7 +9,7 @@ extension AccessEnabler {
         let backend = self.backend
         let tracer = monitor?.tracer
         let attributes = tracer == nil ? [:] : spanAttributes(request.context.requestorID)
-        let task = environment.startTask {
+        let task = environment.startTask(on: self) {
             let result: Result<BackendResponse, BackendError>
             do throws(BackendError) {
                 let perform = { () async throws(BackendError) -> BackendResponse in try await backend.perform(request, operation: operation) }

@@ -8,8 +8,9 @@ public struct EngineEnvironment: Sendable {
     /// Draws the 256-bit redirect `state` of each login and logout flow.
     public var redirectStateRandom: any RandomSource
     /// Where the engine's own tasks run — backend requests, providers, the platform, the mailbox's
-    /// work for a cancelled caller: nil (the default) is Swift's shared pool. A ``ThreadExecutor`` that
-    /// the session's caller also prefers keeps the session's hand-offs on one thread.
+    /// work for a cancelled caller: nil (the default) is Swift's shared pool (a backend request's task
+    /// starts on the engine's actor, behind the step that sent it, and its request runs on the pool). A
+    /// ``ThreadExecutor`` that the session's caller also prefers keeps the session's hand-offs on one thread.
     public var taskExecutor: (any TaskExecutor)? {
         get { executorBox?.executor }
         set { executorBox = newValue.map(ExecutorBox.init) }
@@ -22,6 +23,19 @@ public struct EngineEnvironment: Sendable {
     @discardableResult
     func startTask(_ operation: sending @escaping () async -> Void) -> Task<Void, Never> {
         guard let executor = executorBox?.executor else { return Task(operation: operation) }
+        return Task(executorPreference: executor, operation: operation)
+    }
+
+    /// Starts one of the engine's own tasks as `startTask(_:)` does, but with no executor it starts on
+    /// `actor` after the job that starts it, rather than on a pool thread it has to wake.
+    @discardableResult
+    func startTask(on actor: isolated any Actor, _ operation: sending @escaping () async -> Void) -> Task<Void, Never> {
+        guard let executor = executorBox?.executor else {
+            return Task {
+                _ = actor
+                await operation()
+            }
+        }
         return Task(executorPreference: executor, operation: operation)
     }
 
