@@ -429,8 +429,9 @@ public final class SessionHost: Sendable {
     }
 
     /// A session opened a provider picker: when `limit` passes on the host's clock with that same login
-    /// still waiting for the user's choice, the choice is cancelled (`setSelectedProvider(nil)`: the
-    /// login's calls end with `PROVIDER_NOT_SELECTED_ERROR`), so no hosted call waits on a user for ever.
+    /// still waiting for the user's choice, the engine stops waiting for it (`abandonProviderChoice(_:)`:
+    /// the login's calls end with `PROVIDER_NOT_SELECTED_ERROR`), so no hosted call waits on a user for
+    /// ever — and a login the device started through another node meanwhile goes on.
     private func timeProviderChoice(_ key: SessionKey, _ limit: Duration) {
         let opened = registry.withLock { registry in registry.slot(of: key).flatMap { registry[$0].enabler } }
         guard let opened else { return }
@@ -440,11 +441,7 @@ public final class SessionHost: Sendable {
             guard let flow = await opened.loginChoosingProvider else { return }
             _ = clock.schedule(at: deadline) { [weak self] in
                 guard let self else { return }
-                _ = try? await self.withSession(key) { enabler in
-                    guard await enabler.loginChoosingProvider == flow else { return false }
-                    await enabler.setSelectedProvider(nil)
-                    return true
-                }
+                _ = try? await self.withSession(key) { enabler in await enabler.abandonProviderChoice(flow) }
             }
         }
     }
@@ -476,8 +473,9 @@ public final class SessionHost: Sendable {
     }
 
     /// Returns once every call `engine` accepted is answered: it is at rest, and a provider picker it
-    /// left open (which waits for the user without a deadline) is cancelled, answering the login's calls
-    /// with `PROVIDER_NOT_SELECTED_ERROR` as if the user had closed it.
+    /// left open (which waits for the user without a deadline) is given up (`abandonProviderChoice(_:)`),
+    /// answering the login's calls with `PROVIDER_NOT_SELECTED_ERROR` as if the user had closed it —
+    /// without ending a login the device started through another node.
     private static func answerEverything(_ engine: AccessEnabler) async {
         while true {
             // Quiet first: a caller awaiting the answer of a call the open picker holds keeps the
@@ -489,12 +487,10 @@ public final class SessionHost: Sendable {
         }
     }
 
-    /// Cancels an open provider picker (the engine's or the platform's); true when there was one.
+    /// Stops waiting for an open provider picker (the engine's or the platform's); true when there was one.
     @discardableResult
     private static func cancelProviderChoice(_ engine: AccessEnabler) async -> Bool {
-        guard await engine.loginChoosingProvider != nil else { return false }
-        await engine.setSelectedProvider(nil)
-        return true
+        await engine.abandonProviderChoice()
     }
 
     /// Waits until each engine is at rest, `gracePeriod` passes on `clock` or the calling task is

@@ -17,10 +17,12 @@ public struct SessionHostSettings: Sendable {
     /// configuration completes are held by the engine and run after it, as always.
     public var configuresNewSessions: Bool
     /// How long a session's provider picker (the engine's `displayProviderDialog`, or the platform's)
-    /// may wait for the user's choice before the host cancels it as `setSelectedProvider(nil)` does: the
-    /// login's calls, and authorizations waiting for it, end with `PROVIDER_NOT_SELECTED_ERROR`. A picker
+    /// may wait for the user's choice before the host gives it up: the login's calls end with
+    /// `PROVIDER_NOT_SELECTED_ERROR` (and authorizations waiting for it fail), as after the user's
+    /// cancel — but unlike `setSelectedProvider(nil)` only this session's picker ends: a login the device
+    /// started through another node meanwhile (the registration code it shows there) goes on. A picker
     /// has no deadline of its own (AccessEnabler waits for the user as long as it takes), so without this
-    /// a hosted call could wait for ever. Nil never cancels; timed on the host's clock.
+    /// a hosted call could wait for ever. Nil never gives up; timed on the host's clock.
     public var providerChoiceTimeout: Duration?
     /// How long a requestor's configuration, fetched for one session, serves every other session of the
     /// host (one request for N sessions, through a `SharedConfigurationBackend`; Adobe asks for about two

@@ -215,6 +215,9 @@ package enum WorldAction: Sendable, Hashable {
     /// `! engine restarts`: the app's process dies and starts again — a new engine on the same
     /// device and storage; calls the old one had not answered are lost with it.
     case restartEngine
+    /// `! host gives up the provider choice`: whoever runs the engine (a session host's time limit, a
+    /// session closing) stops waiting for the open picker (`AccessEnabler.abandonProviderChoice(_:)`).
+    case abandonProviderChoice
     /// `! provider P grants R1, R2 [message "…"]` (or `grants nothing`): what P's next verification says.
     case providerGrants(String, [String], message: String?)
     /// `! provider P fails verify|credentials with REASON [until healed]`.

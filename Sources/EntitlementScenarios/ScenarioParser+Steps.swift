@@ -234,6 +234,9 @@ extension ScenarioParser {
         case "engine":
             try cursor.expect("restarts")
             return .restartEngine
+        case "host":
+            try cursor.expect("gives up the provider choice")
+            return .abandonProviderChoice
         case "storage":
             if cursor.accept("heals") { return .healStorage }
             if cursor.accept("loses") {
@@ -266,7 +269,7 @@ extension ScenarioParser {
             try cursor.expect("will call")
             return .callFromCallback(callback: callback, call: try call(&cursor))
         case let other:
-            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, storage, attacker, platform, second-screen, provider, server, subscriber, engine, app)")
+            throw .at(column, "unknown actor '\(other)' (user, web view, clock, backend, storage, attacker, platform, second-screen, provider, server, subscriber, engine, host, app)")
         }
     }
 

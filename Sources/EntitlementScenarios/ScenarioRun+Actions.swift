@@ -175,6 +175,10 @@ extension ScenarioRun {
             restarted.retired = engine.retired + [session]
             restarted.pending = engine.pending
             engines[name] = restarted
+        case .abandonProviderChoice:
+            guard await session.enabler.abandonProviderChoice() else {
+                throw Stop(expected: "a provider picker to give up", actual: "none is open")
+            }
         case .callFromCallback(let callback, let call):
             let resolved = try resolve(call)
             engine.app.on(callback) { _ = await resolved($0) }

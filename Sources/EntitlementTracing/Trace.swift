@@ -11,12 +11,13 @@ import EntitlementSupport
 /// Secrets are placeholders (`<state#1>`, `<media#2>`); see `SecretBook`. From format 2.1 personal data
 /// are too (`<personal#1>`, `<device#1>`) unless the header's `personalData` says `kept`. From format 2.2
 /// a request whose deadline passed is a `timerFired` of timer `requestDeadline` (with its `op`) — the
-/// machine's own timer — where earlier traces hold the timeout as the request's failure (both replay).
+/// machine's own timer — where earlier traces hold the timeout as the request's failure (both replay). From
+/// format 2.3 a host that stopped waiting for a provider choice is a `providerChoiceAbandoned` (with its `flow`).
 public struct Trace: Sendable, Equatable {
     /// The major version this engine reads and writes; a trace with another major is refused.
     package static let formatMajor = 2
     /// The minor version this engine writes.
-    package static let formatMinor = 2
+    package static let formatMinor = 3
     /// `major.minor`.
     package static var format: String { "\(formatMajor).\(formatMinor)" }
 

@@ -86,6 +86,9 @@ enum TraceCoding {
             record["in"] = "platformSignInChecked"
             record["op"] = .int(Int64(truncatingIfNeeded: operation.rawValue))
             record["assertion"] = assertion.map { encode($0, book: &book) } ?? .null
+        case .providerChoiceAbandoned(let flow):
+            record["in"] = "providerChoiceAbandoned"
+            record["flow"] = .int(Int64(truncatingIfNeeded: flow.rawValue))
         }
         return .object(record)
     }
@@ -152,6 +155,8 @@ enum TraceCoding {
         case "platformSignInChecked":
             let assertion = try member(record, "assertion")
             input = .platformSignInChecked(try operation(record), assertion == .null ? nil : try decodeAssertion(assertion))
+        case "providerChoiceAbandoned":
+            input = .providerChoiceAbandoned(FlowID(try identifier(record, "flow")))
         default:
             throw .field("in")
         }

@@ -424,7 +424,52 @@ extension SessionHostTests {
                 await clock.advance(by: .zero)
                 return rig.delegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
             })
-        expectEqual(rig.delegate.answers(of: key).last?.answering, [CallID(2), CallID(3)], "the getAuthentication and the host's own setSelectedProvider(nil)")
+        expectEqual(rig.delegate.answers(of: key).last?.answering, [CallID(2)], "the getAuthentication (the host makes no call of its own)")
+    }
+
+    /// `entitle fleet`'s TV that "never signed in": node A's picker waits for the user, the device's choice
+    /// reaches node B, which shows a registration code, then A's provider-choice limit passes. A gives up
+    /// its own picker only: B's code stays in the store, and the user entering it signs the TV in on both
+    /// nodes. (Given up as the user's `setSelectedProvider(nil)`, A's save took B's code out of the store.)
+    @Test(.timeLimit(.minutes(10)))
+    func aPickerGivenUpOnOneNodeLeavesTheCodeAnotherNodeShows() async throws {
+        let rig = Rig()
+        let clock = rig.clock
+        var engine = EngineSettings.simulated
+        engine.secondScreen = SecondScreen(pollInterval: .seconds(5), codeLifetime: .seconds(1800))
+        func node(_ delegate: RecordingHostDelegate, seed: UInt64) -> SessionHost {
+            SessionHost(
+                settings: SessionHostSettings(idleTimeout: .seconds(3600), providerChoiceTimeout: .seconds(120), engine: engine),
+                backend: rig.simulator.backend, storage: rig.storage, clock: clock, delegate: delegate,
+                environment: { .deterministic(clock: clock, deviceID: $0.deviceID, seed: seed) })
+        }
+        let nodeA = node(rig.delegate, seed: 1)
+        let nodeBDelegate = RecordingHostDelegate()
+        let nodeB = node(nodeBDelegate, seed: 2)
+        let key = SessionKey(deviceID: "tv-1", requestorID: Self.requestor)
+        try await nodeA.call(.getAuthentication(forceAuthn: false, data: [:]), on: key)
+        #expect(await eventually { rig.delegate.callbacks(of: key).contains { $0.callback.name == "displayProviderDialog" } })
+        guard case .showRegistrationCode(let code) = try await nodeB.interact(.setSelectedProvider("acme-cable"), on: key) else {
+            Issue.record("node B shows a registration code")
+            return
+        }
+        await clock.advance(by: .seconds(120))
+        #expect(
+            await eventually {
+                await clock.advance(by: .zero)
+                return rig.delegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
+            })
+        expectEqual(rig.delegate.answers(of: key).last?.answering, [CallID(2)], "node A's getAuthentication")
+        let visit = await rig.simulator.userAgent.activate(code: code, username: "alice", password: "wonderland")
+        guard case .stoppedAt(let page) = visit.outcome, page.title == "Signed in" else {
+            Issue.record("the code was taken: \(visit.outcome)")
+            return
+        }
+        await clock.advance(by: .seconds(5))
+        #expect(
+            await eventually { nodeBDelegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 1, errorCode: "") },
+            "node B's poll signs the TV in")
+        try await expectEqual(nodeA.answer(to: .checkAuthentication, on: key), .setAuthenticationStatus(status: 1, errorCode: ""))
     }
 
     /// A host's sessions share their requestor's configuration: one request for many devices, and

@@ -28,7 +28,7 @@ struct ScenarioParserTests {
         ("! clock advances 5", 2, 18, "'5' is not a duration (numbers with d, h, m, s or ms, largest first: 90s, 10m, 59m30s)"),
         ("! clock advances 9999999999999d", 2, 18, "'9999999999999d' is longer than the engine's clock can count"),
         ("! backend fails tokenz with timeout", 2, 17, "unknown backend operation 'tokenz' (configuration, createSession, resumeSession, session, partnerSession, profiles, profile, profileByCode, partnerProfile, authorize, preauthorize, logout)"),
-        ("! wizard waves", 2, 3, "unknown actor 'wizard' (user, web view, clock, backend, storage, attacker, platform, second-screen, provider, server, subscriber, engine, app)"),
+        ("! wizard waves", 2, 3, "unknown actor 'wizard' (user, web view, clock, backend, storage, attacker, platform, second-screen, provider, server, subscriber, engine, host, app)"),
         ("> @tv checkAuthentication", 2, 3, "unknown engine 'tv' (declare it with `engine tv`; known: main)"),
         ("engine main", 2, 8, "'main' cannot name another engine"),
         ("engine tv storage phone", 2, 19, "unknown engine 'phone' (main, or one declared before)"),

@@ -250,6 +250,18 @@ extension EntitlementMachine {
         return actions
     }
 
+    /// Whoever runs the engine stopped waiting for the provider choice of login `flowID` (a host's time
+    /// limit, a session closing): the login ends as the user's cancel ends it — its calls answered
+    /// `PROVIDER_NOT_SELECTED_ERROR`, authorizations waiting for it failed — but nothing else does. The
+    /// user's cancel ends every login of the device (``saveOverForeignStore()``); this one writes nothing
+    /// over the store, so a login the device started through another instance (the registration code it
+    /// shows there) goes on. Nothing when that picker no longer stands: the choice came, here or (as
+    /// the store said before this input) elsewhere.
+    mutating func providerChoiceAbandoned(_ flowID: FlowID) -> [Action] {
+        guard loginChoosingProvider == flowID, let flow = currentLoginFlow else { return [] }
+        return endLogin(flow, code: ErrorCode.providerNotSelected, reason: "No provider was chosen in time.")
+    }
+
     /// `setSelectedProvider(nil)`: cancel whatever runs; always answered by `setAuthenticationStatus`.
     private mutating func cancelSelection(_ id: CallID, _ configuration: RequestorConfiguration) -> [Action] {
         if let logout = currentLogoutFlow { return finishLogout(logout, alsoAnswering: [id], condition: .cancelled) }

@@ -451,6 +451,8 @@ package struct EntitlementMachine: Sendable {
             return platformPickerAnswered(flow, answer)
         case .platformSignInChecked(let operation, let assertion):
             return platformSignInChecked(operation, assertion)
+        case .providerChoiceAbandoned(let flow):
+            return providerChoiceAbandoned(flow)
         }
     }
 

@@ -27,6 +27,9 @@ package enum Input: Sendable, Hashable {
     case platformPickerAnswered(FlowID, PlatformPickerAnswer)
     /// The platform said, without UI, whether it is signed in: its assertion, or nil.
     case platformSignInChecked(OperationID, PlatformAssertion?)
+    /// Whoever runs the engine stopped waiting for the provider choice of login `flow` (a session host's
+    /// time limit passed, or the session closes): that picker ends, and only that one.
+    case providerChoiceAbandoned(FlowID)
     /// Shared storage holds another authentication or pending login than this machine last saved:
     /// another instance logged in, out, or started a login (checked before every input).
     indirect case storageChanged(StoredTokens)

@@ -65,6 +65,8 @@ package enum TransitionInput: String, Sendable, CaseIterable {
     case platformPickerAnswered
     /// The platform said whether it is signed in (at `setRequestor`).
     case platformSignInChecked
+    /// Whoever runs the engine stopped waiting for the provider choice.
+    case providerChoiceAbandoned
 }
 
 extension Input {
@@ -87,6 +89,7 @@ extension Input {
         case .renewalNotMarked: .renewalNotMarked
         case .platformPickerAnswered: .platformPickerAnswered
         case .platformSignInChecked: .platformSignInChecked
+        case .providerChoiceAbandoned: .providerChoiceAbandoned
         }
     }
 
@@ -126,7 +129,7 @@ extension TransitionInput {
             true
         case .entitlementCall, .optionsChanged, .configurationLoaded, .configurationFailed, .flowSecretsDrawn, .backendAnswered,
             .backendFailed, .timerFired, .providerAnswered, .anyInput, .authenticationExpired, .storageChanged, .storageWriteFailed,
-            .callNotSaved, .callNotRead, .renewalNotMarked, .platformPickerAnswered, .platformSignInChecked:
+            .callNotSaved, .callNotRead, .renewalNotMarked, .platformPickerAnswered, .platformSignInChecked, .providerChoiceAbandoned:
             false
         }
     }

@@ -188,6 +188,7 @@ package enum TransitionTable {
         authentication(.platformPicking, .setSelectedProvider, to: .preparingLogin, .dismissTvProviderDialog, .trackSelection, .drawSecrets),
         authentication(.platformPicking, .setSelectedProvider, .tempPass, to: .creatingSession, .dismissTvProviderDialog, .trackSelection, .createSession),
         authentication(.platformPicking, .setSelectedProvider, .cancelled, to: .unauthenticated, .dismissTvProviderDialog, .setAuthenticationStatus),
+        authentication(.platformPicking, .providerChoiceAbandoned, to: .unauthenticated, .dismissTvProviderDialog, .setAuthenticationStatus),
         authentication(.preparingLogin, .flowSecretsDrawn, to: .creatingSession, .createSession),
         authentication(.creatingSession, .backendAnswered, .loginNeeded, to: .awaitingRedirect, .startTimer, .navigateToUrl),
         authentication(.creatingSession, .backendAnswered, .noLoginNeeded, to: .readingProfile, .readProfile),
@@ -252,6 +253,7 @@ package enum TransitionTable {
         authentication(.selectingProvider, .setSelectedProvider, to: .preparingLogin, .trackSelection, .drawSecrets),
         authentication(.selectingProvider, .setSelectedProvider, .tempPass, to: .creatingSession, .trackSelection, .createSession),
         authentication(.selectingProvider, .setSelectedProvider, .cancelled, to: .unauthenticated, .setAuthenticationStatus),
+        authentication(.selectingProvider, .providerChoiceAbandoned, to: .unauthenticated, .setAuthenticationStatus),
         authentication(.unauthenticated, .getAuthentication, .noRememberedProvider, to: .selectingProvider, .displayProviderDialog),
         authentication(.unauthenticated, .getAuthentication, .platformProviders, to: .requestingPartnerSession, .requestPartnerSession),
         authentication(.unauthenticated, .getAuthorization, .platformProviders, to: .requestingPartnerSession, .requestPartnerSession),
@@ -319,6 +321,7 @@ package enum TransitionTable {
         authorization(.waitingForAuthentication, .setSelectedProvider, to: .idle, .tokenRequestFailed),
         authorization(.waitingForAuthentication, .timerFired, to: .idle, .tokenRequestFailed),
         authorization(.waitingForAuthentication, .platformPickerAnswered, to: .idle, .tokenRequestFailed),
+        authorization(.waitingForAuthentication, .providerChoiceAbandoned, to: .idle, .tokenRequestFailed),
     ] }
 
     // MARK: - Calls

@@ -84,6 +84,21 @@ extension AccessEnabler {
     /// The login whose provider choice (the engine's picker or the platform's) waits for the user, if any.
     package var loginChoosingProvider: FlowID? { state.machine.loginChoosingProvider }
 
+    /// Stops waiting for the provider choice of login `flow` (nil: whichever picker is open), as a host
+    /// whose time limit passed or whose session closes does: the login's calls end with
+    /// `PROVIDER_NOT_SELECTED_ERROR`, authorizations waiting for it fail (`USER_NOT_AUTHENTICATED_ERROR`),
+    /// and the platform's picker is dismissed.
+    /// Unlike `setSelectedProvider(nil)` — the user's cancel, which ends every login of the device,
+    /// also a registration code another instance shows — it writes nothing over the store, and it is
+    /// decided, like every input, once the engine has followed the store: a picker whose choice was made
+    /// elsewhere meanwhile is left to that login. True when such a picker was open when asked.
+    @discardableResult
+    package func abandonProviderChoice(_ flow: FlowID? = nil) async -> Bool {
+        guard let open = state.machine.loginChoosingProvider, flow == nil || flow == open else { return false }
+        await enqueueAndWait(.input(.providerChoiceAbandoned(open)))
+        return true
+    }
+
     /// Returns once no backend request is in flight, no question to the platform (picker or sign-in
     /// check) is pending and no input is waiting — or when the calling task is cancelled.
     public func whenIdle() async {
