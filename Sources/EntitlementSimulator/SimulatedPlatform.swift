@@ -40,6 +40,9 @@ public final class SimulatedPlatform: PlatformSSO {
         var earlyAnswer: (picker: Int, choice: Choice)?
         /// How many pickers were asked (each takes the next number).
         var pickers = 0
+        /// The pickers the engine showed (``engineShowed(_:)``) whose task has not asked yet, in order, each
+        /// with the choice scripted for it when it was shown.
+        var shown: [(dialogID: String, choice: Choice?)] = []
         var holding: Bool { held != nil }
     }
 
@@ -85,9 +88,22 @@ public final class SimulatedPlatform: PlatformSSO {
     }
 
     /// Whether a picker is held open (``Choice/wait``), or the next one will be: the engine's
-    /// platform work is then the user's to end, not something to wait for.
+    /// platform work is then the user's to end, not something to wait for. The latest picker the engine
+    /// showed decides while its task has not asked yet.
     package var holdsPicker: Bool {
-        state.withLock { $0.holding || $0.script.first == .wait }
+        state.withLock { state in
+            if let latest = state.shown.last { return latest.choice == .wait }
+            return state.holding || state.script.first == .wait
+        }
+    }
+
+    /// The engine showed `dialog` (its `presentTvProviderDialog`, seen as it is emitted): the choice
+    /// scripted next is this picker's, whenever its task asks — also when the engine dismisses it first
+    /// (the user's line was for the picker shown), never the next picker's.
+    package func engineShowed(_ dialog: TvProviderDialog) {
+        state.withLock { state in
+            state.shown.append((dialog.id, state.script.isEmpty ? nil : state.script.removeFirst()))
+        }
     }
 
     /// Answers the picker held open with `choice` (the user acts while it is open); false when no
@@ -96,6 +112,12 @@ public final class SimulatedPlatform: PlatformSSO {
     package func answerOpenPicker(_ choice: Choice) -> Bool {
         state.withLock { state in
             guard choice != .wait else { return false }
+            if let latest = state.shown.indices.last, state.shown[latest].choice == .wait {
+                // The engine showed the picker but its task has not reached the platform yet (a busy
+                // machine): the user's answer is the one that picker gets.
+                state.shown[latest].choice = choice
+                return true
+            }
             if !state.holding, state.script.first == .wait {
                 // The engine showed the picker but its task has not reached the platform yet (a busy
                 // machine): the user's answer is the one that picker gets.
@@ -151,17 +173,18 @@ public final class SimulatedPlatform: PlatformSSO {
             state.requests.append(request)
             state.pickers += 1
             number = state.pickers
-            // A picker the engine dismissed before its task ran never reached the user: the choice
-            // scripted for the next picker stays for it (a busy machine once let such a late task take it).
+            let bound = state.shown.firstIndex { $0.dialogID == dialog.id }.map { state.shown.remove(at: $0).choice }
+            // A picker the engine dismissed before its task ran never reached the user. Unless the engine was
+            // seen showing it (its choice then was its own), the choice scripted for the next picker stays for
+            // that one (a busy machine once let such a late task take it).
             guard !dismissedAlready else { return nil }
-            let next = state.script.isEmpty ? nil : state.script.removeFirst()
-            if next == .wait {
-                // An earlier held picker still open was dismissed; its cancellation may not have come yet.
-                state.openPicker?.resume(returning: nil)
-                state.held = number
-                state.openPicker = nil
-                state.earlyAnswer = nil
-            }
+            let next = bound ?? (state.script.isEmpty ? nil : state.script.removeFirst())
+            // The engine shows one picker at a time: an earlier held picker still open was dismissed, and its
+            // cancellation may not have come yet.
+            state.openPicker?.resume(returning: nil)
+            state.openPicker = nil
+            state.held = next == .wait ? number : nil
+            state.earlyAnswer = nil
             return next
         }
         if choice == .wait { choice = await waitForAnswer(number) }

@@ -41,7 +41,16 @@ public struct SimulatedSession: Sendable {
         self.clock = clock
         let simulator = simulator ?? Simulator(world: world, clock: clock, seed: seed &+ 100)
         self.simulator = simulator
-        self.ledger = CallLedger(echo: echo)
+        let platform = platform ?? (platformSSO ? SimulatedPlatform(simulator: simulator, deviceID: deviceID) : nil)
+        self.platform = platform
+        // The platform learns of each picker as the engine shows it, so the user's scripted choice is that picker's.
+        self.ledger = CallLedger(
+            echo: platform.map { platform in
+                { @Sendable event in
+                    if case .callbackEmitted(.presentTvProviderDialog(let dialog), _) = event { platform.engineShowed(dialog) }
+                    echo?(event)
+                }
+            } ?? echo)
         self.storage = storage
         let port: any EntitlementBackend =
             if let backend { backend.port.backend } else if overV2Wire { V2Client.simulated(simulator) } else { simulator.backend }
@@ -49,14 +58,13 @@ public struct SimulatedSession: Sendable {
         let chain = providers ?? simulator.providerChain()
         let gate = deliversInOrder && chain != nil ? SteppedProviders() : nil
         self.steppedProviders = gate
-        self.platform = platform ?? (platformSSO ? SimulatedPlatform(simulator: self.simulator, deviceID: deviceID) : nil)
         var settings = settings
         if settings.domainName == nil { settings.domainName = SimulatedWorld.appDomain }
         var environment = EngineEnvironment.deterministic(clock: clock, deviceID: deviceID, seed: seed)
         environment.taskExecutor = taskExecutor
         self.enabler = AccessEnabler(
             backend: stepped ?? port, delegate: delegate, storage: storage, environment: environment, settings: settings,
-            monitor: ledger, recorder: recorder, platform: self.platform, providers: chain.map { gate?.wrapping($0) ?? $0 })
+            monitor: ledger, recorder: recorder, platform: platform, providers: chain.map { gate?.wrapping($0) ?? $0 })
         SessionCollector.current?.add(self)
     }
 

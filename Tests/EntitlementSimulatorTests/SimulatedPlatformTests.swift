@@ -3,7 +3,8 @@ import EntitlementSimulator
 import EntitlementTestSupport
 import Testing
 
-/// The simulated platform's picker follows its script in the order pickers reach the user.
+/// The simulated platform's picker follows its script in the order the engine shows pickers (as a session
+/// sees them), else in the order they reach the user.
 @Suite("Simulated platform picker")
 struct SimulatedPlatformTests {
     static let dialog = TvProviderDialog(
@@ -27,6 +28,30 @@ struct SimulatedPlatformTests {
         await expectEqual(dismissed.value, .cancelled)
         await expectEqual(platform.pickProvider(Self.dialog, requestorID: "sim-requestor", request: Self.request), .unsupportedProvider("acme-cable"))
         expectEqual(platform.presentedDialogs.count, 2)
+    }
+
+    /// A picker the engine was seen showing takes the choice scripted when it was shown, also when the engine
+    /// dismisses it before its task runs: the next picker gets the next choice. (Taken by the next picker,
+    /// a `.wait` meant for a picker a host gave up held the next one open, and a settle skipped its answer.)
+    @Test func aPickerShownThenDismissedBeforeItsTaskRanTakesItsOwnChoice() async {
+        let platform = SimulatedPlatform(simulator: Simulator(clock: ManualClock()), deviceID: "device-1")
+        let next = TvProviderDialog(id: "tv-provider-2", mvpds: Self.dialog.mvpds)
+        platform.script(.wait)
+        platform.engineShowed(Self.dialog)
+        #expect(platform.holdsPicker, "the picker shown is held open before its task asks")
+        platform.script(.otherProviders)
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let dismissed = Task {
+            for await _ in gate { break }  // runs only once the task is already cancelled
+            return await platform.pickProvider(Self.dialog, requestorID: "sim-requestor", request: Self.request)
+        }
+        dismissed.cancel()
+        platform.engineShowed(next)
+        #expect(!platform.holdsPicker, "the next picker shown is answered, not held")
+        open.yield()
+        open.finish()
+        await expectEqual(dismissed.value, .cancelled)
+        await expectEqual(platform.pickProvider(next, requestorID: "sim-requestor", request: Self.request), .otherProviders)
     }
 
     /// A held picker the engine dismissed late, after the next picker was held open, leaves that next one
