@@ -119,8 +119,7 @@ public final class SimulatedPlatform: PlatformSSO {
                 return true
             }
             if !state.holding, state.script.first == .wait {
-                // The engine showed the picker but its task has not reached the platform yet (a busy
-                // machine): the user's answer is the one that picker gets.
+                // The same, on a platform no session tells of the pickers the engine shows.
                 state.script[0] = choice
                 return true
             }
