@@ -95,6 +95,9 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     case storeLosesLastWrite
     /// `node`'s process dies and starts again: its requests, timers and calls are lost.
     case restart(node: Int)
+    /// The host running `node` gives up the provider picker open there (its time limit passed, or the
+    /// session closes): `AccessEnabler.abandonProviderChoice(_:)`, a call's budget.
+    case abandonPicker(node: Int)
     /// The subscription's service forgets every token it gave (a user action's budget): each is found
     /// invalid at its next use, and renewed.
     case providerForgetsTokens
@@ -118,6 +121,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         case .storeUp: return "! storage is back"
         case .storeLosesLastWrite: return "! storage loses the last write"
         case .restart(let node): return "! @\(name(node)) engine restarts"
+        case .abandonPicker(let node): return "! @\(name(node)) host gives up the provider choice"
         case .providerForgetsTokens: return "! provider \(FleetModel.subscriptionProvider) forgets its tokens"
         }
     }

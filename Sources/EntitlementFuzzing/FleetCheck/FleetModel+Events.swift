@@ -11,6 +11,7 @@ extension FleetModel {
                 for call in FleetEvent.Call.alphabet(stepUp: constants.stepUp, subscription: constants.subscription) {
                     events.append(.call(node: node, call))
                 }
+                if nodes[node].machine.loginChoosingProvider != nil { events.append(.abandonPicker(node: node)) }
             }
             let sent = nodes[node].requests.map { ($0.operation, $0.deadline) } + nodes[node].askedProvider.map { ($0.operation, $0.deadline) }
             for (operation, deadline) in sent {
@@ -149,6 +150,9 @@ extension FleetModel {
             faultsLeft -= 1
             nodes[node].generation += 1
             start(node: node)
+        case .abandonPicker(let node):
+            callsLeft -= 1
+            if let flow = nodes[node].machine.loginChoosingProvider { deliver(.providerChoiceAbandoned(flow), to: node) }
         }
     }
 
