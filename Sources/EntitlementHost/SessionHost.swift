@@ -481,16 +481,10 @@ public final class SessionHost: Sendable {
             // Quiet first: a caller awaiting the answer of a call the open picker holds keeps the
             // engine from rest until the picker is cancelled.
             await engine.whenQuiet()
-            if await cancelProviderChoice(engine) { continue }
+            if await engine.abandonProviderChoice() { continue }
             await engine.whenAtRest()
-            if await !cancelProviderChoice(engine) { return }
+            if await !engine.abandonProviderChoice() { return }
         }
-    }
-
-    /// Stops waiting for an open provider picker (the engine's or the platform's); true when there was one.
-    @discardableResult
-    private static func cancelProviderChoice(_ engine: AccessEnabler) async -> Bool {
-        await engine.abandonProviderChoice()
     }
 
     /// Waits until each engine is at rest, `gracePeriod` passes on `clock` or the calling task is
@@ -500,7 +494,7 @@ public final class SessionHost: Sendable {
         let deadline = clock.now().adding(gracePeriod)
         var busy: [AccessEnabler] = []
         for engine in engines {
-            await cancelProviderChoice(engine)
+            await engine.abandonProviderChoice()
             if await engine.rest() == nil { busy.append(engine) }
         }
         let resting = engines.count - busy.count
