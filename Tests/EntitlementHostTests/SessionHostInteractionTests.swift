@@ -56,6 +56,36 @@ struct SessionHostInteractionTests {
         expectEqual(code.count, 8)
     }
 
+    /// A device that lost what it was shown (its app restarted, the response never reached it) asks again
+    /// and is shown it again: the provider choice, then the registration code — also through another node,
+    /// which shows the code on the screen rather than a picker whose choice would kill it.
+    @Test func askedAgainTheDeviceIsShownTheChoiceOrTheCodeAgain() async throws {
+        let rig = Rig()
+        var engine = EngineSettings.simulated
+        engine.secondScreen = SecondScreen(pollInterval: .seconds(5), codeLifetime: .seconds(1800))
+        let nodeA = Self.host(rig, engine: engine)
+        let nodeB = Self.host(rig, engine: engine)
+        let getAuthentication = EntitlementCall.getAuthentication(forceAuthn: false, data: [:])
+        try await expectEqual(nodeA.interact(getAuthentication, on: Self.key), .chooseProvider(Self.mvpds()))
+        try await expectEqual(nodeA.interact(getAuthentication, on: Self.key), .chooseProvider(Self.mvpds()), "the same choice again")
+        guard case .showRegistrationCode(let code) = try await nodeA.interact(.setSelectedProvider("acme-cable"), on: Self.key) else {
+            Issue.record("a registration code")
+            return
+        }
+        try await expectEqual(nodeA.interact(getAuthentication, on: Self.key), .showRegistrationCode(code), "the same code again")
+        try await expectEqual(nodeB.interact(getAuthentication, on: Self.key), .showRegistrationCode(code), "node B shows node A's code")
+        let visit = await rig.simulator.userAgent.activate(code: code, username: "alice", password: "wonderland")
+        guard case .stoppedAt(let page) = visit.outcome, page.title == "Signed in" else {
+            Issue.record("the code was taken: \(visit.outcome)")
+            return
+        }
+        await rig.clock.advance(by: .seconds(5))
+        await nodeA.whenSettled(Self.key)
+        await nodeB.whenSettled(Self.key)
+        try await expectEqual(nodeB.interact(.checkAuthentication, on: Self.key), .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
+        try await expectEqual(nodeA.interact(.checkAuthentication, on: Self.key), .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
+    }
+
     /// Two requests of one device waiting together both get the need; a request that joins the login
     /// after its page was given waits for the login's end, and gets its own call's answer — never
     /// another request's.

@@ -428,9 +428,11 @@ extension SessionHostTests {
     }
 
     /// `entitle fleet`'s TV that "never signed in": node A's picker waits for the user, the device's choice
-    /// reaches node B, which shows a registration code, then A's provider-choice limit passes. A gives up
-    /// its own picker only: B's code stays in the store, and the user entering it signs the TV in on both
-    /// nodes. (Given up as the user's `setSelectedProvider(nil)`, A's save took B's code out of the store.)
+    /// reaches node B, which shows a registration code, then A's provider-choice limit passes. A follows the
+    /// store before it gives anything up: the choice was made, so A shows B's code (and polls it), and no
+    /// picker is left to give up. B's code stays in the store, and the user entering it signs the TV in on
+    /// both nodes, A's getAuthentication answered too. (Given up as the user's `setSelectedProvider(nil)`,
+    /// A's save took B's code out of the store.)
     @Test(.timeLimit(.minutes(10)))
     func aPickerGivenUpOnOneNodeLeavesTheCodeAnotherNodeShows() async throws {
         let rig = Rig()
@@ -457,9 +459,9 @@ extension SessionHostTests {
         #expect(
             await eventually {
                 await clock.advance(by: .zero)
-                return rig.delegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 0, errorCode: ErrorCode.providerNotSelected)
-            })
-        expectEqual(rig.delegate.answers(of: key).last?.answering, [CallID(2)], "node A's getAuthentication")
+                return rig.delegate.callbacks(of: key).contains { $0.callback == .status(Notice.registrationCode.report(code)) }
+            }, "node A shows node B's code")
+        expectEqual(rig.delegate.answers(of: key).map(\.answering), [[CallID(1)]], "nothing given up: node A's getAuthentication (#2) waits")
         let visit = await rig.simulator.userAgent.activate(code: code, username: "alice", password: "wonderland")
         guard case .stoppedAt(let page) = visit.outcome, page.title == "Signed in" else {
             Issue.record("the code was taken: \(visit.outcome)")
@@ -469,6 +471,8 @@ extension SessionHostTests {
         #expect(
             await eventually { nodeBDelegate.answers(of: key).last?.callback == .setAuthenticationStatus(status: 1, errorCode: "") },
             "node B's poll signs the TV in")
+        #expect(await eventually { rig.delegate.answers(of: key).last?.answering == [CallID(2)] })
+        expectEqual(rig.delegate.answers(of: key).last?.callback, .setAuthenticationStatus(status: 1, errorCode: ""), "node A's getAuthentication")
         try await expectEqual(nodeA.answer(to: .checkAuthentication, on: key), .setAuthenticationStatus(status: 1, errorCode: ""))
     }
 

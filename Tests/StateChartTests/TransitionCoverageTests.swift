@@ -21,6 +21,7 @@ struct TransitionCoverageTests {
         lateRedirectRows().union(providerOverlapRows()).union(accountOverlapRows()).union(restartedLogoutRows())
             .union(completingLoginEndedElsewhereRows()).union(stepUpRows())
             .union(renewalElsewhereRows()).union(logoutMarkRows()).union(providerStepUpRows()).union(verificationAtSetRequestorRows())
+            .union(partnerSessionElsewhereRows())
     }
 
     /// An instance that accepted a login's redirect and reads its profile — its read in flight, or waiting
@@ -202,6 +203,8 @@ struct TransitionCoverageTests {
         let byScenarios = exercised
         let machineOnly = Self.machineOnlyRows()
         exercised.formUnion(machineOnly)
+        let unlisted = exercised.subtracting(TransitionTable.rowSet).sorted().map(\.description)
+        #expect(unlisted.isEmpty, "transitions taken that the table does not list:\n\(unlisted.joined(separator: "\n"))")
         let unexercised = TransitionTable.rowSet.subtracting(exercised).sorted().map(\.description)
         #expect(unexercised.isEmpty, "rows nothing exercises:\n\(unexercised.joined(separator: "\n"))")
         let needed = machineOnly.subtracting(byScenarios)
@@ -219,8 +222,10 @@ struct TransitionCoverageTests {
         expectEqual(logoutMarks.count, 3, "the logout-mark drives are needed for three rows: \(logoutMarks.sorted().map(\.description))")
         let verifications = Self.verificationAtSetRequestorRows().subtracting(byScenarios)
         expectEqual(verifications.count, 7, "the drives verifying at setRequestor are needed for seven rows: \(verifications.sorted().map(\.description))")
+        let partnerSessions = Self.partnerSessionElsewhereRows().subtracting(byScenarios)
+        expectEqual(partnerSessions.count, 3, "the partner-session drives are needed for three rows: \(partnerSessions.sorted().map(\.description))")
         var overlap = needed
-        for rows in [late, restartedLogout, completing, stepUps, renewals, logoutMarks, verifications] { overlap.subtract(rows) }
+        for rows in [late, restartedLogout, completing, stepUps, renewals, logoutMarks, verifications, partnerSessions] { overlap.subtract(rows) }
         overlap = overlap.filter(Self.isNotAboutAskingAProvider)
         #expect(overlap.isEmpty, "the provider drives are needed only for requests still asking a provider:\n\(overlap.sorted().map(\.description).joined(separator: "\n"))")
         #expect(machineOnly.isSubset(of: TransitionTable.rowSet))

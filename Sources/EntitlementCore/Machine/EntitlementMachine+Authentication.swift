@@ -84,6 +84,17 @@ extension EntitlementMachine {
             // before the page is sent again — as any other node does from the stored login.
             flow.waiters.append(id)
             return probeLogin(flow, configuration, joining: id, condition: .pageAskedAgain)
+        case .login(var flow, .selectingProvider):
+            // The device asks again while its provider choice is open: the picker may be lost (the app
+            // restarted, the request that carried it ended), so the call joins and the picker is shown again.
+            flow.waiters.append(id)
+            moveAuthentication(to: .login(flow, .selectingProvider), nil, .join, .displayProviderDialog)
+            return [.log(.joined(id, flow: "the running login")), .emit(.displayProviderDialog(configuration.mvpds), answering: [])]
+        case .login(var flow, .awaitingSecondScreen(let registration, let poll)):
+            // So with a registration code: the call joins, and the code is shown again (`status(REGCODE)`).
+            flow.waiters.append(id)
+            moveAuthentication(to: .login(flow, .awaitingSecondScreen(registration, poll: poll)), nil, .join, .status)
+            return [.log(.joined(id, flow: "the running login")), .emit(.status(Notice.registrationCode.report(registration.code)), answering: [])]
         case .login:
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
@@ -149,11 +160,20 @@ extension EntitlementMachine {
         finishLogout(flow, alsoAnswering: [], condition: .loginRequested)
     }
 
-    /// Starts a login: straight to the remembered provider; else the platform's picker when the
-    /// device has one and the requestor has MVPDs that support it (cookbook D); else the provider dialog.
+    /// Starts a login: the registration code another instance shows for the device, when the store holds
+    /// one (its login is taken up here: the device asking this instance is shown the same code, not a new
+    /// picker); else straight to the remembered provider; else the platform's picker when the device has one
+    /// and the requestor has MVPDs that support it (cookbook D); else the provider dialog.
     mutating func startLogin(waiters: [CallID], data: [String: String], _ configuration: RequestorConfiguration)
         -> [Action]
     {
+        if let foreign = foreignStore, let shown = takeUpRegistration(foreign.pendingRegistration, waiters: waiters, data: data, [], configuration) {
+            // This instance's view is now the store's: nothing to save over the code it took up.
+            persisted = foreign
+            foreignStore = nil
+            selectedProviderID = foreign.pendingRegistration?.mvpdID
+            return shown
+        }
         var flow = LoginFlow(id: nextFlow(), mvpd: nil, secrets: nil, deadline: nil, waiters: waiters, data: data)
         if let remembered = selectedProviderID.flatMap(configuration.mvpd), !remembered.isTempPass {
             flow.mvpd = remembered

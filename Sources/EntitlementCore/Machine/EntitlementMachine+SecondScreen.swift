@@ -95,13 +95,35 @@ extension EntitlementMachine {
     /// waits in storage: show it again (`status(REGCODE)`) and go on polling it until it expires — the
     /// user may finish on the phone at any time. Nothing on a device that is not a second-screen one.
     mutating func resumeRegistration(_ pending: PendingRegistration?, _ configuration: RequestorConfiguration) -> [Action]? {
+        guard let resumed = takeUpRegistration(pending, waiters: [], data: [:], [], configuration) else { return nil }
+        selectedProviderID = pending?.mvpdID
+        return resumed
+    }
+
+    /// Another instance showed a registration code for the device while this one holds its provider choice
+    /// open (the user chose through that instance): the choice is made, so this login waits for that code —
+    /// shown here too and polled until it expires — with the calls that waited for the choice, and the
+    /// device asking here is shown the code rather than a picker. `rowActions` are the picker's own
+    /// (dismissing the platform's).
+    mutating func followRegistration(
+        _ pending: PendingRegistration?, choosing flow: LoginFlow, _ rowActions: [TransitionAction], _ configuration: RequestorConfiguration
+    ) -> [Action]? {
+        takeUpRegistration(pending, waiters: flow.waiters, data: flow.data, rowActions, configuration)
+    }
+
+    /// A login of its own for a registration code the store holds: shown (`status(REGCODE)`) and polled
+    /// until the code expires. Nil when no live code of a known provider is stored, or the device is not a
+    /// second-screen one.
+    mutating func takeUpRegistration(
+        _ pending: PendingRegistration?, waiters: [CallID], data: [String: String], _ rowActions: [TransitionAction],
+        _ configuration: RequestorConfiguration
+    ) -> [Action]? {
         guard let pending, pending.expires > now, let secondScreen = settings.secondScreen, let mvpd = configuration.mvpd(pending.mvpdID)
         else { return nil }
-        var flow = LoginFlow(id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: [], data: [:])
+        var flow = LoginFlow(id: nextFlow(), mvpd: mvpd, secrets: nil, deadline: nil, waiters: waiters, data: data)
         flow.code = pending.code
         let registration = RegistrationCode(code: pending.code, expires: pending.expires)
-        moveAuthentication(to: .login(flow, .awaitingSecondScreen(registration, poll: nil)), .pendingRegistration, .status, .startTimer)
-        selectedProviderID = mvpd.id
+        moveAuthentication(to: .login(flow, .awaitingSecondScreen(registration, poll: nil)), .pendingRegistration, rowActions + [.status, .startTimer])
         return [
             .emit(.status(Notice.registrationCode.report(pending.code)), answering: []),
             .startTimer(.registrationPoll(flow.id), at: now.adding(secondScreen.pollInterval)),

@@ -147,6 +147,10 @@ extension EntitlementMachine {
                 adopt()
                 return logout
             }
+            if stored.pendingLogin == nil, let shown = followRegistration(stored.pendingRegistration, choosing: flow, rowActions, configuration) {
+                adopt()
+                return dismiss + shown
+            }
             guard let pending = stored.pendingLogin, expiry(of: pending) > now, let mvpd = configuration.mvpd(pending.mvpdID) else {
                 persisted = storedTokens
                 keepForeign(stored)
