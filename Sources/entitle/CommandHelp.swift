@@ -204,7 +204,7 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
-            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up | --subscription] [--lost-writes] [--all]"],
+            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up | --subscription] [--platform] [--lost-writes] [--all]"],
             summary: "model-check a fleet: every interleaving up to a bound, every promise",
             details: """
                 Explores every interleaving, up to D events (default 10), of K nodes (2 or 3, default 2)
@@ -232,7 +232,11 @@ struct CommandHelp {
                 resource at once). With --subscription the device signs in to a direct subscription, reads
                 its issue, signs out of it and logs out, on any node, the service forgetting its tokens among
                 the user's actions; it also checks that each token is renewed once for the fleet and that no
-                sign-in is reported whose token the store never held. With --lost-writes a fault may also be the store forgetting the last
+                sign-in is reported whose token the store never held. With --platform the device has the
+                platform's TV-provider account (cookbook D): a login starts at the platform's picker,
+                where the user (a user action) signs in with the MVPD, picks another provider or
+                cancels; the platform stays signed in, so a node's setRequestor signs the device in
+                silently, and such a sign-in counts as a login. With --lost-writes a fault may also be the store forgetting the last
                 write it acknowledged (a Redis restarted without persistence): after one, the promises about
                 what a node tells after a logout and a transaction's single use no longer bind (the store
                 undid what they rest on); every other promise still does.

@@ -123,6 +123,22 @@ struct FleetCheckerTests {
         #expect(report.depth == 6 && report.states > 20_000, "\(report.statesByDepth)")
     }
 
+    /// With the platform's TV-provider account (its picker on any node, the silent sign-in at every node's
+    /// `setRequestor`), two nodes keep every promise in every interleaving of five events (`.ci/run` checks
+    /// eight, and three nodes to six); the picker's sign-in is among the events searched.
+    @Test func aPlatformAccountKeepsEveryPromiseToFiveEvents() async {
+        let checker = FleetChecker(bounds: .init(nodes: 2, depth: 5, platform: true))
+        let report = await Self.run(checker)
+        #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
+        #expect(report.depth == 5 && report.states > 10_000, "\(report.statesByDepth)")
+        let signedIn = checker.replay([
+            .call(node: 0, .getAuthentication), .answer(node: 0, OperationID(2, owner: nil)), .answer(node: 0, OperationID(4, owner: nil)),
+            .platformPicker(node: 0, .signIn), .answer(node: 0, OperationID(5, owner: nil)),
+        ])
+        #expect(signedIn.problems.isEmpty, "\(signedIn)")
+        #expect(signedIn.script.contains("< @main setAuthenticationStatus(1, \"\")"), "\(signedIn.script)")
+    }
+
     /// The interleavings the subscription check found, played again: each keeps every promise now.
     @Test(arguments: [
         // main signs in; the service forgets the token; b restarts, finds it invalid and renews it; main's

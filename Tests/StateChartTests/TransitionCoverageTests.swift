@@ -223,7 +223,7 @@ struct TransitionCoverageTests {
         let verifications = Self.verificationAtSetRequestorRows().subtracting(byScenarios)
         expectEqual(verifications.count, 7, "the drives verifying at setRequestor are needed for seven rows: \(verifications.sorted().map(\.description))")
         let partnerSessions = Self.partnerSessionElsewhereRows().subtracting(byScenarios)
-        expectEqual(partnerSessions.count, 3, "the partner-session drives are needed for three rows: \(partnerSessions.sorted().map(\.description))")
+        expectEqual(partnerSessions.count, 5, "the partner-session drives are needed for five rows: \(partnerSessions.sorted().map(\.description))")
         var overlap = needed
         for rows in [late, restartedLogout, completing, stepUps, renewals, logoutMarks, verifications, partnerSessions] { overlap.subtract(rows) }
         overlap = overlap.filter(Self.isNotAboutAskingAProvider)

@@ -287,6 +287,9 @@ extension EntitlementMachine {
         if let logout = currentLogoutFlow { return finishLogout(logout, alsoAnswering: [id], condition: .cancelled) }
         if let flow = currentLoginFlow {
             selectedProviderID = nil
+            // A cancel ends every login of the device: one made through the platform's picker on another
+            // node is in no store, so the cancel marks as a logout does (``markLogout()``).
+            if settings.platformSSO { markLogout() }
             return endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the login.",
                     alsoAnswering: [id], condition: .cancelled)
         }

@@ -63,7 +63,7 @@ extension EntitlementMachine {
         let loggedOutElsewhere = stored.loggedOut != nil && stored.loggedOut != persisted.loggedOut
         logoutMark = stored.loggedOut
         let before = adoptStepUps(stored.pendingStepUps)
-        let followed = followAuthentication(stored, configuration) + followStepUps(before: before)
+        let followed = followAuthentication(stored, configuration, loggedOutElsewhere: loggedOutElsewhere) + followStepUps(before: before)
         guard loggedOutElsewhere else { return followed }
         // A request waiting for a login here follows that login (which a logout elsewhere does not end).
         let ended = abortRequests(
@@ -73,8 +73,13 @@ extension EntitlementMachine {
     }
 
     /// Another instance changed the authentication: adopt it where this instance is idle, or where it was
-    /// waiting for a redirect that the other one received.
-    private mutating func followAuthentication(_ stored: StoredTokens, _ configuration: RequestorConfiguration) -> [Action] {
+    /// waiting for a redirect that the other one received (`loggedOutElsewhere`: the store marks a logout
+    /// this instance had not seen).
+    private mutating func followAuthentication(
+        _ stored: StoredTokens, _ configuration: RequestorConfiguration, loggedOutElsewhere: Bool
+    ) -> [Action] {
+        // What the store held as this instance last read it: a logout or sign-out made since shows against it.
+        let lastRead = foreignStore ?? persisted
         // Where this instance keeps its own view, it counts what it holds as stored (`storedTokens`, read
         // before anything here changes it), so its next step saves that over what it followed.
         persisted = stored
@@ -254,6 +259,20 @@ extension EntitlementMachine {
                 flow, code: ErrorCode.userNotAuthenticated, reason: "The login ended on another instance without signing in.",
                 condition: .loginEndedElsewhere)
             return ended + (resumePendingLogin(stored.pendingLogin, configuration).map { [$0] } ?? [])
+        case .login(let flow, .readingProfile)
+        where !flow.redirectAccepted && token == nil
+            && (loggedOutElsewhere || stored.pendingLogout.map { $0 != lastRead.pendingLogout } ?? false
+                || (lastRead.authentication != nil && stored.authentication == nil)):
+            // A login reading its profile with no redirect to wait for — the platform's sign-in, a session that
+            // needed no login page — when the device logged out or cancelled through another instance (a mark
+            // or a logout waiting for its redirect it had not seen, or a sign-in it had seen gone): that ends
+            // every login of the device, so this one ends unsigned (the logout waited for here too), and its
+            // profile, when it comes, is late.
+            adopt()
+            if let logout = resumePendingLogout(stored.pendingLogout, ending: flow) { return logout }
+            return endLogin(
+                flow, code: ErrorCode.userNotAuthenticated, reason: "The device logged out or cancelled on another instance.",
+                condition: .loggedOutElsewhere)
         default:
             // In the middle of its own flow this instance keeps its view until the flow ends.
             persisted = storedTokens

@@ -49,10 +49,12 @@ extension EntitlementMachine {
     /// answered (a request deadline), with as much again for the node's next read of the store.
     var logoutMarkLifetime: Duration { settings.requestTimeout * 2 }
 
-    /// Marks a logout for the other nodes (with a provider chain): later than the mark it replaces, so a
-    /// node that saw the last one tells the new one apart.
+    /// Marks a logout for the other nodes — with a provider chain (their requests to providers end), and
+    /// with the platform's sign-in (a sign-in through the platform's picker on another node reads its
+    /// profile with nothing in the store to say so: the mark ends it there; a cancel marks too) — later
+    /// than the mark it replaces, so a node that saw the last one tells the new one apart.
     mutating func markLogout() {
-        guard hasProviderChain else { return }
+        guard hasProviderChain || settings.platformSSO else { return }
         logoutMark = max(now, logoutMark.map { $0.adding(.milliseconds(1)) } ?? now)
     }
 

@@ -93,6 +93,7 @@ package enum TransitionTable {
         authentication(.awaitingSecondScreen, .storageChanged, .loginEndedElsewhere, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.readingProfile, .storageChanged, .loginEndedElsewhere, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.readingProfile, .storageChanged, .pendingLogout, to: .unauthenticated, .setAuthenticationStatus),
+        authentication(.readingProfile, .storageChanged, .loggedOutElsewhere, to: .unauthenticated, .setAuthenticationStatus),
         authentication(.readingProfile, .storageChanged, .pendingLogout, to: .unauthenticated, .cancelTimer, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .storageChanged, .deadlinePassed, to: .unauthenticated, .cancelTimer, .status, .setAuthenticationStatus),
         authentication(.awaitingRedirect, .storageChanged, .pendingLogin, to: .awaitingRedirect, .cancelTimer, .startTimer),

@@ -13,6 +13,9 @@ import EntitlementEngine
 /// - a node speaks only for calls it holds: no `setAuthenticationStatus` answering no call from a node
 ///   where no call of the device waits (but for a registration code it showed the app when it started
 ///   again, whose end it tells);
+/// - with the platform's account (``Bounds/platform``), the same promise about sign-ins: a sign-in through
+///   the platform's picker is a login made when the user signs in, and a node's silent sign-in at
+///   `setRequestor` one made when it completes (a logout signs out of the app only);
 /// - with step-ups (``Bounds/stepUp``): no node asks the app for a step-up the store does not hold, no
 ///   transaction is presented twice, no node hands out a media token the provider granted after a
 ///   logout for a step-up asked before it, and none hands out, after a logout, a plain server
@@ -60,12 +63,17 @@ package struct FleetChecker: Sendable {
         /// Whether the device signs in to a direct subscription (a provider that signs in and renews its
         /// token) and reads an issue through it, instead of logging in with a TV provider.
         package var subscription: Bool
+        /// Whether the device has the platform's TV-provider account (cookbook D): a login starts at the
+        /// platform's picker, where the user signs in with the MVPD (the platform stays signed in, and a
+        /// node's `setRequestor` signs the device in with it silently), picks another provider or cancels.
+        package var platform: Bool
 
         /// Creates bounds.
         package init(
             nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false,
-            stepUp: Bool = false, lostWrites: Bool = false, subscription: Bool = false
+            stepUp: Bool = false, lostWrites: Bool = false, subscription: Bool = false, platform: Bool = false
         ) {
+            self.platform = platform
             self.subscription = subscription
             self.secondScreen = secondScreen
             self.stepUp = stepUp
@@ -287,6 +295,7 @@ extension FleetModel {
                 break
             }
             if case .call = event { world.callsLeft += 1 }
+            if case .platformPicker = event { world.userActionsLeft += 1 }
             world.apply(event)
             found += world.problems
         }
@@ -360,6 +369,10 @@ extension FleetModel {
         for (index, node) in nodes.enumerated() where node.machine.authentication.isShowingThePicker {
             // The app answers the provider dialog it shows (the cookbook's duty): here, by closing it.
             return (.call(node: index, .cancel), false)
+        }
+        for (index, node) in nodes.enumerated() where node.platformPicker != nil {
+            // So with the platform's picker: the user closes it.
+            return (.platformPicker(node: index, .cancel), false)
         }
         return nil
     }

@@ -63,6 +63,32 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What the user does in the platform's picker (``FleetChecker/Bounds/platform``).
+    package enum PlatformChoice: Sendable, Hashable, CaseIterable {
+        /// Signs in with the MVPD: the platform's account is signed in from then on.
+        case signIn
+        /// Picks "Other TV Providers": the engine's own dialog follows.
+        case otherProviders
+        /// Cancels the picker.
+        case cancel
+
+        var answer: PlatformPickerAnswer {
+            switch self {
+            case .signIn: .signedIn(FleetModel.platformAssertion)
+            case .otherProviders: .otherProviders
+            case .cancel: .cancelled
+            }
+        }
+
+        var script: String {
+            switch self {
+            case .signIn: "signs in with \(FleetModel.mvpd.id)"
+            case .otherProviders: "picks another provider"
+            case .cancel: "cancels"
+            }
+        }
+    }
+
     /// The device calls `call` on `node`.
     case call(node: Int, Call)
     /// The service (or, for a provider's request, the provider) answers `node`'s request `operation` (it
@@ -101,6 +127,8 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     /// The subscription's service forgets every token it gave (a user action's budget): each is found
     /// invalid at its next use, and renewed.
     case providerForgetsTokens
+    /// The user answers the platform's picker the device shows through `node` (a user action).
+    case platformPicker(node: Int, PlatformChoice)
 
     /// The event as a line of a fleet script.
     package var description: String {
@@ -123,6 +151,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         case .restart(let node): return "! @\(name(node)) engine restarts"
         case .abandonPicker(let node): return "! @\(name(node)) host gives up the provider choice"
         case .providerForgetsTokens: return "! provider \(FleetModel.subscriptionProvider) forgets its tokens"
+        case .platformPicker(let node, let choice): return "! user \(choice.script) in the platform picker @\(name(node))"
         }
     }
 }

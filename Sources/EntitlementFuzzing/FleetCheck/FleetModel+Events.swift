@@ -30,6 +30,9 @@ extension FleetModel {
         if nextDeadline != nil { events.append(.advanceClock) }
         if userActionsLeft > 0, constants.subscription, !service.subscriptionValid.isEmpty { events.append(.providerForgetsTokens) }
         if userActionsLeft > 0 {
+            for node in nodes.indices where nodes[node].platformPicker != nil {
+                for choice in FleetEvent.PlatformChoice.allCases { events.append(.platformPicker(node: node, choice)) }
+            }
             for page in pages where !page.used {
                 switch page.kind {
                 case .login:
@@ -39,6 +42,8 @@ extension FleetModel {
                     events.append(.followLogout(page: page.seq))
                 case .code:
                     events.append(.logIn(page: page.seq))
+                case .platform:
+                    break
                 }
             }
         }
@@ -153,6 +158,15 @@ extension FleetModel {
         case .abandonPicker(let node):
             callsLeft -= 1
             if let flow = nodes[node].machine.loginChoosingProvider { deliver(.providerChoiceAbandoned(flow), to: node) }
+        case .platformPicker(let node, let choice):
+            userActionsLeft -= 1
+            guard let flow = nodes[node].platformPicker else { return }
+            nodes[node].platformPicker = nil
+            if choice == .signIn {
+                service.platformSignedIn = true
+                noteLoginWithPlatform()
+            }
+            deliver(.platformPickerAnswered(flow, choice.answer), to: node)
         }
     }
 

@@ -25,6 +25,7 @@ extension FleetModel {
         node.timers = []
         node.waiting = []
         node.showsCode = false
+        node.platformPicker = nil
         node.lastCall = 0
         nodes[index] = node
         let call = submit(.setRequestor(requestorID: Self.requestorID, serviceProviders: []), on: index)
@@ -38,15 +39,16 @@ extension FleetModel {
             stored = store.tokens
             nodes[index].knownVersion = store.version
         }
-        deliver(.configurationLoaded(sent.operation, Self.configuration, stored), to: index, reconciling: false)
+        deliver(.configurationLoaded(sent.operation, constants.configuration, stored), to: index, reconciling: false)
     }
 
     /// The settings of every node: the simulated app's (its redirect URL and domain); on a device with a
     /// second screen, codes polled every 5 s and shown for a minute (so that everything settles within a
     /// few dozen polls); with step-ups, one provider answering for every resource and a step-up of the
-    /// protected resource allowed a minute.
-    static func settings(secondScreen: Bool, stepUp: Bool = false, subscription: Bool = false) -> EngineSettings {
+    /// protected resource allowed a minute; with the platform's account, its single sign-on on.
+    static func settings(secondScreen: Bool, stepUp: Bool = false, subscription: Bool = false, platform: Bool = false) -> EngineSettings {
         var settings = EngineSettings.simulated
+        settings.platformSSO = platform
         if secondScreen { settings.secondScreen = SecondScreen(pollInterval: .seconds(5), codeLifetime: .seconds(60)) }
         if stepUp {
             settings.providers = [ProviderLink(id: stepUpProvider)]
@@ -135,8 +137,12 @@ extension FleetModel {
 
     /// One input, its save first: taken when the save holds, decided again after a lost compare-and-set.
     mutating func process(_ input: Input, on node: Int, onLostSave: AccessEnabler.OnLostSave = .decideAgain) {
-        // The device's calls are what a logout or cancel orders against (``noteHappenedBefore``).
-        let before = if case .callReceived = input { nodes[node].machine.authentication.kind } else { AuthenticationState.Kind?.none }
+        // The device's calls are what a logout or cancel orders against (``noteHappenedBefore``) — when they
+        // run: one queued until `setRequestor` completes is noted when it runs from the queue.
+        let before: AuthenticationState.Kind? =
+            if case .callReceived = input, case .configured = nodes[node].machine.configuration { nodes[node].machine.authentication.kind } else { nil }
+        let signingInSilently = if constants.platform, case .signingIn = nodes[node].machine.configuration { true } else { false }
+        defer { if signingInSilently { noteSilentPlatformSignIn(on: node) } }
         if store.up, nodes[node].knownVersion == store.version {
             // Any save the step asks for holds: it is taken in place, with nothing to go back to.
             let step = nodes[node].machine.handle(input, at: now)
@@ -198,6 +204,15 @@ extension FleetModel {
         if let failure { nodes[node].immediate.insert(.storageWriteFailed(failure.description), at: 0) }
     }
 
+    /// After an input `node` took while signing in silently at `setRequestor`: when that made it signed in
+    /// with the platform's account, the sign-in is a login made now (cookbook I: a logout signs out of the
+    /// app only, and the app signs in again at its next `setRequestor`).
+    private mutating func noteSilentPlatformSignIn(on node: Int) {
+        if case .signingIn = nodes[node].machine.configuration { return }
+        guard case .authenticated(let token) = nodes[node].machine.authentication, token.source == .platformSSO else { return }
+        noteLoginWithPlatform()
+    }
+
     private mutating func run(_ action: Action, on node: Int) {
         switch action {
         case .emit(let callback, let answering):
@@ -241,6 +256,13 @@ extension FleetModel {
         case .askProvider(let operation, provider: Self.subscriptionProvider, let request, let session) where constants.subscription:
             nodes[node].askedProvider.append(
                 ProviderRequestOut(operation: operation, request: request, deadline: now.adding(settings.requestTimeout), userToken: session.userToken))
+        case .presentPlatformPicker(let flow, _, _, _) where constants.platform:
+            nodes[node].platformPicker = flow
+        case .dismissPlatformPicker(let flow) where constants.platform:
+            if nodes[node].platformPicker == flow { nodes[node].platformPicker = nil }
+        case .checkPlatformSignIn(let operation, _, _, _) where constants.platform:
+            // The platform answers at once from its account: signed in, its assertion.
+            nodes[node].mailbox.append(.platformSignInChecked(operation, service.platformSignedIn ? Self.platformAssertion : nil))
         case .askProvider, .presentPlatformPicker, .dismissPlatformPicker, .checkPlatformSignIn:
             problems.append("node \(Self.name(node)) asked for what the model does not have: \(action)")
         }

@@ -58,6 +58,21 @@ extension FleetModel {
                 .logouts([
                     mvpdID: V2Logout(actionName: .logout, actionType: .interactive, mvpd: mvpdID, url: Self.logoutURL(service.lastLogout))
                 ]))
+        case .partnerSession where constants.platform:
+            return .success(
+                .session(
+                    V2Session(
+                        actionName: .partnerProfile, actionType: .direct, reasonType: .none,
+                        url: "\(Self.serviceProvider)/api/v2/\(Self.requestorID)/profiles/sso/Apple", sessionID: "sid-sso",
+                        serviceProvider: Self.requestorID,
+                        authenticationRequest: V2PartnerRequest(type: "saml", request: "R", attributeNames: ["userID"]))))
+        case .partnerProfile(_, _, let assertion) where constants.platform:
+            // The platform's assertion is good while its account is signed in: the service saves the profile.
+            guard service.platformSignedIn, assertion == Self.platformAssertion else {
+                return .failure(.httpStatus(400, "invalid_parameter_saml_response: The partner's SAML response is not valid here."))
+            }
+            service.profile = true
+            return .success(.profiles([Self.mvpd.id: platformProfile]))
         default:
             return .failure(.httpStatus(400, "unmodelled_request: the check's service does not answer \(request.operation)."))
         }
@@ -108,6 +123,23 @@ extension FleetModel {
             attributes: ["userID": .init(value: .string("alice"))])
     }
 
+    /// The profile a sign-in with the platform's account saves.
+    var platformProfile: V2Profile {
+        V2Profile(
+            notBefore: now, notAfter: now.adding(Self.profileLifetime), issuer: Self.mvpd.id, kind: .appleSSO,
+            attributes: ["userID": .init(value: .string("alice"))])
+    }
+
+    /// The assertion the platform's account hands the app for the MVPD.
+    static let platformAssertion = PlatformAssertion(mvpdID: mvpd.id, serialized: "vsa.platform.alice")
+
+    /// A sign-in with the platform's account (its picker, or a node's silent one at `setRequestor` as it
+    /// completes): a login made now — a sign-in told after it keeps every promise about logins.
+    mutating func noteLoginWithPlatform() {
+        pages.append(Page(seq: pages.count, url: "platform:\(pages.count)", kind: .platform, used: true))
+        lastLoginPage = pages.count - 1
+    }
+
     /// The web view opened `url` (or the TV showed a registration code, `code:…`): a page the user can act
     /// on (the same page once).
     mutating func open(_ url: String) {
@@ -149,14 +181,16 @@ extension FleetModel {
         let code: Int
         switch pages[index].kind {
         case .login(let number), .code(let number): code = number
-        case .logout: return
+        case .logout, .platform: return
         }
         // A replaced session's page (or code) shows an error and goes nowhere.
         guard var session = service.session, session.code == code else { return }
         session.loggedIn = true
         service.session = session
         service.profile = true
-        lastLoginPage = pages[index].seq
+        // The newest page logged in on: a login on an older page whose session is still live (the platform's
+        // sign-in made no session) does not undo one made since.
+        lastLoginPage = max(lastLoginPage, pages[index].seq)
         guard case .login = pages[index].kind else {
             newestLoginRedirect = nil  // a code brings no redirect: the TV's poll finds the sign-in
             return

@@ -49,6 +49,8 @@ struct FleetModel: Sendable {
         /// Whether this node showed the app a registration code answering no call (one it resumed from the
         /// store when it started again), and has not said since how that login ended: it speaks for it.
         var showsCode = false { didSet { hash = nil } }
+        /// The login whose platform picker the device shows through this node (``FleetChecker/Bounds/platform``).
+        var platformPicker: FlowID? { didSet { hash = nil } }
         /// The node's part of the fleet's ``FleetModel/fingerprint()`` while nothing it is made of changed
         /// (a successor state keeps the hash of every node its event left alone).
         var hash: Int?
@@ -76,6 +78,7 @@ struct FleetModel: Sendable {
             }
             hasher.combine(waiting)
             hasher.combine(showsCode)
+            hasher.combine(platformPicker)
             return hasher.finalize()
         }
         /// Inputs the shell feeds before any other (secrets drawn, a failed save), during one event only.
@@ -149,6 +152,9 @@ struct FleetModel: Sendable {
         var subscriptionSignedOut: Set<String> = []
         /// Every subscription token a save put in the store.
         var subscriptionStored: Set<String> = []
+        /// Whether the device's platform account is signed in to the MVPD (``FleetChecker/Bounds/platform``):
+        /// once the user signed in through its picker, for good (a logout signs out of the app only).
+        var platformSignedIn = false
     }
 
     /// A page the device's web view opened.
@@ -158,6 +164,9 @@ struct FleetModel: Sendable {
             case logout(id: Int)
             /// A registration code the device shows, for a second screen.
             case code(Int)
+            /// A sign-in with the platform's account (its picker, or a node's silent one at `setRequestor`):
+            /// a login, used when it is made.
+            case platform
         }
         var seq: Int
         var url: String
@@ -186,7 +195,7 @@ struct FleetModel: Sendable {
     var faultsLeft: Int
     /// Pages issued before this sequence number are stale: a logout or cancel came after them.
     var validFromPage = 0
-    /// The sequence number of the page the user last logged in on (-1: none).
+    /// The sequence number of the newest page the user logged in on (-1: none).
     var lastLoginPage = -1
     /// How many transactions the provider had issued when the device last logged out (step-ups asked
     /// before that logout).
@@ -216,6 +225,9 @@ struct FleetModel: Sendable {
     static let requestorID = "sim-requestor"
     static let mvpd = MVPD(id: "acme-cable", displayName: "Acme Cable")
     static let configuration = RequestorConfiguration(requestorID: requestorID, mvpds: [mvpd])
+    /// The same MVPD, supporting the platform's sign-in (``FleetChecker/Bounds/platform``).
+    static let platformConfiguration = RequestorConfiguration(
+        requestorID: requestorID, mvpds: [MVPD(id: mvpd.id, displayName: mvpd.displayName, enablePlatformServices: true)])
     static let deviceID = "device-1"
     static let serviceProvider = "https://sp.check"
     static let start = Timestamp(milliseconds: 1_800_000_000_000)
@@ -245,11 +257,18 @@ struct FleetModel: Sendable {
         let lostWrites: Bool
         /// Whether the check is of a direct subscription (``FleetChecker/Bounds/subscription``).
         let subscription: Bool
+        /// Whether the device has the platform's account (``FleetChecker/Bounds/platform``).
+        let platform: Bool
+        /// The requestor's configuration every node loads (its MVPD supports the platform's sign-in in a
+        /// check with one).
+        let configuration: RequestorConfiguration
         /// A node's machine as it starts, recording the rows it takes (made once: a machine's first
         /// settings are interned process-wide).
         let freshMachine: EntitlementMachine
-        init(_ settings: EngineSettings, stepUp: Bool, lostWrites: Bool, subscription: Bool) {
+        init(_ settings: EngineSettings, stepUp: Bool, lostWrites: Bool, subscription: Bool, platform: Bool) {
             self.settings = settings
+            self.platform = platform
+            configuration = platform ? FleetModel.platformConfiguration : FleetModel.configuration
             self.subscription = subscription
             self.stepUp = stepUp
             self.lostWrites = lostWrites
@@ -265,8 +284,8 @@ struct FleetModel: Sendable {
     /// `count` configured nodes of one device, an empty store, no session.
     init(nodes count: Int, bounds: FleetChecker.Bounds) {
         constants = Constants(
-            Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp, subscription: bounds.subscription), stepUp: bounds.stepUp,
-            lostWrites: bounds.lostWrites, subscription: bounds.subscription)
+            Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp, subscription: bounds.subscription, platform: bounds.platform),
+            stepUp: bounds.stepUp, lostWrites: bounds.lostWrites, subscription: bounds.subscription, platform: bounds.platform)
         now = Self.start
         callsLeft = bounds.calls
         userActionsLeft = bounds.userActions
@@ -301,6 +320,7 @@ struct FleetModel: Sendable {
         hasher.combine(service.subscriptionRenewed)
         hasher.combine(service.subscriptionSignedOut)
         hasher.combine(service.subscriptionStored)
+        hasher.combine(service.platformSignedIn)
         hasher.combine(pages.count)
         for page in pages {
             hasher.combine(page.seq)
