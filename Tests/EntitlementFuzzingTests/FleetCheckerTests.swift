@@ -139,6 +139,22 @@ struct FleetCheckerTests {
         #expect(signedIn.script.contains("< @main setAuthenticationStatus(1, \"\")"), "\(signedIn.script)")
     }
 
+    /// With the TV provider's authorization among the calls (cookbook F: a resource asked while signed out
+    /// starts the login, and the decision follows it), two nodes keep every promise in every interleaving of
+    /// four events (`.ci/run` checks eight, and three nodes to six).
+    @Test func theTVProvidersAuthorizationKeepsEveryPromiseToFourEvents() async {
+        let checker = FleetChecker(bounds: .init(nodes: 2, depth: 4, authorize: true))
+        let report = await Self.run(checker)
+        #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
+        #expect(report.depth == 4 && report.states > 3_000, "\(report.statesByDepth)")
+        let watched = checker.replay([
+            .call(node: 0, .watch), .call(node: 0, .chooseProvider), .answer(node: 0, OperationID(2, owner: nil)), .logIn(page: 0),
+            .redirect(0, node: 0), .answer(node: 0, OperationID(3, owner: nil)), .answer(node: 0, OperationID(4, owner: nil)),
+        ])
+        #expect(watched.problems.isEmpty, "\(watched)")
+        #expect(watched.script.contains { $0.hasPrefix("< @main setToken(") }, "\(watched.script.joined(separator: "\n"))")
+    }
+
     /// The interleavings the subscription check found, played again: each keeps every promise now.
     @Test(arguments: [
         // main signs in; the service forgets the token; b restarts, finds it invalid and renews it; main's

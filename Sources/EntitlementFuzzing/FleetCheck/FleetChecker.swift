@@ -16,6 +16,8 @@ import EntitlementEngine
 /// - with the platform's account (``Bounds/platform``), the same promise about sign-ins: a sign-in through
 ///   the platform's picker is a login made when the user signs in, and a node's silent sign-in at
 ///   `setRequestor` one made when it completes (a logout signs out of the app only);
+/// - with the TV provider's authorization (``Bounds/authorize``): no node hands out, after a logout, a media
+///   token the service decided before it;
 /// - with step-ups (``Bounds/stepUp``): no node asks the app for a step-up the store does not hold, no
 ///   transaction is presented twice, no node hands out a media token the provider granted after a
 ///   logout for a step-up asked before it, and none hands out, after a logout, a plain server
@@ -67,12 +69,16 @@ package struct FleetChecker: Sendable {
         /// platform's picker, where the user signs in with the MVPD (the platform stays signed in, and a
         /// node's `setRequestor` signs the device in with it silently), picks another provider or cancels.
         package var platform: Bool
+        /// Whether the device also asks the TV provider's authorization of a resource (cookbook F): a
+        /// decision the service makes while the device's profile lives, its media token handed out.
+        package var authorize: Bool
 
         /// Creates bounds.
         package init(
             nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false,
-            stepUp: Bool = false, lostWrites: Bool = false, subscription: Bool = false, platform: Bool = false
+            stepUp: Bool = false, lostWrites: Bool = false, subscription: Bool = false, platform: Bool = false, authorize: Bool = false
         ) {
+            self.authorize = authorize
             self.platform = platform
             self.subscription = subscription
             self.secondScreen = secondScreen

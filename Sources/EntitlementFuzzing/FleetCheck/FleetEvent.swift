@@ -18,14 +18,17 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         /// The user signs in to the direct subscription, the device reads its issue (``FleetModel/issue``),
         /// the user signs out of the subscription.
         case signIn, readIssue, signOut
+        /// `getAuthorization` of a resource the TV provider decides on (``FleetModel/channel``), with
+        /// ``FleetChecker/Bounds/authorize``.
+        case watch
 
-        /// The calls of a check: a TV-provider login's, or (`stepUp`) a provider's authorizations — one a PIN
-        /// protects, one it grants at once — and a logout.
-        static func alphabet(stepUp: Bool, subscription: Bool = false) -> [Call] {
+        /// The calls of a check: a TV-provider login's (with `authorize`, the TV provider's authorization
+        /// too), or (`stepUp`) a provider's authorizations — one a PIN protects, one it grants at once — and a
+        /// logout.
+        static func alphabet(stepUp: Bool, subscription: Bool = false, authorize: Bool = false) -> [Call] {
             if subscription { return [.signIn, .readIssue, .signOut, .logout] }
-            return stepUp
-                ? [.authorize, .authorizeOpen, .completeStepUp, .cancelStepUp, .logout]
-                : [.getAuthentication, .chooseProvider, .cancel, .checkAuthentication, .logout]
+            if stepUp { return [.authorize, .authorizeOpen, .completeStepUp, .cancelStepUp, .logout] }
+            return [.getAuthentication, .chooseProvider, .cancel, .checkAuthentication, .logout] + (authorize ? [.watch] : [])
         }
 
         var entitlementCall: EntitlementCall {
@@ -42,6 +45,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
             case .signIn: .signIn(provider: FleetModel.subscriptionProvider, credentials: ["username": "bob", "password": "pw"])
             case .readIssue: .getAuthorization(resource: FleetModel.issue, data: [:])
             case .signOut: .signOut(provider: FleetModel.subscriptionProvider)
+            case .watch: .getAuthorization(resource: FleetModel.channel, data: [:])
             }
         }
 
@@ -59,6 +63,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
             case .signIn: "signIn \(FleetModel.subscriptionProvider) username bob password pw"
             case .readIssue: "getAuthorization \(FleetModel.issue)"
             case .signOut: "signOut \(FleetModel.subscriptionProvider)"
+            case .watch: "getAuthorization \(FleetModel.channel)"
             }
         }
     }

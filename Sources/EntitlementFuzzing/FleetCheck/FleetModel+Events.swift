@@ -8,7 +8,7 @@ extension FleetModel {
         var events: [FleetEvent] = []
         for node in nodes.indices {
             if callsLeft > 0 {
-                for call in FleetEvent.Call.alphabet(stepUp: constants.stepUp, subscription: constants.subscription) {
+                for call in FleetEvent.Call.alphabet(stepUp: constants.stepUp, subscription: constants.subscription, authorize: constants.authorize) {
                     events.append(.call(node: node, call))
                 }
                 if nodes[node].machine.loginChoosingProvider != nil { events.append(.abandonPicker(node: node)) }
@@ -217,6 +217,11 @@ extension FleetModel {
             }
         case .setToken where constants.subscription:
             break
+        case .setToken(let token, _) where constants.authorize:
+            if !lostWrite, let number = Self.decision(granting: token), number <= decisionsBeforeLogout {
+                problems.append("node \(Self.name(node)) handed out a media token decided before a logout, after it: \(callback)")
+            }
+            fallthrough
         case .setAuthenticationStatus(1, _), .setToken:
             if !lostWrite, lastLoginPage < validFromPage {
                 problems.append(
@@ -237,6 +242,7 @@ extension FleetModel {
             // The device chose again, cancelled or logged out: a login on an earlier page promises nothing.
             chosenFromPage = pages.count
             newestLoginRedirect = nil
+            if case .logout = call { decisionsBeforeLogout = service.decisionsMade }
         default:
             break
         }

@@ -73,6 +73,21 @@ extension FleetModel {
             }
             service.profile = true
             return .success(.profiles([Self.mvpd.id: platformProfile]))
+        case .authorize(_, let mvpdID, let resource) where constants.authorize && mvpdID == Self.mvpd.id && resource == Self.channel:
+            // The TV provider permits the channel to the device's profile, with a media token; without one the
+            // service asks for a login (`authenticated_profile_missing`, action `authentication`).
+            guard service.profile else {
+                return .failure(.authenticationRequired("authenticated_profile_missing: The authenticated profile is missing."))
+            }
+            service.decisionsMade += 1
+            return .success(
+                .decisions([
+                    V2Decision(
+                        resource: resource, serviceProvider: Self.requestorID, mvpd: mvpdID, authorized: true, source: .mvpd,
+                        token: V2Decision.Token(
+                            notBefore: now, notAfter: now.adding(.seconds(300)), serialized: Self.decisionTokenPrefix + String(service.decisionsMade)),
+                        notBefore: now, notAfter: now.adding(.seconds(300)))
+                ]))
         default:
             return .failure(.httpStatus(400, "unmodelled_request: the check's service does not answer \(request.operation)."))
         }
@@ -103,6 +118,14 @@ extension FleetModel {
 
     /// The media tokens the step-up provider grants: this prefix and the transaction's number.
     static let mediaTokenPrefix = "media-"
+    /// The media tokens of the service's decisions for the channel: this prefix and the decision's number.
+    static let decisionTokenPrefix = "tv-"
+
+    /// The decision a media token of the service's was made in.
+    static func decision(granting token: String) -> Int? {
+        token.hasPrefix(decisionTokenPrefix) ? Int(token.dropFirst(decisionTokenPrefix.count)) : nil
+    }
+
     /// The tokens the provider grants for the open resource: this prefix and the request's number.
     static let openTokenPrefix = "open-"
 

@@ -155,6 +155,8 @@ struct FleetModel: Sendable {
         /// Whether the device's platform account is signed in to the MVPD (``FleetChecker/Bounds/platform``):
         /// once the user signed in through its picker, for good (a logout signs out of the app only).
         var platformSignedIn = false
+        /// How many decisions permitting the TV provider's resource the service made (``FleetChecker/Bounds/authorize``).
+        var decisionsMade = 0
     }
 
     /// A page the device's web view opened.
@@ -203,6 +205,9 @@ struct FleetModel: Sendable {
     /// How many requests for the open resource the provider had been asked when the device last logged
     /// out: a grant for one of them handed out afterwards is one made for the device before its logout.
     var openAskedBeforeLogout = 0
+    /// How many decisions the service had made when the device last logged out: a media token of one of
+    /// them handed out afterwards is one decided for the device before its logout.
+    var decisionsBeforeLogout = 0
     /// The redirect of the user's last login, when it was made on the newest login page, opened after the
     /// device last chose a provider, cancelled or logged out (nil: none).
     var newestLoginRedirect: Int?
@@ -239,6 +244,8 @@ struct FleetModel: Sendable {
     /// The direct subscription (``FleetChecker/Bounds/subscription``) and the issue the device reads.
     static let subscriptionProvider = "mag"
     static let issue = "issue-1"
+    /// The resource the TV provider decides on (``FleetChecker/Bounds/authorize``).
+    static let channel = "sports"
 
 
     /// Whether anything went wrong so far: a fault, or a request that passed its deadline unanswered.
@@ -259,14 +266,17 @@ struct FleetModel: Sendable {
         let subscription: Bool
         /// Whether the device has the platform's account (``FleetChecker/Bounds/platform``).
         let platform: Bool
+        /// Whether the device asks the TV provider's authorization (``FleetChecker/Bounds/authorize``).
+        let authorize: Bool
         /// The requestor's configuration every node loads (its MVPD supports the platform's sign-in in a
         /// check with one).
         let configuration: RequestorConfiguration
         /// A node's machine as it starts, recording the rows it takes (made once: a machine's first
         /// settings are interned process-wide).
         let freshMachine: EntitlementMachine
-        init(_ settings: EngineSettings, stepUp: Bool, lostWrites: Bool, subscription: Bool, platform: Bool) {
+        init(_ settings: EngineSettings, stepUp: Bool, lostWrites: Bool, subscription: Bool, platform: Bool, authorize: Bool) {
             self.settings = settings
+            self.authorize = authorize
             self.platform = platform
             configuration = platform ? FleetModel.platformConfiguration : FleetModel.configuration
             self.subscription = subscription
@@ -285,7 +295,8 @@ struct FleetModel: Sendable {
     init(nodes count: Int, bounds: FleetChecker.Bounds) {
         constants = Constants(
             Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp, subscription: bounds.subscription, platform: bounds.platform),
-            stepUp: bounds.stepUp, lostWrites: bounds.lostWrites, subscription: bounds.subscription, platform: bounds.platform)
+            stepUp: bounds.stepUp, lostWrites: bounds.lostWrites, subscription: bounds.subscription, platform: bounds.platform,
+            authorize: bounds.authorize)
         now = Self.start
         callsLeft = bounds.calls
         userActionsLeft = bounds.userActions
@@ -321,6 +332,7 @@ struct FleetModel: Sendable {
         hasher.combine(service.subscriptionSignedOut)
         hasher.combine(service.subscriptionStored)
         hasher.combine(service.platformSignedIn)
+        hasher.combine(service.decisionsMade)
         hasher.combine(pages.count)
         for page in pages {
             hasher.combine(page.seq)
@@ -373,6 +385,7 @@ struct FleetModel: Sendable {
         hasher.combine(sawFailure)
         hasher.combine(transactionsBeforeLogout)
         hasher.combine(openAskedBeforeLogout)
+        hasher.combine(decisionsBeforeLogout)
         return hasher.finalize()
     }
 }
