@@ -304,10 +304,14 @@ final class Stats: Sendable {
                 let value = sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
                 return "\(value.components.seconds * 1000 + value.components.attoseconds / 1_000_000_000_000_000) ms"
             }
-            var lines = [
+            let cells: [String] = [
+                "\(journeys.values.reduce(0, +))", "\(scheduled) (\(kinds) of each kind run)", "\(requests)", "\(ledger.accepted)",
+                "\(ledger.doubled)", "\(ledger.unanswered)", percentile(0.5), percentile(0.99), "\(hung)",
+            ]
+            var lines: [String] = [
                 "| devices' journeys | faults | requests | calls accepted | answered twice | unanswered (live nodes) | p50 | p99 | hung |",
                 "|---|---|---|---|---|---|---|---|---|",
-                "| \(journeys.values.reduce(0, +)) | \(scheduled) (\(kinds) of each kind run) | \(requests) | \(ledger.accepted) | \(ledger.doubled) | \(ledger.unanswered) | \(percentile(0.5)) | \(percentile(0.99)) | \(hung) |",
+                "| " + cells.joined(separator: " | ") + " |",
                 "",
                 "journeys by outcome: " + journeys.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
                 "logins by kind: " + logins.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),

@@ -11,26 +11,28 @@ package enum Base64URL {
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0
         while index + 3 <= bytes.count {
-            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            out.append(alphabet[Int(chunk >> 18 & 63)])
-            out.append(alphabet[Int(chunk >> 12 & 63)])
-            out.append(alphabet[Int(chunk >> 6 & 63)])
-            out.append(alphabet[Int(chunk & 63)])
+            let chunk: UInt32 = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            append(chunk, characters: 4, from: alphabet, to: &out)
             index += 3
         }
         let rest = bytes.count - index
         if rest == 1 {
-            let chunk = UInt32(bytes[index]) << 16
-            out.append(alphabet[Int(chunk >> 18 & 63)])
-            out.append(alphabet[Int(chunk >> 12 & 63)])
+            append(UInt32(bytes[index]) << 16, characters: 2, from: alphabet, to: &out)
         } else if rest == 2 {
-            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
-            out.append(alphabet[Int(chunk >> 18 & 63)])
-            out.append(alphabet[Int(chunk >> 12 & 63)])
-            out.append(alphabet[Int(chunk >> 6 & 63)])
+            let chunk: UInt32 = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+            append(chunk, characters: 3, from: alphabet, to: &out)
         }
         if padded { while out.count % 4 != 0 { out.append(UInt8(ascii: "=")) } }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the first `characters` of the four six-bit groups of the 24-bit `chunk`, in `alphabet`.
+    private static func append(_ chunk: UInt32, characters: Int, from alphabet: [UInt8], to out: inout [UInt8]) {
+        var shift: UInt32 = 18
+        for _ in 0..<characters {
+            out.append(alphabet[Int((chunk >> shift) & 63)])
+            shift &-= 6
+        }
     }
 
     /// Decodes unpadded base64url text; nil for anything else (padding, other alphabets, bad length,
@@ -69,7 +71,7 @@ package enum Base64URL {
                     let v0 = table[Int(text[index])], v1 = table[Int(text[index + 1])]
                     let v2 = table[Int(text[index + 2])], v3 = table[Int(text[index + 3])]
                     check |= v0 | v1 | v2 | v3
-                    let bits = UInt32(v0) << 18 | UInt32(v1) << 12 | UInt32(v2) << 6 | UInt32(v3)
+                    let bits: UInt32 = UInt32(v0) << 18 | UInt32(v1) << 12 | UInt32(v2) << 6 | UInt32(v3)
                     out[written] = UInt8(truncatingIfNeeded: bits >> 16)
                     out[written + 1] = UInt8(truncatingIfNeeded: bits >> 8)
                     out[written + 2] = UInt8(truncatingIfNeeded: bits)
