@@ -76,25 +76,8 @@ extension EntitlementMachine {
             // for a login completing elsewhere, wait for its outcome).
             flow.waiters.append(id)
             return probeLogin(flow, configuration, joining: id)
-        case .login(var flow, .awaitingRedirect) where flow.completingElsewhere == nil && !(flow.url ?? "").isEmpty:
-            // The device asks again, on the node that sent it to the login page: its page may be lost (the
-            // app restarted, the web view closed), its code may have died at the service (a session request
-            // this device sent earlier, given up on here, that arrived after this login's), or the user
-            // signed in and only the redirect was lost. The call joins the login, and the profile is read
-            // before the page is sent again — as any other node does from the stored login.
-            flow.waiters.append(id)
-            return probeLogin(flow, configuration, joining: id, condition: .pageAskedAgain)
-        case .login(var flow, .selectingProvider):
-            // The device asks again while its provider choice is open: the picker may be lost (the app
-            // restarted, the request that carried it ended), so the call joins and the picker is shown again.
-            flow.waiters.append(id)
-            moveAuthentication(to: .login(flow, .selectingProvider), nil, .join, .displayProviderDialog)
-            return [.log(.joined(id, flow: "the running login")), .emit(.displayProviderDialog(configuration.mvpds), answering: [])]
-        case .login(var flow, .awaitingSecondScreen(let registration, let poll)):
-            // So with a registration code: the call joins, and the code is shown again (`status(REGCODE)`).
-            flow.waiters.append(id)
-            moveAuthentication(to: .login(flow, .awaitingSecondScreen(registration, poll: poll)), nil, .join, .status)
-            return [.log(.joined(id, flow: "the running login")), .emit(.status(Notice.registrationCode.report(registration.code)), answering: [])]
+        case .login(_, let step) where showsAgain(step):
+            return showLoginAgain(joining: id, configuration)
         case .login:
             joinLogin(id)
             return [.log(.joined(id, flow: "the running login"))]
@@ -103,6 +86,42 @@ extension EntitlementMachine {
         case .logout(_, .preparingLogout), .logout(_, .requestingLogout):
             moveAuthentication(to: authentication, .logoutInProgress, .status)
             return refuse(id, .logoutInProgress)
+        }
+    }
+
+    /// Whether a login at `step` has something the device may have lost and is shown again when it asks
+    /// again (``showLoginAgain(joining:_:)``): the provider choice, a registration code, or the login page
+    /// this node sent it to.
+    func showsAgain(_ step: LoginStep) -> Bool {
+        switch (step, currentLoginFlow) {
+        case (.selectingProvider, _), (.awaitingSecondScreen, _): true
+        case (.awaitingRedirect, let flow?): flow.completingElsewhere == nil && !(flow.url ?? "").isEmpty
+        default: false
+        }
+    }
+
+    /// The device asks again — `getAuthentication`, or `getAuthorization` while signed out — during a
+    /// login whose step ``showsAgain(_:)``: what it showed may be lost (the app restarted, the web view
+    /// closed, the request that carried it ended), so it is shown again. The provider dialog and the
+    /// registration code (`status(REGCODE)`) at once; the login page after its profile is read — the user
+    /// may have signed in there and only the redirect was lost, or its code may have died at the service (a
+    /// session request this device sent earlier, given up on here, that arrived after this login's) — as any
+    /// other node does from the stored login. `id`, a `getAuthentication`, joins the login's waiters; an
+    /// authorization waits in its own region.
+    mutating func showLoginAgain(joining id: CallID?, _ configuration: RequestorConfiguration) -> [Action] {
+        guard case .login(var flow, let step) = authentication else { return [] }
+        if let id { flow.waiters.append(id) }
+        let join: [TransitionAction] = id == nil ? [] : [.join]
+        let joined: [Action] = id.map { [.log(.joined($0, flow: "the running login"))] } ?? []
+        switch step {
+        case .selectingProvider:
+            moveAuthentication(to: .login(flow, step), nil, join + [.displayProviderDialog])
+            return joined + [.emit(.displayProviderDialog(configuration.mvpds), answering: [])]
+        case .awaitingSecondScreen(let registration, _):
+            moveAuthentication(to: .login(flow, step), nil, join + [.status])
+            return joined + [.emit(.status(Notice.registrationCode.report(registration.code)), answering: [])]
+        default:
+            return probeLogin(flow, configuration, joining: id, condition: .pageAskedAgain)
         }
     }
 

@@ -19,8 +19,8 @@ extension AccessEnabler {
     /// request/response backend sends back to the device's request.
     ///
     /// A device need goes to every interaction of this engine waiting at that moment (they are all the
-    /// device's); a call whose flow is already past its need (it joins a login waiting for its
-    /// redirect) waits for its answer. After a need the call goes on: its answer reaches the delegate
+    /// device's); a call whose flow is past its need (it joins a login reading its profile) waits for
+    /// its answer. After a need the call goes on: its answer reaches the delegate
     /// and the streams, and any later interaction whose call the same flow answers. Cancellation and
     /// `timeLimit` end the wait as for ``answer(to:within:)``.
     public func interact(_ call: EntitlementCall, within timeLimit: Duration? = nil) async throws(EntitlementFailure) -> Interaction {
