@@ -410,7 +410,7 @@ enum Command: Equatable {
     }
 
     private static func parseCheck(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments, command: "check", options: ["--nodes", "--depth", "--calls", "--user", "--faults", "--second-screen", "--step-up", "--subscription", "--lost-writes", "--platform", "--authorize", "--all"])
+        var reader = ArgumentReader(arguments, command: "check", options: ["--nodes", "--depth", "--calls", "--user", "--faults", "--second-screen", "--step-up", "--subscription", "--lost-writes", "--platform", "--authorize", "--preauthorize", "--all"])
         var bounds = FleetChecker.Bounds()
         var all = false
         while let option = reader.next() {
@@ -422,6 +422,7 @@ enum Command: Equatable {
             case "--subscription": bounds.subscription = true
             case "--platform": bounds.platform = true
             case "--authorize": bounds.authorize = true
+            case "--preauthorize": bounds.preauthorize = true
             case "--nodes": bounds.nodes = try reader.number(of: option, in: 2...3)
             case "--depth": bounds.depth = try reader.number(of: option, in: 1...64)
             case "--calls": bounds.calls = try reader.number(of: option, in: 0...16)

@@ -204,7 +204,7 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
-            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up | --subscription] [--platform] [--authorize] [--lost-writes] [--all]"],
+            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up | --subscription] [--platform] [--authorize] [--preauthorize] [--lost-writes] [--all]"],
             summary: "model-check a fleet: every interleaving up to a bound, every promise",
             details: """
                 Explores every interleaving, up to D events (default 10), of K nodes (2 or 3, default 2)
@@ -238,7 +238,10 @@ struct CommandHelp {
                 cancels; the platform stays signed in, so a node's setRequestor signs the device in
                 silently, and such a sign-in counts as a login. With --authorize the device also asks
                 the TV provider's authorization of a channel (a login first when signed out); no node
-                may hand out, after a logout, a media token decided before it. With --lost-writes a
+                may hand out, after a logout, a media token decided before it. With --preauthorize it
+                also pre-authorizes the channel (checkPreauthorizedResources, the cache allowed); no node
+                may answer it with the channel permitted after a logout or cancel with no login since.
+                With --lost-writes a
                 fault may also be the store forgetting the last write it acknowledged (a Redis restarted
                 without persistence): after one, the promises about what a node tells after a logout and
                 a transaction's single use no longer bind (the store undid what they rest on); every

@@ -155,6 +155,24 @@ struct FleetCheckerTests {
         #expect(watched.script.contains { $0.hasPrefix("< @main setToken(") }, "\(watched.script.joined(separator: "\n"))")
     }
 
+    /// With the channel's pre-authorization among the calls (the cache allowed), two nodes keep every
+    /// promise in every interleaving of four events; played through, a signed-in device's pre-authorization
+    /// lists the channel, and after a logout the same call answers nothing, from the cache or not.
+    @Test func preauthorizationKeepsEveryPromiseToFourEvents() async {
+        let checker = FleetChecker(bounds: .init(nodes: 2, depth: 4, preauthorize: true))
+        let report = await Self.run(checker)
+        #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
+        #expect(report.depth == 4 && report.states > 3_000, "\(report.statesByDepth)")
+        let previewed = FleetChecker(bounds: .init(nodes: 2, depth: 9, calls: 4, preauthorize: true)).replay([
+            .call(node: 0, .chooseProvider), .answer(node: 0, OperationID(2, owner: nil)), .logIn(page: 0), .redirect(0, node: 0),
+            .answer(node: 0, OperationID(3, owner: nil)), .call(node: 0, .preview), .answer(node: 0, OperationID(4, owner: nil)),
+            .call(node: 1, .logout), .call(node: 0, .preview),
+        ])
+        #expect(previewed.problems.isEmpty, "\(previewed)")
+        let answers = previewed.script.filter { $0.contains("preauthorizedResources(") }
+        expectEqual(answers, ["< @main preauthorizedResources([\"sports\"])", "< @main preauthorizedResources([])"], "\(previewed.script.joined(separator: "\n"))")
+    }
+
     /// The interleavings the subscription check found, played again: each keeps every promise now.
     @Test(arguments: [
         // main signs in; the service forgets the token; b restarts, finds it invalid and renews it; main's

@@ -18,6 +18,9 @@ import EntitlementEngine
 ///   `setRequestor` one made when it completes (a logout signs out of the app only);
 /// - with the TV provider's authorization (``Bounds/authorize``): no node hands out, after a logout, a media
 ///   token the service decided before it;
+/// - with pre-authorization (``Bounds/preauthorize``), the sign-in promise about its answers too: no node
+///   answers a pre-authorization with a permitted resource — from the service or its cache — after a logout
+///   or cancel with no login since;
 /// - with step-ups (``Bounds/stepUp``): no node asks the app for a step-up the store does not hold, no
 ///   transaction is presented twice, no node hands out a media token the provider granted after a
 ///   logout for a step-up asked before it, and none hands out, after a logout, a plain server
@@ -72,13 +75,18 @@ package struct FleetChecker: Sendable {
         /// Whether the device also asks the TV provider's authorization of a resource (cookbook F): a
         /// decision the service makes while the device's profile lives, its media token handed out.
         package var authorize: Bool
+        /// Whether the device also pre-authorizes that resource (`checkPreauthorizedResources`, the cache
+        /// allowed): the service permits it while the device's profile lives, and a node may answer from its cache.
+        package var preauthorize: Bool
 
         /// Creates bounds.
         package init(
             nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false,
-            stepUp: Bool = false, lostWrites: Bool = false, subscription: Bool = false, platform: Bool = false, authorize: Bool = false
+            stepUp: Bool = false, lostWrites: Bool = false, subscription: Bool = false, platform: Bool = false, authorize: Bool = false,
+            preauthorize: Bool = false
         ) {
             self.authorize = authorize
+            self.preauthorize = preauthorize
             self.platform = platform
             self.subscription = subscription
             self.secondScreen = secondScreen

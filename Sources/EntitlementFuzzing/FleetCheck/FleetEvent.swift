@@ -21,14 +21,17 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         /// `getAuthorization` of a resource the TV provider decides on (``FleetModel/channel``), with
         /// ``FleetChecker/Bounds/authorize``.
         case watch
+        /// `checkPreauthorizedResources` of that resource, the cache allowed, with ``FleetChecker/Bounds/preauthorize``.
+        case preview
 
         /// The calls of a check: a TV-provider login's (with `authorize`, the TV provider's authorization
-        /// too), or (`stepUp`) a provider's authorizations — one a PIN protects, one it grants at once — and a
-        /// logout.
-        static func alphabet(stepUp: Bool, subscription: Bool = false, authorize: Bool = false) -> [Call] {
+        /// too; with `preauthorize`, its pre-authorization), or (`stepUp`) a provider's authorizations — one a
+        /// PIN protects, one it grants at once — and a logout.
+        static func alphabet(stepUp: Bool, subscription: Bool = false, authorize: Bool = false, preauthorize: Bool = false) -> [Call] {
             if subscription { return [.signIn, .readIssue, .signOut, .logout] }
             if stepUp { return [.authorize, .authorizeOpen, .completeStepUp, .cancelStepUp, .logout] }
             return [.getAuthentication, .chooseProvider, .cancel, .checkAuthentication, .logout] + (authorize ? [.watch] : [])
+                + (preauthorize ? [.preview] : [])
         }
 
         var entitlementCall: EntitlementCall {
@@ -46,6 +49,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
             case .readIssue: .getAuthorization(resource: FleetModel.issue, data: [:])
             case .signOut: .signOut(provider: FleetModel.subscriptionProvider)
             case .watch: .getAuthorization(resource: FleetModel.channel, data: [:])
+            case .preview: .checkPreauthorizedResources([FleetModel.channel], cache: true)
             }
         }
 
@@ -64,6 +68,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
             case .readIssue: "getAuthorization \(FleetModel.issue)"
             case .signOut: "signOut \(FleetModel.subscriptionProvider)"
             case .watch: "getAuthorization \(FleetModel.channel)"
+            case .preview: "checkPreauthorizedResources [\(FleetModel.channel)]"
             }
         }
     }

@@ -8,7 +8,8 @@ extension FleetModel {
         var events: [FleetEvent] = []
         for node in nodes.indices {
             if callsLeft > 0 {
-                for call in FleetEvent.Call.alphabet(stepUp: constants.stepUp, subscription: constants.subscription, authorize: constants.authorize) {
+                for call in FleetEvent.Call.alphabet(
+                    stepUp: constants.stepUp, subscription: constants.subscription, authorize: constants.authorize, preauthorize: constants.preauthorize) {
                     events.append(.call(node: node, call))
                 }
                 if nodes[node].machine.loginChoosingProvider != nil { events.append(.abandonPicker(node: node)) }
@@ -226,6 +227,11 @@ extension FleetModel {
             if !lostWrite, lastLoginPage < validFromPage {
                 problems.append(
                     "node \(Self.name(node)) signed the device in after a logout or cancel, with no login since: \(callback)")
+            }
+        case .preauthorizedResources(let permitted) where !permitted.isEmpty:
+            if !lostWrite, lastLoginPage < validFromPage {
+                problems.append(
+                    "node \(Self.name(node)) pre-authorized a resource after a logout or cancel, with no login since: \(callback)")
             }
         default:
             break

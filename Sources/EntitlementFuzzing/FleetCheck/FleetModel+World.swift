@@ -88,6 +88,17 @@ extension FleetModel {
                             notBefore: now, notAfter: now.adding(.seconds(300)), serialized: Self.decisionTokenPrefix + String(service.decisionsMade)),
                         notBefore: now, notAfter: now.adding(.seconds(300)))
                 ]))
+        case .preauthorize(_, let mvpdID, let resources) where constants.preauthorize && mvpdID == Self.mvpd.id && resources == [Self.channel]:
+            // Pre-authorization: the same decision without a media token, while the device's profile lives.
+            guard service.profile else {
+                return .failure(.authenticationRequired("authenticated_profile_missing: The authenticated profile is missing."))
+            }
+            return .success(
+                .decisions([
+                    V2Decision(
+                        resource: Self.channel, serviceProvider: Self.requestorID, mvpd: mvpdID, authorized: true, source: .mvpd,
+                        token: nil, notBefore: now, notAfter: now.adding(.seconds(300)))
+                ]))
         default:
             return .failure(.httpStatus(400, "unmodelled_request: the check's service does not answer \(request.operation)."))
         }

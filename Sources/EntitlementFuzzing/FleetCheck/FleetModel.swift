@@ -268,15 +268,18 @@ struct FleetModel: Sendable {
         let platform: Bool
         /// Whether the device asks the TV provider's authorization (``FleetChecker/Bounds/authorize``).
         let authorize: Bool
+        /// Whether the device pre-authorizes that resource (``FleetChecker/Bounds/preauthorize``).
+        let preauthorize: Bool
         /// The requestor's configuration every node loads (its MVPD supports the platform's sign-in in a
         /// check with one).
         let configuration: RequestorConfiguration
         /// A node's machine as it starts, recording the rows it takes (made once: a machine's first
         /// settings are interned process-wide).
         let freshMachine: EntitlementMachine
-        init(_ settings: EngineSettings, stepUp: Bool, lostWrites: Bool, subscription: Bool, platform: Bool, authorize: Bool) {
+        init(_ settings: EngineSettings, stepUp: Bool, lostWrites: Bool, subscription: Bool, platform: Bool, authorize: Bool, preauthorize: Bool) {
             self.settings = settings
             self.authorize = authorize
+            self.preauthorize = preauthorize
             self.platform = platform
             configuration = platform ? FleetModel.platformConfiguration : FleetModel.configuration
             self.subscription = subscription
@@ -296,7 +299,7 @@ struct FleetModel: Sendable {
         constants = Constants(
             Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp, subscription: bounds.subscription, platform: bounds.platform),
             stepUp: bounds.stepUp, lostWrites: bounds.lostWrites, subscription: bounds.subscription, platform: bounds.platform,
-            authorize: bounds.authorize)
+            authorize: bounds.authorize, preauthorize: bounds.preauthorize)
         now = Self.start
         callsLeft = bounds.calls
         userActionsLeft = bounds.userActions
