@@ -9,7 +9,10 @@ extension TransitionCoverageTests {
     /// again through a third in between). What it asked before the logout ends as its own logout would
     /// end it; the new sign-in stands. And a node waiting for the app's step-up finds, with the mark, a
     /// newer step-up for the resource in the store (made after the logout ended its own): its call ends as
-    /// a logout here would end it (`entitle check --step-up` found the provider form of this).
+    /// a logout here would end it (`entitle check --step-up` found the provider form of this). Only that last
+    /// row is the drives' alone: a device without a mark that finds another login in the store ends the
+    /// decision and the pre-authorization the same way, and a scenario reaches that
+    /// (`engines-a-logout-and-a-new-login-elsewhere-end-what-the-old-login-asked`).
     static func logoutMarkRows() -> Set<TransitionRow> {
         let start = Timestamp(milliseconds: 1_000)
         let configuration = RequestorConfiguration(requestorID: "r", mvpds: [MVPD(id: "m", displayName: "M")])

@@ -219,7 +219,7 @@ struct TransitionCoverageTests {
         let renewals = Self.renewalElsewhereRows().subtracting(byScenarios)
         expectEqual(renewals.count, 12, "the renewal drives are needed for twelve rows: \(renewals.sorted().map(\.description))")
         let logoutMarks = Self.logoutMarkRows().subtracting(byScenarios)
-        expectEqual(logoutMarks.count, 3, "the logout-mark drives are needed for three rows: \(logoutMarks.sorted().map(\.description))")
+        expectEqual(logoutMarks.count, 1, "the logout-mark drives are needed for one row: \(logoutMarks.sorted().map(\.description))")
         let verifications = Self.verificationAtSetRequestorRows().subtracting(byScenarios)
         expectEqual(verifications.count, 7, "the drives verifying at setRequestor are needed for seven rows: \(verifications.sorted().map(\.description))")
         let partnerSessions = Self.partnerSessionElsewhereRows().subtracting(byScenarios)

@@ -107,7 +107,15 @@ extension EntitlementMachine {
                 guard token != current else { return [] }
                 moveAuthentication(to: .authenticated(token), .validStoredToken)
                 adopt()
-                return []
+                guard !token.isSameLogin(as: current), !loggedOutElsewhere else { return [] }
+                // Another login than the one this instance holds: the device logged out and signed in again
+                // elsewhere, and this instance saw neither step. What it asks for the old login ends as that
+                // logout ends it (its answers, decided under the old login, reach nobody), and the decisions
+                // it cached for the old login are gone. (With a logout mark, ``storageChanged(_:)`` ends them.)
+                preauthorizationCache = [:]
+                return abortRequests(
+                    code: ErrorCode.userNotAuthenticated, description: "The user logged out.", condition: .loggedOutElsewhere,
+                    sparingThoseAwaitingLogin: true)
             }
             // Signed out elsewhere: what this instance still asks for the user ends as a logout here
             // ends it, and the answers that come later reach nobody (nothing for a signed-out device).

@@ -159,8 +159,9 @@ package enum TransitionGuard: String, Sendable, CaseIterable {
     /// Storage holds neither this login nor an authentication: the login ended on another instance
     /// without signing in.
     case loginEndedElsewhere
-    /// The store holds a logout mark this instance had not seen (`StoredTokens.loggedOut`): the device
-    /// logged out on another instance, and what it still asks for ends as a logout here would end it.
+    /// The store holds a logout mark this instance had not seen (`StoredTokens.loggedOut`), or another
+    /// login than the one this instance holds: the device logged out on another instance (and may have
+    /// signed in again), and what it still asks for ends as a logout here would end it.
     case loggedOutElsewhere
     /// Another instance accepted the login's redirect (its page is used up) and has not saved the
     /// outcome yet: the login's outcome is waited for.

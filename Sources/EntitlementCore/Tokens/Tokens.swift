@@ -66,6 +66,13 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
         set { fields.value.sessionID = newValue }
     }
 
+    /// Whether `other` comes from the same login: the same MVPD, user and service session (a profile read
+    /// again, or saved again by another instance, is; a login made after a logout is not — unless the
+    /// service gives no session id and the same user signed in again, which reads as the same login).
+    package func isSameLogin(as other: AuthenticationToken) -> Bool {
+        mvpdID == other.mvpdID && userID == other.userID && sessionID == other.sessionID
+    }
+
     /// Creates an authentication.
     public init(
         mvpdID: String, requestorID: String, userID: String, expires: Timestamp, source: AuthenticationSource = .mvpdLogin,
