@@ -107,12 +107,13 @@ extension EntitlementMachine {
                 guard token != current else { return [] }
                 moveAuthentication(to: .authenticated(token), .validStoredToken)
                 adopt()
-                guard !token.isSameLogin(as: current), !loggedOutElsewhere else { return [] }
+                guard !token.isSameLogin(as: current) else { return [] }
                 // Another login than the one this instance holds: the device logged out and signed in again
-                // elsewhere, and this instance saw neither step. What it asks for the old login ends as that
-                // logout ends it (its answers, decided under the old login, reach nobody), and the decisions
-                // it cached for the old login are gone. (With a logout mark, ``storageChanged(_:)`` ends them.)
+                // elsewhere, and this instance saw neither step. The decisions it cached for the old login are
+                // gone, and what it asks for the old login ends as that logout ends it (its answers, decided
+                // under the old login, reach nobody) — here, or with a logout mark in ``storageChanged(_:)``.
                 preauthorizationCache = [:]
+                guard !loggedOutElsewhere else { return [] }
                 return abortRequests(
                     code: ErrorCode.userNotAuthenticated, description: "The user logged out.", condition: .loggedOutElsewhere,
                     sparingThoseAwaitingLogin: true)
