@@ -65,11 +65,16 @@ extension EntitlementMachine {
         let before = adoptStepUps(stored.pendingStepUps)
         let followed = followAuthentication(stored, configuration, loggedOutElsewhere: loggedOutElsewhere) + followStepUps(before: before)
         guard loggedOutElsewhere else { return followed }
-        // A request waiting for a login here follows that login (which a logout elsewhere does not end).
-        let ended = abortRequests(
+        return followed + endRequestsOfTheLoggedOutLogin()
+    }
+
+    /// A logout made elsewhere, seen by its mark or by another login in the store: what this instance still
+    /// asks for the device ends as a logout here would end it, and the answers that come later reach nobody. A
+    /// request waiting for a login here follows that login (which a logout elsewhere does not end).
+    private mutating func endRequestsOfTheLoggedOutLogin() -> [Action] {
+        abortRequests(
             code: ErrorCode.userNotAuthenticated, description: "The user logged out.", condition: .loggedOutElsewhere,
             sparingThoseAwaitingLogin: true)
-        return followed + ended
     }
 
     /// Another instance changed the authentication: adopt it where this instance is idle, or where it was
@@ -113,10 +118,7 @@ extension EntitlementMachine {
                 // gone, and what it asks for the old login ends as that logout ends it (its answers, decided
                 // under the old login, reach nobody) — here, or with a logout mark in ``storageChanged(_:)``.
                 preauthorizationCache = [:]
-                guard !loggedOutElsewhere else { return [] }
-                return abortRequests(
-                    code: ErrorCode.userNotAuthenticated, description: "The user logged out.", condition: .loggedOutElsewhere,
-                    sparingThoseAwaitingLogin: true)
+                return loggedOutElsewhere ? [] : endRequestsOfTheLoggedOutLogin()
             }
             // Signed out elsewhere: what this instance still asks for the user ends as a logout here
             // ends it, and the answers that come later reach nobody (nothing for a signed-out device).
