@@ -68,15 +68,7 @@ extension EntitlementMachine {
             return startLogin(waiters: [id], data: data, configuration)
         case .unknown, .unauthenticated:
             return startLogin(waiters: [id], data: data, configuration)
-        case .login(var flow, .awaitingRedirect) where flow.readsProfileFirst:
-            // Another instance (or this one before a restart) sent the device to this login's page, and
-            // may have died before the device heard of it — or the user signed in there and only the
-            // redirect was lost — or it accepted the redirect and may have died reading the profile:
-            // read the login's profile first, then sign in, or send the device to the page again (or,
-            // for a login completing elsewhere, wait for its outcome).
-            flow.waiters.append(id)
-            return probeLogin(flow, configuration, joining: id)
-        case .login(_, let step) where showsAgain(step):
+        case .login(let flow, let step) where showsAgain(flow, at: step):
             return showLoginAgain(joining: id, configuration)
         case .login:
             joinLogin(id)
@@ -89,27 +81,29 @@ extension EntitlementMachine {
         }
     }
 
-    /// Whether a login at `step` has something the device may have lost and is shown again when it asks
-    /// again (``showLoginAgain(joining:_:)``): the provider choice, a registration code, or the login page
-    /// this node sent it to.
-    func showsAgain(_ step: LoginStep) -> Bool {
-        switch (step, currentLoginFlow) {
-        case (.selectingProvider, _), (.awaitingSecondScreen, _): true
-        case (.awaitingRedirect, let flow?): flow.completingElsewhere == nil && !(flow.url ?? "").isEmpty
+    /// Whether `flow` at `step` has something the device may have lost and is shown again when it asks
+    /// again (``showLoginAgain(joining:_:)``): the provider choice, a registration code, or a login page —
+    /// one this node sent it to, or one another instance did (or one whose redirect it accepted).
+    func showsAgain(_ flow: LoginFlow, at step: LoginStep) -> Bool {
+        switch step {
+        case .selectingProvider, .awaitingSecondScreen: true
+        case .awaitingRedirect: flow.readsProfileFirst || (flow.completingElsewhere == nil && !(flow.url ?? "").isEmpty)
         default: false
         }
     }
 
     /// The device asks again — `getAuthentication`, or `getAuthorization` while signed out — during a
-    /// login whose step ``showsAgain(_:)``: what it showed may be lost (the app restarted, the web view
-    /// closed, the request that carried it ended), so it is shown again. The provider dialog and the
-    /// registration code (`status(REGCODE)`) at once; the login page after its profile is read — the user
-    /// may have signed in there and only the redirect was lost, or its code may have died at the service (a
-    /// session request this device sent earlier, given up on here, that arrived after this login's) — as any
-    /// other node does from the stored login. `id`, a `getAuthentication`, joins the login's waiters; an
+    /// login whose step ``showsAgain(_:at:)`` (nothing otherwise): what it showed may be lost (the app
+    /// restarted, the web view closed, the request that carried it ended), so it is shown again. The provider
+    /// dialog and the registration code (`status(REGCODE)`) at once; the login page after its profile is read —
+    /// the user may have signed in there and only the redirect was lost, or its code may have died at the
+    /// service (a session request this device sent earlier, given up on here, that arrived after this
+    /// login's); a login another instance started (or this one before a restart), which may have died before
+    /// the device heard of its page or while reading the profile, is read the same way (one completing
+    /// elsewhere then waits for its outcome). `id`, a `getAuthentication`, joins the login's waiters; an
     /// authorization waits in its own region.
     mutating func showLoginAgain(joining id: CallID?, _ configuration: RequestorConfiguration) -> [Action] {
-        guard case .login(var flow, let step) = authentication else { return [] }
+        guard case .login(var flow, let step) = authentication, showsAgain(flow, at: step) else { return [] }
         if let id { flow.waiters.append(id) }
         let join: [TransitionAction] = id == nil ? [] : [.join]
         let joined: [Action] = id.map { [.log(.joined($0, flow: "the running login"))] } ?? []
@@ -121,7 +115,7 @@ extension EntitlementMachine {
             moveAuthentication(to: .login(flow, step), nil, join + [.status])
             return joined + [.emit(.status(Notice.registrationCode.report(registration.code)), answering: [])]
         default:
-            return probeLogin(flow, configuration, joining: id, condition: .pageAskedAgain)
+            return probeLogin(flow, configuration, joining: id, condition: flow.readsProfileFirst ? .startedElsewhere : .pageAskedAgain)
         }
     }
 

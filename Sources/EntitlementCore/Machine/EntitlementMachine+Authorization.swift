@@ -16,7 +16,7 @@ extension EntitlementMachine {
             authorizations[index].waiters.append(id)
             let joined: [Action] = [.log(.joined(id, flow: "the authorization of '\(resource)'"))]
             guard authorizations[index].phase == .waitingForAuthentication else { return joined }
-            return joined + loginShownAgain(configuration)
+            return joined + showLoginAgain(joining: nil, configuration)
         }
         if !stepUps.isEmpty, let waiting = waitForStepUpElsewhere(id, resource: resource, data: data) { return waiting }
         if let link = answeringLink(for: resource), !link.isTVProvider {
@@ -43,17 +43,9 @@ extension EntitlementMachine {
         recordAuthorization(from: .idle, to: .waitingForAuthentication, .notAuthenticated)
         authorizations.append(
             AuthorizationRequest(resource: resource, data: data, waiters: [id], phase: .waitingForAuthentication))
-        if currentLoginFlow != nil { return [.log(.joined(id, flow: "the running login"))] + loginShownAgain(configuration) }
+        // During a login the device is shown again what the login showed it, as `getAuthentication` asked again does.
+        if currentLoginFlow != nil { return [.log(.joined(id, flow: "the running login"))] + showLoginAgain(joining: nil, configuration) }
         return startLogin(waiters: [], data: [:], configuration)
-    }
-
-    /// An authorization asked while signed out, during a login: as `getAuthentication` asked again, the
-    /// device is shown again what the login showed it (``showLoginAgain(joining:_:)``), and a login started
-    /// or completing elsewhere has its profile read first.
-    private mutating func loginShownAgain(_ configuration: RequestorConfiguration) -> [Action] {
-        guard case .login(let flow, let step) = authentication else { return [] }
-        if case .awaitingRedirect = step, flow.readsProfileFirst { return probeLogin(flow, configuration, joining: nil) }
-        return showsAgain(step) ? showLoginAgain(joining: nil, configuration) : []
     }
 
     /// Asks for a decision for the resource (one `POST decisions/authorize/{mvpd}` per call: a
