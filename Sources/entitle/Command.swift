@@ -410,7 +410,7 @@ enum Command: Equatable {
     }
 
     private static func parseCheck(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments, command: "check", options: ["--nodes", "--depth", "--calls", "--user", "--faults", "--second-screen", "--step-up", "--subscription", "--lost-writes", "--platform", "--authorize", "--preauthorize", "--all"])
+        var reader = ArgumentReader(arguments, command: "check", options: ["--nodes", "--depth", "--calls", "--user", "--faults", "--second-screen", "--step-up", "--subscription", "--lost-writes", "--platform", "--authorize", "--preauthorize", "--late-answers", "--all"])
         var bounds = FleetChecker.Bounds()
         var all = false
         while let option = reader.next() {
@@ -423,6 +423,7 @@ enum Command: Equatable {
             case "--platform": bounds.platform = true
             case "--authorize": bounds.authorize = true
             case "--preauthorize": bounds.preauthorize = true
+            case "--late-answers": bounds.lateAnswers = true
             case "--nodes": bounds.nodes = try reader.number(of: option, in: 2...3)
             case "--depth": bounds.depth = try reader.number(of: option, in: 1...64)
             case "--calls": bounds.calls = try reader.number(of: option, in: 0...16)

@@ -204,7 +204,7 @@ struct CommandHelp {
                 script's trace there (secrets as placeholders; `entitle trace show FILE` reads it).
                 """),
         CommandHelp(
-            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up | --subscription] [--platform] [--authorize] [--preauthorize] [--lost-writes] [--all]"],
+            name: "check", synopsis: ["check [--nodes K] [--depth D] [--calls C] [--user U] [--faults F] [--second-screen | --step-up | --subscription] [--platform] [--authorize] [--preauthorize] [--lost-writes] [--late-answers] [--all]"],
             summary: "model-check a fleet: every interleaving up to a bound, every promise",
             details: """
                 Explores every interleaving, up to D events (default 10), of K nodes (2 or 3, default 2)
@@ -245,7 +245,10 @@ struct CommandHelp {
                 fault may also be the store forgetting the last write it acknowledged (a Redis restarted
                 without persistence): after one, the promises about what a node tells after a logout and
                 a transaction's single use no longer bind (the store undid what they rest on); every
-                other promise still does.
+                other promise still does. With --late-answers a backend's answer reaches its node as an
+                event of its own after the service acted on the request: a logout through another node,
+                a fault losing the answer (the service acted, the node sees the connection fail) or the
+                node's deadline may come between.
                 """),
         CommandHelp(
             name: "fleet",

@@ -155,6 +155,30 @@ struct FleetCheckerTests {
         #expect(watched.script.contains { $0.hasPrefix("< @main setToken(") }, "\(watched.script.joined(separator: "\n"))")
     }
 
+    /// With answers that travel apart from the service's acting (`--late-answers`), two nodes keep every
+    /// promise in every interleaving of four events; played through, a decision the service made while the
+    /// device was signed in, reaching main after a logout through b, is not handed out.
+    @Test func lateAnswersKeepEveryPromiseToFourEvents() async {
+        let checker = FleetChecker(bounds: .init(nodes: 2, depth: 4, authorize: true, lateAnswers: true))
+        let report = await Self.run(checker)
+        #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
+        #expect(report.depth == 4 && report.states > 3_000, "\(report.statesByDepth)")
+        let signedIn: [FleetEvent] = [
+            .call(node: 0, .chooseProvider), .answer(node: 0, OperationID(2, owner: nil)), .arrive(node: 0, OperationID(2, owner: nil)),
+            .logIn(page: 0), .redirect(0, node: 0), .answer(node: 0, OperationID(3, owner: nil)), .arrive(node: 0, OperationID(3, owner: nil)),
+        ]
+        let checking = FleetChecker(bounds: .init(nodes: 2, depth: 12, calls: 4, authorize: true, lateAnswers: true))
+        let decidedBefore = checking.replay(
+            signedIn + [.call(node: 0, .watch), .answer(node: 0, OperationID(4, owner: nil)), .call(node: 1, .logout), .arrive(node: 0, OperationID(4, owner: nil))])
+        #expect(decidedBefore.problems.isEmpty, "\(decidedBefore)")
+        let script = decidedBefore.script.joined(separator: "\n")
+        #expect(!decidedBefore.script.contains { $0.hasPrefix("< @main setToken(") }, "\(script)")
+        #expect(decidedBefore.script.contains { $0.hasPrefix("< @main tokenRequestFailed(") }, "\(script)")
+        // Without the logout, the same decision reaching main is handed out.
+        let decided = checking.replay(signedIn + [.call(node: 0, .watch), .answer(node: 0, OperationID(4, owner: nil)), .arrive(node: 0, OperationID(4, owner: nil))])
+        #expect(decided.problems.isEmpty && decided.script.contains { $0.hasPrefix("< @main setToken(") }, "\(decided.script.joined(separator: "\n"))")
+    }
+
     /// With the channel's pre-authorization among the calls (the cache allowed), two nodes keep every
     /// promise in every interleaving of four events; played through, a signed-in device's pre-authorization
     /// lists the channel, and after a logout the same call answers nothing, from the cache or not.

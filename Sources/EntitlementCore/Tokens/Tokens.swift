@@ -66,11 +66,12 @@ public struct AuthenticationToken: Sendable, Hashable, Codable {
         set { fields.value.sessionID = newValue }
     }
 
-    /// Whether `other` comes from the same login: the same MVPD, user and service session (a profile read
-    /// again, or saved again by another instance, is; a login made after a logout is not — unless the
-    /// service gives no session id and the same user signed in again, which reads as the same login).
+    /// Whether `other` comes from the same login: the same MVPD, user, service session and expiry (a
+    /// profile read again, or saved again by another instance, is: Adobe fixes a profile's `notAfter` when
+    /// the user logs in; a login made after a logout is not, even by the same user with no session id:
+    /// its validity runs from a later instant).
     package func isSameLogin(as other: AuthenticationToken) -> Bool {
-        mvpdID == other.mvpdID && userID == other.userID && sessionID == other.sessionID
+        mvpdID == other.mvpdID && userID == other.userID && sessionID == other.sessionID && expires == other.expires
     }
 
     /// Creates an authentication.

@@ -78,13 +78,18 @@ package struct FleetChecker: Sendable {
         /// Whether the device also pre-authorizes that resource (`checkPreauthorizedResources`, the cache
         /// allowed): the service permits it while the device's profile lives, and a node may answer from its cache.
         package var preauthorize: Bool
+        /// Whether the service's answer to a backend request reaches its node as an event of its own, after
+        /// the service acted on the request: other events (a logout through another node, a fault losing
+        /// the answer, the node's deadline) may come between.
+        package var lateAnswers: Bool
 
         /// Creates bounds.
         package init(
             nodes: Int = 2, depth: Int = 10, calls: Int = 3, userActions: Int = 2, faults: Int = 1, secondScreen: Bool = false,
             stepUp: Bool = false, lostWrites: Bool = false, subscription: Bool = false, platform: Bool = false, authorize: Bool = false,
-            preauthorize: Bool = false
+            preauthorize: Bool = false, lateAnswers: Bool = false
         ) {
+            self.lateAnswers = lateAnswers
             self.authorize = authorize
             self.preauthorize = preauthorize
             self.platform = platform
@@ -368,6 +373,9 @@ extension FleetModel {
         for (index, node) in nodes.enumerated() {
             if let sent = node.requests.first {
                 return (now < sent.deadline ? .answer(node: index, sent.operation) : .timeout(node: index, sent.operation), true)
+            }
+            if let answer = node.answered.first {
+                return (now < answer.deadline ? .arrive(node: index, answer.operation) : .timeout(node: index, answer.operation), true)
             }
             if let asked = node.askedProvider.first {
                 return (now < asked.deadline ? .answer(node: index, asked.operation) : .timeout(node: index, asked.operation), true)

@@ -102,9 +102,14 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     /// The device calls `call` on `node`.
     case call(node: Int, Call)
     /// The service (or, for a provider's request, the provider) answers `node`'s request `operation` (it
-    /// acts on the request now).
+    /// acts on the request now; the answer reaches the node at once, or with
+    /// ``FleetChecker/Bounds/lateAnswers`` a backend's answer travels until ``arrive(node:_:)``).
     case answer(node: Int, OperationID)
-    /// `node`'s request `operation` fails (the network: a fault).
+    /// The service's answer to `node`'s request `operation`, given earlier, reaches the node
+    /// (``FleetChecker/Bounds/lateAnswers``).
+    case arrive(node: Int, OperationID)
+    /// `node`'s request `operation` fails (the network: a fault); with ``FleetChecker/Bounds/lateAnswers``, also
+    /// an answer on its way is lost (the service acted, the node sees the connection fail).
     case fail(node: Int, OperationID)
     /// `node`'s request `operation` passed its deadline unanswered: the machine's deadline timer for it fires (no fault: the clock).
     case timeout(node: Int, OperationID)
@@ -146,6 +151,7 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .call(let node, let call): return "> @\(name(node)) \(call.script)"
         case .answer(let node, let operation): return "! backend answers @\(name(node)) request \(operation)"
+        case .arrive(let node, let operation): return "! backend's answer to @\(name(node)) request \(operation) arrives"
         case .fail(let node, let operation): return "! backend fails @\(name(node)) request \(operation) with network"
         case .timeout(let node, let operation): return "! backend request \(operation) of @\(name(node)) times out"
         case .timer(let node, let timer): return "! timer \(timer) fires @\(name(node))"

@@ -23,6 +23,14 @@ extension FleetModel {
                     events.append(.timeout(node: node, operation))
                 }
             }
+            for answer in nodes[node].answered {
+                if now < answer.deadline {
+                    events.append(.arrive(node: node, answer.operation))
+                    if faultsLeft > 0 { events.append(.fail(node: node, answer.operation)) }
+                } else {
+                    events.append(.timeout(node: node, answer.operation))
+                }
+            }
             for timer in nodes[node].timers where timer.at <= now { events.append(.timer(node: node, timer.id)) }
             if store.up, nodes[node].knownVersion != store.version || nodes[node].viewHeldBack, nodes[node].followsStore {
                 events.append(.look(node: node))
@@ -70,6 +78,7 @@ extension FleetModel {
         for node in nodes {
             for timer in node.timers { consider(timer.at) }
             for sent in node.requests { consider(sent.deadline) }
+            for answer in node.answered { consider(answer.deadline) }
             for asked in node.askedProvider { consider(asked.deadline) }
         }
         return earliest
@@ -87,7 +96,7 @@ extension FleetModel {
         case .call(let node, let call):
             callsLeft -= 1
             submit(call.entitlementCall, on: node)
-        case .answer(let node, let named), .fail(let node, let named), .timeout(let node, let named):
+        case .answer(let node, let named), .arrive(let node, let named), .fail(let node, let named), .timeout(let node, let named):
             // An event (a script's line, a path's step) names a request by its number; the node's own id carries its owner.
             if let index = nodes[node].askedProvider.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
                 let asked = nodes[node].askedProvider.remove(at: index)
@@ -106,18 +115,30 @@ extension FleetModel {
                 }
                 return
             }
-            guard let index = nodes[node].requests.firstIndex(where: { $0.operation.rawValue == named.rawValue }) else { return }
-            let (operation, request, _) = nodes[node].requests.remove(at: index)
+            // A backend request: still at the service, or (late answers) its answer on the way.
+            let operation: OperationID
+            var given: Result<BackendResponse, BackendError>?
+            var sent: (request: BackendRequest, deadline: Timestamp)?
+            if let index = nodes[node].answered.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
+                let entry = nodes[node].answered.remove(at: index)
+                (operation, given) = (entry.operation, entry.result)
+            } else if let index = nodes[node].requests.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
+                let entry = nodes[node].requests.remove(at: index)
+                (operation, sent) = (entry.operation, (entry.request, entry.deadline))
+            } else {
+                return
+            }
             if case .fail = event {
                 faultsLeft -= 1
                 deliver(.backendFailed(operation, .network("the connection was reset")), to: node)
             } else if case .timeout = event {
                 deliver(.timerFired(.requestDeadline(operation)), to: node)
-            } else {
-                switch answer(request) {
-                case .success(let response): deliver(.backendAnswered(operation, response), to: node)
-                case .failure(let error): deliver(.backendFailed(operation, error), to: node)
-                }
+            } else if let given {
+                arrive(given, of: operation, on: node)
+            } else if let sent, constants.lateAnswers {
+                nodes[node].answered.append((operation, answer(sent.request), sent.deadline))
+            } else if let sent {
+                arrive(answer(sent.request), of: operation, on: node)
             }
         case .timer(let node, let id):
             guard let index = nodes[node].timers.firstIndex(where: { $0.id == id }) else { return }
@@ -168,6 +189,14 @@ extension FleetModel {
                 noteLoginWithPlatform()
             }
             deliver(.platformPickerAnswered(flow, choice.answer), to: node)
+        }
+    }
+
+    /// The service's answer to `operation` reaches `node`.
+    private mutating func arrive(_ result: Result<BackendResponse, BackendError>, of operation: OperationID, on node: Int) {
+        switch result {
+        case .success(let response): deliver(.backendAnswered(operation, response), to: node)
+        case .failure(let error): deliver(.backendFailed(operation, error), to: node)
         }
     }
 

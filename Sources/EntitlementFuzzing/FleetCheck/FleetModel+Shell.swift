@@ -21,6 +21,7 @@ extension FleetModel {
         node.viewHeldBack = false
         node.followsStore = false
         node.requests = []
+        node.answered = []
         node.askedProvider = []
         node.timers = []
         node.waiting = []
@@ -230,6 +231,7 @@ extension FleetModel {
             break  // the answer that cancels it took the request out already
         case .cancelRequest(let operation):
             nodes[node].requests.removeAll { $0.operation == operation }
+            nodes[node].answered.removeAll { $0.operation == operation }
             nodes[node].askedProvider.removeAll { $0.operation == operation }
         case .startTimer(let id, let at):
             nodes[node].timers.removeAll { $0.id == id }

@@ -153,7 +153,7 @@ extension FleetModel {
     /// The profile a login saves (the user `alice`).
     var profile: V2Profile {
         V2Profile(
-            notBefore: Self.start, notAfter: Self.start.adding(Self.profileLifetime), issuer: Self.mvpd.id, kind: .regular,
+            notBefore: service.profileIssued, notAfter: service.profileIssued.adding(Self.profileLifetime), issuer: Self.mvpd.id, kind: .regular,
             attributes: ["userID": .init(value: .string("alice"))])
     }
 
@@ -222,6 +222,9 @@ extension FleetModel {
         session.loggedIn = true
         service.session = session
         service.profile = true
+        // The model's clock stands still between events, and real logins are seconds apart: each session's
+        // login is issued at an instant of its own.
+        service.profileIssued = now.adding(.milliseconds(code))
         // The newest page logged in on: a login on an older page whose session is still live (the platform's
         // sign-in made no session) does not undo one made since.
         lastLoginPage = max(lastLoginPage, pages[index].seq)

@@ -40,6 +40,9 @@ struct FleetModel: Sendable {
         /// Backend requests sent and not answered, oldest first, with the time each ends unanswered (the
         /// shell's request deadline).
         var requests: [(operation: OperationID, request: BackendRequest, deadline: Timestamp)] = [] { didSet { hash = nil } }
+        /// Answers the service gave (it acted on the request) that have not reached the node yet, oldest
+        /// first, with the time the shell stops waiting for each (``FleetChecker/Bounds/lateAnswers``).
+        var answered: [(operation: OperationID, result: Result<BackendResponse, BackendError>, deadline: Timestamp)] = [] { didSet { hash = nil } }
         /// Provider requests sent and not answered, oldest first.
         var askedProvider: [ProviderRequestOut] = [] { didSet { hash = nil } }
         /// Timers started and not fired or cancelled.
@@ -69,6 +72,12 @@ struct FleetModel: Sendable {
                 hasher.combine(sent.operation)
                 hasher.combine(sent.request)
                 hasher.combine(sent.deadline)
+            }
+            hasher.combine(answered.count)
+            for answer in answered {
+                hasher.combine(answer.operation)
+                hasher.combine(answer.result)
+                hasher.combine(answer.deadline)
             }
             hasher.combine(askedProvider)
             hasher.combine(timers.count)
@@ -134,6 +143,9 @@ struct FleetModel: Sendable {
         var session: (code: Int, redirect: String, loggedIn: Bool)?
         var lastCode = 0
         var profile = false
+        /// When the user's newest login through a page or a code made the profile: its validity runs from
+        /// then, as Adobe's does, so two logins' profiles differ (Adobe's may carry no session id).
+        var profileIssued = FleetModel.start
         /// Interactive logouts waiting for the MVPD's page, by id: where they return to.
         var logoutReturns: [Int: String] = [:]
         var lastLogout = 0
@@ -270,21 +282,24 @@ struct FleetModel: Sendable {
         let authorize: Bool
         /// Whether the device pre-authorizes that resource (``FleetChecker/Bounds/preauthorize``).
         let preauthorize: Bool
+        /// Whether the service's answers travel apart from its acting (``FleetChecker/Bounds/lateAnswers``).
+        let lateAnswers: Bool
         /// The requestor's configuration every node loads (its MVPD supports the platform's sign-in in a
         /// check with one).
         let configuration: RequestorConfiguration
         /// A node's machine as it starts, recording the rows it takes (made once: a machine's first
         /// settings are interned process-wide).
         let freshMachine: EntitlementMachine
-        init(_ settings: EngineSettings, stepUp: Bool, lostWrites: Bool, subscription: Bool, platform: Bool, authorize: Bool, preauthorize: Bool) {
+        init(_ settings: EngineSettings, _ bounds: FleetChecker.Bounds) {
             self.settings = settings
-            self.authorize = authorize
-            self.preauthorize = preauthorize
-            self.platform = platform
+            authorize = bounds.authorize
+            preauthorize = bounds.preauthorize
+            platform = bounds.platform
             configuration = platform ? FleetModel.platformConfiguration : FleetModel.configuration
-            self.subscription = subscription
-            self.stepUp = stepUp
-            self.lostWrites = lostWrites
+            subscription = bounds.subscription
+            stepUp = bounds.stepUp
+            lostWrites = bounds.lostWrites
+            lateAnswers = bounds.lateAnswers
             var machine = EntitlementMachine(settings: settings, deviceID: FleetModel.deviceID)
             machine.recordsTransitions = true
             freshMachine = machine
@@ -297,9 +312,7 @@ struct FleetModel: Sendable {
     /// `count` configured nodes of one device, an empty store, no session.
     init(nodes count: Int, bounds: FleetChecker.Bounds) {
         constants = Constants(
-            Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp, subscription: bounds.subscription, platform: bounds.platform),
-            stepUp: bounds.stepUp, lostWrites: bounds.lostWrites, subscription: bounds.subscription, platform: bounds.platform,
-            authorize: bounds.authorize, preauthorize: bounds.preauthorize)
+            Self.settings(secondScreen: bounds.secondScreen, stepUp: bounds.stepUp, subscription: bounds.subscription, platform: bounds.platform), bounds)
         now = Self.start
         callsLeft = bounds.calls
         userActionsLeft = bounds.userActions
@@ -323,6 +336,7 @@ struct FleetModel: Sendable {
         hasher.combine(service.session?.loggedIn)
         hasher.combine(service.lastCode)
         hasher.combine(service.profile)
+        hasher.combine(service.profileIssued)
         hasher.combine(service.logoutReturns)
         hasher.combine(service.lastLogout)
         hasher.combine(service.transactionsIssued)

@@ -107,6 +107,7 @@ package struct FleetScript: Sendable {
         "\(header) --nodes \(bounds.nodes) --calls \(bounds.calls) --user \(bounds.userActions) --faults \(bounds.faults)"
             + (bounds.secondScreen ? " --second-screen" : "") + (bounds.stepUp ? " --step-up" : "") + (bounds.subscription ? " --subscription" : "") + (bounds.lostWrites ? " --lost-writes" : "")
             + (bounds.platform ? " --platform" : "") + (bounds.authorize ? " --authorize" : "") + (bounds.preauthorize ? " --preauthorize" : "")
+            + (bounds.lateAnswers ? " --late-answers" : "")
     }
 
     private static func firstLine(of text: String) -> (line: Int, text: String)? {
@@ -122,7 +123,7 @@ package struct FleetScript: Sendable {
         var words = header.split(separator: " ").dropFirst(2).map(String.init)[...]
         let switches: [String: WritableKeyPath<FleetChecker.Bounds, Bool>] = [
             "--second-screen": \.secondScreen, "--step-up": \.stepUp, "--subscription": \.subscription, "--lost-writes": \.lostWrites,
-            "--platform": \.platform, "--authorize": \.authorize, "--preauthorize": \.preauthorize,
+            "--platform": \.platform, "--authorize": \.authorize, "--preauthorize": \.preauthorize, "--late-answers": \.lateAnswers,
         ]
         while let flag = words.popFirst() {
             if let field = switches[flag] {
@@ -137,7 +138,7 @@ package struct FleetScript: Sendable {
             case "--calls": bounds.calls = value
             case "--user": bounds.userActions = value
             case "--faults": bounds.faults = value
-            default: throw FleetScriptError(line: line, message: "`\(flag) \(value)`: the bounds are --nodes 2|3, --calls, --user, --faults, --second-screen, --step-up, --subscription, --lost-writes, --platform, --authorize, --preauthorize")
+            default: throw FleetScriptError(line: line, message: "`\(flag) \(value)`: the bounds are --nodes 2|3, --calls, --user, --faults, --second-screen, --step-up, --subscription, --lost-writes, --platform, --authorize, --preauthorize, --late-answers")
             }
         }
         return bounds
