@@ -73,10 +73,10 @@ public struct SimulatedSession: Sendable {
     /// open for the script to answer later) and delivers every
     /// parked answer (except held ones, the backend's and the providers') in operation order, each
     /// fully processed before the next;
-    /// otherwise waits until the engine is idle.
+    /// otherwise waits until the engine is idle. Returns early when the calling task is cancelled.
     public func settle() async {
         guard let stepped else { return await enabler.whenIdle() }
-        while true {
+        while !Task.isCancelled {
             // A picker the user holds open is the script's to end: the engine waits for it, settling does not
             // (a sign-in check it asks meanwhile is waited for).
             if platform?.holdsPicker ?? false { await enabler.whenPlatformChecked() } else { await enabler.whenPlatformAnswered() }

@@ -98,7 +98,7 @@ public actor Simulator {
     var takenFaults: [BackendOperation: Int] = [:]
     var held: Set<BackendOperation> = []
     var waiting: [(operation: BackendOperation, resume: CheckedContinuation<Void, Never>)] = []
-    var watchers: [(operation: BackendOperation, count: Int, resume: CheckedContinuation<Void, Never>)] = []
+    var watchers = Watchers<(operation: BackendOperation, count: Int)>()
 
     /// How many requests of each operation the backend has received.
     package internal(set) var requestCounts: [BackendOperation: Int] = [:]
@@ -178,11 +178,19 @@ public actor Simulator {
     /// arrive late (after a cancel, logout or reconfiguration) or to overlap requests.
     package func hold(_ operation: BackendOperation) { held.insert(operation) }
 
-    /// Returns once `count` requests of `operation` are waiting (they were sent and are held).
+    /// Returns once `count` requests of `operation` are waiting (they were sent and are held), or when the
+    /// calling task is cancelled.
     package func whenWaiting(_ operation: BackendOperation, count: Int = 1) async {
-        guard waitingCount(operation) < count else { return }
-        await withCheckedContinuation { watchers.append((operation, count, $0)) }
+        guard waitingCount(operation) < count, !Task.isCancelled else { return }
+        let id = watchers.nextID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { watchers.add(id, (operation, count), $0) }
+        } onCancel: {
+            Task { await self.stopWatching(id) }
+        }
     }
+
+    private func stopWatching(_ id: UInt64) { watchers.resume(id: id) }
 
     /// How many requests of `operation` are waiting.
     package func waitingCount(_ operation: BackendOperation) -> Int { waiting.filter { $0.operation == operation }.count }
@@ -252,9 +260,7 @@ public actor Simulator {
         if held.contains(request.operation) {
             await withCheckedContinuation { continuation in
                 waiting.append((request.operation, continuation))
-                let satisfied = watchers.filter { $0.operation == request.operation && waitingCount($0.operation) >= $0.count }
-                watchers.removeAll { $0.operation == request.operation && waitingCount($0.operation) >= $0.count }
-                for watcher in satisfied { watcher.resume.resume() }
+                watchers.resume { $0.operation == request.operation && waitingCount($0.operation) >= $0.count }
             }
         }
         switch takeFault(request.operation) {

@@ -20,7 +20,7 @@ package actor SteppedBackend: EntitlementBackend {
 
     private let inner: any EntitlementBackend
     private var parked: [OperationID: Parked] = [:]
-    private var watchers: [(operations: Set<OperationID>, resume: CheckedContinuation<Void, Never>)] = []
+    private var watchers = Watchers<Set<OperationID>>()
     private var held: Set<BackendOperation> = []
     private var severed = false
 
@@ -39,19 +39,24 @@ package actor SteppedBackend: EntitlementBackend {
         if severed { throw Self.processEnded }
         let result = await withCheckedContinuation { continuation in
             parked[operation] = Parked(request: request, resume: continuation)
-            let ready = watchers.filter { $0.operations.isSubset(of: parked.keys) }
-            watchers.removeAll { $0.operations.isSubset(of: parked.keys) }
-            for watcher in ready { watcher.resume.resume() }
+            watchers.resume { $0.isSubset(of: parked.keys) }
         }
         return try result.get()
     }
 
-    /// Returns once every operation in `operations` is parked, or at once when severed (a severed
-    /// backend parks nothing: its requests fail at once).
+    /// Returns once every operation in `operations` is parked, at once when severed (a severed backend
+    /// parks nothing: its requests fail at once), or when the calling task is cancelled.
     package func whenParked(_ operations: Set<OperationID>) async {
-        guard !severed, !operations.isSubset(of: parked.keys) else { return }
-        await withCheckedContinuation { watchers.append((operations, $0)) }
+        guard !severed, !operations.isSubset(of: parked.keys), !Task.isCancelled else { return }
+        let id = watchers.nextID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { watchers.add(id, operations, $0) }
+        } onCancel: {
+            Task { await self.stopWatching(id) }
+        }
     }
+
+    private func stopWatching(_ id: UInt64) { watchers.resume(id: id) }
 
     /// The oldest parked operation that is not held, if any.
     package func nextDeliverable() -> OperationID? {
@@ -82,9 +87,7 @@ package actor SteppedBackend: EntitlementBackend {
         let waiting = parked.values
         parked.removeAll()
         for entry in waiting { entry.resume.resume(returning: .failure(Self.processEnded)) }
-        let watching = watchers
-        watchers.removeAll()
-        for watcher in watching { watcher.resume.resume() }
+        watchers.resumeAll()
     }
 
     /// Keeps requests of `operation` parked until ``release(_:)``.

@@ -12,7 +12,7 @@ import EntitlementEngine
 /// ``SimulatedSession/settle()`` lets it through.
 package actor SteppedProviders {
     private var parked: [UInt64: (provider: String, resume: CheckedContinuation<Void, Never>)] = [:]
-    private var watchers: [(requests: Set<UInt64>, resume: CheckedContinuation<Void, Never>)] = []
+    private var watchers = Watchers<Set<UInt64>>()
     private var held: Set<String> = []
     /// Parked requests of held providers let through one by one.
     private var passing: Set<UInt64> = []
@@ -36,17 +36,22 @@ package actor SteppedProviders {
         guard id != 0 else { return }
         await withCheckedContinuation { continuation in
             parked[id] = (provider, continuation)
-            let ready = watchers.filter { $0.requests.isSubset(of: parked.keys) }
-            watchers.removeAll { $0.requests.isSubset(of: parked.keys) }
-            for watcher in ready { watcher.resume.resume() }
+            watchers.resume { $0.isSubset(of: parked.keys) }
         }
     }
 
-    /// Returns once every request in `requests` waits here.
+    /// Returns once every request in `requests` waits here, or when the calling task is cancelled.
     package func whenParked(_ requests: Set<UInt64>) async {
-        guard !requests.isSubset(of: parked.keys) else { return }
-        await withCheckedContinuation { watchers.append((requests, $0)) }
+        guard !requests.isSubset(of: parked.keys), !Task.isCancelled else { return }
+        let id = watchers.nextID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { watchers.add(id, requests, $0) }
+        } onCancel: {
+            Task { await self.stopWatching(id) }
+        }
     }
+
+    private func stopWatching(_ id: UInt64) { watchers.resume(id: id) }
 
     /// The lowest request waiting that is not held, if any.
     package func next() -> UInt64? { parked.filter { !isHeld($0.key, $0.value.provider) }.keys.min() }
