@@ -98,6 +98,7 @@ public actor Simulator {
     var takenFaults: [BackendOperation: Int] = [:]
     var held: Set<BackendOperation> = []
     var waiting: [(operation: BackendOperation, resume: CheckedContinuation<Void, Never>)] = []
+    /// Tasks waiting for held requests (``whenWaiting(_:count:)``).
     var watchers = Watchers<(operation: BackendOperation, count: Int)>()
 
     /// How many requests of each operation the backend has received.
@@ -181,16 +182,9 @@ public actor Simulator {
     /// Returns once `count` requests of `operation` are waiting (they were sent and are held), or when the
     /// calling task is cancelled.
     package func whenWaiting(_ operation: BackendOperation, count: Int = 1) async {
-        guard waitingCount(operation) < count, !Task.isCancelled else { return }
-        let id = watchers.nextID()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { watchers.add(id, (operation, count), $0) }
-        } onCancel: {
-            Task { await self.stopWatching(id) }
-        }
+        guard waitingCount(operation) < count else { return }
+        await watch(for: (operation, count))
     }
-
-    private func stopWatching(_ id: UInt64) { watchers.resume(id: id) }
 
     /// How many requests of `operation` are waiting.
     package func waitingCount(_ operation: BackendOperation) -> Int { waiting.filter { $0.operation == operation }.count }
@@ -476,3 +470,5 @@ package struct SimulatedBackend: EntitlementBackend {
         try await simulator.perform(request)
     }
 }
+
+extension Simulator: Watching {}

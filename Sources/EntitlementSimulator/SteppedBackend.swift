@@ -12,7 +12,7 @@ import EntitlementEngine
 /// late request reaches the real one — scenarios rely on that (a session request served late replaces
 /// a login's code) — and the engine drops its answer. Every parked request ends when it is delivered
 /// or the backend is severed (``sever()``); nothing in the engine waits for one it gave up on.
-package actor SteppedBackend: EntitlementBackend {
+package actor SteppedBackend: EntitlementBackend, Watching {
     private struct Parked {
         let request: BackendRequest
         let resume: CheckedContinuation<Result<BackendResponse, BackendError>, Never>
@@ -20,7 +20,8 @@ package actor SteppedBackend: EntitlementBackend {
 
     private let inner: any EntitlementBackend
     private var parked: [OperationID: Parked] = [:]
-    private var watchers = Watchers<Set<OperationID>>()
+    /// Tasks waiting for requests to park (``whenParked(_:)``).
+    var watchers = Watchers<Set<OperationID>>()
     private var held: Set<BackendOperation> = []
     private var severed = false
 
@@ -47,16 +48,9 @@ package actor SteppedBackend: EntitlementBackend {
     /// Returns once every operation in `operations` is parked, at once when severed (a severed backend
     /// parks nothing: its requests fail at once), or when the calling task is cancelled.
     package func whenParked(_ operations: Set<OperationID>) async {
-        guard !severed, !operations.isSubset(of: parked.keys), !Task.isCancelled else { return }
-        let id = watchers.nextID()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { watchers.add(id, operations, $0) }
-        } onCancel: {
-            Task { await self.stopWatching(id) }
-        }
+        guard !severed, !operations.isSubset(of: parked.keys) else { return }
+        await watch(for: operations)
     }
-
-    private func stopWatching(_ id: UInt64) { watchers.resume(id: id) }
 
     /// The oldest parked operation that is not held, if any.
     package func nextDeliverable() -> OperationID? {

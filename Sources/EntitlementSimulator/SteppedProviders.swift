@@ -10,9 +10,10 @@ import EntitlementEngine
 /// As in ``SteppedBackend``, a parked request ignores its task's cancellation: one the engine gave up
 /// on still reaches its provider when let through, and the engine drops the answer; it ends when
 /// ``SimulatedSession/settle()`` lets it through.
-package actor SteppedProviders {
+package actor SteppedProviders: Watching {
     private var parked: [UInt64: (provider: String, resume: CheckedContinuation<Void, Never>)] = [:]
-    private var watchers = Watchers<Set<UInt64>>()
+    /// Tasks waiting for requests to park (``whenParked(_:)``).
+    var watchers = Watchers<Set<UInt64>>()
     private var held: Set<String> = []
     /// Parked requests of held providers let through one by one.
     private var passing: Set<UInt64> = []
@@ -42,16 +43,9 @@ package actor SteppedProviders {
 
     /// Returns once every request in `requests` waits here, or when the calling task is cancelled.
     package func whenParked(_ requests: Set<UInt64>) async {
-        guard !requests.isSubset(of: parked.keys), !Task.isCancelled else { return }
-        let id = watchers.nextID()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { watchers.add(id, requests, $0) }
-        } onCancel: {
-            Task { await self.stopWatching(id) }
-        }
+        guard !requests.isSubset(of: parked.keys) else { return }
+        await watch(for: requests)
     }
-
-    private func stopWatching(_ id: UInt64) { watchers.resume(id: id) }
 
     /// The lowest request waiting that is not held, if any.
     package func next() -> UInt64? { parked.filter { !isHeld($0.key, $0.value.provider) }.keys.min() }

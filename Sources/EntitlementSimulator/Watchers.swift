@@ -35,3 +35,25 @@ struct Watchers<Condition> {
     /// Lets every waiter go.
     mutating func resumeAll() { resume { _ in true } }
 }
+
+/// An actor of the test tools that keeps ``Watchers``: its waits share one way of ending on cancellation.
+protocol Watching: Actor {
+    associatedtype Condition
+    var watchers: Watchers<Condition> { get set }
+}
+
+extension Watching {
+    /// Waits until `condition` holds (the actor's ``Watchers/resume(where:)`` lets it go), the actor lets
+    /// every waiter go, or the calling task is cancelled.
+    func watch(for condition: Condition) async {
+        guard !Task.isCancelled else { return }
+        let id = watchers.nextID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { watchers.add(id, condition, $0) }
+        } onCancel: {
+            Task { await self.stopWatching(id) }
+        }
+    }
+
+    private func stopWatching(_ id: UInt64) { watchers.resume(id: id) }
+}
