@@ -245,10 +245,10 @@ struct CommandHelp {
                 fault may also be the store forgetting the last write it acknowledged (a Redis restarted
                 without persistence): after one, the promises about what a node tells after a logout and
                 a transaction's single use no longer bind (the store undid what they rest on); every
-                other promise still does. With --late-answers a backend's answer reaches its node as an
-                event of its own after the service acted on the request: a logout through another node,
-                a fault losing the answer (the service acted, the node sees the connection fail) or the
-                node's deadline may come between.
+                other promise still does. With --late-answers a backend's answer (and a step-up's or a
+                subscription's provider's) reaches its node as an event of its own after the service
+                acted on the request: a logout through another node, a fault losing the answer (the
+                service acted, the node sees the connection fail) or the node's deadline may come between.
                 """),
         CommandHelp(
             name: "fleet",

@@ -179,6 +179,30 @@ struct FleetCheckerTests {
         #expect(decided.problems.isEmpty && decided.script.contains { $0.hasPrefix("< @main setToken(") }, "\(decided.script.joined(separator: "\n"))")
     }
 
+    /// Late answers carry a provider's answers too: two nodes with a subscription keep every promise in
+    /// every interleaving of five events; played through, a sign-in the provider made whose answer is lost
+    /// fails on main with the network's code, and one whose answer reaches main after a logout through b
+    /// (the TV provider's: the subscription is an account of its own) signs main in once verified.
+    @Test func lateProviderAnswersKeepEveryPromiseToFiveEvents() async {
+        let report = await Self.run(FleetChecker(bounds: .init(nodes: 2, depth: 5, subscription: true, lateAnswers: true)))
+        #expect(report.counterexample == nil, "\(report.counterexample.map(\.description) ?? "")")
+        #expect(report.depth == 5 && report.states > 12_000, "\(report.statesByDepth)")
+        let checking = FleetChecker(bounds: .init(nodes: 2, depth: 10, calls: 4, subscription: true, lateAnswers: true))
+        let signIn: [FleetEvent] = [.call(node: 0, .signIn), .answer(node: 0, OperationID(2, owner: nil))]
+        let lost = checking.replay(signIn + [.fail(node: 0, OperationID(2, owner: nil))])
+        #expect(lost.problems.isEmpty, "\(lost)")
+        #expect(
+            lost.script.contains("< @main providerSignInStatus(\"mag\", 0, \"PROVIDER_NETWORK_FAILURE\", \"We were unable to connect to the network.\")"),
+            "\(lost.script.joined(separator: "\n"))")
+        let arrived = checking.replay(
+            signIn + [.call(node: 1, .logout), .arrive(node: 0, OperationID(2, owner: nil)), .answer(node: 0, OperationID(3, owner: nil)),
+                      .arrive(node: 0, OperationID(3, owner: nil))])
+        #expect(arrived.problems.isEmpty, "\(arrived)")
+        let script = arrived.script.joined(separator: "\n")
+        #expect(arrived.script.contains("! backend's answer to @main request op#2 arrives"), "\(script)")
+        #expect(arrived.script.contains("< @main providerSignInStatus(\"mag\", 1, \"\", \"\")"), "\(script)")
+    }
+
     /// With the channel's pre-authorization among the calls (the cache allowed), two nodes keep every
     /// promise in every interleaving of four events; played through, a signed-in device's pre-authorization
     /// lists the channel, and after a logout the same call answers nothing, from the cache or not.

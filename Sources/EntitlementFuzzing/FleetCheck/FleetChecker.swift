@@ -78,9 +78,10 @@ package struct FleetChecker: Sendable {
         /// Whether the device also pre-authorizes that resource (`checkPreauthorizedResources`, the cache
         /// allowed): the service permits it while the device's profile lives, and a node may answer from its cache.
         package var preauthorize: Bool
-        /// Whether the service's answer to a backend request reaches its node as an event of its own, after
-        /// the service acted on the request: other events (a logout through another node, a fault losing
-        /// the answer, the node's deadline) may come between.
+        /// Whether the service's answer to a backend request (and a provider's to a step-up's or a
+        /// subscription's request) reaches its node as an event of its own, after the service acted on the
+        /// request: other events (a logout through another node, a fault losing the answer, the node's
+        /// deadline) may come between.
         package var lateAnswers: Bool
 
         /// Creates bounds.

@@ -103,10 +103,10 @@ package enum FleetEvent: Sendable, Hashable, CustomStringConvertible {
     case call(node: Int, Call)
     /// The service (or, for a provider's request, the provider) answers `node`'s request `operation` (it
     /// acts on the request now; the answer reaches the node at once, or with
-    /// ``FleetChecker/Bounds/lateAnswers`` a backend's answer travels until ``arrive(node:_:)``).
+    /// ``FleetChecker/Bounds/lateAnswers`` travels until ``arrive(node:_:)``).
     case answer(node: Int, OperationID)
-    /// The service's answer to `node`'s request `operation`, given earlier, reaches the node
-    /// (``FleetChecker/Bounds/lateAnswers``).
+    /// The service's (or the provider's) answer to `node`'s request `operation`, given earlier, reaches the
+    /// node (``FleetChecker/Bounds/lateAnswers``).
     case arrive(node: Int, OperationID)
     /// `node`'s request `operation` fails (the network: a fault); with ``FleetChecker/Bounds/lateAnswers``, also
     /// an answer on its way is lost (the service acted, the node sees the connection fail).

@@ -98,47 +98,49 @@ extension FleetModel {
             submit(call.entitlementCall, on: node)
         case .answer(let node, let named), .arrive(let node, let named), .fail(let node, let named), .timeout(let node, let named):
             // An event (a script's line, a path's step) names a request by its number; the node's own id carries its owner.
-            if let index = nodes[node].askedProvider.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
-                let asked = nodes[node].askedProvider.remove(at: index)
-                let operation = asked.operation
-                if case .fail = event {
-                    faultsLeft -= 1
-                    deliver(.providerAnswered(operation, .failed(asked.request, .networkFailure)), to: node)
-                } else if case .timeout = event {
-                    deliver(.timerFired(.requestDeadline(operation)), to: node)
-                } else if constants.subscription {
-                    deliver(.providerAnswered(operation, subscriptionAnswer(asked.request, token: asked.userToken, on: node)), to: node)
-                } else {
-                    let answer = asked.number.map { .success(ProviderCredentials(token: Self.openTokenPrefix + String($0))) }
-                        ?? providerAnswer(presenting: asked.transaction, on: node)
-                    deliver(.providerAnswered(operation, .credentials(answer)), to: node)
-                }
-                return
-            }
-            // A backend request: still at the service, or (late answers) its answer on the way.
-            let operation: OperationID
-            var given: Result<BackendResponse, BackendError>?
-            var sent: (request: BackendRequest, deadline: Timestamp)?
             if let index = nodes[node].answered.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
+                // An answer on its way (late answers): it arrives, is lost to a fault, or the node stops waiting.
                 let entry = nodes[node].answered.remove(at: index)
-                (operation, given) = (entry.operation, entry.result)
+                switch event {
+                case .fail:
+                    faultsLeft -= 1
+                    let provider: ProviderRequest? = if case .provider(let request, _) = entry.answer { request } else { nil }
+                    deliver(Self.lost(provider: provider, of: entry.operation), to: node)
+                case .timeout:
+                    deliver(.timerFired(.requestDeadline(entry.operation)), to: node)
+                default:
+                    deliver(Self.arrival(entry.answer, of: entry.operation), to: node)
+                }
+            } else if let index = nodes[node].askedProvider.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
+                let asked = nodes[node].askedProvider.remove(at: index)
+                switch event {
+                case .fail:
+                    faultsLeft -= 1
+                    deliver(Self.lost(provider: asked.request, of: asked.operation), to: node)
+                case .timeout:
+                    deliver(.timerFired(.requestDeadline(asked.operation)), to: node)
+                default:
+                    let answer: ProviderAnswer
+                    if constants.subscription {
+                        answer = subscriptionAnswer(asked.request, token: asked.userToken, on: node)
+                    } else {
+                        answer = .credentials(
+                            asked.number.map { .success(ProviderCredentials(token: Self.openTokenPrefix + String($0))) }
+                                ?? providerAnswer(presenting: asked.transaction, on: node))
+                    }
+                    send(.provider(asked.request, answer), of: asked.operation, deadline: asked.deadline, to: node)
+                }
             } else if let index = nodes[node].requests.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
-                let entry = nodes[node].requests.remove(at: index)
-                (operation, sent) = (entry.operation, (entry.request, entry.deadline))
-            } else {
-                return
-            }
-            if case .fail = event {
-                faultsLeft -= 1
-                deliver(.backendFailed(operation, .network("the connection was reset")), to: node)
-            } else if case .timeout = event {
-                deliver(.timerFired(.requestDeadline(operation)), to: node)
-            } else if let given {
-                arrive(given, of: operation, on: node)
-            } else if let sent, constants.lateAnswers {
-                nodes[node].answered.append((operation, answer(sent.request), sent.deadline))
-            } else if let sent {
-                arrive(answer(sent.request), of: operation, on: node)
+                let sent = nodes[node].requests.remove(at: index)
+                switch event {
+                case .fail:
+                    faultsLeft -= 1
+                    deliver(Self.lost(provider: nil, of: sent.operation), to: node)
+                case .timeout:
+                    deliver(.timerFired(.requestDeadline(sent.operation)), to: node)
+                default:
+                    send(.backend(answer(sent.request)), of: sent.operation, deadline: sent.deadline, to: node)
+                }
             }
         case .timer(let node, let id):
             guard let index = nodes[node].timers.firstIndex(where: { $0.id == id }) else { return }
@@ -192,12 +194,30 @@ extension FleetModel {
         }
     }
 
-    /// The service's answer to `operation` reaches `node`.
-    private mutating func arrive(_ result: Result<BackendResponse, BackendError>, of operation: OperationID, on node: Int) {
-        switch result {
-        case .success(let response): deliver(.backendAnswered(operation, response), to: node)
-        case .failure(let error): deliver(.backendFailed(operation, error), to: node)
+    /// An answer just given to `node`'s request `operation`: it reaches the node at once, or with late
+    /// answers starts on its way (``FleetEvent/arrive(node:_:)``), the shell still waiting until `deadline`.
+    private mutating func send(_ answer: Answer, of operation: OperationID, deadline: Timestamp, to node: Int) {
+        if constants.lateAnswers {
+            nodes[node].answered.append((operation, answer, deadline))
+        } else {
+            deliver(Self.arrival(answer, of: operation), to: node)
         }
+    }
+
+    /// The input an answer to `operation` is when it reaches its node.
+    private static func arrival(_ answer: Answer, of operation: OperationID) -> Input {
+        switch answer {
+        case .backend(.success(let response)): .backendAnswered(operation, response)
+        case .backend(.failure(let error)): .backendFailed(operation, error)
+        case .provider(_, let answer): .providerAnswered(operation, answer)
+        }
+    }
+
+    /// The input a node sees when the connection carrying its request `operation` (to a provider: `provider`'s
+    /// request) fails (a fault); with late answers the service or provider may have acted on it already.
+    private static func lost(provider request: ProviderRequest?, of operation: OperationID) -> Input {
+        guard let request else { return .backendFailed(operation, .network("the connection was reset")) }
+        return .providerAnswered(operation, .failed(request, .networkFailure))
     }
 
     /// A callback `node` handed out: every call it answers must be waiting (answered once), a login

@@ -24,6 +24,14 @@ struct FleetModel: Sendable {
         var userToken: String? = nil
     }
 
+    /// An answer given and on its way to the node that asked (``FleetChecker/Bounds/lateAnswers``).
+    enum Answer: Sendable, Hashable {
+        /// The service's answer to a backend request.
+        case backend(Result<BackendResponse, BackendError>)
+        /// A provider's answer to `request`.
+        case provider(ProviderRequest, ProviderAnswer)
+    }
+
     /// What one node holds: its machine and its shell's bookkeeping.
     /// Every field that decides what the node does next forgets ``hash`` when it changes.
     struct Node: Sendable {
@@ -40,9 +48,9 @@ struct FleetModel: Sendable {
         /// Backend requests sent and not answered, oldest first, with the time each ends unanswered (the
         /// shell's request deadline).
         var requests: [(operation: OperationID, request: BackendRequest, deadline: Timestamp)] = [] { didSet { hash = nil } }
-        /// Answers the service gave (it acted on the request) that have not reached the node yet, oldest
-        /// first, with the time the shell stops waiting for each (``FleetChecker/Bounds/lateAnswers``).
-        var answered: [(operation: OperationID, result: Result<BackendResponse, BackendError>, deadline: Timestamp)] = [] { didSet { hash = nil } }
+        /// Answers the service or a provider gave (it acted on the request) that have not reached the node
+        /// yet, oldest first, with the time the shell stops waiting for each (``FleetChecker/Bounds/lateAnswers``).
+        var answered: [(operation: OperationID, answer: Answer, deadline: Timestamp)] = [] { didSet { hash = nil } }
         /// Provider requests sent and not answered, oldest first.
         var askedProvider: [ProviderRequestOut] = [] { didSet { hash = nil } }
         /// Timers started and not fired or cancelled.
@@ -76,7 +84,7 @@ struct FleetModel: Sendable {
             hasher.combine(answered.count)
             for answer in answered {
                 hasher.combine(answer.operation)
-                hasher.combine(answer.result)
+                hasher.combine(answer.answer)
                 hasher.combine(answer.deadline)
             }
             hasher.combine(askedProvider)
