@@ -68,14 +68,19 @@ extension EntitlementMachine {
         return followed + endRequestsOfTheLoggedOutLogin()
     }
 
-    /// A logout made elsewhere, seen by its mark or by another login in the store: what this instance still
-    /// asks for the device ends as a logout here would end it, and the answers that come later reach nobody. A
-    /// request waiting for a login here follows that login (which a logout elsewhere does not end).
+    /// A logout made elsewhere, seen by its mark (on a device with the platform's sign-in a cancel leaves
+    /// one too) or by another login in the store: what this instance still asks for the device ends as a
+    /// logout here would end it, and the answers that come later reach nobody. A request waiting for a login
+    /// here follows that login (which a logout elsewhere does not end).
     private mutating func endRequestsOfTheLoggedOutLogin() -> [Action] {
         abortRequests(
-            code: ErrorCode.userNotAuthenticated, description: "The user logged out.", condition: .loggedOutElsewhere,
+            code: ErrorCode.userNotAuthenticated, description: Self.endedElsewhere, condition: .loggedOutElsewhere,
             sparingThoseAwaitingLogin: true)
     }
+
+    /// What a call ended by a logout or cancel another instance made is told: from the store this instance
+    /// cannot tell which it was.
+    static let endedElsewhere = "The device logged out or cancelled on another instance."
 
     /// Another instance changed the authentication: adopt it where this instance is idle, or where it was
     /// waiting for a redirect that the other one received (`loggedOutElsewhere`: the store marks a logout
@@ -282,7 +287,7 @@ extension EntitlementMachine {
             adopt()
             if let logout = resumePendingLogout(stored.pendingLogout, ending: flow) { return logout }
             return endLogin(
-                flow, code: ErrorCode.userNotAuthenticated, reason: "The device logged out or cancelled on another instance.",
+                flow, code: ErrorCode.userNotAuthenticated, reason: Self.endedElsewhere,
                 condition: .loggedOutElsewhere)
         default:
             // In the middle of its own flow this instance keeps its view until the flow ends.
