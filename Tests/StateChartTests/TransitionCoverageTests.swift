@@ -217,7 +217,7 @@ struct TransitionCoverageTests {
         let stepUps = Self.stepUpRows().union(Self.providerStepUpRows()).subtracting(byScenarios)
         expectEqual(stepUps.count, 4, "the step-up drives are needed for four rows: \(stepUps.sorted().map(\.description))")
         let renewals = Self.renewalElsewhereRows().subtracting(byScenarios)
-        expectEqual(renewals.count, 12, "the renewal drives are needed for twelve rows: \(renewals.sorted().map(\.description))")
+        expectEqual(renewals.count, 10, "the renewal drives are needed for ten rows: \(renewals.sorted().map(\.description))")
         let logoutMarks = Self.logoutMarkRows().subtracting(byScenarios)
         expectEqual(logoutMarks.count, 1, "the logout-mark drives are needed for one row: \(logoutMarks.sorted().map(\.description))")
         let verifications = Self.verificationAtSetRequestorRows().subtracting(byScenarios)

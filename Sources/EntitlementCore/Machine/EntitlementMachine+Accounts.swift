@@ -334,7 +334,15 @@ extension EntitlementMachine {
             return [.startTimer(.renewalElsewhere(provider), at: until)]
         }
         let link = settings.providers.first { $0.id == provider }
-        guard link?.renewsTokens == true, !renewedRecently.contains(provider), providerAccounts[provider]?.userToken != nil else {
+        let renews = link?.renewsTokens == true && !renewedRecently.contains(provider) && providerAccounts[provider]?.userToken != nil
+        if renews, case .signingIn = self.configuration {
+            // A verification at `setRequestor` while the silent sign-in runs: nothing is saved until it ends,
+            // and a renewal no other instance could know of would be renewed again there. It waits for the
+            // sign-in's end (``renewalsAfterSilentSignIn()``), then renews as after another instance's.
+            moveAccount(provider, from: nil, to: .awaitingRenewal(calls: calls), .silentSignInRunning)
+            return []
+        }
+        guard renews else {
             let from = accountKind(provider)
             let failed = signOutLocally(provider)
             moveAccount(provider, from: from, to: nil, .invalidToken, .providerSignInStatus)
@@ -346,6 +354,19 @@ extension EntitlementMachine {
         let until = now.adding(settings.requestTimeout * 2)
         providerAccounts[provider]?.renewingUntil = until
         return [.askProvider(operation, provider: provider, .renew, providerSession(provider, configuration, operation))]
+    }
+
+    /// The silent sign-in at `setRequestor` ended (the machine is configured: its saves hold again): each
+    /// renewal that waited for it is due now, through the same timer as a renewal waited for elsewhere.
+    mutating func renewalsAfterSilentSignIn() -> [Action] {
+        var actions: [Action] = []
+        for (provider, work) in accountWork.sorted(by: { $0.key < $1.key }) {
+            guard case .awaitingRenewal = work else { continue }
+            record(.accounts, from: AccountKind.awaitingRenewal.rawValue, to: AccountKind.awaitingRenewal.rawValue, input: .anyInput,
+                   .silentSignInEnded, [.startTimer])
+            actions.append(.startTimer(.renewalElsewhere(provider), at: now))
+        }
+        return actions
     }
 
     /// Another instance's renewal of `provider`'s token stopped standing without the store holding a new

@@ -223,7 +223,7 @@ extension EntitlementMachine {
         } else {
             moveAuthentication(to: .unauthenticated, .noValidStoredToken)
         }
-        return answerSetRequestor(calls)
+        return renewalsAfterSilentSignIn() + answerSetRequestor(calls)
     }
 
     /// The authentication to adopt from a profiles answer: a valid profile of one of the

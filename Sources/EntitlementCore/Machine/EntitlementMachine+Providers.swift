@@ -92,7 +92,8 @@ extension EntitlementMachine {
         case .configured(let current):
             loaded = current
         case .signingIn(let current, _, _) where operation.owner == .account:
-            // A renewal the configuration's verification started answers while the silent sign-in runs.
+            // The configuration's verification answers while the silent sign-in runs (a renewal it finds
+            // due waits for the sign-in's end: ``renewalsAfterSilentSignIn()``).
             loaded = current
         default:
             return late

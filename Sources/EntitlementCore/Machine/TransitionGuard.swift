@@ -96,6 +96,11 @@ package enum TransitionGuard: String, Sendable, CaseIterable {
     case signedOut
     /// Another instance renews the provider's user token (its mark in the store stands): this one waits.
     case renewingElsewhere
+    /// The configuration's silent sign-in runs: nothing is saved until it ends, so a renewal (whose mark
+    /// the store must hold before the request goes) waits for it.
+    case silentSignInRunning
+    /// The configuration's silent sign-in ended: a renewal that waited for it starts (its timer, due now).
+    case silentSignInEnded
     /// Another instance renewed the provider's user token: the store holds a newer one than the request carried.
     case renewedElsewhere
     /// The provider keeps these credentials for good: answered without asking.

@@ -514,6 +514,8 @@ package enum TransitionTable {
         account(.signedIn, .timerFired, .renewingElsewhere, to: .signedIn, .startTimer),
         account(.verifying, .providerAnswered, .renewingElsewhere, to: .signedIn, .startTimer),
         account(.verifying, .providerAnswered, .renewingElsewhere, to: .awaitingRenewal, .startTimer),
+        account(.verifying, .providerAnswered, .silentSignInRunning, to: .awaitingRenewal),
+        account(.awaitingRenewal, .anyInput, .silentSignInEnded, to: .awaitingRenewal, .startTimer),
         account(.awaitingRenewal, .storageChanged, .renewedElsewhere, to: .verifying, .askProvider),
         account(.awaitingRenewal, .storageChanged, .storedAccountSignedOut, to: .signedOut, .providerSignInStatus),
         account(.awaitingRenewal, .timerFired, .renewingElsewhere, to: .awaitingRenewal, .startTimer),
