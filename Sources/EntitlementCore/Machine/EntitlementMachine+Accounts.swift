@@ -329,8 +329,10 @@ extension EntitlementMachine {
             // Another instance renews this token: the requests waiting here ask again once the store holds
             // the new one (or renew it themselves if that instance's renewal stops standing). A verification
             // that said so has ended; a sign-in waiting for it waits for the new token too, and is answered
-            // once it is verified here — as after a renewal here — rather than renewing it a second time.
-            moveAccount(provider, from: nil, to: calls.isEmpty ? nil : .awaitingRenewal(calls: calls), .renewingElsewhere, [.startTimer])
+            // once it is verified here — as after a renewal here — rather than renewing it a second time. A
+            // renewal that waited for the silent sign-in keeps waiting, now for that instance's.
+            let waiting = if case .awaitingRenewal = accountWork[provider] { true } else { !calls.isEmpty }
+            moveAccount(provider, from: nil, to: waiting ? .awaitingRenewal(calls: calls) : nil, .renewingElsewhere, [.startTimer])
             return [.startTimer(.renewalElsewhere(provider), at: until)]
         }
         let link = settings.providers.first { $0.id == provider }
