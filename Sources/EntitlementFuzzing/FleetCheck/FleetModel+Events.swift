@@ -97,49 +97,19 @@ extension FleetModel {
             callsLeft -= 1
             submit(call.entitlementCall, on: node)
         case .answer(let node, let named), .arrive(let node, let named), .fail(let node, let named), .timeout(let node, let named):
-            // An event (a script's line, a path's step) names a request by its number; the node's own id carries its owner.
-            if let index = nodes[node].answered.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
-                // An answer on its way (late answers): it arrives, is lost to a fault, or the node stops waiting.
-                let entry = nodes[node].answered.remove(at: index)
-                switch event {
-                case .fail:
-                    faultsLeft -= 1
-                    let provider: ProviderRequest? = if case .provider(let request, _) = entry.answer { request } else { nil }
-                    deliver(Self.lost(provider: provider, of: entry.operation), to: node)
-                case .timeout:
-                    deliver(.timerFired(.requestDeadline(entry.operation)), to: node)
-                default:
-                    deliver(Self.arrival(entry.answer, of: entry.operation), to: node)
-                }
-            } else if let index = nodes[node].askedProvider.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
-                let asked = nodes[node].askedProvider.remove(at: index)
-                switch event {
-                case .fail:
-                    faultsLeft -= 1
-                    deliver(Self.lost(provider: asked.request, of: asked.operation), to: node)
-                case .timeout:
-                    deliver(.timerFired(.requestDeadline(asked.operation)), to: node)
-                default:
-                    let answer: ProviderAnswer
-                    if constants.subscription {
-                        answer = subscriptionAnswer(asked.request, token: asked.userToken, on: node)
-                    } else {
-                        answer = .credentials(
-                            asked.number.map { .success(ProviderCredentials(token: Self.openTokenPrefix + String($0))) }
-                                ?? providerAnswer(presenting: asked.transaction, on: node))
-                    }
-                    send(.provider(asked.request, answer), of: asked.operation, deadline: asked.deadline, to: node)
-                }
-            } else if let index = nodes[node].requests.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
-                let sent = nodes[node].requests.remove(at: index)
-                switch event {
-                case .fail:
-                    faultsLeft -= 1
-                    deliver(Self.lost(provider: nil, of: sent.operation), to: node)
-                case .timeout:
-                    deliver(.timerFired(.requestDeadline(sent.operation)), to: node)
-                default:
-                    send(.backend(answer(sent.request)), of: sent.operation, deadline: sent.deadline, to: node)
+            guard let (operation, outstanding) = takeOutstanding(named, on: node) else { return }
+            switch event {
+            case .fail:
+                faultsLeft -= 1
+                deliver(Self.lost(outstanding, of: operation), to: node)
+            case .timeout:
+                deliver(.timerFired(.requestDeadline(operation)), to: node)
+            default:
+                switch outstanding {
+                case .onItsWay(let answer): deliver(Self.arrival(answer, of: operation), to: node)
+                case .backend(let request, let deadline): send(.backend(answer(request)), of: operation, deadline: deadline, to: node)
+                case .provider(let asked):
+                    send(.provider(asked.request, providerAnswer(to: asked, on: node)), of: operation, deadline: asked.deadline, to: node)
                 }
             }
         case .timer(let node, let id):
@@ -194,6 +164,43 @@ extension FleetModel {
         }
     }
 
+    /// A request of a node's that an event names, or the answer to it on its way (late answers).
+    private enum Outstanding {
+        /// Given by the service or the provider, not yet at the node.
+        case onItsWay(Answer)
+        /// A backend request still at the service, and the time the shell stops waiting for it.
+        case backend(BackendRequest, deadline: Timestamp)
+        /// A provider's request still at the provider.
+        case provider(ProviderRequestOut)
+    }
+
+    /// Takes the request `named` (by its number: the node's own id carries its owner) out of `node`'s
+    /// shell: an answer on its way first, else a provider's request, else a backend request.
+    private mutating func takeOutstanding(_ named: OperationID, on node: Int) -> (OperationID, Outstanding)? {
+        if let index = nodes[node].answered.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
+            let entry = nodes[node].answered.remove(at: index)
+            return (entry.operation, .onItsWay(entry.answer))
+        }
+        if let index = nodes[node].askedProvider.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
+            let asked = nodes[node].askedProvider.remove(at: index)
+            return (asked.operation, .provider(asked))
+        }
+        if let index = nodes[node].requests.firstIndex(where: { $0.operation.rawValue == named.rawValue }) {
+            let sent = nodes[node].requests.remove(at: index)
+            return (sent.operation, .backend(sent.request, deadline: sent.deadline))
+        }
+        return nil
+    }
+
+    /// What the provider answers `asked` now (it acts on it): the subscription's answer, or a step-up
+    /// provider's credentials (numbered for the open resource, else presenting the request's transaction).
+    private mutating func providerAnswer(to asked: ProviderRequestOut, on node: Int) -> ProviderAnswer {
+        if constants.subscription { return subscriptionAnswer(asked.request, token: asked.userToken, on: node) }
+        return .credentials(
+            asked.number.map { .success(ProviderCredentials(token: Self.openTokenPrefix + String($0))) }
+                ?? providerAnswer(presenting: asked.transaction, on: node))
+    }
+
     /// An answer just given to `node`'s request `operation`: it reaches the node at once, or with late
     /// answers starts on its way (``FleetEvent/arrive(node:_:)``), the shell still waiting until `deadline`.
     private mutating func send(_ answer: Answer, of operation: OperationID, deadline: Timestamp, to node: Int) {
@@ -213,11 +220,17 @@ extension FleetModel {
         }
     }
 
-    /// The input a node sees when the connection carrying its request `operation` (to a provider: `provider`'s
-    /// request) fails (a fault); with late answers the service or provider may have acted on it already.
-    private static func lost(provider request: ProviderRequest?, of operation: OperationID) -> Input {
-        guard let request else { return .backendFailed(operation, .network("the connection was reset")) }
-        return .providerAnswered(operation, .failed(request, .networkFailure))
+    /// The input a node sees when the connection carrying its request `operation` fails (a fault); with late
+    /// answers the service or provider may have acted on it already.
+    private static func lost(_ outstanding: Outstanding, of operation: OperationID) -> Input {
+        let provider: ProviderRequest? =
+            switch outstanding {
+            case .onItsWay(.provider(let request, _)): request
+            case .provider(let asked): asked.request
+            case .onItsWay(.backend), .backend: nil
+            }
+        guard let provider else { return .backendFailed(operation, .network("the connection was reset")) }
+        return .providerAnswered(operation, .failed(provider, .networkFailure))
     }
 
     /// A callback `node` handed out: every call it answers must be waiting (answered once), a login
