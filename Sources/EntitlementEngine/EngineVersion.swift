@@ -2,5 +2,5 @@
 /// carries and the article *Changes* starts with (a test holds them together).
 public enum EngineVersion {
     /// The current version.
-    public static let current = "0.22.1"
+    public static let current = "0.23.0"
 }

@@ -259,6 +259,11 @@ struct FleetCheckerTests {
         afterLogout.observe(.setAuthenticationStatus(status: 1, errorCode: ""), answering: [], on: 0)
         #expect(afterLogout.problems.contains { $0.contains("signed the device in after a logout or cancel") }, "\(afterLogout.problems)")
 
+        // No session at the service: the code shown is dead (the activation page refuses it).
+        var deadCode = FleetModel(nodes: 2, bounds: FleetChecker.Bounds(nodes: 2, depth: 1, secondScreen: true))
+        deadCode.observe(.status(StatusReport(code: "REGCODE", level: .info, message: "C1")), answering: [], on: 0)
+        #expect(deadCode.problems.contains { $0.contains("a registration code the user already entered") }, "\(deadCode.problems)")
+
         var waiting = FleetModel(nodes: 2, bounds: bounds)
         waiting.nodes[1].waiting.append(CallID(9))
         expectEqual(waiting.problemsOnceSettled()?.contains { $0.contains("leaves calls [#9] unanswered") }, true)

@@ -5,8 +5,8 @@ import Testing
 extension TransitionCoverageTests {
     /// A node still asking for the platform's partner session (cookbook D, before its picker opens) reads
     /// what another node did for the device meanwhile: a sign-in (the login is done, its calls answered),
-    /// a login started there (the redirect may come here), a registration code shown there (shown here
-    /// too and polled), or nothing that ends the choice (the request goes on). The scripts' platform
+    /// a login started there (the redirect may come here), a registration code shown there (read,
+    /// then shown here too and polled), or nothing that ends the choice (the request goes on). The scripts' platform
     /// devices have one engine, so the bare machine drives these.
     static func partnerSessionElsewhereRows() -> Set<TransitionRow> {
         let start = Timestamp(milliseconds: 1_000)
@@ -34,7 +34,7 @@ extension TransitionCoverageTests {
                 #expect(effects.contains { if case .emit(.setAuthenticationStatus(status: 1, _), [CallID(2)]) = $0 { true } else { false } }, "\(effects)")
             }
             if expected == .awaitingSecondScreen {
-                #expect(effects.contains { if case .emit(.status(_), _) = $0 { true } else { false } }, "the code is shown: \(effects)")
+                #expect(effects.contains { if case .callBackend(_, .profileByCode(_, code: "REG")) = $0 { true } else { false } }, "the code is read before it is shown: \(effects)")
             }
             // The partner session's late answer changes nothing once the login went on without it.
             let late = machine.handle(.backendFailed(OperationID(3, owner: .authentication), .timeout), at: start).effects

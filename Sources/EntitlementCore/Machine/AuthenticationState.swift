@@ -59,9 +59,10 @@ package enum LoginStep: Sendable, Hashable {
     case creatingSession(operation: OperationID)
     /// `navigateToUrl` sent: waits for `handleExternalURL` with this flow's `state`, or the deadline.
     case awaitingRedirect
-    /// `status(REGCODE)` sent with the session's code (cookbook E): polls the profile by code on a
-    /// timer until the user has signed in on a second screen (or the code expires, or the login is
-    /// cancelled); `poll` is the read in flight, if any.
+    /// `status(REGCODE)` sent with the session's code (cookbook E) — or, for a code taken up from storage
+    /// or asked for again, to be sent when its read answers — polls the profile by code on a timer until
+    /// the user has signed in on a second screen (or the code expires, or the login is cancelled); `poll`
+    /// is the read in flight, if any.
     case awaitingSecondScreen(RegistrationCode, poll: OperationID?)
     /// Redirect accepted (or session authorized, or platform signed in): reads the profile the
     /// login made; `operation` is nil while waiting to read again (the profile was not there yet),
@@ -93,6 +94,9 @@ package struct LoginFlow: Sendable, Hashable {
     package var resumed = false
     /// Whether the second screen's read in flight asks the session's status (a poll was refused), not the profile.
     package var checksSession = false
+    /// Why the registration code is shown when the read of its profile answers, while it waits to be
+    /// (nil once shown): the user may have entered it already, or the service dropped it.
+    package var showsCodeAfterRead: CodeShowing?
     /// Whether the profile is read with the MVPD, not by the session's code: the redirect came (the user
     /// signed in at the page), but the code died at the service meanwhile (a session request that arrived
     /// after this login's replaced it). Once per login.
@@ -164,6 +168,17 @@ package struct LoginFlow: Sendable, Hashable {
         }
         return flow
     }
+}
+
+/// Why a second-screen login reads its registration code's profile before it shows the code
+/// (``LoginFlow/showsCodeAfterRead``).
+package enum CodeShowing: Sendable, Hashable {
+    /// Taken up from storage at `setRequestor` (the app showed it before it restarted): no call asks, so a
+    /// code that died ends the login as a poll finding it dead does (the app is told of the code's end).
+    case restarted
+    /// A call asks for it (taken up from storage, or asked for again): a code that died gives way to a new
+    /// session's.
+    case asked
 }
 
 /// One logout: local tokens are already gone; the logout request, then (interactive) the MVPD's

@@ -95,7 +95,8 @@ extension EntitlementMachine {
     /// The device asks again — `getAuthentication`, or `getAuthorization` while signed out — during a
     /// login whose step ``showsAgain(_:at:)`` (nothing otherwise): what it showed may be lost (the app
     /// restarted, the web view closed, the request that carried it ended), so it is shown again. The provider
-    /// dialog and the registration code (`status(REGCODE)`) at once; the login page after its profile is read —
+    /// dialog at once; the registration code (`status(REGCODE)`) after its profile is read — the user may have
+    /// entered it on the phone since the last poll (``readCodeAgain(_:_:poll:joining:_:)``); the login page too —
     /// the user may have signed in there and only the redirect was lost, or its code may have died at the
     /// service (a session request this device sent earlier, given up on here, that arrived after this
     /// login's); a login another instance started (or this one before a restart), which may have died before
@@ -111,9 +112,8 @@ extension EntitlementMachine {
         case .selectingProvider:
             moveAuthentication(to: .login(flow, step), nil, join + [.displayProviderDialog])
             return joined + [.emit(.displayProviderDialog(configuration.mvpds), answering: [])]
-        case .awaitingSecondScreen(let registration, _):
-            moveAuthentication(to: .login(flow, step), nil, join + [.status])
-            return joined + [.emit(.status(Notice.registrationCode.report(registration.code)), answering: [])]
+        case .awaitingSecondScreen(let registration, let poll):
+            return readCodeAgain(flow, registration, poll: poll, joining: id, configuration)
         default:
             return probeLogin(flow, configuration, joining: id, condition: flow.readsProfileFirst ? .startedElsewhere : .pageAskedAgain)
         }
@@ -180,7 +180,7 @@ extension EntitlementMachine {
     mutating func startLogin(waiters: [CallID], data: [String: String], _ configuration: RequestorConfiguration)
         -> [Action]
     {
-        if let foreign = foreignStore, let shown = takeUpRegistration(foreign.pendingRegistration, waiters: waiters, data: data, [], configuration) {
+        if let foreign = foreignStore, let shown = takeUpRegistration(foreign.pendingRegistration, waiters: waiters, data: data, [], configuration, showing: .asked) {
             // This instance's view is now the store's: nothing to save over the code it took up.
             persisted = foreign
             foreignStore = nil
@@ -301,8 +301,9 @@ extension EntitlementMachine {
         if let flow = currentLoginFlow {
             selectedProviderID = nil
             // A cancel ends every login of the device: one made through the platform's picker on another
-            // node is in no store, so the cancel marks as a logout does (``markLogout()``).
-            if settings.platformSSO { markLogout() }
+            // node is in no store, and a code another node reads may be replaced there by a newer one, so
+            // the cancel marks as a logout does (``markLogout()``).
+            if marksCancel { markLogout() }
             return endLogin(flow, code: ErrorCode.providerNotSelected, reason: "The user cancelled the login.",
                     alsoAnswering: [id], condition: .cancelled)
         }

@@ -244,6 +244,17 @@ extension EntitlementMachine {
             // The user signed in elsewhere (the code of a second-screen login another instance polls, a
             // login finished there): this instance stops polling and answers its calls signed in.
             guard let token else {
+                if loggedOutElsewhere {
+                    // The device logged out or cancelled through another instance, which may have shown a newer
+                    // code since: the user may have entered this one before, so its next read would sign the
+                    // device in after the logout. The flow ends here, and saves nothing over the store: a code
+                    // shown there since is the device's login now (taken up here when the device asks).
+                    adopt()
+                    let ended = endLogin(flow, code: ErrorCode.userNotAuthenticated, reason: Self.endedElsewhere, condition: .loggedOutElsewhere)
+                    persisted = storedTokens
+                    keepForeign(stored)
+                    return ended
+                }
                 if stored.pendingRegistration == nil, stored.pendingLogin == nil, stored.pendingLogout == nil {
                     // Storage holds no code, login or authentication any more: the device logged out or
                     // cancelled through another instance, which took this code out. Polling on would sign

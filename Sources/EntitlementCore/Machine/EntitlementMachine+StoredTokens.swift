@@ -49,14 +49,21 @@ extension EntitlementMachine {
     /// answered (a request deadline), with as much again for the node's next read of the store.
     var logoutMarkLifetime: Duration { settings.requestTimeout * 2 }
 
-    /// Marks a logout for the other nodes — with a provider chain (their requests to providers end), and
-    /// with the platform's sign-in (a sign-in through the platform's picker on another node reads its
-    /// profile with nothing in the store to say so: the mark ends it there; a cancel marks too) — later
-    /// than the mark it replaces, so a node that saw the last one tells the new one apart.
+    /// Marks a logout for the other nodes — with a provider chain (their requests to providers end), with
+    /// the platform's sign-in (a sign-in through the platform's picker on another node reads its profile
+    /// with nothing in the store to say so: the mark ends it there), and on a second-screen device (a read
+    /// of a code the user entered before the logout, answered after it, finds the profile, and a newer code
+    /// in the store says nothing of the logout between: the mark ends that login there); with the last two,
+    /// a cancel marks too (``marksCancel``) — later than the mark it replaces, so a node that saw the last
+    /// one tells the new one apart.
     mutating func markLogout() {
-        guard hasProviderChain || settings.platformSSO else { return }
+        guard hasProviderChain || marksCancel else { return }
         logoutMark = max(now, logoutMark.map { $0.adding(.milliseconds(1)) } ?? now)
     }
+
+    /// Whether a cancel leaves the logout's mark: it ends every login of the device, and on these devices a
+    /// login can finish on another node with nothing in the store to say it was cancelled.
+    var marksCancel: Bool { settings.platformSSO || settings.secondScreen != nil }
 
     /// Before a save: a logout mark older than ``logoutMarkLifetime`` is left out (no request from
     /// before it can still be answered), so a store does not keep it for good.

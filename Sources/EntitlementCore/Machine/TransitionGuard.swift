@@ -40,8 +40,12 @@ package enum TransitionGuard: String, Sendable, CaseIterable {
     case noLoginNeeded
     /// Granted under a degradation rule (a `degraded` profile, a decision from `degradation`).
     case degraded
-    /// A second-screen code this device showed waits in storage, not expired.
+    /// A second-screen code this device showed waits in storage, not expired: its profile is read before
+    /// the code is shown here (the user may have entered it already).
     case pendingRegistration
+    /// The device asked for the registration code again: its profile is read (unless a read is in flight)
+    /// before the code is shown again.
+    case codeAskedAgain
     /// The logout answered with an interactive MVPD logout and the device has a web view.
     case interactive
     /// The logout is complete without the MVPD (`complete`, `invalid`, `partner_logout`, no web view).

@@ -11,8 +11,11 @@ import EntitlementEngine
 /// - no node tells the device it is signed in (status 1, a media token) after a logout or a cancel of its
 ///   login, unless the user logged in on a page opened since;
 /// - a node speaks only for calls it holds: no `setAuthenticationStatus` answering no call from a node
-///   where no call of the device waits (but for a registration code it showed the app when it started
+///   where no call of the device waits (but for a registration code the app showed before the node started
 ///   again, whose end it tells);
+/// - on a TV (``Bounds/secondScreen``), when nothing failed and answers are not late (then the node cannot
+///   know), no node shows the device a registration code the user already entered, or one the service no
+///   longer holds (the activation page refuses both);
 /// - with the platform's account (``Bounds/platform``), the same promise about sign-ins: a sign-in through
 ///   the platform's picker is a login made when the user signs in, and a node's silent sign-in at
 ///   `setRequestor` one made when it completes (a logout signs out of the app only);

@@ -261,6 +261,14 @@ extension FleetModel {
         case .status(let report) where report.code == "REGCODE":
             open("code:" + report.message)
             if answering.isEmpty { nodes[node].showsCode = true }
+            // The service's answer reaches the node with the event that asked it unless answers are late, and a
+            // failed read shows the code (nothing says it is used): only then can the node know. A code whose
+            // sign-in a logout request undid since has no profile to find: the node cannot tell it from a new one.
+            if !sawFailure, !constants.lateAnswers,
+                service.session.map({ "C\($0.code)" != report.message || ($0.loggedIn && service.profile) }) ?? true
+            {
+                problems.append("node \(Self.name(node)) showed the device a registration code the user already entered, or one the service no longer holds: \(callback)")
+            }
         case .stepUpRequired(let resource, let advice):
             let held = store.tokens.pendingStepUps.contains { $0.resource == resource && $0.advice == advice && $0.phase == .awaiting }
             if !held { problems.append("node \(Self.name(node)) asked the app for a step-up the store does not hold: \(callback)") }

@@ -40,6 +40,8 @@ extension FleetModel {
             stored = store.tokens
             nodes[index].knownVersion = store.version
         }
+        // A code the app showed before the node started again is the node's to end, as one it shows now.
+        nodes[index].showsCode = stored.pendingRegistration.map { $0.expires > now } ?? false
         deliver(.configurationLoaded(sent.operation, constants.configuration, stored), to: index, reconciling: false)
     }
 
