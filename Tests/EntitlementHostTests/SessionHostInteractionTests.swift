@@ -86,6 +86,29 @@ struct SessionHostInteractionTests {
         try await expectEqual(nodeA.interact(.checkAuthentication, on: Self.key), .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
     }
 
+    /// The user enters the TV's code on the phone before any node polls it (the node showing it died, or its
+    /// poll is not due): the node the device asks next reads the code before it shows it, so the request is
+    /// answered signed in — never with the used code, which the activation page refuses.
+    @Test func aCodeEnteredBeforeAnyPollAnswersTheNextRequestSignedIn() async throws {
+        let rig = Rig()
+        var engine = EngineSettings.simulated
+        engine.secondScreen = SecondScreen(pollInterval: .seconds(5), codeLifetime: .seconds(1800))
+        let nodeA = Self.host(rig, engine: engine)
+        let nodeB = Self.host(rig, engine: engine)
+        guard case .showRegistrationCode(let code) = try await nodeA.interact(.setSelectedProvider("acme-cable"), on: Self.key) else {
+            Issue.record("a registration code")
+            return
+        }
+        let visit = await rig.simulator.userAgent.activate(code: code, username: "alice", password: "wonderland")
+        guard case .stoppedAt(let page) = visit.outcome, page.title == "Signed in" else {
+            Issue.record("the code was taken: \(visit.outcome)")
+            return
+        }
+        let getAuthentication = EntitlementCall.getAuthentication(forceAuthn: false, data: [:])
+        try await expectEqual(nodeB.interact(getAuthentication, on: Self.key), .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
+        try await expectEqual(nodeA.interact(getAuthentication, on: Self.key), .answered(.setAuthenticationStatus(status: 1, errorCode: "")))
+    }
+
     /// Two requests of one device waiting together both get the need; an authorization asked while the
     /// login waits for its redirect is shown the page again, and its own answer comes when the login
     /// ends — never as another request's.
